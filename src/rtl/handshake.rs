@@ -1,0 +1,74 @@
+//! Handshake registers: `hs_bubble`, `hs_skid`, `hs_fifo` (a `bypass` is wires and has no
+//! module). Each keeps `Width` (and `Depth`) as real Verilog parameters.
+
+use std::collections::BTreeMap;
+
+use askama::Template;
+
+use super::{Ctx, Module, RenderError, Rst, render};
+use crate::config::StageKind;
+
+#[derive(Template)]
+#[template(path = "rtl/hs_bubble.v")]
+pub struct HsBubble {
+    pub name: String,
+    pub width: u32,
+    pub rst: Rst,
+    pub stamp: String,
+}
+
+#[derive(Template)]
+#[template(path = "rtl/hs_skid.v")]
+pub struct HsSkid {
+    pub name: String,
+    pub width: u32,
+    pub rst: Rst,
+    pub stamp: String,
+}
+
+#[derive(Template)]
+#[template(path = "rtl/hs_fifo.v")]
+pub struct HsFifo {
+    pub name: String,
+    pub width: u32,
+    /// The default of the `Depth` parameter; instances override it.
+    pub depth: u32,
+    pub rst: Rst,
+    pub stamp: String,
+}
+
+/// The block kind (template and module base name) of a stage kind; `None` for bypass.
+pub fn block_kind(kind: StageKind) -> Option<&'static str> {
+    match kind {
+        StageKind::Bypass => None,
+        StageKind::Bubble => Some("hs_bubble"),
+        StageKind::Skid => Some("hs_skid"),
+        StageKind::Fifo { .. } => Some("hs_fifo"),
+    }
+}
+
+/// Renders the module for a stage kind at the given width (`None` for bypass).
+pub fn module_for(ctx: &Ctx, kind: StageKind, width: u32) -> Result<Option<Module>, RenderError> {
+    let Some(block) = block_kind(kind) else {
+        return Ok(None);
+    };
+    let name = ctx.module_name(block);
+    let mut parameters = BTreeMap::from([("Width".to_string(), u64::from(width))]);
+    let (rst, stamp) = (ctx.rst.clone(), ctx.stamp.clone());
+    let text = match kind {
+        StageKind::Bypass => unreachable!("bypass has no module"),
+        StageKind::Bubble => render(&name, &HsBubble { name: name.clone(), width, rst, stamp })?,
+        StageKind::Skid => render(&name, &HsSkid { name: name.clone(), width, rst, stamp })?,
+        StageKind::Fifo { depth } => {
+            parameters.insert("Depth".into(), u64::from(depth));
+            render(&name, &HsFifo { name: name.clone(), width, depth, rst, stamp })?
+        }
+    };
+    Ok(Some(Module {
+        name,
+        kind: block,
+        parameters,
+        instantiates: Vec::new(),
+        text,
+    }))
+}
