@@ -1,5 +1,10 @@
 //! gpurtl: TOML configs in, synthesizable Verilog and a bit-exact Rust model out.
 
+pub mod cli;
 pub mod config;
 pub mod emit;
+pub mod model;
+pub mod rng;
+pub mod vectors;
 pub mod rtl;
+pub mod sim;

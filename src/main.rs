@@ -1,7 +1,5 @@
-use std::path::Path;
-fn main() {
-    let cfg = gpurtl::config::load(None).unwrap();
-    let d = gpurtl::rtl::elaborate(&cfg).unwrap();
-    let f = gpurtl::emit::files(&d, &cfg);
-    gpurtl::emit::write_atomic(Path::new("rtl_out/x"), &f).unwrap();
+//! `gpurtl` binary: the CLI lives in `gpurtl::cli`.
+
+fn main() -> std::process::ExitCode {
+    gpurtl::cli::main()
 }

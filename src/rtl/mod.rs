@@ -178,7 +178,7 @@ impl Rst {
 }
 
 /// Renders an askama template and restores the final newline askama drops.
-pub(crate) fn render<T: askama::Template>(name: &str, t: &T) -> Result<String, RenderError> {
+pub fn render<T: askama::Template>(name: &str, t: &T) -> Result<String, RenderError> {
     let mut text = t.render().map_err(|source| RenderError {
         module: name.to_string(),
         source,

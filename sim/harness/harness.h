@@ -1,0 +1,439 @@
+// gpurtl co-simulation harness, shared by every unit.
+//
+// A unit's rendered glue (templates/sim/glue.cpp) registers the top module's stream ports
+// with a Bench; the Bench then
+//   - drives each input port from its vector file, holding valid low for a random gap
+//     (probability --gap per idle clock) and holding valid and data until the transfer;
+//     while valid is low the data lines carry junk, so a DUT that latches them is caught;
+//   - holds each output's ready low at random (probability --stall per clock) and checks
+//     every transfer against the expected vector file, in order: nothing lost, nothing
+//     duplicated, valid and data stable while stalled, nothing extra once all arrived;
+//   - counts clocks and writes a JSON report.
+// Port i draws its gaps or stalls from RNG stream kStreamPortBase + i of --seed, which
+// the Rust cycle model replays (src/model/hs_chain.rs).
+#pragma once
+
+#include <verilated.h>
+#if VM_TRACE_FST
+#include <verilated_fst_c.h>
+#endif
+
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <functional>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "rng.h"
+
+namespace gpurtl {
+
+using Word = std::vector<uint32_t>;  // 32-bit limbs, least significant first
+
+inline size_t limbs(int width) { return static_cast<size_t>((width + 31) / 32); }
+
+inline void mask(Word& w, int width) {
+  w.resize(limbs(width), 0);
+  if (width % 32 != 0) w.back() &= (1u << (width % 32)) - 1u;
+}
+
+// Verilator keeps ports of up to 64 bits in integers and wider ones in VlWide.
+template <typename T>
+void put(T& sig, const Word& w) {
+  uint64_t v = w.empty() ? 0 : w[0];
+  if (w.size() > 1) v |= static_cast<uint64_t>(w[1]) << 32;
+  sig = static_cast<T>(v);
+}
+template <std::size_t N>
+void put(VlWide<N>& sig, const Word& w) {
+  for (std::size_t i = 0; i < N; ++i) sig[i] = i < w.size() ? w[i] : 0;
+}
+template <typename T>
+Word get(const T& sig, int width) {
+  const uint64_t v = static_cast<uint64_t>(sig);
+  Word w(limbs(width), 0);
+  w[0] = static_cast<uint32_t>(v);
+  if (w.size() > 1) w[1] = static_cast<uint32_t>(v >> 32);
+  mask(w, width);
+  return w;
+}
+template <std::size_t N>
+Word get(const VlWide<N>& sig, int width) {
+  Word w(limbs(width), 0);
+  for (std::size_t i = 0; i < N && i < w.size(); ++i) w[i] = sig[i];
+  mask(w, width);
+  return w;
+}
+
+inline std::string to_hex(const Word& w, int width) {
+  const int digits = (width + 3) / 4;
+  std::string s;
+  for (int d = digits - 1; d >= 0; --d) {
+    const uint32_t nibble = (w[static_cast<size_t>(d / 8)] >> ((d % 8) * 4)) & 0xFu;
+    s.push_back("0123456789abcdef"[nibble]);
+  }
+  return s;
+}
+
+inline bool parse_hex(const std::string& text, int width, Word& out) {
+  if (text.size() != static_cast<size_t>((width + 3) / 4)) return false;
+  out.assign(limbs(width), 0);
+  for (size_t i = 0; i < text.size(); ++i) {
+    const char c = text[text.size() - 1 - i];
+    uint32_t v;
+    if (c >= '0' && c <= '9') v = static_cast<uint32_t>(c - '0');
+    else if (c >= 'a' && c <= 'f') v = static_cast<uint32_t>(c - 'a' + 10);
+    else if (c >= 'A' && c <= 'F') v = static_cast<uint32_t>(c - 'A' + 10);
+    else return false;
+    out[i / 8] |= v << ((i % 8) * 4);
+  }
+  Word masked = out;
+  mask(masked, width);
+  return masked == out;
+}
+
+struct Options {
+  std::string vectors = ".";
+  std::string report;
+  std::string trace;
+  uint64_t seed = 1;
+  double gap = 0.0;
+  double stall = 0.0;
+  uint64_t max_idle = 100000;  // clocks without an output transfer before "stuck"
+  uint64_t drain = 64;         // clocks watched for extra outputs after the last one
+  uint64_t max_errors = 20;
+};
+
+inline Options parse_options(int argc, char** argv) {
+  Options o;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    const char* v = (i + 1 < argc) ? argv[i + 1] : nullptr;
+    auto need = [&]() {
+      if (!v) {
+        std::fprintf(stderr, "harness: %s needs a value\n", a.c_str());
+        std::exit(2);
+      }
+      ++i;
+      return std::string(v);
+    };
+    if (a == "--vectors") o.vectors = need();
+    else if (a == "--report") o.report = need();
+    else if (a == "--trace") o.trace = need();
+    else if (a == "--seed") o.seed = std::strtoull(need().c_str(), nullptr, 10);
+    else if (a == "--gap") o.gap = std::strtod(need().c_str(), nullptr);
+    else if (a == "--stall") o.stall = std::strtod(need().c_str(), nullptr);
+    else if (a == "--max-idle") o.max_idle = std::strtoull(need().c_str(), nullptr, 10);
+    else if (a == "--drain") o.drain = std::strtoull(need().c_str(), nullptr, 10);
+    else if (a == "--max-errors") o.max_errors = std::strtoull(need().c_str(), nullptr, 10);
+    else if (a.rfind("+verilator", 0) == 0) continue;
+    else {
+      std::fprintf(stderr, "harness: unknown argument %s\n", a.c_str());
+      std::exit(2);
+    }
+  }
+  return o;
+}
+
+inline std::string json_escape(const std::string& s) {
+  std::string out;
+  for (char c : s) {
+    if (c == '"' || c == '\\') {
+      out.push_back('\\');
+      out.push_back(c);
+    } else if (static_cast<unsigned char>(c) < 0x20) {
+      out += ' ';
+    } else {
+      out.push_back(c);
+    }
+  }
+  return out;
+}
+
+struct InPort {
+  std::string name;
+  int width;
+  CData* valid;
+  CData* ready;
+  std::function<void(const Word&)> set_data;
+  std::vector<Word> items;
+  size_t next = 0;
+  bool presenting = false;
+  Rng rng;
+};
+
+struct OutPort {
+  std::string name;
+  int width;
+  CData* valid;
+  CData* ready;
+  std::function<Word()> data;
+  std::vector<Word> expected;
+  size_t next = 0;
+  uint64_t mismatches = 0;
+  uint64_t extra = 0;
+  bool held = false;  // valid && !ready at the last clock edge
+  Word held_data;
+  uint64_t last_transfer = 0;
+  bool stuck = false;  // gave up waiting: the rest counts as lost
+  Rng rng;
+};
+
+class Bench {
+ public:
+  Bench(const char* unit, int argc, char** argv) : unit_(unit), opt_(parse_options(argc, argv)) {}
+
+  const Options& options() const { return opt_; }
+
+  void add_input(const char* name, int width, CData* valid, CData* ready,
+                 std::function<void(const Word&)> set_data) {
+    InPort p;
+    p.name = name;
+    p.width = width;
+    p.valid = valid;
+    p.ready = ready;
+    p.set_data = std::move(set_data);
+    p.rng = Rng::stream(opt_.seed, kStreamPortBase + port_count_++);
+    p.items = load(p.name, width);
+    ins_.push_back(std::move(p));
+  }
+
+  void add_output(const char* name, int width, CData* valid, CData* ready,
+                  std::function<Word()> data) {
+    OutPort p;
+    p.name = name;
+    p.width = width;
+    p.valid = valid;
+    p.ready = ready;
+    p.data = std::move(data);
+    p.rng = Rng::stream(opt_.seed, kStreamPortBase + port_count_++);
+    p.expected = load(p.name, width);
+    outs_.push_back(std::move(p));
+  }
+
+  // Resets the DUT, runs until every expected output arrived (or an error), writes the
+  // report. Returns the process exit code: 0 passed, 1 failed.
+  template <class Top>
+  int run(VerilatedContext& ctx, Top& top, CData& clk, CData& rst, bool rst_active_low) {
+#if VM_TRACE_FST
+    std::unique_ptr<VerilatedFstC> fst;
+    if (!opt_.trace.empty()) {
+      ctx.traceEverOn(true);
+      fst.reset(new VerilatedFstC);
+      top.trace(fst.get(), 99);
+      fst->open(opt_.trace.c_str());
+    }
+    auto dump = [&]() {
+      if (fst) fst->dump(ctx.time());
+    };
+#else
+    if (!opt_.trace.empty()) error("this build has no FST tracing (rebuild with --trace)");
+    auto dump = []() {};
+#endif
+    Rng junk = Rng::stream(opt_.seed, kStreamJunk);
+    auto tick = [&]() {
+      clk = 1;
+      top.eval();
+      ctx.timeInc(1);
+      dump();
+      clk = 0;
+      top.eval();
+      ctx.timeInc(1);
+      dump();
+    };
+    auto drive_junk = [&](InPort& p) {
+      Word w(limbs(p.width));
+      for (auto& l : w) l = static_cast<uint32_t>(junk.next());
+      mask(w, p.width);
+      p.set_data(w);
+    };
+
+    // Reset: inputs idle, outputs not ready.
+    for (auto& p : ins_) {
+      *p.valid = 0;
+      drive_junk(p);
+    }
+    for (auto& p : outs_) *p.ready = 0;
+    clk = 0;
+    rst = rst_active_low ? 0 : 1;
+    top.eval();
+    dump();
+    for (int i = 0; i < 4; ++i) tick();
+    rst = rst_active_low ? 1 : 0;
+    top.eval();
+
+    uint64_t cycle = 0;
+    while (!all_arrived() && errors_.size() < opt_.max_errors) {
+      // Drive: an idle input offers its next item unless a gap is drawn.
+      for (auto& p : ins_) {
+        if (!p.presenting && p.next < p.items.size() && !p.rng.chance(opt_.gap)) {
+          p.presenting = true;
+          p.set_data(p.items[p.next]);
+        }
+        *p.valid = p.presenting ? 1 : 0;
+        if (!p.presenting) drive_junk(p);
+      }
+      for (auto& p : outs_) *p.ready = p.rng.chance(opt_.stall) ? 0 : 1;
+      top.eval();
+
+      // Sample the handshakes as the clock edge will see them.
+      for (auto& p : outs_) check_output(p, cycle);
+      for (auto& p : ins_) {
+        if (p.presenting && *p.ready) {
+          p.presenting = false;
+          ++p.next;
+        }
+      }
+      tick();
+      ++cycle;
+      for (auto& p : outs_) {
+        if (!p.stuck && p.next < p.expected.size() && cycle - p.last_transfer > opt_.max_idle) {
+          error("port " + p.name + ": stuck for " + std::to_string(opt_.max_idle) +
+                " clocks after cycle " + std::to_string(p.last_transfer) + "; " +
+                std::to_string(p.expected.size() - p.next) + " of " +
+                std::to_string(p.expected.size()) + " expected transactions never came (lost?)");
+          p.stuck = true;
+        }
+      }
+    }
+    cycles_ = cycle;
+
+    // Drain: nothing more may come out.
+    for (auto& p : ins_) {
+      *p.valid = 0;
+      drive_junk(p);
+    }
+    for (uint64_t i = 0; i < opt_.drain && errors_.size() < opt_.max_errors; ++i) {
+      for (auto& p : outs_) *p.ready = 1;
+      top.eval();
+      for (auto& p : outs_) {
+        if (*p.valid) {
+          ++p.extra;
+          error("port " + p.name + ": extra transaction " + to_hex(p.data(), p.width) +
+                " after all " + std::to_string(p.expected.size()) +
+                " expected ones (duplicated?) at cycle " + std::to_string(cycle + i));
+        }
+      }
+      tick();
+    }
+#if VM_TRACE_FST
+    if (fst) fst->close();
+#endif
+    top.final();
+    return report();
+  }
+
+ private:
+  std::vector<Word> load(const std::string& port, int width) {
+    std::vector<Word> items;
+    const std::string path = opt_.vectors + "/" + port + ".vec";
+    std::ifstream in(path);
+    if (!in) {
+      error("cannot open " + path);
+      return items;
+    }
+    std::string line;
+    size_t n = 0;
+    while (std::getline(in, line)) {
+      ++n;
+      while (!line.empty() && (line.back() == '\r' || line.back() == ' ')) line.pop_back();
+      if (line.empty() || line[0] == '#') continue;
+      Word w;
+      if (!parse_hex(line, width, w)) {
+        error(path + ":" + std::to_string(n) + ": bad " + std::to_string(width) + "-bit hex word");
+        continue;
+      }
+      items.push_back(w);
+    }
+    return items;
+  }
+
+  void check_output(OutPort& p, uint64_t cycle) {
+    const bool valid = *p.valid != 0;
+    const Word data = valid || p.held ? p.data() : Word();
+    if (p.held) {
+      if (!valid) {
+        error("port " + p.name + ": valid dropped while stalled at cycle " + std::to_string(cycle));
+      } else if (data != p.held_data) {
+        error("port " + p.name + ": data changed while stalled at cycle " +
+              std::to_string(cycle) + ": " + to_hex(p.held_data, p.width) + " -> " +
+              to_hex(data, p.width));
+      }
+    }
+    const bool ready = *p.ready != 0;
+    if (valid && ready) {
+      if (p.next >= p.expected.size()) {
+        ++p.extra;
+        error("port " + p.name + ": extra transaction " + to_hex(data, p.width) +
+              " (duplicated?) at cycle " + std::to_string(cycle));
+      } else {
+        if (data != p.expected[p.next]) {
+          ++p.mismatches;
+          error("port " + p.name + ": transaction " + std::to_string(p.next) + " at cycle " +
+                std::to_string(cycle) + ": got " + to_hex(data, p.width) + ", model expects " +
+                to_hex(p.expected[p.next], p.width));
+        }
+        ++p.next;
+        p.last_transfer = cycle;
+      }
+    }
+    p.held = valid && !ready;
+    p.held_data = data;
+  }
+
+  bool all_arrived() const {
+    for (const auto& p : outs_)
+      if (p.next < p.expected.size() && !p.stuck) return false;
+    return true;
+  }
+
+  void error(const std::string& e) { errors_.push_back(e); }
+
+  int report() {
+    std::ostringstream j;
+    const bool passed = errors_.empty();
+    j << "{\"unit\":\"" << json_escape(unit_) << "\",\"seed\":" << opt_.seed
+      << ",\"gap\":" << opt_.gap << ",\"stall\":" << opt_.stall << ",\"cycles\":" << cycles_
+      << ",\"passed\":" << (passed ? "true" : "false") << ",\"ports\":[";
+    bool first = true;
+    for (const auto& p : ins_) {
+      j << (first ? "" : ",") << "{\"name\":\"" << json_escape(p.name)
+        << "\",\"dir\":\"in\",\"transactions\":" << p.next << ",\"expected\":" << p.items.size()
+        << ",\"mismatches\":0,\"extra\":0}";
+      first = false;
+    }
+    for (const auto& p : outs_) {
+      const uint64_t done = p.next;
+      j << (first ? "" : ",") << "{\"name\":\"" << json_escape(p.name)
+        << "\",\"dir\":\"out\",\"transactions\":" << done << ",\"expected\":" << p.expected.size()
+        << ",\"mismatches\":" << p.mismatches << ",\"extra\":" << p.extra << "}";
+      first = false;
+    }
+    j << "],\"errors\":[";
+    for (size_t i = 0; i < errors_.size(); ++i)
+      j << (i ? "," : "") << "\"" << json_escape(errors_[i]) << "\"";
+    j << "]}\n";
+    if (opt_.report.empty()) {
+      std::fputs(j.str().c_str(), stdout);
+    } else {
+      std::ofstream out(opt_.report);
+      out << j.str();
+    }
+    return passed ? 0 : 1;
+  }
+
+  std::string unit_;
+  Options opt_;
+  std::vector<InPort> ins_;
+  std::vector<OutPort> outs_;
+  std::vector<std::string> errors_;
+  uint64_t port_count_ = 0;
+  uint64_t cycles_ = 0;
+};
+
+}  // namespace gpurtl

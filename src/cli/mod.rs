@@ -1,0 +1,328 @@
+//! The `gpurtl` command line: argument parsing (clap) and the commands, which call the
+//! library and print. Exit codes: 0 success, 1 simulation mismatch or failure, 2 usage or
+//! config error.
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use anyhow::{Context, Result, bail};
+use clap::{Args, Parser, Subcommand};
+
+use crate::config::{self, Config, LoadError, StageKind};
+use crate::rtl::{self, Design, GENERATOR};
+use crate::sim::{self, SimOptions, SimReport};
+use crate::{emit, model};
+
+#[derive(Parser, Debug)]
+#[command(name = "gpurtl", version, about = "TOML configs in, synthesizable Verilog and a bit-exact Rust model out")]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Cmd,
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct ConfigArg {
+    /// TOML config; the embedded default (configs/default.toml) when omitted.
+    #[arg(long, short = 'c', value_name = "FILE")]
+    pub config: Option<PathBuf>,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum Cmd {
+    /// Generate Verilog, files.f, a FuseSoC core and manifest.json.
+    Generate {
+        #[command(flatten)]
+        config: ConfigArg,
+        /// Output directory [default: rtl_out/<design name>].
+        #[arg(long, short = 'o', value_name = "DIR")]
+        out: Option<PathBuf>,
+    },
+    /// Validate a config and print its derived parameters.
+    Check {
+        #[command(flatten)]
+        config: ConfigArg,
+    },
+    /// List the co-simulatable units of a config.
+    Units {
+        #[command(flatten)]
+        config: ConfigArg,
+    },
+    /// Write the model's stimulus and expected-output vector files.
+    Vectors {
+        #[arg(long, short = 'u')]
+        unit: String,
+        #[command(flatten)]
+        config: ConfigArg,
+        #[arg(long, short = 'n', default_value_t = 1000, value_parser = parse_count)]
+        count: usize,
+        #[arg(long, short = 's', default_value_t = 1)]
+        seed: u64,
+        /// Output directory [default: rtl_out/<design>.vectors/<unit>-seed<S>].
+        #[arg(long, short = 'o', value_name = "DIR")]
+        out: Option<PathBuf>,
+    },
+    /// Co-simulate a unit in Verilator against the model.
+    Sim {
+        #[arg(long, short = 'u')]
+        unit: String,
+        #[command(flatten)]
+        config: ConfigArg,
+        #[arg(long, short = 'n', default_value_t = 1000, value_parser = parse_count)]
+        count: usize,
+        #[arg(long, short = 's', default_value_t = 1)]
+        seed: u64,
+        /// Probability that an idle input holds valid low for a clock, in [0, 1).
+        #[arg(long, default_value_t = 0.0, value_parser = parse_probability)]
+        gap: f64,
+        /// Probability that an output holds ready low for a clock, in [0, 1).
+        #[arg(long, default_value_t = 0.0, value_parser = parse_probability)]
+        stall: f64,
+        /// Write an FST waveform [default file: sim/build/traces/<unit>-seed<S>.fst].
+        #[arg(long, value_name = "FILE", num_args = 0..=1, default_missing_value = "")]
+        trace: Option<PathBuf>,
+        /// Print one JSON object instead of the summary.
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+fn parse_probability(s: &str) -> Result<f64, String> {
+    let p: f64 = s.parse().map_err(|_| format!("{s:?} is not a number"))?;
+    if (0.0..1.0).contains(&p) {
+        Ok(p)
+    } else {
+        Err(format!("{p} is outside [0, 1)"))
+    }
+}
+
+fn parse_count(s: &str) -> Result<usize, String> {
+    let n: usize = s.parse().map_err(|_| format!("{s:?} is not a count"))?;
+    if (1..=100_000_000).contains(&n) {
+        Ok(n)
+    } else {
+        Err(format!("{n} is outside 1..=100000000"))
+    }
+}
+
+/// A failure with the exit code it maps to.
+struct Failure {
+    code: u8,
+    error: anyhow::Error,
+}
+
+fn usage(error: impl Into<anyhow::Error>) -> Failure {
+    Failure {
+        code: 2,
+        error: error.into(),
+    }
+}
+
+fn failure(error: impl Into<anyhow::Error>) -> Failure {
+    Failure {
+        code: 1,
+        error: error.into(),
+    }
+}
+
+pub fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match run(cli) {
+        Ok(code) => ExitCode::from(code),
+        Err(f) => {
+            eprintln!("{:#}", f.error);
+            ExitCode::from(f.code)
+        }
+    }
+}
+
+fn load(arg: &ConfigArg) -> Result<(Config, Design), Failure> {
+    let cfg = config::load(arg.config.as_deref()).map_err(|e| match e {
+        LoadError::Invalid(errs) => usage(anyhow::Error::new(errs)),
+        other => usage(other),
+    })?;
+    let design = rtl::elaborate(&cfg).map_err(failure)?;
+    Ok((cfg, design))
+}
+
+fn run(cli: Cli) -> Result<u8, Failure> {
+    match cli.command {
+        Cmd::Generate { config, out } => {
+            let (cfg, design) = load(&config)?;
+            let dir = out.unwrap_or_else(|| Path::new("rtl_out").join(&cfg.design.name));
+            generate(&cfg, &design, &dir).map_err(failure)?;
+            Ok(0)
+        }
+        Cmd::Check { config } => {
+            let (cfg, design) = load(&config)?;
+            print!("{}", describe(&cfg, &design));
+            Ok(0)
+        }
+        Cmd::Units { config } => {
+            let (_, design) = load(&config)?;
+            for u in &design.units {
+                let ports: Vec<String> = u
+                    .ports
+                    .iter()
+                    .map(|p| format!("{} ({:?}, {} bits)", p.name, p.dir, p.width).to_lowercase())
+                    .collect();
+                println!("{:<12} top {:<20} ports: {}", u.name, u.top, ports.join(", "));
+            }
+            Ok(0)
+        }
+        Cmd::Vectors { unit, config, count, seed, out } => {
+            let (cfg, design) = load(&config)?;
+            sim::find_unit(&design, &unit).map_err(usage)?;
+            let set = model::vectors(&cfg, &unit, count, seed)
+                .with_context(|| format!("no model for unit {unit}"))
+                .map_err(failure)?;
+            let dir = out.unwrap_or_else(|| {
+                Path::new("rtl_out")
+                    .join(format!("{}.vectors", cfg.design.name))
+                    .join(format!("{unit}-seed{seed}"))
+            });
+            let files: Vec<emit::OutFile> = set
+                .ports
+                .iter()
+                .map(|p| {
+                    let text = p.render(&unit, seed);
+                    emit::OutFile {
+                        name: p.file_name(),
+                        lines: p.items.len(),
+                        bytes: text.into_bytes(),
+                        what: "vectors",
+                    }
+                })
+                .collect();
+            emit::write_atomic(&dir, &files).map_err(failure)?;
+            for (f, p) in files.iter().zip(&set.ports) {
+                let role = match p.role() {
+                    crate::vectors::Role::Stimulus => "stimulus",
+                    crate::vectors::Role::Expected => "expected",
+                };
+                println!("{:<40} {role:<9} {} x {} bits", dir.join(&f.name).display(), f.lines, p.port.width);
+            }
+            Ok(0)
+        }
+        Cmd::Sim { unit, config, count, seed, gap, stall, trace, json } => {
+            let (cfg, design) = load(&config)?;
+            sim::find_unit(&design, &unit).map_err(usage)?;
+            let work_dir = SimOptions::default_work_dir();
+            let trace = trace.map(|t| {
+                if t.as_os_str().is_empty() {
+                    work_dir.join("traces").join(format!("{unit}-seed{seed}.fst"))
+                } else {
+                    t
+                }
+            });
+            let opt = SimOptions { count, seed, gap, stall, trace, work_dir };
+            if !json {
+                eprintln!("sim {unit}: seed {seed}, {count} items, gap {gap}, stall {stall}");
+            }
+            let report = sim::run(&cfg, &design, &unit, &opt).map_err(failure)?;
+            if json {
+                println!("{}", serde_json::to_string(&report).unwrap_or_default());
+            } else {
+                print!("{}", summary(&report));
+            }
+            Ok(if report.passed { 0 } else { 1 })
+        }
+    }
+}
+
+fn generate(cfg: &Config, design: &Design, dir: &Path) -> Result<()> {
+    let files = emit::files(design, cfg);
+    emit::write_atomic(dir, &files)?;
+    println!(
+        "{GENERATOR}: config \"{}\" (sha256 {}) from {}",
+        cfg.design.name,
+        cfg.short_hash(),
+        cfg.origin
+    );
+    println!("wrote {}/", dir.display());
+    println!("  {:<28} {:<9} {:>6} {:>8}", "file", "what", "lines", "bytes");
+    for f in &files {
+        println!("  {:<28} {:<9} {:>6} {:>8}", f.name, f.what, f.lines, f.bytes.len());
+    }
+    for u in &design.units {
+        println!("unit {}: top {} ({} modules)", u.name, u.top, u.modules.len());
+    }
+    if files.is_empty() {
+        bail!("nothing generated");
+    }
+    Ok(())
+}
+
+/// `gpurtl check`: the validated config and what it derives.
+pub fn describe(cfg: &Config, design: &Design) -> String {
+    let mut s = String::new();
+    s += &format!("config {}: ok (sha256 {})\n", cfg.origin, cfg.hash);
+    s += &format!(
+        "design     name {}, module prefix {:?}\n",
+        cfg.design.name, cfg.design.module_prefix
+    );
+    s += &format!(
+        "clock      {} MHz (period {:.3} ns)\n",
+        cfg.clock.target_mhz,
+        1000.0 / cfg.clock.target_mhz
+    );
+    s += &format!(
+        "reset      {:?}, active {:?}, port {}\n",
+        cfg.reset.kind,
+        cfg.reset.active,
+        cfg.reset.port()
+    )
+    .to_lowercase();
+    if let Some(c) = &cfg.hs_chain {
+        let kinds: Vec<String> = c.stages.iter().map(StageKind::label).collect();
+        let registers = c.stages.iter().filter(|k| **k != StageKind::Bypass).count();
+        s += &format!("hs_chain   width {}, {} stages: {}\n", c.width, c.stages.len(), kinds.join(", "));
+        s += &format!(
+            "           latency {registers} clock(s), capacity {} item(s), peak {:.1} item(s)/clock\n",
+            c.capacity(),
+            c.peak_rate()
+        );
+    }
+    for m in &design.modules {
+        let params: Vec<String> = m.parameters.iter().map(|(k, v)| format!("{k}={v}")).collect();
+        s += &format!("module     {:<20} {}\n", m.name, params.join(" "));
+    }
+    s
+}
+
+fn summary(r: &SimReport) -> String {
+    let mut s = String::new();
+    let verdict = if r.passed { "PASS" } else { "FAIL" };
+    s += &format!(
+        "{verdict} {}: seed {}, {} of {} transactions, {} mismatches\n",
+        r.unit, r.seed, r.transactions, r.count, r.mismatches
+    );
+    s += &format!(
+        "  cycles {}  throughput {:.3} items/clock (peak {:.2})",
+        r.cycles, r.throughput, r.peak_rate
+    );
+    if let (Some(mc), Some(mt)) = (r.model_cycles, r.model_throughput) {
+        s += &format!("  model: {mc} cycles, {mt:.3} items/clock");
+    }
+    s += "\n";
+    s += &format!(
+        "  build {} ({})\n",
+        r.build_dir,
+        if r.build_cached { "cached" } else { "built" }
+    );
+    if let Some(t) = &r.trace {
+        s += &format!("  waveform {t}\n");
+    }
+    for e in r.errors.iter().take(10) {
+        s += &format!("  error: {e}\n");
+    }
+    if let Some(v) = &r.vectors_dir {
+        s += &format!("  vectors kept in {v}\n");
+    }
+    if !r.passed {
+        s += &format!(
+            "  reproduce: gpurtl sim --unit {} --seed {} --count {} --gap {} --stall {}\n",
+            r.unit, r.seed, r.count, r.gap, r.stall
+        );
+    }
+    s
+}

@@ -1,0 +1,45 @@
+//! The behavioural reference: the same blocks as `rtl/`, as plain Rust on plain types.
+
+pub mod handshake;
+pub mod hs_chain;
+
+use crate::config::Config;
+use crate::vectors::VectorSet;
+
+/// The model's stimulus and expected output for `count` items of `unit`.
+pub fn vectors(cfg: &Config, unit: &str, count: usize, seed: u64) -> Option<VectorSet> {
+    match unit {
+        "hs_chain" => cfg.hs_chain.as_ref().map(|c| hs_chain::vectors(c, count, seed)),
+        _ => None,
+    }
+}
+
+/// What the model expects of a run's timing.
+#[derive(Debug, Clone, Copy)]
+pub struct Expectation {
+    /// Exact clocks for these vectors, seed, gaps and stalls, where the model is cycle exact.
+    pub cycles: Option<u64>,
+    /// Items per clock with no gaps and no stalls.
+    pub peak_rate: f64,
+    /// Items the unit can hold (bounds how long extra outputs are watched for).
+    pub capacity: u64,
+}
+
+pub fn expectation(cfg: &Config, unit: &str, v: &VectorSet, gap: f64, stall: f64) -> Expectation {
+    match (unit, &cfg.hs_chain) {
+        ("hs_chain", Some(chain)) => {
+            let inputs = v.port("in").map(|p| p.items.as_slice()).unwrap_or(&[]);
+            let run = hs_chain::run_cycles(chain, inputs, v.seed, gap, stall);
+            Expectation {
+                cycles: Some(run.cycles),
+                peak_rate: chain.peak_rate(),
+                capacity: u64::from(chain.capacity()),
+            }
+        }
+        _ => Expectation {
+            cycles: None,
+            peak_rate: 1.0,
+            capacity: 0,
+        },
+    }
+}

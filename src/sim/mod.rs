@@ -1,0 +1,365 @@
+//! Co-simulation driver: renders the unit's glue, verilates (build cached by content
+//! hash), writes the model's vectors, runs the harness and reads its JSON report.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use askama::Template;
+use serde::{Deserialize, Serialize};
+
+use crate::config::{Config, ResetActive};
+use crate::emit::sha256_hex;
+use crate::model;
+use crate::rtl::{Design, Dir, GENERATOR, Unit};
+
+const HARNESS_H: &str = include_str!("../../sim/harness/harness.h");
+const RNG_H: &str = include_str!("../../sim/harness/rng.h");
+const MAKEFILE: &str = include_str!("../../sim/Makefile");
+
+#[derive(Debug, thiserror::Error)]
+pub enum SimError {
+    #[error("no unit `{unit}` in this config; it has: {available}")]
+    UnknownUnit { unit: String, available: String },
+    #[error("`{tool}` was not found: {hint}")]
+    MissingTool { tool: String, hint: String },
+    #[error("verilating {unit} failed (log: {log})\n{tail}")]
+    Build {
+        unit: String,
+        log: String,
+        tail: String,
+    },
+    #[error("running the simulation failed: {0}")]
+    Run(String),
+    #[error("{context}: {source}")]
+    Io {
+        context: String,
+        source: std::io::Error,
+    },
+    #[error(transparent)]
+    Render(#[from] crate::rtl::RenderError),
+}
+
+fn io(context: impl Into<String>) -> impl FnOnce(std::io::Error) -> SimError {
+    let context = context.into();
+    move |source| SimError::Io { context, source }
+}
+
+/// One port of the glue template.
+pub struct GluePort {
+    pub name: String,
+    pub width: u32,
+    pub input: bool,
+}
+
+#[derive(Template)]
+#[template(path = "sim/glue.cpp")]
+pub struct Glue {
+    pub stamp: String,
+    pub unit: String,
+    pub top: String,
+    pub ports: Vec<GluePort>,
+    pub rst_port: &'static str,
+    pub rst_active_low: bool,
+}
+
+/// How to run one simulation.
+#[derive(Debug, Clone)]
+pub struct SimOptions {
+    pub count: usize,
+    pub seed: u64,
+    pub gap: f64,
+    pub stall: f64,
+    /// Where to write an FST waveform, if wanted.
+    pub trace: Option<PathBuf>,
+    /// Build cache and run directories live here.
+    pub work_dir: PathBuf,
+}
+
+impl SimOptions {
+    /// `$GPURTL_SIM_DIR`, else `sim/build` under the current directory.
+    pub fn default_work_dir() -> PathBuf {
+        std::env::var_os("GPURTL_SIM_DIR")
+            .map(PathBuf::from)
+            .unwrap_or_else(|| PathBuf::from("sim/build"))
+    }
+}
+
+/// The harness's per-port counts.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct PortReport {
+    pub name: String,
+    pub dir: String,
+    pub transactions: u64,
+    pub expected: u64,
+    pub mismatches: u64,
+    pub extra: u64,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+struct HarnessReport {
+    cycles: u64,
+    passed: bool,
+    ports: Vec<PortReport>,
+    errors: Vec<String>,
+}
+
+/// What `gpurtl sim --json` prints.
+#[derive(Debug, Clone, Serialize)]
+pub struct SimReport {
+    pub unit: String,
+    pub seed: u64,
+    pub count: usize,
+    pub gap: f64,
+    pub stall: f64,
+    /// Output transactions that arrived.
+    pub transactions: u64,
+    /// Wrong, extra or missing output transactions.
+    pub mismatches: u64,
+    /// Clocks from reset release to the last output transfer.
+    pub cycles: u64,
+    /// Output transactions per clock.
+    pub throughput: f64,
+    /// The cycle model's prediction for the same seed, gaps and stalls, where it has one.
+    pub model_cycles: Option<u64>,
+    pub model_throughput: Option<f64>,
+    /// Items per clock with no gaps and no stalls.
+    pub peak_rate: f64,
+    pub passed: bool,
+    pub errors: Vec<String>,
+    pub ports: Vec<PortReport>,
+    pub build_dir: String,
+    pub build_cached: bool,
+    pub trace: Option<String>,
+    /// Kept for reproduction when the run failed.
+    pub vectors_dir: Option<String>,
+}
+
+pub fn find_unit<'a>(design: &'a Design, unit: &str) -> Result<&'a Unit, SimError> {
+    design.unit(unit).ok_or_else(|| SimError::UnknownUnit {
+        unit: unit.to_string(),
+        available: design
+            .units
+            .iter()
+            .map(|u| u.name)
+            .collect::<Vec<_>>()
+            .join(", "),
+    })
+}
+
+fn require_tool(tool: &str, hint: &str) -> Result<String, SimError> {
+    let out = Command::new(tool).arg("--version").output();
+    match out {
+        Ok(o) if o.status.success() => Ok(String::from_utf8_lossy(&o.stdout).trim().to_string()),
+        _ => Err(SimError::MissingTool {
+            tool: tool.into(),
+            hint: hint.into(),
+        }),
+    }
+}
+
+/// Builds (or finds in the cache) the simulator of `unit`; returns its directory and
+/// whether it was cached. `broken` replaces module texts, for tests that must fail.
+pub fn build(
+    cfg: &Config,
+    design: &Design,
+    unit: &Unit,
+    trace: bool,
+    work_dir: &Path,
+) -> Result<(PathBuf, bool), SimError> {
+    let version = require_tool(
+        "verilator",
+        "install Debian's `verilator` package (`make deps` does)",
+    )?;
+    require_tool("make", "install Debian's `make` package")?;
+    let glue = Glue {
+        stamp: format!(
+            "Generated by {GENERATOR} from config \"{}\" (sha256 {}). Do not edit.",
+            cfg.design.name,
+            cfg.short_hash()
+        ),
+        unit: unit.name.to_string(),
+        top: unit.top.clone(),
+        ports: unit
+            .ports
+            .iter()
+            .map(|p| GluePort {
+                name: p.name.clone(),
+                width: p.width,
+                input: p.dir == Dir::In,
+            })
+            .collect(),
+        rst_port: cfg.reset.port(),
+        rst_active_low: cfg.reset.active == ResetActive::Low,
+    };
+    let glue_text = crate::rtl::render("glue", &glue)?;
+    let modules = design.unit_modules(unit);
+
+    let mut key = format!("{version}\n{trace}\n{HARNESS_H}{RNG_H}{MAKEFILE}{glue_text}");
+    for m in &modules {
+        key.push_str(&m.name);
+        key.push_str(&m.text);
+    }
+    let hash = sha256_hex(key.as_bytes());
+    let dir = work_dir.join(format!("{}-{}", unit.name, &hash[..16]));
+    if dir.join("Vsim").is_file() {
+        return Ok((dir, true));
+    }
+
+    fs::create_dir_all(work_dir).map_err(io(format!("creating {}", work_dir.display())))?;
+    let tmp = work_dir.join(format!(".{}-{}.tmp-{}-{}", unit.name, &hash[..16], std::process::id(), next_id()));
+    let _ = fs::remove_dir_all(&tmp);
+    fs::create_dir_all(&tmp).map_err(io(format!("creating {}", tmp.display())))?;
+    let write = |name: &str, text: &str| {
+        fs::write(tmp.join(name), text).map_err(io(format!("writing {name}")))
+    };
+    write("harness.h", HARNESS_H)?;
+    write("rng.h", RNG_H)?;
+    write("Makefile", MAKEFILE)?;
+    write("glue.cpp", &glue_text)?;
+    let mut vsrcs = Vec::new();
+    for m in &modules {
+        write(&m.file_name(), &m.text)?;
+        vsrcs.push(m.file_name());
+    }
+    let out = Command::new("make")
+        .arg("-C")
+        .arg(&tmp)
+        .arg(format!("TOP={}", unit.top))
+        .arg(format!("VSRCS={}", vsrcs.join(" ")))
+        .arg(format!("TRACE={}", u8::from(trace)))
+        .output()
+        .map_err(io("running make"))?;
+    let log = tmp.join("build.log");
+    let mut text = String::from_utf8_lossy(&out.stdout).into_owned();
+    text.push_str(&String::from_utf8_lossy(&out.stderr));
+    let _ = fs::write(&log, &text);
+    if !out.status.success() {
+        let tail: Vec<&str> = text.lines().rev().take(20).collect();
+        return Err(SimError::Build {
+            unit: unit.name.to_string(),
+            log: log.display().to_string(),
+            tail: tail.into_iter().rev().collect::<Vec<_>>().join("\n"),
+        });
+    }
+    // Another process may have finished the same build first: either copy is good.
+    if fs::rename(&tmp, &dir).is_err() {
+        let _ = fs::remove_dir_all(&tmp);
+    }
+    Ok((dir, false))
+}
+
+fn next_id() -> u64 {
+    static N: AtomicU64 = AtomicU64::new(0);
+    N.fetch_add(1, Ordering::Relaxed)
+}
+
+/// Generates, builds, runs and compares one unit.
+pub fn run(cfg: &Config, design: &Design, unit_name: &str, opt: &SimOptions) -> Result<SimReport, SimError> {
+    let unit = find_unit(design, unit_name)?;
+    let (build_dir, build_cached) = build(cfg, design, unit, opt.trace.is_some(), &opt.work_dir)?;
+    run_built(cfg, unit, &build_dir, build_cached, opt)
+}
+
+/// Runs an already built simulator of `unit` with fresh vectors.
+pub fn run_built(
+    cfg: &Config,
+    unit: &Unit,
+    build_dir: &Path,
+    build_cached: bool,
+    opt: &SimOptions,
+) -> Result<SimReport, SimError> {
+    let vectors = model::vectors(cfg, unit.name, opt.count, opt.seed)
+        .ok_or_else(|| SimError::Run(format!("no model for unit {}", unit.name)))?;
+    let run_dir = opt.work_dir.join("runs").join(format!(
+        "{}-seed{}-{}-{}",
+        unit.name,
+        opt.seed,
+        std::process::id(),
+        next_id()
+    ));
+    vectors
+        .write(&run_dir)
+        .map_err(io(format!("writing vectors to {}", run_dir.display())))?;
+    let report_path = run_dir.join("report.json");
+    let expectation = model::expectation(cfg, unit.name, &vectors, opt.gap, opt.stall);
+
+    let mut cmd = Command::new(build_dir.join("Vsim"));
+    cmd.arg("--vectors")
+        .arg(&run_dir)
+        .arg("--report")
+        .arg(&report_path)
+        .arg("--seed")
+        .arg(opt.seed.to_string())
+        .arg("--gap")
+        .arg(format!("{:?}", opt.gap))
+        .arg("--stall")
+        .arg(format!("{:?}", opt.stall))
+        .arg("--drain")
+        .arg((expectation.capacity + 64).to_string());
+    if let Some(t) = &opt.trace {
+        if let Some(parent) = t.parent() {
+            fs::create_dir_all(parent).map_err(io(format!("creating {}", parent.display())))?;
+        }
+        cmd.arg("--trace").arg(t);
+    }
+    let out = cmd.output().map_err(io("running Vsim"))?;
+    let text = fs::read_to_string(&report_path).map_err(|e| {
+        SimError::Run(format!(
+            "no report from {} ({e}); exit {:?}; stderr: {}",
+            build_dir.join("Vsim").display(),
+            out.status.code(),
+            String::from_utf8_lossy(&out.stderr)
+        ))
+    })?;
+    let h: HarnessReport = serde_json::from_str(&text)
+        .map_err(|e| SimError::Run(format!("bad report {}: {e}", report_path.display())))?;
+
+    let outs: Vec<&PortReport> = h.ports.iter().filter(|p| p.dir == "out").collect();
+    let transactions: u64 = outs.iter().map(|p| p.transactions).sum();
+    let missing: u64 = outs.iter().map(|p| p.expected.saturating_sub(p.transactions)).sum();
+    let mismatches = outs.iter().map(|p| p.mismatches + p.extra).sum::<u64>() + missing;
+    let throughput = ratio(transactions, h.cycles);
+    let mut errors = h.errors;
+    if let Some(mc) = expectation.cycles {
+        if h.passed && mc != h.cycles {
+            errors.push(format!(
+                "timing differs from the cycle model: RTL took {} clocks, model {mc}",
+                h.cycles
+            ));
+        }
+    }
+    let passed = h.passed && errors.is_empty() && mismatches == 0;
+    let vectors_dir = if passed {
+        let _ = fs::remove_dir_all(&run_dir);
+        None
+    } else {
+        Some(run_dir.display().to_string())
+    };
+    Ok(SimReport {
+        unit: unit.name.to_string(),
+        seed: opt.seed,
+        count: opt.count,
+        gap: opt.gap,
+        stall: opt.stall,
+        transactions,
+        mismatches,
+        cycles: h.cycles,
+        throughput,
+        model_cycles: expectation.cycles,
+        model_throughput: expectation.cycles.map(|c| ratio(transactions.max(opt.count as u64), c)),
+        peak_rate: expectation.peak_rate,
+        passed,
+        errors,
+        ports: h.ports,
+        build_dir: build_dir.display().to_string(),
+        build_cached,
+        trace: opt.trace.as_ref().map(|t| t.display().to_string()),
+        vectors_dir,
+    })
+}
+
+fn ratio(n: u64, d: u64) -> f64 {
+    if d == 0 { 0.0 } else { n as f64 / d as f64 }
+}
