@@ -3,6 +3,7 @@
 pub mod cli;
 pub mod config;
 pub mod emit;
+pub mod formal;
 pub mod model;
 pub mod rng;
 pub mod vectors;

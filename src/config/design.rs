@@ -5,6 +5,13 @@ use serde::{Deserialize, Serialize};
 use super::error::{Invalid, Seg, path};
 use super::verilog_names::{check_identifier, check_prefix};
 
+/// What each key accepts; validation and type errors both quote these.
+pub const NAME_ALLOWED: &str =
+    "a Verilog identifier: a letter or `_`, then letters, digits or `_`; not a keyword";
+pub const PREFIX_ALLOWED: &str =
+    "empty, or a letter or `_` followed by letters, digits or `_` (e.g. \"gpu_\")";
+pub const TARGET_MHZ_ALLOWED: &str = "a number of MHz in (0, 5000]";
+
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct DesignSection {
@@ -34,14 +41,14 @@ impl DesignSection {
             errs.push(Invalid::at(
                 &path(&["design", "name"]),
                 format!("design name {:?} {e}", self.name),
-                "a Verilog identifier: a letter or `_`, then letters, digits or `_`; not a keyword",
+                NAME_ALLOWED,
             ));
         }
         if let Err(e) = check_prefix(&self.module_prefix) {
             errs.push(Invalid::at(
                 &path(&["design", "module_prefix"]),
                 format!("module prefix {:?} {e}", self.module_prefix),
-                "empty, or a letter or `_` followed by letters, digits or `_` (e.g. \"gpu_\")",
+                PREFIX_ALLOWED,
             ));
         }
     }
@@ -55,7 +62,7 @@ impl ClockSection {
             errs.push(Invalid::at(
                 &p,
                 format!("target frequency {f} MHz is out of range"),
-                "a number of MHz in (0, 5000]",
+                TARGET_MHZ_ALLOWED,
             ));
         }
     }

@@ -30,9 +30,14 @@ impl ConfigError {
         message: String,
         allowed: Option<String>,
     ) -> Self {
-        let offset = span.map(|s| s.start).unwrap_or(0).min(src.len());
+        // Without a span the problem is the whole document's: report 1:1 and no caret,
+        // which would point at whatever happens to be on line 1.
+        let offset = span.as_ref().map_or(0, |s| s.start).min(src.len());
         let (line, column) = line_col(src, offset);
-        let source_line = src.lines().nth(line - 1).unwrap_or("").to_string();
+        let source_line = match span {
+            Some(_) => src.lines().nth(line - 1).unwrap_or("").to_string(),
+            None => String::new(),
+        };
         Self {
             origin: origin.to_string(),
             key,

@@ -8,6 +8,12 @@ pub const MAX_WIDTH: u32 = 4096;
 pub const MAX_STAGES: usize = 64;
 pub const MAX_FIFO_DEPTH: u32 = 4096;
 pub const STAGE_KINDS: &str = "\"bypass\", \"bubble\", \"skid\", \"fifo:N\" (N in 1..=4096)";
+pub const WIDTH_ALLOWED: &str = "an integer in 1..=4096";
+
+/// What `stages` accepts; validation and type errors both quote it.
+pub fn stages_allowed() -> String {
+    format!("an array of 1..=64 stages, each one of {STAGE_KINDS}")
+}
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -42,9 +48,11 @@ impl StageKind {
                 let Some(depth) = text.strip_prefix("fifo:") else {
                     return Err(format!("unknown handshake kind {text:?}"));
                 };
+                // "not a number" and "out of range" call for different fixes: say which.
                 match depth.parse::<u32>() {
                     Ok(d) if (1..=MAX_FIFO_DEPTH).contains(&d) => Ok(Self::Fifo { depth: d }),
-                    _ => Err(format!("fifo depth {depth:?} is not a number in 1..=4096")),
+                    Ok(d) => Err(format!("fifo depth {d} is out of range")),
+                    Err(_) => Err(format!("fifo depth {depth:?} is not a number")),
                 }
             }
         }
@@ -89,7 +97,7 @@ impl HsChainSection {
             errs.push(Invalid::at(
                 &at("width"),
                 format!("width {} is out of range", self.width),
-                "an integer in 1..=4096",
+                WIDTH_ALLOWED,
             ));
             ok = false;
         }
@@ -97,7 +105,7 @@ impl HsChainSection {
             errs.push(Invalid::at(
                 &at("stages"),
                 format!("{} stages given", self.stages.len()),
-                format!("1..=64 stages, each one of {STAGE_KINDS}"),
+                stages_allowed(),
             ));
             ok = false;
         }
@@ -159,8 +167,17 @@ mod tests {
 
     #[test]
     fn peak_rate_is_half_only_with_a_one_deep_fifo() {
-        let chain = |s: &[StageKind]| HsChain { width: 8, stages: s.to_vec() };
-        assert_eq!(chain(&[StageKind::Skid, StageKind::Bubble]).peak_rate(), 1.0);
-        assert_eq!(chain(&[StageKind::Skid, StageKind::Fifo { depth: 1 }]).peak_rate(), 0.5);
+        let chain = |s: &[StageKind]| HsChain {
+            width: 8,
+            stages: s.to_vec(),
+        };
+        assert_eq!(
+            chain(&[StageKind::Skid, StageKind::Bubble]).peak_rate(),
+            1.0
+        );
+        assert_eq!(
+            chain(&[StageKind::Skid, StageKind::Fifo { depth: 1 }]).peak_rate(),
+            0.5
+        );
     }
 }

@@ -9,10 +9,12 @@ mod reset;
 pub mod verilog_names;
 
 use std::fmt;
+use std::ops::Range;
 use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
+use toml::Spanned;
 use toml::de::{DeTable, DeValue};
 
 pub use design::{ClockSection, DesignSection};
@@ -112,7 +114,7 @@ pub fn load(path: Option<&Path>) -> Result<Config, LoadError> {
 
 /// Parses and validates TOML text; `origin` names it in messages.
 pub fn parse(src: &str, origin: &str) -> Result<Config, ConfigErrors> {
-    let raw = deserialize(src, origin).map_err(|e| ConfigErrors(vec![e]))?;
+    let raw = deserialize(src, origin)?;
     let mut invalid = Vec::new();
     raw.design.validate(&mut invalid);
     raw.clock.validate(&mut invalid);
@@ -142,23 +144,128 @@ pub fn parse(src: &str, origin: &str) -> Result<Config, ConfigErrors> {
     })
 }
 
-fn deserialize(src: &str, origin: &str) -> Result<RawConfig, ConfigError> {
-    let de = toml::de::Deserializer::parse(src).map_err(|e| from_toml(src, origin, "", &e))?;
-    serde_path_to_error::deserialize(de).map_err(|e| {
+fn deserialize(src: &str, origin: &str) -> Result<RawConfig, ConfigErrors> {
+    // Best-effort parse first: every syntax error is reported, and the recovered document
+    // names the key each one sits in.
+    let (doc, syntax) = DeTable::parse_recoverable(src);
+    if !syntax.is_empty() {
+        let errors = syntax
+            .iter()
+            .map(|e| syntax_error(src, origin, doc.get_ref(), e))
+            .collect();
+        return Err(ConfigErrors(errors));
+    }
+    serde_path_to_error::deserialize(toml::de::Deserializer::from(doc)).map_err(|e| {
         let key = e.path().to_string();
         let key = if key == "." { String::new() } else { key };
-        from_toml(src, origin, &key, e.inner())
+        ConfigErrors(vec![schema_error(src, origin, key, e.inner())])
     })
 }
 
-/// Turns toml's error into ours, splitting serde's ", expected ..." into `allowed`.
-fn from_toml(src: &str, origin: &str, key: &str, e: &toml::de::Error) -> ConfigError {
-    let msg = e.message().trim();
-    let (message, allowed) = match msg.split_once(", expected ") {
+/// Splits toml's and serde's "<what>, expected <allowed>" into its two halves.
+fn split_expected(msg: &str) -> (String, Option<String>) {
+    match msg.trim().split_once(", expected ") {
         Some((m, a)) => (m.to_string(), Some(a.to_string())),
-        None => (msg.to_string(), None),
+        None => (msg.trim().to_string(), None),
+    }
+}
+
+/// A TOML syntax error, named by the key it sits in.
+fn syntax_error(src: &str, origin: &str, doc: &DeTable<'_>, e: &toml::de::Error) -> ConfigError {
+    let (mut message, mut allowed) = split_expected(e.message());
+    let mut span = e.span();
+    let offset = span.as_ref().map_or(0, |s| s.start).min(src.len());
+    let (key, value_span) = key_at(doc, src, offset);
+    let quote = match message.as_str() {
+        "invalid basic string" => Some('"'),
+        "invalid literal string" => Some('\''),
+        _ => None,
     };
-    ConfigError::new(origin, src, key.to_string(), e.span(), message, allowed)
+    if let Some(q) = quote.filter(|q| allowed.as_deref() == Some(format!("`{q}`").as_str())) {
+        // toml says "invalid basic string, expected `\"`" and points past the line's end;
+        // the fix is a closing quote, so say that and point at the opening one.
+        message = "unterminated string".into();
+        allowed = Some(format!("a closing `{q}` on the same line"));
+        span = value_span.or(span);
+    } else if message == "duplicate key" {
+        // toml's recovery keeps the first definition: say where it is (a table header
+        // repeated may instead have been recorded at the repeat, so check it comes first).
+        if let Some((first, true)) = locate(doc, &key) {
+            let (line, _) = error::line_col(src, first.start.min(src.len()));
+            if line < error::line_col(src, offset).0 {
+                message = format!("duplicate key: already set on line {line}");
+            }
+        }
+    } else if message == "string values must be quoted" {
+        // toml's "expected literal string" assumes a string was meant; say what the key takes.
+        allowed = accepts(&error::render_path(&key)).or(allowed);
+    }
+    ConfigError::new(
+        origin,
+        src,
+        error::render_path(&key),
+        span,
+        message,
+        allowed,
+    )
+}
+
+/// A schema error from serde at `key`. A missing field is named by its own path, and what
+/// is allowed comes from [`accepts`] when it knows the key, since serde can only name the
+/// Rust type (`u32`, `a sequence`).
+fn schema_error(src: &str, origin: &str, key: String, e: &toml::de::Error) -> ConfigError {
+    let (mut message, expected) = split_expected(e.message());
+    // A key missing from the root has no better place than the whole document.
+    let span = if key.is_empty() { None } else { e.span() };
+    let mut key = key;
+    let missing = message
+        .strip_prefix("missing field `")
+        .and_then(|m| m.strip_suffix('`'))
+        .map(str::to_string);
+    if let Some(field) = missing {
+        key = if key.is_empty() {
+            field
+        } else {
+            format!("{key}.{field}")
+        };
+        message = "required key is missing".into();
+    }
+    let allowed = accepts(&key).or(expected);
+    ConfigError::new(origin, src, key, span, message, allowed)
+}
+
+/// What a key accepts, for any key of the schema; `None` for keys it does not have.
+fn accepts(key: &str) -> Option<String> {
+    // Array indices do not change what an element accepts: `stages[3]` is `stages[]`.
+    let mut general = String::new();
+    let mut in_index = false;
+    for c in key.chars() {
+        match c {
+            '[' => {
+                in_index = true;
+                general.push_str("[]");
+            }
+            ']' => in_index = false,
+            _ if in_index => {}
+            _ => general.push(c),
+        }
+    }
+    let allowed = match general.as_str() {
+        "design" => "a [design] table with `name` and, optionally, `module_prefix`",
+        "design.name" => design::NAME_ALLOWED,
+        "design.module_prefix" => design::PREFIX_ALLOWED,
+        "clock" => "a [clock] table with `target_mhz`",
+        "clock.target_mhz" => design::TARGET_MHZ_ALLOWED,
+        "reset" => "a [reset] table with `kind` and `active`",
+        "reset.kind" => reset::KIND_ALLOWED,
+        "reset.active" => reset::ACTIVE_ALLOWED,
+        "hs_chain" => "a [hs_chain] table with `width` and `stages`",
+        "hs_chain.width" => hs_chain::WIDTH_ALLOWED,
+        "hs_chain.stages" => return Some(hs_chain::stages_allowed()),
+        "hs_chain.stages[]" => STAGE_KINDS,
+        _ => return None,
+    };
+    Some(allowed.to_string())
 }
 
 fn locate_all(src: &str, origin: &str, invalid: Vec<Invalid>) -> ConfigErrors {
@@ -166,7 +273,10 @@ fn locate_all(src: &str, origin: &str, invalid: Vec<Invalid>) -> ConfigErrors {
     let errors = invalid
         .into_iter()
         .map(|inv| {
-            let span = doc.as_ref().and_then(|d| locate(d.get_ref(), &inv.path));
+            let span = doc
+                .as_ref()
+                .and_then(|d| locate(d.get_ref(), &inv.path))
+                .map(|(span, _)| span);
             ConfigError::new(
                 origin,
                 src,
@@ -180,12 +290,14 @@ fn locate_all(src: &str, origin: &str, invalid: Vec<Invalid>) -> ConfigErrors {
     ConfigErrors(errors)
 }
 
-/// The span of the value at `path`, or of the deepest enclosing item that exists.
-fn locate(doc: &DeTable<'_>, path: &[Seg]) -> Option<std::ops::Range<usize>> {
+/// The span of the value at `path`, or of the deepest enclosing item that exists; the flag
+/// says whether the whole path was found.
+fn locate(doc: &DeTable<'_>, path: &[Seg]) -> Option<(Range<usize>, bool)> {
     let Some((Seg::Key(first), rest)) = path.split_first() else {
         return None;
     };
     let (_, mut value) = doc.iter().find(|(k, _)| k.get_ref() == first)?;
+    let mut found = true;
     for seg in rest {
         let next = match (seg, value.get_ref()) {
             (Seg::Key(k), DeValue::Table(_)) => value.get_ref().get(k.as_str()),
@@ -194,8 +306,93 @@ fn locate(doc: &DeTable<'_>, path: &[Seg]) -> Option<std::ops::Range<usize>> {
         };
         match next {
             Some(v) => value = v,
-            None => break,
+            None => {
+                found = false;
+                break;
+            }
         }
     }
-    Some(value.span())
+    Some((value.span(), found))
+}
+
+/// One key or array element of a parsed document, with where it sits.
+struct Item {
+    path: Vec<Seg>,
+    key: Option<Range<usize>>,
+    value: Range<usize>,
+    /// A `[table]` or `[[array]]` header, which opens the lines after it.
+    header: bool,
+}
+
+fn items(src: &str, table: &DeTable<'_>, prefix: &[Seg], out: &mut Vec<Item>) {
+    for (k, v) in table.iter() {
+        let mut path = prefix.to_vec();
+        path.push(Seg::Key(k.get_ref().to_string()));
+        item(src, v, path, Some(k.span()), out);
+    }
+}
+
+fn item(
+    src: &str,
+    v: &Spanned<DeValue<'_>>,
+    path: Vec<Seg>,
+    key: Option<Range<usize>>,
+    out: &mut Vec<Item>,
+) {
+    let value = v.span();
+    let header = src.get(value.start..).is_some_and(|s| s.starts_with('['))
+        && matches!(v.get_ref(), DeValue::Table(_));
+    match v.get_ref() {
+        DeValue::Table(t) => items(src, t, &path, out),
+        DeValue::Array(a) => {
+            for (i, e) in a.iter().enumerate() {
+                let mut p = path.clone();
+                p.push(Seg::Index(i));
+                item(src, e, p, None, out);
+            }
+        }
+        _ => {}
+    }
+    out.push(Item {
+        path,
+        key,
+        value,
+        header,
+    });
+}
+
+/// The key a syntax error at `offset` sits in, and the span of the value there if any:
+/// the innermost key or value spanning `offset`; else the key that starts the error's line,
+/// under the last table header before it.
+fn key_at(doc: &DeTable<'_>, src: &str, offset: usize) -> (Vec<Seg>, Option<Range<usize>>) {
+    let mut all = Vec::new();
+    items(src, doc, &[], &mut all);
+    // Inclusive end: toml reports an unterminated value just past its last character.
+    let within = |r: &Range<usize>| r.start <= offset && offset <= r.end;
+    let inner = all
+        .iter()
+        .filter(|it| !it.header && (within(&it.value) || it.key.as_ref().is_some_and(within)))
+        .max_by_key(|it| (it.value.start, it.path.len()));
+    if let Some(it) = inner {
+        return (it.path.clone(), Some(it.value.clone()));
+    }
+    let mut path = all
+        .iter()
+        .filter(|it| it.header && it.value.start <= offset)
+        .max_by_key(|it| it.value.start)
+        .map(|it| it.path.clone())
+        .unwrap_or_default();
+    // The bare (possibly dotted) key at the start of the error's line, if it has one.
+    let line_start = src[..offset].rfind('\n').map_or(0, |i| i + 1);
+    let line = src[line_start..].trim_start();
+    let bare: String = line
+        .chars()
+        .take_while(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'))
+        .collect();
+    path.extend(
+        bare.split('.')
+            .filter(|k| !k.is_empty())
+            .map(|k| Seg::Key(k.to_string())),
+    );
+    (path, None)
 }

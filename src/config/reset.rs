@@ -3,6 +3,10 @@
 
 use serde::{Deserialize, Serialize};
 
+/// What each key accepts, spelled as TOML (serde's own list uses backquotes).
+pub const KIND_ALLOWED: &str = "\"async\" or \"sync\"";
+pub const ACTIVE_ALLOWED: &str = "\"low\" (port rst_ni) or \"high\" (port rst_i)";
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
 #[serde(rename_all = "lowercase")]
 pub enum ResetKind {

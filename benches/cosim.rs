@@ -1,0 +1,226 @@
+//! Co-simulation speed and throughput against the cycle model.
+//!
+//! Builds the Verilator simulator through the library (`gpurtl::sim::build`), then runs
+//! it with `gpurtl::sim::run_built`. Only runs under `cargo bench --bench cosim` (the
+//! `--bench` flag cargo passes); under `cargo test` it prints a note and returns.
+//!
+//! Timings per run:
+//! - `run_built`: the whole library call: model vectors, vector files, the cycle model's
+//!   prediction, the Vsim process, reading its report.
+//! - `Vsim`: the simulator process alone, started here with the arguments `run_built`
+//!   gives it, on the same vector files (best of `REPEATS`).
+//! - `load`: the same process with `--max-errors 0`, which loads the vector files and
+//!   writes its report but simulates nothing; `Vsim - load` is the clocked loop alone.
+//!
+//! Environment: `GPURTL_BENCH_ITEMS` overrides the item count (default 1,000,000).
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use gpurtl::config::{self, Config};
+use gpurtl::model;
+use gpurtl::rtl::{self, Design};
+use gpurtl::sim::{self, SimOptions, SimReport};
+
+const SEED: u64 = 1;
+const REPEATS: usize = 3;
+const UNIT: &str = "hs_chain";
+
+fn main() {
+    if !std::env::args().any(|a| a == "--bench") {
+        println!("cosim: skipped (run it with `cargo bench --bench cosim`)");
+        return;
+    }
+    let count: usize = std::env::var("GPURTL_BENCH_ITEMS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(1_000_000);
+    let work_dir = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("target")
+        .join("bench-sim");
+    let mut failed = false;
+
+    // Default chain: speed and throughput.
+    let cfg = config::parse(config::DEFAULT_TOML, config::DEFAULT_ORIGIN).expect("default preset");
+    let design = rtl::elaborate(&cfg).expect("elaborate");
+    let (build_dir, cached, build_time) = build(&cfg, &design, &work_dir);
+    let stages: Vec<String> = cfg
+        .hs_chain
+        .as_ref()
+        .map(|c| c.stages.iter().map(|s| s.label()).collect())
+        .unwrap_or_default();
+    println!(
+        "Default chain [{}], width 32, {count} items, seed {SEED}",
+        stages.join(", ")
+    );
+    println!(
+        "build: {} ({})",
+        secs(build_time),
+        if cached { "cached" } else { "verilated" }
+    );
+    println!();
+    println!(
+        "| gap | stall | cycles | model cycles | items/clk | model items/clk | peak | run_built s | Vsim s | load s | Mcycles/s (run_built) | Mcycles/s (Vsim) | Mcycles/s (Vsim - load) | passed |"
+    );
+    println!("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
+    for (gap, stall) in [(0.0, 0.0), (0.3, 0.3), (0.9, 0.0), (0.0, 0.9)] {
+        let opt = options(count, gap, stall, &work_dir);
+        let t = Instant::now();
+        let r = run(&cfg, &design, &build_dir, cached, &opt);
+        let t_run = t.elapsed();
+        let (t_vsim, t_load) = time_vsim(&cfg, &build_dir, &opt, r.cycles);
+        failed |= !r.passed;
+        let mc = |d: Duration| r.cycles as f64 / d.as_secs_f64() / 1e6;
+        println!(
+            "| {gap} | {stall} | {} | {} | {:.4} | {} | {} | {:.2} | {:.2} | {:.2} | {:.2} | {:.2} | {:.2} | {} |",
+            r.cycles,
+            opt_u64(r.model_cycles),
+            r.throughput,
+            opt_f64(r.model_throughput),
+            r.peak_rate,
+            t_run.as_secs_f64(),
+            t_vsim.as_secs_f64(),
+            t_load.as_secs_f64(),
+            mc(t_run),
+            mc(t_vsim),
+            mc(t_vsim.saturating_sub(t_load)),
+            verdict(&r),
+        );
+    }
+
+    // One stage of each kind.
+    println!();
+    println!("One-stage chains, width 32, {count} items, seed {SEED}");
+    println!();
+    println!(
+        "| kind | build s | gap | stall | cycles | model cycles | items/clk | model items/clk | peak | passed |"
+    );
+    println!("|---|---|---|---|---|---|---|---|---|---|");
+    for kind in ["bypass", "bubble", "skid", "fifo:1", "fifo:2", "fifo:4"] {
+        let toml = format!(
+            "[design]\nname = \"bench_{}\"\nmodule_prefix = \"b_\"\n[hs_chain]\nwidth = 32\nstages = [\"{kind}\"]\n",
+            kind.replace(':', "")
+        );
+        let cfg = config::parse(&toml, kind).expect("one-stage config");
+        let design = rtl::elaborate(&cfg).expect("elaborate");
+        let (build_dir, cached, build_time) = build(&cfg, &design, &work_dir);
+        for (gap, stall) in [(0.0, 0.0), (0.3, 0.3)] {
+            let opt = options(count, gap, stall, &work_dir);
+            let r = run(&cfg, &design, &build_dir, cached, &opt);
+            failed |= !r.passed;
+            println!(
+                "| {kind} | {} | {gap} | {stall} | {} | {} | {:.4} | {} | {} | {} |",
+                if cached {
+                    "cached".to_string()
+                } else {
+                    format!("{:.1}", build_time.as_secs_f64())
+                },
+                r.cycles,
+                opt_u64(r.model_cycles),
+                r.throughput,
+                opt_f64(r.model_throughput),
+                r.peak_rate,
+                verdict(&r),
+            );
+        }
+    }
+    if failed {
+        eprintln!("cosim: some runs did not pass");
+        std::process::exit(1);
+    }
+}
+
+fn build(cfg: &Config, design: &Design, work_dir: &Path) -> (PathBuf, bool, Duration) {
+    let unit = sim::find_unit(design, UNIT).expect("unit");
+    let t = Instant::now();
+    let (dir, cached) =
+        sim::build(cfg, design, unit, false, work_dir).unwrap_or_else(|e| panic!("build: {e}"));
+    (dir, cached, t.elapsed())
+}
+
+fn options(count: usize, gap: f64, stall: f64, work_dir: &Path) -> SimOptions {
+    SimOptions {
+        count,
+        seed: SEED,
+        gap,
+        stall,
+        trace: None,
+        work_dir: work_dir.to_path_buf(),
+    }
+}
+
+fn run(cfg: &Config, design: &Design, build_dir: &Path, cached: bool, opt: &SimOptions) -> SimReport {
+    let unit = sim::find_unit(design, UNIT).expect("unit");
+    sim::run_built(cfg, unit, build_dir, cached, opt).unwrap_or_else(|e| panic!("run: {e}"))
+}
+
+/// Best-of-`REPEATS` wall time of the Vsim process alone, and of the same process that only
+/// loads its vectors (`--max-errors 0` ends the clocked loop before its first clock).
+fn time_vsim(cfg: &Config, build_dir: &Path, opt: &SimOptions, cycles: u64) -> (Duration, Duration) {
+    let vectors = model::vectors(cfg, UNIT, opt.count, opt.seed).expect("vectors");
+    let capacity = cfg.hs_chain.as_ref().map_or(0, |c| u64::from(c.capacity()));
+    let dir = opt.work_dir.join("runs").join(format!(
+        "bench-{}-{}-{}",
+        std::process::id(),
+        opt.gap,
+        opt.stall
+    ));
+    vectors.write(&dir).expect("writing vectors");
+    let report = dir.join("bench-report.json");
+    let vsim = |extra: &[&str]| {
+        let mut best = Duration::MAX;
+        let mut reported = 0;
+        for _ in 0..REPEATS {
+            let t = Instant::now();
+            let out = Command::new(build_dir.join("Vsim"))
+                .arg("--vectors")
+                .arg(&dir)
+                .arg("--report")
+                .arg(&report)
+                .arg("--seed")
+                .arg(opt.seed.to_string())
+                .arg("--gap")
+                .arg(format!("{:?}", opt.gap))
+                .arg("--stall")
+                .arg(format!("{:?}", opt.stall))
+                .arg("--drain")
+                .arg((capacity + 64).to_string())
+                .args(extra)
+                .output()
+                .expect("running Vsim");
+            best = best.min(t.elapsed());
+            assert!(out.status.success(), "Vsim failed: {out:?}");
+            let text = std::fs::read_to_string(&report).expect("Vsim report");
+            let json: serde_json::Value = serde_json::from_str(&text).expect("report json");
+            reported = json["cycles"].as_u64().unwrap_or(u64::MAX);
+        }
+        (best, reported)
+    };
+    let (full, full_cycles) = vsim(&[]);
+    assert_eq!(full_cycles, cycles, "direct Vsim run took other clocks than run_built's");
+    let (load, load_cycles) = vsim(&["--max-errors", "0"]);
+    assert_eq!(load_cycles, 0, "--max-errors 0 still clocked");
+    let _ = std::fs::remove_dir_all(&dir);
+    (full, load)
+}
+
+fn verdict(r: &SimReport) -> &'static str {
+    match (r.passed, r.model_cycles == Some(r.cycles)) {
+        (true, true) => "yes (cycle-exact)",
+        (true, false) => "yes",
+        (false, _) => "NO",
+    }
+}
+
+fn secs(d: Duration) -> String {
+    format!("{:.1} s", d.as_secs_f64())
+}
+
+fn opt_u64(v: Option<u64>) -> String {
+    v.map_or("-".into(), |v| v.to_string())
+}
+
+fn opt_f64(v: Option<f64>) -> String {
+    v.map_or("-".into(), |v| format!("{v:.4}"))
+}

@@ -1,0 +1,92 @@
+//! Helpers shared by the integration tests: generating designs through the library and
+//! running the real tools. A missing tool fails the test: CI must install it.
+
+#![allow(dead_code)]
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use gpurtl::config::{self, Config};
+use gpurtl::emit;
+use gpurtl::rtl::{self, Design};
+
+pub fn project_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// Every preset in configs/, as (file name, text).
+pub fn presets() -> Vec<(String, String)> {
+    let mut out: Vec<(String, String)> = fs::read_dir(project_dir().join("configs"))
+        .expect("configs/ exists")
+        .map(|e| e.expect("readable entry").path())
+        .filter(|p| p.extension().is_some_and(|x| x == "toml"))
+        .map(|p| {
+            let name = p.file_name().unwrap().to_string_lossy().into_owned();
+            (name, fs::read_to_string(&p).expect("readable preset"))
+        })
+        .collect();
+    out.sort();
+    assert!(out.len() >= 5, "expected the presets in configs/, found {}", out.len());
+    out
+}
+
+pub fn parse(text: &str, origin: &str) -> Config {
+    config::parse(text, origin).unwrap_or_else(|e| panic!("{origin} should validate:\n{e}"))
+}
+
+pub fn elaborate(cfg: &Config) -> Design {
+    rtl::elaborate(cfg).expect("renders")
+}
+
+/// A fresh directory under the target dir, unique per call.
+pub fn scratch(tag: &str) -> PathBuf {
+    static N: AtomicU64 = AtomicU64::new(0);
+    let dir = project_dir().join("target").join("test-scratch").join(format!(
+        "{tag}-{}-{}",
+        std::process::id(),
+        N.fetch_add(1, Ordering::Relaxed)
+    ));
+    let _ = fs::remove_dir_all(&dir);
+    fs::create_dir_all(&dir).expect("scratch dir");
+    dir
+}
+
+/// Generates `cfg` into a fresh directory and returns it.
+pub fn generate(cfg: &Config, tag: &str) -> (PathBuf, Design) {
+    let design = elaborate(cfg);
+    let dir = scratch(tag).join(&cfg.design.name);
+    emit::write_atomic(&dir, &emit::files(&design, cfg)).expect("writes");
+    (dir, design)
+}
+
+/// Runs a tool; panics (fails the test) when it is not installed.
+pub fn tool(program: &str, args: &[&str], cwd: &Path) -> Output {
+    Command::new(program)
+        .args(args)
+        .current_dir(cwd)
+        .output()
+        .unwrap_or_else(|e| {
+            panic!("`{program}` could not run ({e}): install it (`make test` runs scripts/install-deps.sh)")
+        })
+}
+
+pub fn text(o: &Output) -> String {
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    )
+}
+
+/// Replaces the one occurrence of `from` in `text`; a mutation that finds nothing to
+/// change would make its test pass vacuously, so that is a failure.
+pub fn mutate(text: &str, from: &str, to: &str) -> String {
+    assert_eq!(text.matches(from).count(), 1, "mutation target not found exactly once: {from}");
+    text.replacen(from, to, 1)
+}
+
+pub fn gpurtl() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_gpurtl"))
+}

@@ -1,0 +1,779 @@
+//! The config error promise, checked on the real binary: a bad config gets a clear error
+//! (which key, which line and column, what is allowed), exit code 2, and earlier output
+//! is left untouched.
+
+use std::collections::BTreeMap;
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+const BIN: &str = env!("CARGO_BIN_EXE_gpurtl");
+
+/// A fresh directory of this test process, unique per `tag`.
+fn scratch(tag: &str) -> PathBuf {
+    let dir =
+        std::env::temp_dir().join(format!("gpurtl-config-errors-{}-{tag}", std::process::id()));
+    let _ = fs::remove_dir_all(&dir);
+    fs::create_dir_all(&dir).expect("create scratch dir");
+    dir
+}
+
+/// Joins `lines` into a TOML file: line N of the file is `lines[N - 1]`, which makes the
+/// expected line numbers readable off the table.
+fn toml(lines: &[&str]) -> String {
+    let mut s = lines.join("\n");
+    s.push('\n');
+    s
+}
+
+fn gpurtl(args: &[&str]) -> Output {
+    Command::new(BIN).args(args).output().expect("run gpurtl")
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+/// One malformed config and the error it must produce.
+struct Case {
+    name: &'static str,
+    toml: String,
+    /// The key path the message names; `None` for a problem of the whole document.
+    key: Option<&'static str>,
+    line: usize,
+    col: usize,
+    /// The message after the key, exactly.
+    message: &'static str,
+    /// A substring of the `allowed:` line, or `None` when there must be no such line.
+    allowed: Option<&'static str>,
+}
+
+fn case(
+    name: &'static str,
+    lines: &[&str],
+    key: Option<&'static str>,
+    (line, col): (usize, usize),
+    message: &'static str,
+    allowed: Option<&'static str>,
+) -> Case {
+    Case {
+        name,
+        toml: toml(lines),
+        key,
+        line,
+        col,
+        message,
+        allowed,
+    }
+}
+
+/// Writes the case's config, runs `gpurtl check` on it and checks the one error it reports.
+fn check_case(dir: &Path, c: &Case) -> Result<(), String> {
+    let path = dir.join(format!("{}.toml", c.name));
+    fs::write(&path, &c.toml).map_err(|e| format!("{}: writing config: {e}", c.name))?;
+    let out = gpurtl(&["check", "--config", path.to_str().unwrap_or_default()]);
+    let stderr = text(&out.stderr);
+    let fail = |what: String| Err(format!("case {}: {what}\n--- stderr:\n{stderr}", c.name));
+    if out.status.code() != Some(2) {
+        return fail(format!("exit code {:?}, want 2", out.status.code()));
+    }
+    if !out.stdout.is_empty() {
+        return fail(format!("stdout not empty: {:?}", text(&out.stdout)));
+    }
+    let key = c.key.map(|k| format!("key `{k}`: ")).unwrap_or_default();
+    let head = format!(
+        "error: {}:{}:{}: {key}{}",
+        path.display(),
+        c.line,
+        c.col,
+        c.message
+    );
+    let lines: Vec<&str> = stderr.lines().collect();
+    if lines.first() != Some(&head.as_str()) {
+        return fail(format!(
+            "first line\n  got  {:?}\n  want {head:?}",
+            lines.first()
+        ));
+    }
+    let errors = lines.iter().filter(|l| l.starts_with("error: ")).count();
+    if errors != 1 {
+        return fail(format!("{errors} errors reported, want 1"));
+    }
+    let allowed = lines.get(1).and_then(|l| l.strip_prefix("  allowed: "));
+    match (c.allowed, allowed) {
+        (Some(want), Some(got)) if got.contains(want) => {}
+        (None, None) => {}
+        (want, got) => return fail(format!("allowed: got {got:?}, want {want:?}")),
+    }
+    Ok(())
+}
+
+/// A valid chain, for cases whose fault lies elsewhere.
+const CHAIN: [&str; 3] = ["[hs_chain]", "width = 8", r#"stages = ["skid"]"#];
+
+fn with_chain(head: &[&'static str]) -> Vec<&'static str> {
+    head.iter().copied().chain(CHAIN).collect()
+}
+
+fn cases(many_stages: &str) -> Vec<Case> {
+    let design = ["[design]", r#"name = "a""#];
+    vec![
+        // --- unknown keys
+        case(
+            "unknown_section",
+            &[&with_chain(&design)[..], &["[bogus]", "x = 1"][..]].concat(),
+            Some("bogus"),
+            (6, 2),
+            "unknown field `bogus`",
+            Some("one of `design`, `clock`, `reset`, `hs_chain`"),
+        ),
+        case(
+            "design_typo",
+            &with_chain(&["[design]", r#"name = "a""#, r#"prefx = "gpu_""#]),
+            Some("design.prefx"),
+            (3, 1),
+            "unknown field `prefx`",
+            Some("`name` or `module_prefix`"),
+        ),
+        case(
+            "reset_typo",
+            &with_chain(&[
+                "[design]",
+                r#"name = "a""#,
+                "[reset]",
+                r#"kind = "sync""#,
+                r#"activ = "low""#,
+            ]),
+            Some("reset.activ"),
+            (5, 1),
+            "unknown field `activ`",
+            Some("`kind` or `active`"),
+        ),
+        case(
+            "clock_typo",
+            &with_chain(&["[design]", r#"name = "a""#, "[clock]", "target_mhx = 100.0"]),
+            Some("clock.target_mhx"),
+            (4, 1),
+            "unknown field `target_mhx`",
+            Some("`target_mhz`"),
+        ),
+        case(
+            "hs_chain_typo",
+            &[
+                "[design]",
+                r#"name = "a""#,
+                "[hs_chain]",
+                "widht = 8",
+                r#"stages = ["skid"]"#,
+            ],
+            Some("hs_chain.widht"),
+            (4, 1),
+            "unknown field `widht`",
+            Some("`width` or `stages`"),
+        ),
+        case(
+            "inline_table_unknown_key",
+            &with_chain(&[r#"design = { name = "a", bogus = 1 }"#]),
+            Some("design.bogus"),
+            (1, 24),
+            "unknown field `bogus`",
+            Some("`name` or `module_prefix`"),
+        ),
+        // --- wrong types
+        case(
+            "width_string",
+            &[
+                "[design]",
+                r#"name = "a""#,
+                "[hs_chain]",
+                r#"width = "8""#,
+                r#"stages = ["skid"]"#,
+            ],
+            Some("hs_chain.width"),
+            (4, 9),
+            r#"invalid type: string "8""#,
+            Some("an integer in 1..=4096"),
+        ),
+        case(
+            "name_integer",
+            &with_chain(&["[design]", "name = 42"]),
+            Some("design.name"),
+            (2, 8),
+            "invalid type: integer `42`",
+            Some(
+                "a Verilog identifier: a letter or `_`, then letters, digits or `_`; not a keyword",
+            ),
+        ),
+        case(
+            "stages_not_array",
+            &[
+                "[design]",
+                r#"name = "a""#,
+                "[hs_chain]",
+                "width = 8",
+                r#"stages = "skid""#,
+            ],
+            Some("hs_chain.stages"),
+            (5, 10),
+            r#"invalid type: string "skid""#,
+            Some(r#"an array of 1..=64 stages, each one of "bypass", "bubble", "skid", "fifo:N""#),
+        ),
+        case(
+            "width_float",
+            &[
+                "[design]",
+                r#"name = "a""#,
+                "[hs_chain]",
+                "width = 8.5",
+                r#"stages = ["skid"]"#,
+            ],
+            Some("hs_chain.width"),
+            (4, 9),
+            "invalid type: floating point `8.5`",
+            Some("an integer in 1..=4096"),
+        ),
+        case(
+            "width_negative",
+            &[
+                "[design]",
+                r#"name = "a""#,
+                "[hs_chain]",
+                "width = -1",
+                r#"stages = ["skid"]"#,
+            ],
+            Some("hs_chain.width"),
+            (4, 9),
+            "invalid value: integer `-1`",
+            Some("an integer in 1..=4096"),
+        ),
+        case(
+            "stage_not_string",
+            &[
+                "[design]",
+                r#"name = "a""#,
+                "[hs_chain]",
+                "width = 8",
+                r#"stages = ["skid", 3]"#,
+            ],
+            Some("hs_chain.stages[1]"),
+            (5, 19),
+            "invalid type: integer `3`",
+            Some(r#""bypass", "bubble", "skid", "fifo:N" (N in 1..=4096)"#),
+        ),
+        case(
+            "section_not_table",
+            &with_chain(&["clock = 5", "[design]", r#"name = "a""#]),
+            Some("clock"),
+            (1, 9),
+            "invalid type: integer `5`",
+            Some("a [clock] table with `target_mhz`"),
+        ),
+        // --- enums
+        case(
+            "reset_kind",
+            &with_chain(&["[design]", r#"name = "a""#, "[reset]", r#"kind = "asynch""#]),
+            Some("reset.kind"),
+            (4, 8),
+            "unknown variant `asynch`",
+            Some(r#""async" or "sync""#),
+        ),
+        case(
+            "reset_active",
+            &with_chain(&["[design]", r#"name = "a""#, "[reset]", r#"active = "Low""#]),
+            Some("reset.active"),
+            (4, 10),
+            "unknown variant `Low`",
+            Some(r#""low" (port rst_ni) or "high" (port rst_i)"#),
+        ),
+        // --- missing keys
+        case(
+            "missing_design",
+            &with_chain(&["# only a chain", ""]),
+            Some("design"),
+            (1, 1),
+            "required key is missing",
+            Some("a [design] table with `name`"),
+        ),
+        case(
+            "missing_design_name",
+            &with_chain(&["# no name", "[design]", r#"module_prefix = "g_""#]),
+            Some("design.name"),
+            (2, 1),
+            "required key is missing",
+            Some("a Verilog identifier"),
+        ),
+        case(
+            "missing_width",
+            &[
+                "[design]",
+                r#"name = "a""#,
+                "[hs_chain]",
+                r#"stages = ["skid"]"#,
+            ],
+            Some("hs_chain.width"),
+            (3, 1),
+            "required key is missing",
+            Some("an integer in 1..=4096"),
+        ),
+        case(
+            "no_unit",
+            &[
+                "# comment",
+                "[design]",
+                r#"name = "a""#,
+                "[reset]",
+                r#"kind = "sync""#,
+            ],
+            None,
+            (1, 1),
+            "the config describes no unit",
+            Some("at least one unit section: [hs_chain]"),
+        ),
+        // --- TOML syntax
+        case(
+            "unterminated_string",
+            &with_chain(&["[design]", r#"name = "a"#]),
+            Some("design.name"),
+            (2, 8),
+            "unterminated string",
+            Some("a closing `\"` on the same line"),
+        ),
+        case(
+            "unterminated_string_in_multiline_array",
+            &[
+                "[design]",
+                r#"name = "a""#,
+                "[hs_chain]",
+                "width = 8",
+                "stages = [",
+                r#"  "skid","#,
+                r#"  "bub"#,
+                "]",
+            ],
+            Some("hs_chain.stages[1]"),
+            (7, 3),
+            "unterminated string",
+            Some("a closing `\"` on the same line"),
+        ),
+        case(
+            "duplicate_key",
+            &with_chain(&["[design]", r#"name = "a""#, r#"name = "b""#]),
+            Some("design.name"),
+            (3, 1),
+            "duplicate key: already set on line 2",
+            None,
+        ),
+        case(
+            "unquoted_value",
+            &with_chain(&["[design]", "name = a"]),
+            Some("design.name"),
+            (2, 8),
+            "string values must be quoted",
+            Some("a Verilog identifier"),
+        ),
+        case(
+            "key_without_value",
+            &with_chain(&["[design]", r#"name "a""#]),
+            Some("design.name"),
+            (2, 6),
+            "key with no value",
+            Some("`=`"),
+        ),
+        // --- names
+        case(
+            "name_keyword_buf",
+            &with_chain(&["[design]", r#"name = "buf""#]),
+            Some("design.name"),
+            (2, 8),
+            r#"design name "buf" is a Verilog/SystemVerilog keyword"#,
+            Some("not a keyword"),
+        ),
+        case(
+            "name_keyword_module",
+            &with_chain(&[
+                "# module is reserved",
+                "[design]",
+                r#"name    =   "module""#,
+            ]),
+            Some("design.name"),
+            (3, 13),
+            r#"design name "module" is a Verilog/SystemVerilog keyword"#,
+            Some("not a keyword"),
+        ),
+        case(
+            "name_starts_with_digit",
+            &with_chain(&["[design]", r#"name = "3dtex""#]),
+            Some("design.name"),
+            (2, 8),
+            r#"design name "3dtex" starts with '3'"#,
+            Some("a letter or `_`, then letters, digits or `_`"),
+        ),
+        case(
+            "name_dotted_key",
+            &[
+                "design.name = \"buf\"",
+                "hs_chain.width = 8",
+                r#"hs_chain.stages = ["skid"]"#,
+            ],
+            Some("design.name"),
+            (1, 15),
+            r#"design name "buf" is a Verilog/SystemVerilog keyword"#,
+            Some("not a keyword"),
+        ),
+        case(
+            "prefix_with_dash",
+            &with_chain(&["[design]", r#"name = "a""#, r#"module_prefix = "gpu-""#]),
+            Some("design.module_prefix"),
+            (3, 17),
+            r#"module prefix "gpu-" contains '-'"#,
+            Some(r#"empty, or a letter or `_` followed by letters, digits or `_` (e.g. "gpu_")"#),
+        ),
+        // --- ranges
+        case(
+            "width_zero",
+            &[
+                "[design]",
+                r#"name = "a""#,
+                "[hs_chain]",
+                "width = 0",
+                r#"stages = ["skid"]"#,
+            ],
+            Some("hs_chain.width"),
+            (4, 9),
+            "width 0 is out of range",
+            Some("an integer in 1..=4096"),
+        ),
+        case(
+            "width_5000",
+            &[
+                "[design]",
+                r#"name = "a""#,
+                "[hs_chain]",
+                "width = 5000",
+                r#"stages = ["skid"]"#,
+            ],
+            Some("hs_chain.width"),
+            (4, 9),
+            "width 5000 is out of range",
+            Some("an integer in 1..=4096"),
+        ),
+        case(
+            "stages_empty",
+            &[
+                "[design]",
+                r#"name = "a""#,
+                "[hs_chain]",
+                "width = 8",
+                "stages = []",
+            ],
+            Some("hs_chain.stages"),
+            (5, 10),
+            "0 stages given",
+            Some("an array of 1..=64 stages"),
+        ),
+        case(
+            "too_many_stages",
+            &[
+                "[design]",
+                r#"name = "a""#,
+                "[hs_chain]",
+                "width = 8",
+                many_stages,
+            ],
+            Some("hs_chain.stages"),
+            (5, 10),
+            "65 stages given",
+            Some("an array of 1..=64 stages"),
+        ),
+        case(
+            "stage_kind_unknown",
+            &[
+                "[design]",
+                r#"name = "a""#,
+                "[hs_chain]",
+                "width = 8",
+                r#"stages = ["skid", "bubble", "skidd"]"#,
+            ],
+            Some("hs_chain.stages[2]"),
+            (5, 29),
+            r#"unknown handshake kind "skidd""#,
+            Some(r#""bypass", "bubble", "skid", "fifo:N" (N in 1..=4096)"#),
+        ),
+        case(
+            "fifo_depth_zero",
+            &[
+                "[design]",
+                r#"name = "a""#,
+                "[hs_chain]",
+                "width = 8",
+                r#"stages = ["fifo:0"]"#,
+            ],
+            Some("hs_chain.stages[0]"),
+            (5, 11),
+            "fifo depth 0 is out of range",
+            Some(r#""fifo:N" (N in 1..=4096)"#),
+        ),
+        case(
+            "fifo_depth_not_a_number",
+            &[
+                "[design]",
+                r#"name = "a""#,
+                "[hs_chain]",
+                "width = 8",
+                r#"stages = ["skid", "fifo:x"]"#,
+            ],
+            Some("hs_chain.stages[1]"),
+            (5, 19),
+            r#"fifo depth "x" is not a number"#,
+            Some(r#""fifo:N" (N in 1..=4096)"#),
+        ),
+        case(
+            "target_mhz_zero",
+            &with_chain(&["[design]", r#"name = "a""#, "[clock]", "target_mhz = 0.0"]),
+            Some("clock.target_mhz"),
+            (4, 14),
+            "target frequency 0 MHz is out of range",
+            Some("a number of MHz in (0, 5000]"),
+        ),
+        case(
+            "target_mhz_negative",
+            &with_chain(&["[design]", r#"name = "a""#, "[clock]", "target_mhz = -5.0"]),
+            Some("clock.target_mhz"),
+            (4, 14),
+            "target frequency -5 MHz is out of range",
+            Some("a number of MHz in (0, 5000]"),
+        ),
+    ]
+}
+
+#[test]
+fn each_bad_config_names_key_line_column_and_what_is_allowed() {
+    let many = format!("stages = [{}]", vec![r#""skid""#; 65].join(", "));
+    let cases = cases(&many);
+    assert!(cases.len() >= 20, "only {} cases", cases.len());
+    let dir = scratch("cases");
+    let failures: Vec<String> = cases
+        .iter()
+        .filter_map(|c| check_case(&dir, c).err())
+        .collect();
+    let _ = fs::remove_dir_all(&dir);
+    assert!(
+        failures.is_empty(),
+        "{} of {} cases failed:\n\n{}",
+        failures.len(),
+        cases.len(),
+        failures.join("\n\n")
+    );
+}
+
+/// Runs `check` on `lines` and returns the stderr lines that start an error.
+fn error_heads(tag: &str, lines: &[&str]) -> (PathBuf, Vec<String>) {
+    let dir = scratch(tag);
+    let path = dir.join("bad.toml");
+    fs::write(&path, toml(lines)).expect("write config");
+    let out = gpurtl(&["check", "-c", path.to_str().expect("utf-8 temp path")]);
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "stderr:\n{stderr}");
+    let heads = stderr
+        .lines()
+        .filter(|l| l.starts_with("error: "))
+        .map(str::to_string)
+        .collect();
+    (path, heads)
+}
+
+#[test]
+fn every_semantic_error_in_one_file_is_reported() {
+    let (path, heads) = error_heads(
+        "multi-semantic",
+        &[
+            "[design]",
+            r#"name = "buf""#,
+            r#"module_prefix = "9x""#,
+            "[clock]",
+            "target_mhz = -1.0",
+            "[hs_chain]",
+            "width = 0",
+            r#"stages = ["skid", "fifo:0", "nope"]"#,
+        ],
+    );
+    let p = path.display();
+    let want = [
+        format!(
+            r#"error: {p}:2:8: key `design.name`: design name "buf" is a Verilog/SystemVerilog keyword"#
+        ),
+        format!(
+            r#"error: {p}:3:17: key `design.module_prefix`: module prefix "9x" starts with '9'"#
+        ),
+        format!("error: {p}:5:14: key `clock.target_mhz`: target frequency -1 MHz is out of range"),
+        format!("error: {p}:7:9: key `hs_chain.width`: width 0 is out of range"),
+        format!("error: {p}:8:19: key `hs_chain.stages[1]`: fifo depth 0 is out of range"),
+        format!(r#"error: {p}:8:29: key `hs_chain.stages[2]`: unknown handshake kind "nope""#),
+    ];
+    assert_eq!(heads, want);
+    let _ = fs::remove_dir_all(path.parent().expect("scratch dir"));
+}
+
+#[test]
+fn every_syntax_error_in_one_file_is_reported() {
+    let (path, heads) = error_heads(
+        "multi-syntax",
+        &[
+            "[design]",
+            r#"name = "a"#,
+            "module_prefix = 'g_",
+            "[hs_chain]",
+            "width = 8 8",
+            r#"stages = ["skid"]"#,
+        ],
+    );
+    let p = path.display();
+    let want = [
+        format!("error: {p}:2:8: key `design.name`: unterminated string"),
+        format!("error: {p}:3:17: key `design.module_prefix`: unterminated string"),
+        format!("error: {p}:5:9: key `hs_chain.width`: string values must be quoted"),
+    ];
+    assert_eq!(heads, want);
+    let _ = fs::remove_dir_all(path.parent().expect("scratch dir"));
+}
+
+#[test]
+fn the_caret_points_at_the_reported_column() {
+    let dir = scratch("caret");
+    let path = dir.join("bad.toml");
+    fs::write(&path, toml(&with_chain(&["[design]", r#"name = "buf""#]))).expect("write config");
+    let out = gpurtl(&["check", "-c", path.to_str().expect("utf-8 temp path")]);
+    let stderr = text(&out.stderr);
+    let want = format!(
+        "error: {}:2:8: key `design.name`: design name \"buf\" is a Verilog/SystemVerilog keyword\n  \
+         allowed: a Verilog identifier: a letter or `_`, then letters, digits or `_`; not a keyword\n  \
+         | name = \"buf\"\n  \
+         |        ^\n",
+        path.display()
+    );
+    assert_eq!(stderr, want);
+    let _ = fs::remove_dir_all(&dir);
+}
+
+/// Every file under `dir` (recursively) with its bytes, keyed by relative path.
+fn snapshot(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
+    fn walk(root: &Path, dir: &Path, out: &mut BTreeMap<PathBuf, Vec<u8>>) {
+        for entry in fs::read_dir(dir).expect("read dir") {
+            let path = entry.expect("dir entry").path();
+            if path.is_dir() {
+                walk(root, &path, out);
+            } else {
+                let rel = path.strip_prefix(root).expect("under root").to_path_buf();
+                out.insert(rel, fs::read(&path).expect("read file"));
+            }
+        }
+    }
+    let mut out = BTreeMap::new();
+    walk(dir, dir, &mut out);
+    out
+}
+
+#[test]
+fn a_bad_config_leaves_earlier_output_untouched() {
+    let root = scratch("untouched");
+    let good = root.join("good.toml");
+    let bad = root.join("bad.toml");
+    let out_dir = root.join("rtl");
+    fs::write(
+        &good,
+        toml(&with_chain(&["[design]", r#"name = "keep_me""#])),
+    )
+    .expect("write good");
+    fs::write(&bad, toml(&with_chain(&["[design]", r#"name = "buf""#]))).expect("write bad");
+    let out_arg = out_dir.to_str().expect("utf-8 temp path");
+
+    let first = gpurtl(&[
+        "generate",
+        "--config",
+        good.to_str().expect("utf-8"),
+        "--out",
+        out_arg,
+    ]);
+    assert_eq!(
+        first.status.code(),
+        Some(0),
+        "stderr:\n{}",
+        text(&first.stderr)
+    );
+    let before = snapshot(&out_dir);
+    assert!(
+        before
+            .keys()
+            .any(|p| p.extension().is_some_and(|e| e == "v")),
+        "no Verilog generated: {:?}",
+        before.keys().collect::<Vec<_>>()
+    );
+    assert!(before.contains_key(Path::new("manifest.json")));
+
+    let second = gpurtl(&[
+        "generate",
+        "--config",
+        bad.to_str().expect("utf-8"),
+        "--out",
+        out_arg,
+    ]);
+    let stderr = text(&second.stderr);
+    assert_eq!(second.status.code(), Some(2), "stderr:\n{stderr}");
+    assert!(
+        stderr.starts_with(&format!(
+            "error: {}:2:8: key `design.name`: design name \"buf\"",
+            bad.display()
+        )),
+        "stderr:\n{stderr}"
+    );
+    assert_eq!(snapshot(&out_dir), before, "output directory changed");
+
+    // Only the inputs and the output directory: no temp or backup siblings left over.
+    let mut siblings: Vec<String> = fs::read_dir(&root)
+        .expect("read root")
+        .map(|e| {
+            e.expect("dir entry")
+                .file_name()
+                .to_string_lossy()
+                .into_owned()
+        })
+        .collect();
+    siblings.sort();
+    assert_eq!(siblings, ["bad.toml", "good.toml", "rtl"]);
+    let _ = fs::remove_dir_all(&root);
+}
+
+#[test]
+fn check_with_a_missing_config_file_names_the_path() {
+    let path = scratch("missing").join("no_such_config.toml");
+    let out = gpurtl(&["check", "--config", path.to_str().expect("utf-8 temp path")]);
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "stderr:\n{stderr}");
+    assert!(
+        stderr.starts_with(&format!("cannot read config {}: ", path.display())),
+        "stderr:\n{stderr}"
+    );
+    let _ = fs::remove_dir_all(path.parent().expect("scratch dir"));
+}
+
+#[test]
+fn sim_of_an_unknown_unit_lists_the_units() {
+    let out = gpurtl(&["sim", "--unit", "nosuch"]);
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "stderr:\n{stderr}");
+    assert_eq!(
+        stderr,
+        "no unit `nosuch` in this config; it has: hs_chain\n"
+    );
+}
+
+#[test]
+fn sim_with_a_gap_outside_the_unit_interval_is_a_usage_error() {
+    let out = gpurtl(&["sim", "--unit", "hs_chain", "--gap", "1.5"]);
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "stderr:\n{stderr}");
+    assert!(
+        stderr.contains("invalid value '1.5' for '--gap <GAP>': 1.5 is outside [0, 1)"),
+        "stderr:\n{stderr}"
+    );
+}
