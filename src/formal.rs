@@ -39,7 +39,12 @@ pub fn script(file: &str, top: &str, params: &[(&str, u64)]) -> String {
 
 /// Proves the properties of `top` in the Verilog `text`, with parameter overrides.
 /// `work` is a scratch directory.
-pub fn prove(text: &str, top: &str, params: &[(&str, u64)], work: &Path) -> Result<Proof, FormalError> {
+pub fn prove(
+    text: &str,
+    top: &str,
+    params: &[(&str, u64)],
+    work: &Path,
+) -> Result<Proof, FormalError> {
     let io = |source| FormalError::Io {
         path: work.display().to_string(),
         source,

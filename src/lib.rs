@@ -6,6 +6,6 @@ pub mod emit;
 pub mod formal;
 pub mod model;
 pub mod rng;
-pub mod vectors;
 pub mod rtl;
 pub mod sim;
+pub mod vectors;

@@ -8,7 +8,12 @@ use gpurtl::config::StageKind;
 use gpurtl::formal::prove;
 use gpurtl::rtl::{Ctx, handshake};
 
-const RESETS: [(&str, &str); 4] = [("async", "low"), ("async", "high"), ("sync", "low"), ("sync", "high")];
+const RESETS: [(&str, &str); 4] = [
+    ("async", "low"),
+    ("async", "high"),
+    ("sync", "low"),
+    ("sync", "high"),
+];
 
 fn module(kind: StageKind, kind_reset: &str, active: &str) -> (String, String) {
     let cfg = parse(
@@ -19,11 +24,20 @@ fn module(kind: StageKind, kind_reset: &str, active: &str) -> (String, String) {
         "formal config",
     );
     let ctx = Ctx::new(&cfg);
-    let m = handshake::module_for(&ctx, kind, 8).expect("renders").expect("a module");
+    let m = handshake::module_for(&ctx, kind, 8)
+        .expect("renders")
+        .expect("a module");
     (m.name, m.text)
 }
 
-fn assert_proof(kind: StageKind, text: &str, top: &str, depth: Option<u64>, expect: bool, what: &str) {
+fn assert_proof(
+    kind: StageKind,
+    text: &str,
+    top: &str,
+    depth: Option<u64>,
+    expect: bool,
+    what: &str,
+) {
     let mut params = vec![("Width", 8u64)];
     if let Some(d) = depth {
         params.push(("Depth", d));
@@ -31,14 +45,25 @@ fn assert_proof(kind: StageKind, text: &str, top: &str, depth: Option<u64>, expe
     let work = scratch(&format!("formal-{}", kind.label().replace(':', "")));
     let proof = prove(text, top, &params, &work).expect("yosys runs");
     assert_eq!(
-        proof.proven, expect,
+        proof.proven,
+        expect,
         "{what}: expected the proof to {}\n{}",
         if expect { "pass" } else { "fail" },
-        proof.log.lines().rev().take(15).collect::<Vec<_>>().join("\n")
+        proof
+            .log
+            .lines()
+            .rev()
+            .take(15)
+            .collect::<Vec<_>>()
+            .join("\n")
     );
     if !expect {
         // It must fail on an assertion, not on a mutation that broke the syntax.
-        assert!(proof.log.contains("proof did fail"), "{what}: failed for another reason:\n{}", proof.log);
+        assert!(
+            proof.log.contains("proof did fail"),
+            "{what}: failed for another reason:\n{}",
+            proof.log
+        );
     }
 }
 
@@ -47,7 +72,14 @@ fn bubble_and_skid_properties_hold_for_every_reset_style() {
     for (kind_reset, active) in RESETS {
         for kind in [StageKind::Bubble, StageKind::Skid] {
             let (top, text) = module(kind, kind_reset, active);
-            assert_proof(kind, &text, &top, None, true, &format!("{top} {kind_reset}/{active}"));
+            assert_proof(
+                kind,
+                &text,
+                &top,
+                None,
+                true,
+                &format!("{top} {kind_reset}/{active}"),
+            );
         }
     }
 }
@@ -58,7 +90,14 @@ fn fifo_properties_hold_for_depths_1_to_5() {
         let (kind_reset, active) = RESETS[depth as usize % RESETS.len()];
         let kind = StageKind::Fifo { depth };
         let (top, text) = module(kind, kind_reset, active);
-        assert_proof(kind, &text, &top, Some(u64::from(depth)), true, &format!("fifo depth {depth}"));
+        assert_proof(
+            kind,
+            &text,
+            &top,
+            Some(u64::from(depth)),
+            true,
+            &format!("fifo depth {depth}"),
+        );
     }
 }
 
@@ -67,31 +106,79 @@ fn broken_skid_variants_fail_the_proof() {
     let (top, text) = module(StageKind::Skid, "async", "low");
     let cases = [
         // Ready no longer registered: an item arriving while the skid is full is lost.
-        ("assign in_ready_o = ~skid_valid_q;", "assign in_ready_o = 1'b1;", "always ready"),
+        (
+            "assign in_ready_o = ~skid_valid_q;",
+            "assign in_ready_o = 1'b1;",
+            "always ready",
+        ),
         // The held output reloads from the input: data changes under stall.
-        ("if (out_ready_i | ~out_valid_q) begin", "if (1'b1) begin", "reload while stalled"),
+        (
+            "if (out_ready_i | ~out_valid_q) begin",
+            "if (1'b1) begin",
+            "reload while stalled",
+        ),
         // The skid is not drained first: order breaks.
-        ("      if (skid_valid_q) begin\n        out_valid_d  = 1'b1;", "      if (1'b0) begin\n        out_valid_d  = 1'b1;", "skid bypassed"),
+        (
+            "      if (skid_valid_q) begin\n        out_valid_d  = 1'b1;",
+            "      if (1'b0) begin\n        out_valid_d  = 1'b1;",
+            "skid bypassed",
+        ),
     ];
     for (from, to, what) in cases {
-        assert_proof(StageKind::Skid, &mutate(&text, from, to), &top, None, false, what);
+        assert_proof(
+            StageKind::Skid,
+            &mutate(&text, from, to),
+            &top,
+            None,
+            false,
+            what,
+        );
     }
 }
 
 #[test]
 fn broken_bubble_and_fifo_variants_fail_the_proof() {
     let (top, text) = module(StageKind::Bubble, "sync", "high");
-    let broken = mutate(&text, "assign in_ready_o = out_ready_i | ~valid_q;", "assign in_ready_o = 1'b1;");
-    assert_proof(StageKind::Bubble, &broken, &top, None, false, "bubble overwrites a held item");
+    let broken = mutate(
+        &text,
+        "assign in_ready_o = out_ready_i | ~valid_q;",
+        "assign in_ready_o = 1'b1;",
+    );
+    assert_proof(
+        StageKind::Bubble,
+        &broken,
+        &top,
+        None,
+        false,
+        "bubble overwrites a held item",
+    );
 
     let kind = StageKind::Fifo { depth: 3 };
     let (top, text) = module(kind, "async", "low");
-    let overflow = mutate(&text, "assign in_ready_o  = (count_q != FullCount);", "assign in_ready_o  = 1'b1;");
-    assert_proof(kind, &overflow, &top, Some(3), false, "fifo accepts when full");
+    let overflow = mutate(
+        &text,
+        "assign in_ready_o  = (count_q != FullCount);",
+        "assign in_ready_o  = 1'b1;",
+    );
+    assert_proof(
+        kind,
+        &overflow,
+        &top,
+        Some(3),
+        false,
+        "fifo accepts when full",
+    );
     let wrap = mutate(
         &text,
         "rd_ptr_d = (rd_ptr_q == LastPtr) ? {PtrW{1'b0}} : rd_ptr_q + 1'b1;",
         "rd_ptr_d = rd_ptr_q + 1'b1;",
     );
-    assert_proof(kind, &wrap, &top, Some(3), false, "fifo read pointer misses the wrap at Depth 3");
+    assert_proof(
+        kind,
+        &wrap,
+        &top,
+        Some(3),
+        false,
+        "fifo read pointer misses the wrap at Depth 3",
+    );
 }

@@ -23,7 +23,11 @@ fn files_f(dir: &Path) -> Vec<String> {
 fn check_all_tools(cfg: &Config, tag: &str) {
     let (dir, design) = generate(cfg, tag);
     let files = files_f(&dir);
-    assert_eq!(files.len(), design.modules.len(), "files.f lists every module");
+    assert_eq!(
+        files.len(),
+        design.modules.len(),
+        "files.f lists every module"
+    );
     for unit in &design.units {
         lint(&dir, &files, &unit.top);
         synth(&dir, &files, &unit.top);
@@ -46,7 +50,11 @@ fn lint(dir: &Path, files: &[String], top: &str) {
     args.extend(files.iter().map(String::as_str));
     let out = tool("verilator", &args, dir);
     let log = text(&out);
-    assert!(out.status.success() && !log.contains("%Warning"), "verilator -Wall on {top} in {}:\n{log}", dir.display());
+    assert!(
+        out.status.success() && !log.contains("%Warning"),
+        "verilator -Wall on {top} in {}:\n{log}",
+        dir.display()
+    );
 }
 
 fn synth(dir: &Path, files: &[String], top: &str) {
@@ -57,8 +65,15 @@ fn synth(dir: &Path, files: &[String], top: &str) {
     );
     let out = tool("yosys", &["-q", "-p", &script], dir);
     let log = text(&out);
-    assert!(out.status.success(), "yosys synth/check on {top} in {}:\n{log}", dir.display());
-    assert!(!log.to_lowercase().contains("latch inferred"), "latch in {top}:\n{log}");
+    assert!(
+        out.status.success(),
+        "yosys synth/check on {top} in {}:\n{log}",
+        dir.display()
+    );
+    assert!(
+        !log.to_lowercase().contains("latch inferred"),
+        "latch in {top}:\n{log}"
+    );
 }
 
 fn icarus(dir: &Path, files: &[String], top: &str) {
@@ -66,7 +81,10 @@ fn icarus(dir: &Path, files: &[String], top: &str) {
     args.extend(files.iter().map(String::as_str));
     let out = tool("iverilog", &args, dir);
     let log = text(&out);
-    assert!(out.status.success() && log.trim().is_empty(), "iverilog on {top}:\n{log}");
+    assert!(
+        out.status.success() && log.trim().is_empty(),
+        "iverilog on {top}:\n{log}"
+    );
 }
 
 #[test]
@@ -86,11 +104,18 @@ fn embedded_default_passes_lint_synth_and_icarus() {
 /// A random config that validates, from the edges of every range.
 fn random_config(rng: &mut Rng, i: usize) -> String {
     let pick = |rng: &mut Rng, n: usize| (rng.next_u64() % n as u64) as usize;
-    let widths = [1u32, 2, 3, 7, 8, 9, 31, 32, 33, 63, 64, 65, 100, 128, 257, 512];
-    let kinds = ["bypass", "bubble", "skid", "fifo:1", "fifo:2", "fifo:3", "fifo:4", "fifo:7", "fifo:16", "fifo:17"];
+    let widths = [
+        1u32, 2, 3, 7, 8, 9, 31, 32, 33, 63, 64, 65, 100, 128, 257, 512,
+    ];
+    let kinds = [
+        "bypass", "bubble", "skid", "fifo:1", "fifo:2", "fifo:3", "fifo:4", "fifo:7", "fifo:16",
+        "fifo:17",
+    ];
     let prefixes = ["", "a_", "gpu_", "X9_", "_p"];
     let n = 1 + pick(rng, 7);
-    let stages: Vec<String> = (0..n).map(|_| format!("\"{}\"", kinds[pick(rng, kinds.len())])).collect();
+    let stages: Vec<String> = (0..n)
+        .map(|_| format!("\"{}\"", kinds[pick(rng, kinds.len())]))
+        .collect();
     format!(
         "[design]\nname = \"rand{i}\"\nmodule_prefix = \"{}\"\n[reset]\nkind = \"{}\"\nactive = \"{}\"\n\
          [hs_chain]\nwidth = {}\nstages = [{}]\n",
@@ -127,7 +152,10 @@ fn snapshot(dir: &Path) -> Vec<(String, Vec<u8>)> {
         .expect("output dir")
         .map(|e| {
             let p = e.expect("entry").path();
-            (p.file_name().unwrap().to_string_lossy().into_owned(), fs::read(&p).expect("file"))
+            (
+                p.file_name().unwrap().to_string_lossy().into_owned(),
+                fs::read(&p).expect("file"),
+            )
         })
         .collect();
     v.sort();
@@ -162,9 +190,16 @@ fn output_names_modules_files_and_config() {
     let files = files_f(&dir);
     // Dependency order: every module after the ones it instantiates; the top last.
     for (i, f) in files.iter().enumerate() {
-        let m = design.modules.iter().find(|m| &m.file_name() == f).expect("listed module");
+        let m = design
+            .modules
+            .iter()
+            .find(|m| &m.file_name() == f)
+            .expect("listed module");
         for dep in &m.instantiates {
-            let j = files.iter().position(|x| *x == format!("{dep}.v")).expect("dependency listed");
+            let j = files
+                .iter()
+                .position(|x| *x == format!("{dep}.v"))
+                .expect("dependency listed");
             assert!(j < i, "{dep} must come before {}", m.name);
         }
     }
@@ -172,19 +207,41 @@ fn output_names_modules_files_and_config() {
     for m in &design.modules {
         let text = fs::read_to_string(dir.join(m.file_name())).expect("module file");
         assert!(m.name.starts_with("gpu_"), "prefix applied: {}", m.name);
-        assert_eq!(text.matches("\nmodule ").count() + usize::from(text.starts_with("module ")), 1, "one module per file");
+        assert_eq!(
+            text.matches("\nmodule ").count() + usize::from(text.starts_with("module ")),
+            1,
+            "one module per file"
+        );
         assert!(text.contains(&format!("module {} #(", m.name)));
-        assert!(text.starts_with(&format!("// Generated by gpurtl {}", env!("CARGO_PKG_VERSION"))));
-        assert!(text.contains(cfg.short_hash()), "header names the config hash");
+        assert!(text.starts_with(&format!(
+            "// Generated by gpurtl {}",
+            env!("CARGO_PKG_VERSION")
+        )));
+        assert!(
+            text.contains(cfg.short_hash()),
+            "header names the config hash"
+        );
         assert!(text.ends_with("endmodule\n"), "final newline kept");
         assert!(!text.contains("[-1:0]"));
     }
     let manifest: serde_json::Value =
-        serde_json::from_str(&fs::read_to_string(dir.join("manifest.json")).expect("manifest")).expect("json");
+        serde_json::from_str(&fs::read_to_string(dir.join("manifest.json")).expect("manifest"))
+            .expect("json");
     assert_eq!(manifest["config_hash"], cfg.hash.as_str());
-    assert_eq!(manifest["generator"], format!("gpurtl {}", env!("CARGO_PKG_VERSION")).as_str());
-    assert_eq!(manifest["modules"].as_array().map(Vec::len), Some(design.modules.len()));
-    let fifo = manifest["modules"].as_array().unwrap().iter().find(|m| m["name"] == "gpu_hs_fifo").expect("fifo");
+    assert_eq!(
+        manifest["generator"],
+        format!("gpurtl {}", env!("CARGO_PKG_VERSION")).as_str()
+    );
+    assert_eq!(
+        manifest["modules"].as_array().map(Vec::len),
+        Some(design.modules.len())
+    );
+    let fifo = manifest["modules"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["name"] == "gpu_hs_fifo")
+        .expect("fifo");
     assert_eq!(fifo["parameters"]["Depth"], 4);
     assert_eq!(fifo["parameters"]["Width"], 32);
     let core = fs::read_to_string(dir.join("gpurtl_default.core")).expect("core");
@@ -198,21 +255,55 @@ fn output_names_modules_files_and_config() {
 #[test]
 fn reset_style_comes_from_the_config() {
     let styles = [
-        ("async", "low", "rst_ni", "always @(posedge clk_i or negedge rst_ni)", "if (!rst_ni)"),
-        ("async", "high", "rst_i", "always @(posedge clk_i or posedge rst_i)", "if (rst_i)"),
-        ("sync", "low", "rst_ni", "always @(posedge clk_i) begin\n    if (!rst_ni)", "if (!rst_ni)"),
-        ("sync", "high", "rst_i", "always @(posedge clk_i) begin\n    if (rst_i)", "if (rst_i)"),
+        (
+            "async",
+            "low",
+            "rst_ni",
+            "always @(posedge clk_i or negedge rst_ni)",
+            "if (!rst_ni)",
+        ),
+        (
+            "async",
+            "high",
+            "rst_i",
+            "always @(posedge clk_i or posedge rst_i)",
+            "if (rst_i)",
+        ),
+        (
+            "sync",
+            "low",
+            "rst_ni",
+            "always @(posedge clk_i) begin\n    if (!rst_ni)",
+            "if (!rst_ni)",
+        ),
+        (
+            "sync",
+            "high",
+            "rst_i",
+            "always @(posedge clk_i) begin\n    if (rst_i)",
+            "if (rst_i)",
+        ),
     ];
     for (kind, active, port, always, cond) in styles {
         let cfg = parse(
-            &format!("[design]\nname = \"r\"\n[reset]\nkind = \"{kind}\"\nactive = \"{active}\"\n[hs_chain]\nwidth = 4\nstages = [\"skid\", \"fifo:2\", \"bubble\"]\n"),
+            &format!(
+                "[design]\nname = \"r\"\n[reset]\nkind = \"{kind}\"\nactive = \"{active}\"\n[hs_chain]\nwidth = 4\nstages = [\"skid\", \"fifo:2\", \"bubble\"]\n"
+            ),
             "reset style",
         );
         let design = elaborate(&cfg);
         for m in &design.modules {
-            assert!(m.text.contains(&format!("input  wire             {port},")), "{kind}/{active}: {}", m.name);
+            assert!(
+                m.text.contains(&format!("input  wire             {port},")),
+                "{kind}/{active}: {}",
+                m.name
+            );
             if m.kind != "hs_chain" {
-                assert!(m.text.contains(always), "{kind}/{active} {}: wants `{always}`", m.name);
+                assert!(
+                    m.text.contains(always),
+                    "{kind}/{active} {}: wants `{always}`",
+                    m.name
+                );
                 assert!(m.text.contains(cond));
             }
         }

@@ -14,7 +14,11 @@ use crate::sim::{self, SimOptions, SimReport};
 use crate::{emit, model};
 
 #[derive(Parser, Debug)]
-#[command(name = "gpurtl", version, about = "TOML configs in, synthesizable Verilog and a bit-exact Rust model out")]
+#[command(
+    name = "gpurtl",
+    version,
+    about = "TOML configs in, synthesizable Verilog and a bit-exact Rust model out"
+)]
 pub struct Cli {
     #[command(subcommand)]
     pub command: Cmd,
@@ -165,11 +169,22 @@ fn run(cli: Cli) -> Result<u8, Failure> {
                     .iter()
                     .map(|p| format!("{} ({:?}, {} bits)", p.name, p.dir, p.width).to_lowercase())
                     .collect();
-                println!("{:<12} top {:<20} ports: {}", u.name, u.top, ports.join(", "));
+                println!(
+                    "{:<12} top {:<20} ports: {}",
+                    u.name,
+                    u.top,
+                    ports.join(", ")
+                );
             }
             Ok(0)
         }
-        Cmd::Vectors { unit, config, count, seed, out } => {
+        Cmd::Vectors {
+            unit,
+            config,
+            count,
+            seed,
+            out,
+        } => {
             let (cfg, design) = load(&config)?;
             sim::find_unit(&design, &unit).map_err(usage)?;
             let set = model::vectors(&cfg, &unit, count, seed)
@@ -199,22 +214,45 @@ fn run(cli: Cli) -> Result<u8, Failure> {
                     crate::vectors::Role::Stimulus => "stimulus",
                     crate::vectors::Role::Expected => "expected",
                 };
-                println!("{:<40} {role:<9} {} x {} bits", dir.join(&f.name).display(), f.lines, p.port.width);
+                println!(
+                    "{:<40} {role:<9} {} x {} bits",
+                    dir.join(&f.name).display(),
+                    f.lines,
+                    p.port.width
+                );
             }
             Ok(0)
         }
-        Cmd::Sim { unit, config, count, seed, gap, stall, trace, json } => {
+        Cmd::Sim {
+            unit,
+            config,
+            count,
+            seed,
+            gap,
+            stall,
+            trace,
+            json,
+        } => {
             let (cfg, design) = load(&config)?;
             sim::find_unit(&design, &unit).map_err(usage)?;
             let work_dir = SimOptions::default_work_dir();
             let trace = trace.map(|t| {
                 if t.as_os_str().is_empty() {
-                    work_dir.join("traces").join(format!("{unit}-seed{seed}.fst"))
+                    work_dir
+                        .join("traces")
+                        .join(format!("{unit}-seed{seed}.fst"))
                 } else {
                     t
                 }
             });
-            let opt = SimOptions { count, seed, gap, stall, trace, work_dir };
+            let opt = SimOptions {
+                count,
+                seed,
+                gap,
+                stall,
+                trace,
+                work_dir,
+            };
             if !json {
                 eprintln!("sim {unit}: seed {seed}, {count} items, gap {gap}, stall {stall}");
             }
@@ -239,12 +277,26 @@ fn generate(cfg: &Config, design: &Design, dir: &Path) -> Result<()> {
         cfg.origin
     );
     println!("wrote {}/", dir.display());
-    println!("  {:<28} {:<9} {:>6} {:>8}", "file", "what", "lines", "bytes");
+    println!(
+        "  {:<28} {:<9} {:>6} {:>8}",
+        "file", "what", "lines", "bytes"
+    );
     for f in &files {
-        println!("  {:<28} {:<9} {:>6} {:>8}", f.name, f.what, f.lines, f.bytes.len());
+        println!(
+            "  {:<28} {:<9} {:>6} {:>8}",
+            f.name,
+            f.what,
+            f.lines,
+            f.bytes.len()
+        );
     }
     for u in &design.units {
-        println!("unit {}: top {} ({} modules)", u.name, u.top, u.modules.len());
+        println!(
+            "unit {}: top {} ({} modules)",
+            u.name,
+            u.top,
+            u.modules.len()
+        );
     }
     if files.is_empty() {
         bail!("nothing generated");
@@ -275,7 +327,12 @@ pub fn describe(cfg: &Config, design: &Design) -> String {
     if let Some(c) = &cfg.hs_chain {
         let kinds: Vec<String> = c.stages.iter().map(StageKind::label).collect();
         let registers = c.stages.iter().filter(|k| **k != StageKind::Bypass).count();
-        s += &format!("hs_chain   width {}, {} stages: {}\n", c.width, c.stages.len(), kinds.join(", "));
+        s += &format!(
+            "hs_chain   width {}, {} stages: {}\n",
+            c.width,
+            c.stages.len(),
+            kinds.join(", ")
+        );
         s += &format!(
             "           latency {registers} clock(s), capacity {} item(s), peak {:.1} item(s)/clock\n",
             c.capacity(),
@@ -283,7 +340,11 @@ pub fn describe(cfg: &Config, design: &Design) -> String {
         );
     }
     for m in &design.modules {
-        let params: Vec<String> = m.parameters.iter().map(|(k, v)| format!("{k}={v}")).collect();
+        let params: Vec<String> = m
+            .parameters
+            .iter()
+            .map(|(k, v)| format!("{k}={v}"))
+            .collect();
         s += &format!("module     {:<20} {}\n", m.name, params.join(" "));
     }
     s

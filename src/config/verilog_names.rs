@@ -1,6 +1,7 @@
 //! Legal Verilog identifiers: every name the config lends to generated RTL passes here.
 
 /// Verilog-2005 and SystemVerilog-2017 keywords: a name that is one breaks some tool.
+#[rustfmt::skip]
 const KEYWORDS: &[&str] = &[
     "accept_on", "alias", "always", "always_comb", "always_ff", "always_latch", "and",
     "assert", "assign", "assume", "automatic", "before", "begin", "bind", "bins", "binsof",
@@ -86,7 +87,11 @@ mod tests {
         assert!(check_identifier("hs_chain").is_ok());
         assert!(check_identifier("buf").unwrap_err().contains("keyword"));
         assert!(check_identifier("logic").unwrap_err().contains("keyword"));
-        assert!(check_identifier("3dtex").unwrap_err().contains("starts with"));
+        assert!(
+            check_identifier("3dtex")
+                .unwrap_err()
+                .contains("starts with")
+        );
         assert!(check_identifier("a-b").unwrap_err().contains("contains"));
         assert!(check_identifier("").is_err());
         assert!(check_prefix("").is_ok());

@@ -29,7 +29,10 @@ impl Stage {
         match kind {
             StageKind::Bypass => Self::Bypass,
             StageKind::Bubble => Self::Bubble { item: None },
-            StageKind::Skid => Self::Skid { out: None, skid: None },
+            StageKind::Skid => Self::Skid {
+                out: None,
+                skid: None,
+            },
             StageKind::Fifo { depth } => Self::Fifo {
                 depth: depth as usize,
                 items: VecDeque::new(),
@@ -103,7 +106,10 @@ mod tests {
         assert_eq!(s.offer(None), Some(&b(1)));
         assert!(s.ready(false));
         s.clock(Some(b(2)), false); // output held: 2 lands in the skid
-        assert!(!s.ready(true), "in_ready_o is registered: low while the skid is full");
+        assert!(
+            !s.ready(true),
+            "in_ready_o is registered: low while the skid is full"
+        );
         s.clock(None, true); // 1 leaves, 2 moves up
         assert_eq!(s.offer(None), Some(&b(2)));
         assert!(s.ready(false));

@@ -16,7 +16,9 @@ pub fn transfer(inputs: &[Bits]) -> Vec<Bits> {
 /// Random stimulus for `count` items and the expected output.
 pub fn vectors(chain: &HsChain, count: usize, seed: u64) -> VectorSet {
     let mut rng = Rng::stream(seed, STREAM_DATA);
-    let inputs: Vec<Bits> = (0..count).map(|_| Bits::random(chain.width, &mut rng)).collect();
+    let inputs: Vec<Bits> = (0..count)
+        .map(|_| Bits::random(chain.width, &mut rng))
+        .collect();
     let outputs = transfer(&inputs);
     let port = |name: &str, dir| StreamPort {
         name: name.into(),
@@ -110,7 +112,14 @@ mod tests {
     #[test]
     fn cycle_model_delivers_what_the_transaction_model_says() {
         use StageKind::*;
-        let c = chain(&[Skid, Bubble, Fifo { depth: 3 }, Bypass, Skid, Fifo { depth: 1 }]);
+        let c = chain(&[
+            Skid,
+            Bubble,
+            Fifo { depth: 3 },
+            Bypass,
+            Skid,
+            Fifo { depth: 1 },
+        ]);
         let v = vectors(&c, 500, 11);
         let inputs = &v.ports[0].items;
         for (gap, stall) in [(0.0, 0.0), (0.3, 0.3), (0.9, 0.1), (0.1, 0.9)] {
@@ -123,8 +132,13 @@ mod tests {
     fn full_rate_kinds_move_one_item_per_clock() {
         use StageKind::*;
         let n = 1000;
-        for kinds in [vec![Bypass], vec![Bubble], vec![Skid], vec![Fifo { depth: 2 }],
-                      vec![Skid, Bubble, Fifo { depth: 4 }, Skid]] {
+        for kinds in [
+            vec![Bypass],
+            vec![Bubble],
+            vec![Skid],
+            vec![Fifo { depth: 2 }],
+            vec![Skid, Bubble, Fifo { depth: 4 }, Skid],
+        ] {
             let c = chain(&kinds);
             let inputs = vectors(&c, n, 1).ports[0].items.clone();
             let run = run_cycles(&c, &inputs, 1, 0.0, 0.0);

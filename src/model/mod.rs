@@ -9,7 +9,10 @@ use crate::vectors::VectorSet;
 /// The model's stimulus and expected output for `count` items of `unit`.
 pub fn vectors(cfg: &Config, unit: &str, count: usize, seed: u64) -> Option<VectorSet> {
     match unit {
-        "hs_chain" => cfg.hs_chain.as_ref().map(|c| hs_chain::vectors(c, count, seed)),
+        "hs_chain" => cfg
+            .hs_chain
+            .as_ref()
+            .map(|c| hs_chain::vectors(c, count, seed)),
         _ => None,
     }
 }

@@ -57,11 +57,36 @@ pub fn module_for(ctx: &Ctx, kind: StageKind, width: u32) -> Result<Option<Modul
     let (rst, stamp) = (ctx.rst.clone(), ctx.stamp.clone());
     let text = match kind {
         StageKind::Bypass => unreachable!("bypass has no module"),
-        StageKind::Bubble => render(&name, &HsBubble { name: name.clone(), width, rst, stamp })?,
-        StageKind::Skid => render(&name, &HsSkid { name: name.clone(), width, rst, stamp })?,
+        StageKind::Bubble => render(
+            &name,
+            &HsBubble {
+                name: name.clone(),
+                width,
+                rst,
+                stamp,
+            },
+        )?,
+        StageKind::Skid => render(
+            &name,
+            &HsSkid {
+                name: name.clone(),
+                width,
+                rst,
+                stamp,
+            },
+        )?,
         StageKind::Fifo { depth } => {
             parameters.insert("Depth".into(), u64::from(depth));
-            render(&name, &HsFifo { name: name.clone(), width, depth, rst, stamp })?
+            render(
+                &name,
+                &HsFifo {
+                    name: name.clone(),
+                    width,
+                    depth,
+                    rst,
+                    stamp,
+                },
+            )?
         }
     };
     Ok(Some(Module {

@@ -72,7 +72,10 @@ impl<'a> HsChainTop<'a> {
                 inst,
             });
         }
-        let last = stages.last().map(StageView::clone_signals).unwrap_or_default();
+        let last = stages
+            .last()
+            .map(StageView::clone_signals)
+            .unwrap_or_default();
         let registered = chain.stages.iter().any(|k| *k != StageKind::Bypass);
         let latency = chain
             .stages
@@ -100,10 +103,10 @@ impl<'a> HsChainTop<'a> {
     pub fn elaborate(&self) -> Result<(Unit, Vec<Module>), RenderError> {
         let mut modules: Vec<Module> = Vec::new();
         for kind in &self.chain.stages {
-            if let Some(m) = module_for(self.ctx, *kind, self.chain.width)? {
-                if !modules.iter().any(|x| x.name == m.name) {
-                    modules.push(m);
-                }
+            if let Some(m) = module_for(self.ctx, *kind, self.chain.width)?
+                && !modules.iter().any(|x| x.name == m.name)
+            {
+                modules.push(m);
             }
         }
         let mut instantiates: Vec<String> = modules.iter().map(|m| m.name.clone()).collect();

@@ -208,7 +208,13 @@ pub fn build(
     }
 
     fs::create_dir_all(work_dir).map_err(io(format!("creating {}", work_dir.display())))?;
-    let tmp = work_dir.join(format!(".{}-{}.tmp-{}-{}", unit.name, &hash[..16], std::process::id(), next_id()));
+    let tmp = work_dir.join(format!(
+        ".{}-{}.tmp-{}-{}",
+        unit.name,
+        &hash[..16],
+        std::process::id(),
+        next_id()
+    ));
     let _ = fs::remove_dir_all(&tmp);
     fs::create_dir_all(&tmp).map_err(io(format!("creating {}", tmp.display())))?;
     let write = |name: &str, text: &str| {
@@ -256,7 +262,12 @@ fn next_id() -> u64 {
 }
 
 /// Generates, builds, runs and compares one unit.
-pub fn run(cfg: &Config, design: &Design, unit_name: &str, opt: &SimOptions) -> Result<SimReport, SimError> {
+pub fn run(
+    cfg: &Config,
+    design: &Design,
+    unit_name: &str,
+    opt: &SimOptions,
+) -> Result<SimReport, SimError> {
     let unit = find_unit(design, unit_name)?;
     let (build_dir, build_cached) = build(cfg, design, unit, opt.trace.is_some(), &opt.work_dir)?;
     run_built(cfg, unit, &build_dir, build_cached, opt)
@@ -318,17 +329,21 @@ pub fn run_built(
 
     let outs: Vec<&PortReport> = h.ports.iter().filter(|p| p.dir == "out").collect();
     let transactions: u64 = outs.iter().map(|p| p.transactions).sum();
-    let missing: u64 = outs.iter().map(|p| p.expected.saturating_sub(p.transactions)).sum();
+    let missing: u64 = outs
+        .iter()
+        .map(|p| p.expected.saturating_sub(p.transactions))
+        .sum();
     let mismatches = outs.iter().map(|p| p.mismatches + p.extra).sum::<u64>() + missing;
     let throughput = ratio(transactions, h.cycles);
     let mut errors = h.errors;
-    if let Some(mc) = expectation.cycles {
-        if h.passed && mc != h.cycles {
-            errors.push(format!(
-                "timing differs from the cycle model: RTL took {} clocks, model {mc}",
-                h.cycles
-            ));
-        }
+    if let Some(mc) = expectation.cycles
+        && h.passed
+        && mc != h.cycles
+    {
+        errors.push(format!(
+            "timing differs from the cycle model: RTL took {} clocks, model {mc}",
+            h.cycles
+        ));
     }
     let passed = h.passed && errors.is_empty() && mismatches == 0;
     let vectors_dir = if passed {
@@ -348,7 +363,9 @@ pub fn run_built(
         cycles: h.cycles,
         throughput,
         model_cycles: expectation.cycles,
-        model_throughput: expectation.cycles.map(|c| ratio(transactions.max(opt.count as u64), c)),
+        model_throughput: expectation
+            .cycles
+            .map(|c| ratio(transactions.max(opt.count as u64), c)),
         peak_rate: expectation.peak_rate,
         passed,
         errors,

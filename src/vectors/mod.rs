@@ -69,10 +69,10 @@ impl Bits {
 
     fn mask(&mut self) {
         let rem = self.width % 32;
-        if rem != 0 {
-            if let Some(top) = self.limbs.last_mut() {
-                *top &= (1u32 << rem) - 1;
-            }
+        if rem != 0
+            && let Some(top) = self.limbs.last_mut()
+        {
+            *top &= (1u32 << rem) - 1;
         }
     }
 
@@ -90,11 +90,16 @@ impl Bits {
     pub fn from_hex(width: u32, text: &str) -> Result<Self, String> {
         let digits = width.div_ceil(4) as usize;
         if text.len() != digits {
-            return Err(format!("{text:?} has {} hex digits, expected {digits}", text.len()));
+            return Err(format!(
+                "{text:?} has {} hex digits, expected {digits}",
+                text.len()
+            ));
         }
         let mut b = Self::zero(width);
         for (d, c) in text.chars().rev().enumerate() {
-            let v = c.to_digit(16).ok_or_else(|| format!("{c:?} is not a hex digit"))?;
+            let v = c
+                .to_digit(16)
+                .ok_or_else(|| format!("{c:?} is not a hex digit"))?;
             b.limbs[d / 8] |= v << ((d % 8) * 4);
         }
         let before = b.clone();
@@ -184,9 +189,15 @@ pub fn read_port(path: &Path, port: &StreamPort) -> Result<Vec<Bits>, String> {
         let line = line.trim();
         if let Some(comment) = line.strip_prefix('#') {
             let words: Vec<&str> = comment.split_whitespace().collect();
-            if words.first() == Some(&"port") && words.get(3) != Some(&port.width.to_string().as_str())
+            if words.first() == Some(&"port")
+                && words.get(3) != Some(&port.width.to_string().as_str())
             {
-                return Err(format!("{}:{}: width differs from port {}", path.display(), n + 1, port.name));
+                return Err(format!(
+                    "{}:{}: width differs from port {}",
+                    path.display(),
+                    n + 1,
+                    port.name
+                ));
             }
             continue;
         }
@@ -229,12 +240,19 @@ mod tests {
     #[test]
     fn written_files_read_back() {
         let dir = std::env::temp_dir().join(format!("gpurtl-vec-{}", std::process::id()));
-        let port = StreamPort { name: "in".into(), dir: Dir::In, width: 12 };
+        let port = StreamPort {
+            name: "in".into(),
+            dir: Dir::In,
+            width: 12,
+        };
         let items: Vec<Bits> = (0..5).map(|i| Bits::from_u64(12, i * 1000)).collect();
         let set = VectorSet {
             unit: "hs_chain".into(),
             seed: 9,
-            ports: vec![PortVectors { port: port.clone(), items: items.clone() }],
+            ports: vec![PortVectors {
+                port: port.clone(),
+                items: items.clone(),
+            }],
         };
         set.write(&dir).unwrap();
         assert_eq!(read_port(&dir.join("in.vec"), &port).unwrap(), items);

@@ -28,7 +28,11 @@ pub fn presets() -> Vec<(String, String)> {
         })
         .collect();
     out.sort();
-    assert!(out.len() >= 5, "expected the presets in configs/, found {}", out.len());
+    assert!(
+        out.len() >= 5,
+        "expected the presets in configs/, found {}",
+        out.len()
+    );
     out
 }
 
@@ -43,11 +47,14 @@ pub fn elaborate(cfg: &Config) -> Design {
 /// A fresh directory under the target dir, unique per call.
 pub fn scratch(tag: &str) -> PathBuf {
     static N: AtomicU64 = AtomicU64::new(0);
-    let dir = project_dir().join("target").join("test-scratch").join(format!(
-        "{tag}-{}-{}",
-        std::process::id(),
-        N.fetch_add(1, Ordering::Relaxed)
-    ));
+    let dir = project_dir()
+        .join("target")
+        .join("test-scratch")
+        .join(format!(
+            "{tag}-{}-{}",
+            std::process::id(),
+            N.fetch_add(1, Ordering::Relaxed)
+        ));
     let _ = fs::remove_dir_all(&dir);
     fs::create_dir_all(&dir).expect("scratch dir");
     dir
@@ -83,7 +90,11 @@ pub fn text(o: &Output) -> String {
 /// Replaces the one occurrence of `from` in `text`; a mutation that finds nothing to
 /// change would make its test pass vacuously, so that is a failure.
 pub fn mutate(text: &str, from: &str, to: &str) -> String {
-    assert_eq!(text.matches(from).count(), 1, "mutation target not found exactly once: {from}");
+    assert_eq!(
+        text.matches(from).count(),
+        1,
+        "mutation target not found exactly once: {from}"
+    );
     text.replacen(from, to, 1)
 }
 
