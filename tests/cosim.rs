@@ -222,6 +222,17 @@ fn harness_catches_broken_duts() {
     );
     assert!(has_error(&r, "model expects"), "{:?}", r.errors);
 
+    // A bubble register whose valid waits for ready: the sender must not do that.
+    let r = run_broken(
+        &["bubble"],
+        "hs_bubble",
+        "assign out_valid_o = valid_q;",
+        "assign out_valid_o = valid_q & out_ready_i;",
+        0.0,
+        0.3,
+    );
+    assert!(has_error(&r, "ready combinationally"), "{:?}", r.errors);
+
     // A FIFO that forgets to count its pushes: items go in and never come out.
     let r = run_broken(
         &["fifo:2"],

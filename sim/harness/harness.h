@@ -280,6 +280,7 @@ class Bench {
       }
       for (auto& p : outs_) *p.ready = p.rng.chance(opt_.stall) ? 0 : 1;
       top.eval();
+      check_ready_independence(top, cycle);
 
       // Sample the handshakes as the clock edge will see them.
       for (auto& p : outs_) check_output(p, cycle);
@@ -386,6 +387,34 @@ class Bench {
     p.held_data = data;
   }
 
+  // What the outputs offer: valid, and data where valid.
+  std::vector<std::pair<bool, Word>> offers() const {
+    std::vector<std::pair<bool, Word>> v;
+    for (const auto& p : outs_) v.emplace_back(*p.valid != 0, *p.valid ? p.data() : Word());
+    return v;
+  }
+
+  // valid and data are the sender's: flipping any ready must not change them this clock.
+  template <class Top>
+  void check_ready_independence(Top& top, uint64_t cycle) {
+    if (comb_reported_) return;
+    const auto seen = offers();
+    for (auto& p : outs_) {
+      const CData before = *p.ready;
+      *p.ready = before ? 0 : 1;
+      top.eval();
+      const bool same = offers() == seen;
+      *p.ready = before;
+      top.eval();
+      if (!same) {
+        comb_reported_ = true;
+        error("port " + p.name + ": an output's valid or data follows " + p.name +
+              " ready combinationally at cycle " + std::to_string(cycle));
+        return;
+      }
+    }
+  }
+
   bool all_arrived() const {
     for (const auto& p : outs_)
       if (p.next < p.expected.size() && !p.stuck) return false;
@@ -433,6 +462,7 @@ class Bench {
   std::vector<OutPort> outs_;
   std::vector<std::string> errors_;
   uint64_t port_count_ = 0;
+  bool comb_reported_ = false;
   uint64_t cycles_ = 0;
 };
 
