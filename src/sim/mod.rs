@@ -160,7 +160,8 @@ fn require_tool(tool: &str, hint: &str) -> Result<String, SimError> {
 }
 
 /// Builds (or finds in the cache) the simulator of `unit`; returns its directory and
-/// whether it was cached. `broken` replaces module texts, for tests that must fail.
+/// whether it was cached. The build key hashes every input, so a changed module, glue,
+/// harness or Verilator version gets a build of its own.
 pub fn build(
     cfg: &Config,
     design: &Design,
@@ -208,6 +209,11 @@ pub fn build(
     }
 
     fs::create_dir_all(work_dir).map_err(io(format!("creating {}", work_dir.display())))?;
+    // One build per hash at a time: parallel runs (tests, make -j) wait for the first.
+    let _lock = BuildLock::acquire(&dir.with_extension("lock"))?;
+    if dir.join("Vsim").is_file() {
+        return Ok((dir, true));
+    }
     let tmp = work_dir.join(format!(
         ".{}-{}.tmp-{}-{}",
         unit.name,
@@ -249,11 +255,45 @@ pub fn build(
             tail: tail.into_iter().rev().collect::<Vec<_>>().join("\n"),
         });
     }
-    // Another process may have finished the same build first: either copy is good.
-    if fs::rename(&tmp, &dir).is_err() {
-        let _ = fs::remove_dir_all(&tmp);
-    }
+    let _ = fs::remove_dir_all(&dir); // an incomplete leftover, under our lock
+    fs::rename(&tmp, &dir).map_err(io(format!("renaming {} into place", tmp.display())))?;
     Ok((dir, false))
+}
+
+/// A lock file held while one process builds; removed on drop. A lock older than the
+/// slowest plausible build is taken to be left by a killed process.
+struct BuildLock {
+    path: PathBuf,
+}
+
+impl BuildLock {
+    const STALE: std::time::Duration = std::time::Duration::from_secs(900);
+
+    fn acquire(path: &Path) -> Result<Self, SimError> {
+        loop {
+            match fs::OpenOptions::new().write(true).create_new(true).open(path) {
+                Ok(_) => return Ok(Self { path: path.to_path_buf() }),
+                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
+                    let age = fs::metadata(path)
+                        .and_then(|m| m.modified())
+                        .ok()
+                        .and_then(|t| t.elapsed().ok());
+                    if age.is_some_and(|a| a > Self::STALE) {
+                        let _ = fs::remove_file(path);
+                    } else {
+                        std::thread::sleep(std::time::Duration::from_millis(200));
+                    }
+                }
+                Err(e) => return Err(io(format!("locking {}", path.display()))(e)),
+            }
+        }
+    }
+}
+
+impl Drop for BuildLock {
+    fn drop(&mut self) {
+        let _ = fs::remove_file(&self.path);
+    }
 }
 
 fn next_id() -> u64 {
