@@ -82,8 +82,8 @@ pub enum Cmd {
         #[arg(long, default_value_t = 0.0, value_parser = parse_probability)]
         stall: f64,
         /// Write an FST waveform [default file: sim/build/traces/<unit>-seed<S>.fst].
-        #[arg(long, value_name = "FILE", num_args = 0..=1, default_missing_value = "")]
-        trace: Option<PathBuf>,
+        #[arg(long, value_name = "FILE", num_args = 0..=1)]
+        trace: Option<Option<PathBuf>>,
         /// Print one JSON object instead of the summary.
         #[arg(long)]
         json: bool,
@@ -237,13 +237,11 @@ fn run(cli: Cli) -> Result<u8, Failure> {
             sim::find_unit(&design, &unit).map_err(usage)?;
             let work_dir = SimOptions::default_work_dir();
             let trace = trace.map(|t| {
-                if t.as_os_str().is_empty() {
+                t.unwrap_or_else(|| {
                     work_dir
                         .join("traces")
                         .join(format!("{unit}-seed{seed}.fst"))
-                } else {
-                    t
-                }
+                })
             });
             let opt = SimOptions {
                 count,

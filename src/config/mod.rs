@@ -89,11 +89,9 @@ impl std::error::Error for ConfigErrors {}
 /// Reading a config: either the file cannot be read, or it is wrong.
 #[derive(Debug, thiserror::Error)]
 pub enum LoadError {
-    #[error("cannot read config {path}: {source}")]
-    Io {
-        path: String,
-        source: std::io::Error,
-    },
+    // The io::Error is part of the message, not a `source`, so it prints once.
+    #[error("cannot read config {path}: {error}")]
+    Io { path: String, error: std::io::Error },
     #[error("{0}")]
     Invalid(ConfigErrors),
 }
@@ -103,9 +101,9 @@ pub fn load(path: Option<&Path>) -> Result<Config, LoadError> {
     match path {
         None => parse(DEFAULT_TOML, DEFAULT_ORIGIN).map_err(LoadError::Invalid),
         Some(p) => {
-            let text = std::fs::read_to_string(p).map_err(|source| LoadError::Io {
+            let text = std::fs::read_to_string(p).map_err(|error| LoadError::Io {
                 path: p.display().to_string(),
-                source,
+                error,
             })?;
             parse(&text, &p.display().to_string()).map_err(LoadError::Invalid)
         }

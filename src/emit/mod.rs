@@ -10,7 +10,7 @@ use serde::Serialize;
 use sha2::{Digest, Sha256};
 
 use crate::config::Config;
-use crate::rtl::{Design, GENERATOR, Module, Unit};
+use crate::rtl::{Design, GENERATOR, Module, Unit, stamp};
 
 /// One file of the output, in memory.
 #[derive(Debug, Clone)]
@@ -69,16 +69,16 @@ pub fn files(design: &Design, cfg: &Config) -> Vec<OutFile> {
         })
         .collect();
 
-    let filelist: String = design
-        .modules
-        .iter()
-        .map(|m| format!("{}\n", m.file_name()))
-        .collect();
+    // Verilator's and Icarus's command files both accept `//` comments.
+    let mut filelist = format!("{}\n", stamp(cfg));
+    for m in &design.modules {
+        filelist += &format!("{}\n", m.file_name());
+    }
     out.push(text_file("files.f", "filelist", filelist));
     out.push(text_file(
         &format!("{}.core", design.name),
         "fusesoc",
-        fusesoc_core(design),
+        fusesoc_core(design, cfg),
     ));
 
     let manifest = Manifest {
@@ -114,8 +114,9 @@ fn text_file(name: &str, what: &'static str, text: String) -> OutFile {
 }
 
 /// A FuseSoC CAPI2 core: one fileset, one target per unit with its top module.
-fn fusesoc_core(design: &Design) -> String {
-    let mut s = String::from("CAPI=2:\n");
+fn fusesoc_core(design: &Design, cfg: &Config) -> String {
+    // CAPI=2 must be the first line; the stamp follows as a YAML comment.
+    let mut s = format!("CAPI=2:\n# {}\n", &stamp(cfg)[3..]);
     s += &format!(
         "name: gpurtl:generated:{}:{}\n",
         design.name,

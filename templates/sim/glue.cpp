@@ -1,4 +1,4 @@
-// {{ stamp }}
+{{ stamp }}
 // Verilator glue for unit `{{ unit }}`: binds the ports of {{ top }} to the shared harness
 // (sim/harness/harness.h). Ports are registered in the unit's port order, which fixes the
 // random stream each one draws from.

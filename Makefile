@@ -1,0 +1,67 @@
+# gpurtl top-level Makefile (GNU make).
+#
+#   make              build the release binary and generate the default design
+#                     into rtl_out/gpurtl_default/ (needs only cargo)
+#   make test         install missing tools, then fmt check, clippy, all tests
+#   make lint         verilator --lint-only -Wall on every module of every preset
+#   make bench        cargo bench
+#   make deps         install missing tools (scripts/install-deps.sh)
+#   make clean        remove build output, generated RTL and the sim build cache
+#
+# Variables: CARGO (cargo), VERILATOR (verilator), CONFIG (a TOML file for `make
+# generate`; the embedded default when empty).
+
+CARGO     ?= cargo
+VERILATOR ?= verilator
+CONFIG    ?=
+
+GPURTL := ./target/release/gpurtl
+
+.DEFAULT_GOAL := all
+
+.PHONY: all generate build test deps lint bench clean help
+
+all: generate
+
+# Only cargo is needed here; install-deps runs (and explains) only when it is missing.
+build:
+	@command -v $(CARGO) >/dev/null 2>&1 || CARGO=$(CARGO) bash scripts/install-deps.sh --cargo-only
+	$(CARGO) build --release
+
+generate: build
+	$(GPURTL) generate$(if $(CONFIG), --config $(CONFIG))
+
+deps:
+	@CARGO=$(CARGO) bash scripts/install-deps.sh
+
+# Tests drive verilator, yosys and iverilog; they fail (not skip) when one is missing.
+test: deps
+	$(CARGO) fmt --check
+	$(CARGO) clippy --all-targets -- -D warnings
+	$(CARGO) test --release
+
+# Every preset is generated into a temporary directory and every module in it is linted
+# as the top module, with its default parameters, against the whole file list.
+lint: deps build
+	@set -e; \
+	tmp=$$(mktemp -d); trap 'rm -rf "$$tmp"' EXIT; \
+	for cfg in configs/*.toml; do \
+	  out="$$tmp/$$(basename "$$cfg" .toml)"; \
+	  $(GPURTL) generate --config "$$cfg" --out "$$out" >/dev/null; \
+	  files=$$(grep -v '^//' "$$out/files.f"); \
+	  for f in $$files; do \
+	    (cd "$$out" && $(VERILATOR) --lint-only -Wall --top-module "$${f%.v}" $$files); \
+	  done; \
+	  echo "lint ok  $$cfg: $$(echo $$files | sed 's/\.v//g')"; \
+	done
+
+bench:
+	$(CARGO) bench
+
+clean:
+	-$(CARGO) clean
+	rm -rf sim/build
+	if [ -d rtl_out ]; then find rtl_out -mindepth 1 -maxdepth 1 ! -name README.md -exec rm -rf {} +; fi
+
+help:
+	@sed -n '3,13p' Makefile | sed 's/^# \{0,1\}//'
