@@ -6,11 +6,12 @@
 //!
 //! Timings per run:
 //! - `run_built`: the whole library call: model vectors, vector files, the cycle model's
-//!   prediction, the Vsim process, reading its report.
-//! - `Vsim`: the simulator process alone, started here with the arguments `run_built`
-//!   gives it, on the same vector files (best of `REPEATS`).
-//! - `load`: the same process with `--max-errors 0`, which loads the vector files and
-//!   writes its report but simulates nothing; `Vsim - load` is the clocked loop alone.
+//!   prediction, the Vsim process, reading its report (best of `RUN_REPEATS`).
+//! - its parts, repeated here one by one: `model::vectors`, writing the files,
+//!   `model::expectation`, and the Vsim process alone, started with the arguments
+//!   `run_built` gives it (best of `REPEATS`);
+//! - `Vsim load`: the same process with `--max-errors 0`, which loads the vector files and
+//!   writes its report but clocks nothing; `Vsim - load` is the clocked loop alone.
 //!
 //! Environment: `GPURTL_BENCH_ITEMS` overrides the item count (default 1,000,000).
 
@@ -24,7 +25,9 @@ use gpurtl::rtl::{self, Design};
 use gpurtl::sim::{self, SimOptions, SimReport};
 
 const SEED: u64 = 1;
-const REPEATS: usize = 3;
+/// `run_built` is timed best of `RUN_REPEATS`, the bare Vsim process best of `REPEATS`.
+const RUN_REPEATS: usize = 3;
+const REPEATS: usize = 5;
 const UNIT: &str = "hs_chain";
 
 fn main() {
@@ -40,6 +43,7 @@ fn main() {
         .join("target")
         .join("bench-sim");
     let mut failed = false;
+    println!("load average at start: {}", loadavg());
 
     // Default chain: speed and throughput.
     let cfg = config::parse(config::DEFAULT_TOML, config::DEFAULT_ORIGIN).expect("default preset");
@@ -59,33 +63,60 @@ fn main() {
         secs(build_time),
         if cached { "cached" } else { "verilated" }
     );
+    let mut speed = Vec::new();
     println!();
     println!(
-        "| gap | stall | cycles | model cycles | items/clk | model items/clk | peak | run_built s | Vsim s | load s | Mcycles/s (run_built) | Mcycles/s (Vsim) | Mcycles/s (Vsim - load) | passed |"
+        "| gap | stall | cycles | model cycles | items/clk | model items/clk | peak | passed |"
     );
-    println!("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
+    println!("|---|---|---|---|---|---|---|---|");
     for (gap, stall) in [(0.0, 0.0), (0.3, 0.3), (0.9, 0.0), (0.0, 0.9)] {
         let opt = options(count, gap, stall, &work_dir);
-        let t = Instant::now();
-        let r = run(&cfg, &design, &build_dir, cached, &opt);
-        let t_run = t.elapsed();
-        let (t_vsim, t_load) = time_vsim(&cfg, &build_dir, &opt, r.cycles);
+        let mut t_run = Duration::MAX;
+        let mut r = None;
+        for _ in 0..RUN_REPEATS {
+            let t = Instant::now();
+            let report = run(&cfg, &design, &build_dir, cached, &opt);
+            t_run = t_run.min(t.elapsed());
+            r = Some(report);
+        }
+        let r = r.expect("at least one run");
         failed |= !r.passed;
-        let mc = |d: Duration| r.cycles as f64 / d.as_secs_f64() / 1e6;
         println!(
-            "| {gap} | {stall} | {} | {} | {:.4} | {} | {} | {:.2} | {:.2} | {:.2} | {:.2} | {:.2} | {:.2} | {} |",
+            "| {gap} | {stall} | {} | {} | {:.4} | {} | {} | {} |",
             r.cycles,
             opt_u64(r.model_cycles),
             r.throughput,
             opt_f64(r.model_throughput),
             r.peak_rate,
-            t_run.as_secs_f64(),
-            t_vsim.as_secs_f64(),
-            t_load.as_secs_f64(),
-            mc(t_run),
-            mc(t_vsim),
-            mc(t_vsim.saturating_sub(t_load)),
             verdict(&r),
+        );
+        let parts = time_parts(&cfg, &build_dir, &opt, r.cycles);
+        speed.push((gap, stall, r.cycles, t_run, parts));
+    }
+
+    println!();
+    println!(
+        "Wall time: run_built best of {RUN_REPEATS}; its parts timed separately (Vsim and \
+         load best of {REPEATS}). Mcycles/s = simulated clocks / wall time."
+    );
+    println!();
+    println!(
+        "| gap | stall | cycles | run_built s | vectors s | write s | cycle model s | Vsim s | Vsim load s | Mcycles/s run_built | Mcycles/s Vsim | Mcycles/s Vsim - load |"
+    );
+    println!("|---|---|---|---|---|---|---|---|---|---|---|---|");
+    for (gap, stall, cycles, t_run, p) in &speed {
+        let mc = |d: Duration| *cycles as f64 / d.as_secs_f64() / 1e6;
+        println!(
+            "| {gap} | {stall} | {cycles} | {:.2} | {:.2} | {:.2} | {:.2} | {:.2} | {:.2} | {:.2} | {:.2} | {:.2} |",
+            t_run.as_secs_f64(),
+            p.vectors.as_secs_f64(),
+            p.write.as_secs_f64(),
+            p.model.as_secs_f64(),
+            p.vsim.as_secs_f64(),
+            p.load.as_secs_f64(),
+            mc(*t_run),
+            mc(p.vsim),
+            mc(p.vsim.saturating_sub(p.load)),
         );
     }
 
@@ -125,6 +156,8 @@ fn main() {
             );
         }
     }
+    println!();
+    println!("load average at end: {}", loadavg());
     if failed {
         eprintln!("cosim: some runs did not pass");
         std::process::exit(1);
@@ -150,23 +183,55 @@ fn options(count: usize, gap: f64, stall: f64, work_dir: &Path) -> SimOptions {
     }
 }
 
-fn run(cfg: &Config, design: &Design, build_dir: &Path, cached: bool, opt: &SimOptions) -> SimReport {
+fn run(
+    cfg: &Config,
+    design: &Design,
+    build_dir: &Path,
+    cached: bool,
+    opt: &SimOptions,
+) -> SimReport {
     let unit = sim::find_unit(design, UNIT).expect("unit");
     sim::run_built(cfg, unit, build_dir, cached, opt).unwrap_or_else(|e| panic!("run: {e}"))
 }
 
-/// Best-of-`REPEATS` wall time of the Vsim process alone, and of the same process that only
-/// loads its vectors (`--max-errors 0` ends the clocked loop before its first clock).
-fn time_vsim(cfg: &Config, build_dir: &Path, opt: &SimOptions, cycles: u64) -> (Duration, Duration) {
+/// The parts of one `run_built`, timed one by one.
+struct Parts {
+    /// `model::vectors`: stimulus and expected output.
+    vectors: Duration,
+    /// Writing the vector files.
+    write: Duration,
+    /// `model::expectation`: the cycle model's prediction.
+    model: Duration,
+    /// The Vsim process, best of `REPEATS`.
+    vsim: Duration,
+    /// The Vsim process with `--max-errors 0`: loads the vectors, clocks nothing.
+    load: Duration,
+}
+
+/// Repeats what `run_built` does step by step, timing each step; Vsim is started with the
+/// arguments `run_built` gives it, and must report the same clocks.
+fn time_parts(cfg: &Config, build_dir: &Path, opt: &SimOptions, cycles: u64) -> Parts {
+    let t = Instant::now();
     let vectors = model::vectors(cfg, UNIT, opt.count, opt.seed).expect("vectors");
-    let capacity = cfg.hs_chain.as_ref().map_or(0, |c| u64::from(c.capacity()));
+    let t_vectors = t.elapsed();
     let dir = opt.work_dir.join("runs").join(format!(
         "bench-{}-{}-{}",
         std::process::id(),
         opt.gap,
         opt.stall
     ));
+    let t = Instant::now();
     vectors.write(&dir).expect("writing vectors");
+    let t_write = t.elapsed();
+    let t = Instant::now();
+    let expectation = model::expectation(cfg, UNIT, &vectors, opt.gap, opt.stall);
+    let t_model = t.elapsed();
+    assert_eq!(
+        expectation.cycles,
+        Some(cycles),
+        "the cycle model disagrees with run_built"
+    );
+
     let report = dir.join("bench-report.json");
     let vsim = |extra: &[&str]| {
         let mut best = Duration::MAX;
@@ -185,7 +250,7 @@ fn time_vsim(cfg: &Config, build_dir: &Path, opt: &SimOptions, cycles: u64) -> (
                 .arg("--stall")
                 .arg(format!("{:?}", opt.stall))
                 .arg("--drain")
-                .arg((capacity + 64).to_string())
+                .arg((expectation.capacity + 64).to_string())
                 .args(extra)
                 .output()
                 .expect("running Vsim");
@@ -198,11 +263,27 @@ fn time_vsim(cfg: &Config, build_dir: &Path, opt: &SimOptions, cycles: u64) -> (
         (best, reported)
     };
     let (full, full_cycles) = vsim(&[]);
-    assert_eq!(full_cycles, cycles, "direct Vsim run took other clocks than run_built's");
+    assert_eq!(
+        full_cycles, cycles,
+        "direct Vsim run took other clocks than run_built's"
+    );
     let (load, load_cycles) = vsim(&["--max-errors", "0"]);
     assert_eq!(load_cycles, 0, "--max-errors 0 still clocked");
     let _ = std::fs::remove_dir_all(&dir);
-    (full, load)
+    Parts {
+        vectors: t_vectors,
+        write: t_write,
+        model: t_model,
+        vsim: full,
+        load,
+    }
+}
+
+/// `/proc/loadavg`'s 1, 5 and 15 minute figures: other work on the machine skews timings.
+fn loadavg() -> String {
+    std::fs::read_to_string("/proc/loadavg")
+        .map(|s| s.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
+        .unwrap_or_else(|_| "unknown".into())
 }
 
 fn verdict(r: &SimReport) -> &'static str {

@@ -19,9 +19,13 @@ fn presets() -> Vec<(String, String)> {
         .map(|e| e.path())
         .filter(|p| p.extension().is_some_and(|x| x == "toml"))
         .map(|p| {
-            let name = p.file_stem().unwrap_or_default().to_string_lossy().into_owned();
-            let text = fs::read_to_string(&p)
-                .unwrap_or_else(|e| panic!("reading {}: {e}", p.display()));
+            let name = p
+                .file_stem()
+                .unwrap_or_default()
+                .to_string_lossy()
+                .into_owned();
+            let text =
+                fs::read_to_string(&p).unwrap_or_else(|e| panic!("reading {}: {e}", p.display()));
             (name, text)
         })
         .collect();
@@ -47,7 +51,8 @@ fn bench_generate(c: &mut Criterion) {
     }
     g.finish();
 
-    let root: PathBuf = std::env::temp_dir().join(format!("gpurtl-bench-gen-{}", std::process::id()));
+    let root: PathBuf =
+        std::env::temp_dir().join(format!("gpurtl-bench-gen-{}", std::process::id()));
     let mut g = c.benchmark_group("generate/write_atomic");
     for (name, text) in &presets {
         let files = generate_in_memory(text, name);

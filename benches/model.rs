@@ -30,7 +30,9 @@ fn bench_model(c: &mut Criterion) {
     });
     g.finish();
 
-    let inputs = hs_chain::vectors(&chain, ITEMS, SEED).ports[0].items.clone();
+    let inputs = hs_chain::vectors(&chain, ITEMS, SEED).ports[0]
+        .items
+        .clone();
     let mut g = c.benchmark_group("model/run_cycles");
     g.throughput(Throughput::Elements(ITEMS as u64));
     g.sample_size(20);

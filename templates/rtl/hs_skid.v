@@ -36,7 +36,8 @@ module {{ name }} #(
 
   always @(*) begin
     out_valid_d  = out_valid_q;
-    out_data_d   = skid_data_q;
+    // One 2:1 mux per bit, whatever the branch below decides to load.
+    out_data_d   = skid_valid_q ? skid_data_q : in_data_i;
     out_load     = 1'b0;
     skid_valid_d = skid_valid_q;
     skid_load    = 1'b0;
@@ -48,7 +49,6 @@ module {{ name }} #(
         skid_valid_d = 1'b0;
       end else begin
         out_valid_d = in_valid_i;
-        out_data_d  = in_data_i;
         out_load    = in_valid_i;
       end
     end else if (in_valid_i & ~skid_valid_q) begin
