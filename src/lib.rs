@@ -9,3 +9,4 @@ pub mod rng;
 pub mod rtl;
 pub mod sim;
 pub mod vectors;
+pub mod workload;

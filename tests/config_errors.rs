@@ -115,6 +115,28 @@ fn with_chain(head: &[&'static str]) -> Vec<&'static str> {
     head.iter().copied().chain(CHAIN).collect()
 }
 
+/// A valid `[tmu.cache]` after the design and chain (lines 6..=15), with the given lines
+/// (1-based in the whole file) replaced.
+fn with_cache(edits: &[(usize, &'static str)]) -> Vec<&'static str> {
+    let mut lines = with_chain(&["[design]", r#"name = "a""#]);
+    lines.extend([
+        "[tmu.cache]",
+        "size_bytes = 16384",
+        "line_bytes = 256",
+        "ways = 64",
+        "banks = 16",
+        "ports = 16",
+        "mshr_entries = 8",
+        r#"replacement = "lru""#,
+        "bus_bits = 128",
+        r#"layout = "tiled4x4""#,
+    ]);
+    for (at, line) in edits {
+        lines[at - 1] = line;
+    }
+    lines
+}
+
 fn cases(many_stages: &str) -> Vec<Case> {
     let design = ["[design]", r#"name = "a""#];
     vec![
@@ -125,7 +147,7 @@ fn cases(many_stages: &str) -> Vec<Case> {
             Some("bogus"),
             (6, 2),
             "unknown field `bogus`",
-            Some("one of `design`, `clock`, `reset`, `hs_chain`"),
+            Some("one of `design`, `clock`, `reset`, `hs_chain`, `tmu`"),
         ),
         case(
             "design_typo",
@@ -542,6 +564,55 @@ fn cases(many_stages: &str) -> Vec<Case> {
             (4, 14),
             "target frequency -5 MHz is out of range",
             Some("a number of MHz in (0, 5000]"),
+        ),
+        // --- [tmu.cache]
+        case(
+            "cache_size_not_power_of_two",
+            &with_cache(&[(7, "size_bytes = 10000")]),
+            Some("tmu.cache.size_bytes"),
+            (7, 14),
+            "size_bytes 10000 is not allowed",
+            Some("a power of two in 256..=1048576 bytes"),
+        ),
+        case(
+            "cache_banks_three",
+            &with_cache(&[(10, "banks = 3")]),
+            Some("tmu.cache.banks"),
+            (10, 9),
+            "banks 3 is not allowed",
+            Some("4 or 16"),
+        ),
+        case(
+            "cache_more_ways_than_lines",
+            &with_cache(&[(9, "ways = 128")]),
+            Some("tmu.cache.ways"),
+            (9, 8),
+            "128 ways but the cache holds 64 lines",
+            Some("fully associative"),
+        ),
+        case(
+            "cache_replacement_unknown",
+            &with_cache(&[(13, r#"replacement = "random""#)]),
+            Some("tmu.cache.replacement"),
+            (13, 15),
+            "unknown variant `random`",
+            Some("\"lru\" or \"fifo\""),
+        ),
+        case(
+            "cache_layout_typo",
+            &with_cache(&[(15, r#"layout = "tiled""#)]),
+            Some("tmu.cache.layout"),
+            (15, 10),
+            "unknown variant `tiled`",
+            Some("\"linear\" or \"tiled4x4\""),
+        ),
+        case(
+            "cache_bus_wider_than_line",
+            &with_cache(&[(8, "line_bytes = 64"), (14, "bus_bits = 1024")]),
+            Some("tmu.cache.bus_bits"),
+            (14, 12),
+            "a 1024-bit bus is wider than a 64-byte line",
+            Some("at most line_bytes * 8"),
         ),
     ]
 }

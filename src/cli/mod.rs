@@ -337,6 +337,28 @@ pub fn describe(cfg: &Config, design: &Design) -> String {
             c.peak_rate()
         );
     }
+    if let Some(t) = &cfg.tmu {
+        let c = &t.cache;
+        s += &format!(
+            "tmu.cache  {} bytes, {}-byte lines: {} sets x {} ways ({} lines), {:?} replacement\n",
+            c.size_bytes, c.line_bytes, c.sets, c.ways, c.lines, c.replacement
+        )
+        .replace("Lru", "lru")
+        .replace("Fifo", "fifo");
+        s += &format!(
+            "           {} banks x {} words per line, {} texels per request, {} MSHRs, {}-bit bus ({} beats per line), {} layout\n",
+            c.banks,
+            c.words_per_bank_line,
+            c.ports,
+            c.mshr_entries,
+            c.bus_bits,
+            c.beats_per_line,
+            match c.layout {
+                crate::config::TexLayout::Linear => "linear",
+                crate::config::TexLayout::Tiled4x4 => "tiled4x4",
+            }
+        );
+    }
     for m in &design.modules {
         let params: Vec<String> = m
             .parameters

@@ -6,6 +6,7 @@ mod design;
 mod error;
 mod hs_chain;
 mod reset;
+mod tmu;
 pub mod verilog_names;
 
 use std::fmt;
@@ -21,6 +22,7 @@ pub use design::{ClockSection, DesignSection};
 pub use error::{ConfigError, Invalid, Seg, path};
 pub use hs_chain::{HsChain, HsChainSection, STAGE_KINDS, StageKind};
 pub use reset::{ResetActive, ResetKind, ResetSection};
+pub use tmu::{CacheSection, Replacement, TexCache, TexLayout, Tmu, TmuSection};
 
 /// The preset compiled into the binary, used when no `--config` is given.
 pub const DEFAULT_TOML: &str = include_str!("../../configs/default.toml");
@@ -36,6 +38,7 @@ pub struct RawConfig {
     #[serde(default)]
     pub reset: ResetSection,
     pub hs_chain: Option<HsChainSection>,
+    pub tmu: Option<TmuSection>,
 }
 
 /// A validated config with its derived values; everything downstream reads this.
@@ -45,6 +48,7 @@ pub struct Config {
     pub clock: ClockSection,
     pub reset: ResetSection,
     pub hs_chain: Option<HsChain>,
+    pub tmu: Option<Tmu>,
     /// SHA-256 of the canonical form of the config (comments and layout do not count).
     pub hash: String,
     /// Where the TOML came from, for messages.
@@ -117,6 +121,7 @@ pub fn parse(src: &str, origin: &str) -> Result<Config, ConfigErrors> {
     raw.design.validate(&mut invalid);
     raw.clock.validate(&mut invalid);
     let hs_chain = raw.hs_chain.as_ref().and_then(|c| c.validate(&mut invalid));
+    let tmu = raw.tmu.as_ref().and_then(|t| t.validate(&mut invalid));
     if raw.hs_chain.is_none() {
         invalid.push(Invalid::at(
             &[],
@@ -137,6 +142,7 @@ pub fn parse(src: &str, origin: &str) -> Result<Config, ConfigErrors> {
         clock: raw.clock,
         reset: raw.reset,
         hs_chain,
+        tmu,
         hash,
         origin: origin.to_string(),
     })
@@ -261,6 +267,19 @@ fn accepts(key: &str) -> Option<String> {
         "hs_chain.width" => hs_chain::WIDTH_ALLOWED,
         "hs_chain.stages" => return Some(hs_chain::stages_allowed()),
         "hs_chain.stages[]" => STAGE_KINDS,
+        "tmu" => "a [tmu] table with a [tmu.cache] table",
+        "tmu.cache" => {
+            "a [tmu.cache] table with size_bytes, line_bytes, ways, banks, ports, mshr_entries, replacement, bus_bits, layout"
+        }
+        "tmu.cache.size_bytes" => tmu::SIZE_ALLOWED,
+        "tmu.cache.line_bytes" => tmu::LINE_ALLOWED,
+        "tmu.cache.ways" => tmu::WAYS_ALLOWED,
+        "tmu.cache.banks" => tmu::BANKS_ALLOWED,
+        "tmu.cache.ports" => tmu::PORTS_ALLOWED,
+        "tmu.cache.mshr_entries" => tmu::MSHR_ALLOWED,
+        "tmu.cache.replacement" => tmu::REPLACEMENT_ALLOWED,
+        "tmu.cache.bus_bits" => tmu::BUS_ALLOWED,
+        "tmu.cache.layout" => tmu::LAYOUT_ALLOWED,
         _ => return None,
     };
     Some(allowed.to_string())

@@ -2,6 +2,7 @@
 
 pub mod handshake;
 pub mod hs_chain;
+pub mod tex_cache;
 
 use crate::config::Config;
 use crate::vectors::VectorSet;

@@ -1,0 +1,111 @@
+//! Texture cache figures from the model: hit rate, memory bytes per texel, requests split
+//! for lack of ways, and the bank-conflict rate bound, per workload and cache shape.
+//! Run with `cargo bench --bench tex_cache_model`; a plain main that prints a table.
+
+use std::time::Instant;
+
+use gpurtl::config::{CacheSection, Replacement, TexCache, TexLayout};
+use gpurtl::model::tex_cache::{bank_check, run_traffic};
+use gpurtl::workload::{Workload, generate};
+
+fn cache(
+    name: &str,
+    ways: u32,
+    banks: u32,
+    ports: u32,
+    replacement: Replacement,
+    layout: TexLayout,
+) -> (String, TexCache) {
+    let section = CacheSection {
+        size_bytes: 16384,
+        line_bytes: 256,
+        ways,
+        banks,
+        ports,
+        mshr_entries: 8,
+        replacement,
+        bus_bits: 128,
+        layout,
+    };
+    let c = section.validate(&mut Vec::new()).expect("a valid cache");
+    (name.to_string(), c)
+}
+
+fn main() {
+    if !std::env::args().any(|a| a == "--bench") {
+        println!("tex_cache_model: skipped (run it with `cargo bench --bench tex_cache_model`)");
+        return;
+    }
+    let caches = [
+        cache(
+            "seed: 16 KiB, 64-way LRU, 4 lanes, tiled",
+            64,
+            16,
+            16,
+            Replacement::Lru,
+            TexLayout::Tiled4x4,
+        ),
+        cache(
+            "64-way FIFO, 4 lanes, tiled",
+            64,
+            16,
+            16,
+            Replacement::Fifo,
+            TexLayout::Tiled4x4,
+        ),
+        cache(
+            "4-way LRU, 4 lanes, tiled",
+            4,
+            16,
+            16,
+            Replacement::Lru,
+            TexLayout::Tiled4x4,
+        ),
+        cache(
+            "direct mapped, 1 lane, tiled",
+            1,
+            4,
+            4,
+            Replacement::Lru,
+            TexLayout::Tiled4x4,
+        ),
+        cache(
+            "64-way LRU, 4 lanes, linear",
+            64,
+            16,
+            16,
+            Replacement::Lru,
+            TexLayout::Linear,
+        ),
+    ];
+    for (name, c) in &caches {
+        let check = bank_check(c);
+        println!(
+            "\n### {name}\n\nbank check: worst 2x2 footprint {} clock(s) over {} footprints; request bound {} clock(s)\n",
+            check.footprint_clocks, check.footprints, check.request_bound
+        );
+        println!(
+            "| workload | requests | texels | hit rate | misses | bytes/texel | split requests | requests/clock (banks) | model Mtexels/s |"
+        );
+        println!("|---|---|---|---|---|---|---|---|---|");
+        let lanes = (c.ports / 4) as usize;
+        for w in Workload::ALL {
+            let reqs = generate(w, lanes, c.layout, c.shape(), 1, 200_000);
+            let t = Instant::now();
+            let s = run_traffic(c, &reqs);
+            let secs = t.elapsed().as_secs_f64();
+            println!(
+                "| {} | {} | {} | {:.4} | {} | {:.3} | {} | {:.3} | {:.1} |",
+                w.name(),
+                s.requests,
+                s.texels,
+                s.hit_rate(),
+                s.misses,
+                s.bytes_per_texel(),
+                s.split_requests,
+                s.bank_rate(),
+                s.texels as f64 / secs / 1e6
+            );
+        }
+    }
+}

@@ -1,0 +1,259 @@
+//! `[tmu]`: the texture mapping unit (seed 001). So far its texture cache, `[tmu.cache]`:
+//! multi-port, multi-bank, non-blocking, read-only.
+
+use serde::{Deserialize, Serialize};
+
+use super::error::{Invalid, Seg, path};
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TmuSection {
+    pub cache: CacheSection,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Replacement {
+    /// Least recently used way of the set.
+    Lru,
+    /// Oldest allocated way of the set.
+    Fifo,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum TexLayout {
+    /// Row-major texels.
+    Linear,
+    /// 4x4-texel tiles, row-major by tile, texels row-major inside (a DXT1 block's shape).
+    Tiled4x4,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CacheSection {
+    /// Data capacity in bytes (seed 001: 16 KiB).
+    pub size_bytes: u32,
+    /// Line size in bytes (seed 001: 2048-bit lines, 256 bytes).
+    pub line_bytes: u32,
+    /// Associativity: 1 is direct mapped, size / line is fully associative (seed 001).
+    pub ways: u32,
+    /// Data RAM banks; texels of a 2x2 footprint always fall in different banks.
+    pub banks: u32,
+    /// Texels per request (e.g. 16 for the 2x2 footprints of 4 lanes).
+    pub ports: u32,
+    /// Miss status holding registers: line fills in flight at once.
+    pub mshr_entries: u32,
+    pub replacement: Replacement,
+    /// Memory bus width in bits: a line fill is line_bytes * 8 / bus_bits beats.
+    pub bus_bits: u32,
+    pub layout: TexLayout,
+}
+
+pub const SIZE_ALLOWED: &str = "a power of two in 256..=1048576 bytes";
+pub const LINE_ALLOWED: &str =
+    "a power of two in 64..=4096 bytes (a 4x4 tile of 32-bit texels is 64)";
+pub const WAYS_ALLOWED: &str =
+    "a power of two from 1 (direct mapped) to size_bytes / line_bytes (fully associative)";
+pub const BANKS_ALLOWED: &str =
+    "4 or 16 (one texel of a 2x2 footprint per bank), at most line_bytes / 4";
+pub const PORTS_ALLOWED: &str =
+    "4, 8, 16 or 32 texels per request (2x2 footprints of 1, 2, 4 or 8 lanes)";
+pub const MSHR_ALLOWED: &str = "an integer in 1..=64";
+pub const BUS_ALLOWED: &str = "a power of two in 32..=1024 bits, at most line_bytes * 8";
+pub const REPLACEMENT_ALLOWED: &str = "\"lru\" or \"fifo\"";
+pub const LAYOUT_ALLOWED: &str = "\"linear\" or \"tiled4x4\"";
+
+/// The validated cache and what it derives.
+#[derive(Debug, Clone, Serialize)]
+pub struct TexCache {
+    pub size_bytes: u32,
+    pub line_bytes: u32,
+    pub ways: u32,
+    pub sets: u32,
+    pub lines: u32,
+    pub banks: u32,
+    pub ports: u32,
+    pub mshr_entries: u32,
+    pub replacement: Replacement,
+    pub bus_bits: u32,
+    /// Bus beats per line fill.
+    pub beats_per_line: u32,
+    /// 32-bit texel words per line, and per line in each bank.
+    pub words_per_line: u32,
+    pub words_per_bank_line: u32,
+    pub layout: TexLayout,
+}
+
+fn pow2_in(x: u32, lo: u32, hi: u32) -> bool {
+    x.is_power_of_two() && (lo..=hi).contains(&x)
+}
+
+/// The validated `[tmu]`.
+#[derive(Debug, Clone, Serialize)]
+pub struct Tmu {
+    pub cache: TexCache,
+}
+
+impl TmuSection {
+    pub fn validate(&self, errs: &mut Vec<Invalid>) -> Option<Tmu> {
+        self.cache.validate(errs).map(|cache| Tmu { cache })
+    }
+}
+
+impl CacheSection {
+    pub fn validate(&self, errs: &mut Vec<Invalid>) -> Option<TexCache> {
+        let at = |key: &str| {
+            let mut p = path(&["tmu", "cache"]);
+            p.push(Seg::Key(key.into()));
+            p
+        };
+        let before = errs.len();
+        let mut check = |ok: bool, key: &str, value: u32, allowed: &str| {
+            if !ok {
+                errs.push(Invalid::at(
+                    &at(key),
+                    format!("{key} {value} is not allowed"),
+                    allowed,
+                ));
+            }
+        };
+        check(
+            pow2_in(self.size_bytes, 256, 1 << 20),
+            "size_bytes",
+            self.size_bytes,
+            SIZE_ALLOWED,
+        );
+        check(
+            pow2_in(self.line_bytes, 64, 4096),
+            "line_bytes",
+            self.line_bytes,
+            LINE_ALLOWED,
+        );
+        check(
+            matches!(self.banks, 4 | 16),
+            "banks",
+            self.banks,
+            BANKS_ALLOWED,
+        );
+        check(
+            matches!(self.ports, 4 | 8 | 16 | 32),
+            "ports",
+            self.ports,
+            PORTS_ALLOWED,
+        );
+        check(
+            (1..=64).contains(&self.mshr_entries),
+            "mshr_entries",
+            self.mshr_entries,
+            MSHR_ALLOWED,
+        );
+        check(
+            pow2_in(self.bus_bits, 32, 1024),
+            "bus_bits",
+            self.bus_bits,
+            BUS_ALLOWED,
+        );
+        check(self.ways.is_power_of_two(), "ways", self.ways, WAYS_ALLOWED);
+        if errs.len() > before {
+            return None;
+        }
+        // Relations between keys, once each key is in range on its own.
+        let lines = self.size_bytes / self.line_bytes;
+        let mut related = |ok: bool, key: &str, msg: String, allowed: &str| {
+            if !ok {
+                errs.push(Invalid::at(&at(key), msg, allowed));
+            }
+        };
+        related(
+            self.line_bytes <= self.size_bytes,
+            "line_bytes",
+            format!(
+                "a {}-byte line does not fit a {}-byte cache",
+                self.line_bytes, self.size_bytes
+            ),
+            LINE_ALLOWED,
+        );
+        related(
+            self.ways <= lines.max(1),
+            "ways",
+            format!("{} ways but the cache holds {lines} lines", self.ways),
+            WAYS_ALLOWED,
+        );
+        related(
+            self.banks * 4 <= self.line_bytes,
+            "banks",
+            format!(
+                "{} banks need lines of at least {} bytes",
+                self.banks,
+                self.banks * 4
+            ),
+            BANKS_ALLOWED,
+        );
+        related(
+            self.bus_bits <= self.line_bytes * 8,
+            "bus_bits",
+            format!(
+                "a {}-bit bus is wider than a {}-byte line",
+                self.bus_bits, self.line_bytes
+            ),
+            BUS_ALLOWED,
+        );
+        if errs.len() > before {
+            return None;
+        }
+        let words_per_line = self.line_bytes / 4;
+        Some(TexCache {
+            size_bytes: self.size_bytes,
+            line_bytes: self.line_bytes,
+            ways: self.ways,
+            sets: lines / self.ways,
+            lines,
+            banks: self.banks,
+            ports: self.ports,
+            mshr_entries: self.mshr_entries,
+            replacement: self.replacement,
+            bus_bits: self.bus_bits,
+            beats_per_line: self.line_bytes * 8 / self.bus_bits,
+            words_per_line,
+            words_per_bank_line: words_per_line / self.banks,
+            layout: self.layout,
+        })
+    }
+}
+
+impl TexCache {
+    /// The shape adversarial traffic aims at.
+    pub fn shape(&self) -> crate::workload::CacheShape {
+        crate::workload::CacheShape {
+            line_bytes: self.line_bytes,
+            sets: self.sets,
+            ways: self.ways,
+        }
+    }
+
+    /// The data bank of the 32-bit texel word at byte address `addr`: a function of the
+    /// address alone, so a line fill knows where each word goes. In the 4x4-tiled layout
+    /// the word address bits [1:0] are u mod 4 and [3:2] are v mod 4 inside a tile, so
+    /// the bank takes the low u and v bits and a 2x2 footprint hits four banks at every
+    /// position and wrap. In the linear layout only u is in the low bits: vertical
+    /// neighbours may share a bank, which the bank checker reports as a second clock.
+    pub fn bank(&self, addr: u64) -> u32 {
+        let word = (addr >> 2) as u32;
+        let bits = self.banks.trailing_zeros() / 2; // bits of u and of v in the bank
+        let mask = (1u32 << bits) - 1;
+        match self.layout {
+            TexLayout::Tiled4x4 => (word & mask) | (((word >> 2) & mask) << bits),
+            TexLayout::Linear => word % self.banks,
+        }
+    }
+
+    /// The line holding byte address `addr`, and its set.
+    pub fn line_of(&self, addr: u64) -> u64 {
+        addr / u64::from(self.line_bytes)
+    }
+
+    pub fn set_of(&self, line: u64) -> u32 {
+        (line % u64::from(self.sets)) as u32
+    }
+}

@@ -1,0 +1,399 @@
+//! Model of the texture cache's tags: exact about hits, misses, replacement and the
+//! splitting of a request into passes, so co-simulation can compare the hit and miss
+//! counts of every request with the RTL.
+//!
+//! The rules, which the RTL follows (Igehy et al. 1998's prefetching organisation: tags
+//! are checked when a request arrives, long before its data is read):
+//! - A request's active texels are looked up in port order.
+//! - A texel whose line is in the set is a hit (a line allocated earlier, even by the same
+//!   request or still being filled, counts: its fill is already on its way). Under LRU the
+//!   way becomes the most recently used; under FIFO the order does not change.
+//! - A miss allocates a way: the lowest invalid way, else the first way in replacement
+//!   order that the request's current pass does not use. The victim does not depend on
+//!   timing (the RTL waits for the victim's pending readers to drain instead of picking
+//!   another way), so this sequential model is exact.
+//! - When every way of the set is used by the current pass, the pass ends and a new one
+//!   starts at this texel (the RTL delivers the request in two or more passes).
+
+use std::collections::VecDeque;
+
+use crate::config::{Replacement, TexCache};
+
+/// What one request did to the tags.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Outcome {
+    /// Active texels whose line was present when looked up.
+    pub hits: u32,
+    /// Lines allocated (each one a line fill).
+    pub misses: u32,
+    /// Passes the request needed (1 unless a set ran out of ways within it).
+    pub passes: u32,
+    /// Line addresses to fill, in allocation order.
+    pub fills: Vec<u64>,
+}
+
+#[derive(Debug, Clone)]
+struct Set {
+    tags: Vec<Option<u64>>,
+    /// Ways in replacement order: the front is the next victim.
+    order: VecDeque<usize>,
+}
+
+/// The tag state of the whole cache.
+#[derive(Debug, Clone)]
+pub struct TagModel {
+    cfg: TexCache,
+    sets: Vec<Set>,
+}
+
+impl TagModel {
+    pub fn new(cfg: &TexCache) -> Self {
+        let set = Set {
+            tags: vec![None; cfg.ways as usize],
+            order: (0..cfg.ways as usize).collect(),
+        };
+        Self {
+            cfg: cfg.clone(),
+            sets: vec![set; cfg.sets as usize],
+        }
+    }
+
+    /// Forgets every line (the invalidate input, for texture reloads).
+    pub fn invalidate(&mut self) {
+        *self = Self::new(&self.cfg);
+    }
+
+    /// Looks up one request: its texel byte addresses, `None` for masked texels.
+    pub fn access(&mut self, texels: &[Option<u64>]) -> Outcome {
+        let mut out = Outcome {
+            passes: 1,
+            ..Outcome::default()
+        };
+        // (set, way) pairs the current pass uses.
+        let mut pinned: Vec<(u32, usize)> = Vec::new();
+        for addr in texels.iter().flatten() {
+            let line = self.cfg.line_of(*addr);
+            let set_idx = self.cfg.set_of(line);
+            let tag = line / u64::from(self.cfg.sets);
+            let set = &mut self.sets[set_idx as usize];
+            if let Some(way) = set.tags.iter().position(|t| *t == Some(tag)) {
+                out.hits += 1;
+                if self.cfg.replacement == Replacement::Lru {
+                    touch(&mut set.order, way);
+                }
+                if !pinned.contains(&(set_idx, way)) {
+                    pinned.push((set_idx, way));
+                }
+                continue;
+            }
+            let free = |set: &Set, pinned: &[(u32, usize)]| {
+                set.tags.iter().position(Option::is_none).or_else(|| {
+                    set.order
+                        .iter()
+                        .copied()
+                        .find(|w| !pinned.contains(&(set_idx, *w)))
+                })
+            };
+            let way = match free(set, &pinned) {
+                Some(w) => w,
+                None => {
+                    // Every way serves this pass: the rest of the request is a new pass.
+                    out.passes += 1;
+                    pinned.clear();
+                    set.order[0]
+                }
+            };
+            set.tags[way] = Some(tag);
+            touch(&mut set.order, way);
+            pinned.push((set_idx, way));
+            out.misses += 1;
+            out.fills.push(line);
+        }
+        out
+    }
+}
+
+/// Moves `way` to the back of the replacement order (most recently used / newest).
+fn touch(order: &mut VecDeque<usize>, way: usize) {
+    if let Some(i) = order.iter().position(|w| *w == way) {
+        order.remove(i);
+    }
+    order.push_back(way);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::{CacheSection, TexLayout};
+
+    fn cache(size: u32, line: u32, ways: u32, replacement: Replacement) -> TexCache {
+        let section = CacheSection {
+            size_bytes: size,
+            line_bytes: line,
+            ways,
+            banks: 4,
+            ports: 4,
+            mshr_entries: 4,
+            replacement,
+            bus_bits: 64,
+            layout: TexLayout::Tiled4x4,
+        };
+        let mut errs = Vec::new();
+        let c = section.validate(&mut errs);
+        assert!(errs.is_empty(), "{errs:?}");
+        c.expect("valid cache")
+    }
+
+    fn req(addrs: &[u64]) -> Vec<Option<u64>> {
+        addrs.iter().map(|a| Some(*a)).collect()
+    }
+
+    #[test]
+    fn compulsory_misses_then_hits() {
+        let mut m = TagModel::new(&cache(1024, 64, 16, Replacement::Lru));
+        let o = m.access(&req(&[0, 4, 64, 68]));
+        assert_eq!((o.hits, o.misses, o.fills.clone()), (2, 2, vec![0, 1]));
+        let o = m.access(&req(&[8, 72]));
+        assert_eq!((o.hits, o.misses), (2, 0));
+    }
+
+    #[test]
+    fn masked_texels_do_nothing() {
+        let mut m = TagModel::new(&cache(1024, 64, 16, Replacement::Lru));
+        let o = m.access(&[None, Some(0), None, None]);
+        assert_eq!((o.hits, o.misses), (0, 1));
+    }
+
+    #[test]
+    fn lru_keeps_the_reused_line_fifo_does_not() {
+        // Fully associative, 4 ways: lines 0..3, touch 0, then line 4 evicts line 1 (LRU)
+        // or line 0 (FIFO, the oldest allocation).
+        let line = 64u64;
+        for (repl, evicted) in [(Replacement::Lru, 1u64), (Replacement::Fifo, 0)] {
+            let mut m = TagModel::new(&cache(256, 64, 4, repl));
+            m.access(&req(&[0, line, 2 * line, 3 * line]));
+            m.access(&req(&[0]));
+            assert_eq!(m.access(&req(&[4 * line])).misses, 1);
+            for l in 0..5 {
+                let o = m.clone().access(&req(&[l * line]));
+                assert_eq!(o.misses, u32::from(l == evicted), "{repl:?}: line {l}");
+            }
+        }
+    }
+
+    #[test]
+    fn direct_mapped_thrash_always_misses() {
+        // 4 sets of 1 way: lines 0 and 4 share set 0.
+        let mut m = TagModel::new(&cache(256, 64, 1, Replacement::Lru));
+        for i in 0..10u64 {
+            let o = m.access(&req(&[(i % 2) * 4 * 64]));
+            assert_eq!(o.misses, 1);
+        }
+    }
+
+    #[test]
+    fn a_set_out_of_ways_within_a_request_splits_it() {
+        // Direct mapped: lines 0 and 4 both need set 0's single way in one request, so
+        // the request runs as [line 0], [line 4], [line 0 again].
+        let mut m = TagModel::new(&cache(256, 64, 1, Replacement::Lru));
+        let o = m.access(&req(&[0, 4 * 64, 4]));
+        assert_eq!(o.passes, 3);
+        assert_eq!(o.misses, 3, "line 0 is refetched for the third texel");
+        assert_eq!(o.fills, vec![0, 4, 0]);
+        // Two lines of different sets need no split.
+        let o = m.access(&req(&[64, 128, 68]));
+        assert_eq!((o.passes, o.misses, o.hits), (1, 2, 1));
+    }
+
+    #[test]
+    fn invalidate_forgets_everything() {
+        let mut m = TagModel::new(&cache(1024, 64, 4, Replacement::Fifo));
+        m.access(&req(&[0, 64, 128]));
+        m.invalidate();
+        assert_eq!(m.access(&req(&[0])).misses, 1);
+    }
+}
+
+/// Clocks the data stage needs for one request: the largest number of distinct texel
+/// words any one bank must deliver (one read port per bank).
+pub fn bank_clocks(cfg: &TexCache, texels: &[Option<u64>]) -> u32 {
+    let mut words: Vec<u64> = texels.iter().flatten().map(|a| a >> 2).collect();
+    words.sort_unstable();
+    words.dedup();
+    let mut per_bank = vec![0u32; cfg.banks as usize];
+    for w in words {
+        per_bank[cfg.bank(w << 2) as usize] += 1;
+    }
+    per_bank.into_iter().max().unwrap_or(0).max(1)
+}
+
+/// The result of checking the bank mapping against every 2x2 footprint.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BankCheck {
+    /// Worst data-stage clocks of a single 2x2 footprint (1 means conflict free).
+    pub footprint_clocks: u32,
+    /// Upper bound on the clocks of a full request: its `ports / 4` footprints, each
+    /// adding at most `footprint_clocks` words to any bank.
+    pub request_bound: u32,
+    /// Footprints examined.
+    pub footprints: u64,
+}
+
+/// Checks every 2x2 footprint, at every position, with every wrap mode, on every mip
+/// level of square and oblong textures, against the configured bank mapping.
+pub fn bank_check(cfg: &TexCache) -> BankCheck {
+    use crate::workload::{Texture, Wrap, texel_address, wrap};
+    let wraps = [Wrap::Repeat, Wrap::ClampToEdge, Wrap::MirroredRepeat];
+    let mut worst = 0;
+    let mut footprints = 0;
+    for (lw, lh) in [(5, 5), (5, 1), (1, 5), (3, 0), (0, 0)] {
+        let tex = Texture::new(crate::workload::TEXTURE_BASE, lw, lh, 4);
+        for level in 0..tex.levels {
+            let (w, h) = (tex.level_width(level), tex.level_height(level));
+            for ws in wraps {
+                for wt in wraps {
+                    // i0 runs one past each edge, so i0 + 1 wraps at both ends.
+                    for j in -1..=i64::from(h) {
+                        for i in -1..=i64::from(w) {
+                            let us = [wrap(i, w, ws), wrap(i + 1, w, ws)];
+                            let vs = [wrap(j, h, wt), wrap(j + 1, h, wt)];
+                            let texels: Vec<Option<u64>> = vs
+                                .iter()
+                                .flat_map(|v| us.iter().map(move |u| (*u, *v)))
+                                .map(|(u, v)| Some(texel_address(&tex, cfg.layout, level, u, v)))
+                                .collect();
+                            worst = worst.max(bank_clocks(cfg, &texels));
+                            footprints += 1;
+                        }
+                    }
+                }
+            }
+        }
+    }
+    BankCheck {
+        footprint_clocks: worst,
+        request_bound: worst * (cfg.ports / 4),
+        footprints,
+    }
+}
+
+/// What the model says a stream of requests does to the cache.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct TrafficStats {
+    pub requests: u64,
+    /// Active texels looked up.
+    pub texels: u64,
+    pub hits: u64,
+    pub misses: u64,
+    /// Requests that needed more than one pass.
+    pub split_requests: u64,
+    /// Data-stage clocks summed over requests (bank conflicts make it exceed `requests`).
+    pub bank_clocks: u64,
+    /// Bytes fetched from memory.
+    pub fill_bytes: u64,
+}
+
+impl TrafficStats {
+    /// Hits over texels looked up.
+    pub fn hit_rate(&self) -> f64 {
+        self.hits as f64 / self.texels.max(1) as f64
+    }
+
+    /// Memory bytes per texel delivered.
+    pub fn bytes_per_texel(&self) -> f64 {
+        self.fill_bytes as f64 / self.texels.max(1) as f64
+    }
+
+    /// Requests per clock if misses cost nothing: the bank-conflict bound.
+    pub fn bank_rate(&self) -> f64 {
+        self.requests as f64 / self.bank_clocks.max(1) as f64
+    }
+}
+
+/// Runs `requests` through a fresh tag model.
+pub fn run_traffic(cfg: &TexCache, requests: &[crate::workload::Request]) -> TrafficStats {
+    let mut tags = TagModel::new(cfg);
+    let mut s = TrafficStats::default();
+    for r in requests {
+        let o = tags.access(&r.texels);
+        s.requests += 1;
+        s.texels += r.texels.iter().flatten().count() as u64;
+        s.hits += u64::from(o.hits);
+        s.misses += u64::from(o.misses);
+        s.split_requests += u64::from(o.passes > 1);
+        s.bank_clocks += u64::from(bank_clocks(cfg, &r.texels));
+        s.fill_bytes += u64::from(o.misses) * u64::from(cfg.line_bytes);
+    }
+    s
+}
+
+#[cfg(test)]
+mod traffic_tests {
+    use super::*;
+    use crate::config::{CacheSection, TexLayout};
+    use crate::workload::{Workload, generate};
+
+    fn cache(ways: u32, banks: u32, ports: u32, layout: TexLayout) -> TexCache {
+        let section = CacheSection {
+            size_bytes: 16384,
+            line_bytes: 256,
+            ways,
+            banks,
+            ports,
+            mshr_entries: 8,
+            replacement: Replacement::Lru,
+            bus_bits: 128,
+            layout,
+        };
+        section.validate(&mut Vec::new()).expect("valid cache")
+    }
+
+    #[test]
+    fn tiled_layout_makes_every_footprint_conflict_free() {
+        for banks in [4, 16] {
+            let c = bank_check(&cache(64, banks, 16, TexLayout::Tiled4x4));
+            assert_eq!(c.footprint_clocks, 1, "{banks} banks");
+            assert!(c.footprints > 10_000);
+        }
+    }
+
+    #[test]
+    fn linear_layout_can_put_vertical_neighbours_in_one_bank() {
+        let c = bank_check(&cache(64, 4, 4, TexLayout::Linear));
+        assert_eq!(c.footprint_clocks, 2);
+    }
+
+    #[test]
+    fn realistic_traffic_hits_and_adversarial_traffic_misses() {
+        let c = cache(64, 16, 16, TexLayout::Tiled4x4);
+        let run = |w: Workload| run_traffic(&c, &generate(w, 4, c.layout, c.shape(), 1, 4000));
+        let one2one = run(Workload::from_name("one2one_256").expect("workload"));
+        assert!(
+            one2one.hit_rate() > 0.9,
+            "1:1 hit rate {}",
+            one2one.hit_rate()
+        );
+        let thrash = run(Workload::Thrash);
+        assert_eq!(
+            thrash.hits, 0,
+            "LRU over ways + 1 lines of one set never hits"
+        );
+        let all_miss = run(Workload::AllMiss);
+        assert_eq!(all_miss.hits, 0);
+        assert_eq!(all_miss.misses, all_miss.texels);
+        let same = run(Workload::SameLine);
+        assert!(
+            same.hit_rate() > 0.95,
+            "same-line hit rate {}",
+            same.hit_rate()
+        );
+    }
+
+    #[test]
+    fn bank_clocks_count_distinct_words_per_bank() {
+        let c = cache(64, 4, 4, TexLayout::Linear);
+        // Words 0 and 4 share bank 0 in the linear mapping; a repeated word costs nothing.
+        assert_eq!(bank_clocks(&c, &[Some(0), Some(16), Some(0), None]), 2);
+        assert_eq!(bank_clocks(&c, &[Some(0), Some(4), Some(8), Some(12)]), 1);
+    }
+}
