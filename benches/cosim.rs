@@ -16,7 +16,6 @@
 //! Environment: `GPURTL_BENCH_ITEMS` overrides the item count (default 1,000,000).
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::time::{Duration, Instant};
 
 use gpurtl::config::{self, Config};
@@ -238,19 +237,7 @@ fn time_parts(cfg: &Config, build_dir: &Path, opt: &SimOptions, cycles: u64) -> 
         let mut reported = 0;
         for _ in 0..REPEATS {
             let t = Instant::now();
-            let out = Command::new(build_dir.join("Vsim"))
-                .arg("--vectors")
-                .arg(&dir)
-                .arg("--report")
-                .arg(&report)
-                .arg("--seed")
-                .arg(opt.seed.to_string())
-                .arg("--gap")
-                .arg(format!("{:?}", opt.gap))
-                .arg("--stall")
-                .arg(format!("{:?}", opt.stall))
-                .arg("--drain")
-                .arg((expectation.capacity + 64).to_string())
+            let out = sim::vsim_command(build_dir, &dir, &report, opt, expectation.capacity)
                 .args(extra)
                 .output()
                 .expect("running Vsim");

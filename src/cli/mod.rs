@@ -31,6 +31,22 @@ pub struct ConfigArg {
     pub config: Option<PathBuf>,
 }
 
+/// What `vectors` and `sim` share: which unit, which config, how many items, which seed.
+#[derive(Args, Debug, Clone)]
+pub struct RunArgs {
+    /// The unit (see `gpurtl units`).
+    #[arg(long, short = 'u')]
+    pub unit: String,
+    #[command(flatten)]
+    pub config: ConfigArg,
+    /// Items of stimulus.
+    #[arg(long, short = 'n', default_value_t = 1000, value_parser = parse_count)]
+    pub count: usize,
+    /// Seed of the stimulus and of the random gaps and stalls.
+    #[arg(long, short = 's', default_value_t = 1)]
+    pub seed: u64,
+}
+
 #[derive(Subcommand, Debug)]
 pub enum Cmd {
     /// Generate Verilog, files.f, a FuseSoC core and manifest.json.
@@ -53,28 +69,16 @@ pub enum Cmd {
     },
     /// Write the model's stimulus and expected-output vector files.
     Vectors {
-        #[arg(long, short = 'u')]
-        unit: String,
         #[command(flatten)]
-        config: ConfigArg,
-        #[arg(long, short = 'n', default_value_t = 1000, value_parser = parse_count)]
-        count: usize,
-        #[arg(long, short = 's', default_value_t = 1)]
-        seed: u64,
+        run: RunArgs,
         /// Output directory [default: rtl_out/<design>.vectors/<unit>-seed<S>].
         #[arg(long, short = 'o', value_name = "DIR")]
         out: Option<PathBuf>,
     },
     /// Co-simulate a unit in Verilator against the model.
     Sim {
-        #[arg(long, short = 'u')]
-        unit: String,
         #[command(flatten)]
-        config: ConfigArg,
-        #[arg(long, short = 'n', default_value_t = 1000, value_parser = parse_count)]
-        count: usize,
-        #[arg(long, short = 's', default_value_t = 1)]
-        seed: u64,
+        run: RunArgs,
         /// Probability that an idle input holds valid low for a clock, in [0, 1).
         #[arg(long, default_value_t = 0.0, value_parser = parse_probability)]
         gap: f64,
@@ -178,13 +182,13 @@ fn run(cli: Cli) -> Result<u8, Failure> {
             }
             Ok(0)
         }
-        Cmd::Vectors {
-            unit,
-            config,
-            count,
-            seed,
-            out,
-        } => {
+        Cmd::Vectors { run, out } => {
+            let RunArgs {
+                unit,
+                config,
+                count,
+                seed,
+            } = run;
             let (cfg, design) = load(&config)?;
             sim::find_unit(&design, &unit).map_err(usage)?;
             let set = model::vectors(&cfg, &unit, count, seed)
@@ -224,15 +228,18 @@ fn run(cli: Cli) -> Result<u8, Failure> {
             Ok(0)
         }
         Cmd::Sim {
-            unit,
-            config,
-            count,
-            seed,
+            run,
             gap,
             stall,
             trace,
             json,
         } => {
+            let RunArgs {
+                unit,
+                config,
+                count,
+                seed,
+            } = run;
             let (cfg, design) = load(&config)?;
             sim::find_unit(&design, &unit).map_err(usage)?;
             let work_dir = SimOptions::default_work_dir();

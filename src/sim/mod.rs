@@ -340,19 +340,7 @@ pub fn run_built(
     let report_path = run_dir.join("report.json");
     let expectation = model::expectation(cfg, unit.name, &vectors, opt.gap, opt.stall);
 
-    let mut cmd = Command::new(build_dir.join("Vsim"));
-    cmd.arg("--vectors")
-        .arg(&run_dir)
-        .arg("--report")
-        .arg(&report_path)
-        .arg("--seed")
-        .arg(opt.seed.to_string())
-        .arg("--gap")
-        .arg(format!("{:?}", opt.gap))
-        .arg("--stall")
-        .arg(format!("{:?}", opt.stall))
-        .arg("--drain")
-        .arg((expectation.capacity + 64).to_string());
+    let mut cmd = vsim_command(build_dir, &run_dir, &report_path, opt, expectation.capacity);
     if let Some(t) = &opt.trace {
         if let Some(parent) = t.parent() {
             fs::create_dir_all(parent).map_err(io(format!("creating {}", parent.display())))?;
@@ -419,6 +407,33 @@ pub fn run_built(
         trace: opt.trace.as_ref().map(|t| t.display().to_string()),
         vectors_dir,
     })
+}
+
+/// The harness command line for one run: vectors in `run_dir`, the report to `report`.
+/// Extra outputs are watched for the unit's capacity plus a margin after the last one.
+pub fn vsim_command(
+    build_dir: &Path,
+    run_dir: &Path,
+    report: &Path,
+    opt: &SimOptions,
+    capacity: u64,
+) -> Command {
+    let mut cmd = Command::new(build_dir.join("Vsim"));
+    cmd.arg("--vectors")
+        .arg(run_dir)
+        .arg("--report")
+        .arg(report)
+        .arg("--seed")
+        .arg(opt.seed.to_string())
+        // `{:?}` prints the shortest text that parses back to the same double, so the
+        // harness draws against exactly the probability the model replays.
+        .arg("--gap")
+        .arg(format!("{:?}", opt.gap))
+        .arg("--stall")
+        .arg(format!("{:?}", opt.stall))
+        .arg("--drain")
+        .arg((capacity + 64).to_string());
+    cmd
 }
 
 fn ratio(n: u64, d: u64) -> f64 {
