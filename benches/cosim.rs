@@ -179,6 +179,7 @@ fn options(count: usize, gap: f64, stall: f64, work_dir: &Path) -> SimOptions {
         stall,
         trace: None,
         work_dir: work_dir.to_path_buf(),
+        mem: Default::default(),
     }
 }
 

@@ -41,6 +41,14 @@ impl Rng {
     }
 }
 
+/// The 32-bit word the harness's memory model holds at byte address `addr` (word
+/// aligned): a hash of the word address, so memory needs no image file and the model knows
+/// every word (sim/harness/rng.h `memory_word`).
+pub fn memory_word(addr: u64) -> u32 {
+    let mut r = Rng { state: addr >> 2 };
+    r.next_u64() as u32
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -58,6 +66,14 @@ mod tests {
         // The C++ harness test prints the same number (sim/harness/rng.h).
         let mut r = Rng { state: 0 };
         assert_eq!(r.next_u64(), 0xE220_A839_7B1D_CDAF);
+    }
+
+    #[test]
+    fn memory_words_are_a_fixed_hash_of_the_word_address() {
+        // Pinned: the C++ harness computes the same values.
+        assert_eq!(memory_word(0), 0x7B1D_CDAF);
+        assert_eq!(memory_word(3), 0x7B1D_CDAF, "bytes of one word share it");
+        assert_ne!(memory_word(4), memory_word(0));
     }
 
     #[test]

@@ -38,6 +38,7 @@ fn options(count: usize, seed: u64, gap: f64, stall: f64) -> SimOptions {
         stall,
         trace: None,
         work_dir: work_dir(),
+        mem: Default::default(),
     }
 }
 

@@ -8,6 +8,11 @@
 //   - holds each output's ready low at random (probability --stall per clock) and checks
 //     every transfer against the expected vector file, in order: nothing lost, nothing
 //     duplicated, valid and data stable while stalled, nothing extra once all arrived;
+//   - serves memory read ports from a memory model: each burst request is answered after
+//     --mem-latency clocks plus up to --mem-jitter more, bursts in order, one beat per
+//     clock at most, a beat slot lost with probability --mem-gap (bandwidth), and the
+//     request ready held low with probability --mem-stall (backpressure); the word at
+//     each address is memory_word(address) (rng.h);
 //   - counts clocks and writes a JSON report.
 // Port i draws its gaps or stalls from RNG stream kStreamPortBase + i of --seed, which
 // the Rust cycle model replays (src/model/hs_chain.rs).
@@ -22,6 +27,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <deque>
 #include <fstream>
 #include <functional>
 #include <memory>
@@ -107,6 +113,10 @@ struct Options {
   uint64_t max_idle = 100000;  // clocks without an output transfer before "stuck"
   uint64_t drain = 64;         // clocks watched for extra outputs after the last one
   uint64_t max_errors = 20;
+  uint64_t mem_latency = 0;
+  uint64_t mem_jitter = 0;
+  double mem_gap = 0.0;
+  double mem_stall = 0.0;
 };
 
 inline Options parse_options(int argc, char** argv) {
@@ -131,6 +141,10 @@ inline Options parse_options(int argc, char** argv) {
     else if (a == "--max-idle") o.max_idle = std::strtoull(need().c_str(), nullptr, 10);
     else if (a == "--drain") o.drain = std::strtoull(need().c_str(), nullptr, 10);
     else if (a == "--max-errors") o.max_errors = std::strtoull(need().c_str(), nullptr, 10);
+    else if (a == "--mem-latency") o.mem_latency = std::strtoull(need().c_str(), nullptr, 10);
+    else if (a == "--mem-jitter") o.mem_jitter = std::strtoull(need().c_str(), nullptr, 10);
+    else if (a == "--mem-gap") o.mem_gap = std::strtod(need().c_str(), nullptr);
+    else if (a == "--mem-stall") o.mem_stall = std::strtod(need().c_str(), nullptr);
     else if (a.rfind("+verilator", 0) == 0) continue;
     else {
       std::fprintf(stderr, "harness: unknown argument %s\n", a.c_str());
@@ -184,6 +198,47 @@ struct OutPort {
   Rng rng;
 };
 
+struct MemPort {
+  std::string name;
+  int addr_width;
+  int data_width;
+  uint32_t beats;
+  CData* req_valid;
+  CData* req_ready;
+  std::function<Word()> req_addr;
+  CData* rsp_valid;
+  CData* rsp_ready;
+  std::function<void(const Word&)> set_rsp;
+  struct Burst {
+    uint64_t addr;
+    uint64_t due;  // first clock its first beat may be offered
+  };
+  std::deque<Burst> pending;
+  uint32_t beat = 0;  // next beat of the head burst
+  bool offering = false;
+  bool req_held = false;  // req valid && !ready at the last edge
+  Word req_held_addr;
+  uint64_t requests = 0;
+  uint64_t beats_sent = 0;
+  Rng rng;
+};
+
+// The data of beat `beat` of a burst at byte address `addr`: data_width / 32 words,
+// least significant first (a narrower bus takes the low bits of one word).
+inline Word memory_beat(uint64_t addr, uint32_t beat, int data_width) {
+  const uint64_t bytes = static_cast<uint64_t>((data_width + 7) / 8);
+  Word w(limbs(data_width), 0);
+  for (size_t i = 0; i < w.size(); ++i) w[i] = memory_word(addr + beat * bytes + 4 * i);
+  mask(w, data_width);
+  return w;
+}
+
+inline uint64_t word_u64(const Word& w) {
+  uint64_t v = w.empty() ? 0 : w[0];
+  if (w.size() > 1) v |= static_cast<uint64_t>(w[1]) << 32;
+  return v;
+}
+
 class Bench {
  public:
   Bench(const char* unit, int argc, char** argv) : unit_(unit), opt_(parse_options(argc, argv)) {}
@@ -214,6 +269,24 @@ class Bench {
     p.rng = Rng::stream(opt_.seed, kStreamPortBase + port_count_++);
     p.expected = load(p.name, width);
     outs_.push_back(std::move(p));
+  }
+
+  void add_memory(const char* name, int addr_width, int data_width, uint32_t beats,
+                  CData* req_valid, CData* req_ready, std::function<Word()> req_addr,
+                  CData* rsp_valid, CData* rsp_ready, std::function<void(const Word&)> set_rsp) {
+    MemPort m;
+    m.name = name;
+    m.addr_width = addr_width;
+    m.data_width = data_width;
+    m.beats = beats;
+    m.req_valid = req_valid;
+    m.req_ready = req_ready;
+    m.req_addr = std::move(req_addr);
+    m.rsp_valid = rsp_valid;
+    m.rsp_ready = rsp_ready;
+    m.set_rsp = std::move(set_rsp);
+    m.rng = Rng::stream(opt_.seed, kStreamPortBase + port_count_++);
+    mems_.push_back(std::move(m));
   }
 
   // Resets the DUT, runs until every expected output arrived (or an error), writes the
@@ -259,6 +332,11 @@ class Bench {
       drive_junk(p);
     }
     for (auto& p : outs_) *p.ready = 0;
+    for (auto& m : mems_) {
+      *m.req_ready = 0;
+      *m.rsp_valid = 0;
+      m.set_rsp(Word(limbs(m.data_width), 0));
+    }
     clk = 0;
     rst = rst_active_low ? 0 : 1;
     top.eval();
@@ -279,8 +357,10 @@ class Bench {
         if (!p.presenting) drive_junk(p);
       }
       for (auto& p : outs_) *p.ready = p.rng.chance(opt_.stall) ? 0 : 1;
+      for (auto& m : mems_) drive_memory(m, cycle);
       top.eval();
       check_ready_independence(top, cycle);
+      for (auto& m : mems_) sample_memory(m, cycle);
 
       // Sample the handshakes as the clock edge will see them.
       for (auto& p : outs_) check_output(p, cycle);
@@ -311,7 +391,9 @@ class Bench {
     }
     for (uint64_t i = 0; i < opt_.drain && errors_.size() < opt_.max_errors; ++i) {
       for (auto& p : outs_) *p.ready = 1;
+      for (auto& m : mems_) drive_memory(m, cycle + i);  // memory keeps answering
       top.eval();
+      for (auto& m : mems_) sample_memory(m, cycle + i);
       for (auto& p : outs_) {
         if (*p.valid) {
           ++p.extra;
@@ -387,10 +469,50 @@ class Bench {
     p.held_data = data;
   }
 
-  // What the outputs offer: valid, and data where valid.
+  // Memory, before the clock edge: ready for a request unless stalled; the head burst's
+  // next beat offered once due, unless the bandwidth draw loses this beat slot.
+  void drive_memory(MemPort& m, uint64_t cycle) {
+    *m.req_ready = m.rng.chance(opt_.mem_stall) ? 0 : 1;
+    if (!m.offering && !m.pending.empty() && m.pending.front().due <= cycle &&
+        !m.rng.chance(opt_.mem_gap)) {
+      m.offering = true;
+      m.set_rsp(memory_beat(m.pending.front().addr, m.beat, m.data_width));
+    }
+    *m.rsp_valid = m.offering ? 1 : 0;
+  }
+
+  // Memory, at the clock edge: take a request, retire a beat; check the request holds.
+  void sample_memory(MemPort& m, uint64_t cycle) {
+    const bool valid = *m.req_valid != 0;
+    const Word addr = valid || m.req_held ? m.req_addr() : Word();
+    if (m.req_held && (!valid || addr != m.req_held_addr)) {
+      error("memory port " + m.name + ": request dropped or changed while stalled at cycle " +
+            std::to_string(cycle));
+    }
+    const bool ready = *m.req_ready != 0;
+    if (valid && ready) {
+      const uint64_t jitter = opt_.mem_jitter ? m.rng.next() % (opt_.mem_jitter + 1) : 0;
+      m.pending.push_back({word_u64(addr), cycle + 1 + opt_.mem_latency + jitter});
+      ++m.requests;
+    }
+    m.req_held = valid && !ready;
+    m.req_held_addr = addr;
+    if (m.offering && *m.rsp_ready) {
+      m.offering = false;
+      ++m.beats_sent;
+      if (++m.beat == m.beats) {
+        m.beat = 0;
+        m.pending.pop_front();
+      }
+    }
+  }
+
+  // What the DUT offers: each output's valid and data, each memory request's valid and
+  // address (where valid).
   std::vector<std::pair<bool, Word>> offers() const {
     std::vector<std::pair<bool, Word>> v;
     for (const auto& p : outs_) v.emplace_back(*p.valid != 0, *p.valid ? p.data() : Word());
+    for (const auto& m : mems_) v.emplace_back(*m.req_valid != 0, *m.req_valid ? m.req_addr() : Word());
     return v;
   }
 
@@ -410,6 +532,20 @@ class Bench {
         comb_reported_ = true;
         error("port " + p.name + ": an output's valid or data follows " + p.name +
               " ready combinationally at cycle " + std::to_string(cycle));
+        return;
+      }
+    }
+    for (auto& m : mems_) {
+      const CData before = *m.req_ready;
+      *m.req_ready = before ? 0 : 1;
+      top.eval();
+      const bool same = offers() == seen;
+      *m.req_ready = before;
+      top.eval();
+      if (!same) {
+        comb_reported_ = true;
+        error("memory port " + m.name + ": a valid or data follows " + m.name +
+              " request ready combinationally at cycle " + std::to_string(cycle));
         return;
       }
     }
@@ -443,6 +579,12 @@ class Bench {
         << ",\"mismatches\":" << p.mismatches << ",\"extra\":" << p.extra << "}";
       first = false;
     }
+    j << "],\"memory\":[";
+    for (size_t i = 0; i < mems_.size(); ++i) {
+      const auto& m = mems_[i];
+      j << (i ? "," : "") << "{\"name\":\"" << json_escape(m.name) << "\",\"requests\":" << m.requests
+        << ",\"beats\":" << m.beats_sent << ",\"outstanding\":" << m.pending.size() << "}";
+    }
     j << "],\"errors\":[";
     for (size_t i = 0; i < errors_.size(); ++i)
       j << (i ? "," : "") << "\"" << json_escape(errors_[i]) << "\"";
@@ -460,6 +602,7 @@ class Bench {
   Options opt_;
   std::vector<InPort> ins_;
   std::vector<OutPort> outs_;
+  std::vector<MemPort> mems_;
   std::vector<std::string> errors_;
   uint64_t port_count_ = 0;
   bool comb_reported_ = false;

@@ -20,6 +20,11 @@ class Rng {
     r.state_ = mix.next();
     return r;
   }
+  static Rng with_state(uint64_t state) {
+    Rng r;
+    r.state_ = state;
+    return r;
+  }
   uint64_t next() {
     state_ += 0x9E3779B97F4A7C15ull;
     uint64_t z = state_;
@@ -33,5 +38,10 @@ class Rng {
  private:
   uint64_t state_;
 };
+
+// The word the memory model holds at byte address `addr` (src/rng.rs memory_word).
+inline uint32_t memory_word(uint64_t addr) {
+  return static_cast<uint32_t>(Rng::with_state(addr >> 2).next());
+}
 
 }  // namespace gpurtl

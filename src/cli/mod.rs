@@ -85,6 +85,18 @@ pub enum Cmd {
         /// Probability that an output holds ready low for a clock, in [0, 1).
         #[arg(long, default_value_t = 0.0, value_parser = parse_probability)]
         stall: f64,
+        /// Memory model: clocks from a burst request to its first beat.
+        #[arg(long, default_value_t = 100, value_name = "CLOCKS")]
+        mem_latency: u64,
+        /// Memory model: up to this many extra clocks per burst, drawn uniformly.
+        #[arg(long, default_value_t = 0, value_name = "CLOCKS")]
+        mem_jitter: u64,
+        /// Memory model: probability a beat slot is lost (bandwidth), in [0, 1).
+        #[arg(long, default_value_t = 0.0, value_parser = parse_probability, value_name = "P")]
+        mem_gap: f64,
+        /// Memory model: probability the request ready is held low, in [0, 1).
+        #[arg(long, default_value_t = 0.0, value_parser = parse_probability, value_name = "P")]
+        mem_stall: f64,
         /// Write an FST waveform [default file: sim/build/traces/<unit>-seed<S>.fst].
         #[arg(long, value_name = "FILE", num_args = 0..=1)]
         trace: Option<Option<PathBuf>>,
@@ -231,6 +243,10 @@ fn run(cli: Cli) -> Result<u8, Failure> {
             run,
             gap,
             stall,
+            mem_latency,
+            mem_jitter,
+            mem_gap,
+            mem_stall,
             trace,
             json,
         } => {
@@ -251,6 +267,12 @@ fn run(cli: Cli) -> Result<u8, Failure> {
                 })
             });
             let opt = SimOptions {
+                mem: sim::MemTiming {
+                    latency: mem_latency,
+                    jitter: mem_jitter,
+                    gap: mem_gap,
+                    stall: mem_stall,
+                },
                 count,
                 seed,
                 gap,

@@ -135,6 +135,7 @@ impl<'a> HsChainTop<'a> {
                     width: self.width,
                 },
             ],
+            mem_ports: Vec::new(),
         };
         Ok((unit, modules))
     }

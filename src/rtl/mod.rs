@@ -49,6 +49,19 @@ pub struct StreamPort {
     pub width: u32,
 }
 
+/// A read port to memory, served by the harness's memory model: the unit asks for a burst
+/// at a byte address (`<name>_req_valid_o`, `_req_ready_i`, `_req_addr_o`) and memory
+/// returns `beats` words of `data_width` bits (`<name>_rsp_valid_i`, `_rsp_ready_o`,
+/// `_rsp_data_i`), bursts in request order. The word at each address is
+/// [`crate::rng::memory_word`].
+#[derive(Debug, Clone, Serialize)]
+pub struct MemPort {
+    pub name: String,
+    pub addr_width: u32,
+    pub data_width: u32,
+    pub beats: u32,
+}
+
 /// A co-simulatable unit: a top module, what it needs, and its stream ports.
 #[derive(Debug, Clone, Serialize)]
 pub struct Unit {
@@ -57,6 +70,8 @@ pub struct Unit {
     /// Modules in dependency order, top last.
     pub modules: Vec<String>,
     pub ports: Vec<StreamPort>,
+    /// Memory read ports, served by the harness's memory model.
+    pub mem_ports: Vec<MemPort>,
 }
 
 /// Everything one config generates.

@@ -13,6 +13,7 @@ use crate::config::{Config, ResetActive};
 use crate::emit::sha256_hex;
 use crate::model;
 use crate::rtl::{Design, Dir, Unit};
+use crate::vectors::VectorSet;
 
 const HARNESS_H: &str = include_str!("../../sim/harness/harness.h");
 const RNG_H: &str = include_str!("../../sim/harness/rng.h");
@@ -60,6 +61,7 @@ pub struct Glue {
     pub unit: String,
     pub top: String,
     pub ports: Vec<GluePort>,
+    pub mem_ports: Vec<crate::rtl::MemPort>,
     pub rst_port: &'static str,
     pub rst_active_low: bool,
 }
@@ -75,6 +77,21 @@ pub struct SimOptions {
     pub trace: Option<PathBuf>,
     /// Build cache and run directories live here.
     pub work_dir: PathBuf,
+    /// The memory model behind the unit's memory ports.
+    pub mem: MemTiming,
+}
+
+/// How the harness's memory model answers: latency, jitter, bandwidth, backpressure.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
+pub struct MemTiming {
+    /// Clocks from an accepted burst request to its first beat.
+    pub latency: u64,
+    /// Up to this many extra clocks per burst, drawn uniformly.
+    pub jitter: u64,
+    /// Probability that a beat slot is lost (1 - gap of the bus's bandwidth is used).
+    pub gap: f64,
+    /// Probability that the request ready is held low for a clock.
+    pub stall: f64,
 }
 
 impl SimOptions {
@@ -102,7 +119,24 @@ struct HarnessReport {
     cycles: u64,
     passed: bool,
     ports: Vec<PortReport>,
+    #[serde(default)]
+    memory: Vec<MemReport>,
     errors: Vec<String>,
+}
+
+/// What a memory port did.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct MemReport {
+    pub name: String,
+    /// Burst requests accepted.
+    pub requests: u64,
+    /// Beats delivered.
+    pub beats: u64,
+    /// Bursts accepted and not fully delivered when the run ended.
+    pub outstanding: u64,
+    /// Beats per clock over the run.
+    #[serde(default)]
+    pub utilization: f64,
 }
 
 /// What `gpurtl sim --json` prints.
@@ -129,6 +163,8 @@ pub struct SimReport {
     pub passed: bool,
     pub errors: Vec<String>,
     pub ports: Vec<PortReport>,
+    /// Memory ports: requests, beats and bus utilisation.
+    pub memory: Vec<MemReport>,
     pub build_dir: String,
     pub build_cached: bool,
     pub trace: Option<String>,
@@ -187,6 +223,7 @@ pub fn build(
                 input: p.dir == Dir::In,
             })
             .collect(),
+        mem_ports: unit.mem_ports.clone(),
         rst_port: cfg.reset.port(),
         rst_active_low: cfg.reset.active == ResetActive::Low,
     };
@@ -327,6 +364,19 @@ pub fn run_built(
 ) -> Result<SimReport, SimError> {
     let vectors = model::vectors(cfg, unit.name, opt.count, opt.seed)
         .ok_or_else(|| SimError::Run(format!("no model for unit {}", unit.name)))?;
+    let expectation = model::expectation(cfg, unit.name, &vectors, opt.gap, opt.stall);
+    run_vectors(unit, build_dir, build_cached, opt, &vectors, &expectation)
+}
+
+/// Runs an already built simulator of `unit` on the given vectors and expectation.
+pub fn run_vectors(
+    unit: &Unit,
+    build_dir: &Path,
+    build_cached: bool,
+    opt: &SimOptions,
+    vectors: &VectorSet,
+    expectation: &model::Expectation,
+) -> Result<SimReport, SimError> {
     let run_dir = opt.work_dir.join("runs").join(format!(
         "{}-seed{}-{}-{}",
         unit.name,
@@ -338,7 +388,6 @@ pub fn run_built(
         .write(&run_dir)
         .map_err(io(format!("writing vectors to {}", run_dir.display())))?;
     let report_path = run_dir.join("report.json");
-    let expectation = model::expectation(cfg, unit.name, &vectors, opt.gap, opt.stall);
 
     let mut cmd = vsim_command(build_dir, &run_dir, &report_path, opt, expectation.capacity);
     if let Some(t) = &opt.trace {
@@ -402,6 +451,14 @@ pub fn run_built(
         passed,
         errors,
         ports: h.ports,
+        memory: h
+            .memory
+            .into_iter()
+            .map(|mut m| {
+                m.utilization = ratio(m.beats, h.cycles);
+                m
+            })
+            .collect(),
         build_dir: build_dir.display().to_string(),
         build_cached,
         trace: opt.trace.as_ref().map(|t| t.display().to_string()),
@@ -432,7 +489,15 @@ pub fn vsim_command(
         .arg("--stall")
         .arg(format!("{:?}", opt.stall))
         .arg("--drain")
-        .arg((capacity + 64).to_string());
+        .arg((capacity + 64).to_string())
+        .arg("--mem-latency")
+        .arg(opt.mem.latency.to_string())
+        .arg("--mem-jitter")
+        .arg(opt.mem.jitter.to_string())
+        .arg("--mem-gap")
+        .arg(format!("{:?}", opt.mem.gap))
+        .arg("--mem-stall")
+        .arg(format!("{:?}", opt.mem.stall));
     cmd
 }
 

@@ -21,5 +21,12 @@ int main(int argc, char** argv) {
                    [&top]() { return gpurtl::get(top.{{ p.name }}_data_o, {{ p.width }}); });
 {%- endif %}
 {%- endfor %}
+{%- for m in mem_ports %}
+  bench.add_memory("{{ m.name }}", {{ m.addr_width }}, {{ m.data_width }}, {{ m.beats }},
+                   &top.{{ m.name }}_req_valid_o, &top.{{ m.name }}_req_ready_i,
+                   [&top]() { return gpurtl::get(top.{{ m.name }}_req_addr_o, {{ m.addr_width }}); },
+                   &top.{{ m.name }}_rsp_valid_i, &top.{{ m.name }}_rsp_ready_o,
+                   [&top](const gpurtl::Word& w) { gpurtl::put(top.{{ m.name }}_rsp_data_i, w); });
+{%- endfor %}
   return bench.run(ctx, top, top.clk_i, top.{{ rst_port }}, {{ rst_active_low }});
 }
