@@ -26,6 +26,7 @@ fn cache(
         replacement,
         bus_bits: 128,
         layout,
+        queue_depth: 64,
     };
     let c = section.validate(&mut Vec::new()).expect("a valid cache");
     (name.to_string(), c)

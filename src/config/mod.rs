@@ -22,7 +22,7 @@ pub use design::{ClockSection, DesignSection};
 pub use error::{ConfigError, Invalid, Seg, path};
 pub use hs_chain::{HsChain, HsChainSection, STAGE_KINDS, StageKind};
 pub use reset::{ResetActive, ResetKind, ResetSection};
-pub use tmu::{CacheSection, Replacement, TexCache, TexLayout, Tmu, TmuSection};
+pub use tmu::{CacheSection, MAX_LINES, Replacement, TexCache, TexLayout, Tmu, TmuSection};
 
 /// The preset compiled into the binary, used when no `--config` is given.
 pub const DEFAULT_TOML: &str = include_str!("../../configs/default.toml");
@@ -280,6 +280,7 @@ fn accepts(key: &str) -> Option<String> {
         "tmu.cache.replacement" => tmu::REPLACEMENT_ALLOWED,
         "tmu.cache.bus_bits" => tmu::BUS_ALLOWED,
         "tmu.cache.layout" => tmu::LAYOUT_ALLOWED,
+        "tmu.cache.queue_depth" => tmu::QUEUE_ALLOWED,
         _ => return None,
     };
     Some(allowed.to_string())

@@ -48,8 +48,17 @@ pub struct CacheSection {
     /// Memory bus width in bits: a line fill is line_bytes * 8 / bus_bits beats.
     pub bus_bits: u32,
     pub layout: TexLayout,
+    /// Passes queued between the tag check and the data read: how far tags run ahead
+    /// of data, which hides memory latency (Igehy et al.'s fragment FIFO).
+    #[serde(default = "default_queue_depth")]
+    pub queue_depth: u32,
 }
 
+fn default_queue_depth() -> u32 {
+    64
+}
+
+pub const QUEUE_ALLOWED: &str = "a power of two in 2..=512 (default 64)";
 pub const SIZE_ALLOWED: &str = "a power of two in 256..=1048576 bytes";
 pub const LINE_ALLOWED: &str =
     "a power of two in 64..=4096 bytes (a 4x4 tile of 32-bit texels is 64)";
@@ -83,7 +92,15 @@ pub struct TexCache {
     pub words_per_line: u32,
     pub words_per_bank_line: u32,
     pub layout: TexLayout,
+    pub queue_depth: u32,
+    /// Byte addresses are this wide.
+    pub addr_bits: u32,
+    /// 32-bit words per bus beat.
+    pub words_per_beat: u32,
 }
+
+/// Tags, valid bits and ages are flops, compared in parallel: at most this many lines.
+pub const MAX_LINES: u32 = 256;
 
 fn pow2_in(x: u32, lo: u32, hi: u32) -> bool {
     x.is_power_of_two() && (lo..=hi).contains(&x)
@@ -155,6 +172,12 @@ impl CacheSection {
             BUS_ALLOWED,
         );
         check(self.ways.is_power_of_two(), "ways", self.ways, WAYS_ALLOWED);
+        check(
+            pow2_in(self.queue_depth, 2, 512),
+            "queue_depth",
+            self.queue_depth,
+            QUEUE_ALLOWED,
+        );
         if errs.len() > before {
             return None;
         }
@@ -191,6 +214,12 @@ impl CacheSection {
             BANKS_ALLOWED,
         );
         related(
+            lines <= MAX_LINES,
+            "size_bytes",
+            format!("{lines} lines; tags are flops searched in parallel"),
+            "at most 256 lines (size_bytes / line_bytes)",
+        );
+        related(
             self.bus_bits <= self.line_bytes * 8,
             "bus_bits",
             format!(
@@ -203,7 +232,7 @@ impl CacheSection {
             return None;
         }
         let words_per_line = self.line_bytes / 4;
-        Some(TexCache {
+        let cache = TexCache {
             size_bytes: self.size_bytes,
             line_bytes: self.line_bytes,
             ways: self.ways,
@@ -218,7 +247,20 @@ impl CacheSection {
             words_per_line,
             words_per_bank_line: words_per_line / self.banks,
             layout: self.layout,
-        })
+            queue_depth: self.queue_depth,
+            addr_bits: 32,
+            words_per_beat: (self.bus_bits / 32).max(1),
+        };
+        // A line fill writes each beat's words in one clock, one word per bank.
+        if let Some(clash) = cache.beat_bank_clash() {
+            errs.push(Invalid::at(
+                &at("bus_bits"),
+                format!("a {}-bit beat puts two words in bank {clash} ({} banks, {:?} layout)", self.bus_bits, self.banks, self.layout).replace("Tiled4x4", "tiled4x4").replace("Linear", "linear"),
+                "a narrower bus, more banks, or the other layout: each beat's words in distinct banks",
+            ));
+            return None;
+        }
+        Some(cache)
     }
 }
 
@@ -246,6 +288,21 @@ impl TexCache {
             TexLayout::Tiled4x4 => (word & mask) | (((word >> 2) & mask) << bits),
             TexLayout::Linear => word % self.banks,
         }
+    }
+
+    /// A bank that two words of one bus beat share, if any (a fill writes a beat at once).
+    pub fn beat_bank_clash(&self) -> Option<u32> {
+        let wpb = self.words_per_beat;
+        for beat in 0..(self.words_per_line / wpb).max(1) {
+            let mut seen = vec![false; self.banks as usize];
+            for j in 0..wpb {
+                let b = self.bank(u64::from(beat * wpb + j) * 4) as usize;
+                if std::mem::replace(&mut seen[b], true) {
+                    return Some(b as u32);
+                }
+            }
+        }
+        None
     }
 
     /// The line holding byte address `addr`, and its set.

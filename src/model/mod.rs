@@ -14,6 +14,10 @@ pub fn vectors(cfg: &Config, unit: &str, count: usize, seed: u64) -> Option<Vect
             .hs_chain
             .as_ref()
             .map(|c| hs_chain::vectors(c, count, seed)),
+        "tex_cache" => cfg.tmu.as_ref().map(|t| {
+            let ops = tex_cache::sim_traffic(&t.cache, count, seed);
+            tex_cache::encode(&t.cache, &ops, seed)
+        }),
         _ => None,
     }
 }
@@ -40,6 +44,15 @@ pub fn expectation(cfg: &Config, unit: &str, v: &VectorSet, gap: f64, stall: f64
                 capacity: u64::from(chain.capacity()),
             }
         }
+        ("tex_cache", _) => Expectation {
+            cycles: None,
+            peak_rate: 1.0,
+            // Passes queued, in the stages and in the output queue.
+            capacity: cfg
+                .tmu
+                .as_ref()
+                .map_or(0, |t| u64::from(t.cache.queue_depth) + 8),
+        },
         _ => Expectation {
             cycles: None,
             peak_rate: 1.0,

@@ -137,6 +137,7 @@ mod tests {
             replacement,
             bus_bits: 64,
             layout: TexLayout::Tiled4x4,
+            queue_depth: 64,
         };
         let mut errs = Vec::new();
         let c = section.validate(&mut errs);
@@ -344,6 +345,7 @@ mod traffic_tests {
             replacement: Replacement::Lru,
             bus_bits: 128,
             layout,
+            queue_depth: 64,
         };
         section.validate(&mut Vec::new()).expect("valid cache")
     }
@@ -395,5 +397,119 @@ mod traffic_tests {
         // Words 0 and 4 share bank 0 in the linear mapping; a repeated word costs nothing.
         assert_eq!(bank_clocks(&c, &[Some(0), Some(16), Some(0), None]), 2);
         assert_eq!(bank_clocks(&c, &[Some(0), Some(4), Some(8), Some(12)]), 1);
+    }
+}
+
+/// One request as the RTL takes it: texel byte addresses (None when masked) or an
+/// invalidate.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CacheOp {
+    Read(Vec<Option<u64>>),
+    Invalidate,
+}
+
+/// The traffic `gpurtl sim --unit tex_cache` uses: `count` requests cycling through the
+/// realistic and adversarial workloads in segments, with an invalidate between segments.
+pub fn sim_traffic(cfg: &TexCache, count: usize, seed: u64) -> Vec<CacheOp> {
+    use crate::workload::{Workload, generate};
+    let order = [
+        "rot30_256",
+        "thrash",
+        "one2one_256",
+        "same_line",
+        "random",
+        "all_miss",
+        "min2x_256",
+        "mag2x_1024",
+    ];
+    let lanes = (cfg.ports / 4) as usize;
+    let segment = count.div_ceil(order.len()).max(1);
+    let mut ops = Vec::with_capacity(count);
+    for (k, name) in order.iter().cycle().enumerate() {
+        if ops.len() >= count {
+            break;
+        }
+        if k > 0 {
+            ops.push(CacheOp::Invalidate);
+        }
+        let Some(w) = Workload::from_name(name) else {
+            continue;
+        };
+        let want = segment.min(count - ops.len());
+        for r in generate(
+            w,
+            lanes,
+            cfg.layout,
+            cfg.shape(),
+            seed.wrapping_add(k as u64),
+            want,
+        ) {
+            // Byte addresses are 32 bits wide at the port.
+            ops.push(CacheOp::Read(
+                r.texels
+                    .iter()
+                    .map(|t| t.map(|a| a & 0xFFFF_FFFC))
+                    .collect(),
+            ));
+        }
+    }
+    ops.truncate(count);
+    ops
+}
+
+/// Request and response words of the `tex_cache` unit, as rtl/tex_cache.rs lays them out.
+pub fn encode(cfg: &TexCache, ops: &[CacheOp], seed: u64) -> crate::vectors::VectorSet {
+    use crate::rng::memory_word;
+    use crate::rtl::tex_cache::WORD_ADDR_BITS as AW;
+    use crate::rtl::{Dir, StreamPort};
+    use crate::vectors::{Bits, PortVectors, VectorSet};
+    let p = cfg.ports;
+    let req_w = p * AW + p + 1;
+    let rsp_w = p * 32 + 16;
+    let mut tags = TagModel::new(cfg);
+    let (mut reqs, mut rsps) = (Vec::new(), Vec::new());
+    for op in ops {
+        let mut req = Bits::zero(req_w);
+        let mut rsp = Bits::zero(rsp_w);
+        match op {
+            CacheOp::Invalidate => {
+                req.set_field(req_w - 1, 1, 1);
+                tags.invalidate();
+            }
+            CacheOp::Read(texels) => {
+                for (i, t) in texels.iter().enumerate().take(p as usize) {
+                    if let Some(a) = t {
+                        let i = i as u32;
+                        req.set_field(i * AW, AW, a >> 2);
+                        req.set_field(p * AW + i, 1, 1);
+                        rsp.set_field(i * 32, 32, u64::from(memory_word(*a)));
+                    }
+                }
+                let o = tags.access(&texels[..texels.len().min(p as usize)]);
+                rsp.set_field(p * 32, 8, u64::from(o.hits));
+                rsp.set_field(p * 32 + 8, 8, u64::from(o.misses));
+            }
+        }
+        reqs.push(req);
+        rsps.push(rsp);
+    }
+    let port = |name: &str, dir, width| StreamPort {
+        name: name.into(),
+        dir,
+        width,
+    };
+    VectorSet {
+        unit: "tex_cache".into(),
+        seed,
+        ports: vec![
+            PortVectors {
+                port: port("req", Dir::In, req_w),
+                items: reqs,
+            },
+            PortVectors {
+                port: port("rsp", Dir::Out, rsp_w),
+                items: rsps,
+            },
+        ],
     }
 }

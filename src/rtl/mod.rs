@@ -3,6 +3,7 @@
 
 pub mod handshake;
 pub mod hs_chain;
+pub mod tex_cache;
 
 use std::collections::BTreeMap;
 
@@ -123,6 +124,13 @@ pub fn elaborate(cfg: &Config) -> Result<Design, RenderError> {
     };
     if let Some(chain) = &cfg.hs_chain {
         let (unit, modules) = hs_chain::HsChainTop::new(&ctx, chain).elaborate()?;
+        for m in modules {
+            design.add(m);
+        }
+        design.units.push(unit);
+    }
+    if let Some(tmu) = &cfg.tmu {
+        let (unit, modules) = tex_cache::TexCacheTop::new(&ctx, &tmu.cache).elaborate(&ctx)?;
         for m in modules {
             design.add(m);
         }

@@ -56,6 +56,31 @@ impl Bits {
         b
     }
 
+    /// Sets bits `lsb .. lsb + bits` (at most 64) to `value`.
+    pub fn set_field(&mut self, lsb: u32, bits: u32, value: u64) {
+        for b in 0..bits.min(64) {
+            let pos = lsb + b;
+            if pos >= self.width {
+                break;
+            }
+            let limb = &mut self.limbs[(pos / 32) as usize];
+            let mask = 1u32 << (pos % 32);
+            if (value >> b) & 1 == 1 {
+                *limb |= mask;
+            } else {
+                *limb &= !mask;
+            }
+        }
+    }
+
+    /// Reads bits `lsb .. lsb + bits` (at most 64).
+    pub fn field(&self, lsb: u32, bits: u32) -> u64 {
+        (0..bits.min(64))
+            .filter(|b| lsb + b < self.width)
+            .filter(|b| (self.limbs[((lsb + b) / 32) as usize] >> ((lsb + b) % 32)) & 1 == 1)
+            .fold(0, |acc, b| acc | (1 << b))
+    }
+
     pub fn width(&self) -> u32 {
         self.width
     }

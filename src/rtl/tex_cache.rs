@@ -1,0 +1,245 @@
+//! `tex_cache`: the texture cache unit (seed 001), rendered from `[tmu.cache]`. Its
+//! structure (ports, banks, field positions, the bank mapping) is decided here; the
+//! template spells it out. The model is `model::tex_cache`.
+
+use std::collections::BTreeMap;
+
+use askama::Template;
+
+use super::handshake::module_for;
+use super::{Ctx, Dir, MemPort, Module, RenderError, Rst, StreamPort, Unit, render};
+use crate::config::{Replacement, StageKind, TexCache, TexLayout};
+
+/// Texel addresses in a request are word addresses of this many bits (32-bit bytes >> 2).
+pub const WORD_ADDR_BITS: u32 = 30;
+
+fn log2(x: u32) -> u32 {
+    x.trailing_zeros()
+}
+
+fn clog2(x: u32) -> u32 {
+    32 - (x.max(1) - 1).leading_zeros()
+}
+
+/// `{off[a], off[b], ...}` for the given bit positions, most significant first.
+fn bits_expr(bits: &[u32]) -> String {
+    let parts: Vec<String> = bits.iter().map(|b| format!("off[{b}]")).collect();
+    format!("{{{}}}", parts.join(", "))
+}
+
+#[derive(Template)]
+#[template(path = "rtl/tex_cache_bank.v")]
+pub struct TexCacheBank {
+    pub name: String,
+    pub width: u32,
+    pub depth: u32,
+    pub addr_w: u32,
+    pub stamp: String,
+}
+
+#[derive(Template)]
+#[template(path = "rtl/tex_cache.v")]
+pub struct TexCacheTop {
+    pub name: String,
+    pub stamp: String,
+    pub rst: Rst,
+    pub skid: String,
+    pub fifo: String,
+    pub bank_module: String,
+    pub size_bytes: u32,
+    pub line_bytes: u32,
+    pub sets: u32,
+    pub ways: u32,
+    pub lines: u32,
+    pub banks: u32,
+    pub ports: u32,
+    pub mshr: u32,
+    pub bus_bits: u32,
+    pub beats: u32,
+    pub queue_depth: u32,
+    pub replacement: &'static str,
+    pub layout: &'static str,
+    pub lru: bool,
+    pub aw: u32,
+    pub off_w: u32,
+    pub set_w: u32,
+    pub line_addr_w: u32,
+    pub tag_w: u32,
+    pub slot_w: u32,
+    pub bank_w: u32,
+    pub idx_w: u32,
+    pub bank_addr_w: u32,
+    pub bank_depth: u32,
+    pub beat_w: u32,
+    pub words_per_beat: u32,
+    pub ref_w: u32,
+    pub pass_w: u32,
+    pub req_w: u32,
+    pub rsp_w: u32,
+    pub bank_expr: String,
+    pub idx_expr: String,
+    pub slot_base: String,
+    pub slot_base_m: String,
+    pub fill_off_expr: String,
+    pub pos_pad: String,
+    pub credit_pad: String,
+    pub ref_pad: String,
+    pub port_list: Vec<u32>,
+    pub port_list_rev: Vec<u32>,
+}
+
+impl TexCacheTop {
+    pub fn new(ctx: &Ctx, c: &TexCache) -> Self {
+        let off_w = log2(c.words_per_line);
+        let set_w = log2(c.sets);
+        let slot_w = log2(c.lines);
+        let bank_w = log2(c.banks);
+        let idx_w = off_w - bank_w;
+        let line_addr_w = WORD_ADDR_BITS - off_w;
+        // Bank bits of a word offset: low u and v bits (tiled) or the low bits (linear).
+        let bank_bits: Vec<u32> = match c.layout {
+            TexLayout::Tiled4x4 => {
+                let half = bank_w / 2;
+                (0..half)
+                    .rev()
+                    .map(|b| b + 2)
+                    .chain((0..half).rev())
+                    .collect()
+            }
+            TexLayout::Linear => (0..bank_w).rev().collect(),
+        };
+        let idx_bits: Vec<u32> = (0..off_w)
+            .rev()
+            .filter(|b| !bank_bits.contains(b))
+            .collect();
+        let pos_w = clog2(c.ports + 1);
+        let ref_w = clog2(c.queue_depth + 2);
+        let slot_base = |v: &str| {
+            if c.sets == 1 {
+                "0".to_string()
+            } else {
+                format!("t_line[{v}][{}:0] * Ways", set_w - 1)
+            }
+        };
+        let wpb_w = log2(c.words_per_beat);
+        Self {
+            name: ctx.module_name("tex_cache"),
+            stamp: ctx.stamp.clone(),
+            rst: ctx.rst.clone(),
+            skid: ctx.module_name("hs_skid"),
+            fifo: ctx.module_name("hs_fifo"),
+            bank_module: ctx.module_name("tex_cache_bank"),
+            size_bytes: c.size_bytes,
+            line_bytes: c.line_bytes,
+            sets: c.sets,
+            ways: c.ways,
+            lines: c.lines,
+            banks: c.banks,
+            ports: c.ports,
+            mshr: c.mshr_entries,
+            bus_bits: c.bus_bits,
+            beats: c.beats_per_line,
+            queue_depth: c.queue_depth,
+            replacement: match c.replacement {
+                Replacement::Lru => "LRU",
+                Replacement::Fifo => "FIFO",
+            },
+            layout: match c.layout {
+                TexLayout::Linear => "linear",
+                TexLayout::Tiled4x4 => "4x4-tiled",
+            },
+            lru: c.replacement == Replacement::Lru,
+            aw: WORD_ADDR_BITS,
+            off_w,
+            set_w,
+            line_addr_w,
+            tag_w: line_addr_w - set_w,
+            slot_w,
+            bank_w,
+            idx_w,
+            bank_addr_w: slot_w + idx_w,
+            bank_depth: c.lines << idx_w,
+            beat_w: log2(c.beats_per_line),
+            words_per_beat: c.words_per_beat,
+            ref_w,
+            pass_w: 1 + 16 + c.ports + c.ports * (slot_w + off_w),
+            req_w: c.ports * WORD_ADDR_BITS + c.ports + 1,
+            rsp_w: c.ports * 32 + 16,
+            bank_expr: bits_expr(&bank_bits),
+            idx_expr: bits_expr(&idx_bits),
+            slot_base: slot_base("i"),
+            slot_base_m: slot_base("m"),
+            fill_off_expr: if c.words_per_beat == 1 {
+                "beat_q".into()
+            } else {
+                format!("{{beat_q, i[{}:0]}}", wpb_w - 1)
+            },
+            pos_pad: format!("{}'b0", 32 - pos_w),
+            credit_pad: "2'b0".into(),
+            ref_pad: format!("{}'b0", ref_w - 1),
+            port_list: (0..c.ports).collect(),
+            port_list_rev: (0..c.ports).rev().collect(),
+        }
+    }
+
+    /// Renders the cache, its bank RAM and the handshake modules it uses.
+    pub fn elaborate(&self, ctx: &Ctx) -> Result<(Unit, Vec<Module>), RenderError> {
+        let mut modules = Vec::new();
+        for kind in [StageKind::Skid, StageKind::Fifo { depth: 4 }] {
+            if let Some(m) = module_for(ctx, kind, 32)? {
+                modules.push(m);
+            }
+        }
+        let bank = TexCacheBank {
+            name: self.bank_module.clone(),
+            width: 32,
+            depth: self.bank_depth,
+            addr_w: self.bank_addr_w,
+            stamp: self.stamp.clone(),
+        };
+        modules.push(Module {
+            name: bank.name.clone(),
+            kind: "tex_cache_bank",
+            parameters: BTreeMap::from([
+                ("Width".to_string(), 32),
+                ("Depth".to_string(), u64::from(bank.depth)),
+                ("AddrW".to_string(), u64::from(bank.addr_w)),
+            ]),
+            instantiates: Vec::new(),
+            text: render(&bank.name, &bank)?,
+        });
+        let mut instantiates: Vec<String> = modules.iter().map(|m| m.name.clone()).collect();
+        instantiates.sort();
+        modules.push(Module {
+            name: self.name.clone(),
+            kind: "tex_cache",
+            parameters: BTreeMap::new(),
+            instantiates,
+            text: render(&self.name, self)?,
+        });
+        let unit = Unit {
+            name: "tex_cache",
+            top: self.name.clone(),
+            modules: modules.iter().map(|m| m.name.clone()).collect(),
+            ports: vec![
+                StreamPort {
+                    name: "req".into(),
+                    dir: Dir::In,
+                    width: self.req_w,
+                },
+                StreamPort {
+                    name: "rsp".into(),
+                    dir: Dir::Out,
+                    width: self.rsp_w,
+                },
+            ],
+            mem_ports: vec![MemPort {
+                name: "mem".into(),
+                addr_width: 32,
+                data_width: self.bus_bits,
+                beats: self.beats,
+            }],
+        };
+        Ok((unit, modules))
+    }
+}

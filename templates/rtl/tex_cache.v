@@ -1,0 +1,639 @@
+{{ stamp }}
+// {{ name }}: non-blocking, read-only, banked texture cache (seed 001), organised as in
+// Igehy, Eldridge and Proudfoot's prefetching texture cache (1998): tags are checked when
+// a request arrives and misses are sent to memory at once; the request then waits in a
+// queue of {{ queue_depth }} passes while its lines arrive, and its data is read when it
+// reaches the head. Hits under misses and misses under misses need no extra logic.
+//
+// {{ size_bytes }} bytes: {{ sets }} set(s) x {{ ways }} way(s) of {{ line_bytes }}-byte lines, {{ replacement }}
+// replacement; {{ banks }} banks ({{ layout }} layout); {{ ports }} texels per request;
+// {{ mshr }} line fills in flight over a {{ bus_bits }}-bit bus ({{ beats }} beats a line).
+//
+// req_data_i:  {inv, active[{{ ports }}], word address[{{ ports }}] x {{ aw }} bits}, texel 0 lowest.
+//              inv = 1 forgets every line (texture reload); its response is all zero.
+// rsp_data_o:  {misses[7:0], hits[7:0], texel word[{{ ports }}] x 32 bits}, in request order;
+//              inactive texels read as zero. hits and misses follow src/model/tex_cache.rs.
+// Tag stage: one clock for a request whose texels all hit; one more per miss. A miss takes
+// the lowest invalid way, else the least recently used (or oldest) way this pass does not
+// use, and waits until no queued pass reads that way. When every way of a set is used by
+// the current pass the request continues in a new pass.
+// Data stage: one clock per pass when no bank is asked for two words; latency from the
+// request to its response is 3 clocks plus the queue, on hits.
+// Combinational paths: none between ports (in and out go through registers).
+module {{ name }} (
+  input  wire                 clk_i,
+  input  wire                 {{ rst.port }},
+  input  wire                 req_valid_i,
+  output wire                 req_ready_o,
+  input  wire [{{ req_w - 1 }}:0]         req_data_i,
+  output wire                 rsp_valid_o,
+  input  wire                 rsp_ready_i,
+  output wire [{{ rsp_w - 1 }}:0]         rsp_data_o,
+  output wire                 mem_req_valid_o,
+  input  wire                 mem_req_ready_i,
+  output wire [31:0]          mem_req_addr_o,
+  input  wire                 mem_rsp_valid_i,
+  output wire                 mem_rsp_ready_o,
+  input  wire [{{ bus_bits - 1 }}:0]          mem_rsp_data_i
+);
+
+  localparam integer Ports     = {{ ports }};
+  localparam integer AddrW     = {{ aw }};        // texel word address
+  localparam integer OffW      = {{ off_w }};     // word offset in a line
+  localparam integer LineAddrW = {{ line_addr_w }}; // line address
+  localparam integer TagW      = {{ tag_w }};
+  localparam integer Lines     = {{ lines }};
+  localparam integer Ways      = {{ ways }};
+  localparam integer SlotW     = {{ slot_w }};
+  localparam integer Banks     = {{ banks }};
+  localparam integer BankW     = {{ bank_w }};
+  localparam integer BankAddrW = {{ bank_addr_w }};
+  localparam integer Beats     = {{ beats }};
+  localparam integer BeatW     = {{ beat_w }};
+  localparam integer WordsPerBeat = {{ words_per_beat }};
+  localparam integer RefW      = {{ ref_w }};
+  localparam integer PassW     = {{ pass_w }};
+  localparam integer ReqW      = {{ req_w }};
+  localparam integer RspW      = {{ rsp_w }};
+  localparam integer OutDepth  = 4;
+  localparam [2:0]   OutCredits = 3'd4;
+  localparam integer PosW      = $clog2(Ports + 1);
+  localparam integer LastBeatIdx = Beats - 1;
+  localparam [BeatW-1:0] LastBeat = LastBeatIdx[BeatW-1:0];
+
+  // Where a word of a line lives: bank and address within the bank (see TexCache::bank).
+  // Each function takes the whole word offset and uses its share of the bits.
+  /* verilator lint_off UNUSEDSIGNAL */
+  function [BankW-1:0] bank_of(input [OffW-1:0] off);
+    bank_of = {{ bank_expr }};
+  endfunction
+{%- if idx_w > 0 %}
+
+  function [{{ idx_w - 1 }}:0] idx_of(input [OffW-1:0] off);
+    idx_of = {{ idx_expr }};
+  endfunction
+{%- endif %}
+  /* verilator lint_on UNUSEDSIGNAL */
+
+  function [BankAddrW-1:0] bank_addr(input [SlotW-1:0] slot, input [OffW-1:0] off);
+{%- if idx_w > 0 %}
+    bank_addr = {slot, idx_of(off)};
+{%- else %}
+    // One word per bank per line: the slot alone is the address; off picks only the bank.
+    /* verilator lint_off UNUSEDSIGNAL */
+    bank_addr = slot;
+    /* verilator lint_on UNUSEDSIGNAL */
+{%- endif %}
+  endfunction
+
+  // ---------------------------------------------------------------------------------
+  // Input register and request fields.
+  wire            cur_valid;
+  reg             cur_take;
+  wire [ReqW-1:0] cur_data;
+
+  {{ skid }} #(
+    .Width (ReqW)
+  ) u_req_skid (
+    .clk_i       (clk_i),
+    .{{ rst.port }}{{ rst.pad }} ({{ rst.port }}),
+    .in_valid_i  (req_valid_i),
+    .in_ready_o  (req_ready_o),
+    .in_data_i   (req_data_i),
+    .out_valid_o (cur_valid),
+    .out_ready_i (cur_take),
+    .out_data_o  (cur_data)
+  );
+
+  wire             cur_inv = cur_data[ReqW-1];
+  wire [Ports-1:0] cur_act = cur_data[Ports*AddrW +: Ports];
+
+  // ---------------------------------------------------------------------------------
+  // Tag state: flops, searched in parallel. Control state (valid, ready, pins, counts)
+  // is reset; tags and ages are meaningful only where valid.
+  reg [TagW-1:0]  tag_q   [0:Lines-1];
+  reg [31:0]      age_q   [0:Lines-1];
+  reg [RefW-1:0]  ref_q   [0:Lines-1];
+  reg [Lines-1:0] valid_q;
+  reg [Lines-1:0] ready_q;  // line data present (its fill has completed)
+  reg [Lines-1:0] pin_q;    // used by the pass being built
+  reg [31:0]      now_q;    // age clock: later lookups get larger ages
+
+  // The pass being built for the current request.
+  reg [PosW-1:0] pos_q;   // next texel to look up
+  reg [Ports-1:0]           pmask_q; // texels looked up in this pass
+  reg [SlotW-1:0]           pslot_q [0:Ports-1];
+  reg [OffW-1:0]            poff_q  [0:Ports-1];
+  reg [7:0]                 hits_q;
+  reg [7:0]                 misses_q;
+
+  // Per-texel lookup against the tags as they are this clock.
+  reg [Ports-1:0] t_hit;
+  reg [SlotW-1:0] t_slot [0:Ports-1];
+  reg [TagW-1:0]  t_tag  [0:Ports-1];
+  reg [OffW-1:0]  t_off  [0:Ports-1];
+  reg [LineAddrW-1:0] t_line [0:Ports-1];
+
+  always @(*) begin : b_lookup
+    integer i;
+    integer w;
+    // A slot number; only its low SlotW bits name a slot.
+    /* verilator lint_off UNUSEDSIGNAL */
+    integer s;
+    /* verilator lint_on UNUSEDSIGNAL */
+    s = 0;
+    for (i = 0; i < Ports; i = i + 1) begin
+      t_line[i] = cur_data[i*AddrW + OffW +: LineAddrW];
+      t_off[i]  = cur_data[i*AddrW +: OffW];
+      t_tag[i]  = cur_data[i*AddrW + OffW + {{ set_w }} +: TagW];
+      t_hit[i]  = 1'b0;
+      t_slot[i] = {SlotW{1'b0}};
+      for (w = 0; w < Ways; w = w + 1) begin
+        s = {{ slot_base }} + w;
+        if (valid_q[s] && tag_q[s] == t_tag[i]) begin
+          t_hit[i]  = 1'b1;
+          t_slot[i] = s[SlotW-1:0];
+        end
+      end
+    end
+  end
+
+  // ---------------------------------------------------------------------------------
+  // Tag stage: hits up to the first miss commit this clock; the miss allocates if it can.
+  wire q_in_ready;
+  wire fill_room;
+  reg  q_push;
+  reg  [PassW-1:0] q_in;
+
+  reg [TagW-1:0]  tag_d   [0:Lines-1];
+  reg [31:0]      age_d   [0:Lines-1];
+  reg [Lines-1:0] valid_d;
+  reg [Lines-1:0] ready_clr;
+  reg [Lines-1:0] pin_d;
+  reg [Lines-1:0] ref_inc;
+  reg [31:0]      now_d;
+  reg [PosW-1:0] pos_d;
+  reg [Ports-1:0] pmask_d;
+  reg [SlotW-1:0] pslot_d [0:Ports-1];
+  reg [OffW-1:0]  poff_d  [0:Ports-1];
+  reg [7:0]       hits_d;
+  reg [7:0]       misses_d;
+  reg             alloc;
+  reg [SlotW-1:0] alloc_slot;
+  reg [LineAddrW-1:0] alloc_line;
+
+  reg        emit;
+  reg        emit_last;
+
+  always @(*) begin : b_tags
+    integer i;
+    integer w;
+    /* verilator lint_off UNUSEDSIGNAL */
+    integer s;
+    /* verilator lint_on UNUSEDSIGNAL */
+    integer pos;       // pos_q as an integer
+    integer m;         // first missing texel at or after pos; Ports when none
+    integer victim;    // slot to allocate; -1 when every way is pinned
+    reg [31:0] best_age;
+    pos = {{ "{" }}{{ pos_pad }}, pos_q};
+    s = 0;
+    q_push = 1'b0;
+    q_in = {PassW{1'b0}};
+    for (i = 0; i < Lines; i = i + 1) begin
+      tag_d[i] = tag_q[i];
+      age_d[i] = age_q[i];
+    end
+    valid_d    = valid_q;
+    ready_clr  = {Lines{1'b0}};
+    pin_d      = pin_q;
+    ref_inc    = {Lines{1'b0}};
+    now_d      = now_q;
+    pos_d      = pos_q;
+    pmask_d    = pmask_q;
+    for (i = 0; i < Ports; i = i + 1) begin
+      pslot_d[i] = pslot_q[i];
+      poff_d[i]  = poff_q[i];
+    end
+    hits_d     = hits_q;
+    misses_d   = misses_q;
+    alloc      = 1'b0;
+    alloc_slot = {SlotW{1'b0}};
+    alloc_line = {LineAddrW{1'b0}};
+    cur_take   = 1'b0;
+    emit       = 1'b0;
+    emit_last  = 1'b0;
+    m          = Ports;
+    victim     = -1;
+    best_age   = 32'd0;
+
+    if (cur_valid && q_in_ready) begin
+      if (cur_inv) begin
+        valid_d   = {Lines{1'b0}};
+        emit      = 1'b1;
+        emit_last = 1'b1;
+      end else begin
+        for (i = Ports - 1; i >= 0; i = i - 1) begin
+          if (i >= pos && cur_act[i] && !t_hit[i]) begin
+            m = i;
+          end
+        end
+        // Hits before the first miss, in texel order.
+        for (i = 0; i < Ports; i = i + 1) begin
+          if (i >= pos && i < m && cur_act[i]) begin
+            pmask_d[i] = 1'b1;
+            pslot_d[i] = t_slot[i];
+            poff_d[i]  = t_off[i];
+            pin_d[t_slot[i]] = 1'b1;
+{%- if lru %}
+            age_d[t_slot[i]] = now_q + i;
+{%- endif %}
+            hits_d = hits_d + 8'd1;
+          end
+        end
+        now_d = now_q + Ports;
+        if (m == Ports) begin
+          emit      = 1'b1;
+          emit_last = 1'b1;
+        end else begin
+          // Victim in the miss's set: the lowest invalid way, else the oldest unpinned.
+          for (w = Ways - 1; w >= 0; w = w - 1) begin
+            s = {{ slot_base_m }} + w;
+            if (!valid_q[s]) begin
+              victim = s;
+            end
+          end
+          if (victim < 0) begin
+            for (w = 0; w < Ways; w = w + 1) begin
+              s = {{ slot_base_m }} + w;
+              if (!pin_d[s] && (victim < 0 || age_q[s] < best_age)) begin
+                victim   = s;
+                best_age = age_q[s];
+              end
+            end
+          end
+          pos_d = m[PosW-1:0];
+          if (victim < 0) begin
+            // Every way serves this pass: close it; the miss starts the next one.
+            emit = 1'b1;
+          end else if (ref_q[victim] == {RefW{1'b0}} && fill_room) begin
+            alloc      = 1'b1;
+            alloc_slot = victim[SlotW-1:0];
+            alloc_line = t_line[m];
+            tag_d[victim]   = t_tag[m];
+            valid_d[victim] = 1'b1;
+            ready_clr[victim] = 1'b1;
+            age_d[victim]   = now_q + m;
+            pin_d[victim]   = 1'b1;
+            pmask_d[m] = 1'b1;
+            pslot_d[m] = victim[SlotW-1:0];
+            poff_d[m]  = t_off[m];
+            misses_d   = misses_d + 8'd1;
+            pos_d      = pos_d + 1'b1;
+          end
+        end
+      end
+    end
+
+    q_push = emit;
+    q_in = {emit_last, hits_d, misses_d, pmask_d{% for i in port_list %}, pslot_d[{{ i }}], poff_d[{{ i }}]{% endfor %}};
+    if (emit) begin
+      ref_inc = pin_d;
+      pin_d   = {Lines{1'b0}};
+      pmask_d = {Ports{1'b0}};
+      if (emit_last) begin
+        cur_take = 1'b1;
+        pos_d    = {PosW{1'b0}};
+        hits_d   = 8'd0;
+        misses_d = 8'd0;
+      end
+    end
+  end
+
+  // ---------------------------------------------------------------------------------
+  // Pass queue: tags run up to QueueDepth passes ahead of the data reads.
+  wire             q_out_valid;
+  reg              q_pop;
+  wire [PassW-1:0] q_out;
+
+  {{ fifo }} #(
+    .Width (PassW),
+    .Depth ({{ queue_depth }})
+  ) u_pass_queue (
+    .clk_i       (clk_i),
+    .{{ rst.port }}{{ rst.pad }} ({{ rst.port }}),
+    .in_valid_i  (q_push),
+    .in_ready_o  (q_in_ready),
+    .in_data_i   (q_in),
+    .out_valid_o (q_out_valid),
+    .out_ready_i (q_pop),
+    .out_data_o  (q_out)
+  );
+
+  // ---------------------------------------------------------------------------------
+  // Fill unit: requests go out in allocation order; beats come back in that order.
+  wire                 mreq_in_ready;
+  wire                 trk_in_ready;
+  wire                 trk_valid;
+  wire [SlotW-1:0]     trk_slot;
+  wire [LineAddrW-1:0] mreq_line;
+  reg  [BeatW-1:0]     beat_q;
+  reg  [BeatW-1:0]     beat_d;
+  reg  [Lines-1:0]     ready_set;
+  reg                  trk_pop;
+  wire                 beat_in = mem_rsp_valid_i & trk_valid;
+
+  assign fill_room = mreq_in_ready & trk_in_ready;
+
+  {{ fifo }} #(
+    .Width (LineAddrW),
+    .Depth ({{ mshr }})
+  ) u_mem_req_queue (
+    .clk_i       (clk_i),
+    .{{ rst.port }}{{ rst.pad }} ({{ rst.port }}),
+    .in_valid_i  (alloc),
+    .in_ready_o  (mreq_in_ready),
+    .in_data_i   (alloc_line),
+    .out_valid_o (mem_req_valid_o),
+    .out_ready_i (mem_req_ready_i),
+    .out_data_o  (mreq_line)
+  );
+
+  {{ fifo }} #(
+    .Width (SlotW),
+    .Depth ({{ mshr }})
+  ) u_mshr (
+    .clk_i       (clk_i),
+    .{{ rst.port }}{{ rst.pad }} ({{ rst.port }}),
+    .in_valid_i  (alloc),
+    .in_ready_o  (trk_in_ready),
+    .in_data_i   (alloc_slot),
+    .out_valid_o (trk_valid),
+    .out_ready_i (trk_pop),
+    .out_data_o  (trk_slot)
+  );
+
+  assign mem_req_addr_o  = {mreq_line, {(32 - LineAddrW){1'b0}}};
+  assign mem_rsp_ready_o = trk_valid;
+
+  // Each beat's words go to distinct banks (checked at elaboration).
+  reg [Banks-1:0]     bank_we;
+  reg [BankAddrW-1:0] bank_waddr [0:Banks-1];
+  reg [31:0]          bank_wdata [0:Banks-1];
+  reg [OffW-1:0]      fill_off;
+
+  always @(*) begin : b_fill
+    integer i;
+    beat_d    = beat_q;
+    trk_pop   = 1'b0;
+    ready_set = {Lines{1'b0}};
+    bank_we   = {Banks{1'b0}};
+    fill_off  = {OffW{1'b0}};
+    for (i = 0; i < Banks; i = i + 1) begin
+      bank_waddr[i] = {BankAddrW{1'b0}};
+      bank_wdata[i] = 32'd0;
+    end
+    if (beat_in) begin
+      for (i = 0; i < WordsPerBeat; i = i + 1) begin : b_word
+        fill_off = {{ fill_off_expr }};
+        bank_we[bank_of(fill_off)]    = 1'b1;
+        bank_waddr[bank_of(fill_off)] = bank_addr(trk_slot, fill_off);
+        bank_wdata[bank_of(fill_off)] = mem_rsp_data_i[i*32 +: 32];
+      end
+      beat_d = beat_q + 1'b1;
+      if (beat_q == LastBeat) begin
+        beat_d  = {BeatW{1'b0}};
+        trk_pop = 1'b1;
+        ready_set[trk_slot] = 1'b1;
+      end
+    end
+  end
+
+  // ---------------------------------------------------------------------------------
+  // Data stage 1: the head pass waits for its lines, then reads them, one word per bank
+  // per clock; a bank asked for two words takes more clocks.
+  reg              s1_valid_q;
+  reg [PassW-1:0]  s1_q;
+  reg [Ports-1:0]  pend_q;
+  reg [Ports-1:0]  pend_d;
+  reg              s1_load;
+  reg              s1_done;
+  reg              issue;
+  reg [Ports-1:0]  serve;
+  reg              complete;   // this round finishes the request
+  reg [Lines-1:0]  ref_dec;
+  reg [2:0] credit_q;
+  reg [2:0] credit_d;
+  wire             out_pop;
+
+  wire             s1_last   = s1_q[PassW-1];
+  wire [7:0]       s1_hits   = s1_q[PassW-2 -: 8];
+  wire [7:0]       s1_misses = s1_q[PassW-10 -: 8];
+  wire [Ports-1:0] s1_mask   = s1_q[PassW-18 -: Ports];
+  reg  [SlotW-1:0] s1_slot [0:Ports-1];
+  reg  [OffW-1:0]  s1_off  [0:Ports-1];
+  reg  [BankW-1:0] s1_bank [0:Ports-1];
+  reg  [BankAddrW-1:0] s1_addr [0:Ports-1];
+  reg  [Banks-1:0]     rd_en;
+  reg  [BankAddrW-1:0] rd_addr [0:Banks-1];
+  reg              lines_ready;
+
+  always @(*) begin : b_read
+    integer i;
+    for (i = 0; i < Ports; i = i + 1) begin
+      s1_slot[i] = s1_q[(Ports - 1 - i) * (SlotW + OffW) + OffW +: SlotW];
+      s1_off[i]  = s1_q[(Ports - 1 - i) * (SlotW + OffW) +: OffW];
+      s1_bank[i] = bank_of(s1_off[i]);
+      s1_addr[i] = bank_addr(s1_slot[i], s1_off[i]);
+    end
+    lines_ready = 1'b1;
+    for (i = 0; i < Ports; i = i + 1) begin
+      if (pend_q[i] && !ready_q[s1_slot[i]]) begin
+        lines_ready = 1'b0;
+      end
+    end
+    // One word per bank: the first pending texel of each bank picks it, and every pending
+    // texel that wants the same word is served with it.
+    rd_en = {Banks{1'b0}};
+    for (i = 0; i < Banks; i = i + 1) begin
+      rd_addr[i] = {BankAddrW{1'b0}};
+    end
+    for (i = Ports - 1; i >= 0; i = i - 1) begin
+      if (pend_q[i]) begin
+        rd_en[s1_bank[i]]   = 1'b1;
+        rd_addr[s1_bank[i]] = s1_addr[i];
+      end
+    end
+    for (i = 0; i < Ports; i = i + 1) begin
+      serve[i] = pend_q[i] && rd_addr[s1_bank[i]] == s1_addr[i];
+    end
+    complete = s1_last && (pend_q & ~serve) == {Ports{1'b0}};
+    issue    = s1_valid_q && lines_ready && (!complete || credit_q != 0);
+    s1_done  = issue && (pend_q & ~serve) == {Ports{1'b0}};
+    s1_load  = q_out_valid && (!s1_valid_q || s1_done);
+    q_pop    = s1_load;
+    pend_d   = pend_q;
+    if (issue) begin
+      pend_d = pend_q & ~serve;
+    end
+    if (s1_load) begin
+      pend_d = q_out[PassW-18 -: Ports];
+    end
+    ref_dec = {Lines{1'b0}};
+    if (s1_done) begin
+      for (i = 0; i < Ports; i = i + 1) begin
+        if (s1_mask[i]) begin
+          ref_dec[s1_slot[i]] = 1'b1;
+        end
+      end
+    end
+    credit_d = credit_q - {{ "{" }}{{ credit_pad }}, issue && complete} + {{ "{" }}{{ credit_pad }}, out_pop};
+  end
+
+  wire [31:0] bank_rdata [0:Banks-1];
+
+  genvar gb;
+  generate
+    for (gb = 0; gb < Banks; gb = gb + 1) begin : g_bank
+      {{ bank_module }} #(
+        .Width (32),
+        .Depth ({{ bank_depth }}),
+        .AddrW (BankAddrW)
+      ) u_bank (
+        .clk_i   (clk_i),
+        .we_i    (bank_we[gb]),
+        .waddr_i (bank_waddr[gb]),
+        .wdata_i (bank_wdata[gb]),
+        .re_i    (issue & rd_en[gb]),
+        .raddr_i (rd_addr[gb]),
+        .rdata_o (bank_rdata[gb])
+      );
+    end
+  endgenerate
+
+  // ---------------------------------------------------------------------------------
+  // Data stage 2: bank outputs land in the response; a complete one enters the output
+  // queue, for which stage 1 holds a credit.
+  reg              s2_valid_q;
+  reg              s2_complete_q;
+  reg [Ports-1:0]  s2_serve_q;
+  reg [BankW-1:0]  s2_bank_q [0:Ports-1];
+  reg [7:0]        s2_hits_q;
+  reg [7:0]        s2_misses_q;
+  reg [31:0]       acc_q [0:Ports-1];
+  reg [31:0]       acc_d [0:Ports-1];
+  reg [RspW-1:0]   out_in;
+  reg              out_push;
+
+  always @(*) begin : b_collect
+    integer i;
+    out_push = s2_valid_q && s2_complete_q;
+    for (i = 0; i < Ports; i = i + 1) begin
+      acc_d[i] = acc_q[i];
+      if (s2_valid_q && s2_serve_q[i]) begin
+        acc_d[i] = bank_rdata[s2_bank_q[i]];
+      end
+    end
+    out_in = {s2_misses_q, s2_hits_q{% for i in port_list_rev %}, acc_d[{{ i }}]{% endfor %}};
+    if (out_push) begin
+      for (i = 0; i < Ports; i = i + 1) begin
+        acc_d[i] = 32'd0;
+      end
+    end
+  end
+
+  // Stage 1 issues a completing read only with a credit, so this queue always has room
+  // and out_in_ready needs no one to look at it.
+  /* verilator lint_off UNUSEDSIGNAL */
+  wire out_in_ready;
+  /* verilator lint_on UNUSEDSIGNAL */
+
+  {{ fifo }} #(
+    .Width (RspW),
+    .Depth (OutDepth)
+  ) u_rsp_queue (
+    .clk_i       (clk_i),
+    .{{ rst.port }}{{ rst.pad }} ({{ rst.port }}),
+    .in_valid_i  (out_push),
+    .in_ready_o  (out_in_ready),
+    .in_data_i   (out_in),
+    .out_valid_o (rsp_valid_o),
+    .out_ready_i (rsp_ready_i),
+    .out_data_o  (rsp_data_o)
+  );
+
+  assign out_pop = rsp_valid_o & rsp_ready_i;
+
+  // ---------------------------------------------------------------------------------
+  // Registers.
+  always @(posedge clk_i{{ rst.edge }}) begin : b_ctrl
+    integer i;
+    if ({{ rst.active }}) begin
+      valid_q    <= {Lines{1'b0}};
+      ready_q    <= {Lines{1'b0}};
+      pin_q      <= {Lines{1'b0}};
+      now_q      <= 32'd0;
+      pos_q      <= {PosW{1'b0}};
+      pmask_q    <= {Ports{1'b0}};
+      hits_q     <= 8'd0;
+      misses_q   <= 8'd0;
+      beat_q     <= {BeatW{1'b0}};
+      s1_valid_q <= 1'b0;
+      pend_q     <= {Ports{1'b0}};
+      credit_q   <= OutCredits;
+      s2_valid_q <= 1'b0;
+      for (i = 0; i < Lines; i = i + 1) begin
+        ref_q[i] <= {RefW{1'b0}};
+      end
+      // Inactive texels read as zero: the response collector starts clear.
+      for (i = 0; i < Ports; i = i + 1) begin
+        acc_q[i] <= 32'd0;
+      end
+    end else begin
+      valid_q    <= valid_d;
+      ready_q    <= (ready_q & ~ready_clr) | ready_set;
+      pin_q      <= pin_d;
+      now_q      <= now_d;
+      pos_q      <= pos_d;
+      pmask_q    <= pmask_d;
+      hits_q     <= hits_d;
+      misses_q   <= misses_d;
+      beat_q     <= beat_d;
+      s1_valid_q <= s1_load | (s1_valid_q & ~s1_done);
+      pend_q     <= pend_d;
+      credit_q   <= credit_d;
+      s2_valid_q <= issue;
+      for (i = 0; i < Ports; i = i + 1) begin
+        acc_q[i] <= acc_d[i];
+      end
+      for (i = 0; i < Lines; i = i + 1) begin
+        ref_q[i] <= ref_q[i] + {{ "{" }}{{ ref_pad }}, ref_inc[i]} - {{ "{" }}{{ ref_pad }}, ref_dec[i]};
+      end
+    end
+  end
+
+  // Datapath registers: no reset.
+  always @(posedge clk_i) begin : b_data
+    integer i;
+    for (i = 0; i < Lines; i = i + 1) begin
+      tag_q[i] <= tag_d[i];
+      age_q[i] <= age_d[i];
+    end
+    for (i = 0; i < Ports; i = i + 1) begin
+      pslot_q[i] <= pslot_d[i];
+      poff_q[i]  <= poff_d[i];
+    end
+    if (s1_load) begin
+      s1_q <= q_out;
+    end
+    if (issue) begin
+      s2_complete_q <= complete;
+      s2_serve_q    <= serve;
+      s2_hits_q     <= s1_hits;
+      s2_misses_q   <= s1_misses;
+      for (i = 0; i < Ports; i = i + 1) begin
+        s2_bank_q[i] <= s1_bank[i];
+      end
+    end
+  end
+
+endmodule

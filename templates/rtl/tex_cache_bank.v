@@ -1,0 +1,40 @@
+{{ stamp }}
+// {{ name }}: one data bank of the texture cache, a simple dual-port RAM.
+//
+// One write port (line fills) and one read port (texel reads), synchronous read: the
+// form FPGA tools map to block RAM and ASIC flows swap for a macro. Reads and writes
+// never meet at one address (a line being filled is not read), so the read-during-write
+// behaviour is left to the RAM.
+// Latency 1 clock (rdata_o the clock after re_i). No reset: datapath only.
+module {{ name }} #(
+  parameter integer Width = {{ width }},
+  parameter integer Depth = {{ depth }},
+  parameter integer AddrW = {{ addr_w }}
+) (
+  input  wire             clk_i,
+  input  wire             we_i,
+  input  wire [AddrW-1:0] waddr_i,
+  input  wire [Width-1:0] wdata_i,
+  input  wire             re_i,
+  input  wire [AddrW-1:0] raddr_i,
+  output wire [Width-1:0] rdata_o
+);
+
+  reg [Width-1:0] mem_q [0:Depth-1];
+  reg [Width-1:0] rdata_q;
+
+  always @(posedge clk_i) begin
+    if (we_i) begin
+      mem_q[waddr_i] <= wdata_i;
+    end
+  end
+
+  always @(posedge clk_i) begin
+    if (re_i) begin
+      rdata_q <= mem_q[raddr_i];
+    end
+  end
+
+  assign rdata_o = rdata_q;
+
+endmodule
