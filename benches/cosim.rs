@@ -180,6 +180,7 @@ fn options(count: usize, gap: f64, stall: f64, work_dir: &Path) -> SimOptions {
         trace: None,
         work_dir: work_dir.to_path_buf(),
         mem: Default::default(),
+        workload: None,
     }
 }
 
@@ -212,7 +213,7 @@ struct Parts {
 /// arguments `run_built` gives it, and must report the same clocks.
 fn time_parts(cfg: &Config, build_dir: &Path, opt: &SimOptions, cycles: u64) -> Parts {
     let t = Instant::now();
-    let vectors = model::vectors(cfg, UNIT, opt.count, opt.seed).expect("vectors");
+    let vectors = model::vectors(cfg, UNIT, opt.count, opt.seed, None).expect("vectors");
     let t_vectors = t.elapsed();
     let dir = opt.work_dir.join("runs").join(format!(
         "bench-{}-{}-{}",

@@ -39,6 +39,7 @@ fn options(count: usize, seed: u64, gap: f64, stall: f64) -> SimOptions {
         trace: None,
         work_dir: work_dir(),
         mem: Default::default(),
+        workload: None,
     }
 }
 

@@ -159,11 +159,13 @@ fn run(text: String, n: usize, mem: MemTiming, stall: f64, exact_cycles: Option<
         trace: None,
         work_dir: work,
         mem,
+        workload: None,
     };
     let expect = Expectation {
         cycles: exact_cycles,
         peak_rate: 1.0,
         capacity: 0,
+        cache: None,
     };
     sim::run_vectors(&unit, &dir, false, &opt, &vectors(n, 3), &expect).expect("runs")
 }

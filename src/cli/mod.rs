@@ -45,6 +45,35 @@ pub struct RunArgs {
     /// Seed of the stimulus and of the random gaps and stalls.
     #[arg(long, short = 's', default_value_t = 1)]
     pub seed: u64,
+    /// tex_cache traffic: one workload (mag2x_256, one2one_256, min2x_256, rot30_256, the
+    /// same with _1024, thrash, all_miss, same_line, random) [default: a mix of them].
+    #[arg(long, short = 'w', value_name = "NAME")]
+    pub workload: Option<String>,
+}
+
+impl RunArgs {
+    /// Checks that `--workload` names a workload of a unit that has them.
+    fn check_workload(&self) -> Result<(), Failure> {
+        let Some(w) = &self.workload else {
+            return Ok(());
+        };
+        if self.unit != "tex_cache" {
+            return Err(usage(anyhow::anyhow!(
+                "--workload applies to tex_cache only"
+            )));
+        }
+        if crate::workload::Workload::from_name(w).is_none() {
+            let names: Vec<&str> = crate::workload::Workload::ALL
+                .iter()
+                .map(|w| w.name())
+                .collect();
+            return Err(usage(anyhow::anyhow!(
+                "unknown workload `{w}`; allowed: {}",
+                names.join(", ")
+            )));
+        }
+        Ok(())
+    }
 }
 
 #[derive(Subcommand, Debug)]
@@ -195,15 +224,17 @@ fn run(cli: Cli) -> Result<u8, Failure> {
             Ok(0)
         }
         Cmd::Vectors { run, out } => {
+            run.check_workload()?;
             let RunArgs {
                 unit,
                 config,
                 count,
                 seed,
+                workload,
             } = run;
             let (cfg, design) = load(&config)?;
             sim::find_unit(&design, &unit).map_err(usage)?;
-            let set = model::vectors(&cfg, &unit, count, seed)
+            let set = model::vectors(&cfg, &unit, count, seed, workload.as_deref())
                 .with_context(|| format!("no model for unit {unit}"))
                 .map_err(failure)?;
             let dir = out.unwrap_or_else(|| {
@@ -250,11 +281,13 @@ fn run(cli: Cli) -> Result<u8, Failure> {
             trace,
             json,
         } => {
+            run.check_workload()?;
             let RunArgs {
                 unit,
                 config,
                 count,
                 seed,
+                workload,
             } = run;
             let (cfg, design) = load(&config)?;
             sim::find_unit(&design, &unit).map_err(usage)?;
@@ -279,6 +312,7 @@ fn run(cli: Cli) -> Result<u8, Failure> {
                 stall,
                 trace,
                 work_dir,
+                workload,
             };
             if !json {
                 eprintln!("sim {unit}: seed {seed}, {count} items, gap {gap}, stall {stall}");
@@ -414,6 +448,25 @@ fn summary(r: &SimReport) -> String {
         s += &format!("  model: {mc} cycles, {mt:.3} items/clock");
     }
     s += "\n";
+    if let Some(c) = &r.cache {
+        s += &format!(
+            "  cache ({}): hit rate {:.4}, {} misses, {:.3} memory bytes/texel, {:.3} texels/clock\n",
+            c.workload, c.hit_rate, c.misses, c.bytes_per_texel, c.texels_per_clock
+        );
+        s += &format!(
+            "  clocks: {} lost to bank conflicts, {} to misses and stalls\n",
+            c.bank_conflict_clocks, c.miss_clocks
+        );
+    }
+    for m in &r.memory {
+        s += &format!(
+            "  memory {}: {} bursts, {} beats, bus {:.1}% busy\n",
+            m.name,
+            m.requests,
+            m.beats,
+            100.0 * m.utilization
+        );
+    }
     s += &format!(
         "  build {} ({})\n",
         r.build_dir,

@@ -8,15 +8,22 @@ use crate::config::Config;
 use crate::vectors::VectorSet;
 
 /// The model's stimulus and expected output for `count` items of `unit`.
-pub fn vectors(cfg: &Config, unit: &str, count: usize, seed: u64) -> Option<VectorSet> {
+/// `workload` selects the traffic of units that have several (tex_cache).
+pub fn vectors(
+    cfg: &Config,
+    unit: &str,
+    count: usize,
+    seed: u64,
+    workload: Option<&str>,
+) -> Option<VectorSet> {
     match unit {
         "hs_chain" => cfg
             .hs_chain
             .as_ref()
             .map(|c| hs_chain::vectors(c, count, seed)),
-        "tex_cache" => cfg.tmu.as_ref().map(|t| {
-            let ops = tex_cache::sim_traffic(&t.cache, count, seed);
-            tex_cache::encode(&t.cache, &ops, seed)
+        "tex_cache" => cfg.tmu.as_ref().and_then(|t| {
+            let ops = tex_cache::sim_traffic(&t.cache, count, seed, workload)?;
+            Some(tex_cache::encode(&t.cache, &ops, seed))
         }),
         _ => None,
     }
@@ -31,6 +38,8 @@ pub struct Expectation {
     pub peak_rate: f64,
     /// Items the unit can hold (bounds how long extra outputs are watched for).
     pub capacity: u64,
+    /// For the texture cache: what the tag model says the traffic does.
+    pub cache: Option<tex_cache::TrafficStats>,
 }
 
 pub fn expectation(cfg: &Config, unit: &str, v: &VectorSet, gap: f64, stall: f64) -> Expectation {
@@ -42,21 +51,30 @@ pub fn expectation(cfg: &Config, unit: &str, v: &VectorSet, gap: f64, stall: f64
                 cycles: Some(run.cycles),
                 peak_rate: chain.peak_rate(),
                 capacity: u64::from(chain.capacity()),
+                cache: None,
             }
         }
-        ("tex_cache", _) => Expectation {
-            cycles: None,
-            peak_rate: 1.0,
-            // Passes queued, in the stages and in the output queue.
-            capacity: cfg
-                .tmu
-                .as_ref()
-                .map_or(0, |t| u64::from(t.cache.queue_depth) + 8),
-        },
+        ("tex_cache", _) => {
+            let cache = cfg.tmu.as_ref().map(|t| {
+                let reqs = v.port("req").map(|p| p.items.as_slice()).unwrap_or(&[]);
+                tex_cache::run_ops(&t.cache, &tex_cache::decode_requests(&t.cache, reqs))
+            });
+            Expectation {
+                cycles: None,
+                peak_rate: 1.0,
+                // Passes queued, in the stages and in the output queue.
+                capacity: cfg
+                    .tmu
+                    .as_ref()
+                    .map_or(0, |t| u64::from(t.cache.queue_depth) + 8),
+                cache,
+            }
+        }
         _ => Expectation {
             cycles: None,
             peak_rate: 1.0,
             capacity: 0,
+            cache: None,
         },
     }
 }

@@ -279,7 +279,7 @@ pub fn bank_check(cfg: &TexCache) -> BankCheck {
 }
 
 /// What the model says a stream of requests does to the cache.
-#[derive(Debug, Clone, Default, PartialEq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, serde::Serialize)]
 pub struct TrafficStats {
     pub requests: u64,
     /// Active texels looked up.
@@ -309,6 +309,50 @@ impl TrafficStats {
     pub fn bank_rate(&self) -> f64 {
         self.requests as f64 / self.bank_clocks.max(1) as f64
     }
+}
+
+/// Runs cache operations (reads and invalidates) through a fresh tag model.
+pub fn run_ops(cfg: &TexCache, ops: &[CacheOp]) -> TrafficStats {
+    let mut tags = TagModel::new(cfg);
+    let mut s = TrafficStats::default();
+    for op in ops {
+        s.requests += 1;
+        match op {
+            CacheOp::Invalidate => {
+                tags.invalidate();
+                s.bank_clocks += 1;
+            }
+            CacheOp::Read(texels) => {
+                let o = tags.access(texels);
+                s.texels += texels.iter().flatten().count() as u64;
+                s.hits += u64::from(o.hits);
+                s.misses += u64::from(o.misses);
+                s.split_requests += u64::from(o.passes > 1);
+                s.bank_clocks += u64::from(bank_clocks(cfg, texels));
+                s.fill_bytes += u64::from(o.misses) * u64::from(cfg.line_bytes);
+            }
+        }
+    }
+    s
+}
+
+/// The operations a `tex_cache` request vector encodes (the inverse of [`encode`]).
+pub fn decode_requests(cfg: &TexCache, reqs: &[crate::vectors::Bits]) -> Vec<CacheOp> {
+    use crate::rtl::tex_cache::WORD_ADDR_BITS as AW;
+    let p = cfg.ports;
+    reqs.iter()
+        .map(|r| {
+            if r.field(p * AW + p, 1) == 1 {
+                CacheOp::Invalidate
+            } else {
+                CacheOp::Read(
+                    (0..p)
+                        .map(|i| (r.field(p * AW + i, 1) == 1).then(|| r.field(i * AW, AW) << 2))
+                        .collect(),
+                )
+            }
+        })
+        .collect()
 }
 
 /// Runs `requests` through a fresh tag model.
@@ -409,10 +453,17 @@ pub enum CacheOp {
 }
 
 /// The traffic `gpurtl sim --unit tex_cache` uses: `count` requests cycling through the
-/// realistic and adversarial workloads in segments, with an invalidate between segments.
-pub fn sim_traffic(cfg: &TexCache, count: usize, seed: u64) -> Vec<CacheOp> {
+/// realistic and adversarial workloads in segments, with an invalidate between segments;
+/// or, with `workload` (a `workload::Workload` name), that workload alone, from a cold
+/// cache. `None` when the name is unknown.
+pub fn sim_traffic(
+    cfg: &TexCache,
+    count: usize,
+    seed: u64,
+    workload: Option<&str>,
+) -> Option<Vec<CacheOp>> {
     use crate::workload::{Workload, generate};
-    let order = [
+    const MIXED: [&str; 8] = [
         "rot30_256",
         "thrash",
         "one2one_256",
@@ -422,6 +473,15 @@ pub fn sim_traffic(cfg: &TexCache, count: usize, seed: u64) -> Vec<CacheOp> {
         "min2x_256",
         "mag2x_1024",
     ];
+    let single;
+    let order: &[&str] = match workload {
+        Some(name) => {
+            Workload::from_name(name)?;
+            single = [name];
+            &single
+        }
+        None => &MIXED,
+    };
     let lanes = (cfg.ports / 4) as usize;
     let segment = count.div_ceil(order.len()).max(1);
     let mut ops = Vec::with_capacity(count);
@@ -454,7 +514,7 @@ pub fn sim_traffic(cfg: &TexCache, count: usize, seed: u64) -> Vec<CacheOp> {
         }
     }
     ops.truncate(count);
-    ops
+    Some(ops)
 }
 
 /// Request and response words of the `tex_cache` unit, as rtl/tex_cache.rs lays them out.

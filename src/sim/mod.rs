@@ -79,6 +79,8 @@ pub struct SimOptions {
     pub work_dir: PathBuf,
     /// The memory model behind the unit's memory ports.
     pub mem: MemTiming,
+    /// The traffic, for units that have several workloads (tex_cache).
+    pub workload: Option<String>,
 }
 
 /// How the harness's memory model answers: latency, jitter, bandwidth, backpressure.
@@ -139,6 +141,25 @@ pub struct MemReport {
     pub utilization: f64,
 }
 
+/// The texture cache's figures for one run: the tag model's counts (which the RTL matched
+/// request by request) and the measured clocks.
+#[derive(Debug, Clone, Serialize)]
+pub struct CacheReport {
+    pub workload: String,
+    pub requests: u64,
+    pub texels: u64,
+    pub hit_rate: f64,
+    pub misses: u64,
+    /// Memory bytes fetched per texel delivered.
+    pub bytes_per_texel: f64,
+    /// Texels delivered per clock.
+    pub texels_per_clock: f64,
+    /// Clocks the bank mapping costs beyond one per request (model).
+    pub bank_conflict_clocks: u64,
+    /// Clocks beyond what the banks need: lost to misses, memory and stalls.
+    pub miss_clocks: u64,
+}
+
 /// What `gpurtl sim --json` prints.
 #[derive(Debug, Clone, Serialize)]
 pub struct SimReport {
@@ -165,6 +186,8 @@ pub struct SimReport {
     pub ports: Vec<PortReport>,
     /// Memory ports: requests, beats and bus utilisation.
     pub memory: Vec<MemReport>,
+    /// For the texture cache: hit rate and where the clocks went.
+    pub cache: Option<CacheReport>,
     pub build_dir: String,
     pub build_cached: bool,
     pub trace: Option<String>,
@@ -362,7 +385,7 @@ pub fn run_built(
     build_cached: bool,
     opt: &SimOptions,
 ) -> Result<SimReport, SimError> {
-    let vectors = model::vectors(cfg, unit.name, opt.count, opt.seed)
+    let vectors = model::vectors(cfg, unit.name, opt.count, opt.seed, opt.workload.as_deref())
         .ok_or_else(|| SimError::Run(format!("no model for unit {}", unit.name)))?;
     let expectation = model::expectation(cfg, unit.name, &vectors, opt.gap, opt.stall);
     run_vectors(unit, build_dir, build_cached, opt, &vectors, &expectation)
@@ -451,6 +474,17 @@ pub fn run_vectors(
         passed,
         errors,
         ports: h.ports,
+        cache: expectation.cache.map(|c| CacheReport {
+            workload: opt.workload.clone().unwrap_or_else(|| "mixed".into()),
+            requests: c.requests,
+            texels: c.texels,
+            hit_rate: c.hit_rate(),
+            misses: c.misses,
+            bytes_per_texel: c.bytes_per_texel(),
+            texels_per_clock: ratio(c.texels, h.cycles),
+            bank_conflict_clocks: c.bank_clocks.saturating_sub(c.requests),
+            miss_clocks: h.cycles.saturating_sub(c.bank_clocks),
+        }),
         memory: h
             .memory
             .into_iter()

@@ -1,0 +1,165 @@
+//! Co-simulation of the `tex_cache` unit against the tag model: every response's texel
+//! words and its hit and miss counts, for direct-mapped, set-associative and fully
+//! associative caches, 1 and 4 lanes, both layouts and replacements, every workload,
+//! under random gaps, stalls and memory latency, over several seeds.
+
+mod common;
+
+use std::path::PathBuf;
+
+use common::*;
+use gpurtl::config::Config;
+use gpurtl::sim::{self, MemTiming, SimOptions};
+use gpurtl::workload::Workload;
+
+fn work_dir() -> PathBuf {
+    project_dir().join("target").join("test-sim")
+}
+
+#[allow(clippy::too_many_arguments)]
+fn cache_config(
+    name: &str,
+    size: u32,
+    line: u32,
+    ways: u32,
+    banks: u32,
+    ports: u32,
+    repl: &str,
+    bus: u32,
+    layout: &str,
+) -> Config {
+    parse(
+        &format!(
+            "[design]\nname = \"{name}\"\nmodule_prefix = \"c_\"\n[hs_chain]\nwidth = 1\nstages = [\"bypass\"]\n\
+             [tmu.cache]\nsize_bytes = {size}\nline_bytes = {line}\nways = {ways}\nbanks = {banks}\nports = {ports}\n\
+             mshr_entries = 4\nreplacement = \"{repl}\"\nbus_bits = {bus}\nlayout = \"{layout}\"\nqueue_depth = 16\n"
+        ),
+        name,
+    )
+}
+
+/// Builds the cache once and runs `runs` = (workload, seed, gap, stall, memory) on it.
+fn cosim(cfg: &Config, count: usize, runs: &[(Option<&str>, u64, f64, f64, MemTiming)]) {
+    let design = elaborate(cfg);
+    let unit = design.unit("tex_cache").expect("tex_cache unit");
+    let (dir, _) = sim::build(cfg, &design, unit, false, &work_dir()).expect("verilates");
+    for (workload, seed, gap, stall, mem) in runs {
+        let opt = SimOptions {
+            count,
+            seed: *seed,
+            gap: *gap,
+            stall: *stall,
+            trace: None,
+            work_dir: work_dir(),
+            mem: *mem,
+            workload: workload.map(String::from),
+        };
+        let r = sim::run_built(cfg, unit, &dir, true, &opt).expect("runs");
+        assert!(
+            r.passed,
+            "{} {workload:?} seed {seed} gap {gap} stall {stall} {mem:?}: {:?} (vectors in {:?})",
+            cfg.design.name, r.errors, r.vectors_dir
+        );
+        assert_eq!((r.transactions, r.mismatches), (count as u64, 0));
+        let c = r.cache.expect("cache figures");
+        assert_eq!(c.requests, count as u64);
+    }
+}
+
+fn mem(latency: u64, jitter: u64, gap: f64, stall: f64) -> MemTiming {
+    MemTiming {
+        latency,
+        jitter,
+        gap,
+        stall,
+    }
+}
+
+#[test]
+fn every_workload_on_a_four_lane_fully_associative_cache() {
+    // The seed's organisation, scaled down: fully associative, LRU, 16 texels a request.
+    let cfg = cache_config("fa4", 2048, 128, 16, 16, 16, "lru", 128, "tiled4x4");
+    let runs: Vec<_> = Workload::ALL
+        .iter()
+        .enumerate()
+        .map(|(k, w)| {
+            (
+                Some(w.name()),
+                k as u64 + 1,
+                0.3,
+                0.3,
+                mem(30, 10, 0.2, 0.2),
+            )
+        })
+        .collect();
+    cosim(&cfg, 300, &runs);
+}
+
+#[test]
+fn direct_mapped_one_lane_linear_fifo() {
+    // One way: requests whose lines collide in a set split into passes.
+    let cfg = cache_config("dm1", 1024, 64, 1, 4, 4, "fifo", 32, "linear");
+    cosim(
+        &cfg,
+        600,
+        &[
+            (None, 1, 0.0, 0.0, mem(0, 0, 0.0, 0.0)),
+            (None, 2, 0.3, 0.3, mem(100, 20, 0.3, 0.3)),
+            (Some("thrash"), 3, 0.9, 0.0, mem(5, 5, 0.0, 0.5)),
+            (Some("rot30_1024"), 4, 0.0, 0.9, mem(50, 0, 0.5, 0.0)),
+        ],
+    );
+}
+
+#[test]
+fn set_associative_four_lanes_with_a_mixed_stream() {
+    let cfg = cache_config("sa4", 4096, 64, 4, 16, 16, "lru", 64, "tiled4x4");
+    cosim(
+        &cfg,
+        500,
+        &[
+            (None, 1, 0.0, 0.0, mem(100, 0, 0.0, 0.0)),
+            (None, 7, 0.3, 0.3, mem(100, 50, 0.3, 0.3)),
+            (Some("same_line"), 8, 0.0, 0.3, mem(1, 0, 0.0, 0.0)),
+        ],
+    );
+}
+
+#[test]
+fn cli_reports_cache_figures() {
+    let out = gpurtl()
+        .env("GPURTL_SIM_DIR", work_dir())
+        .args([
+            "sim",
+            "--unit",
+            "tex_cache",
+            "--count",
+            "200",
+            "--workload",
+            "one2one_256",
+            "--mem-latency",
+            "20",
+            "--json",
+        ])
+        .output()
+        .expect("runs gpurtl");
+    assert!(out.status.success(), "{}", text(&out));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    assert_eq!(v["passed"], true);
+    let c = &v["cache"];
+    assert_eq!(c["workload"], "one2one_256");
+    let hit = c["hit_rate"].as_f64().expect("hit rate");
+    assert!(hit > 0.5 && hit < 1.0, "hit rate {hit}");
+    assert!(v["memory"][0]["beats"].as_u64().expect("beats") > 0);
+
+    let bad = gpurtl()
+        .args(["sim", "--unit", "tex_cache", "--workload", "nosuch"])
+        .output()
+        .expect("runs");
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(
+        text(&bad).contains("unknown workload `nosuch`; allowed: mag2x_256"),
+        "{}",
+        text(&bad)
+    );
+}
