@@ -24,7 +24,7 @@ fn cache(
         ports,
         mshr_entries: 8,
         replacement,
-        bus_bits: 128,
+        bus_bits: if banks == 4 { 64 } else { 128 },
         layout,
         queue_depth: 64,
     };

@@ -421,6 +421,11 @@ pub fn describe(cfg: &Config, design: &Design) -> String {
                 crate::config::TexLayout::Tiled4x4 => "tiled4x4",
             }
         );
+        let b = crate::model::tex_cache::bank_check(c);
+        s += &format!(
+            "           bank check: worst 2x2 footprint {} clock(s) over {} footprints, a request at most {}\n",
+            b.footprint_clocks, b.footprints, b.request_bound
+        );
     }
     for m in &design.modules {
         let params: Vec<String> = m

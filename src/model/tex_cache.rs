@@ -387,7 +387,7 @@ mod traffic_tests {
             ports,
             mshr_entries: 8,
             replacement: Replacement::Lru,
-            bus_bits: 128,
+            bus_bits: if banks == 4 { 64 } else { 128 },
             layout,
             queue_depth: 64,
         };

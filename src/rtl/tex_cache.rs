@@ -72,7 +72,6 @@ pub struct TexCacheTop {
     pub bank_depth: u32,
     pub beat_w: u32,
     pub words_per_beat: u32,
-    pub ref_w: u32,
     pub pass_w: u32,
     pub req_w: u32,
     pub rsp_w: u32,
@@ -83,9 +82,12 @@ pub struct TexCacheTop {
     pub fill_off_expr: String,
     pub pos_pad: String,
     pub credit_pad: String,
-    pub ref_pad: String,
     pub port_list: Vec<u32>,
     pub port_list_rev: Vec<u32>,
+    /// The bank check's result: clocks of the worst 2x2 footprint, and the request bound.
+    pub footprint_clocks: u32,
+    pub request_bound: u32,
+    pub footprints_checked: u64,
 }
 
 impl TexCacheTop {
@@ -113,7 +115,6 @@ impl TexCacheTop {
             .filter(|b| !bank_bits.contains(b))
             .collect();
         let pos_w = clog2(c.ports + 1);
-        let ref_w = clog2(c.queue_depth + 2);
         let slot_base = |v: &str| {
             if c.sets == 1 {
                 "0".to_string()
@@ -122,7 +123,11 @@ impl TexCacheTop {
             }
         };
         let wpb_w = log2(c.words_per_beat);
+        let check = crate::model::tex_cache::bank_check(c);
         Self {
+            footprint_clocks: check.footprint_clocks,
+            request_bound: check.request_bound,
+            footprints_checked: check.footprints,
             name: ctx.module_name("tex_cache"),
             stamp: ctx.stamp.clone(),
             rst: ctx.rst.clone(),
@@ -161,7 +166,6 @@ impl TexCacheTop {
             bank_depth: c.lines << idx_w,
             beat_w: log2(c.beats_per_line),
             words_per_beat: c.words_per_beat,
-            ref_w,
             pass_w: 1 + 16 + c.ports + c.ports * (slot_w + off_w),
             req_w: c.ports * WORD_ADDR_BITS + c.ports + 1,
             rsp_w: c.ports * 32 + 16,
@@ -176,7 +180,6 @@ impl TexCacheTop {
             },
             pos_pad: format!("{}'b0", 32 - pos_w),
             credit_pad: "2'b0".into(),
-            ref_pad: format!("{}'b0", ref_w - 1),
             port_list: (0..c.ports).collect(),
             port_list_rev: (0..c.ports).rev().collect(),
         }
@@ -213,7 +216,10 @@ impl TexCacheTop {
         modules.push(Module {
             name: self.name.clone(),
             kind: "tex_cache",
-            parameters: BTreeMap::new(),
+            parameters: BTreeMap::from([
+                ("QueueDepth".to_string(), u64::from(self.queue_depth)),
+                ("MshrEntries".to_string(), u64::from(self.mshr)),
+            ]),
             instantiates,
             text: render(&self.name, self)?,
         });

@@ -19,8 +19,14 @@
 // the current pass the request continues in a new pass.
 // Data stage: one clock per pass when no bank is asked for two words; latency from the
 // request to its response is 3 clocks plus the queue, on hits.
+// Bank check at elaboration: the worst of {{ footprints_checked }} 2x2 footprints (every position,
+// wrap mode and mip level) reads in {{ footprint_clocks }} clock(s); a full request in at most {{ request_bound }}.
 // Combinational paths: none between ports (in and out go through registers).
-module {{ name }} (
+module {{ name }} #(
+  // Passes queued between tags and data, and line fills in flight: free to override.
+  parameter integer QueueDepth  = {{ queue_depth }},
+  parameter integer MshrEntries = {{ mshr }}
+) (
   input  wire                 clk_i,
   input  wire                 {{ rst.port }},
   input  wire                 req_valid_i,
@@ -51,7 +57,7 @@ module {{ name }} (
   localparam integer Beats     = {{ beats }};
   localparam integer BeatW     = {{ beat_w }};
   localparam integer WordsPerBeat = {{ words_per_beat }};
-  localparam integer RefW      = {{ ref_w }};
+  localparam integer RefW      = $clog2(QueueDepth + 2);
   localparam integer PassW     = {{ pass_w }};
   localparam integer ReqW      = {{ req_w }};
   localparam integer RspW      = {{ rsp_w }};
@@ -111,8 +117,9 @@ module {{ name }} (
   // ---------------------------------------------------------------------------------
   // Tag state: flops, searched in parallel. Control state (valid, ready, pins, counts)
   // is reset; tags and ages are meaningful only where valid.
-  reg [TagW-1:0]  tag_q   [0:Lines-1];
-  reg [31:0]      age_q   [0:Lines-1];
+  // Tags and ages live in per-slot registers (g_slot below), read through these.
+  wire [TagW-1:0] tag_q   [0:Lines-1];
+  wire [31:0]     age_q   [0:Lines-1];
   reg [RefW-1:0]  ref_q   [0:Lines-1];
   reg [Lines-1:0] valid_q;
   reg [Lines-1:0] ready_q;  // line data present (its fill has completed)
@@ -165,8 +172,11 @@ module {{ name }} (
   reg  q_push;
   reg  [PassW-1:0] q_in;
 
-  reg [TagW-1:0]  tag_d   [0:Lines-1];
-  reg [31:0]      age_d   [0:Lines-1];
+{%- if lru %}
+  reg [Ports-1:0] hit_take;  // texels whose hit commits this clock (they become youngest)
+{%- endif %}
+  reg [TagW-1:0]  alloc_tag;
+  reg [31:0]      alloc_age;
   reg [Lines-1:0] valid_d;
   reg [Lines-1:0] ready_clr;
   reg [Lines-1:0] pin_d;
@@ -199,10 +209,11 @@ module {{ name }} (
     s = 0;
     q_push = 1'b0;
     q_in = {PassW{1'b0}};
-    for (i = 0; i < Lines; i = i + 1) begin
-      tag_d[i] = tag_q[i];
-      age_d[i] = age_q[i];
-    end
+{%- if lru %}
+    hit_take   = {Ports{1'b0}};
+{%- endif %}
+    alloc_tag  = {TagW{1'b0}};
+    alloc_age  = 32'd0;
     valid_d    = valid_q;
     ready_clr  = {Lines{1'b0}};
     pin_d      = pin_q;
@@ -245,7 +256,7 @@ module {{ name }} (
             poff_d[i]  = t_off[i];
             pin_d[t_slot[i]] = 1'b1;
 {%- if lru %}
-            age_d[t_slot[i]] = now_q + i;
+            hit_take[i] = 1'b1;
 {%- endif %}
             hits_d = hits_d + 8'd1;
           end
@@ -279,10 +290,10 @@ module {{ name }} (
             alloc      = 1'b1;
             alloc_slot = victim[SlotW-1:0];
             alloc_line = t_line[m];
-            tag_d[victim]   = t_tag[m];
+            alloc_tag       = t_tag[m];
+            alloc_age       = now_q + m;
             valid_d[victim] = 1'b1;
             ready_clr[victim] = 1'b1;
-            age_d[victim]   = now_q + m;
             pin_d[victim]   = 1'b1;
             pmask_d[m] = 1'b1;
             pslot_d[m] = victim[SlotW-1:0];
@@ -309,6 +320,45 @@ module {{ name }} (
     end
   end
 
+  // Per-slot tag and age registers: a slot loads a tag when allocated; its age is the
+  // time of its allocation{% if lru %} or of its latest hit (LRU){% else %} (FIFO){% endif %}.
+  genvar gl;
+  generate
+    for (gl = 0; gl < Lines; gl = gl + 1) begin : g_slot
+      reg [TagW-1:0] slot_tag_q;
+      reg [31:0]     slot_age_q;
+      reg [31:0]     slot_age_d;
+      wire           slot_alloc = alloc && alloc_slot == gl;
+
+      always @(*) begin : b_age
+{%- if lru %}
+        integer i;
+        slot_age_d = slot_age_q;
+        for (i = 0; i < Ports; i = i + 1) begin
+          if (hit_take[i] && t_slot[i] == gl) begin
+            slot_age_d = now_q + i;
+          end
+        end
+{%- else %}
+        slot_age_d = slot_age_q;
+{%- endif %}
+        if (slot_alloc) begin
+          slot_age_d = alloc_age;
+        end
+      end
+
+      always @(posedge clk_i) begin
+        if (slot_alloc) begin
+          slot_tag_q <= alloc_tag;
+        end
+        slot_age_q <= slot_age_d;
+      end
+
+      assign tag_q[gl] = slot_tag_q;
+      assign age_q[gl] = slot_age_q;
+    end
+  endgenerate
+
   // ---------------------------------------------------------------------------------
   // Pass queue: tags run up to QueueDepth passes ahead of the data reads.
   wire             q_out_valid;
@@ -317,7 +367,7 @@ module {{ name }} (
 
   {{ fifo }} #(
     .Width (PassW),
-    .Depth ({{ queue_depth }})
+    .Depth (QueueDepth)
   ) u_pass_queue (
     .clk_i       (clk_i),
     .{{ rst.port }}{{ rst.pad }} ({{ rst.port }}),
@@ -346,7 +396,7 @@ module {{ name }} (
 
   {{ fifo }} #(
     .Width (LineAddrW),
-    .Depth ({{ mshr }})
+    .Depth (MshrEntries)
   ) u_mem_req_queue (
     .clk_i       (clk_i),
     .{{ rst.port }}{{ rst.pad }} ({{ rst.port }}),
@@ -360,7 +410,7 @@ module {{ name }} (
 
   {{ fifo }} #(
     .Width (SlotW),
-    .Depth ({{ mshr }})
+    .Depth (MshrEntries)
   ) u_mshr (
     .clk_i       (clk_i),
     .{{ rst.port }}{{ rst.pad }} ({{ rst.port }}),
@@ -606,7 +656,7 @@ module {{ name }} (
         acc_q[i] <= acc_d[i];
       end
       for (i = 0; i < Lines; i = i + 1) begin
-        ref_q[i] <= ref_q[i] + {{ "{" }}{{ ref_pad }}, ref_inc[i]} - {{ "{" }}{{ ref_pad }}, ref_dec[i]};
+        ref_q[i] <= ref_q[i] + {{ "{" }}{(RefW-1){1'b0}}, ref_inc[i]} - {{ "{" }}{(RefW-1){1'b0}}, ref_dec[i]};
       end
     end
   end
@@ -614,10 +664,6 @@ module {{ name }} (
   // Datapath registers: no reset.
   always @(posedge clk_i) begin : b_data
     integer i;
-    for (i = 0; i < Lines; i = i + 1) begin
-      tag_q[i] <= tag_d[i];
-      age_q[i] <= age_d[i];
-    end
     for (i = 0; i < Ports; i = i + 1) begin
       pslot_q[i] <= pslot_d[i];
       poff_q[i]  <= poff_d[i];
