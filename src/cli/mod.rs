@@ -52,6 +52,14 @@ pub struct RunArgs {
 }
 
 impl RunArgs {
+    /// The config and design, once the unit and workload are known to exist.
+    fn load(&self) -> Result<(Config, Design), Failure> {
+        self.check_workload()?;
+        let (cfg, design) = load(&self.config)?;
+        sim::find_unit(&design, &self.unit).map_err(usage)?;
+        Ok((cfg, design))
+    }
+
     /// Checks that `--workload` names a workload of a unit that has them.
     fn check_workload(&self) -> Result<(), Failure> {
         let Some(w) = &self.workload else {
@@ -224,16 +232,14 @@ fn run(cli: Cli) -> Result<u8, Failure> {
             Ok(0)
         }
         Cmd::Vectors { run, out } => {
-            run.check_workload()?;
+            let (cfg, _) = run.load()?;
             let RunArgs {
                 unit,
-                config,
                 count,
                 seed,
                 workload,
+                ..
             } = run;
-            let (cfg, design) = load(&config)?;
-            sim::find_unit(&design, &unit).map_err(usage)?;
             let set = model::vectors(&cfg, &unit, count, seed, workload.as_deref())
                 .with_context(|| format!("no model for unit {unit}"))
                 .map_err(failure)?;
@@ -281,16 +287,14 @@ fn run(cli: Cli) -> Result<u8, Failure> {
             trace,
             json,
         } => {
-            run.check_workload()?;
+            let (cfg, design) = run.load()?;
             let RunArgs {
                 unit,
-                config,
                 count,
                 seed,
                 workload,
+                ..
             } = run;
-            let (cfg, design) = load(&config)?;
-            sim::find_unit(&design, &unit).map_err(usage)?;
             let work_dir = SimOptions::default_work_dir();
             let trace = trace.map(|t| {
                 t.unwrap_or_else(|| {
