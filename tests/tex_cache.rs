@@ -151,6 +151,11 @@ fn cli_reports_cache_figures() {
     let hit = c["hit_rate"].as_f64().expect("hit rate");
     assert!(hit > 0.5 && hit < 1.0, "hit rate {hit}");
     assert!(v["memory"][0]["beats"].as_u64().expect("beats") > 0);
+    // Measured against the same run with an ideal memory, which cannot be slower.
+    let ratio = v["latency_ratio"].as_f64().expect("latency ratio");
+    let ideal = v["zero_latency_cycles"].as_u64().expect("ideal cycles");
+    assert!(ratio > 0.0 && ratio <= 1.0, "ratio {ratio}");
+    assert!(ideal <= v["cycles"].as_u64().expect("cycles"));
 
     let bad = gpurtl()
         .args(["sim", "--unit", "tex_cache", "--workload", "nosuch"])

@@ -467,6 +467,12 @@ fn summary(r: &SimReport) -> String {
             c.bank_conflict_clocks, c.miss_clocks
         );
     }
+    if let (Some(z), Some(q)) = (r.zero_latency_cycles, r.latency_ratio) {
+        s += &format!(
+            "  with an ideal memory: {z} cycles; throughput here is {:.1}% of that\n",
+            100.0 * q
+        );
+    }
     for m in &r.memory {
         s += &format!(
             "  memory {}: {} bursts, {} beats, bus {:.1}% busy\n",

@@ -188,6 +188,10 @@ pub struct SimReport {
     pub memory: Vec<MemReport>,
     /// For the texture cache: hit rate and where the clocks went.
     pub cache: Option<CacheReport>,
+    /// Units with memory: clocks of the same run with an ideal memory (no latency, jitter,
+    /// gaps or stalls), and throughput here over throughput there.
+    pub zero_latency_cycles: Option<u64>,
+    pub latency_ratio: Option<f64>,
     pub build_dir: String,
     pub build_cached: bool,
     pub trace: Option<String>,
@@ -374,7 +378,22 @@ pub fn run(
 ) -> Result<SimReport, SimError> {
     let unit = find_unit(design, unit_name)?;
     let (build_dir, build_cached) = build(cfg, design, unit, opt.trace.is_some(), &opt.work_dir)?;
-    run_built(cfg, unit, &build_dir, build_cached, opt)
+    let mut report = run_built(cfg, unit, &build_dir, build_cached, opt)?;
+    // A unit with memory is measured against the same run with an ideal memory too: the
+    // ratio says how much of the latency the unit hides.
+    if !unit.mem_ports.is_empty() && opt.mem != MemTiming::default() && report.passed {
+        let ideal = SimOptions {
+            mem: MemTiming::default(),
+            trace: None,
+            ..opt.clone()
+        };
+        let base = run_built(cfg, unit, &build_dir, true, &ideal)?;
+        report.zero_latency_cycles = Some(base.cycles);
+        report.latency_ratio = Some(ratio(base.cycles, report.cycles));
+        report.passed &= base.passed;
+        report.errors.extend(base.errors);
+    }
+    Ok(report)
 }
 
 /// Runs an already built simulator of `unit` with fresh vectors.
@@ -485,6 +504,8 @@ pub fn run_vectors(
             bank_conflict_clocks: c.bank_clocks.saturating_sub(c.requests),
             miss_clocks: h.cycles.saturating_sub(c.bank_clocks),
         }),
+        zero_latency_cycles: None,
+        latency_ratio: None,
         memory: h
             .memory
             .into_iter()
