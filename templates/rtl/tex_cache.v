@@ -174,6 +174,7 @@ module {{ name }} #(
 
 {%- if lru %}
   reg [Ports-1:0] hit_take;  // texels whose hit commits this clock (they become youngest)
+  reg [SlotW-1:0] take_slot [0:Ports-1];  // and the slot each one hits
 {%- endif %}
   reg [TagW-1:0]  alloc_tag;
   reg [31:0]      alloc_age;
@@ -204,13 +205,18 @@ module {{ name }} #(
     integer pos;       // pos_q as an integer
     integer m;         // first missing texel at or after pos; Ports when none
     integer victim;    // slot to allocate; -1 when every way is pinned
+    integer m2;        // first texel after an allocated miss that still misses
     reg [31:0] best_age;
     pos = {{ "{" }}{{ pos_pad }}, pos_q};
+    m2 = Ports;
     s = 0;
     q_push = 1'b0;
     q_in = {PassW{1'b0}};
 {%- if lru %}
     hit_take   = {Ports{1'b0}};
+    for (i = 0; i < Ports; i = i + 1) begin
+      take_slot[i] = t_slot[i];
+    end
 {%- endif %}
     alloc_tag  = {TagW{1'b0}};
     alloc_age  = 32'd0;
@@ -299,7 +305,33 @@ module {{ name }} #(
             pslot_d[m] = victim[SlotW-1:0];
             poff_d[m]  = t_off[m];
             misses_d   = misses_d + 8'd1;
-            pos_d      = pos_d + 1'b1;
+            // Texels after the miss that hit now, the new line included (and the evicted
+            // one excluded), commit in the same clock, up to the next miss.
+            m2 = Ports;
+            for (i = Ports - 1; i >= 0; i = i - 1) begin
+              if (i > m && cur_act[i] && !((t_hit[i] && t_slot[i] != victim[SlotW-1:0]) ||
+                                           t_line[i] == t_line[m])) begin
+                m2 = i;
+              end
+            end
+            for (i = 0; i < Ports; i = i + 1) begin
+              if (i > m && i < m2 && cur_act[i]) begin
+                pmask_d[i] = 1'b1;
+                pslot_d[i] = (t_line[i] == t_line[m]) ? victim[SlotW-1:0] : t_slot[i];
+                poff_d[i]  = t_off[i];
+                pin_d[pslot_d[i]] = 1'b1;
+{%- if lru %}
+                hit_take[i]  = 1'b1;
+                take_slot[i] = pslot_d[i];
+{%- endif %}
+                hits_d = hits_d + 8'd1;
+              end
+            end
+            pos_d = m2[PosW-1:0];
+            if (m2 == Ports) begin
+              emit      = 1'b1;
+              emit_last = 1'b1;
+            end
           end
         end
       end
@@ -333,18 +365,16 @@ module {{ name }} #(
       always @(*) begin : b_age
 {%- if lru %}
         integer i;
-        slot_age_d = slot_age_q;
+        // The allocation (at the missing texel) comes before the hits after it.
+        slot_age_d = slot_alloc ? alloc_age : slot_age_q;
         for (i = 0; i < Ports; i = i + 1) begin
-          if (hit_take[i] && t_slot[i] == gl) begin
+          if (hit_take[i] && take_slot[i] == gl) begin
             slot_age_d = now_q + i;
           end
         end
 {%- else %}
-        slot_age_d = slot_age_q;
+        slot_age_d = slot_alloc ? alloc_age : slot_age_q;
 {%- endif %}
-        if (slot_alloc) begin
-          slot_age_d = alloc_age;
-        end
       end
 
       always @(posedge clk_i) begin
