@@ -242,3 +242,78 @@ fn a_memory_request_that_changes_while_stalled_is_caught() {
         r.errors
     );
 }
+
+/// The pass-through DUT and the harness's drivers in Rust, around the Rust memory model:
+/// the clocks the co-simulation must take, drawn from the same random streams.
+fn predicted_cycles(n: u64, seed: u64, stall: f64, t: MemTiming) -> u64 {
+    use gpurtl::model::memory::{Memory, Timing};
+    use gpurtl::rng::{Rng, STREAM_PORT_BASE};
+    let timing = Timing {
+        latency: t.latency,
+        jitter: t.jitter,
+        gap: t.gap,
+        stall: t.stall,
+    };
+    let mut in_rng = Rng::stream(seed, STREAM_PORT_BASE);
+    let mut out_rng = Rng::stream(seed, STREAM_PORT_BASE + 1);
+    let mut mem = Memory::new(timing, BEATS, seed, 2);
+    let (mut presenting, mut next, mut received, mut cycle) = (false, 0u64, 0u64, 0u64);
+    while received < n * u64::from(BEATS) {
+        // The harness's input has no gaps here (gap 0 still draws).
+        if !presenting && next < n && !in_rng.chance(0.0) {
+            presenting = true;
+        }
+        let out_ready = !out_rng.chance(stall);
+        let d = mem.drive(cycle);
+        if d.rsp.is_some() && out_ready {
+            received += 1;
+        }
+        let taken = presenting && d.req_ready;
+        mem.edge(cycle, taken.then_some(next), out_ready);
+        if taken {
+            presenting = false;
+            next += 1;
+        }
+        cycle += 1;
+    }
+    cycle
+}
+
+#[test]
+fn the_rust_memory_model_predicts_the_harness_clock_for_clock() {
+    let timings = [
+        (
+            0.0,
+            MemTiming {
+                latency: 7,
+                jitter: 0,
+                gap: 0.0,
+                stall: 0.0,
+            },
+        ),
+        (
+            0.3,
+            MemTiming {
+                latency: 20,
+                jitter: 30,
+                gap: 0.3,
+                stall: 0.3,
+            },
+        ),
+        (
+            0.9,
+            MemTiming {
+                latency: 100,
+                jitter: 5,
+                gap: 0.5,
+                stall: 0.1,
+            },
+        ),
+    ];
+    for (stall, mem) in timings {
+        let expect = predicted_cycles(60, 3, stall, mem);
+        let r = run(reader(Bug::None), 60, mem, stall, Some(expect));
+        assert!(r.passed, "{stall} {mem:?}: {:?}", r.errors);
+        assert_eq!(r.cycles, expect);
+    }
+}

@@ -2,6 +2,7 @@
 
 pub mod handshake;
 pub mod hs_chain;
+pub mod memory;
 pub mod tex_cache;
 
 use crate::config::Config;
