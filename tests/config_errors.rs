@@ -611,8 +611,8 @@ fn cases(many_stages: &str) -> Vec<Case> {
             &with_cache(&[(8, "line_bytes = 64"), (14, "bus_bits = 1024")]),
             Some("tmu.cache.bus_bits"),
             (14, 12),
-            "a 1024-bit bus is wider than a 64-byte line",
-            Some("at most line_bytes * 8"),
+            "a 1024-bit bus fills a 64-byte line in under two beats",
+            Some("at most half a line"),
         ),
     ]
 }

@@ -333,3 +333,51 @@ fn reset_style_comes_from_the_config() {
         }
     }
 }
+
+/// A random `[tmu.cache]` over the keys' ranges; `None` when validation rejects it (the
+/// promise is about every config that validates).
+fn random_cache(rng: &mut Rng, i: usize) -> Option<Config> {
+    let pick = |rng: &mut Rng, xs: &[u32]| xs[(rng.next_u64() % xs.len() as u64) as usize];
+    let line = pick(rng, &[64, 128, 256]);
+    let size = pick(rng, &[256, 512, 1024, 2048, 4096]);
+    let lines = (size / line).max(1);
+    let ways = pick(rng, &[1, 2, 4, 8, 16, 32, 64]).min(lines);
+    let toml = format!(
+        "[design]\nname = \"rc{i}\"\n[hs_chain]\nwidth = 1\nstages = [\"skid\"]\n[tmu.cache]\n\
+         size_bytes = {size}\nline_bytes = {line}\nways = {ways}\nbanks = {}\nports = {}\n\
+         mshr_entries = {}\nreplacement = \"{}\"\nbus_bits = {}\nlayout = \"{}\"\nqueue_depth = {}\n",
+        pick(rng, &[4, 16]),
+        pick(rng, &[4, 8, 16, 32]),
+        pick(rng, &[1, 2, 3, 8]),
+        ["lru", "fifo"][(rng.next_u64() % 2) as usize],
+        pick(rng, &[32, 64, 128]),
+        ["linear", "tiled4x4"][(rng.next_u64() % 2) as usize],
+        pick(rng, &[2, 4, 16]),
+    );
+    gpurtl::config::parse(&toml, "random cache").ok()
+}
+
+#[test]
+fn random_valid_cache_configs_lint_clean_and_compile_in_icarus() {
+    let mut rng = Rng::stream(77, 0);
+    let mut checked = 0;
+    for i in 0..200 {
+        if checked == 12 {
+            break;
+        }
+        let Some(cfg) = random_cache(&mut rng, i) else {
+            continue;
+        };
+        let (dir, design) = generate(&cfg, &format!("cache-rand{i}"));
+        let unit = design.unit("tex_cache").expect("tex_cache unit");
+        let files: Vec<String> = design
+            .unit_modules(unit)
+            .iter()
+            .map(|m| m.file_name())
+            .collect();
+        lint(&dir, &files, &unit.top);
+        icarus(&dir, &files, &unit.top);
+        checked += 1;
+    }
+    assert_eq!(checked, 12, "enough random caches validate");
+}

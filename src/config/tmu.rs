@@ -69,7 +69,8 @@ pub const BANKS_ALLOWED: &str =
 pub const PORTS_ALLOWED: &str =
     "4, 8, 16 or 32 texels per request (2x2 footprints of 1, 2, 4 or 8 lanes)";
 pub const MSHR_ALLOWED: &str = "an integer in 1..=64";
-pub const BUS_ALLOWED: &str = "a power of two in 32..=1024 bits, at most line_bytes * 8";
+pub const BUS_ALLOWED: &str =
+    "a power of two in 32..=1024 bits, at most half a line (line_bytes * 4)";
 pub const REPLACEMENT_ALLOWED: &str = "\"lru\" or \"fifo\"";
 pub const LAYOUT_ALLOWED: &str = "\"linear\" or \"tiled4x4\"";
 
@@ -214,16 +215,22 @@ impl CacheSection {
             BANKS_ALLOWED,
         );
         related(
+            lines >= 2,
+            "size_bytes",
+            format!("{lines} line(s); a cache needs at least two"),
+            "at least two lines (size_bytes / line_bytes >= 2)",
+        );
+        related(
             lines <= MAX_LINES,
             "size_bytes",
             format!("{lines} lines; tags are flops searched in parallel"),
             "at most 256 lines (size_bytes / line_bytes)",
         );
         related(
-            self.bus_bits <= self.line_bytes * 8,
+            self.bus_bits < self.line_bytes * 8,
             "bus_bits",
             format!(
-                "a {}-bit bus is wider than a {}-byte line",
+                "a {}-bit bus fills a {}-byte line in under two beats",
                 self.bus_bits, self.line_bytes
             ),
             BUS_ALLOWED,

@@ -81,16 +81,18 @@ module {{ name }} #(
 {%- endif %}
   /* verilator lint_on UNUSEDSIGNAL */
 
-  function [BankAddrW-1:0] bank_addr(input [SlotW-1:0] slot, input [OffW-1:0] off);
 {%- if idx_w > 0 %}
+  function [BankAddrW-1:0] bank_addr(input [SlotW-1:0] slot, input [OffW-1:0] off);
     bank_addr = {slot, idx_of(off)};
-{%- else %}
-    // One word per bank per line: the slot alone is the address; off picks only the bank.
-    /* verilator lint_off UNUSEDSIGNAL */
-    bank_addr = slot;
-    /* verilator lint_on UNUSEDSIGNAL */
-{%- endif %}
   endfunction
+{%- else %}
+  // One word per bank per line: the slot alone is the address; off picks only the bank.
+  /* verilator lint_off UNUSEDSIGNAL */
+  function [BankAddrW-1:0] bank_addr(input [SlotW-1:0] slot, input [OffW-1:0] off);
+    bank_addr = slot;
+  endfunction
+  /* verilator lint_on UNUSEDSIGNAL */
+{%- endif %}
 
   // ---------------------------------------------------------------------------------
   // Input register and request fields.
