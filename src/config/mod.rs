@@ -61,15 +61,6 @@ impl Config {
     pub fn short_hash(&self) -> &str {
         &self.hash[..12]
     }
-
-    /// Names of the co-simulatable units this config describes, in a fixed order.
-    pub fn unit_names(&self) -> Vec<&'static str> {
-        let mut units = Vec::new();
-        if self.hs_chain.is_some() {
-            units.push("hs_chain");
-        }
-        units
-    }
 }
 
 /// All problems found in one config.

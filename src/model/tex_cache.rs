@@ -357,19 +357,11 @@ pub fn decode_requests(cfg: &TexCache, reqs: &[crate::vectors::Bits]) -> Vec<Cac
 
 /// Runs `requests` through a fresh tag model.
 pub fn run_traffic(cfg: &TexCache, requests: &[crate::workload::Request]) -> TrafficStats {
-    let mut tags = TagModel::new(cfg);
-    let mut s = TrafficStats::default();
-    for r in requests {
-        let o = tags.access(&r.texels);
-        s.requests += 1;
-        s.texels += r.texels.iter().flatten().count() as u64;
-        s.hits += u64::from(o.hits);
-        s.misses += u64::from(o.misses);
-        s.split_requests += u64::from(o.passes > 1);
-        s.bank_clocks += u64::from(bank_clocks(cfg, &r.texels));
-        s.fill_bytes += u64::from(o.misses) * u64::from(cfg.line_bytes);
-    }
-    s
+    let ops: Vec<CacheOp> = requests
+        .iter()
+        .map(|r| CacheOp::Read(r.texels.clone()))
+        .collect();
+    run_ops(cfg, &ops)
 }
 
 #[cfg(test)]
