@@ -113,11 +113,11 @@ pub fn parse(src: &str, origin: &str) -> Result<Config, ConfigErrors> {
     raw.clock.validate(&mut invalid);
     let hs_chain = raw.hs_chain.as_ref().and_then(|c| c.validate(&mut invalid));
     let tmu = raw.tmu.as_ref().and_then(|t| t.validate(&mut invalid));
-    if raw.hs_chain.is_none() {
+    if raw.hs_chain.is_none() && raw.tmu.is_none() {
         invalid.push(Invalid::at(
             &[],
             "the config describes no unit",
-            "at least one unit section: [hs_chain]",
+            "at least one unit section: [hs_chain], [tmu.cache]",
         ));
     }
     if !invalid.is_empty() {

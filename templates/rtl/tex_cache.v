@@ -15,8 +15,11 @@
 //              inactive texels read as zero. hits and misses follow src/model/tex_cache.rs.
 // Tag stage: one clock for a request whose texels all hit; one more per miss. A miss takes
 // the lowest invalid way, else the least recently used (or oldest) way this pass does not
-// use, and waits until no queued pass reads that way. When every way of a set is used by
-// the current pass the request continues in a new pass.
+// use; it waits only while that way's previous fill is still in flight. Passes queued
+// before the miss that read the victim still read its old data: the new line is written
+// when they have all read (Igehy et al. write a fill when its request reaches the head;
+// this writes it as early as that is safe). When every way of a set is used by the
+// current pass the request continues in a new pass.
 // Data stage: one clock per pass when no bank is asked for two words; latency from the
 // request to its response is 3 clocks plus the queue, on hits.
 // Bank check at elaboration: the worst of {{ footprints_checked }} 2x2 footprints (every position,
@@ -122,7 +125,9 @@ module {{ name }} #(
   // Tags and ages live in per-slot registers (g_slot below), read through these.
   wire [TagW-1:0] tag_q   [0:Lines-1];
   wire [31:0]     age_q   [0:Lines-1];
-  reg [RefW-1:0]  ref_q   [0:Lines-1];
+  reg [RefW-1:0]  ref_q   [0:Lines-1];  // queued passes that read the slot
+  reg [RefW-1:0]  old_q   [0:Lines-1];  // of those, passes that read its previous line
+  reg [Lines-1:0] busy_q;   // a fill for the slot is in flight
   reg [Lines-1:0] valid_q;
   reg [Lines-1:0] ready_q;  // line data present (its fill has completed)
   reg [Lines-1:0] pin_q;    // used by the pass being built
@@ -294,7 +299,7 @@ module {{ name }} #(
           if (victim < 0) begin
             // Every way serves this pass: close it; the miss starts the next one.
             emit = 1'b1;
-          end else if (ref_q[victim] == {RefW{1'b0}} && fill_room) begin
+          end else if (!busy_q[victim] && fill_room) begin
             alloc      = 1'b1;
             alloc_slot = victim[SlotW-1:0];
             alloc_line = t_line[m];
@@ -422,9 +427,10 @@ module {{ name }} #(
   reg  [BeatW-1:0]     beat_d;
   reg  [Lines-1:0]     ready_set;
   reg                  trk_pop;
-  wire                 beat_in = mem_rsp_valid_i & trk_valid;
+  wire                 beat_in;
 
   assign fill_room = mreq_in_ready & trk_in_ready;
+  assign beat_in   = mem_rsp_valid_i & mem_rsp_ready_o;
 
   {{ fifo }} #(
     .Width (LineAddrW),
@@ -455,7 +461,9 @@ module {{ name }} #(
   );
 
   assign mem_req_addr_o  = {mreq_line, {(32 - LineAddrW){1'b0}}};
-  assign mem_rsp_ready_o = trk_valid;
+  // The fill at the head waits until every pass that reads the victim's old line has read.
+  wire fill_go = trk_valid && old_q[trk_slot] == {RefW{1'b0}};
+  assign mem_rsp_ready_o = fill_go;
 
   // Each beat's words go to distinct banks (checked at elaboration).
   reg [Banks-1:0]     bank_we;
@@ -527,9 +535,11 @@ module {{ name }} #(
       s1_bank[i] = bank_of(s1_off[i]);
       s1_addr[i] = bank_addr(s1_slot[i], s1_off[i]);
     end
+    // A slot with old readers left holds its previous line, the one this pass reads
+    // (passes retire in order, so the oldest queued reader is an old one).
     lines_ready = 1'b1;
     for (i = 0; i < Ports; i = i + 1) begin
-      if (pend_q[i] && !ready_q[s1_slot[i]]) begin
+      if (pend_q[i] && !ready_q[s1_slot[i]] && old_q[s1_slot[i]] == {RefW{1'b0}}) begin
         lines_ready = 1'b0;
       end
     end
@@ -652,6 +662,7 @@ module {{ name }} #(
     if ({{ rst.active }}) begin
       valid_q    <= {Lines{1'b0}};
       ready_q    <= {Lines{1'b0}};
+      busy_q     <= {Lines{1'b0}};
       pin_q      <= {Lines{1'b0}};
       now_q      <= 32'd0;
       pos_q      <= {PosW{1'b0}};
@@ -665,6 +676,7 @@ module {{ name }} #(
       s2_valid_q <= 1'b0;
       for (i = 0; i < Lines; i = i + 1) begin
         ref_q[i] <= {RefW{1'b0}};
+        old_q[i] <= {RefW{1'b0}};
       end
       // Inactive texels read as zero: the response collector starts clear.
       for (i = 0; i < Ports; i = i + 1) begin
@@ -673,6 +685,7 @@ module {{ name }} #(
     end else begin
       valid_q    <= valid_d;
       ready_q    <= (ready_q & ~ready_clr) | ready_set;
+      busy_q     <= (busy_q & ~ready_set) | ready_clr;
       pin_q      <= pin_d;
       now_q      <= now_d;
       pos_q      <= pos_d;
@@ -689,6 +702,13 @@ module {{ name }} #(
       end
       for (i = 0; i < Lines; i = i + 1) begin
         ref_q[i] <= ref_q[i] + {{ "{" }}{(RefW-1){1'b0}}, ref_inc[i]} - {{ "{" }}{(RefW-1){1'b0}}, ref_dec[i]};
+        // Every reader queued when the slot is reallocated reads its old line; those
+        // retire first, so the first decrements after that are theirs.
+        if (ready_clr[i]) begin
+          old_q[i] <= ref_q[i] - {{ "{" }}{(RefW-1){1'b0}}, ref_dec[i]};
+        end else if (old_q[i] != {RefW{1'b0}}) begin
+          old_q[i] <= old_q[i] - {{ "{" }}{(RefW-1){1'b0}}, ref_dec[i]};
+        end
       end
     end
   end
