@@ -8,6 +8,21 @@ use gpurtl::config::{CacheSection, Replacement, TexCache, TexLayout};
 use gpurtl::model::tex_cache::{bank_check, run_traffic};
 use gpurtl::workload::{Workload, generate};
 
+fn section(size_bytes: u32, ways: u32, banks: u32, ports: u32) -> CacheSection {
+    CacheSection {
+        size_bytes,
+        line_bytes: 256,
+        ways,
+        banks,
+        ports,
+        mshr_entries: 8,
+        replacement: Replacement::Lru,
+        bus_bits: if banks == 4 { 64 } else { 128 },
+        layout: TexLayout::Tiled4x4,
+        queue_depth: 64,
+    }
+}
+
 fn cache(
     name: &str,
     ways: u32,
@@ -17,16 +32,9 @@ fn cache(
     layout: TexLayout,
 ) -> (String, TexCache) {
     let section = CacheSection {
-        size_bytes: 16384,
-        line_bytes: 256,
-        ways,
-        banks,
-        ports,
-        mshr_entries: 8,
         replacement,
-        bus_bits: if banks == 4 { 64 } else { 128 },
         layout,
-        queue_depth: 64,
+        ..section(16384, ways, banks, ports)
     };
     let c = section.validate(&mut Vec::new()).expect("a valid cache");
     (name.to_string(), c)
@@ -107,6 +115,41 @@ fn main() {
                 s.bank_rate(),
                 s.texels as f64 / secs / 1e6
             );
+        }
+    }
+    sweep();
+}
+
+/// Hit rate against size and associativity: 4 lanes, 256-byte lines, LRU, 16 banks; the
+/// rasterised 1024x1024 workloads, both layouts. "full" is one set.
+fn sweep() {
+    const SIZES: [u32; 4] = [4096, 8192, 16384, 32768];
+    const WAYS: [Option<u32>; 4] = [Some(1), Some(4), Some(16), None];
+    let workloads = ["one2one_1024", "min2x_1024", "rot30_1024", "mag2x_1024"];
+    for (layout, layout_name) in [
+        (TexLayout::Tiled4x4, "4x4 tiled"),
+        (TexLayout::Linear, "linear"),
+    ] {
+        for name in workloads {
+            let w = Workload::from_name(name).expect("a workload");
+            println!("\n### hit rate: {name}, {layout_name}, 4 lanes, LRU\n");
+            println!("| size | direct mapped | 4-way | 16-way | fully associative |");
+            println!("|---|---|---|---|---|");
+            for size in SIZES {
+                let mut row = format!("| {} KiB |", size / 1024);
+                for ways in WAYS {
+                    let ways = ways.unwrap_or(size / 256);
+                    let c = CacheSection {
+                        layout,
+                        ..section(size, ways, 16, 16)
+                    }
+                    .validate(&mut Vec::new())
+                    .expect("a valid cache");
+                    let reqs = generate(w, 4, c.layout, c.shape(), 1, 200_000);
+                    row += &format!(" {:.4} |", run_traffic(&c, &reqs).hit_rate());
+                }
+                println!("{row}");
+            }
         }
     }
 }

@@ -13,6 +13,11 @@ use crate::config::{Replacement, StageKind, TexCache, TexLayout};
 /// Texel addresses in a request are word addresses of this many bits (32-bit bytes >> 2).
 pub const WORD_ADDR_BITS: u32 = 30;
 
+/// A slot's line generation: 2 bits let three fills of one slot be in flight, so a miss
+/// whose victim is still being filled rarely waits (a wider count costs queue bits per
+/// texel).
+const GEN_BITS: u32 = 2;
+
 fn log2(x: u32) -> u32 {
     x.trailing_zeros()
 }
@@ -73,6 +78,9 @@ pub struct TexCacheTop {
     pub beat_w: u32,
     pub words_per_beat: u32,
     pub pass_w: u32,
+    /// Bits of a slot's line generation, and the fills one slot may have in flight.
+    pub gen_w: u32,
+    pub max_pending: u32,
     pub req_w: u32,
     pub rsp_w: u32,
     pub bank_expr: String,
@@ -166,7 +174,9 @@ impl TexCacheTop {
             bank_depth: c.lines << idx_w,
             beat_w: log2(c.beats_per_line),
             words_per_beat: c.words_per_beat,
-            pass_w: 1 + 16 + c.ports + c.ports * (slot_w + off_w),
+            pass_w: 1 + 16 + c.ports + c.ports * (slot_w + GEN_BITS + off_w),
+            gen_w: GEN_BITS,
+            max_pending: (1 << GEN_BITS) - 1,
             req_w: c.ports * WORD_ADDR_BITS + c.ports + 1,
             rsp_w: c.ports * 32 + 16,
             bank_expr: bits_expr(&bank_bits),

@@ -15,10 +15,10 @@
 //              inactive texels read as zero. hits and misses follow src/model/tex_cache.rs.
 // Tag stage: one clock for a request whose texels all hit; one more per miss. A miss takes
 // the lowest invalid way, else the least recently used (or oldest) way this pass does not
-// use; it waits only while that way's previous fill is still in flight. Passes queued
-// before the miss that read the victim still read its old data: the new line is written
-// when they have all read (Igehy et al. write a fill when its request reaches the head;
-// this writes it as early as that is safe). When every way of a set is used by the
+// use, at once: passes queued before the miss still read the victim's old line, and the
+// new line is written when they all have (Igehy et al. write a fill when its request
+// reaches the head; this writes it as early as that is safe). Only a way with {{ max_pending }}
+// fills already in flight makes the miss wait. When every way of a set is used by the
 // current pass the request continues in a new pass.
 // Data stage: one clock per pass when no bank is asked for two words; latency from the
 // request to its response is 3 clocks plus the queue, on hits.
@@ -62,6 +62,15 @@ module {{ name }} #(
   localparam integer WordsPerBeat = {{ words_per_beat }};
   localparam integer RefW      = $clog2(QueueDepth + 2);
   localparam integer PassW     = {{ pass_w }};
+  localparam integer GenW      = {{ gen_w }};       // line generation, per slot
+  localparam [GenW-1:0] MaxPending = {{ max_pending }};  // fills in flight per slot
+  localparam integer TexW      = SlotW + GenW + OffW; // a texel in a queued pass
+  localparam integer MshrPtrW  = (MshrEntries > 1) ? $clog2(MshrEntries) : 1;
+  localparam integer MshrCntW  = $clog2(MshrEntries + 1);
+  localparam integer LastMshrIdx = MshrEntries - 1;
+  localparam [MshrPtrW-1:0] LastMshr = LastMshrIdx[MshrPtrW-1:0];
+  localparam integer MshrCount = MshrEntries;
+  localparam [MshrCntW-1:0] MshrFull = MshrCount[MshrCntW-1:0];
   localparam integer ReqW      = {{ req_w }};
   localparam integer RspW      = {{ rsp_w }};
   localparam integer OutDepth  = 4;
@@ -126,10 +135,11 @@ module {{ name }} #(
   wire [TagW-1:0] tag_q   [0:Lines-1];
   wire [31:0]     age_q   [0:Lines-1];
   reg [RefW-1:0]  ref_q   [0:Lines-1];  // queued passes that read the slot
-  reg [RefW-1:0]  old_q   [0:Lines-1];  // of those, passes that read its previous line
-  reg [Lines-1:0] busy_q;   // a fill for the slot is in flight
+  // Line generations: gen_q counts a slot's allocations and wr_q its fills written; a
+  // queued texel reads the generation it was looked up in, once wr_q has reached it.
+  reg [GenW-1:0]  gen_q   [0:Lines-1];
+  reg [GenW-1:0]  wr_q    [0:Lines-1];
   reg [Lines-1:0] valid_q;
-  reg [Lines-1:0] ready_q;  // line data present (its fill has completed)
   reg [Lines-1:0] pin_q;    // used by the pass being built
   reg [31:0]      now_q;    // age clock: later lookups get larger ages
 
@@ -137,6 +147,7 @@ module {{ name }} #(
   reg [PosW-1:0] pos_q;   // next texel to look up
   reg [Ports-1:0]           pmask_q; // texels looked up in this pass
   reg [SlotW-1:0]           pslot_q [0:Ports-1];
+  reg [GenW-1:0]            pgen_q  [0:Ports-1];
   reg [OffW-1:0]            poff_q  [0:Ports-1];
   reg [7:0]                 hits_q;
   reg [7:0]                 misses_q;
@@ -186,13 +197,13 @@ module {{ name }} #(
   reg [TagW-1:0]  alloc_tag;
   reg [31:0]      alloc_age;
   reg [Lines-1:0] valid_d;
-  reg [Lines-1:0] ready_clr;
   reg [Lines-1:0] pin_d;
   reg [Lines-1:0] ref_inc;
   reg [31:0]      now_d;
   reg [PosW-1:0] pos_d;
   reg [Ports-1:0] pmask_d;
   reg [SlotW-1:0] pslot_d [0:Ports-1];
+  reg [GenW-1:0]  pgen_d  [0:Ports-1];
   reg [OffW-1:0]  poff_d  [0:Ports-1];
   reg [7:0]       hits_d;
   reg [7:0]       misses_d;
@@ -228,7 +239,6 @@ module {{ name }} #(
     alloc_tag  = {TagW{1'b0}};
     alloc_age  = 32'd0;
     valid_d    = valid_q;
-    ready_clr  = {Lines{1'b0}};
     pin_d      = pin_q;
     ref_inc    = {Lines{1'b0}};
     now_d      = now_q;
@@ -236,6 +246,7 @@ module {{ name }} #(
     pmask_d    = pmask_q;
     for (i = 0; i < Ports; i = i + 1) begin
       pslot_d[i] = pslot_q[i];
+      pgen_d[i]  = pgen_q[i];
       poff_d[i]  = poff_q[i];
     end
     hits_d     = hits_q;
@@ -266,6 +277,7 @@ module {{ name }} #(
           if (i >= pos && i < m && cur_act[i]) begin
             pmask_d[i] = 1'b1;
             pslot_d[i] = t_slot[i];
+            pgen_d[i]  = gen_q[t_slot[i]];
             poff_d[i]  = t_off[i];
             pin_d[t_slot[i]] = 1'b1;
 {%- if lru %}
@@ -299,17 +311,17 @@ module {{ name }} #(
           if (victim < 0) begin
             // Every way serves this pass: close it; the miss starts the next one.
             emit = 1'b1;
-          end else if (!busy_q[victim] && fill_room) begin
+          end else if (gen_q[victim] - wr_q[victim] != MaxPending && fill_room) begin
             alloc      = 1'b1;
             alloc_slot = victim[SlotW-1:0];
             alloc_line = t_line[m];
             alloc_tag       = t_tag[m];
             alloc_age       = now_q + m;
             valid_d[victim] = 1'b1;
-            ready_clr[victim] = 1'b1;
             pin_d[victim]   = 1'b1;
             pmask_d[m] = 1'b1;
             pslot_d[m] = victim[SlotW-1:0];
+            pgen_d[m]  = gen_q[victim] + 1'b1;
             poff_d[m]  = t_off[m];
             misses_d   = misses_d + 8'd1;
             // Texels after the miss that hit now, the new line included (and the evicted
@@ -325,6 +337,7 @@ module {{ name }} #(
               if (i > m && i < m2 && cur_act[i]) begin
                 pmask_d[i] = 1'b1;
                 pslot_d[i] = (t_line[i] == t_line[m]) ? victim[SlotW-1:0] : t_slot[i];
+                pgen_d[i]  = (t_line[i] == t_line[m]) ? gen_q[victim] + 1'b1 : gen_q[t_slot[i]];
                 poff_d[i]  = t_off[i];
                 pin_d[pslot_d[i]] = 1'b1;
 {%- if lru %}
@@ -345,7 +358,7 @@ module {{ name }} #(
     end
 
     q_push = emit;
-    q_in = {emit_last, hits_d, misses_d, pmask_d{% for i in port_list %}, pslot_d[{{ i }}], poff_d[{{ i }}]{% endfor %}};
+    q_in = {emit_last, hits_d, misses_d, pmask_d{% for i in port_list %}, pslot_d[{{ i }}], pgen_d[{{ i }}], poff_d[{{ i }}]{% endfor %}};
     if (emit) begin
       ref_inc = pin_d;
       pin_d   = {Lines{1'b0}};
@@ -425,7 +438,7 @@ module {{ name }} #(
   wire [LineAddrW-1:0] mreq_line;
   reg  [BeatW-1:0]     beat_q;
   reg  [BeatW-1:0]     beat_d;
-  reg  [Lines-1:0]     ready_set;
+  reg  [Lines-1:0]     wr_inc;    // a fill completes: its slot's generation is written
   reg                  trk_pop;
   wire                 beat_in;
 
@@ -446,23 +459,22 @@ module {{ name }} #(
     .out_data_o  (mreq_line)
   );
 
-  {{ fifo }} #(
-    .Width (SlotW),
-    .Depth (MshrEntries)
-  ) u_mshr (
-    .clk_i       (clk_i),
-    .{{ rst.port }}{{ rst.pad }} ({{ rst.port }}),
-    .in_valid_i  (alloc),
-    .in_ready_o  (trk_in_ready),
-    .in_data_i   (alloc_slot),
-    .out_valid_o (trk_valid),
-    .out_ready_i (trk_pop),
-    .out_data_o  (trk_slot)
-  );
+  // MSHRs: fills in flight, oldest first, in a ring. Each holds the slot it writes and
+  // how many queued passes must still read that slot's previous generation; passes retire
+  // in order, so the slot's next that many retirements are theirs.
+  reg [SlotW-1:0]    mshr_slot_q [0:MshrEntries-1];
+  reg [RefW-1:0]     mshr_old_q  [0:MshrEntries-1];
+  reg [MshrPtrW-1:0] mshr_head_q;
+  reg [MshrPtrW-1:0] mshr_tail_q;
+  reg [MshrCntW-1:0] mshr_cnt_q;
+
+  assign trk_valid    = mshr_cnt_q != {MshrCntW{1'b0}};
+  assign trk_in_ready = mshr_cnt_q != MshrFull;
+  assign trk_slot     = mshr_slot_q[mshr_head_q];
 
   assign mem_req_addr_o  = {mreq_line, {(32 - LineAddrW){1'b0}}};
   // The fill at the head waits until every pass that reads the victim's old line has read.
-  wire fill_go = trk_valid && old_q[trk_slot] == {RefW{1'b0}};
+  wire fill_go = trk_valid && mshr_old_q[mshr_head_q] == {RefW{1'b0}};
   assign mem_rsp_ready_o = fill_go;
 
   // Each beat's words go to distinct banks (checked at elaboration).
@@ -475,7 +487,7 @@ module {{ name }} #(
     integer i;
     beat_d    = beat_q;
     trk_pop   = 1'b0;
-    ready_set = {Lines{1'b0}};
+    wr_inc    = {Lines{1'b0}};
     bank_we   = {Banks{1'b0}};
     fill_off  = {OffW{1'b0}};
     for (i = 0; i < Banks; i = i + 1) begin
@@ -493,7 +505,7 @@ module {{ name }} #(
       if (beat_q == LastBeat) begin
         beat_d  = {BeatW{1'b0}};
         trk_pop = 1'b1;
-        ready_set[trk_slot] = 1'b1;
+        wr_inc[trk_slot] = 1'b1;
       end
     end
   end
@@ -520,6 +532,7 @@ module {{ name }} #(
   wire [7:0]       s1_misses = s1_q[PassW-10 -: 8];
   wire [Ports-1:0] s1_mask   = s1_q[PassW-18 -: Ports];
   reg  [SlotW-1:0] s1_slot [0:Ports-1];
+  reg  [GenW-1:0]  s1_gen  [0:Ports-1];
   reg  [OffW-1:0]  s1_off  [0:Ports-1];
   reg  [BankW-1:0] s1_bank [0:Ports-1];
   reg  [BankAddrW-1:0] s1_addr [0:Ports-1];
@@ -530,16 +543,17 @@ module {{ name }} #(
   always @(*) begin : b_read
     integer i;
     for (i = 0; i < Ports; i = i + 1) begin
-      s1_slot[i] = s1_q[(Ports - 1 - i) * (SlotW + OffW) + OffW +: SlotW];
-      s1_off[i]  = s1_q[(Ports - 1 - i) * (SlotW + OffW) +: OffW];
+      s1_slot[i] = s1_q[(Ports - 1 - i) * TexW + GenW + OffW +: SlotW];
+      s1_gen[i]  = s1_q[(Ports - 1 - i) * TexW + OffW +: GenW];
+      s1_off[i]  = s1_q[(Ports - 1 - i) * TexW +: OffW];
       s1_bank[i] = bank_of(s1_off[i]);
       s1_addr[i] = bank_addr(s1_slot[i], s1_off[i]);
     end
-    // A slot with old readers left holds its previous line, the one this pass reads
-    // (passes retire in order, so the oldest queued reader is an old one).
+    // Each texel waits for the generation of its line it was looked up in (a newer one
+    // is never written while this pass is queued).
     lines_ready = 1'b1;
     for (i = 0; i < Ports; i = i + 1) begin
-      if (pend_q[i] && !ready_q[s1_slot[i]] && old_q[s1_slot[i]] == {RefW{1'b0}}) begin
+      if (pend_q[i] && wr_q[s1_slot[i]] != s1_gen[i]) begin
         lines_ready = 1'b0;
       end
     end
@@ -661,8 +675,9 @@ module {{ name }} #(
     integer i;
     if ({{ rst.active }}) begin
       valid_q    <= {Lines{1'b0}};
-      ready_q    <= {Lines{1'b0}};
-      busy_q     <= {Lines{1'b0}};
+      mshr_head_q <= {MshrPtrW{1'b0}};
+      mshr_tail_q <= {MshrPtrW{1'b0}};
+      mshr_cnt_q  <= {MshrCntW{1'b0}};
       pin_q      <= {Lines{1'b0}};
       now_q      <= 32'd0;
       pos_q      <= {PosW{1'b0}};
@@ -676,7 +691,11 @@ module {{ name }} #(
       s2_valid_q <= 1'b0;
       for (i = 0; i < Lines; i = i + 1) begin
         ref_q[i] <= {RefW{1'b0}};
-        old_q[i] <= {RefW{1'b0}};
+        gen_q[i] <= {GenW{1'b0}};
+        wr_q[i]  <= {GenW{1'b0}};
+      end
+      for (i = 0; i < MshrEntries; i = i + 1) begin
+        mshr_old_q[i] <= {RefW{1'b0}};
       end
       // Inactive texels read as zero: the response collector starts clear.
       for (i = 0; i < Ports; i = i + 1) begin
@@ -684,8 +703,21 @@ module {{ name }} #(
       end
     end else begin
       valid_q    <= valid_d;
-      ready_q    <= (ready_q & ~ready_clr) | ready_set;
-      busy_q     <= (busy_q & ~ready_set) | ready_clr;
+      if (alloc) begin
+        mshr_tail_q <= (mshr_tail_q == LastMshr) ? {MshrPtrW{1'b0}} : mshr_tail_q + 1'b1;
+      end
+      if (trk_pop) begin
+        mshr_head_q <= (mshr_head_q == LastMshr) ? {MshrPtrW{1'b0}} : mshr_head_q + 1'b1;
+      end
+      mshr_cnt_q <= mshr_cnt_q + {{ "{" }}{(MshrCntW-1){1'b0}}, alloc} - {{ "{" }}{(MshrCntW-1){1'b0}}, trk_pop};
+      for (i = 0; i < MshrEntries; i = i + 1) begin
+        if (alloc && mshr_tail_q == i[MshrPtrW-1:0]) begin
+          // Every reader of the victim queued now reads a previous generation.
+          mshr_old_q[i] <= ref_q[alloc_slot] - {{ "{" }}{(RefW-1){1'b0}}, ref_dec[alloc_slot]};
+        end else if (mshr_old_q[i] != {RefW{1'b0}} && ref_dec[mshr_slot_q[i]]) begin
+          mshr_old_q[i] <= mshr_old_q[i] - 1'b1;
+        end
+      end
       pin_q      <= pin_d;
       now_q      <= now_d;
       pos_q      <= pos_d;
@@ -702,12 +734,11 @@ module {{ name }} #(
       end
       for (i = 0; i < Lines; i = i + 1) begin
         ref_q[i] <= ref_q[i] + {{ "{" }}{(RefW-1){1'b0}}, ref_inc[i]} - {{ "{" }}{(RefW-1){1'b0}}, ref_dec[i]};
-        // Every reader queued when the slot is reallocated reads its old line; those
-        // retire first, so the first decrements after that are theirs.
-        if (ready_clr[i]) begin
-          old_q[i] <= ref_q[i] - {{ "{" }}{(RefW-1){1'b0}}, ref_dec[i]};
-        end else if (old_q[i] != {RefW{1'b0}}) begin
-          old_q[i] <= old_q[i] - {{ "{" }}{(RefW-1){1'b0}}, ref_dec[i]};
+        if (alloc && alloc_slot == i[SlotW-1:0]) begin
+          gen_q[i] <= gen_q[i] + 1'b1;
+        end
+        if (wr_inc[i]) begin
+          wr_q[i] <= wr_q[i] + 1'b1;
         end
       end
     end
@@ -718,10 +749,14 @@ module {{ name }} #(
     integer i;
     for (i = 0; i < Ports; i = i + 1) begin
       pslot_q[i] <= pslot_d[i];
+      pgen_q[i]  <= pgen_d[i];
       poff_q[i]  <= poff_d[i];
     end
     if (s1_load) begin
       s1_q <= q_out;
+    end
+    if (alloc) begin
+      mshr_slot_q[mshr_tail_q] <= alloc_slot;
     end
     if (issue) begin
       s2_complete_q <= complete;
