@@ -10,8 +10,8 @@
 //!   way becomes the most recently used; under FIFO the order does not change.
 //! - A miss allocates a way: the lowest invalid way, else the first way in replacement
 //!   order that the request's current pass does not use. The victim does not depend on
-//!   timing (the RTL waits for the victim's pending readers to drain instead of picking
-//!   another way), so this sequential model is exact.
+//!   timing (the RTL delays the new line's fill until the victim's queued readers have
+//!   read the old one, instead of picking another way), so this sequential model is exact.
 //! - When every way of the set is used by the current pass, the pass ends and a new one
 //!   starts at this texel (the RTL delivers the request in two or more passes).
 
