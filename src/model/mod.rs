@@ -4,6 +4,7 @@ pub mod handshake;
 pub mod hs_chain;
 pub mod memory;
 pub mod tex_cache;
+pub mod tmu;
 
 use crate::config::Config;
 use crate::vectors::VectorSet;
