@@ -12,33 +12,39 @@
 
 use super::format::Rgba8;
 
-/// Bilinear filter of texels (i0,j0), (i1,j0), (i0,j1), (i1,j1) with weights a, b.
-pub fn bilinear(t: [Rgba8; 4], a: u32, b: u32, bits: u32) -> Rgba8 {
+/// The exact bilinear sums per channel, with 2 * bits fraction bits (8 + 2 * bits wide).
+pub fn bilinear_sum(t: [Rgba8; 4], a: u32, b: u32, bits: u32) -> [u64; 4] {
     let w = 1u64 << bits;
     let (a, b) = (u64::from(a), u64::from(b));
     let weights = [(w - a) * (w - b), a * (w - b), (w - a) * b, a * b];
-    let mut out = [0u8; 4];
-    for (c, o) in out.iter_mut().enumerate() {
-        let sum: u64 = t
-            .iter()
+    std::array::from_fn(|c| {
+        t.iter()
             .zip(weights)
             .map(|(x, k)| u64::from(x[c]) * k)
-            .sum();
-        *o = ((sum + (1 << (2 * bits - 1))) >> (2 * bits)) as u8;
-    }
-    out
+            .sum()
+    })
 }
 
-/// Linear blend of two colours: `c0 (W-f) + c1 f`, rounded (trilinear's level blend and
-/// GL's LINEAR along one axis of a 1D texture).
-pub fn lerp(c0: Rgba8, c1: Rgba8, f: u32, bits: u32) -> Rgba8 {
-    let w = 1u32 << bits;
-    let mut out = [0u8; 4];
-    for (c, o) in out.iter_mut().enumerate() {
-        let sum = u32::from(c0[c]) * (w - f) + u32::from(c1[c]) * f;
-        *o = ((sum + (w >> 1)) >> bits) as u8;
-    }
-    out
+/// Rounds fixed-point channels with `frac` fraction bits to 8 bits.
+pub fn round(sum: [u64; 4], frac: u32) -> Rgba8 {
+    sum.map(|x| ((x + (1 << (frac - 1))) >> frac) as u8)
+}
+
+/// Bilinear filter of texels (i0,j0), (i1,j0), (i0,j1), (i1,j1) with weights a, b.
+pub fn bilinear(t: [Rgba8; 4], a: u32, b: u32, bits: u32) -> Rgba8 {
+    round(bilinear_sum(t, a, b, bits), 2 * bits)
+}
+
+/// Trilinear: the two levels' exact bilinear sums blended with weight f (`lod_bits`
+/// bits) and rounded once, so the result keeps the bilinear bound (rounding each level
+/// first would add up to half an LSB more).
+pub fn trilinear(s1: [u64; 4], s2: [u64; 4], f: u32, lod_bits: u32, bits: u32) -> Rgba8 {
+    let w = 1u64 << lod_bits;
+    let f = u64::from(f);
+    round(
+        std::array::from_fn(|c| s1[c] * (w - f) + s2[c] * f),
+        2 * bits + lod_bits,
+    )
 }
 
 /// A channel as fp32 in [0, 1]: exactly c / 255 rounded to the nearest float, the
@@ -68,8 +74,10 @@ mod tests {
         assert_eq!(bilinear(t, 0, 0, 8), t[0]);
         assert_eq!(bilinear(t, 128, 0, 8), [128, 15, 128, 7]);
         assert_eq!(bilinear(t, 128, 128, 8), [128, 25, 128, 7]);
-        assert_eq!(lerp([0; 4], [255; 4], 128, 8), [128; 4]);
-        assert_eq!(lerp([10; 4], [20; 4], 0, 8), [10; 4]);
+        let black = bilinear_sum([[0; 4]; 4], 0, 0, 8);
+        let white = bilinear_sum([[255; 4]; 4], 0, 0, 8);
+        assert_eq!(trilinear(black, white, 128, 8, 8), [128; 4]);
+        assert_eq!(trilinear(black, white, 0, 8, 8), [0; 4]);
     }
 
     #[test]

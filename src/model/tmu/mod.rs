@@ -7,3 +7,4 @@ pub mod coord;
 pub mod filter;
 pub mod format;
 pub mod lod;
+pub mod sampler;
