@@ -22,7 +22,10 @@ pub use design::{ClockSection, DesignSection};
 pub use error::{ConfigError, Invalid, Seg, path};
 pub use hs_chain::{HsChain, HsChainSection, STAGE_KINDS, StageKind};
 pub use reset::{ResetActive, ResetKind, ResetSection};
-pub use tmu::{CacheSection, MAX_LINES, Replacement, TexCache, TexLayout, Tmu, TmuSection};
+pub use tmu::{
+    CacheSection, MAX_LINES, Replacement, TexCache, TexFormat, TexLayout, TexOutput, Tmu,
+    TmuSection,
+};
 
 /// The preset compiled into the binary, used when no `--config` is given.
 pub const DEFAULT_TOML: &str = include_str!("../../configs/default.toml");
@@ -258,7 +261,12 @@ fn accepts(key: &str) -> Option<String> {
         "hs_chain.width" => hs_chain::WIDTH_ALLOWED,
         "hs_chain.stages" => return Some(hs_chain::stages_allowed()),
         "hs_chain.stages[]" => STAGE_KINDS,
-        "tmu" => "a [tmu] table with a [tmu.cache] table",
+        "tmu" => "a [tmu] table with lanes, formats, weight_bits, output and a [tmu.cache] table",
+        "tmu.lanes" => tmu::LANES_ALLOWED,
+        "tmu.formats" => tmu::FORMATS_ALLOWED,
+        "tmu.formats[]" => tmu::FORMAT_ALLOWED,
+        "tmu.weight_bits" => tmu::WEIGHT_BITS_ALLOWED,
+        "tmu.output" => tmu::OUTPUT_ALLOWED,
         "tmu.cache" => {
             "a [tmu.cache] table with size_bytes, line_bytes, ways, banks, ports, mshr_entries, replacement, bus_bits, layout"
         }

@@ -1,5 +1,6 @@
-//! `[tmu]`: the texture mapping unit (seed 001). So far its texture cache, `[tmu.cache]`:
-//! multi-port, multi-bank, non-blocking, read-only.
+//! `[tmu]`: the texture mapping unit (seed 001): its lanes, texel formats, filter
+//! precision and output, and its texture cache, `[tmu.cache]`: multi-port, multi-bank,
+//! non-blocking, read-only.
 
 use serde::{Deserialize, Serialize};
 
@@ -8,8 +9,110 @@ use super::error::{Invalid, Seg, path};
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct TmuSection {
+    /// Fragments per request; the cache serves their 2x2 footprints (ports = 4 * lanes).
+    #[serde(default)]
+    pub lanes: Option<u32>,
+    /// Texel formats the format converters handle; the others generate no hardware.
+    #[serde(default = "all_formats")]
+    pub formats: Vec<TexFormat>,
+    /// Bits of the bilinear weights (the fraction of u - 0.5 and v - 0.5).
+    #[serde(default = "default_weight_bits")]
+    pub weight_bits: u32,
+    /// Filtered colours as 8-bit channels or as fp32 (exactly c / 255).
+    #[serde(default)]
+    pub output: TexOutput,
     pub cache: CacheSection,
 }
+
+fn all_formats() -> Vec<TexFormat> {
+    TexFormat::ALL.to_vec()
+}
+
+fn default_weight_bits() -> u32 {
+    10
+}
+
+/// Texel formats in memory (see src/model/tmu/format.rs for their packing). The code of
+/// each is its position here, as the texture descriptors hold it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum TexFormat {
+    Rgba8888,
+    Rgb565,
+    Rgba4444,
+    Rgba5551,
+    L8,
+    La88,
+    A8,
+    Dxt1,
+}
+
+impl TexFormat {
+    pub const ALL: [TexFormat; 8] = [
+        TexFormat::Rgba8888,
+        TexFormat::Rgb565,
+        TexFormat::Rgba4444,
+        TexFormat::Rgba5551,
+        TexFormat::L8,
+        TexFormat::La88,
+        TexFormat::A8,
+        TexFormat::Dxt1,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            TexFormat::Rgba8888 => "rgba8888",
+            TexFormat::Rgb565 => "rgb565",
+            TexFormat::Rgba4444 => "rgba4444",
+            TexFormat::Rgba5551 => "rgba5551",
+            TexFormat::L8 => "l8",
+            TexFormat::La88 => "la88",
+            TexFormat::A8 => "a8",
+            TexFormat::Dxt1 => "dxt1",
+        }
+    }
+
+    /// The format's code in texture descriptors and in tex_filter requests.
+    pub fn code(self) -> u32 {
+        Self::ALL.iter().position(|&f| f == self).unwrap_or(0) as u32
+    }
+
+    pub fn from_name(name: &str) -> Option<TexFormat> {
+        Self::ALL.into_iter().find(|f| f.name() == name)
+    }
+
+    /// Bits of memory per texel (a DXT1 block of 16 texels is 64 bits).
+    pub fn bits_per_texel(self) -> u32 {
+        match self {
+            TexFormat::Rgba8888 => 32,
+            TexFormat::Rgb565 | TexFormat::Rgba4444 | TexFormat::Rgba5551 | TexFormat::La88 => 16,
+            TexFormat::L8 | TexFormat::A8 => 8,
+            TexFormat::Dxt1 => 4,
+        }
+    }
+
+    /// Texels in one 32-bit cache word, for the uncompressed formats.
+    pub fn texels_per_word(self) -> u32 {
+        32 / self.bits_per_texel()
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum TexOutput {
+    #[default]
+    Rgba8,
+    Fp32,
+}
+
+pub const LANES_ALLOWED: &str =
+    "1, 2, 4 or 8, and tmu.cache.ports = 4 * lanes (default: ports / 4)";
+pub const FORMATS_ALLOWED: &str = "a non-empty list of distinct \"rgba8888\", \"rgb565\", \"rgba4444\", \"rgba5551\", \"l8\", \"la88\", \"a8\", \"dxt1\" (default: all)";
+pub const FORMAT_ALLOWED: &str =
+    "\"rgba8888\", \"rgb565\", \"rgba4444\", \"rgba5551\", \"l8\", \"la88\", \"a8\" or \"dxt1\"";
+pub const WEIGHT_BITS_ALLOWED: &str =
+    "an integer in 4..=12 (default 10: within 1 LSB of GL's real-valued filtering)";
+pub const OUTPUT_ALLOWED: &str = "\"rgba8\" or \"fp32\" (default \"rgba8\")";
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -110,12 +213,73 @@ fn pow2_in(x: u32, lo: u32, hi: u32) -> bool {
 /// The validated `[tmu]`.
 #[derive(Debug, Clone, Serialize)]
 pub struct Tmu {
+    pub lanes: u32,
+    /// Enabled formats, in code order.
+    pub formats: Vec<TexFormat>,
+    pub weight_bits: u32,
+    pub output: TexOutput,
     pub cache: TexCache,
+}
+
+impl Tmu {
+    pub fn has_format(&self, f: TexFormat) -> bool {
+        self.formats.contains(&f)
+    }
 }
 
 impl TmuSection {
     pub fn validate(&self, errs: &mut Vec<Invalid>) -> Option<Tmu> {
-        self.cache.validate(errs).map(|cache| Tmu { cache })
+        let before = errs.len();
+        let cache = self.cache.validate(errs);
+        let lanes = self.lanes.unwrap_or(self.cache.ports / 4);
+        if !matches!(lanes, 1 | 2 | 4 | 8) {
+            errs.push(Invalid::at(
+                &path(&["tmu", "lanes"]),
+                format!("lanes {lanes} is not allowed"),
+                LANES_ALLOWED,
+            ));
+        } else if self.lanes.is_some() && self.cache.ports != 4 * lanes {
+            errs.push(Invalid::at(
+                &path(&["tmu", "lanes"]),
+                format!(
+                    "{lanes} lanes need 2x2 footprints of {} texels, but tmu.cache.ports is {}",
+                    4 * lanes,
+                    self.cache.ports
+                ),
+                LANES_ALLOWED,
+            ));
+        }
+        let mut formats = self.formats.clone();
+        formats.sort();
+        formats.dedup();
+        if self.formats.is_empty() || formats.len() != self.formats.len() {
+            errs.push(Invalid::at(
+                &path(&["tmu", "formats"]),
+                if self.formats.is_empty() {
+                    "no texel format is enabled".to_string()
+                } else {
+                    "a format is listed twice".to_string()
+                },
+                FORMATS_ALLOWED,
+            ));
+        }
+        if !(4..=12).contains(&self.weight_bits) {
+            errs.push(Invalid::at(
+                &path(&["tmu", "weight_bits"]),
+                format!("weight_bits {} is not allowed", self.weight_bits),
+                WEIGHT_BITS_ALLOWED,
+            ));
+        }
+        if errs.len() > before {
+            return None;
+        }
+        Some(Tmu {
+            lanes,
+            formats,
+            weight_bits: self.weight_bits,
+            output: self.output,
+            cache: cache?,
+        })
     }
 }
 

@@ -4,6 +4,7 @@ pub mod handshake;
 pub mod hs_chain;
 pub mod memory;
 pub mod tex_cache;
+pub mod tex_filter;
 pub mod tmu;
 
 use crate::config::Config;
@@ -27,6 +28,10 @@ pub fn vectors(
             let ops = tex_cache::sim_traffic(&t.cache, count, seed, workload)?;
             Some(tex_cache::encode(&t.cache, &ops, seed))
         }),
+        "tex_filter" => cfg
+            .tmu
+            .as_ref()
+            .map(|t| tex_filter::vectors(t, count, seed)),
         _ => None,
     }
 }
@@ -72,6 +77,13 @@ pub fn expectation(cfg: &Config, unit: &str, v: &VectorSet, gap: f64, stall: f64
                 cache,
             }
         }
+        ("tex_filter", _) => Expectation {
+            cycles: None,
+            peak_rate: 1.0,
+            // Five two-entry skid registers.
+            capacity: 10,
+            cache: None,
+        },
         _ => Expectation {
             cycles: None,
             peak_rate: 1.0,

@@ -4,6 +4,7 @@
 pub mod handshake;
 pub mod hs_chain;
 pub mod tex_cache;
+pub mod tex_filter;
 
 use std::collections::BTreeMap;
 
@@ -131,6 +132,11 @@ pub fn elaborate(cfg: &Config) -> Result<Design, RenderError> {
     }
     if let Some(tmu) = &cfg.tmu {
         let (unit, modules) = tex_cache::TexCacheTop::new(&ctx, &tmu.cache).elaborate(&ctx)?;
+        for m in modules {
+            design.add(m);
+        }
+        design.units.push(unit);
+        let (unit, modules) = tex_filter::TexFilter::new(&ctx, tmu).elaborate(&ctx)?;
         for m in modules {
             design.add(m);
         }

@@ -15,68 +15,10 @@
 //! alternative, is exact for 1, 2, 4 and 8 bits but off by one for 5- and 6-bit values
 //! such as 3 (24 instead of 25), so it is not used.
 
-use serde::Serialize;
-
 /// A texel as the filter lanes see it: R, G, B, A in 0..=255.
 pub type Rgba8 = [u8; 4];
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum TexFormat {
-    Rgba8888,
-    Rgb565,
-    Rgba4444,
-    Rgba5551,
-    L8,
-    La88,
-    A8,
-    Dxt1,
-}
-
-impl TexFormat {
-    pub const ALL: [TexFormat; 8] = [
-        TexFormat::Rgba8888,
-        TexFormat::Rgb565,
-        TexFormat::Rgba4444,
-        TexFormat::Rgba5551,
-        TexFormat::L8,
-        TexFormat::La88,
-        TexFormat::A8,
-        TexFormat::Dxt1,
-    ];
-
-    pub fn name(self) -> &'static str {
-        match self {
-            TexFormat::Rgba8888 => "rgba8888",
-            TexFormat::Rgb565 => "rgb565",
-            TexFormat::Rgba4444 => "rgba4444",
-            TexFormat::Rgba5551 => "rgba5551",
-            TexFormat::L8 => "l8",
-            TexFormat::La88 => "la88",
-            TexFormat::A8 => "a8",
-            TexFormat::Dxt1 => "dxt1",
-        }
-    }
-
-    pub fn from_name(name: &str) -> Option<TexFormat> {
-        Self::ALL.into_iter().find(|f| f.name() == name)
-    }
-
-    /// Bits of memory per texel (a DXT1 block of 16 texels is 64 bits).
-    pub fn bits_per_texel(self) -> u32 {
-        match self {
-            TexFormat::Rgba8888 => 32,
-            TexFormat::Rgb565 | TexFormat::Rgba4444 | TexFormat::Rgba5551 | TexFormat::La88 => 16,
-            TexFormat::L8 | TexFormat::A8 => 8,
-            TexFormat::Dxt1 => 4,
-        }
-    }
-
-    /// Texels in one 32-bit cache word, for the uncompressed formats.
-    pub fn texels_per_word(self) -> u32 {
-        32 / self.bits_per_texel()
-    }
-}
+pub use crate::config::TexFormat;
 
 /// Widens the `bits`-bit value `v` to 8 bits: round(v * 255 / (2^bits - 1)), ties up
 /// (there are none: 2^bits - 1 is odd).
@@ -183,6 +125,20 @@ mod tests {
         // Where bit replication would be wrong.
         assert_eq!(widen(3, 5), 25);
         assert_eq!(widen(3, 6), 12);
+    }
+
+    #[test]
+    fn the_rtl_constant_formulas_are_these_divisions() {
+        // templates/rtl/tex_filter.v computes widening and DXT1 thirds by multiply-shift.
+        for v in 0..32 {
+            assert_eq!((v * 527 + 23) >> 6, u32::from(widen(v, 5)), "w5({v})");
+        }
+        for v in 0..64 {
+            assert_eq!((v * 259 + 33) >> 6, u32::from(widen(v, 6)), "w6({v})");
+        }
+        for x in 0..768u32 {
+            assert_eq!((x * 683) >> 11, x / 3, "{x} / 3");
+        }
     }
 
     #[test]

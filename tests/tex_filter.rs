@@ -1,0 +1,135 @@
+//! Co-simulation of the `tex_filter` unit (format converters and filter lanes) against
+//! the model: every enabled format, bilinear and trilinear passes, 1 to 8 lanes, both
+//! outputs, under random gaps and stalls; and proof that broken arithmetic is caught.
+
+mod common;
+
+use std::path::PathBuf;
+
+use common::*;
+use gpurtl::config::Config;
+use gpurtl::sim::{self, MemTiming, SimOptions};
+
+fn work_dir() -> PathBuf {
+    project_dir().join("target").join("test-sim")
+}
+
+fn filter_config(name: &str, lanes: u32, formats: &str, bits: u32, output: &str) -> Config {
+    parse(
+        &format!(
+            "[design]\nname = \"{name}\"\nmodule_prefix = \"f_\"\n\
+             [tmu]\nlanes = {lanes}\nformats = [{formats}]\nweight_bits = {bits}\noutput = \"{output}\"\n\
+             [tmu.cache]\nsize_bytes = 1024\nline_bytes = 64\nways = 2\nbanks = 4\nports = {}\n\
+             mshr_entries = 2\nreplacement = \"lru\"\nbus_bits = 32\nlayout = \"tiled4x4\"\nqueue_depth = 4\n",
+            lanes * 4
+        ),
+        name,
+    )
+}
+
+fn options(count: usize, seed: u64, gap: f64, stall: f64) -> SimOptions {
+    SimOptions {
+        count,
+        seed,
+        gap,
+        stall,
+        trace: None,
+        work_dir: work_dir(),
+        mem: MemTiming::default(),
+        workload: None,
+    }
+}
+
+/// Builds the unit (with `from` replaced by `to` when given) and runs it on each of
+/// `runs` = (seed, gap, stall); returns whether every run passed.
+fn run(
+    cfg: &Config,
+    mutation: Option<(&str, &str)>,
+    count: usize,
+    runs: &[(u64, f64, f64)],
+) -> bool {
+    let mut design = elaborate(cfg);
+    if let Some((from, to)) = mutation {
+        let m = design
+            .modules
+            .iter_mut()
+            .find(|m| m.kind == "tex_filter")
+            .expect("tex_filter module");
+        m.text = mutate(&m.text, from, to);
+    }
+    let unit = design.unit("tex_filter").expect("tex_filter unit").clone();
+    let (dir, _) = sim::build(cfg, &design, &unit, false, &work_dir()).expect("verilates");
+    runs.iter().all(|&(seed, gap, stall)| {
+        let r = sim::run_built(cfg, &unit, &dir, false, &options(count, seed, gap, stall))
+            .expect("runs");
+        if mutation.is_none() {
+            assert!(
+                r.passed,
+                "{} seed {seed} gap {gap} stall {stall}: {:?} (vectors in {:?})",
+                cfg.design.name, r.errors, r.vectors_dir
+            );
+            assert!(r.transactions > count as u64 / 2, "most requests answer");
+        }
+        r.passed
+    })
+}
+
+const ALL: &str = r#""rgba8888", "rgb565", "rgba4444", "rgba5551", "l8", "la88", "a8", "dxt1""#;
+
+#[test]
+fn every_format_one_lane_rgba8() {
+    let cfg = filter_config("flt1", 1, ALL, 10, "rgba8");
+    assert!(run(
+        &cfg,
+        None,
+        3000,
+        &[(1, 0.0, 0.0), (2, 0.3, 0.3), (3, 0.9, 0.1), (4, 0.1, 0.9)]
+    ));
+}
+
+#[test]
+fn four_lanes_fp32_and_two_lanes_narrow_weights() {
+    let cfg = filter_config("flt4", 4, r#""rgba8888", "rgb565", "dxt1""#, 12, "fp32");
+    assert!(run(&cfg, None, 1500, &[(5, 0.2, 0.2), (6, 0.0, 0.5)]));
+    let cfg = filter_config(
+        "flt2",
+        2,
+        r#""l8", "la88", "a8", "rgba4444", "rgba5551""#,
+        4,
+        "rgba8",
+    );
+    assert!(run(&cfg, None, 1500, &[(7, 0.3, 0.3), (8, 0.0, 0.0)]));
+}
+
+#[test]
+fn broken_converters_and_filters_are_caught() {
+    let cfg = filter_config("fltbad", 1, ALL, 10, "rgba8");
+    let runs = [(11, 0.2, 0.2)];
+    for (from, to) in [
+        // 5-bit widening by bit replication: off by one for some values.
+        (
+            "p  = {11'd0, v} * 16'd527 + 16'd23;",
+            "p  = {11'd0, v} * 16'd528;",
+        ),
+        // DXT1's mode test inverted at equality.
+        (
+            "four = cw[15:0] > cw[31:16];",
+            "four = cw[15:0] >= cw[31:16];",
+        ),
+        // The trilinear blend rounded before blending is lost: weight of the first level.
+        (
+            "wire [TW-1:0] tri_sum = {acc, 8'd0} + p +",
+            "wire [TW-1:0] tri_sum = {v, 8'd0} + p +",
+        ),
+        // Half-texel weights: the vertical blend ignores b's low bit.
+        (
+            "wire signed [VW-1:0] p = d * sb;",
+            "wire signed [VW-1:0] p = d * $signed({sb[VW-1:1], 1'b0});",
+        ),
+    ] {
+        assert!(
+            !run(&cfg, Some((from, to)), 1500, &runs),
+            "the broken filter ({from} -> {to}) passed"
+        );
+    }
+}
