@@ -226,6 +226,40 @@ fn box_filter_chain_of_a_checkerboard_is_grey_at_level_1() {
     assert_eq!(got, want);
 }
 
+#[test]
+fn lanes_group_rows_into_quads_whose_differences_give_the_lod() {
+    let dir = scratch("lanes");
+    let tex = dir.join("c.png");
+    let (black, white) = ([0, 0, 0, 255], [255, 255, 255, 255]);
+    write_png(
+        &tex,
+        8,
+        8,
+        |x, y| if (x + y) % 2 == 0 { black } else { white },
+    );
+    // White texel centres two texels apart: (0,1), (2,1), (0,3), (2,3). As one quad the
+    // differences are 2 texels, lambda = 1: level 1, grey. Alone, each row has no
+    // difference and is magnified: level 0, white.
+    let quad = "0.0625,0.1875\n0.3125,0.1875\n0.0625,0.4375\n0.3125,0.4375\n";
+    let grey = [128, 128, 128, 255];
+    let run = |lanes: &str, extra: &[&str], csv: &str| {
+        let mut args = vec!["--min-filter", "nearest_mipmap_nearest", "--lanes", lanes];
+        args.extend_from_slice(extra);
+        sample(&dir, &tex, csv, &args)
+    };
+    assert_eq!(run("4", &[], quad), vec![grey; 4]);
+    assert_eq!(run("1", &[], quad), vec![white; 4]);
+    // Two lanes: each pair's one difference (2 texels) gives lambda = 1.
+    assert_eq!(run("2", &[], quad), vec![grey; 4]);
+    // Eight lanes: two quads.
+    assert_eq!(run("8", &[], &quad.repeat(2)), vec![grey; 8]);
+    // A bias of -1 brings lambda to 0: magnified again.
+    assert_eq!(run("4", &["--lod-bias", "-1"], quad), vec![white; 4]);
+    // A row with a LOD ends a group: the first two rows are padded to a quad.
+    let mixed = "0.0625,0.1875\n0.3125,0.1875\n0.0625,0.4375,0\n0.3125,0.4375\n";
+    assert_eq!(run("4", &[], mixed), vec![grey, grey, white, white]);
+}
+
 /// A DDS header (magic, 124 bytes) built field by field.
 fn dds_header(
     w: u32,

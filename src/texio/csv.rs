@@ -25,6 +25,8 @@ const ALLOWED: &str = "`s,t` or `s,t,lod` per row: fp32 numbers (0.25, -1e3, nan
 pub fn parse_coords(text: &str, name: &str) -> Result<Vec<Coord>> {
     let mut rows = Vec::new();
     let mut first = true;
+    // A UTF-8 byte order mark, as spreadsheet exports write, is not part of the data.
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     for (i, raw) in text.lines().enumerate() {
         let line = i + 1;
         let trimmed = raw.trim();
@@ -96,7 +98,7 @@ mod tests {
 
     #[test]
     fn rows_headers_comments_and_specials() {
-        let text = "# hello\nS, T\n\n0.5,0.25\n 1e1 , -inf ,2\nnan,0\n";
+        let text = "\u{feff}# hello\r\nS, T\n\n0.5,0.25\n 1e1 , -inf ,2\nnan,0\n";
         let rows = parse_coords(text, "c.csv").unwrap();
         assert_eq!(rows.len(), 3);
         assert_eq!(

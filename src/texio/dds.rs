@@ -67,8 +67,9 @@ impl Channel {
         }
         let shift = mask.trailing_zeros();
         let bits = (mask >> shift).trailing_ones();
-        let contiguous = (mask >> shift) >> bits == 0;
-        (contiguous && bits <= 8).then_some(Some(Channel { shift, bits }))
+        // At most 8 bits, checked first: a shift by 32 would overflow.
+        let ok = bits <= 8 && (mask >> shift) >> bits == 0;
+        ok.then_some(Some(Channel { shift, bits }))
     }
 
     fn read(self, px: u32) -> u8 {
@@ -407,6 +408,29 @@ mod tests {
     }
 
     #[test]
+    fn a_partial_dxt1_chain_is_completed_by_the_box_filter() {
+        // 8x8 with two of its four levels: the 2x2 and 1x1 levels are generated from the
+        // file's 4x4 level (solid green) and encoded as DXT1 blocks.
+        let mut f = header(8, 8, 2, DDPF_FOURCC, b"DXT1", 0, [0; 4]);
+        for c0 in [0xf800u16, 0xf800, 0xf800, 0xf800, 0x07e0] {
+            f.extend_from_slice(&c0.to_le_bytes());
+            f.extend_from_slice(&[0; 6]);
+        }
+        let tex = crate::texio::from_bytes(&f, "p.dds").unwrap();
+        assert_eq!(
+            (tex.format, tex.file_levels, tex.levels.len()),
+            (TexFormat::Dxt1, 2, 4)
+        );
+        let blocks = tex.dxt1.as_ref().unwrap();
+        assert_eq!(blocks.len(), 4);
+        assert_eq!(blocks[1], vec![0x07e0, 0]);
+        for (b, img) in blocks.iter().zip(&tex.levels).skip(2) {
+            assert_eq!(decode_dxt1(b[0], b[1], 0), [0, 255, 0, 255]);
+            assert_eq!(img.pixels[0], [0, 255, 0, 255]);
+        }
+    }
+
+    #[test]
     fn errors_name_the_problem() {
         let err = |b: &[u8]| format!("{:#}", parse(b, "x.dds").unwrap_err());
         assert!(err(b"DDS ").contains("truncated DDS header"));
@@ -435,5 +459,13 @@ mod tests {
             [0x3ff, 0xffc00, 0x3ff0_0000, 0],
         );
         assert!(err(&f).contains("mask 0x000003ff"), "{}", err(&f));
+        let f = header(4, 4, 1, DDPF_RGB, &[0; 4], 32, [u32::MAX, 0, 0, 0]);
+        assert!(err(&f).contains("mask 0xffffffff"), "{}", err(&f));
+        let f = header(4, 4, 1, DDPF_RGB, &[0; 4], 16, [0xff_0000, 0xff00, 0xff, 0]);
+        assert!(
+            err(&f).contains("mask 0x00ff0000 for a 16-bit pixel"),
+            "{}",
+            err(&f)
+        );
     }
 }

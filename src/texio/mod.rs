@@ -125,10 +125,15 @@ pub fn load(path: &Path) -> Result<TextureFile> {
         Ok(b) => b,
         Err(e) => bail!("error: {name}: cannot read the texture: {e}"),
     };
+    from_bytes(&bytes, &name)
+}
+
+/// A PNG or DDS file's bytes as a texture; `name` is used in error messages.
+pub fn from_bytes(bytes: &[u8], name: &str) -> Result<TextureFile> {
     let (format, mut levels, mut dxt1) = if bytes.starts_with(png::MAGIC) {
-        (TexFormat::Rgba8888, vec![png::decode(&bytes, &name)?], None)
+        (TexFormat::Rgba8888, vec![png::decode(bytes, name)?], None)
     } else if bytes.starts_with(dds::MAGIC) {
-        let d = dds::parse(&bytes, &name)?;
+        let d = dds::parse(bytes, name)?;
         (d.format, d.levels, d.dxt1)
     } else {
         bail!(
