@@ -8,5 +8,6 @@ pub mod model;
 pub mod rng;
 pub mod rtl;
 pub mod sim;
+pub mod texio;
 pub mod vectors;
 pub mod workload;

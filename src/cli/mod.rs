@@ -13,6 +13,9 @@ use crate::rtl::{self, Design, GENERATOR};
 use crate::sim::{self, SimOptions, SimReport};
 use crate::{emit, model};
 
+mod draw;
+mod sample;
+
 #[derive(Parser, Debug)]
 #[command(
     name = "gpurtl",
@@ -141,6 +144,10 @@ pub enum Cmd {
         #[arg(long)]
         json: bool,
     },
+    /// Sample a texture (PNG or DDS) at coordinates from a CSV file through the TMU model.
+    Sample(sample::SampleArgs),
+    /// Rasterise one textured quad in 2x2 quads through the TMU model into a PNG.
+    Draw(draw::DrawArgs),
 }
 
 fn parse_probability(s: &str) -> Result<f64, String> {
@@ -329,6 +336,8 @@ fn run(cli: Cli) -> Result<u8, Failure> {
             }
             Ok(if report.passed { 0 } else { 1 })
         }
+        Cmd::Sample(args) => sample::run(&args),
+        Cmd::Draw(args) => draw::run(&args),
     }
 }
 

@@ -1,0 +1,240 @@
+//! `gpurtl sample`: what the texture mapping unit's model returns for coordinates from
+//! a CSV file. Also the option parsers that `gpurtl draw` shares.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use anyhow::anyhow;
+use clap::Args;
+
+use super::{Failure, failure, usage};
+use crate::config::TexLayout;
+use crate::model::tmu::format::{Rgba8, TexFormat};
+use crate::model::tmu::lod::LOD_FRAC;
+use crate::model::tmu::sampler::{Filter, MipImage, Sampler, lod_fixed, sample_quad};
+use crate::texio::{self, TextureFile, csv::Coord};
+use crate::workload::Wrap;
+
+pub const FILTERS: [(&str, Filter); 6] = [
+    ("nearest", Filter::Nearest),
+    ("linear", Filter::Linear),
+    ("nearest_mipmap_nearest", Filter::NearestMipmapNearest),
+    ("linear_mipmap_nearest", Filter::LinearMipmapNearest),
+    ("nearest_mipmap_linear", Filter::NearestMipmapLinear),
+    ("linear_mipmap_linear", Filter::LinearMipmapLinear),
+];
+
+pub const WRAPS: [(&str, Wrap); 3] = [
+    ("repeat", Wrap::Repeat),
+    ("clamp_to_edge", Wrap::ClampToEdge),
+    ("mirrored_repeat", Wrap::MirroredRepeat),
+];
+
+fn names<T>(table: &[(&str, T)]) -> String {
+    table.iter().map(|(n, _)| *n).collect::<Vec<_>>().join(", ")
+}
+
+pub fn parse_min_filter(s: &str) -> Result<Filter, String> {
+    FILTERS
+        .iter()
+        .find(|(n, _)| *n == s)
+        .map(|&(_, f)| f)
+        .ok_or_else(|| format!("unknown filter `{s}`; allowed: {}", names(&FILTERS)))
+}
+
+pub fn parse_mag_filter(s: &str) -> Result<Filter, String> {
+    match parse_min_filter(s) {
+        Ok(f @ (Filter::Nearest | Filter::Linear)) => Ok(f),
+        _ => Err(format!(
+            "`{s}` is not a magnification filter; allowed: nearest, linear"
+        )),
+    }
+}
+
+pub fn parse_wrap(s: &str) -> Result<Wrap, String> {
+    WRAPS
+        .iter()
+        .find(|(n, _)| *n == s)
+        .map(|&(_, w)| w)
+        .ok_or_else(|| format!("unknown wrap mode `{s}`; allowed: {}", names(&WRAPS)))
+}
+
+pub fn parse_format(s: &str) -> Result<TexFormat, String> {
+    TexFormat::from_name(s).ok_or_else(|| {
+        let all: Vec<&str> = TexFormat::ALL.iter().map(|f| f.name()).collect();
+        format!("unknown texel format `{s}`; allowed: {}", all.join(", "))
+    })
+}
+
+fn parse_layout(s: &str) -> Result<TexLayout, String> {
+    match s {
+        "linear" => Ok(TexLayout::Linear),
+        "tiled4x4" => Ok(TexLayout::Tiled4x4),
+        _ => Err(format!("unknown layout `{s}`; allowed: linear, tiled4x4")),
+    }
+}
+
+fn parse_lanes(s: &str) -> Result<usize, String> {
+    match s.parse::<usize>() {
+        Ok(n @ (1 | 2 | 4 | 8)) => Ok(n),
+        _ => Err(format!("`{s}` lanes; allowed: 1, 2, 4, 8")),
+    }
+}
+
+pub fn parse_weight_bits(s: &str) -> Result<u32, String> {
+    match s.parse::<u32>() {
+        Ok(n @ 1..=16) => Ok(n),
+        _ => Err(format!("`{s}` weight bits; allowed: an integer in 1..=16")),
+    }
+}
+
+pub fn parse_lod_bias(s: &str) -> Result<f32, String> {
+    match s.parse::<f32>() {
+        Ok(x) if (-64.0..=64.0).contains(&x) => Ok(x),
+        _ => Err(format!("`{s}` LOD bias; allowed: a number in -64..=64")),
+    }
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct SampleArgs {
+    /// Texture: PNG, or DDS (DXT1, uncompressed 8/16/24/32-bit; its mip chain if present).
+    #[arg(long, value_name = "FILE")]
+    pub texture: PathBuf,
+    /// Coordinates: `s,t` or `s,t,lod` per row.
+    #[arg(long, value_name = "FILE.csv")]
+    pub coords: PathBuf,
+    /// Texel format the texture is stored in: rgba8888, rgb565, rgba4444, rgba5551, l8,
+    /// la88, a8, dxt1 [default: the file's own].
+    #[arg(long, value_name = "F", value_parser = parse_format)]
+    pub format: Option<TexFormat>,
+    /// nearest, linear, nearest_mipmap_nearest, linear_mipmap_nearest,
+    /// nearest_mipmap_linear, linear_mipmap_linear (GL's default).
+    #[arg(long, value_name = "F", default_value = "nearest_mipmap_linear", value_parser = parse_min_filter)]
+    pub min_filter: Filter,
+    /// nearest or linear (GL's default).
+    #[arg(long, value_name = "F", default_value = "linear", value_parser = parse_mag_filter)]
+    pub mag_filter: Filter,
+    /// repeat, clamp_to_edge, mirrored_repeat.
+    #[arg(long, value_name = "W", default_value = "repeat", value_parser = parse_wrap)]
+    pub wrap_s: Wrap,
+    /// repeat, clamp_to_edge, mirrored_repeat.
+    #[arg(long, value_name = "W", default_value = "repeat", value_parser = parse_wrap)]
+    pub wrap_t: Wrap,
+    /// Rows per request (1, 2, 4 or 8); 4 is one 2x2 quad, 8 two quads.
+    #[arg(long, value_name = "N", default_value = "4", value_parser = parse_lanes)]
+    pub lanes: usize,
+    /// Bits of the bilinear weights, 1..=16.
+    #[arg(long, value_name = "N", default_value = "8", value_parser = parse_weight_bits)]
+    pub weight_bits: u32,
+    /// TEXTURE_LOD_BIAS, added to every LOD (computed or explicit), -64..=64.
+    #[arg(long, value_name = "X", default_value = "0", value_parser = parse_lod_bias, allow_hyphen_values = true)]
+    pub lod_bias: f32,
+    /// Texture memory layout: linear or tiled4x4 (same results; a DXT1 texture is always blocks).
+    #[arg(long, value_name = "L", default_value = "tiled4x4", value_parser = parse_layout)]
+    pub layout: TexLayout,
+    /// Output CSV, `r,g,b,a` per row [default: stdout].
+    #[arg(long, short = 'o', value_name = "FILE.csv")]
+    pub out: Option<PathBuf>,
+}
+
+/// The sampler state of the options: GL's MIN_LOD -1000 and MAX_LOD 1000.
+pub fn sampler(
+    min_filter: Filter,
+    mag_filter: Filter,
+    wrap_s: Wrap,
+    wrap_t: Wrap,
+    weight_bits: u32,
+    lod_bias: f32,
+) -> Sampler {
+    Sampler {
+        min_filter,
+        mag_filter,
+        wrap_s,
+        wrap_t,
+        lod_bias: lod_fixed(lod_bias),
+        min_lod: -1000 << LOD_FRAC,
+        max_lod: 1000 << LOD_FRAC,
+        weight_bits,
+    }
+}
+
+/// Loads the texture and stores it in `format` (default: the file's own).
+pub fn load_texture(
+    path: &Path,
+    format: Option<TexFormat>,
+    layout: TexLayout,
+) -> Result<(TextureFile, MipImage), Failure> {
+    let tex = texio::load(path).map_err(usage)?;
+    let img = tex.to_mip_image(format.unwrap_or(tex.format), layout);
+    Ok((tex, img))
+}
+
+/// Samples every row. Consecutive rows without a LOD form requests of `lanes` rows, each
+/// split into 2x2 quads of four rows; a request cut short (by the end of the file or by
+/// a row with a LOD), and every request of fewer than four lanes, is padded to a quad by
+/// repeating its last row. A row with a LOD is sampled alone at that LOD.
+pub fn sample_rows(img: &MipImage, sampler: &Sampler, rows: &[Coord], lanes: usize) -> Vec<Rgba8> {
+    let mut out = Vec::with_capacity(rows.len());
+    let mut i = 0;
+    while i < rows.len() {
+        if let Some(lod) = rows[i].lod {
+            let st = [(rows[i].s, rows[i].t); 4];
+            out.push(sample_quad(img, sampler, &st, Some(lod))[0]);
+            i += 1;
+            continue;
+        }
+        let mut j = i;
+        while j < rows.len() && j - i < lanes && rows[j].lod.is_none() {
+            j += 1;
+        }
+        for quad in rows[i..j].chunks(4) {
+            let last = quad[quad.len() - 1];
+            let st: [(f32, f32); 4] = std::array::from_fn(|k| {
+                let r = quad.get(k).unwrap_or(&last);
+                (r.s, r.t)
+            });
+            let c = sample_quad(img, sampler, &st, None);
+            out.extend_from_slice(&c[..quad.len()]);
+        }
+        i = j;
+    }
+    out
+}
+
+pub fn run(a: &SampleArgs) -> Result<u8, Failure> {
+    let (tex, img) = load_texture(&a.texture, a.format, a.layout)?;
+    let name = a.coords.display().to_string();
+    let text = fs::read(&a.coords)
+        .map_err(|e| usage(anyhow!("error: {name}: cannot read the coordinates: {e}")))?;
+    let text = String::from_utf8(text)
+        .map_err(|e| usage(anyhow!("error: {name}: not UTF-8 text: {e}")))?;
+    let rows = texio::csv::parse_coords(&text, &name).map_err(usage)?;
+    let s = sampler(
+        a.min_filter,
+        a.mag_filter,
+        a.wrap_s,
+        a.wrap_t,
+        a.weight_bits,
+        a.lod_bias,
+    );
+    let colours = sample_rows(&img, &s, &rows, a.lanes);
+    let csv = texio::csv::render_rgba(&colours);
+    match &a.out {
+        Some(path) => {
+            texio::write_atomic(path, csv.as_bytes()).map_err(failure)?;
+            eprintln!(
+                "sampled {} row(s) of {} ({}x{}, {} levels, {} from the file) as {} into {}",
+                rows.len(),
+                a.texture.display(),
+                tex.width(),
+                tex.height(),
+                tex.levels.len(),
+                tex.file_levels,
+                img.format.name(),
+                path.display()
+            );
+        }
+        None => print!("{csv}"),
+    }
+    Ok(0)
+}
