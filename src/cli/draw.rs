@@ -130,7 +130,8 @@ pub fn run(a: &DrawArgs) -> Result<u8, Failure> {
         a.width.unwrap_or_else(|| tex.width().min(8192)),
         a.height.unwrap_or_else(|| tex.height().min(8192)),
     );
-    let s = sampler(a.min_filter, a.mag_filter, a.wrap, a.wrap, 8, 0.0);
+    // 10-bit weights, the [tmu] default.
+    let s = sampler(a.min_filter, a.mag_filter, a.wrap, a.wrap, 10, 0.0);
     let rad = a.angle.to_radians();
     let map = Mapping {
         cx: f64::from(w) / 2.0,

@@ -83,8 +83,10 @@ fn parse_lanes(s: &str) -> Result<usize, String> {
 
 pub fn parse_weight_bits(s: &str) -> Result<u32, String> {
     match s.parse::<u32>() {
-        Ok(n @ 1..=16) => Ok(n),
-        _ => Err(format!("`{s}` weight bits; allowed: an integer in 1..=16")),
+        Ok(n @ 4..=12) => Ok(n),
+        _ => Err(format!(
+            "`{s}` weight bits; allowed: an integer in 4..=12 (as [tmu] weight_bits)"
+        )),
     }
 }
 
@@ -123,8 +125,8 @@ pub struct SampleArgs {
     /// Rows per request (1, 2, 4 or 8); 4 is one 2x2 quad, 8 two quads.
     #[arg(long, value_name = "N", default_value = "4", value_parser = parse_lanes)]
     pub lanes: usize,
-    /// Bits of the bilinear weights, 1..=16.
-    #[arg(long, value_name = "N", default_value = "8", value_parser = parse_weight_bits)]
+    /// Bits of the bilinear weights, 4..=12 (10, the [tmu] default, is within 1 LSB of GL).
+    #[arg(long, value_name = "N", default_value = "10", value_parser = parse_weight_bits)]
     pub weight_bits: u32,
     /// TEXTURE_LOD_BIAS, added to every LOD (computed or explicit), -64..=64.
     #[arg(long, value_name = "X", default_value = "0", value_parser = parse_lod_bias, allow_hyphen_values = true)]
