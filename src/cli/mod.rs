@@ -46,7 +46,8 @@ pub struct RunArgs {
     #[arg(long, short = 's', default_value_t = 1)]
     pub seed: u64,
     /// tex_cache traffic: one workload (mag2x_256, one2one_256, min2x_256, rot30_256, the
-    /// same with _1024, thrash, all_miss, same_line, random) [default: a mix of them].
+    /// same with _1024, thrash, all_miss, same_line, random) [default: a mix of them];
+    /// mem_arb traffic: saturate, single, random [default: segments of each in turn].
     #[arg(long, short = 'w', value_name = "NAME")]
     pub workload: Option<String>,
 }
@@ -65,9 +66,19 @@ impl RunArgs {
         let Some(w) = &self.workload else {
             return Ok(());
         };
+        if self.unit == "mem_arb" {
+            let names = crate::model::mem_arb::WORKLOADS;
+            if !names.contains(&w.as_str()) {
+                return Err(usage(anyhow::anyhow!(
+                    "unknown mem_arb workload `{w}`; allowed: {}",
+                    names.join(", ")
+                )));
+            }
+            return Ok(());
+        }
         if self.unit != "tex_cache" {
             return Err(usage(anyhow::anyhow!(
-                "--workload applies to tex_cache only"
+                "--workload applies to tex_cache and mem_arb only"
             )));
         }
         if crate::workload::Workload::from_name(w).is_none() {
@@ -134,6 +145,13 @@ pub enum Cmd {
         /// Memory model: probability the request ready is held low, in [0, 1).
         #[arg(long, default_value_t = 0.0, value_parser = parse_probability, value_name = "P")]
         mem_stall: f64,
+        /// Read/write memory (mem_arb): a burst's row is its address >> BITS (0: no rows).
+        #[arg(long, default_value_t = 0, value_name = "BITS")]
+        mem_row_bits: u64,
+        /// Read/write memory (mem_arb): clocks added when a burst's row differs from the
+        /// previous burst's.
+        #[arg(long, default_value_t = 0, value_name = "CLOCKS")]
+        mem_row_penalty: u64,
         /// Write an FST waveform [default file: sim/build/traces/<unit>-seed<S>.fst].
         #[arg(long, value_name = "FILE", num_args = 0..=1)]
         trace: Option<Option<PathBuf>>,
@@ -284,6 +302,8 @@ fn run(cli: Cli) -> Result<u8, Failure> {
             mem_jitter,
             mem_gap,
             mem_stall,
+            mem_row_bits,
+            mem_row_penalty,
             trace,
             json,
         } => {
@@ -321,7 +341,16 @@ fn run(cli: Cli) -> Result<u8, Failure> {
             if !json {
                 eprintln!("sim {unit}: seed {seed}, {count} items, gap {gap}, stall {stall}");
             }
-            let report = sim::run(&cfg, &design, &unit, &opt).map_err(failure)?;
+            let rows = sim::MemRows {
+                bits: mem_row_bits,
+                penalty: mem_row_penalty,
+            };
+            let report = sim::run_rows(&cfg, &design, &unit, &opt, rows).map_err(failure)?;
+            let report = if unit == "mem_arb" {
+                sim::mem_arb::with_figures(report, &cfg, &opt, rows)
+            } else {
+                report
+            };
             if json {
                 println!("{}", serde_json::to_string(&report).unwrap_or_default());
             } else {
@@ -482,6 +511,9 @@ fn summary(r: &SimReport) -> String {
             100.0 * m.utilization
         );
     }
+    if let Some(a) = &r.mem_arb {
+        s += &a.summary();
+    }
     s += &format!(
         "  build {} ({})\n",
         r.build_dir,
@@ -498,9 +530,13 @@ fn summary(r: &SimReport) -> String {
     }
     if !r.passed {
         s += &format!(
-            "  reproduce: gpurtl sim --unit {} --seed {} --count {} --gap {} --stall {}\n",
+            "  reproduce: gpurtl sim --unit {} --seed {} --count {} --gap {} --stall {}",
             r.unit, r.seed, r.count, r.gap, r.stall
         );
+        if let Some(a) = &r.mem_arb {
+            s += &a.reproduce_flags();
+        }
+        s += "\n";
     }
     s
 }

@@ -2,6 +2,7 @@
 
 pub mod handshake;
 pub mod hs_chain;
+pub mod mem_arb;
 pub mod memory;
 pub mod tex_cache;
 
@@ -26,6 +27,10 @@ pub fn vectors(
             let ops = tex_cache::sim_traffic(&t.cache, count, seed, workload)?;
             Some(tex_cache::encode(&t.cache, &ops, seed))
         }),
+        "mem_arb" => cfg
+            .mem
+            .as_ref()
+            .and_then(|m| mem_arb::vectors(m, count, seed, workload)),
         _ => None,
     }
 }
@@ -71,6 +76,16 @@ pub fn expectation(cfg: &Config, unit: &str, v: &VectorSet, gap: f64, stall: f64
                 cache,
             }
         }
+        ("mem_arb", _) => Expectation {
+            cycles: None,
+            // One beat per clock at most on the memory port.
+            peak_rate: 1.0,
+            // Beats held in the two skids and read bursts in flight.
+            capacity: cfg.mem.as_ref().map_or(0, |m| {
+                u64::from(m.outstanding_reads) * u64::from(m.max_burst) + 4
+            }),
+            cache: None,
+        },
         _ => Expectation {
             cycles: None,
             peak_rate: 1.0,

@@ -188,7 +188,7 @@ module {{ name }} #(
   wire [LenW:0]    len_ext = {1'b0, len_q};
   wire             wdone   = (wbeat_q == len_ext + {{ len_bits + 1 }}'d1);
   wire             wlast   = (wbeat_q == len_ext);
-  wire             can_send = ~write_q | tag_in_ready;
+  wire             can_send = write_q | tag_in_ready;  // a read needs room for its tag
   wire             issue   = busy_q & ~sent_q & can_send & mem_req_ready_i;
   wire             wtake   = busy_q & write_q & ~wdone & wskid_in_ready;
   wire             wfire   = wtake & wsel_valid;
@@ -342,6 +342,9 @@ module {{ name }} #(
     end
 {%- endif %}
 {%- endfor %}
+  end
+
+  always @(*) begin
     rbeat_d = rbeat_q;
     if (rd_fire) begin
       rbeat_d = rd_last ? {LenW{1'b0}} : rbeat_q + {{ len_bits }}'d1;
