@@ -26,8 +26,8 @@
 //   {{ w }}
 {%- endfor %}
 //
-// Latency: a request is taken 1 clock after it arrives (when the port is free) and goes
-// to memory in the next clock; write beats reach memory 1 clock after they are taken,
+// Latency: a request is taken in the clock it arrives when the port is free (its ready is
+// combinational) and goes to memory in the next clock; write beats reach memory 1 clock after they are taken,
 // read beats reach the requester 1 clock after memory offers them.
 // Throughput: one burst per clock for reads, one beat per clock for write data.
 // Combinational paths: every <requester>_req_ready_o depends on all
@@ -450,7 +450,7 @@ module {{ name }} #(
         assert(!f_wfire);
       end
       if (burst_done & write_q) begin
-        assert(f_wbeats_d == len_ext + {{ len_bits + 1 }}'d1);
+        assert(f_wbeats_q + { {{- len_bits }}'d0, f_wfire} == len_ext + {{ len_bits + 1 }}'d1);
       end
 {%- for c in classes %}
 {%- if c.rr %}
