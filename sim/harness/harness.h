@@ -248,8 +248,9 @@ inline uint64_t word_u64(const Word& w) {
 // write, id}; a write's beats arrive on wdata, a read's beats leave on rdata; bursts are
 // served in request order, one beat per clock at most. A read's first beat is due
 // --mem-latency (+ up to --mem-jitter) clocks after its request, a write's beats are
-// taken from the clock after its request; either waits --mem-row-penalty more clocks when
-// its row (address >> --mem-row-bits) differs from the previous request's. A beat slot
+// taken from the clock after its request; a burst whose row (address >> --mem-row-bits)
+// differs from the previous burst's starts --mem-row-penalty clocks after the previous
+// burst's last beat at the earliest (row activation). A beat slot
 // is lost with probability --mem-gap, and the request ready is low with probability
 // --mem-stall. Memory starts as memory_word(address) and keeps what is written; at the
 // end it is compared with <name>_image.vec ({address, data} per written beat), and every
@@ -292,8 +293,9 @@ struct RwMem {
   Word req_held_value;
   bool wdata_held = false;
   Word wdata_held_value;
-  bool have_row = false;
+  bool have_row = false;   // a burst has completed: its row and last beat's clock
   uint64_t last_row = 0;
+  uint64_t last_end = 0;
   std::map<uint64_t, Word> image;  // beat address -> data, for beats written
   std::vector<std::pair<uint64_t, Word>> expected_image;
   uint64_t requests = 0, read_beats = 0, write_beats = 0;
@@ -314,6 +316,16 @@ struct RwMem {
     return it != image.end() ? it->second : memory_beat(addr, 0, data_width);
   }
   bool idle() const { return pending.empty(); }
+  // The first clock the head burst may move a beat: its due clock, or later when it opens
+  // a new row.
+  uint64_t head_due(uint64_t row_bits, uint64_t row_penalty) const {
+    const Op& op = pending.front();
+    if (row_bits && have_row && (op.addr >> row_bits) != last_row) {
+      const uint64_t open = last_end + 1 + row_penalty;
+      return op.due > open ? op.due : open;
+    }
+    return op.due;
+  }
 };
 
 class Bench {
@@ -639,7 +651,8 @@ class Bench {
   void drive_rw(RwMem& m, uint64_t cycle) {
     *m.b.req_ready = m.rng.chance(opt_.mem_stall) ? 0 : 1;
     m.taking = false;
-    if (!m.offering && !m.pending.empty() && m.pending.front().due <= cycle &&
+    if (!m.offering && !m.pending.empty() &&
+        m.head_due(opt_.mem_row_bits, opt_.mem_row_penalty) <= cycle &&
         !m.rng.chance(opt_.mem_gap)) {
       const RwMem::Op& op = m.pending.front();
       if (op.write) {
@@ -667,7 +680,7 @@ class Bench {
     if (!m.head_started) {
       m.head_started = true;
       if (m.have_prev && op.id != m.prev_id && op.accepted <= m.prev_last &&
-          op.due <= m.prev_last + 1) {
+          m.head_due(opt_.mem_row_bits, opt_.mem_row_penalty) <= m.prev_last + 1) {
         const uint64_t idle = cycle - m.prev_last - 1;
         ++m.switches;
         m.switch_idle_total += idle;
@@ -675,6 +688,9 @@ class Bench {
       }
     }
     if (++m.beat == op.beats) {
+      m.have_row = true;
+      m.last_row = opt_.mem_row_bits ? (op.addr >> opt_.mem_row_bits) : 0;
+      m.last_end = cycle;
       m.have_prev = true;
       m.prev_id = op.id;
       m.prev_last = cycle;
@@ -699,12 +715,7 @@ class Bench {
       op.write = word_u64(m.b.req_write()) != 0;
       op.id = word_u64(m.b.req_id());
       op.accepted = cycle;
-      const uint64_t row = opt_.mem_row_bits ? (op.addr >> opt_.mem_row_bits) : 0;
-      const uint64_t penalty =
-          (opt_.mem_row_bits && m.have_row && row != m.last_row) ? opt_.mem_row_penalty : 0;
-      m.have_row = true;
-      m.last_row = row;
-      uint64_t delay = 1 + penalty;
+      uint64_t delay = 1;
       if (!op.write) {
         delay += opt_.mem_latency;
         if (opt_.mem_jitter) delay += m.rng.next() % (opt_.mem_jitter + 1);
