@@ -233,7 +233,7 @@ fn run(cli: Cli) -> Result<u8, Failure> {
             Ok(0)
         }
         Cmd::Units { config } => {
-            let (_, design) = load(&config)?;
+            let (cfg, design) = load(&config)?;
             for u in &design.units {
                 let ports: Vec<String> = u
                     .ports
@@ -246,6 +246,11 @@ fn run(cli: Cli) -> Result<u8, Failure> {
                     u.top,
                     ports.join(", ")
                 );
+                if let (Some(mem), "mem_arb") = (&cfg.mem, u.name) {
+                    for w in crate::rtl::mem_arb::worst_case_waits(mem) {
+                        println!("             worst-case wait {}", w.describe());
+                    }
+                }
             }
             Ok(0)
         }
@@ -459,6 +464,43 @@ pub fn describe(cfg: &Config, design: &Design) -> String {
             "           bank check: worst 2x2 footprint {} clock(s) over {} footprints, a request at most {}\n",
             b.footprint_clocks, b.footprints, b.request_bound
         );
+    }
+    if let Some(m) = &cfg.mem {
+        s += &format!(
+            "mem        {}-bit beats, bursts of up to {}, {} requesters, policy {}, {} read bursts in flight\n",
+            m.data_bits,
+            m.max_burst,
+            m.requesters.len(),
+            match m.policy {
+                crate::config::Policy::Fixed => "fixed",
+                crate::config::Policy::RoundRobin => "round_robin",
+                crate::config::Policy::Classes => "classes",
+            },
+            m.outstanding_reads
+        );
+        for w in crate::rtl::mem_arb::worst_case_waits(m) {
+            s += &format!("           worst-case wait {}\n", w.describe());
+        }
+        if let Some(map) = &m.map {
+            s += &format!(
+                "mem.map    shader {:#x}+{:#x}, 2D images {:#x}+{:#x}, textures {:#x}+{:#x} ({} x {} levels, {:#x} each), user {:#x}+{:#x} ({} pages of {} bytes), {} buffer objects, {} display lists\n",
+                map.shader_base,
+                map.shader_bytes,
+                map.image_base,
+                map.image_bytes,
+                map.texture_base,
+                map.texture_bytes,
+                map.textures,
+                map.mip_levels,
+                map.bytes_per_texture,
+                map.user_base,
+                map.user_bytes,
+                map.pages,
+                map.page_bytes,
+                map.buffer_objects,
+                map.display_lists
+            );
+        }
     }
     for m in &design.modules {
         let params: Vec<String> = m
