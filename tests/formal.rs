@@ -248,7 +248,10 @@ fn broken_mem_arb_variants_fail_the_proof() {
     let rr = mem_config(4, "round_robin", ("async", "low"), |_| 0);
     let mutations = [
         // The round-robin pointer never moves: fixed priority, unbounded wait.
-        ("      rr_mask_q <= rr_mask_d;", "      rr_mask_q <= rr_mask_q;"),
+        (
+            "      rr_mask_q <= rr_mask_d;",
+            "      rr_mask_q <= rr_mask_q;",
+        ),
         // A write burst ends before its beats are through: grant not held.
         ("(~write_q | wdone | (wfire & wlast));", "1'b1;"),
         // A writer's data is taken without its grant.

@@ -385,7 +385,12 @@ fn random_valid_cache_configs_lint_clean_and_compile_in_icarus() {
 /// `[mem]` configs at the edges: 1 to 16 requesters, every policy, 8- to 512-bit beats,
 /// bursts of 1 to 256 beats, every reset style.
 fn mem_arb_config(i: usize, n: usize, policy: &str, data_bits: u32, max_burst: u32) -> Config {
-    let (kind, active) = [("async", "low"), ("sync", "high"), ("async", "high"), ("sync", "low")][i % 4];
+    let (kind, active) = [
+        ("async", "low"),
+        ("sync", "high"),
+        ("async", "high"),
+        ("sync", "low"),
+    ][i % 4];
     let mut t = format!(
         "[design]\nname = \"ma{i}\"\nmodule_prefix = \"{}\"\n[reset]\nkind = \"{kind}\"\nactive = \"{active}\"\n\
          [hs_chain]\nwidth = 1\nstages = [\"skid\"]\n[mem]\ndata_bits = {data_bits}\nmax_burst = {max_burst}\n\
@@ -420,8 +425,16 @@ fn mem_arb_configs_pass_lint_synth_and_icarus() {
         check_all_tools(&cfg, &format!("tools-mem{i}"));
         // Twice the same bytes.
         assert_eq!(
-            elaborate(&cfg).modules.iter().map(|m| m.text.clone()).collect::<Vec<_>>(),
-            elaborate(&cfg).modules.iter().map(|m| m.text.clone()).collect::<Vec<_>>()
+            elaborate(&cfg)
+                .modules
+                .iter()
+                .map(|m| m.text.clone())
+                .collect::<Vec<_>>(),
+            elaborate(&cfg)
+                .modules
+                .iter()
+                .map(|m| m.text.clone())
+                .collect::<Vec<_>>()
         );
     }
 }

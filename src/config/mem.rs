@@ -188,7 +188,11 @@ impl Mem {
                 prios.dedup();
                 prios
                     .into_iter()
-                    .map(|p| (0..n).filter(|&i| self.requesters[i].priority == p).collect())
+                    .map(|p| {
+                        (0..n)
+                            .filter(|&i| self.requesters[i].priority == p)
+                            .collect()
+                    })
                     .collect()
             }
         }
@@ -224,7 +228,10 @@ impl MemSection {
         if !(1..=64).contains(&self.outstanding_reads) {
             errs.push(Invalid::at(
                 &at(&["outstanding_reads"]),
-                format!("outstanding_reads {} is not allowed", self.outstanding_reads),
+                format!(
+                    "outstanding_reads {} is not allowed",
+                    self.outstanding_reads
+                ),
                 OUTSTANDING_ALLOWED,
             ));
         }
@@ -355,7 +362,7 @@ impl MapSection {
         }
         // Sizes against the page size, once the page size is known to be sound.
         let mut area = |key: &str, bytes: u64, unit: u64, allowed: &str, what: String| {
-            if bytes == 0 || bytes % unit != 0 {
+            if bytes == 0 || !bytes.is_multiple_of(unit) {
                 errs.push(Invalid::at(
                     &at(key),
                     format!("{key} {bytes} is not a positive multiple of {unit} ({what})"),

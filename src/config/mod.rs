@@ -22,7 +22,9 @@ use toml::de::{DeTable, DeValue};
 pub use design::{ClockSection, DesignSection};
 pub use error::{ConfigError, Invalid, Seg, path};
 pub use hs_chain::{HsChain, HsChainSection, STAGE_KINDS, StageKind};
-pub use mem::{ADDR_BITS, Access, MapSection, Mem, MemMap, MemSection, Policy, Requester, RequesterSection};
+pub use mem::{
+    ADDR_BITS, Access, MapSection, Mem, MemMap, MemSection, Policy, Requester, RequesterSection,
+};
 pub use reset::{ResetActive, ResetKind, ResetSection};
 pub use tmu::{CacheSection, MAX_LINES, Replacement, TexCache, TexLayout, Tmu, TmuSection};
 

@@ -74,7 +74,7 @@ pub fn traffic(mem: &Mem, count: usize, seed: u64, workload: Option<&str>) -> Op
                 for n in 0..count {
                     let kind = workload.unwrap_or(WORKLOADS[(n / 64) % WORKLOADS.len()]);
                     let write = match (r.access.reads(), r.access.writes()) {
-                        (true, true) => rng.next_u64() % 2 == 0,
+                        (true, true) => rng.next_u64().is_multiple_of(2),
                         (false, true) => true,
                         _ => false,
                     };
@@ -113,7 +113,10 @@ pub fn run(mem: &Mem, streams: &[Stream]) -> (Vec<Vec<Bits>>, BTreeMap<u64, Bits
                 for k in 0..u64::from(b.beats) {
                     let a = b.addr + k * bb;
                     if b.write {
-                        let d = w.next().cloned().unwrap_or_else(|| Bits::zero(mem.data_bits));
+                        let d = w
+                            .next()
+                            .cloned()
+                            .unwrap_or_else(|| Bits::zero(mem.data_bits));
                         image.insert(a, d);
                     } else {
                         let d = image
@@ -224,7 +227,10 @@ mod tests {
              [[mem.requesters]]\nname = \"b\"\naccess = \"read\"\nmax_burst = 4\n\
              [[mem.requesters]]\nname = \"c\"\naccess = \"write\"\nmax_burst = 2\n"
         );
-        config::parse(&toml, "test").expect("valid").mem.expect("mem")
+        config::parse(&toml, "test")
+            .expect("valid")
+            .mem
+            .expect("mem")
     }
 
     #[test]
@@ -252,7 +258,11 @@ mod tests {
         ];
         let (reads, image) = run(&m, &s);
         assert_eq!(reads[0][0], d2, "the second written beat");
-        assert_eq!(reads[0][1], initial_beat(window(0) + 16, 64), "never written");
+        assert_eq!(
+            reads[0][1],
+            initial_beat(window(0) + 16, 64),
+            "never written"
+        );
         assert_eq!(image.len(), 2);
     }
 
@@ -266,7 +276,9 @@ mod tests {
                 let mut writes = 0;
                 for b in &s.bursts {
                     assert!(b.beats >= 1 && b.beats <= r.max_burst);
-                    assert!(b.addr >= window(i) && b.addr + 8 * u64::from(b.beats) <= window(i + 1));
+                    assert!(
+                        b.addr >= window(i) && b.addr + 8 * u64::from(b.beats) <= window(i + 1)
+                    );
                     assert!(!b.write || r.access.writes());
                     assert!(b.write || r.access.reads());
                     writes += if b.write { b.beats } else { 0 };
@@ -293,7 +305,16 @@ mod tests {
         let names: Vec<&str> = v.ports.iter().map(|p| p.port.name.as_str()).collect();
         assert_eq!(
             names,
-            ["a_req", "a_wdata", "a_rdata", "b_req", "b_rdata", "c_req", "c_wdata", "mem_image"]
+            [
+                "a_req",
+                "a_wdata",
+                "a_rdata",
+                "b_req",
+                "b_rdata",
+                "c_req",
+                "c_wdata",
+                "mem_image"
+            ]
         );
     }
 }

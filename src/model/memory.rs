@@ -284,7 +284,10 @@ impl RwMemory {
         let req_ready = !self.rng.chance(self.timing.stall);
         self.taking = false;
         if !self.offering
-            && self.pending.front().is_some_and(|b| self.head_due(b) <= cycle)
+            && self
+                .pending
+                .front()
+                .is_some_and(|b| self.head_due(b) <= cycle)
             && !self.rng.chance(self.timing.gap)
         {
             if self.pending.front().is_some_and(|b| b.write) {
@@ -294,7 +297,9 @@ impl RwMemory {
             }
         }
         let rdata = match (self.offering, self.pending.front()) {
-            (true, Some(b)) => Some(self.read_beat(b.addr + u64::from(self.beat) * self.beat_bytes())),
+            (true, Some(b)) => {
+                Some(self.read_beat(b.addr + u64::from(self.beat) * self.beat_bytes()))
+            }
             _ => None,
         };
         RwDrive {
@@ -329,7 +334,8 @@ impl RwMemory {
         let bb = self.beat_bytes();
         let moved = match (self.taking, wdata, self.pending.front()) {
             (true, Some(d), Some(b)) => {
-                self.image.insert(b.addr + u64::from(self.beat) * bb, d.clone());
+                self.image
+                    .insert(b.addr + u64::from(self.beat) * bb, d.clone());
                 self.write_beats += 1;
                 true
             }
@@ -375,7 +381,11 @@ mod rw_tests {
         while got.len() < (n * 4) as usize {
             let d = m.drive(cycle);
             let req = if d.req_ready { reqs.pop_front() } else { None };
-            let w = if d.wdata_ready { wbeats.pop_front() } else { None };
+            let w = if d.wdata_ready {
+                wbeats.pop_front()
+            } else {
+                None
+            };
             if let Some(b) = &d.rdata {
                 got.push(b.clone());
             }

@@ -297,10 +297,7 @@ impl MemArb {
         modules.push(Module {
             name: self.name.clone(),
             kind: "mem_arb",
-            parameters: BTreeMap::from([(
-                "Outstanding".to_string(),
-                u64::from(self.outstanding),
-            )]),
+            parameters: BTreeMap::from([("Outstanding".to_string(), u64::from(self.outstanding))]),
             instantiates,
             text: render(&self.name, self)?,
         });

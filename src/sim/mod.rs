@@ -464,7 +464,15 @@ pub fn run_built_rows(
     let vectors = model::vectors(cfg, unit.name, opt.count, opt.seed, opt.workload.as_deref())
         .ok_or_else(|| SimError::Run(format!("no model for unit {}", unit.name)))?;
     let expectation = model::expectation(cfg, unit.name, &vectors, opt.gap, opt.stall);
-    run_vectors_rows(unit, build_dir, build_cached, opt, &vectors, &expectation, rows)
+    run_vectors_rows(
+        unit,
+        build_dir,
+        build_cached,
+        opt,
+        &vectors,
+        &expectation,
+        rows,
+    )
 }
 
 /// Runs an already built simulator of `unit` on the given vectors and expectation.
