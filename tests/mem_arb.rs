@@ -178,8 +178,8 @@ fn cosim_catches_broken_arbiters_and_a_seed_reproduces_the_failure() {
     // Write beats of a burst counted one short: the next burst's first beat lands in the
     // wrong place, which only the end-of-run memory image shows.
     let r = run_broken(
-        "wire             wlast   = (wbeat_q == len_ext);",
-        "wire             wlast   = (wbeat_q + 4'd1 == len_ext);",
+        "wire             wlast   = (wbeat_q == len_q);",
+        "wire             wlast   = (wbeat_q + 3'd1 == len_q);",
         7,
     );
     assert!(!r.passed, "{:?}", r.errors);

@@ -147,6 +147,8 @@ pub struct MemArb {
     pub len_bits: u32,
     pub id_bits: u32,
     pub outstanding: u32,
+    /// `wfire` widened to the beat counter's `LenW` bits.
+    pub wfire_ext: String,
     pub reqs: Vec<ReqCtx>,
     pub classes: Vec<ClassCtx>,
     pub any_rr: bool,
@@ -276,6 +278,11 @@ impl MemArb {
             len_bits: len_w,
             id_bits: id_w,
             outstanding: mem.outstanding_reads,
+            wfire_ext: if len_w == 1 {
+                "wfire".into()
+            } else {
+                format!("{{{}'d0, wfire}}", len_w - 1)
+            },
             any_rr: classes.iter().any(|c| c.rr),
             reqs,
             classes,

@@ -27,15 +27,16 @@
 {%- endfor %}
 //
 // Latency: a request is taken in the clock it arrives when the port is free (its ready is
-// combinational) and goes to memory in the next clock; write beats reach memory 1 clock after they are taken,
-// read beats reach the requester 1 clock after memory offers them.
+// combinational) and goes to memory in the next clock; write beats reach memory 1 clock
+// after they are taken, read beats reach the requester 1 clock after memory offers them.
 // Throughput: one burst per clock for reads, one beat per clock for write data.
 // Combinational paths: every <requester>_req_ready_o depends on all
 // <requester>_req_valid_i and request data, on mem_req_ready_i and on the granted
 // writer's <requester>_wdata_valid_i (the burst ends and the next is taken in one clock).
 // Every other output comes from flops.
-// Cost: a burst register ({{ addr_bits }} + {{ len_bits }} + 2 + {{ n }} bits), a beat counter, one round-robin
-// mask per class of two or more, two {{ data_bits }}-bit skid buffers, a {{ outstanding }}-entry tag FIFO.
+// Cost: a burst register ({{ addr_bits }} + {{ len_bits }} + 2 + {{ n }} bits), a beat counter and its done
+// flag, one round-robin mask per class of two or more, two {{ data_bits }}-bit skid buffers, a
+// {{ outstanding }}-entry tag FIFO.
 module {{ name }} #(
   // Read bursts in flight: free to override.
   parameter integer Outstanding = {{ outstanding }}
@@ -174,8 +175,10 @@ module {{ name }} #(
   reg  [N-1:0]     gnt_d;
   reg              sent_q;      // the request has gone to memory
   reg              sent_d;
-  reg  [LenW:0]    wbeat_q;     // write beats taken from the requester
-  reg  [LenW:0]    wbeat_d;
+  reg  [LenW-1:0]  wbeat_q;     // write beats taken from the requester
+  reg  [LenW-1:0]  wbeat_d;
+  reg              wdone_q;     // all of the burst's write beats taken
+  reg              wdone_d;
   reg  [AddrW-1:0] addr_q;
   reg  [LenW-1:0]  len_q;
   reg              write_q;
@@ -185,9 +188,8 @@ module {{ name }} #(
   wire             wskid_in_ready;
   reg              wsel_valid;
   reg  [DataW-1:0] wsel_data;
-  wire [LenW:0]    len_ext = {1'b0, len_q};
-  wire             wdone   = (wbeat_q == len_ext + {{ len_bits + 1 }}'d1);
-  wire             wlast   = (wbeat_q == len_ext);
+  wire             wdone   = wdone_q;
+  wire             wlast   = (wbeat_q == len_q);
   wire             can_send = write_q | tag_in_ready;  // a read needs room for its tag
   wire             issue   = busy_q & ~sent_q & can_send & mem_req_ready_i;
   wire             wtake   = busy_q & write_q & ~wdone & wskid_in_ready;
@@ -215,12 +217,14 @@ module {{ name }} #(
     busy_d  = busy_q;
     gnt_d   = gnt_q;
     sent_d  = sent_q | issue;
-    wbeat_d = wbeat_q + { {{- len_bits }}'d0, wfire};
+    wbeat_d = wbeat_q + {{ wfire_ext }};
+    wdone_d = wdone_q | (wfire & wlast);
     if (take) begin
       busy_d  = grant;
       gnt_d   = pick;
       sent_d  = 1'b0;
-      wbeat_d = {(LenW + 1){1'b0}};
+      wbeat_d = {LenW{1'b0}};
+      wdone_d = 1'b0;
     end
   end
 
@@ -229,12 +233,14 @@ module {{ name }} #(
       busy_q  <= 1'b0;
       gnt_q   <= {N{1'b0}};
       sent_q  <= 1'b0;
-      wbeat_q <= {(LenW + 1){1'b0}};
+      wbeat_q <= {LenW{1'b0}};
+      wdone_q <= 1'b0;
     end else begin
       busy_q  <= busy_d;
       gnt_q   <= gnt_d;
       sent_q  <= sent_d;
       wbeat_q <= wbeat_d;
+      wdone_q <= wdone_d;
     end
   end
 {%- for c in classes %}
@@ -372,6 +378,7 @@ module {{ name }} #(
   // beats taken from the granted writer, none from anyone else), and, where the policy
   // bounds it, the wait: grants to others while a requester waits.
   reg             f_past_valid = 1'b0;
+  wire [LenW:0]   len_ext = {1'b0, len_q};
   reg             f_open_q;      // a burst was running last clock and did not end
   reg  [N-1:0]    f_gnt_q;
   reg  [LenW:0]   f_wbeats_q;    // write beats taken since the burst began
@@ -442,9 +449,13 @@ module {{ name }} #(
         assert(gnt_q == f_gnt_q);
       end
       // Write beats: only the granted writer's, exactly len + 1 per write burst.
-      assert(f_wbeats_q == wbeat_q);
-      if (busy_q & write_q) begin
-        assert(wbeat_q <= len_ext + {{ len_bits + 1 }}'d1);
+      assert(f_wbeats_q == (wdone_q ? len_ext + {{ len_bits + 1 }}'d1 : {1'b0, wbeat_q}));
+      if (busy_q & write_q & ~wdone_q) begin
+        assert(wbeat_q <= len_q);
+      end
+      if (!(busy_q & write_q)) begin
+        assert(!wdone_q);
+        assert(wbeat_q == {LenW{1'b0}});
       end
       if (!(busy_q & write_q)) begin
         assert(!f_wfire);
