@@ -187,7 +187,7 @@ fn main() {
 }
 
 /// `synth_ice40` of the default's arbiter; the grant logic is the fan-in cone of the grant
-/// state (gnt_q, busy_q, rr_mask_q, sent_q, wbeat_q) and of every request ready, back to
+/// state (gnt_q, busy_q, rr_mask_q, sent_q, wbeat_q, wdone_q) and of every request ready, back to
 /// flops and ports: everything but the address, length, write-data and read-data paths.
 fn synth(cfg: &Config, dir: &Path) {
     let design = rtl::elaborate(cfg).expect("renders");
@@ -201,7 +201,7 @@ fn synth(cfg: &Config, dir: &Path) {
     let top = &unit.top;
     let script = format!(
         "read_verilog {}; synth_ice40 -flatten -top {top}; stat; \
-         select -set gq w:gnt_q w:busy_q w:rr_mask_q w:sent_q w:wbeat_q; \
+         select -set gq w:gnt_q w:busy_q w:rr_mask_q w:sent_q w:wbeat_q w:wdone_q; \
          select -set gflops @gq %ci1 t:SB_DFF* %i; \
          select -set cone @gflops o:*_req_ready_o %u %ci*:-SB_DFF:-SB_DFFE:-SB_DFFER:-SB_DFFR:-SB_DFFESS:-SB_DFFS:-SB_DFFSR:-SB_DFFESR; \
          select -count @gflops; select -count @cone t:SB_LUT4 %i; select -count @cone t:SB_CARRY %i",
