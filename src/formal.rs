@@ -67,3 +67,57 @@ pub fn prove(
     let proven = out.status.success() && log.contains("Induction step proven: SUCCESS!");
     Ok(Proof { proven, log })
 }
+
+/// The Yosys script for a module that instantiates others: `deps` are read without
+/// `-formal` (their own properties assume an environment of numbered items, which the
+/// parent does not provide), the top with it, and the hierarchy is flattened so `sat`
+/// sees one module.
+pub fn script_with_deps(deps: &[String], file: &str, top: &str, params: &[(&str, u64)]) -> String {
+    let chparam: String = params
+        .iter()
+        .map(|(k, v)| format!("chparam -set {k} {v} {top}; "))
+        .collect();
+    format!(
+        "read_verilog {}; read_verilog -formal {file}; {chparam}prep -flatten -top {top}; \
+         memory_map; opt -fast; async2sync; \
+         sat -tempinduct -prove-asserts -set-assumes -verify -maxsteps 24",
+        deps.join(" ")
+    )
+}
+
+/// Proves the properties of `top` (Verilog `text`), which instantiates the modules in
+/// `deps` (name, text), with parameter overrides. `work` is a scratch directory.
+pub fn prove_with_deps(
+    deps: &[(String, String)],
+    text: &str,
+    top: &str,
+    params: &[(&str, u64)],
+    work: &Path,
+) -> Result<Proof, FormalError> {
+    let io = |source| FormalError::Io {
+        path: work.display().to_string(),
+        source,
+    };
+    fs::create_dir_all(work).map_err(io)?;
+    let mut files = Vec::new();
+    for (name, dep) in deps {
+        let f = format!("{name}.v");
+        fs::write(work.join(&f), dep).map_err(io)?;
+        files.push(f);
+    }
+    let file = format!("{top}.v");
+    fs::write(work.join(&file), text).map_err(io)?;
+    let out = Command::new("yosys")
+        .arg("-p")
+        .arg(script_with_deps(&files, &file, top, params))
+        .current_dir(work)
+        .output()
+        .map_err(FormalError::MissingYosys)?;
+    let log = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let proven = out.status.success() && log.contains("Induction step proven: SUCCESS!");
+    Ok(Proof { proven, log })
+}

@@ -834,7 +834,7 @@ fn sim_of_an_unknown_unit_lists_the_units() {
     assert_eq!(out.status.code(), Some(2), "stderr:\n{stderr}");
     assert_eq!(
         stderr,
-        "no unit `nosuch` in this config; it has: hs_chain, tex_cache\n"
+        "no unit `nosuch` in this config; it has: hs_chain, tex_cache, mem_arb\n"
     );
 }
 
@@ -846,5 +846,190 @@ fn sim_with_a_gap_outside_the_unit_interval_is_a_usage_error() {
     assert!(
         stderr.contains("invalid value '1.5' for '--gap <GAP>': 1.5 is outside [0, 1)"),
         "stderr:\n{stderr}"
+    );
+}
+
+/// A valid `[mem]` with two requesters and a region map after the design and chain
+/// (lines 6..=28), with the given lines (1-based in the whole file) replaced; an empty
+/// replacement drops the line's content.
+fn with_mem(edits: &[(usize, &'static str)]) -> Vec<&'static str> {
+    let mut lines = with_chain(&["[design]", r#"name = "a""#]);
+    lines.extend([
+        "[mem]",
+        "data_bits = 64",
+        "max_burst = 8",
+        r#"policy = "round_robin""#,
+        "[[mem.requesters]]",
+        r#"name = "a""#,
+        r#"access = "read""#,
+        "max_burst = 8",
+        "[[mem.requesters]]",
+        r#"name = "b""#,
+        r#"access = "both""#,
+        "priority = 1",
+        "max_burst = 4",
+        "[mem.map]",
+        "shader_bytes = 65536",
+        "image_bytes = 1048576",
+        "texture_bytes = 6291456",
+        "user_bytes = 1048576",
+        "page_bytes = 1024",
+        "buffer_objects = 8",
+        "display_lists = 256",
+        "textures = 6",
+        "mip_levels = 12",
+    ]);
+    for (at, line) in edits {
+        lines[at - 1] = line;
+    }
+    lines
+}
+
+fn mem_cases() -> Vec<Case> {
+    const NAME: &str = "a Verilog identifier of at most 32 characters";
+    vec![
+        case(
+            "mem_data_bits_not_power_of_two",
+            &with_mem(&[(7, "data_bits = 48")]),
+            Some("mem.data_bits"),
+            (7, 13),
+            "data_bits 48 is not allowed",
+            Some("a power of two in 8..=512"),
+        ),
+        case(
+            "mem_policy_unknown",
+            &with_mem(&[(9, r#"policy = "lottery""#)]),
+            Some("mem.policy"),
+            (9, 10),
+            "unknown variant `lottery`",
+            Some(r#""fixed", "round_robin" or "classes""#),
+        ),
+        case(
+            "mem_requester_burst_longer_than_port",
+            &with_mem(&[(13, "max_burst = 16")]),
+            Some("mem.requesters[0].max_burst"),
+            (13, 13),
+            "max_burst 16 does not fit the memory port's max_burst 8",
+            Some("1..=mem.max_burst"),
+        ),
+        case(
+            "mem_requester_name_twice",
+            &with_mem(&[(15, r#"name = "a""#)]),
+            Some("mem.requesters[1].name"),
+            (15, 8),
+            "name \"a\" is used by an earlier requester",
+            Some(NAME),
+        ),
+        case(
+            "mem_requester_named_mem",
+            &with_mem(&[(11, r#"name = "mem""#)]),
+            Some("mem.requesters[0].name"),
+            (11, 8),
+            "name \"mem\" is the memory port's",
+            Some(NAME),
+        ),
+        case(
+            "mem_requester_name_not_identifier",
+            &with_mem(&[(11, r#"name = "9x""#)]),
+            Some("mem.requesters[0].name"),
+            (11, 8),
+            "name \"9x\" starts with '9'",
+            Some(NAME),
+        ),
+        case(
+            "mem_requester_access_unknown",
+            &with_mem(&[(12, r#"access = "rw""#)]),
+            Some("mem.requesters[0].access"),
+            (12, 10),
+            "unknown variant `rw`",
+            Some(r#""read", "write" or "both""#),
+        ),
+        case(
+            "mem_requester_priority_too_high",
+            &with_mem(&[(17, "priority = 20")]),
+            Some("mem.requesters[1].priority"),
+            (17, 12),
+            "priority 20 is not allowed",
+            Some("0..=15"),
+        ),
+        case(
+            "mem_requester_burst_missing",
+            &with_mem(&[(13, "")]),
+            Some("mem.requesters[0].max_burst"),
+            (10, 1),
+            "required key is missing",
+            Some("1..=mem.max_burst"),
+        ),
+        case(
+            "mem_no_requester_reads",
+            &with_mem(&[(12, r#"access = "write""#), (16, r#"access = "write""#)]),
+            Some("mem.requesters"),
+            (10, 1),
+            "no requester reads: the read half of the memory port would be unused",
+            Some(r#"at least one requester with access "read" or "both""#),
+        ),
+        case(
+            "mem_page_not_power_of_two",
+            &with_mem(&[(24, "page_bytes = 1000")]),
+            Some("mem.map.page_bytes"),
+            (24, 14),
+            "page_bytes 1000 is not allowed",
+            Some("(seed 002: 1024)"),
+        ),
+        case(
+            "mem_texture_area_not_partitioned",
+            &with_mem(&[(22, "texture_bytes = 6291457")]),
+            Some("mem.map.texture_bytes"),
+            (22, 17),
+            "texture_bytes 6291457 is not a positive multiple of 6144 (6 textures x 1024-byte pages)",
+            Some("a fixed partition per texture"),
+        ),
+        case(
+            "mem_shader_area_too_small",
+            &with_mem(&[(20, "shader_bytes = 1024")]),
+            Some("mem.map.shader_bytes"),
+            (20, 16),
+            "shader_bytes 1024 is not a positive multiple of 4096 (4 slots of 1024-byte pages)",
+            Some("ping-pong"),
+        ),
+        case(
+            "mem_mip_levels_too_many",
+            &with_mem(&[(28, "mip_levels = 20")]),
+            Some("mem.map.mip_levels"),
+            (28, 14),
+            "mip_levels 20 is not allowed",
+            Some("(seed 002: 12)"),
+        ),
+        case(
+            "mem_more_buffer_objects_than_pages",
+            &with_mem(&[(23, "user_bytes = 4096")]),
+            Some("mem.map.buffer_objects"),
+            (25, 18),
+            "8 buffer objects but the user area has 4 pages",
+            Some("at most one buffer object per page"),
+        ),
+    ]
+}
+
+#[test]
+fn each_bad_mem_config_names_key_line_column_and_what_is_allowed() {
+    let dir = scratch("mem-cases");
+    // The unedited [mem] validates.
+    let good = dir.join("good.toml");
+    fs::write(&good, toml(&with_mem(&[]))).expect("write");
+    let out = gpurtl(&["check", "--config", good.to_str().unwrap_or_default()]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let cases = mem_cases();
+    let failures: Vec<String> = cases
+        .iter()
+        .filter_map(|c| check_case(&dir, c).err())
+        .collect();
+    let _ = fs::remove_dir_all(&dir);
+    assert!(
+        failures.is_empty(),
+        "{} of {} cases failed:\n\n{}",
+        failures.len(),
+        cases.len(),
+        failures.join("\n\n")
     );
 }

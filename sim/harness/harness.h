@@ -30,6 +30,7 @@
 #include <deque>
 #include <fstream>
 #include <functional>
+#include <map>
 #include <memory>
 #include <sstream>
 #include <string>
@@ -117,6 +118,8 @@ struct Options {
   uint64_t mem_jitter = 0;
   double mem_gap = 0.0;
   double mem_stall = 0.0;
+  uint64_t mem_row_bits = 0;     // read/write memory: row = address >> bits (0: no rows)
+  uint64_t mem_row_penalty = 0;  // read/write memory: clocks added when the row changes
 };
 
 inline Options parse_options(int argc, char** argv) {
@@ -145,6 +148,8 @@ inline Options parse_options(int argc, char** argv) {
     else if (a == "--mem-jitter") o.mem_jitter = std::strtoull(need().c_str(), nullptr, 10);
     else if (a == "--mem-gap") o.mem_gap = std::strtod(need().c_str(), nullptr);
     else if (a == "--mem-stall") o.mem_stall = std::strtod(need().c_str(), nullptr);
+    else if (a == "--mem-row-bits") o.mem_row_bits = std::strtoull(need().c_str(), nullptr, 10);
+    else if (a == "--mem-row-penalty") o.mem_row_penalty = std::strtoull(need().c_str(), nullptr, 10);
     else if (a.rfind("+verilator", 0) == 0) continue;
     else {
       std::fprintf(stderr, "harness: unknown argument %s\n", a.c_str());
@@ -239,6 +244,90 @@ inline uint64_t word_u64(const Word& w) {
   return v;
 }
 
+// A read/write memory port (mem_arb's): one request per burst {addr, len = beats - 1,
+// write, id}; a write's beats arrive on wdata, a read's beats leave on rdata; bursts are
+// served in request order, one beat per clock at most. A read's first beat is due
+// --mem-latency (+ up to --mem-jitter) clocks after its request, a write's beats are
+// taken from the clock after its request; a burst whose row (address >> --mem-row-bits)
+// differs from the previous burst's starts --mem-row-penalty clocks after the previous
+// burst's last beat at the earliest (row activation). A beat slot
+// is lost with probability --mem-gap, and the request ready is low with probability
+// --mem-stall. Memory starts as memory_word(address) and keeps what is written; at the
+// end it is compared with <name>_image.vec ({address, data} per written beat), and every
+// beat address written must be listed there. src/model/memory.rs RwMemory is the same.
+struct RwMemBinding {
+  CData* req_valid;
+  CData* req_ready;
+  std::function<Word()> req_addr;
+  std::function<Word()> req_len;
+  std::function<Word()> req_write;
+  std::function<Word()> req_id;
+  CData* wdata_valid;
+  CData* wdata_ready;
+  std::function<Word()> wdata;
+  CData* rdata_valid;
+  CData* rdata_ready;
+  std::function<void(const Word&)> set_rdata;
+};
+
+struct RwMem {
+  std::string name;
+  int addr_width;
+  int len_width;
+  int id_width;
+  int data_width;
+  RwMemBinding b;
+  struct Op {
+    bool write;
+    uint64_t addr;
+    uint32_t beats;
+    uint64_t id;
+    uint64_t accepted;
+    uint64_t due;
+  };
+  std::deque<Op> pending;
+  uint32_t beat = 0;
+  bool offering = false;   // a read beat on rdata
+  bool taking = false;     // wdata ready this clock
+  bool req_held = false;
+  Word req_held_value;
+  bool wdata_held = false;
+  Word wdata_held_value;
+  bool have_row = false;   // a burst has completed: its row and last beat's clock
+  uint64_t last_row = 0;
+  uint64_t last_end = 0;
+  std::map<uint64_t, Word> image;  // beat address -> data, for beats written
+  std::vector<std::pair<uint64_t, Word>> expected_image;
+  uint64_t requests = 0, read_beats = 0, write_beats = 0;
+  // Back-to-back bursts of different requesters: the next burst was requested and due
+  // by the time the previous one's last beat moved.
+  bool have_prev = false;
+  uint64_t prev_id = 0, prev_last = 0;
+  bool head_started = false;
+  uint64_t switches = 0, switch_idle_total = 0, switch_idle_max = 0;
+  uint64_t last_activity = 0;
+  uint64_t image_mismatches = 0;
+  bool stuck = false;
+  Rng rng;
+
+  uint64_t beat_bytes() const { return static_cast<uint64_t>(data_width / 8); }
+  Word read_beat(uint64_t addr) const {
+    const auto it = image.find(addr);
+    return it != image.end() ? it->second : memory_beat(addr, 0, data_width);
+  }
+  bool idle() const { return pending.empty(); }
+  // The first clock the head burst may move a beat: its due clock, or later when it opens
+  // a new row.
+  uint64_t head_due(uint64_t row_bits, uint64_t row_penalty) const {
+    const Op& op = pending.front();
+    if (row_bits && have_row && (op.addr >> row_bits) != last_row) {
+      const uint64_t open = last_end + 1 + row_penalty;
+      return op.due > open ? op.due : open;
+    }
+    return op.due;
+  }
+};
+
 class Bench {
  public:
   Bench(const char* unit, int argc, char** argv) : unit_(unit), opt_(parse_options(argc, argv)) {}
@@ -289,6 +378,31 @@ class Bench {
     mems_.push_back(std::move(m));
   }
 
+  void add_rw_memory(const char* name, int addr_width, int len_width, int id_width,
+                     int data_width, RwMemBinding binding) {
+    RwMem m;
+    m.name = name;
+    m.addr_width = addr_width;
+    m.len_width = len_width;
+    m.id_width = id_width;
+    m.data_width = data_width;
+    m.b = std::move(binding);
+    m.rng = Rng::stream(opt_.seed, kStreamPortBase + port_count_++);
+    for (const Word& w : load(m.name + "_image", addr_width + data_width)) {
+      Word data(limbs(data_width), 0);
+      for (int bit = 0; bit < data_width; ++bit) {
+        const int src = addr_width + bit;
+        if ((w[static_cast<size_t>(src / 32)] >> (src % 32)) & 1u)
+          data[static_cast<size_t>(bit / 32)] |= 1u << (bit % 32);
+      }
+      uint64_t addr = w[0];
+      if (addr_width > 32 && w.size() > 1) addr |= static_cast<uint64_t>(w[1]) << 32;
+      if (addr_width < 64) addr &= (uint64_t{1} << addr_width) - 1;
+      m.expected_image.emplace_back(addr, data);
+    }
+    rws_.push_back(std::move(m));
+  }
+
   // Resets the DUT, runs until every expected output arrived (or an error), writes the
   // report. Returns the process exit code: 0 passed, 1 failed.
   template <class Top>
@@ -337,6 +451,12 @@ class Bench {
       *m.rsp_valid = 0;
       m.set_rsp(Word(limbs(m.data_width), 0));
     }
+    for (auto& m : rws_) {
+      *m.b.req_ready = 0;
+      *m.b.wdata_ready = 0;
+      *m.b.rdata_valid = 0;
+      m.b.set_rdata(Word(limbs(m.data_width), 0));
+    }
     clk = 0;
     rst = rst_active_low ? 0 : 1;
     top.eval();
@@ -358,9 +478,11 @@ class Bench {
       }
       for (auto& p : outs_) *p.ready = p.rng.chance(opt_.stall) ? 0 : 1;
       for (auto& m : mems_) drive_memory(m, cycle);
+      for (auto& m : rws_) drive_rw(m, cycle);
       top.eval();
       check_ready_independence(top, cycle);
       for (auto& m : mems_) sample_memory(m, cycle);
+      for (auto& m : rws_) sample_rw(m, cycle);
 
       // Sample the handshakes as the clock edge will see them.
       for (auto& p : outs_) check_output(p, cycle);
@@ -381,6 +503,15 @@ class Bench {
           p.stuck = true;
         }
       }
+      for (auto& m : rws_) {
+        if (!m.stuck && !rw_done() && cycle - m.last_activity > opt_.max_idle) {
+          error("memory port " + m.name + ": no request or beat for " +
+                std::to_string(opt_.max_idle) + " clocks after cycle " +
+                std::to_string(m.last_activity) + " with work left (" +
+                std::to_string(m.pending.size()) + " bursts pending)");
+          m.stuck = true;
+        }
+      }
     }
     cycles_ = cycle;
 
@@ -392,8 +523,16 @@ class Bench {
     for (uint64_t i = 0; i < opt_.drain && errors_.size() < opt_.max_errors; ++i) {
       for (auto& p : outs_) *p.ready = 1;
       for (auto& m : mems_) drive_memory(m, cycle + i);  // memory keeps answering
+      for (auto& m : rws_) drive_rw(m, cycle + i);
       top.eval();
       for (auto& m : mems_) sample_memory(m, cycle + i);
+      for (auto& m : rws_) {
+        if (*m.b.req_valid) {
+          error("memory port " + m.name + ": extra burst request after all inputs were served at cycle " +
+                std::to_string(cycle + i));
+        }
+        sample_rw(m, cycle + i);
+      }
       for (auto& p : outs_) {
         if (*p.valid) {
           ++p.extra;
@@ -408,6 +547,7 @@ class Bench {
     if (fst) fst->close();
 #endif
     top.final();
+    for (auto& m : rws_) check_image(m);
     return report();
   }
 
@@ -507,12 +647,148 @@ class Bench {
     }
   }
 
+  // Read/write memory, before the clock edge.
+  void drive_rw(RwMem& m, uint64_t cycle) {
+    *m.b.req_ready = m.rng.chance(opt_.mem_stall) ? 0 : 1;
+    m.taking = false;
+    if (!m.offering && !m.pending.empty() &&
+        m.head_due(opt_.mem_row_bits, opt_.mem_row_penalty) <= cycle &&
+        !m.rng.chance(opt_.mem_gap)) {
+      const RwMem::Op& op = m.pending.front();
+      if (op.write) {
+        m.taking = true;
+      } else {
+        m.offering = true;
+        m.b.set_rdata(m.read_beat(op.addr + m.beat * m.beat_bytes()));
+      }
+    }
+    *m.b.rdata_valid = m.offering ? 1 : 0;
+    *m.b.wdata_ready = m.taking ? 1 : 0;
+  }
+
+  Word rw_request(const RwMem& m) const {
+    Word w = m.b.req_addr();
+    w.push_back(static_cast<uint32_t>(word_u64(m.b.req_len())));
+    w.push_back(static_cast<uint32_t>(word_u64(m.b.req_write())));
+    w.push_back(static_cast<uint32_t>(word_u64(m.b.req_id())));
+    return w;
+  }
+
+  void beat_done(RwMem& m, uint64_t cycle) {
+    RwMem::Op& op = m.pending.front();
+    m.last_activity = cycle;
+    if (!m.head_started) {
+      m.head_started = true;
+      if (m.have_prev && op.id != m.prev_id && op.accepted <= m.prev_last &&
+          m.head_due(opt_.mem_row_bits, opt_.mem_row_penalty) <= m.prev_last + 1) {
+        const uint64_t idle = cycle - m.prev_last - 1;
+        ++m.switches;
+        m.switch_idle_total += idle;
+        if (idle > m.switch_idle_max) m.switch_idle_max = idle;
+      }
+    }
+    if (++m.beat == op.beats) {
+      m.have_row = true;
+      m.last_row = opt_.mem_row_bits ? (op.addr >> opt_.mem_row_bits) : 0;
+      m.last_end = cycle;
+      m.have_prev = true;
+      m.prev_id = op.id;
+      m.prev_last = cycle;
+      m.beat = 0;
+      m.head_started = false;
+      m.pending.pop_front();
+    }
+  }
+
+  // Read/write memory, at the clock edge.
+  void sample_rw(RwMem& m, uint64_t cycle) {
+    const bool valid = *m.b.req_valid != 0;
+    const Word req = valid || m.req_held ? rw_request(m) : Word();
+    if (m.req_held && (!valid || req != m.req_held_value)) {
+      error("memory port " + m.name + ": request dropped or changed while stalled at cycle " +
+            std::to_string(cycle));
+    }
+    if (valid && *m.b.req_ready) {
+      RwMem::Op op;
+      op.addr = word_u64(m.b.req_addr());
+      op.beats = static_cast<uint32_t>(word_u64(m.b.req_len())) + 1;
+      op.write = word_u64(m.b.req_write()) != 0;
+      op.id = word_u64(m.b.req_id());
+      op.accepted = cycle;
+      uint64_t delay = 1;
+      if (!op.write) {
+        delay += opt_.mem_latency;
+        if (opt_.mem_jitter) delay += m.rng.next() % (opt_.mem_jitter + 1);
+      }
+      op.due = cycle + delay;
+      m.pending.push_back(op);
+      ++m.requests;
+      m.last_activity = cycle;
+    }
+    m.req_held = valid && !*m.b.req_ready;
+    m.req_held_value = req;
+
+    const bool wvalid = *m.b.wdata_valid != 0;
+    const Word wd = wvalid || m.wdata_held ? m.b.wdata() : Word();
+    if (m.wdata_held && (!wvalid || wd != m.wdata_held_value)) {
+      error("memory port " + m.name + ": write data dropped or changed while stalled at cycle " +
+            std::to_string(cycle));
+    }
+    m.wdata_held = wvalid && !m.taking;
+    m.wdata_held_value = wd;
+    if (m.taking && wvalid) {
+      const RwMem::Op& op = m.pending.front();
+      m.image[op.addr + m.beat * m.beat_bytes()] = wd;
+      ++m.write_beats;
+      beat_done(m, cycle);
+    } else if (m.offering && *m.b.rdata_ready) {
+      m.offering = false;
+      ++m.read_beats;
+      beat_done(m, cycle);
+    }
+  }
+
+  bool rw_done() const {
+    for (const auto& p : ins_)
+      if (p.next < p.items.size()) return false;
+    for (const auto& m : rws_)
+      if (!m.idle() || *m.b.req_valid) return false;
+    return true;
+  }
+
+  void check_image(RwMem& m) {
+    std::map<uint64_t, bool> listed;
+    uint64_t reported = 0;
+    for (const auto& e : m.expected_image) {
+      listed[e.first] = true;
+      const Word got = m.read_beat(e.first);
+      if (got != e.second) {
+        ++m.image_mismatches;
+        if (reported++ < 10)
+          error("memory " + m.name + ": at the end, the beat at 0x" + to_hex(Word{static_cast<uint32_t>(e.first)}, 32) +
+                " is " + to_hex(got, m.data_width) + ", the model expects " + to_hex(e.second, m.data_width));
+      }
+    }
+    for (const auto& w : m.image) {
+      if (!listed.count(w.first)) {
+        ++m.image_mismatches;
+        if (reported++ < 10)
+          error("memory " + m.name + ": the beat at 0x" + to_hex(Word{static_cast<uint32_t>(w.first)}, 32) +
+                " was written, but the model writes nothing there");
+      }
+    }
+  }
+
   // What the DUT offers: each output's valid and data, each memory request's valid and
   // address (where valid).
   std::vector<std::pair<bool, Word>> offers() const {
     std::vector<std::pair<bool, Word>> v;
     for (const auto& p : outs_) v.emplace_back(*p.valid != 0, *p.valid ? p.data() : Word());
     for (const auto& m : mems_) v.emplace_back(*m.req_valid != 0, *m.req_valid ? m.req_addr() : Word());
+    for (const auto& m : rws_) {
+      v.emplace_back(*m.b.req_valid != 0, *m.b.req_valid ? rw_request(m) : Word());
+      v.emplace_back(*m.b.wdata_valid != 0, *m.b.wdata_valid ? m.b.wdata() : Word());
+    }
     return v;
   }
 
@@ -549,11 +825,30 @@ class Bench {
         return;
       }
     }
+    for (auto& m : rws_) {
+      for (CData* r : {m.b.req_ready, m.b.wdata_ready}) {
+        const CData before = *r;
+        *r = before ? 0 : 1;
+        top.eval();
+        const bool same = offers() == seen;
+        *r = before;
+        top.eval();
+        if (!same) {
+          comb_reported_ = true;
+          error("memory port " + m.name + ": a valid or data follows a " + m.name +
+                " ready combinationally at cycle " + std::to_string(cycle));
+          return;
+        }
+      }
+    }
   }
 
   bool all_arrived() const {
     for (const auto& p : outs_)
       if (p.next < p.expected.size() && !p.stuck) return false;
+    // A unit with a read/write memory is done when its writes have landed as well.
+    for (const auto& m : rws_)
+      if (!m.stuck && !rw_done()) return false;
     return true;
   }
 
@@ -585,6 +880,17 @@ class Bench {
       j << (i ? "," : "") << "{\"name\":\"" << json_escape(m.name) << "\",\"requests\":" << m.requests
         << ",\"beats\":" << m.beats_sent << ",\"outstanding\":" << m.pending.size() << "}";
     }
+    for (size_t i = 0; i < rws_.size(); ++i) {
+      const auto& m = rws_[i];
+      j << (i || !mems_.empty() ? "," : "") << "{\"name\":\"" << json_escape(m.name)
+        << "\",\"requests\":" << m.requests << ",\"beats\":" << (m.read_beats + m.write_beats)
+        << ",\"outstanding\":" << m.pending.size() << ",\"read_beats\":" << m.read_beats
+        << ",\"write_beats\":" << m.write_beats << ",\"switches\":" << m.switches
+        << ",\"switch_idle_total\":" << m.switch_idle_total
+        << ",\"switch_idle_max\":" << m.switch_idle_max
+        << ",\"image_words\":" << m.expected_image.size()
+        << ",\"image_mismatches\":" << m.image_mismatches << "}";
+    }
     j << "],\"errors\":[";
     for (size_t i = 0; i < errors_.size(); ++i)
       j << (i ? "," : "") << "\"" << json_escape(errors_[i]) << "\"";
@@ -603,6 +909,7 @@ class Bench {
   std::vector<InPort> ins_;
   std::vector<OutPort> outs_;
   std::vector<MemPort> mems_;
+  std::vector<RwMem> rws_;
   std::vector<std::string> errors_;
   uint64_t port_count_ = 0;
   bool comb_reported_ = false;

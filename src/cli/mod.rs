@@ -49,7 +49,8 @@ pub struct RunArgs {
     #[arg(long, short = 's', default_value_t = 1)]
     pub seed: u64,
     /// tex_cache traffic: one workload (mag2x_256, one2one_256, min2x_256, rot30_256, the
-    /// same with _1024, thrash, all_miss, same_line, random) [default: a mix of them].
+    /// same with _1024, thrash, all_miss, same_line, random) [default: a mix of them];
+    /// mem_arb traffic: saturate, single, random [default: segments of each in turn].
     #[arg(long, short = 'w', value_name = "NAME")]
     pub workload: Option<String>,
 }
@@ -68,9 +69,19 @@ impl RunArgs {
         let Some(w) = &self.workload else {
             return Ok(());
         };
+        if self.unit == "mem_arb" {
+            let names = crate::model::mem_arb::WORKLOADS;
+            if !names.contains(&w.as_str()) {
+                return Err(usage(anyhow::anyhow!(
+                    "unknown mem_arb workload `{w}`; allowed: {}",
+                    names.join(", ")
+                )));
+            }
+            return Ok(());
+        }
         if self.unit != "tex_cache" {
             return Err(usage(anyhow::anyhow!(
-                "--workload applies to tex_cache only"
+                "--workload applies to tex_cache and mem_arb only"
             )));
         }
         if crate::workload::Workload::from_name(w).is_none() {
@@ -137,6 +148,13 @@ pub enum Cmd {
         /// Memory model: probability the request ready is held low, in [0, 1).
         #[arg(long, default_value_t = 0.0, value_parser = parse_probability, value_name = "P")]
         mem_stall: f64,
+        /// Read/write memory (mem_arb): a burst's row is its address >> BITS (0: no rows).
+        #[arg(long, default_value_t = 0, value_name = "BITS")]
+        mem_row_bits: u64,
+        /// Read/write memory (mem_arb): clocks added when a burst's row differs from the
+        /// previous burst's.
+        #[arg(long, default_value_t = 0, value_name = "CLOCKS")]
+        mem_row_penalty: u64,
         /// Write an FST waveform [default file: sim/build/traces/<unit>-seed<S>.fst].
         #[arg(long, value_name = "FILE", num_args = 0..=1)]
         trace: Option<Option<PathBuf>>,
@@ -222,7 +240,7 @@ fn run(cli: Cli) -> Result<u8, Failure> {
             Ok(0)
         }
         Cmd::Units { config } => {
-            let (_, design) = load(&config)?;
+            let (cfg, design) = load(&config)?;
             for u in &design.units {
                 let ports: Vec<String> = u
                     .ports
@@ -235,6 +253,11 @@ fn run(cli: Cli) -> Result<u8, Failure> {
                     u.top,
                     ports.join(", ")
                 );
+                if let (Some(mem), "mem_arb") = (&cfg.mem, u.name) {
+                    for w in crate::rtl::mem_arb::worst_case_waits(mem) {
+                        println!("             worst-case wait {}", w.describe());
+                    }
+                }
             }
             Ok(0)
         }
@@ -291,6 +314,8 @@ fn run(cli: Cli) -> Result<u8, Failure> {
             mem_jitter,
             mem_gap,
             mem_stall,
+            mem_row_bits,
+            mem_row_penalty,
             trace,
             json,
         } => {
@@ -328,7 +353,16 @@ fn run(cli: Cli) -> Result<u8, Failure> {
             if !json {
                 eprintln!("sim {unit}: seed {seed}, {count} items, gap {gap}, stall {stall}");
             }
-            let report = sim::run(&cfg, &design, &unit, &opt).map_err(failure)?;
+            let rows = sim::MemRows {
+                bits: mem_row_bits,
+                penalty: mem_row_penalty,
+            };
+            let report = sim::run_rows(&cfg, &design, &unit, &opt, rows).map_err(failure)?;
+            let report = if unit == "mem_arb" {
+                sim::mem_arb::with_figures(report, &cfg, &opt, rows)
+            } else {
+                report
+            };
             if json {
                 println!("{}", serde_json::to_string(&report).unwrap_or_default());
             } else {
@@ -440,6 +474,43 @@ pub fn describe(cfg: &Config, design: &Design) -> String {
             b.footprint_clocks, b.footprints, b.request_bound
         );
     }
+    if let Some(m) = &cfg.mem {
+        s += &format!(
+            "mem        {}-bit beats, bursts of up to {}, {} requesters, policy {}, {} read bursts in flight\n",
+            m.data_bits,
+            m.max_burst,
+            m.requesters.len(),
+            match m.policy {
+                crate::config::Policy::Fixed => "fixed",
+                crate::config::Policy::RoundRobin => "round_robin",
+                crate::config::Policy::Classes => "classes",
+            },
+            m.outstanding_reads
+        );
+        for w in crate::rtl::mem_arb::worst_case_waits(m) {
+            s += &format!("           worst-case wait {}\n", w.describe());
+        }
+        if let Some(map) = &m.map {
+            s += &format!(
+                "mem.map    shader {:#x}+{:#x}, 2D images {:#x}+{:#x}, textures {:#x}+{:#x} ({} x {} levels, {:#x} each), user {:#x}+{:#x} ({} pages of {} bytes), {} buffer objects, {} display lists\n",
+                map.shader_base,
+                map.shader_bytes,
+                map.image_base,
+                map.image_bytes,
+                map.texture_base,
+                map.texture_bytes,
+                map.textures,
+                map.mip_levels,
+                map.bytes_per_texture,
+                map.user_base,
+                map.user_bytes,
+                map.pages,
+                map.page_bytes,
+                map.buffer_objects,
+                map.display_lists
+            );
+        }
+    }
     for m in &design.modules {
         let params: Vec<String> = m
             .parameters
@@ -498,6 +569,9 @@ fn summary(r: &SimReport) -> String {
             100.0 * m.utilization
         );
     }
+    if let Some(a) = &r.mem_arb {
+        s += &a.summary();
+    }
     s += &format!(
         "  build {} ({})\n",
         r.build_dir,
@@ -514,9 +588,13 @@ fn summary(r: &SimReport) -> String {
     }
     if !r.passed {
         s += &format!(
-            "  reproduce: gpurtl sim --unit {} --seed {} --count {} --gap {} --stall {}\n",
+            "  reproduce: gpurtl sim --unit {} --seed {} --count {} --gap {} --stall {}",
             r.unit, r.seed, r.count, r.gap, r.stall
         );
+        if let Some(a) = &r.mem_arb {
+            s += &a.reproduce_flags();
+        }
+        s += "\n";
     }
     s
 }

@@ -5,6 +5,7 @@
 mod design;
 mod error;
 mod hs_chain;
+mod mem;
 mod reset;
 mod tmu;
 pub mod verilog_names;
@@ -21,6 +22,9 @@ use toml::de::{DeTable, DeValue};
 pub use design::{ClockSection, DesignSection};
 pub use error::{ConfigError, Invalid, Seg, path};
 pub use hs_chain::{HsChain, HsChainSection, STAGE_KINDS, StageKind};
+pub use mem::{
+    ADDR_BITS, Access, MapSection, Mem, MemMap, MemSection, Policy, Requester, RequesterSection,
+};
 pub use reset::{ResetActive, ResetKind, ResetSection};
 pub use tmu::{
     CacheSection, MAX_LINES, Replacement, TexCache, TexFormat, TexLayout, TexOutput, Tmu,
@@ -42,6 +46,9 @@ pub struct RawConfig {
     pub reset: ResetSection,
     pub hs_chain: Option<HsChainSection>,
     pub tmu: Option<TmuSection>,
+    /// Absent from the canonical form when absent, so older configs keep their hash.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mem: Option<MemSection>,
 }
 
 /// A validated config with its derived values; everything downstream reads this.
@@ -52,6 +59,7 @@ pub struct Config {
     pub reset: ResetSection,
     pub hs_chain: Option<HsChain>,
     pub tmu: Option<Tmu>,
+    pub mem: Option<Mem>,
     /// SHA-256 of the canonical form of the config (comments and layout do not count).
     pub hash: String,
     /// Where the TOML came from, for messages.
@@ -116,11 +124,12 @@ pub fn parse(src: &str, origin: &str) -> Result<Config, ConfigErrors> {
     raw.clock.validate(&mut invalid);
     let hs_chain = raw.hs_chain.as_ref().and_then(|c| c.validate(&mut invalid));
     let tmu = raw.tmu.as_ref().and_then(|t| t.validate(&mut invalid));
-    if raw.hs_chain.is_none() && raw.tmu.is_none() {
+    let mem = raw.mem.as_ref().and_then(|m| m.validate(&mut invalid));
+    if raw.hs_chain.is_none() && raw.tmu.is_none() && raw.mem.is_none() {
         invalid.push(Invalid::at(
             &[],
             "the config describes no unit",
-            "at least one unit section: [hs_chain], [tmu.cache]",
+            "at least one unit section: [hs_chain], [tmu.cache], [mem]",
         ));
     }
     if !invalid.is_empty() {
@@ -137,6 +146,7 @@ pub fn parse(src: &str, origin: &str) -> Result<Config, ConfigErrors> {
         reset: raw.reset,
         hs_chain,
         tmu,
+        mem,
         hash,
         origin: origin.to_string(),
     })
@@ -280,6 +290,30 @@ fn accepts(key: &str) -> Option<String> {
         "tmu.cache.bus_bits" => tmu::BUS_ALLOWED,
         "tmu.cache.layout" => tmu::LAYOUT_ALLOWED,
         "tmu.cache.queue_depth" => tmu::QUEUE_ALLOWED,
+        "mem" => {
+            "a [mem] table with data_bits, max_burst, policy, optional outstanding_reads, [[mem.requesters]] and an optional [mem.map]"
+        }
+        "mem.data_bits" => mem::DATA_BITS_ALLOWED,
+        "mem.max_burst" => mem::MAX_BURST_ALLOWED,
+        "mem.policy" => mem::POLICY_ALLOWED,
+        "mem.outstanding_reads" => mem::OUTSTANDING_ALLOWED,
+        "mem.requesters" => mem::REQUESTERS_ALLOWED,
+        "mem.requesters[]" => "a table with name, access, max_burst and optional priority",
+        "mem.requesters[].name" => mem::NAME_ALLOWED,
+        "mem.requesters[].access" => mem::ACCESS_ALLOWED,
+        "mem.requesters[].priority" => mem::PRIORITY_ALLOWED,
+        "mem.requesters[].max_burst" => mem::REQ_BURST_ALLOWED,
+        "mem.map" => {
+            "a [mem.map] table with shader_bytes, image_bytes, texture_bytes, user_bytes, page_bytes, buffer_objects, display_lists, textures, mip_levels"
+        }
+        "mem.map.shader_bytes" => mem::SHADER_ALLOWED,
+        "mem.map.image_bytes" | "mem.map.user_bytes" => mem::AREA_ALLOWED,
+        "mem.map.texture_bytes" => mem::TEXTURE_AREA_ALLOWED,
+        "mem.map.page_bytes" => mem::PAGE_ALLOWED,
+        "mem.map.buffer_objects" => mem::BUFFER_OBJECTS_ALLOWED,
+        "mem.map.display_lists" => mem::DISPLAY_LISTS_ALLOWED,
+        "mem.map.textures" => mem::TEXTURES_ALLOWED,
+        "mem.map.mip_levels" => mem::MIP_LEVELS_ALLOWED,
         _ => return None,
     };
     Some(allowed.to_string())

@@ -2,6 +2,7 @@
 
 pub mod handshake;
 pub mod hs_chain;
+pub mod mem_arb;
 pub mod memory;
 pub mod tex_cache;
 pub mod tex_filter;
@@ -32,6 +33,10 @@ pub fn vectors(
             .tmu
             .as_ref()
             .map(|t| tex_filter::vectors(t, count, seed)),
+        "mem_arb" => cfg
+            .mem
+            .as_ref()
+            .and_then(|m| mem_arb::vectors(m, count, seed, workload)),
         _ => None,
     }
 }
@@ -82,6 +87,16 @@ pub fn expectation(cfg: &Config, unit: &str, v: &VectorSet, gap: f64, stall: f64
             peak_rate: 1.0,
             // Five two-entry skid registers.
             capacity: 10,
+            cache: None,
+        },
+        ("mem_arb", _) => Expectation {
+            cycles: None,
+            // One beat per clock at most on the memory port.
+            peak_rate: 1.0,
+            // Beats held in the two skids and read bursts in flight.
+            capacity: cfg.mem.as_ref().map_or(0, |m| {
+                u64::from(m.outstanding_reads) * u64::from(m.max_burst) + 4
+            }),
             cache: None,
         },
         _ => Expectation {

@@ -3,6 +3,7 @@
 
 pub mod handshake;
 pub mod hs_chain;
+pub mod mem_arb;
 pub mod tex_cache;
 pub mod tex_filter;
 
@@ -142,7 +143,23 @@ pub fn elaborate(cfg: &Config) -> Result<Design, RenderError> {
         }
         design.units.push(unit);
     }
+    if let Some(mem) = &cfg.mem {
+        let (unit, modules) = mem_arb::MemArb::new(&ctx, mem).elaborate(&ctx, mem)?;
+        for m in modules {
+            design.add(m);
+        }
+        design.units.push(unit);
+    }
     Ok(design)
+}
+
+/// The read/write memory ports of a unit (served by the harness's read/write memory
+/// model); only `mem_arb` has one.
+pub fn rw_mem_ports(cfg: &Config, unit: &str) -> Vec<mem_arb::RwMemPort> {
+    match (unit, &cfg.mem) {
+        ("mem_arb", Some(mem)) => vec![mem_arb::rw_mem_port(mem)],
+        _ => Vec::new(),
+    }
 }
 
 /// What every block needs from the config besides its own section.

@@ -1,6 +1,8 @@
 //! Co-simulation driver: renders the unit's glue, verilates (build cached by content
 //! hash), writes the model's vectors, runs the harness and reads its JSON report.
 
+pub mod mem_arb;
+
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -62,6 +64,7 @@ pub struct Glue {
     pub top: String,
     pub ports: Vec<GluePort>,
     pub mem_ports: Vec<crate::rtl::MemPort>,
+    pub rw_mem_ports: Vec<crate::rtl::mem_arb::RwMemPort>,
     pub rst_port: &'static str,
     pub rst_active_low: bool,
 }
@@ -139,6 +142,24 @@ pub struct MemReport {
     /// Beats per clock over the run.
     #[serde(default)]
     pub utilization: f64,
+    /// Read/write memory ports (mem_arb) only, absent elsewhere: beats each way, how often
+    /// a burst of one requester followed a burst of another that was already requested
+    /// and due, the idle clocks between such bursts (total and worst), and the end-of-run
+    /// comparison of memory contents with the model.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub read_beats: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub write_beats: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub switches: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub switch_idle_total: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub switch_idle_max: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub image_words: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub image_mismatches: Option<u64>,
 }
 
 /// The texture cache's figures for one run: the tag model's counts (which the RTL matched
@@ -192,6 +213,9 @@ pub struct SimReport {
     /// gaps or stalls), and throughput here over throughput there.
     pub zero_latency_cycles: Option<u64>,
     pub latency_ratio: Option<f64>,
+    /// For the memory arbiter: port utilisation, idle clocks between requesters, waits.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mem_arb: Option<mem_arb::MemArbReport>,
     pub build_dir: String,
     pub build_cached: bool,
     pub trace: Option<String>,
@@ -251,6 +275,7 @@ pub fn build(
             })
             .collect(),
         mem_ports: unit.mem_ports.clone(),
+        rw_mem_ports: crate::rtl::rw_mem_ports(cfg, unit.name),
         rst_port: cfg.reset.port(),
         rst_active_low: cfg.reset.active == ResetActive::Low,
     };
@@ -369,6 +394,15 @@ fn next_id() -> u64 {
     N.fetch_add(1, Ordering::Relaxed)
 }
 
+/// The read/write memory's row model (mem_arb's memory): a burst whose row (address >>
+/// `bits`) differs from the previous burst's waits `penalty` more clocks. `bits = 0`: no
+/// rows.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
+pub struct MemRows {
+    pub bits: u64,
+    pub penalty: u64,
+}
+
 /// Generates, builds, runs and compares one unit.
 pub fn run(
     cfg: &Config,
@@ -376,9 +410,20 @@ pub fn run(
     unit_name: &str,
     opt: &SimOptions,
 ) -> Result<SimReport, SimError> {
+    run_rows(cfg, design, unit_name, opt, MemRows::default())
+}
+
+/// [`run`], with a row penalty in the read/write memory model.
+pub fn run_rows(
+    cfg: &Config,
+    design: &Design,
+    unit_name: &str,
+    opt: &SimOptions,
+    rows: MemRows,
+) -> Result<SimReport, SimError> {
     let unit = find_unit(design, unit_name)?;
     let (build_dir, build_cached) = build(cfg, design, unit, opt.trace.is_some(), &opt.work_dir)?;
-    let mut report = run_built(cfg, unit, &build_dir, build_cached, opt)?;
+    let mut report = run_built_rows(cfg, unit, &build_dir, build_cached, opt, rows)?;
     // A unit with memory is measured against the same run with an ideal memory too: the
     // ratio says how much of the latency the unit hides.
     if !unit.mem_ports.is_empty() && opt.mem != MemTiming::default() && report.passed {
@@ -387,7 +432,7 @@ pub fn run(
             trace: None,
             ..opt.clone()
         };
-        let base = run_built(cfg, unit, &build_dir, true, &ideal)?;
+        let base = run_built_rows(cfg, unit, &build_dir, true, &ideal, MemRows::default())?;
         report.zero_latency_cycles = Some(base.cycles);
         report.latency_ratio = Some(ratio(base.cycles, report.cycles));
         report.passed &= base.passed;
@@ -404,10 +449,30 @@ pub fn run_built(
     build_cached: bool,
     opt: &SimOptions,
 ) -> Result<SimReport, SimError> {
+    run_built_rows(cfg, unit, build_dir, build_cached, opt, MemRows::default())
+}
+
+/// [`run_built`], with a row penalty in the read/write memory model.
+pub fn run_built_rows(
+    cfg: &Config,
+    unit: &Unit,
+    build_dir: &Path,
+    build_cached: bool,
+    opt: &SimOptions,
+    rows: MemRows,
+) -> Result<SimReport, SimError> {
     let vectors = model::vectors(cfg, unit.name, opt.count, opt.seed, opt.workload.as_deref())
         .ok_or_else(|| SimError::Run(format!("no model for unit {}", unit.name)))?;
     let expectation = model::expectation(cfg, unit.name, &vectors, opt.gap, opt.stall);
-    run_vectors(unit, build_dir, build_cached, opt, &vectors, &expectation)
+    run_vectors_rows(
+        unit,
+        build_dir,
+        build_cached,
+        opt,
+        &vectors,
+        &expectation,
+        rows,
+    )
 }
 
 /// Runs an already built simulator of `unit` on the given vectors and expectation.
@@ -418,6 +483,27 @@ pub fn run_vectors(
     opt: &SimOptions,
     vectors: &VectorSet,
     expectation: &model::Expectation,
+) -> Result<SimReport, SimError> {
+    run_vectors_rows(
+        unit,
+        build_dir,
+        build_cached,
+        opt,
+        vectors,
+        expectation,
+        MemRows::default(),
+    )
+}
+
+/// [`run_vectors`], with a row penalty in the read/write memory model.
+pub fn run_vectors_rows(
+    unit: &Unit,
+    build_dir: &Path,
+    build_cached: bool,
+    opt: &SimOptions,
+    vectors: &VectorSet,
+    expectation: &model::Expectation,
+    rows: MemRows,
 ) -> Result<SimReport, SimError> {
     let run_dir = opt.work_dir.join("runs").join(format!(
         "{}-seed{}-{}-{}",
@@ -432,6 +518,12 @@ pub fn run_vectors(
     let report_path = run_dir.join("report.json");
 
     let mut cmd = vsim_command(build_dir, &run_dir, &report_path, opt, expectation.capacity);
+    if rows != MemRows::default() {
+        cmd.arg("--mem-row-bits")
+            .arg(rows.bits.to_string())
+            .arg("--mem-row-penalty")
+            .arg(rows.penalty.to_string());
+    }
     if let Some(t) = &opt.trace {
         if let Some(parent) = t.parent() {
             fs::create_dir_all(parent).map_err(io(format!("creating {}", parent.display())))?;
@@ -456,7 +548,9 @@ pub fn run_vectors(
         .iter()
         .map(|p| p.expected.saturating_sub(p.transactions))
         .sum();
-    let mismatches = outs.iter().map(|p| p.mismatches + p.extra).sum::<u64>() + missing;
+    let image_mismatches: u64 = h.memory.iter().filter_map(|m| m.image_mismatches).sum();
+    let mismatches =
+        outs.iter().map(|p| p.mismatches + p.extra).sum::<u64>() + missing + image_mismatches;
     let throughput = ratio(transactions, h.cycles);
     let mut errors = h.errors;
     if let Some(mc) = expectation.cycles
@@ -506,6 +600,7 @@ pub fn run_vectors(
         }),
         zero_latency_cycles: None,
         latency_ratio: None,
+        mem_arb: None,
         memory: h
             .memory
             .into_iter()

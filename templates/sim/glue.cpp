@@ -28,5 +28,23 @@ int main(int argc, char** argv) {
                    &top.{{ m.name }}_rsp_valid_i, &top.{{ m.name }}_rsp_ready_o,
                    [&top](const gpurtl::Word& w) { gpurtl::put(top.{{ m.name }}_rsp_data_i, w); });
 {%- endfor %}
+{%- for m in rw_mem_ports %}
+  {
+    gpurtl::RwMemBinding b;
+    b.req_valid = &top.{{ m.name }}_req_valid_o;
+    b.req_ready = &top.{{ m.name }}_req_ready_i;
+    b.req_addr = [&top]() { return gpurtl::get(top.{{ m.name }}_req_addr_o, {{ m.addr_width }}); };
+    b.req_len = [&top]() { return gpurtl::get(top.{{ m.name }}_req_len_o, {{ m.len_width }}); };
+    b.req_write = [&top]() { return gpurtl::get(top.{{ m.name }}_req_write_o, 1); };
+    b.req_id = [&top]() { return gpurtl::get(top.{{ m.name }}_req_id_o, {{ m.id_width }}); };
+    b.wdata_valid = &top.{{ m.name }}_wdata_valid_o;
+    b.wdata_ready = &top.{{ m.name }}_wdata_ready_i;
+    b.wdata = [&top]() { return gpurtl::get(top.{{ m.name }}_wdata_data_o, {{ m.data_width }}); };
+    b.rdata_valid = &top.{{ m.name }}_rdata_valid_i;
+    b.rdata_ready = &top.{{ m.name }}_rdata_ready_o;
+    b.set_rdata = [&top](const gpurtl::Word& w) { gpurtl::put(top.{{ m.name }}_rdata_data_i, w); };
+    bench.add_rw_memory("{{ m.name }}", {{ m.addr_width }}, {{ m.len_width }}, {{ m.id_width }}, {{ m.data_width }}, std::move(b));
+  }
+{%- endfor %}
   return bench.run(ctx, top, top.clk_i, top.{{ rst_port }}, {{ rst_active_low }});
 }

@@ -1,0 +1,486 @@
+{{ stamp }}
+// {{ name }}: memory arbiter (seed 002): {{ n }} requester(s) share one memory port,
+// burst by burst. Policy: {{ policy }}.
+//
+// Requesters ({{ data_bits }}-bit beats, {{ addr_bits }}-bit byte addresses, lengths as beats - 1):
+{%- for r in reqs %}
+//   {{ r.name }}: {{ r.access }}, priority {{ r.priority }}, bursts of up to {{ r.max_burst }} beat(s); {{ r.name }}_req_data_i = {{ r.req_layout }}
+{%- endfor %}
+// Memory port: mem_req_* carries {addr, len, write, id} per burst; a write burst's beats
+// follow on mem_wdata_*, in request order; a read burst's beats come back on mem_rdata_*,
+// in request order.
+//
+// A winner is registered into the burst register (addr_q, len_q, write_q, gnt_q) in the
+// clock its request is taken; the grant is held until the burst ends: for a write, when
+// its last beat has left the requester and the request has gone to memory; for a read,
+// when the request has gone to memory (its beats return through a tag FIFO of
+// Outstanding = {{ outstanding }} read bursts, {id, len}, which routes them to their requester in
+// order). The next winner is chosen in the clock a burst ends, so bursts of different
+// requesters follow each other with no idle clock on the memory's data beats.
+// Write data and read data pass through skid registers (hs_skid); the tag FIFO is hs_fifo.
+//
+// Worst-case wait (clocks from a request to its grant, with a memory that takes a request
+// and a write beat every clock, writers that send beats without gaps, and room in the
+// tag FIFO; a burst holds the grant 1 clock for a read, its length for a write):
+{%- for w in waits %}
+//   {{ w }}
+{%- endfor %}
+//
+// Latency: a request is taken in the clock it arrives when the port is free (its ready is
+// combinational) and goes to memory in the next clock; write beats reach memory 1 clock
+// after they are taken, read beats reach the requester 1 clock after memory offers them.
+// Throughput: one burst per clock for reads, one beat per clock for write data.
+// Combinational paths: every <requester>_req_ready_o depends on all
+// <requester>_req_valid_i and request data, on mem_req_ready_i and on the granted
+// writer's <requester>_wdata_valid_i (the burst ends and the next is taken in one clock).
+// Every other output comes from flops.
+// Cost: a burst register ({{ addr_bits }} + {{ len_bits }} + 2 + {{ n }} bits), a beat counter and its done
+// flag, one round-robin mask per class of two or more, two {{ data_bits }}-bit skid buffers, a
+// {{ outstanding }}-entry tag FIFO.
+module {{ name }} #(
+  // Read bursts in flight: free to override.
+  parameter integer Outstanding = {{ outstanding }}
+) (
+  input  wire                 clk_i,
+  input  wire                 {{ rst.port }},
+{%- for r in reqs %}
+  input  wire                 {{ r.name }}_req_valid_i,
+  output wire                 {{ r.name }}_req_ready_o,
+  input  wire [{{ r.req_w - 1 }}:0]          {{ r.name }}_req_data_i,
+{%- if r.writes %}
+  input  wire                 {{ r.name }}_wdata_valid_i,
+  output wire                 {{ r.name }}_wdata_ready_o,
+  input  wire [{{ data_bits - 1 }}:0]          {{ r.name }}_wdata_data_i,
+{%- endif %}
+{%- if r.reads %}
+  output wire                 {{ r.name }}_rdata_valid_o,
+  input  wire                 {{ r.name }}_rdata_ready_i,
+  output wire [{{ data_bits - 1 }}:0]          {{ r.name }}_rdata_data_o,
+{%- endif %}
+{%- endfor %}
+  output wire                 mem_req_valid_o,
+  input  wire                 mem_req_ready_i,
+  output wire [{{ addr_bits - 1 }}:0]          mem_req_addr_o,
+  output wire [{{ len_bits - 1 }}:0]          mem_req_len_o,
+  output wire                 mem_req_write_o,
+  output wire [{{ id_bits - 1 }}:0]          mem_req_id_o,
+  output wire                 mem_wdata_valid_o,
+  input  wire                 mem_wdata_ready_i,
+  output wire [{{ data_bits - 1 }}:0]          mem_wdata_data_o,
+  input  wire                 mem_rdata_valid_i,
+  output wire                 mem_rdata_ready_o,
+  input  wire [{{ data_bits - 1 }}:0]          mem_rdata_data_i
+);
+
+  localparam integer N     = {{ n }};
+  localparam integer AddrW = {{ addr_bits }};
+  localparam integer LenW  = {{ len_bits }};
+  localparam integer IdW   = {{ id_bits }};
+  localparam integer DataW = {{ data_bits }};
+  localparam integer TagW  = IdW + LenW;
+
+  // ---------------------------------------------------------------------------------
+  // Requests, by requester index.
+  wire [N-1:0] req_valid;
+{%- for r in reqs %}
+  wire [AddrW-1:0] r_{{ r.name }}_addr  = {{ r.name }}_req_data_i[AddrW-1:0];
+  wire [LenW-1:0]  r_{{ r.name }}_len   = {{ r.name }}_req_data_i[AddrW+LenW-1:AddrW];
+  wire             r_{{ r.name }}_write = {{ r.write_expr }};
+{%- endfor %}
+{%- for r in reqs %}
+  assign req_valid[{{ r.idx }}] = {{ r.name }}_req_valid_i;
+{%- endfor %}
+
+  // ---------------------------------------------------------------------------------
+  // Arbitration: the winner among the requests of this clock.
+  reg  [N-1:0] pick;
+{%- for c in classes %}
+{%- if c.rr %}
+  // Class {{ c.label }}: {{ c.member_names }}, round robin: the first member after the last
+  // winner of the class, else the first member.
+  reg  [{{ c.k - 1 }}:0] {{ c.label }}_req;
+  reg  [{{ c.k - 1 }}:0] {{ c.label }}_pick;
+  reg  [{{ c.k - 1 }}:0] {{ c.label }}_hit;
+  reg  [{{ c.k - 1 }}:0] {{ c.label }}_mask_q;  // members after the last winner
+  reg  [{{ c.k - 1 }}:0] {{ c.label }}_mask_d;
+  reg                {{ c.label }}_found;
+{%- endif %}
+{%- endfor %}
+{%- if any_rr %}
+  integer k;
+{%- endif %}
+
+  always @(*) begin
+    pick = {N{1'b0}};
+{%- for c in classes %}
+{%- if c.rr %}
+    {{ c.label }}_req   = {{ c.req_concat }};
+    {{ c.label }}_hit   = {{ c.label }}_req & {{ c.label }}_mask_q;
+    {{ c.label }}_pick  = {{ c.k }}'d0;
+    {{ c.label }}_found = 1'b0;
+    for (k = 0; k < {{ c.k }}; k = k + 1) begin
+      if ({{ c.label }}_hit[k] && !{{ c.label }}_found) begin
+        {{ c.label }}_pick[k] = 1'b1;
+        {{ c.label }}_found   = 1'b1;
+      end
+    end
+    for (k = 0; k < {{ c.k }}; k = k + 1) begin
+      if ({{ c.label }}_req[k] && !{{ c.label }}_found) begin
+        {{ c.label }}_pick[k] = 1'b1;
+        {{ c.label }}_found   = 1'b1;
+      end
+    end
+    // After this class wins, the members above the winner come first.
+    {{ c.label }}_mask_d[0] = 1'b0;
+    for (k = 1; k < {{ c.k }}; k = k + 1) begin
+      {{ c.label }}_mask_d[k] = {{ c.label }}_mask_d[k-1] | {{ c.label }}_pick[k-1];
+    end
+{%- endif %}
+{%- endfor %}
+    // Classes, highest priority first.
+{%- for c in classes %}
+    {% if !loop.first %}end else {% endif %}if ({{ c.any_req }}) begin
+{%- for a in c.assigns %}
+      {{ a }}
+{%- endfor %}
+{%- endfor %}
+    end
+  end
+
+  // The winner's request, selected by its one-hot pick.
+  reg  [AddrW-1:0] pick_addr;
+  reg  [LenW-1:0]  pick_len;
+  reg              pick_write;
+  reg  [IdW-1:0]   pick_id;
+  always @(*) begin
+    pick_addr  = {AddrW{1'b0}};
+    pick_len   = {LenW{1'b0}};
+    pick_write = 1'b0;
+    pick_id    = {IdW{1'b0}};
+{%- for r in reqs %}
+    if (pick[{{ r.idx }}]) begin
+      pick_addr  = pick_addr | r_{{ r.name }}_addr;
+      pick_len   = pick_len | r_{{ r.name }}_len;
+      pick_write = pick_write | r_{{ r.name }}_write;
+      pick_id    = pick_id | {{ r.id_lit }};
+    end
+{%- endfor %}
+  end
+
+  // ---------------------------------------------------------------------------------
+  // The burst register: who holds the port, and its request.
+  reg              busy_q;
+  reg              busy_d;
+  reg  [N-1:0]     gnt_q;
+  reg  [N-1:0]     gnt_d;
+  reg              sent_q;      // the request has gone to memory
+  reg              sent_d;
+  reg  [LenW-1:0]  wbeat_q;     // write beats taken from the requester
+  reg  [LenW-1:0]  wbeat_d;
+  reg              wdone_q;     // all of the burst's write beats taken
+  reg              wdone_d;
+  reg  [AddrW-1:0] addr_q;
+  reg  [LenW-1:0]  len_q;
+  reg              write_q;
+  reg  [IdW-1:0]   id_q;
+
+  wire             tag_in_ready;
+  wire             wskid_in_ready;
+  reg              wsel_valid;
+  reg  [DataW-1:0] wsel_data;
+  wire             wdone   = wdone_q;
+  wire             wlast   = (wbeat_q == len_q);
+  wire             can_send = write_q | tag_in_ready;  // a read needs room for its tag
+  wire             issue   = busy_q & ~sent_q & can_send & mem_req_ready_i;
+  wire             wtake   = busy_q & write_q & ~wdone & wskid_in_ready;
+  wire             wfire   = wtake & wsel_valid;
+  wire             burst_done = busy_q & (sent_q | issue) &
+                                (~write_q | wdone | (wfire & wlast));
+  wire             take    = ~busy_q | burst_done;
+  wire             grant   = take & (|req_valid);
+
+  // The granted writer's beat.
+  always @(*) begin
+    wsel_valid = 1'b0;
+    wsel_data  = {DataW{1'b0}};
+{%- for r in reqs %}
+{%- if r.writes %}
+    if (gnt_q[{{ r.idx }}]) begin
+      wsel_valid = wsel_valid | {{ r.name }}_wdata_valid_i;
+      wsel_data  = wsel_data | {{ r.name }}_wdata_data_i;
+    end
+{%- endif %}
+{%- endfor %}
+  end
+
+  always @(*) begin
+    busy_d  = busy_q;
+    gnt_d   = gnt_q;
+    sent_d  = sent_q | issue;
+    wbeat_d = wbeat_q + {{ wfire_ext }};
+    wdone_d = wdone_q | (wfire & wlast);
+    if (take) begin
+      busy_d  = grant;
+      gnt_d   = pick;
+      sent_d  = 1'b0;
+      wbeat_d = {LenW{1'b0}};
+      wdone_d = 1'b0;
+    end
+  end
+
+  always @(posedge clk_i{{ rst.edge }}) begin
+    if ({{ rst.active }}) begin
+      busy_q  <= 1'b0;
+      gnt_q   <= {N{1'b0}};
+      sent_q  <= 1'b0;
+      wbeat_q <= {LenW{1'b0}};
+      wdone_q <= 1'b0;
+    end else begin
+      busy_q  <= busy_d;
+      gnt_q   <= gnt_d;
+      sent_q  <= sent_d;
+      wbeat_q <= wbeat_d;
+      wdone_q <= wdone_d;
+    end
+  end
+{%- for c in classes %}
+{%- if c.rr %}
+
+  always @(posedge clk_i{{ rst.edge }}) begin
+    if ({{ rst.active }}) begin
+      {{ c.label }}_mask_q <= {{ c.k }}'d0;
+    end else if (take & ({{ c.any_pick }})) begin
+      {{ c.label }}_mask_q <= {{ c.label }}_mask_d;
+    end
+  end
+{%- endif %}
+{%- endfor %}
+
+  // Datapath: loaded with the winner's request, no reset.
+  always @(posedge clk_i) begin
+    if (grant) begin
+      addr_q  <= pick_addr;
+      len_q   <= pick_len;
+      write_q <= pick_write;
+      id_q    <= pick_id;
+    end
+  end
+
+{%- for r in reqs %}
+  assign {{ r.name }}_req_ready_o = take & pick[{{ r.idx }}];
+{%- endfor %}
+
+  assign mem_req_valid_o = busy_q & ~sent_q & can_send;
+  assign mem_req_addr_o  = addr_q;
+  assign mem_req_len_o   = len_q;
+  assign mem_req_write_o = write_q;
+  assign mem_req_id_o    = id_q;
+
+  // ---------------------------------------------------------------------------------
+  // Write data: the granted writer's beats, through a skid register to memory.
+{%- for r in reqs %}
+{%- if r.writes %}
+  assign {{ r.name }}_wdata_ready_o = wtake & gnt_q[{{ r.idx }}];
+{%- endif %}
+{%- endfor %}
+
+  {{ skid }} #(
+    .Width(DataW)
+  ) u_wdata_skid (
+    .clk_i      (clk_i),
+    .{{ rst.port }}{{ rst.pad }}({{ rst.port }}),
+    .in_valid_i (wtake & wsel_valid),
+    .in_ready_o (wskid_in_ready),
+    .in_data_i  (wsel_data),
+    .out_valid_o(mem_wdata_valid_o),
+    .out_ready_i(mem_wdata_ready_i),
+    .out_data_o (mem_wdata_data_o)
+  );
+
+  // ---------------------------------------------------------------------------------
+  // Read data: a tag {id, len} per read burst in flight, in request order; beats come
+  // back through a skid register and go to the requester at the head tag.
+  wire             tag_valid;
+  wire [TagW-1:0]  tag_data;
+  wire [IdW-1:0]   tag_id  = tag_data[TagW-1:LenW];
+  wire [LenW-1:0]  tag_len = tag_data[LenW-1:0];
+  wire             rd_valid;
+  wire [DataW-1:0] rd_data;
+  reg              rd_sel_ready;
+  reg  [LenW-1:0]  rbeat_q;
+  reg  [LenW-1:0]  rbeat_d;
+  wire             rd_fire = rd_valid & tag_valid & rd_sel_ready;
+  wire             rd_last = (rbeat_q == tag_len);
+
+  {{ fifo }} #(
+    .Width(TagW),
+    .Depth(Outstanding)
+  ) u_read_tags (
+    .clk_i      (clk_i),
+    .{{ rst.port }}{{ rst.pad }}({{ rst.port }}),
+    .in_valid_i (issue & ~write_q),
+    .in_ready_o (tag_in_ready),
+    .in_data_i  ({id_q, len_q}),
+    .out_valid_o(tag_valid),
+    .out_ready_i(rd_fire & rd_last),
+    .out_data_o (tag_data)
+  );
+
+  {{ skid }} #(
+    .Width(DataW)
+  ) u_rdata_skid (
+    .clk_i      (clk_i),
+    .{{ rst.port }}{{ rst.pad }}({{ rst.port }}),
+    .in_valid_i (mem_rdata_valid_i),
+    .in_ready_o (mem_rdata_ready_o),
+    .in_data_i  (mem_rdata_data_i),
+    .out_valid_o(rd_valid),
+    .out_ready_i(tag_valid & rd_sel_ready),
+    .out_data_o (rd_data)
+  );
+
+  always @(*) begin
+    rd_sel_ready = 1'b0;
+{%- for r in reqs %}
+{%- if r.reads %}
+    if (tag_id == {{ r.id_lit }}) begin
+      rd_sel_ready = {{ r.name }}_rdata_ready_i;
+    end
+{%- endif %}
+{%- endfor %}
+  end
+
+  always @(*) begin
+    rbeat_d = rbeat_q;
+    if (rd_fire) begin
+      rbeat_d = rd_last ? {LenW{1'b0}} : rbeat_q + {{ len_bits }}'d1;
+    end
+  end
+
+  always @(posedge clk_i{{ rst.edge }}) begin
+    if ({{ rst.active }}) begin
+      rbeat_q <= {LenW{1'b0}};
+    end else begin
+      rbeat_q <= rbeat_d;
+    end
+  end
+{%- for r in reqs %}
+{%- if r.reads %}
+  assign {{ r.name }}_rdata_valid_o = rd_valid & tag_valid & (tag_id == {{ r.id_lit }});
+  assign {{ r.name }}_rdata_data_o  = rd_data;
+{%- endif %}
+{%- endfor %}
+
+`ifdef FORMAL
+  // ---------------------------------------------------------------------------------
+  // Arbitration properties, proven by Yosys (`sat -tempinduct`): at most one grant, no
+  // grant without a request, a grant held until its burst ends (a write: exactly len + 1
+  // beats taken from the granted writer, none from anyone else), and, where the policy
+  // bounds it, the wait: grants to others while a requester waits.
+  reg             f_past_valid = 1'b0;
+  wire [LenW:0]   len_ext = {1'b0, len_q};
+  reg             f_open_q;      // a burst was running last clock and did not end
+  reg  [N-1:0]    f_gnt_q;
+  reg  [LenW:0]   f_wbeats_q;    // write beats taken since the burst began
+  reg  [LenW:0]   f_wbeats_d;
+  wire            f_wfire = 1'b0{% for r in reqs %}{% if r.writes %} | ({{ r.name }}_wdata_valid_i & {{ r.name }}_wdata_ready_o){% endif %}{% endfor %};
+{%- for b in bounds %}
+  reg  [5:0]      f_wait_{{ b.name }}_q;  // grants to others while {{ b.name }} waits
+  reg  [5:0]      f_ahead_{{ b.name }};   // members served before {{ b.name }} from here on
+{%- endfor %}
+
+  always @(*) begin
+    f_wbeats_d = take ? {(LenW + 1){1'b0}} : f_wbeats_q + { {{- len_bits }}'d0, f_wfire};
+  end
+
+  always @(posedge clk_i) begin
+    f_past_valid <= 1'b1;
+    f_gnt_q      <= gnt_q;
+    if ({{ rst.active }}) begin
+      f_open_q   <= 1'b0;
+      f_wbeats_q <= {(LenW + 1){1'b0}};
+    end else begin
+      f_open_q   <= busy_q & ~burst_done;
+      f_wbeats_q <= f_wbeats_d;
+    end
+  end
+{%- for b in bounds %}
+
+  always @(posedge clk_i) begin
+    if ({{ rst.active }} || !{{ b.name }}_req_valid_i || {{ b.name }}_req_ready_o) begin
+      f_wait_{{ b.name }}_q <= 6'd0;
+    end else if (grant) begin
+      f_wait_{{ b.name }}_q <= f_wait_{{ b.name }}_q + 6'd1;
+    end
+  end
+{%- endfor %}
+
+  always @(*) begin
+{%- for b in bounds %}
+{%- if b.k > 1 %}
+    // Members of {{ b.class_label }} the round robin serves before {{ b.name }} (position {{ b.pos }}).
+    f_ahead_{{ b.name }} = 6'd0;
+    for (k = 0; k < {{ b.k }}; k = k + 1) begin
+      if ({{ b.class_label }}_mask_q[{{ b.pos }}] ? ({{ b.class_label }}_mask_q[k] && k < {{ b.pos }})
+                                  : ({{ b.class_label }}_mask_q[k] || k < {{ b.pos }})) begin
+        f_ahead_{{ b.name }} = f_ahead_{{ b.name }} + 6'd1;
+      end
+    end
+{%- else %}
+    f_ahead_{{ b.name }} = 6'd0;
+{%- endif %}
+{%- endfor %}
+    if (!f_past_valid) begin
+      assume({{ rst.active }});
+    end
+    if (f_past_valid && !({{ rst.active }})) begin
+      // At most one grant, and a grant exactly while a burst runs.
+      assert((gnt_q & (gnt_q - {{ n }}'d1)) == {N{1'b0}});
+      assert(busy_q == (|gnt_q));
+      // No grant without a request: a request is taken only while it is offered.
+{%- for r in reqs %}
+      if ({{ r.name }}_req_ready_o) begin
+        assert({{ r.name }}_req_valid_i);
+      end
+{%- endfor %}
+      // A grant is held until its burst ends.
+      if (f_open_q) begin
+        assert(busy_q);
+        assert(gnt_q == f_gnt_q);
+      end
+      // Write beats: only the granted writer's, exactly len + 1 per write burst.
+      assert(f_wbeats_q == (wdone_q ? len_ext + {{ len_bits + 1 }}'d1 : {1'b0, wbeat_q}));
+      if (busy_q & write_q & ~wdone_q) begin
+        assert(wbeat_q <= len_q);
+      end
+      if (!(busy_q & write_q)) begin
+        assert(!wdone_q);
+        assert(wbeat_q == {LenW{1'b0}});
+      end
+      if (!(busy_q & write_q)) begin
+        assert(!f_wfire);
+      end
+      if (burst_done & write_q) begin
+        assert(f_wbeats_q + { {{- len_bits }}'d0, f_wfire} == len_ext + {{ len_bits + 1 }}'d1);
+      end
+{%- for c in classes %}
+{%- if c.rr %}
+      // The round-robin mask of {{ c.label }} is a thermometer: the members above a winner.
+      for (k = 1; k < {{ c.k }}; k = k + 1) begin
+        if ({{ c.label }}_mask_q[k-1]) begin
+          assert({{ c.label }}_mask_q[k]);
+        end
+      end
+{%- endif %}
+{%- endfor %}
+{%- for b in bounds %}
+      // Bounded wait: {{ b.name }} sees at most {{ b.bound }} grant(s) to others before its own.
+      assert(f_wait_{{ b.name }}_q <= 6'd{{ b.bound }});
+      if ({{ b.name }}_req_valid_i) begin
+        assert(f_wait_{{ b.name }}_q + f_ahead_{{ b.name }} <= 6'd{{ b.bound }});
+      end
+{%- endfor %}
+    end
+  end
+`endif
+endmodule

@@ -1,0 +1,186 @@
+//! Co-simulation of the memory arbiter `mem_arb` in Verilator against the model: 2, 4 and
+//! 8 requesters, every policy, random input gaps, output stalls and memory timing
+//! (latency, jitter, lost beat slots, backpressure, row penalties), several seeds; every
+//! read beat is checked at its requester and the memory contents at the end. Broken
+//! arbiters must be caught, and a failing seed must reproduce.
+
+mod common;
+
+use std::path::PathBuf;
+
+use common::*;
+use gpurtl::config::Config;
+use gpurtl::rtl::Design;
+use gpurtl::sim::{self, MemRows, MemTiming, SimOptions, SimReport};
+
+fn work_dir() -> PathBuf {
+    project_dir().join("target").join("test-sim")
+}
+
+/// `n` requesters under `policy`: accesses cycle through read, both, write, bursts of up
+/// to 1, 2, 4 or 8 beats, priorities from `prio`.
+fn mem_config(
+    name: &str,
+    n: usize,
+    policy: &str,
+    data_bits: u32,
+    reset: (&str, &str),
+    prio: fn(usize) -> u32,
+) -> Config {
+    let mut t = format!(
+        "[design]\nname = \"{name}\"\nmodule_prefix = \"m_\"\n[reset]\nkind = \"{}\"\nactive = \"{}\"\n\
+         [hs_chain]\nwidth = 8\nstages = [\"skid\"]\n[mem]\ndata_bits = {data_bits}\nmax_burst = 8\n\
+         policy = \"{policy}\"\noutstanding_reads = 3\n",
+        reset.0, reset.1
+    );
+    for i in 0..n {
+        t += &format!(
+            "[[mem.requesters]]\nname = \"q{i}\"\naccess = \"{}\"\npriority = {}\nmax_burst = {}\n",
+            ["read", "both", "write"][i % 3],
+            prio(i),
+            [8, 4, 2, 1][i % 4]
+        );
+    }
+    parse(&t, name)
+}
+
+fn options(count: usize, seed: u64, gap: f64, stall: f64, mem: MemTiming) -> SimOptions {
+    SimOptions {
+        count,
+        seed,
+        gap,
+        stall,
+        trace: None,
+        work_dir: work_dir(),
+        mem,
+        workload: None,
+    }
+}
+
+fn mem(latency: u64, jitter: u64, gap: f64, stall: f64) -> MemTiming {
+    MemTiming {
+        latency,
+        jitter,
+        gap,
+        stall,
+    }
+}
+
+/// Runs patterns of gaps, stalls and memory timing over two seeds; every run must pass.
+fn cosim(cfg: &Config, design: &Design, count: usize) {
+    let unit = design.unit("mem_arb").expect("mem_arb unit");
+    let (dir, _) = sim::build(cfg, design, unit, false, &work_dir()).expect("verilates");
+    let runs = [
+        (0.0, 0.0, mem(0, 0, 0.0, 0.0), MemRows::default()),
+        (0.3, 0.3, mem(6, 4, 0.2, 0.2), MemRows::default()),
+        (
+            0.7,
+            0.5,
+            mem(20, 0, 0.0, 0.5),
+            MemRows {
+                bits: 8,
+                penalty: 5,
+            },
+        ),
+    ];
+    for seed in [3, 11] {
+        for (gap, stall, m, rows) in runs {
+            let opt = options(count, seed, gap, stall, m);
+            let r = sim::run_built_rows(cfg, unit, &dir, true, &opt, rows).expect("runs");
+            assert!(
+                r.passed,
+                "{}: seed {seed}, gap {gap}, stall {stall}, {m:?}, {rows:?}: {:#?}",
+                cfg.design.name, r.errors
+            );
+            let memory = r.memory.iter().find(|m| m.name == "mem").expect("memory");
+            assert!(memory.image_words.unwrap_or(0) > 0, "writes were checked");
+            assert!(memory.read_beats.unwrap_or(0) > 0 && memory.write_beats.unwrap_or(0) > 0);
+            assert_eq!(memory.outstanding, 0);
+        }
+    }
+}
+
+// One build per configuration costs ~15 s, so each requester count meets one policy and
+// each policy one count: 2 fixed, 4 round robin (the default preset), 8 classes.
+#[test]
+fn two_requesters_fixed_priority() {
+    let cfg = mem_config("two_fixed", 2, "fixed", 32, ("sync", "high"), |i| i as u32);
+    cosim(&cfg, &elaborate(&cfg), 150);
+}
+
+#[test]
+fn four_requesters_round_robin_default_preset() {
+    let cfg = gpurtl::config::load(None).expect("default");
+    cosim(&cfg, &elaborate(&cfg), 150);
+}
+
+#[test]
+fn eight_requesters_priority_classes() {
+    let cfg = mem_config("eight_classes", 8, "classes", 64, ("async", "high"), |i| {
+        (i % 3) as u32
+    });
+    cosim(&cfg, &elaborate(&cfg), 100);
+}
+
+#[test]
+fn saturating_round_robin_keeps_the_port_busy_with_no_idle_clock_between_requesters() {
+    // Not a benchmark: the exact figures are in BENCHMARKS.md. With an ideal memory and
+    // every requester streaming, the arbiter must leave no clock idle between bursts.
+    let cfg = gpurtl::config::load(None).expect("default");
+    let design = elaborate(&cfg);
+    let opt = SimOptions {
+        workload: Some("saturate".into()),
+        ..options(300, 1, 0.0, 0.0, mem(0, 0, 0.0, 0.0))
+    };
+    let r = sim::run(&cfg, &design, "mem_arb", &opt).expect("runs");
+    let r = sim::mem_arb::with_figures(r, &cfg, &opt, MemRows::default());
+    assert!(r.passed, "{:?}", r.errors);
+    let a = r.mem_arb.expect("figures");
+    assert!(a.switches > 1000, "{a:?}");
+    assert_eq!(a.switch_idle_max, 0, "{a:?}");
+    assert!(a.utilization > 0.95, "{a:?}");
+}
+
+fn run_broken(from: &str, to: &str, seed: u64) -> SimReport {
+    let cfg = gpurtl::config::load(None).expect("default");
+    let mut design = elaborate(&cfg);
+    let m = design
+        .modules
+        .iter_mut()
+        .find(|m| m.kind == "mem_arb")
+        .expect("mem_arb module");
+    m.text = mutate(&m.text, from, to);
+    let unit = design.unit("mem_arb").expect("unit").clone();
+    let (dir, _) = sim::build(&cfg, &design, &unit, false, &work_dir()).expect("verilates");
+    sim::run_built(
+        &cfg,
+        &unit,
+        &dir,
+        false,
+        &options(150, seed, 0.2, 0.2, mem(8, 2, 0.1, 0.1)),
+    )
+    .expect("runs")
+}
+
+#[test]
+fn cosim_catches_broken_arbiters_and_a_seed_reproduces_the_failure() {
+    // Reads issued without room for their tag: beats go to the wrong requester.
+    let from = "wire             can_send = write_q | tag_in_ready;";
+    let to = "wire             can_send = 1'b1;";
+    let a = run_broken(from, to, 5);
+    assert!(!a.passed && a.mismatches > 0, "{:?}", a.errors);
+    assert!(a.errors.iter().any(|e| e.contains("model expects")));
+    assert!(a.vectors_dir.is_some(), "a failed run keeps its vectors");
+    let b = run_broken(from, to, 5);
+    assert_eq!(a.errors, b.errors, "the same seed reproduces the failure");
+    assert_eq!(a.cycles, b.cycles);
+
+    // Write beats of a burst counted one short: the next burst's first beat lands in the
+    // wrong place, which only the end-of-run memory image shows.
+    let r = run_broken(
+        "wire             wlast   = (wbeat_q == len_q);",
+        "wire             wlast   = (wbeat_q + 3'd1 == len_q);",
+        7,
+    );
+    assert!(!r.passed, "{:?}", r.errors);
+}
