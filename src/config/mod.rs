@@ -5,6 +5,7 @@
 mod design;
 mod error;
 mod hs_chain;
+pub mod ipu;
 mod reset;
 mod tmu;
 pub mod verilog_names;
@@ -21,6 +22,7 @@ use toml::de::{DeTable, DeValue};
 pub use design::{ClockSection, DesignSection};
 pub use error::{ConfigError, Invalid, Seg, path};
 pub use hs_chain::{HsChain, HsChainSection, STAGE_KINDS, StageKind};
+pub use ipu::{Fixed, Ipu, IpuSection};
 pub use reset::{ResetActive, ResetKind, ResetSection};
 pub use tmu::{CacheSection, MAX_LINES, Replacement, TexCache, TexLayout, Tmu, TmuSection};
 
@@ -39,6 +41,9 @@ pub struct RawConfig {
     pub reset: ResetSection,
     pub hs_chain: Option<HsChainSection>,
     pub tmu: Option<TmuSection>,
+    // Skipped when absent so that configs without [ipu] keep their hash.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ipu: Option<IpuSection>,
 }
 
 /// A validated config with its derived values; everything downstream reads this.
@@ -49,6 +54,7 @@ pub struct Config {
     pub reset: ResetSection,
     pub hs_chain: Option<HsChain>,
     pub tmu: Option<Tmu>,
+    pub ipu: Option<Ipu>,
     /// SHA-256 of the canonical form of the config (comments and layout do not count).
     pub hash: String,
     /// Where the TOML came from, for messages.
@@ -113,11 +119,12 @@ pub fn parse(src: &str, origin: &str) -> Result<Config, ConfigErrors> {
     raw.clock.validate(&mut invalid);
     let hs_chain = raw.hs_chain.as_ref().and_then(|c| c.validate(&mut invalid));
     let tmu = raw.tmu.as_ref().and_then(|t| t.validate(&mut invalid));
-    if raw.hs_chain.is_none() && raw.tmu.is_none() {
+    let ipu = raw.ipu.as_ref().and_then(|t| t.validate(&mut invalid));
+    if raw.hs_chain.is_none() && raw.tmu.is_none() && raw.ipu.is_none() {
         invalid.push(Invalid::at(
             &[],
             "the config describes no unit",
-            "at least one unit section: [hs_chain], [tmu.cache]",
+            "at least one unit section: [hs_chain], [tmu.cache], [ipu]",
         ));
     }
     if !invalid.is_empty() {
@@ -134,6 +141,7 @@ pub fn parse(src: &str, origin: &str) -> Result<Config, ConfigErrors> {
         reset: raw.reset,
         hs_chain,
         tmu,
+        ipu,
         hash,
         origin: origin.to_string(),
     })
@@ -272,6 +280,34 @@ fn accepts(key: &str) -> Option<String> {
         "tmu.cache.bus_bits" => tmu::BUS_ALLOWED,
         "tmu.cache.layout" => tmu::LAYOUT_ALLOWED,
         "tmu.cache.queue_depth" => tmu::QUEUE_ALLOWED,
+        "ipu" => {
+            "an [ipu] table with lanes, dma_word_bits, formats, scale_int_bits, scale_frac_bits, bias_int_bits, bias_frac_bits, stack_depth, registers, bitmap, [ipu.zoom], [ipu.pixel_map], [ipu.convolution]"
+        }
+        "ipu.lanes" => ipu::LANES_ALLOWED,
+        "ipu.fb_word_bits" => ipu::FB_ALLOWED,
+        "ipu.dma_word_bits" => ipu::DMA_ALLOWED,
+        "ipu.formats" => ipu::FORMATS_ALLOWED,
+        "ipu.formats[]" => ipu::FORMAT_ALLOWED,
+        "ipu.scale_int_bits" | "ipu.bias_int_bits" => ipu::INT_BITS_ALLOWED,
+        "ipu.scale_frac_bits" | "ipu.bias_frac_bits" => ipu::FRAC_BITS_ALLOWED,
+        "ipu.stack_depth" => ipu::STACK_ALLOWED,
+        "ipu.registers" => ipu::REGISTERS_ALLOWED,
+        "ipu.registers[]" => STAGE_KINDS,
+        "ipu.bitmap" => ipu::ENABLED_ALLOWED,
+        "ipu.zoom" => "an [ipu.zoom] table with `enabled` and `max_line_width`",
+        "ipu.zoom.enabled" | "ipu.pixel_map.enabled" | "ipu.convolution.enabled" => {
+            ipu::ENABLED_ALLOWED
+        }
+        "ipu.zoom.max_line_width" => ipu::ZOOM_LINE_ALLOWED,
+        "ipu.pixel_map" => "an [ipu.pixel_map] table with `enabled`, `table_size` and `maps`",
+        "ipu.pixel_map.table_size" => ipu::MAP_SIZE_ALLOWED,
+        "ipu.pixel_map.maps" => ipu::MAPS_ALLOWED,
+        "ipu.pixel_map.maps[]" => ipu::MAPS_ALLOWED,
+        "ipu.convolution" => {
+            "an [ipu.convolution] table with `enabled`, `kernel_size` and `max_line_width`"
+        }
+        "ipu.convolution.kernel_size" => ipu::KERNEL_ALLOWED,
+        "ipu.convolution.max_line_width" => ipu::CONV_LINE_ALLOWED,
         _ => return None,
     };
     Some(allowed.to_string())

@@ -2,6 +2,7 @@
 
 pub mod handshake;
 pub mod hs_chain;
+pub mod ipu;
 pub mod memory;
 pub mod tex_cache;
 
@@ -26,6 +27,7 @@ pub fn vectors(
             let ops = tex_cache::sim_traffic(&t.cache, count, seed, workload)?;
             Some(tex_cache::encode(&t.cache, &ops, seed))
         }),
+        "ipu" => cfg.ipu.as_ref().map(|i| ipu::vectors(i, count, seed)),
         _ => None,
     }
 }
@@ -71,6 +73,13 @@ pub fn expectation(cfg: &Config, unit: &str, v: &VectorSet, gap: f64, stall: f64
                 cache,
             }
         }
+        ("ipu", _) => Expectation {
+            cycles: None,
+            peak_rate: 1.0,
+            // Pixels in the stage registers, plus the output registers.
+            capacity: cfg.ipu.as_ref().map_or(0, |i| u64::from(i.capacity()) + 8),
+            cache: None,
+        },
         _ => Expectation {
             cycles: None,
             peak_rate: 1.0,

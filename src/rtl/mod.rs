@@ -3,6 +3,7 @@
 
 pub mod handshake;
 pub mod hs_chain;
+pub mod ipu;
 pub mod tex_cache;
 
 use std::collections::BTreeMap;
@@ -131,6 +132,13 @@ pub fn elaborate(cfg: &Config) -> Result<Design, RenderError> {
     }
     if let Some(tmu) = &cfg.tmu {
         let (unit, modules) = tex_cache::TexCacheTop::new(&ctx, &tmu.cache).elaborate(&ctx)?;
+        for m in modules {
+            design.add(m);
+        }
+        design.units.push(unit);
+    }
+    if let Some(ipu) = &cfg.ipu {
+        let (unit, modules) = ipu::IpuUnit::new(&ctx, ipu).elaborate()?;
         for m in modules {
             design.add(m);
         }
