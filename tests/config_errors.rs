@@ -736,7 +736,11 @@ fn cases(many_stages: &str) -> Vec<Case> {
         ),
         case(
             "ipu_pixel_map_unknown_map",
-            &with_ipu(&["[ipu.pixel_map]", "enabled = false", r#"maps = ["r_to_r", "x_to_y"]"#]),
+            &with_ipu(&[
+                "[ipu.pixel_map]",
+                "enabled = false",
+                r#"maps = ["r_to_r", "x_to_y"]"#,
+            ]),
             Some("ipu.pixel_map.maps[1]"),
             (6, 19),
             "unknown map \"x_to_y\"",

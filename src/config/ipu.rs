@@ -31,8 +31,7 @@ pub const INT_BITS_ALLOWED: &str =
 pub const FRAC_BITS_ALLOWED: &str =
     "an integer in 10..=16: fraction bits (10 or more keep results within 1 LSB of GL)";
 pub const STACK_ALLOWED: &str = "an integer in 1..=32 (default 4)";
-pub const REGISTERS_ALLOWED: &str =
-    "an array of 3 handshake kinds, one after each stage (unpack, scale, bias); default all \"bubble\"";
+pub const REGISTERS_ALLOWED: &str = "an array of 3 handshake kinds, one after each stage (unpack, scale, bias); default all \"bubble\"";
 pub const ZOOM_LINE_ALLOWED: &str = "an integer in 1..=8192 pixels";
 pub const MAP_SIZE_ALLOWED: &str = "a power of two in 2..=4096 entries";
 pub const MAPS_ALLOWED: &str = "an array of distinct map names, each one of \"i_to_i\", \"s_to_s\", \"i_to_r\", \"i_to_g\", \"i_to_b\", \"i_to_a\", \"r_to_r\", \"g_to_g\", \"b_to_b\", \"a_to_a\"";
@@ -326,7 +325,11 @@ impl IpuSection {
                 let mut p = at(&["pixel_map", "maps"]);
                 p.push(Seg::Index(i));
                 if !PIXEL_MAPS.contains(&name.as_str()) {
-                    errs.push(Invalid::at(&p, format!("unknown map {name:?}"), MAPS_ALLOWED));
+                    errs.push(Invalid::at(
+                        &p,
+                        format!("unknown map {name:?}"),
+                        MAPS_ALLOWED,
+                    ));
                 } else if seen.contains(name) {
                     errs.push(Invalid::at(
                         &p,
@@ -367,7 +370,7 @@ impl IpuSection {
                 ));
             }
         }
-        (errs.len() == before).then(|| Ipu {
+        (errs.len() == before).then_some(Ipu {
             lanes: self.lanes,
             dma_word_bits: self.dma_word_bits,
             formats,

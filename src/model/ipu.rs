@@ -90,7 +90,12 @@ pub fn convert(code: u32, raw: u32) -> u32 {
         0 => raw,
         1 => rgba(byte(2), byte(1), byte(0), byte(3)),
         2 => rgba(x5(v >> 11), x6((v >> 5) & 63), x5(v & 31), 255),
-        3 => rgba(x4(v >> 12), x4((v >> 8) & 15), x4((v >> 4) & 15), x4(v & 15)),
+        3 => rgba(
+            x4(v >> 12),
+            x4((v >> 8) & 15),
+            x4((v >> 4) & 15),
+            x4(v & 15),
+        ),
         4 => rgba(
             x5(v >> 11),
             x5((v >> 6) & 31),
@@ -234,7 +239,13 @@ fn draw(
                 let mut o = 0u32;
                 for ch in 0..4 {
                     let c = (px >> (8 * ch)) & 0xff;
-                    let v = transfer(c, scale[ch as usize], bias[ch as usize], ipu.scale, ipu.bias);
+                    let v = transfer(
+                        c,
+                        scale[ch as usize],
+                        bias[ch as usize],
+                        ipu.scale,
+                        ipu.bias,
+                    );
                     o |= v << (8 * ch);
                 }
                 beat.set_field(32 * lane, 32, u64::from(o));
@@ -470,7 +481,10 @@ mod tests {
     fn seed_example_bias_2_scale_quarter() {
         // The seed's example: bias 2 (of 255), scale 0.25.
         let cfg = ipu(1);
-        let (s, b) = (to_fixed(q16(0.25), cfg.scale), to_fixed(q16(2.0 / 255.0), cfg.bias));
+        let (s, b) = (
+            to_fixed(q16(0.25), cfg.scale),
+            to_fixed(q16(2.0 / 255.0), cfg.bias),
+        );
         for c in [0u32, 1, 100, 200, 255] {
             let gl = (f64::from(c) * 0.25 + 2.0).round() as u32;
             assert!(transfer(c, s, b, cfg.scale, cfg.bias).abs_diff(gl) <= 1);

@@ -170,11 +170,7 @@ impl<'a> IpuUnit<'a> {
         let f = sf.max(bf);
         let sumw = (pw + f - sf).max(bw + 9 + f - bf) + 2;
         let fmts = formats(ipu);
-        let raw_w = 8 * fmts
-            .iter()
-            .map(|v| 1u32 << v.bpp_log)
-            .max()
-            .unwrap_or(1);
+        let raw_w = 8 * fmts.iter().map(|v| 1u32 << v.bpp_log).max().unwrap_or(1);
         let mut modules: Vec<Module> = Vec::new();
 
         let convert = ctx.module_name("ipu_convert");
@@ -254,7 +250,11 @@ impl<'a> IpuUnit<'a> {
                 ),
             };
             let (out_valid, out_ready, out_data) = if i == STAGES.len() - 1 {
-                ("pix_valid_o".into(), "pix_ready_i".into(), "pix_data_o".into())
+                (
+                    "pix_valid_o".into(),
+                    "pix_ready_i".into(),
+                    "pix_data_o".into(),
+                )
             } else {
                 (
                     format!("{stage}_valid"),
