@@ -125,9 +125,6 @@ pub struct IpuTop {
     pub bias_shift: String,
     pub scale_one: String,
     pub depth: u32,
-    pub sp_w: u32,
-    pub addr_w: u32,
-    pub level_pad: u32,
     pub cnt_w: u32,
     pub capacity: u32,
     pub regs: Vec<RegView>,
@@ -177,7 +174,7 @@ impl<'a> IpuUnit<'a> {
         modules.push(Module {
             name: convert.clone(),
             kind: "ipu_convert",
-            parameters: BTreeMap::new(),
+            parameters: BTreeMap::from([("RawWidth".to_string(), u64::from(raw_w))]),
             instantiates: Vec::new(),
             text: render(
                 &convert,
@@ -193,7 +190,7 @@ impl<'a> IpuUnit<'a> {
         modules.push(Module {
             name: scale_mod.clone(),
             kind: "ipu_scale",
-            parameters: BTreeMap::new(),
+            parameters: BTreeMap::from([("ScaleWidth".to_string(), u64::from(sw))]),
             instantiates: Vec::new(),
             text: render(
                 &scale_mod,
@@ -210,7 +207,12 @@ impl<'a> IpuUnit<'a> {
         modules.push(Module {
             name: bias_mod.clone(),
             kind: "ipu_bias",
-            parameters: BTreeMap::new(),
+            parameters: BTreeMap::from([
+                ("ScaleFrac".to_string(), u64::from(sf)),
+                ("BiasWidth".to_string(), u64::from(bw)),
+                ("BiasFrac".to_string(), u64::from(bf)),
+                ("ProdWidth".to_string(), u64::from(pw)),
+            ]),
             instantiates: Vec::new(),
             text: render(
                 &bias_mod,
@@ -303,7 +305,6 @@ impl<'a> IpuUnit<'a> {
             }
         };
         let depth = ipu.stack_depth;
-        let sp_w = clog2(depth + 1);
         let capacity = ipu.capacity();
         let name = ctx.module_name("ipu");
         let top = IpuTop {
@@ -334,9 +335,6 @@ impl<'a> IpuUnit<'a> {
             bias_shift: shift(bf),
             scale_one: format!("{sw}'d{}", 1u64 << sf),
             depth,
-            sp_w,
-            addr_w: clog2(depth).max(1),
-            level_pad: 8 - sp_w,
             cnt_w: clog2(capacity + 2).max(2),
             capacity,
             regs,
@@ -363,7 +361,7 @@ impl<'a> IpuUnit<'a> {
         modules.push(Module {
             name: name.clone(),
             kind: "ipu",
-            parameters: BTreeMap::new(),
+            parameters: BTreeMap::from([("StackDepth".to_string(), u64::from(depth))]),
             instantiates,
             text: render(&name, &top)?,
         });

@@ -21,7 +21,10 @@
 // Combinational paths: pix_ready_i -> dma_ready_o (through bubble and bypass stages);
 // pass_ready_i -> cmd_ready_o. Outputs come from flops{% if regs[2].module.is_none() %} (pix from the stage before when the
 // last register is a bypass){% endif %}.
-module {{ name }} (
+module {{ name }} #(
+  // Entries of the parameter stack (1..=32).
+  parameter integer StackDepth = {{ depth }}
+) (
   input  wire        clk_i,
   input  wire        {{ rst.port }},
   input  wire        cmd_valid_i,
@@ -72,15 +75,16 @@ module {{ name }} (
   localparam [2:0] {{ f.name }} = 3'd{{ f.code }};
 {%- endfor %}
 
-  localparam integer StackDepth = {{ depth }};
-  localparam [{{ sp_w - 1 }}:0] StackFull = {{ sp_w }}'d{{ depth }};
+  localparam integer SpW   = $clog2(StackDepth + 1);
+  localparam integer AddrW = (StackDepth > 1) ? $clog2(StackDepth) : 1;
+  localparam [SpW-1:0] StackFull = StackDepth[SpW-1:0];
 
   // ---------------------------------------------------------------------------------
   // Control state and parameters.
   reg  [2:0]  state_q, state_d;
   reg  [2:0]  act_q, act_d;
   reg  [2:0]  sel_q, sel_d;          // PIXEL_TRANSFER: {bias, channel[1:0]}; DRAW: format
-  reg  [{{ sp_w - 1 }}:0]  sp_q, sp_d;            // stack level
+  reg  [SpW-1:0]  sp_q, sp_d;            // stack level
   reg  [15:0] col_q, col_d;
   reg  [15:0] row_q, row_d;
   reg  [1:0]  byte_q, byte_d;        // byte of the next pixel in the current DMA word
@@ -105,7 +109,7 @@ module {{ name }} (
   wire        is_ipu = (opcode == OP_TRANSFER) | (opcode == OP_PUSH) |
                        (opcode == OP_POP) | (opcode == OP_DRAW);
   wire        stack_full  = (sp_q == StackFull);
-  wire        stack_empty = (sp_q == {{ sp_w }}'d0);
+  wire        stack_empty = (sp_q == {SpW{1'b0}});
   wire        drained     = (inflight_q == {{ cnt_w }}'d0);
 
   // PIXEL_TRANSFER value: S15.16 to the stored formats, floor then saturate.
@@ -120,9 +124,9 @@ module {{ name }} (
 
   // Parameter stack: flops written on push, read on pop.
   reg  [{{ 4 * sw + 4 * bw - 1 }}:0] stack_q [0:StackDepth-1];
-  wire [{{ sp_w - 1 }}:0]  sp_below  = sp_q - {{ sp_w }}'d1;
-  wire [{{ addr_w - 1 }}:0]  push_addr = sp_q[{{ addr_w - 1 }}:0];
-  wire [{{ addr_w - 1 }}:0]  pop_addr  = sp_below[{{ addr_w - 1 }}:0];
+  wire [SpW-1:0]  sp_below  = sp_q - 1'b1;
+  wire [AddrW-1:0]  push_addr = sp_q[AddrW-1:0];
+  wire [AddrW-1:0]  pop_addr  = sp_below[AddrW-1:0];
 
   // The format of the pending draw: enabled, and its bytes per pixel (log2).
   reg         fmt_ok;
@@ -161,7 +165,7 @@ module {{ name }} (
   wire        event_now  = (act_q == ACT_FORMAT) | ((act_q == ACT_PUSH) & stack_full) |
                            ((act_q == ACT_POP) & stack_empty);
   assign status_valid_o = (state_q == SEND_ONE_IDLE) & event_now;
-  assign status_data_o  = {{ "{{" }}{{ level_pad }}{1'b0}}, sp_q, 4'd0, event_code};
+  assign status_data_o  = {{ "{{" }}(8-SpW){1'b0}}, sp_q, 4'd0, event_code};
 
   // ---------------------------------------------------------------------------------
   // Stage 1, unpack: a group of up to {{ lanes }} pixel(s) of one row from the DMA word.
@@ -355,7 +359,7 @@ module {{ name }} (
           end
         end else if (act_q == ACT_PUSH) begin
           push_en = 1'b1;
-          sp_d    = sp_q + {{ sp_w }}'d1;
+          sp_d    = sp_q + 1'b1;
           state_d = IDLE;
         end else if (drained) begin
           // Parameters change only once the pixels that use the old ones have left.
@@ -419,7 +423,7 @@ module {{ name }} (
       state_q      <= IDLE;
       act_q        <= ACT_TRANSFER;
       sel_q        <= 3'd0;
-      sp_q         <= {{ sp_w }}'d0;
+      sp_q         <= {SpW{1'b0}};
       col_q        <= 16'd0;
       row_q        <= 16'd0;
       byte_q       <= 2'd0;

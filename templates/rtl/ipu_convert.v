@@ -4,11 +4,14 @@
 // An n-bit channel is widened by bit replication (within 1 LSB of GL's
 // round(c * 255 / (2^n - 1))); a missing alpha is 255, luminance feeds R, G and B.
 // Formats generated: {% for f in formats %}{{ f.name }}{% if !loop.last %}, {% endif %}{% endfor %}; any other code gives 0.
+// RawWidth is the widest enabled format's pixel ({{ raw_w }} bits): the enabled formats fix it.
 // Latency 0 (combinational); no registers.
 // Combinational paths: fmt_i, raw_i -> rgba_o.
-module {{ name }} (
+module {{ name }} #(
+  parameter integer RawWidth = {{ raw_w }}
+) (
   input  wire [2:0]  fmt_i,
-  input  wire [{{ raw_w - 1 }}:0] raw_i,
+  input  wire [RawWidth-1:0] raw_i,
   output reg  [31:0] rgba_o
 );
 {% for f in formats %}
