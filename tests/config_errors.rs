@@ -137,6 +137,13 @@ fn with_cache(edits: &[(usize, &'static str)]) -> Vec<&'static str> {
     lines
 }
 
+/// `[design]` (lines 1-2), `[ipu]` (line 3), then `lines` from line 4.
+fn with_ipu(lines: &[&'static str]) -> Vec<&'static str> {
+    let mut v = vec!["[design]", r#"name = "a""#, "[ipu]"];
+    v.extend(lines);
+    v
+}
+
 fn cases(many_stages: &str) -> Vec<Case> {
     let design = ["[design]", r#"name = "a""#];
     vec![
@@ -614,6 +621,147 @@ fn cases(many_stages: &str) -> Vec<Case> {
             "a 1024-bit bus fills a 64-byte line in under two beats",
             Some("at most half a line"),
         ),
+        // --- [ipu]
+        case(
+            "ipu_lanes",
+            &with_ipu(&["lanes = 3"]),
+            Some("ipu.lanes"),
+            (4, 9),
+            "3 lanes",
+            Some("1, 2 or 4 pixels per clock"),
+        ),
+        case(
+            "ipu_lanes_type",
+            &with_ipu(&[r#"lanes = "two""#]),
+            Some("ipu.lanes"),
+            (4, 9),
+            "invalid type: string \"two\"",
+            Some("1, 2 or 4 pixels per clock"),
+        ),
+        case(
+            "ipu_typo",
+            &with_ipu(&["lane = 2"]),
+            Some("ipu.lane"),
+            (4, 1),
+            "unknown field `lane`",
+            Some("`lanes`"),
+        ),
+        case(
+            "ipu_format_unknown",
+            &with_ipu(&[r#"formats = ["rgba8888", "rgb555"]"#]),
+            Some("ipu.formats[1]"),
+            (4, 24),
+            "unknown format \"rgb555\"",
+            Some("\"rgb565\""),
+        ),
+        case(
+            "ipu_format_twice",
+            &with_ipu(&[r#"formats = ["l8", "l8"]"#]),
+            Some("ipu.formats[1]"),
+            (4, 18),
+            "format \"l8\" listed twice",
+            Some("distinct formats"),
+        ),
+        case(
+            "ipu_no_format",
+            &with_ipu(&["formats = []"]),
+            Some("ipu.formats"),
+            (4, 11),
+            "no format enabled",
+            Some("a non-empty array"),
+        ),
+        case(
+            "ipu_scale_frac_too_small",
+            &with_ipu(&["scale_frac_bits = 8"]),
+            Some("ipu.scale_frac_bits"),
+            (4, 19),
+            "8 fraction bits",
+            Some("10..=16"),
+        ),
+        case(
+            "ipu_bias_int_too_wide",
+            &with_ipu(&["bias_int_bits = 9"]),
+            Some("ipu.bias_int_bits"),
+            (4, 17),
+            "9 integer bits",
+            Some("1..=8"),
+        ),
+        case(
+            "ipu_stack_depth",
+            &with_ipu(&["stack_depth = 0"]),
+            Some("ipu.stack_depth"),
+            (4, 15),
+            "stack depth 0",
+            Some("1..=32"),
+        ),
+        case(
+            "ipu_register_count",
+            &with_ipu(&[r#"registers = ["skid"]"#]),
+            Some("ipu.registers"),
+            (4, 13),
+            "1 registers given",
+            Some("one after each stage (unpack, scale, bias)"),
+        ),
+        case(
+            "ipu_register_kind",
+            &with_ipu(&[r#"registers = ["skid", "fifo:0", "bubble"]"#]),
+            Some("ipu.registers[1]"),
+            (4, 22),
+            "fifo depth 0 is out of range",
+            Some("\"fifo:N\""),
+        ),
+        case(
+            "ipu_dma_width",
+            &with_ipu(&["dma_word_bits = 64"]),
+            Some("ipu.dma_word_bits"),
+            (4, 17),
+            "DMA word of 64 bits",
+            Some("32"),
+        ),
+        case(
+            "ipu_framebuffer_not_supported",
+            &with_ipu(&["fb_word_bits = 128"]),
+            Some("ipu.fb_word_bits"),
+            (4, 16),
+            "not supported yet: the framebuffer paths (ReadPixels, CopyPixels, CopyTexImage) are not implemented",
+            Some("not supported yet"),
+        ),
+        case(
+            "ipu_zoom_not_supported",
+            &with_ipu(&["[ipu.zoom]", "enabled = true", "max_line_width = 640"]),
+            Some("ipu.zoom.enabled"),
+            (5, 11),
+            "not supported yet: the zoom stage (glPixelZoom) is not implemented",
+            Some("false"),
+        ),
+        case(
+            "ipu_pixel_map_unknown_map",
+            &with_ipu(&[
+                "[ipu.pixel_map]",
+                "enabled = false",
+                r#"maps = ["r_to_r", "x_to_y"]"#,
+            ]),
+            Some("ipu.pixel_map.maps[1]"),
+            (6, 19),
+            "unknown map \"x_to_y\"",
+            Some("\"i_to_i\""),
+        ),
+        case(
+            "ipu_convolution_even_kernel",
+            &with_ipu(&["[ipu.convolution]", "enabled = false", "kernel_size = 4"]),
+            Some("ipu.convolution.kernel_size"),
+            (6, 15),
+            "kernel size 4",
+            Some("odd integer in 1..=5"),
+        ),
+        case(
+            "ipu_bitmap_not_supported",
+            &with_ipu(&["bitmap = true"]),
+            Some("ipu.bitmap"),
+            (4, 10),
+            "not supported yet: the bitmap module (glBitmap) is not implemented",
+            Some("false"),
+        ),
     ]
 }
 
@@ -834,7 +982,7 @@ fn sim_of_an_unknown_unit_lists_the_units() {
     assert_eq!(out.status.code(), Some(2), "stderr:\n{stderr}");
     assert_eq!(
         stderr,
-        "no unit `nosuch` in this config; it has: hs_chain, tex_cache, mem_arb\n"
+        "no unit `nosuch` in this config; it has: hs_chain, tex_cache, tex_filter, mem_arb, ipu\n"
     );
 }
 

@@ -229,7 +229,16 @@ fn output_names_modules_files_and_config() {
         .iter()
         .map(|u| format!("{}.v", u.top))
         .collect();
-    assert_eq!(tops, ["gpu_hs_chain.v", "gpu_tex_cache.v", "gpu_mem_arb.v"]);
+    assert_eq!(
+        tops,
+        [
+            "gpu_hs_chain.v",
+            "gpu_tex_cache.v",
+            "gpu_tex_filter.v",
+            "gpu_mem_arb.v",
+            "gpu_ipu.v"
+        ]
+    );
     assert!(files.last().is_some_and(|f| tops.contains(f)));
     for m in &design.modules {
         let text = fs::read_to_string(dir.join(m.file_name())).expect("module file");
@@ -441,5 +450,39 @@ fn mem_arb_configs_pass_lint_synth_and_icarus() {
                 .map(|m| m.text.clone())
                 .collect::<Vec<_>>()
         );
+    }
+}
+
+/// `[ipu]` configs beyond the presets: 2 and 4 lanes, format subsets, every register kind,
+/// both fraction widths at their ends, the smallest and largest stacks, each reset style.
+#[test]
+fn ipu_configs_pass_lint_synth_and_icarus() {
+    let configs = [
+        (
+            "ipu_l4",
+            "sync",
+            "high",
+            "lanes = 4\nformats = [\"l8\", \"rgb565\"]\nscale_frac_bits = 16\nbias_frac_bits = 16\n\
+             scale_int_bits = 8\nbias_int_bits = 8\nstack_depth = 1\nregisters = [\"skid\", \"fifo:3\", \"bypass\"]\n",
+        ),
+        (
+            "ipu_l2",
+            "async",
+            "high",
+            "lanes = 2\nformats = [\"bgra8888\"]\nscale_frac_bits = 10\nbias_frac_bits = 14\n\
+             stack_depth = 32\nregisters = [\"bypass\", \"bypass\", \"bypass\"]\n",
+        ),
+    ];
+    for (name, kind, active, body) in configs {
+        let cfg = parse(
+            &format!(
+                "[design]\nname = \"{name}\"\nmodule_prefix = \"q_\"\n[reset]\nkind = \"{kind}\"\nactive = \"{active}\"\n[ipu]\n{body}"
+            ),
+            name,
+        );
+        check_all_tools(&cfg, &format!("tools-{name}"));
+        let (a, _) = generate(&cfg, "det-ipu-a");
+        let (b, _) = generate(&cfg, "det-ipu-b");
+        assert_eq!(snapshot(&a), snapshot(&b), "{name}: two generations differ");
     }
 }

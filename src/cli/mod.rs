@@ -511,6 +511,28 @@ pub fn describe(cfg: &Config, design: &Design) -> String {
             );
         }
     }
+    if let Some(i) = &cfg.ipu {
+        let fmts: Vec<&str> = (0..7)
+            .filter(|c| i.formats[*c])
+            .map(|c| crate::config::ipu::FORMATS[c])
+            .collect();
+        let regs: Vec<String> = i.registers.iter().map(StageKind::label).collect();
+        s += &format!(
+            "ipu        {} lane(s), {}-bit DMA words, formats {}\n",
+            i.lanes,
+            i.dma_word_bits,
+            fmts.join(", ")
+        );
+        s += &format!(
+            "           scale S{}.{}, bias S{}.{}, stack {} deep, registers {}\n",
+            i.scale.int,
+            i.scale.frac,
+            i.bias.int,
+            i.bias.frac,
+            i.stack_depth,
+            regs.join(", ")
+        );
+    }
     for m in &design.modules {
         let params: Vec<String> = m
             .parameters

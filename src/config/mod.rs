@@ -5,6 +5,7 @@
 mod design;
 mod error;
 mod hs_chain;
+pub mod ipu;
 mod mem;
 mod reset;
 mod tmu;
@@ -22,6 +23,7 @@ use toml::de::{DeTable, DeValue};
 pub use design::{ClockSection, DesignSection};
 pub use error::{ConfigError, Invalid, Seg, path};
 pub use hs_chain::{HsChain, HsChainSection, STAGE_KINDS, StageKind};
+pub use ipu::{Fixed, Ipu, IpuSection};
 pub use mem::{
     ADDR_BITS, Access, MapSection, Mem, MemMap, MemSection, Policy, Requester, RequesterSection,
 };
@@ -49,6 +51,9 @@ pub struct RawConfig {
     /// Absent from the canonical form when absent, so older configs keep their hash.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mem: Option<MemSection>,
+    // Skipped when absent so that configs without [ipu] keep their hash.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ipu: Option<IpuSection>,
 }
 
 /// A validated config with its derived values; everything downstream reads this.
@@ -60,6 +65,7 @@ pub struct Config {
     pub hs_chain: Option<HsChain>,
     pub tmu: Option<Tmu>,
     pub mem: Option<Mem>,
+    pub ipu: Option<Ipu>,
     /// SHA-256 of the canonical form of the config (comments and layout do not count).
     pub hash: String,
     /// Where the TOML came from, for messages.
@@ -125,11 +131,12 @@ pub fn parse(src: &str, origin: &str) -> Result<Config, ConfigErrors> {
     let hs_chain = raw.hs_chain.as_ref().and_then(|c| c.validate(&mut invalid));
     let tmu = raw.tmu.as_ref().and_then(|t| t.validate(&mut invalid));
     let mem = raw.mem.as_ref().and_then(|m| m.validate(&mut invalid));
-    if raw.hs_chain.is_none() && raw.tmu.is_none() && raw.mem.is_none() {
+    let ipu = raw.ipu.as_ref().and_then(|t| t.validate(&mut invalid));
+    if raw.hs_chain.is_none() && raw.tmu.is_none() && raw.mem.is_none() && raw.ipu.is_none() {
         invalid.push(Invalid::at(
             &[],
             "the config describes no unit",
-            "at least one unit section: [hs_chain], [tmu.cache], [mem]",
+            "at least one unit section: [hs_chain], [tmu.cache], [mem], [ipu]",
         ));
     }
     if !invalid.is_empty() {
@@ -147,6 +154,7 @@ pub fn parse(src: &str, origin: &str) -> Result<Config, ConfigErrors> {
         hs_chain,
         tmu,
         mem,
+        ipu,
         hash,
         origin: origin.to_string(),
     })
@@ -314,6 +322,34 @@ fn accepts(key: &str) -> Option<String> {
         "mem.map.display_lists" => mem::DISPLAY_LISTS_ALLOWED,
         "mem.map.textures" => mem::TEXTURES_ALLOWED,
         "mem.map.mip_levels" => mem::MIP_LEVELS_ALLOWED,
+        "ipu" => {
+            "an [ipu] table with lanes, dma_word_bits, formats, scale_int_bits, scale_frac_bits, bias_int_bits, bias_frac_bits, stack_depth, registers, bitmap, [ipu.zoom], [ipu.pixel_map], [ipu.convolution]"
+        }
+        "ipu.lanes" => ipu::LANES_ALLOWED,
+        "ipu.fb_word_bits" => ipu::FB_ALLOWED,
+        "ipu.dma_word_bits" => ipu::DMA_ALLOWED,
+        "ipu.formats" => ipu::FORMATS_ALLOWED,
+        "ipu.formats[]" => ipu::FORMAT_ALLOWED,
+        "ipu.scale_int_bits" | "ipu.bias_int_bits" => ipu::INT_BITS_ALLOWED,
+        "ipu.scale_frac_bits" | "ipu.bias_frac_bits" => ipu::FRAC_BITS_ALLOWED,
+        "ipu.stack_depth" => ipu::STACK_ALLOWED,
+        "ipu.registers" => ipu::REGISTERS_ALLOWED,
+        "ipu.registers[]" => STAGE_KINDS,
+        "ipu.bitmap" => ipu::ENABLED_ALLOWED,
+        "ipu.zoom" => "an [ipu.zoom] table with `enabled` and `max_line_width`",
+        "ipu.zoom.enabled" | "ipu.pixel_map.enabled" | "ipu.convolution.enabled" => {
+            ipu::ENABLED_ALLOWED
+        }
+        "ipu.zoom.max_line_width" => ipu::ZOOM_LINE_ALLOWED,
+        "ipu.pixel_map" => "an [ipu.pixel_map] table with `enabled`, `table_size` and `maps`",
+        "ipu.pixel_map.table_size" => ipu::MAP_SIZE_ALLOWED,
+        "ipu.pixel_map.maps" => ipu::MAPS_ALLOWED,
+        "ipu.pixel_map.maps[]" => ipu::MAPS_ALLOWED,
+        "ipu.convolution" => {
+            "an [ipu.convolution] table with `enabled`, `kernel_size` and `max_line_width`"
+        }
+        "ipu.convolution.kernel_size" => ipu::KERNEL_ALLOWED,
+        "ipu.convolution.max_line_width" => ipu::CONV_LINE_ALLOWED,
         _ => return None,
     };
     Some(allowed.to_string())

@@ -2,6 +2,7 @@
 
 pub mod handshake;
 pub mod hs_chain;
+pub mod ipu;
 pub mod mem_arb;
 pub mod memory;
 pub mod tex_cache;
@@ -37,6 +38,7 @@ pub fn vectors(
             .mem
             .as_ref()
             .and_then(|m| mem_arb::vectors(m, count, seed, workload)),
+        "ipu" => cfg.ipu.as_ref().map(|i| ipu::vectors(i, count, seed)),
         _ => None,
     }
 }
@@ -97,6 +99,13 @@ pub fn expectation(cfg: &Config, unit: &str, v: &VectorSet, gap: f64, stall: f64
             capacity: cfg.mem.as_ref().map_or(0, |m| {
                 u64::from(m.outstanding_reads) * u64::from(m.max_burst) + 4
             }),
+            cache: None,
+        },
+        ("ipu", _) => Expectation {
+            cycles: None,
+            peak_rate: 1.0,
+            // Pixels in the stage registers, plus the output registers.
+            capacity: cfg.ipu.as_ref().map_or(0, |i| u64::from(i.capacity()) + 8),
             cache: None,
         },
         _ => Expectation {

@@ -3,6 +3,7 @@
 
 pub mod handshake;
 pub mod hs_chain;
+pub mod ipu;
 pub mod mem_arb;
 pub mod tex_cache;
 pub mod tex_filter;
@@ -145,6 +146,13 @@ pub fn elaborate(cfg: &Config) -> Result<Design, RenderError> {
     }
     if let Some(mem) = &cfg.mem {
         let (unit, modules) = mem_arb::MemArb::new(&ctx, mem).elaborate(&ctx, mem)?;
+        for m in modules {
+            design.add(m);
+        }
+        design.units.push(unit);
+    }
+    if let Some(ipu) = &cfg.ipu {
+        let (unit, modules) = ipu::IpuUnit::new(&ctx, ipu).elaborate()?;
         for m in modules {
             design.add(m);
         }

@@ -1,0 +1,389 @@
+//! `[ipu]`: the image processing unit (seed 000). Implemented so far: the command decoder,
+//! the control FSM, the parameter store and stack, and the main pipeline's format
+//! conversion, scale and bias stages for the DrawPixels path (DMA words in, pixels out).
+//! Zoom, pixel maps, convolution, bitmap and the framebuffer paths are validated but
+//! rejected when enabled: "not supported yet".
+
+use serde::{Deserialize, Serialize};
+
+use super::error::{Invalid, Seg, path};
+use super::hs_chain::{STAGE_KINDS, StageKind};
+
+/// The DMA pixel formats, in the order of their 3-bit code in the DRAW_PIXELS command.
+pub const FORMATS: [&str; 7] = [
+    "rgba8888", "bgra8888", "rgb565", "rgba4444", "rgba5551", "l8", "la88",
+];
+/// Main-pipeline stages implemented, each followed by one handshake register.
+pub const STAGES: [&str; 3] = ["unpack", "scale", "bias"];
+pub const PIXEL_MAPS: [&str; 10] = [
+    "i_to_i", "s_to_s", "i_to_r", "i_to_g", "i_to_b", "i_to_a", "r_to_r", "g_to_g", "b_to_b",
+    "a_to_a",
+];
+
+pub const LANES_ALLOWED: &str = "1, 2 or 4 pixels per clock (default 1)";
+pub const FB_ALLOWED: &str = "128 (the seed's framebuffer word); not supported yet";
+pub const DMA_ALLOWED: &str = "32 (the seed's DMA word; default 32)";
+pub const FORMATS_ALLOWED: &str = "a non-empty array of distinct formats, each one of \"rgba8888\", \"bgra8888\", \"rgb565\", \"rgba4444\", \"rgba5551\", \"l8\", \"la88\" (default: all)";
+pub const FORMAT_ALLOWED: &str =
+    "\"rgba8888\", \"bgra8888\", \"rgb565\", \"rgba4444\", \"rgba5551\", \"l8\", \"la88\"";
+pub const INT_BITS_ALLOWED: &str =
+    "an integer in 1..=8: integer bits of the signed fixed-point value, sign not counted";
+pub const FRAC_BITS_ALLOWED: &str =
+    "an integer in 10..=16: fraction bits (10 or more keep results within 1 LSB of GL)";
+pub const STACK_ALLOWED: &str = "an integer in 1..=32 (default 4)";
+pub const REGISTERS_ALLOWED: &str = "an array of 3 handshake kinds, one after each stage (unpack, scale, bias); default all \"bubble\"";
+pub const ZOOM_LINE_ALLOWED: &str = "an integer in 1..=8192 pixels";
+pub const MAP_SIZE_ALLOWED: &str = "a power of two in 2..=4096 entries";
+pub const MAPS_ALLOWED: &str = "an array of distinct map names, each one of \"i_to_i\", \"s_to_s\", \"i_to_r\", \"i_to_g\", \"i_to_b\", \"i_to_a\", \"r_to_r\", \"g_to_g\", \"b_to_b\", \"a_to_a\"";
+pub const KERNEL_ALLOWED: &str = "an odd integer in 1..=5 (a 1x1 to 5x5 kernel)";
+pub const CONV_LINE_ALLOWED: &str = "an integer in 1..=8192 pixels";
+pub const ENABLED_ALLOWED: &str = "false (the feature is not supported yet)";
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct IpuSection {
+    #[serde(default = "default_lanes")]
+    pub lanes: u32,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fb_word_bits: Option<u32>,
+    #[serde(default = "default_dma_bits")]
+    pub dma_word_bits: u32,
+    #[serde(default = "default_formats")]
+    pub formats: Vec<String>,
+    #[serde(default = "default_scale_int")]
+    pub scale_int_bits: u32,
+    #[serde(default = "default_frac")]
+    pub scale_frac_bits: u32,
+    #[serde(default = "default_bias_int")]
+    pub bias_int_bits: u32,
+    #[serde(default = "default_frac")]
+    pub bias_frac_bits: u32,
+    #[serde(default = "default_stack")]
+    pub stack_depth: u32,
+    #[serde(default = "default_registers")]
+    pub registers: Vec<String>,
+    #[serde(default)]
+    pub bitmap: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub zoom: Option<ZoomSection>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pixel_map: Option<PixelMapSection>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub convolution: Option<ConvolutionSection>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ZoomSection {
+    pub enabled: bool,
+    #[serde(default = "default_line")]
+    pub max_line_width: u32,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PixelMapSection {
+    pub enabled: bool,
+    #[serde(default = "default_map_size")]
+    pub table_size: u32,
+    #[serde(default)]
+    pub maps: Vec<String>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ConvolutionSection {
+    pub enabled: bool,
+    #[serde(default = "default_kernel")]
+    pub kernel_size: u32,
+    #[serde(default = "default_line")]
+    pub max_line_width: u32,
+}
+
+fn default_lanes() -> u32 {
+    1
+}
+fn default_dma_bits() -> u32 {
+    32
+}
+fn default_formats() -> Vec<String> {
+    FORMATS.iter().map(|f| f.to_string()).collect()
+}
+fn default_scale_int() -> u32 {
+    4
+}
+fn default_bias_int() -> u32 {
+    2
+}
+fn default_frac() -> u32 {
+    12
+}
+fn default_stack() -> u32 {
+    4
+}
+fn default_registers() -> Vec<String> {
+    vec!["bubble".into(); STAGES.len()]
+}
+fn default_line() -> u32 {
+    1024
+}
+fn default_map_size() -> u32 {
+    256
+}
+fn default_kernel() -> u32 {
+    3
+}
+
+/// A signed fixed-point format: 1 sign bit, `int` integer bits, `frac` fraction bits.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct Fixed {
+    pub int: u32,
+    pub frac: u32,
+}
+
+impl Fixed {
+    /// Total bits, sign included.
+    pub fn width(&self) -> u32 {
+        1 + self.int + self.frac
+    }
+    pub fn min(&self) -> i64 {
+        -(1i64 << (self.int + self.frac))
+    }
+    pub fn max(&self) -> i64 {
+        (1i64 << (self.int + self.frac)) - 1
+    }
+}
+
+/// The validated `[ipu]`.
+#[derive(Debug, Clone, Serialize)]
+pub struct Ipu {
+    pub lanes: u32,
+    pub dma_word_bits: u32,
+    /// Enabled formats by code (index into [`FORMATS`]).
+    pub formats: [bool; 7],
+    pub scale: Fixed,
+    pub bias: Fixed,
+    pub stack_depth: u32,
+    /// Handshake register after unpack, scale and bias.
+    pub registers: Vec<StageKind>,
+}
+
+impl Ipu {
+    /// Pixels the pipeline's registers hold when full.
+    pub fn capacity(&self) -> u32 {
+        self.registers
+            .iter()
+            .map(|s| match s {
+                StageKind::Bypass => 0,
+                StageKind::Bubble => 1,
+                StageKind::Skid => 2,
+                StageKind::Fifo { depth } => *depth,
+            })
+            .sum()
+    }
+}
+
+impl IpuSection {
+    pub fn validate(&self, errs: &mut Vec<Invalid>) -> Option<Ipu> {
+        let at = |keys: &[&str]| {
+            let mut p = path(&["ipu"]);
+            p.extend(keys.iter().map(|k| Seg::Key((*k).into())));
+            p
+        };
+        let before = errs.len();
+        if ![1, 2, 4].contains(&self.lanes) {
+            errs.push(Invalid::at(
+                &at(&["lanes"]),
+                format!("{} lanes", self.lanes),
+                LANES_ALLOWED,
+            ));
+        }
+        if let Some(fb) = self.fb_word_bits {
+            let msg = if fb == 128 {
+                "not supported yet: the framebuffer paths (ReadPixels, CopyPixels, CopyTexImage) are not implemented".to_string()
+            } else {
+                format!("framebuffer word of {fb} bits")
+            };
+            errs.push(Invalid::at(&at(&["fb_word_bits"]), msg, FB_ALLOWED));
+        }
+        if self.dma_word_bits != 32 {
+            errs.push(Invalid::at(
+                &at(&["dma_word_bits"]),
+                format!("DMA word of {} bits", self.dma_word_bits),
+                DMA_ALLOWED,
+            ));
+        }
+        let mut formats = [false; 7];
+        if self.formats.is_empty() {
+            errs.push(Invalid::at(
+                &at(&["formats"]),
+                "no format enabled",
+                FORMATS_ALLOWED,
+            ));
+        }
+        for (i, f) in self.formats.iter().enumerate() {
+            let mut p = at(&["formats"]);
+            p.push(Seg::Index(i));
+            match FORMATS.iter().position(|x| x == f) {
+                Some(code) if formats[code] => {
+                    errs.push(Invalid::at(
+                        &p,
+                        format!("format {f:?} listed twice"),
+                        FORMATS_ALLOWED,
+                    ));
+                }
+                Some(code) => formats[code] = true,
+                None => errs.push(Invalid::at(
+                    &p,
+                    format!("unknown format {f:?}"),
+                    FORMAT_ALLOWED,
+                )),
+            }
+        }
+        for (key, v) in [
+            ("scale_int_bits", self.scale_int_bits),
+            ("bias_int_bits", self.bias_int_bits),
+        ] {
+            if !(1..=8).contains(&v) {
+                errs.push(Invalid::at(
+                    &at(&[key]),
+                    format!("{v} integer bits"),
+                    INT_BITS_ALLOWED,
+                ));
+            }
+        }
+        for (key, v) in [
+            ("scale_frac_bits", self.scale_frac_bits),
+            ("bias_frac_bits", self.bias_frac_bits),
+        ] {
+            if !(10..=16).contains(&v) {
+                errs.push(Invalid::at(
+                    &at(&[key]),
+                    format!("{v} fraction bits"),
+                    FRAC_BITS_ALLOWED,
+                ));
+            }
+        }
+        if !(1..=32).contains(&self.stack_depth) {
+            errs.push(Invalid::at(
+                &at(&["stack_depth"]),
+                format!("stack depth {}", self.stack_depth),
+                STACK_ALLOWED,
+            ));
+        }
+        let mut registers = Vec::new();
+        if self.registers.len() != STAGES.len() {
+            errs.push(Invalid::at(
+                &at(&["registers"]),
+                format!("{} registers given", self.registers.len()),
+                REGISTERS_ALLOWED,
+            ));
+        }
+        for (i, text) in self.registers.iter().enumerate() {
+            match StageKind::parse(text) {
+                Ok(k) => registers.push(k),
+                Err(msg) => {
+                    let mut p = at(&["registers"]);
+                    p.push(Seg::Index(i));
+                    errs.push(Invalid::at(&p, msg, STAGE_KINDS));
+                }
+            }
+        }
+        if self.bitmap {
+            errs.push(Invalid::at(
+                &at(&["bitmap"]),
+                "not supported yet: the bitmap module (glBitmap) is not implemented",
+                ENABLED_ALLOWED,
+            ));
+        }
+        if let Some(z) = &self.zoom {
+            if !(1..=8192).contains(&z.max_line_width) {
+                errs.push(Invalid::at(
+                    &at(&["zoom", "max_line_width"]),
+                    format!("line width {}", z.max_line_width),
+                    ZOOM_LINE_ALLOWED,
+                ));
+            }
+            if z.enabled {
+                errs.push(Invalid::at(
+                    &at(&["zoom", "enabled"]),
+                    "not supported yet: the zoom stage (glPixelZoom) is not implemented",
+                    ENABLED_ALLOWED,
+                ));
+            }
+        }
+        if let Some(m) = &self.pixel_map {
+            if !(m.table_size.is_power_of_two() && (2..=4096).contains(&m.table_size)) {
+                errs.push(Invalid::at(
+                    &at(&["pixel_map", "table_size"]),
+                    format!("table size {}", m.table_size),
+                    MAP_SIZE_ALLOWED,
+                ));
+            }
+            let mut seen = Vec::new();
+            for (i, name) in m.maps.iter().enumerate() {
+                let mut p = at(&["pixel_map", "maps"]);
+                p.push(Seg::Index(i));
+                if !PIXEL_MAPS.contains(&name.as_str()) {
+                    errs.push(Invalid::at(
+                        &p,
+                        format!("unknown map {name:?}"),
+                        MAPS_ALLOWED,
+                    ));
+                } else if seen.contains(name) {
+                    errs.push(Invalid::at(
+                        &p,
+                        format!("map {name:?} listed twice"),
+                        MAPS_ALLOWED,
+                    ));
+                }
+                seen.push(name.clone());
+            }
+            if m.enabled {
+                errs.push(Invalid::at(
+                    &at(&["pixel_map", "enabled"]),
+                    "not supported yet: the pixel map stage (glPixelMap) is not implemented",
+                    ENABLED_ALLOWED,
+                ));
+            }
+        }
+        if let Some(c) = &self.convolution {
+            if !(c.kernel_size % 2 == 1 && (1..=5).contains(&c.kernel_size)) {
+                errs.push(Invalid::at(
+                    &at(&["convolution", "kernel_size"]),
+                    format!("kernel size {}", c.kernel_size),
+                    KERNEL_ALLOWED,
+                ));
+            }
+            if !(1..=8192).contains(&c.max_line_width) {
+                errs.push(Invalid::at(
+                    &at(&["convolution", "max_line_width"]),
+                    format!("line width {}", c.max_line_width),
+                    CONV_LINE_ALLOWED,
+                ));
+            }
+            if c.enabled {
+                errs.push(Invalid::at(
+                    &at(&["convolution", "enabled"]),
+                    "not supported yet: the convolution filter (glConvolutionFilter2D) is not implemented",
+                    ENABLED_ALLOWED,
+                ));
+            }
+        }
+        (errs.len() == before).then_some(Ipu {
+            lanes: self.lanes,
+            dma_word_bits: self.dma_word_bits,
+            formats,
+            scale: Fixed {
+                int: self.scale_int_bits,
+                frac: self.scale_frac_bits,
+            },
+            bias: Fixed {
+                int: self.bias_int_bits,
+                frac: self.bias_frac_bits,
+            },
+            stack_depth: self.stack_depth,
+            registers,
+        })
+    }
+}

@@ -1,0 +1,530 @@
+//! Model of the `ipu` unit (seed 000's image processing unit): commands and DMA words in;
+//! passed-through commands, DMA requests, pixels and status events out. It is the
+//! reference the RTL is compared with, transaction by transaction on every output port.
+//!
+//! # Command encoding
+//!
+//! Commands are 32-bit words on the `cmd` port; bits `[31:24]` are the opcode.
+//!
+//! | Opcode | Command | Words | Fields |
+//! |---|---|---|---|
+//! | `0x41` | PIXEL_TRANSFER | 2 | word 0: `[2]` 0 scale / 1 bias, `[1:0]` channel (0 R, 1 G, 2 B, 3 A); word 1: the value, signed Q15.16 (two's complement, value / 65536) |
+//! | `0x42` | PUSH_PIXEL | 1 | pushes the 4 scales and 4 biases |
+//! | `0x43` | POP_PIXEL | 1 | pops them back |
+//! | `0x44` | DRAW_PIXELS | 3 | word 0: `[2:0]` format (0 rgba8888, 1 bgra8888, 2 rgb565, 3 rgba4444, 4 rgba5551, 5 l8, 6 la88); word 1: `{height[15:0], width[15:0]}`; word 2: `{y[15:0], x[15:0]}` of the first pixel |
+//! | other | not the IPU's | 1 | passed on unchanged, in order, on `pass` |
+//!
+//! Bits not listed are reserved and ignored. Any word whose opcode is not one of the four
+//! is passed through, so other units' commands must carry their opcode in every word the
+//! IPU sees. A multi-word command waits for its words (RECEIVE_1, RECEIVE_2): a stream
+//! that ends inside one leaves it pending and produces nothing for it.
+//!
+//! A PIXEL_TRANSFER value is converted to the configured fixed-point format by an
+//! arithmetic shift right (floor) and saturated to its range. PUSH on a full stack and
+//! POP on an empty one change nothing and emit a status event; so does DRAW_PIXELS with a
+//! format the config does not enable (the draw is dropped, no DMA words are requested).
+//!
+//! DRAW_PIXELS with a non-zero size sends one DMA request (`dma_req`: the number of
+//! 32-bit words, `ceil(width * height * bytes_per_pixel / 4)`) and then takes exactly that
+//! many words from `dma`. Pixels are packed row after row with no padding (GL's unpack
+//! alignment 1), pixel `p` at byte `p * bytes_per_pixel` of the stream, little endian in a
+//! word (byte 0 is bits `[7:0]`). Formats as GL's packed types: rgb565 is
+//! `R[15:11] G[10:5] B[4:0]`, rgba4444 `R[15:12] G[11:8] B[7:4] A[3:0]`, rgba5551
+//! `R[15:11] G[10:6] B[5:1] A[0]`, rgba8888 bytes R, G, B, A, bgra8888 bytes B, G, R, A,
+//! l8 one byte L (R = G = B = L, A = 255), la88 bytes L, A. An n-bit channel becomes 8
+//! bits by bit replication, within 1 LSB of GL's `round(c * 255 / (2^n - 1))`.
+//!
+//! # Pixel transfer arithmetic
+//!
+//! Each channel `c` (8 bits, meaning c / 255) becomes
+//! `clamp(round(c * scale + 255 * bias), 0, 255)` with scale `S / 2^SF` and bias
+//! `B / 2^BF` exactly as stored: with `F = max(SF, BF)`,
+//! `X = (c * S) << (F - SF) + (255 * B) << (F - BF) + 2^(F - 1)`, result
+//! `X < 0 ? 0 : min(X >> F, 255)`. That is GL's `c * scale + bias` clamped to [0, 1] and
+//! rounded to 8 bits (halves up), exact for the stored values; with 10 or more fraction
+//! bits the stored values' floor error adds at most 0.5 LSB, so results are within 1 LSB
+//! of GL's float math for values inside the format's range.
+//!
+//! # Output words
+//!
+//! `pix`: `{mask[lanes] (only when lanes > 1), y[15:0], x[15:0], rgba[lanes] x 32}`, lane 0
+//! in the low bits, each pixel `{A, B, G, R}` (R in bits `[7:0]`). A beat carries up to
+//! `lanes` consecutive pixels of one row that come from one DMA word; lane `i` is pixel
+//! `(x + i, y)`; lanes beyond the mask are zero. `status`: `{level[7:0], 4'b0, event[3:0]}`
+//! with event 1 stack overflow, 2 stack underflow, 3 format not enabled, and the stack
+//! level at the event.
+
+use crate::config::{Fixed, Ipu};
+use crate::rng::{Rng, STREAM_DATA};
+use crate::rtl::{Dir, StreamPort};
+use crate::vectors::{Bits, PortVectors, VectorSet};
+
+pub const OP_TRANSFER: u32 = 0x41;
+pub const OP_PUSH: u32 = 0x42;
+pub const OP_POP: u32 = 0x43;
+pub const OP_DRAW: u32 = 0x44;
+
+pub const EV_OVERFLOW: u32 = 1;
+pub const EV_UNDERFLOW: u32 = 2;
+pub const EV_FORMAT: u32 = 3;
+
+/// Bytes per pixel of each format code; code 7 is no format.
+pub fn bytes_per_pixel(code: u32) -> u32 {
+    match code {
+        0 | 1 => 4,
+        2..=4 | 6 => 2,
+        5 => 1,
+        _ => 0,
+    }
+}
+
+/// The pixel in the low bits of `raw` in format `code` as RGBA8, R in bits [7:0].
+pub fn convert(code: u32, raw: u32) -> u32 {
+    let rgba = |r: u32, g: u32, b: u32, a: u32| r | (g << 8) | (b << 16) | (a << 24);
+    let x5 = |v: u32| (v << 3) | (v >> 2);
+    let x6 = |v: u32| (v << 2) | (v >> 4);
+    let x4 = |v: u32| v * 17;
+    let byte = |i: u32| (raw >> (8 * i)) & 0xff;
+    let v = raw & 0xffff;
+    match code {
+        0 => raw,
+        1 => rgba(byte(2), byte(1), byte(0), byte(3)),
+        2 => rgba(x5(v >> 11), x6((v >> 5) & 63), x5(v & 31), 255),
+        3 => rgba(
+            x4(v >> 12),
+            x4((v >> 8) & 15),
+            x4((v >> 4) & 15),
+            x4(v & 15),
+        ),
+        4 => rgba(
+            x5(v >> 11),
+            x5((v >> 6) & 31),
+            x5((v >> 1) & 31),
+            (v & 1) * 255,
+        ),
+        5 => rgba(byte(0), byte(0), byte(0), 255),
+        6 => rgba(byte(0), byte(0), byte(0), byte(1)),
+        _ => 0,
+    }
+}
+
+/// A Q15.16 command value in `fmt`: floor, then saturate.
+pub fn to_fixed(value: u32, fmt: Fixed) -> i64 {
+    let v = i64::from(value as i32) >> (16 - fmt.frac);
+    v.clamp(fmt.min(), fmt.max())
+}
+
+/// One channel through scale then bias: see the module doc.
+pub fn transfer(c: u32, scale: i64, bias: i64, s: Fixed, b: Fixed) -> u32 {
+    let f = s.frac.max(b.frac);
+    let x = ((i64::from(c) * scale) << (f - s.frac))
+        + ((255 * bias) << (f - b.frac))
+        + (1i64 << (f - 1));
+    if x < 0 { 0 } else { (x >> f).min(255) as u32 }
+}
+
+/// The output transactions of a command stream, per port.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Outputs {
+    pub pass: Vec<u32>,
+    pub dma_req: Vec<u32>,
+    pub pix: Vec<Bits>,
+    pub status: Vec<u32>,
+    /// Pixels delivered (mask bits set over all beats).
+    pub pixels: u64,
+}
+
+/// Width of a `pix` beat.
+pub fn pix_width(ipu: &Ipu) -> u32 {
+    32 + 32 * ipu.lanes + if ipu.lanes > 1 { ipu.lanes } else { 0 }
+}
+
+pub const STATUS_WIDTH: u32 = 16;
+
+/// Runs the unit on `cmds` with DMA words `dma`; stops where the commands end or the DMA
+/// words run out.
+pub fn run(ipu: &Ipu, cmds: &[u32], dma: &[u32]) -> Outputs {
+    let mut out = Outputs::default();
+    let one = 1i64 << ipu.scale.frac;
+    let mut scale = [one; 4];
+    let mut bias = [0i64; 4];
+    let mut stack: Vec<([i64; 4], [i64; 4])> = Vec::new();
+    let mut dma_next = 0usize;
+    let mut i = 0usize;
+    let event = |ev: u32, level: usize| ev | ((level as u32) << 8);
+    while i < cmds.len() {
+        let w0 = cmds[i];
+        let op = w0 >> 24;
+        let words = match op {
+            OP_TRANSFER => 2,
+            OP_DRAW => 3,
+            _ => 1,
+        };
+        if i + words > cmds.len() {
+            break; // truncated: waits forever for the rest
+        }
+        match op {
+            OP_TRANSFER => {
+                let ch = (w0 & 3) as usize;
+                if w0 & 4 == 0 {
+                    scale[ch] = to_fixed(cmds[i + 1], ipu.scale);
+                } else {
+                    bias[ch] = to_fixed(cmds[i + 1], ipu.bias);
+                }
+            }
+            OP_PUSH => {
+                if stack.len() == ipu.stack_depth as usize {
+                    out.status.push(event(EV_OVERFLOW, stack.len()));
+                } else {
+                    stack.push((scale, bias));
+                }
+            }
+            OP_POP => match stack.pop() {
+                Some((s, b)) => {
+                    scale = s;
+                    bias = b;
+                }
+                None => out.status.push(event(EV_UNDERFLOW, 0)),
+            },
+            OP_DRAW => {
+                let fmt = w0 & 7;
+                let (w, h) = (cmds[i + 1] & 0xffff, cmds[i + 1] >> 16);
+                let (x0, y0) = (cmds[i + 2] & 0xffff, cmds[i + 2] >> 16);
+                if fmt == 7 || !ipu.formats[fmt as usize] {
+                    out.status.push(event(EV_FORMAT, stack.len()));
+                } else if w > 0 && h > 0 {
+                    let bpp = bytes_per_pixel(fmt);
+                    let nwords = (u64::from(w) * u64::from(h) * u64::from(bpp)).div_ceil(4);
+                    out.dma_req.push(nwords as u32);
+                    if dma_next + nwords as usize > dma.len() {
+                        break;
+                    }
+                    let src = &dma[dma_next..dma_next + nwords as usize];
+                    dma_next += nwords as usize;
+                    draw(ipu, &mut out, src, fmt, (w, h), (x0, y0), &scale, &bias);
+                }
+            }
+            _ => out.pass.push(w0),
+        }
+        i += words;
+    }
+    out
+}
+
+#[allow(clippy::too_many_arguments)]
+fn draw(
+    ipu: &Ipu,
+    out: &mut Outputs,
+    words: &[u32],
+    fmt: u32,
+    (w, h): (u32, u32),
+    (x0, y0): (u32, u32),
+    scale: &[i64; 4],
+    bias: &[i64; 4],
+) {
+    let bpp = bytes_per_pixel(fmt);
+    let lanes = ipu.lanes;
+    let width = pix_width(ipu);
+    let mut byte = 0u32;
+    let mut widx = 0usize;
+    for row in 0..h {
+        let mut col = 0u32;
+        while col < w {
+            let slots = (4 - byte) / bpp;
+            let g = lanes.min(slots).min(w - col);
+            let mut beat = Bits::zero(width);
+            for lane in 0..g {
+                let raw = words[widx] >> (8 * (byte + lane * bpp));
+                let px = convert(fmt, raw);
+                let mut o = 0u32;
+                for ch in 0..4 {
+                    let c = (px >> (8 * ch)) & 0xff;
+                    let v = transfer(
+                        c,
+                        scale[ch as usize],
+                        bias[ch as usize],
+                        ipu.scale,
+                        ipu.bias,
+                    );
+                    o |= v << (8 * ch);
+                }
+                beat.set_field(32 * lane, 32, u64::from(o));
+            }
+            beat.set_field(32 * lanes, 16, u64::from((x0 + col) & 0xffff));
+            beat.set_field(32 * lanes + 16, 16, u64::from((y0 + row) & 0xffff));
+            if lanes > 1 {
+                beat.set_field(32 * lanes + 32, lanes, (1u64 << g) - 1);
+            }
+            out.pix.push(beat);
+            out.pixels += u64::from(g);
+            byte += g * bpp;
+            col += g;
+            if byte == 4 {
+                byte = 0;
+                widx += 1;
+            }
+        }
+    }
+}
+
+/// Command word builders.
+pub fn cmd_transfer(bias: bool, channel: u32, value: u32) -> [u32; 2] {
+    [
+        (OP_TRANSFER << 24) | (u32::from(bias) << 2) | (channel & 3),
+        value,
+    ]
+}
+pub fn cmd_push() -> u32 {
+    OP_PUSH << 24
+}
+pub fn cmd_pop() -> u32 {
+    OP_POP << 24
+}
+pub fn cmd_draw(fmt: u32, w: u32, h: u32, x: u32, y: u32) -> [u32; 3] {
+    [
+        (OP_DRAW << 24) | (fmt & 7),
+        (h << 16) | (w & 0xffff),
+        (y << 16) | (x & 0xffff),
+    ]
+}
+
+/// A float as the Q15.16 a driver sends (round to nearest).
+pub fn q16(v: f64) -> u32 {
+    (v * 65536.0).round() as i64 as i32 as u32
+}
+
+/// A stream of commands and DMA words.
+#[derive(Debug, Clone, Default)]
+pub struct Stream {
+    pub cmds: Vec<u32>,
+    pub dma: Vec<u32>,
+}
+
+impl Stream {
+    /// Appends a draw and random DMA data for it (when the format has pixels).
+    pub fn draw(&mut self, rng: &mut Rng, fmt: u32, w: u32, h: u32, x: u32, y: u32) {
+        self.cmds.extend(cmd_draw(fmt, w, h, x, y));
+        let words = (u64::from(w) * u64::from(h) * u64::from(bytes_per_pixel(fmt))).div_ceil(4);
+        for _ in 0..words {
+            self.dma.push(rng.next_u64() as u32);
+        }
+    }
+}
+
+/// A random mix of `count` commands: transfers (some out of range), pushes and pops
+/// (enough to overflow and underflow), draws of every format code (enabled, disabled
+/// and none) and sizes (empty included), other units' opcodes; half the seeds end with a
+/// truncated multi-word command.
+pub fn random_stream(ipu: &Ipu, count: usize, seed: u64) -> Stream {
+    let mut rng = Rng::stream(seed, STREAM_DATA);
+    let mut s = Stream::default();
+    let pick = |rng: &mut Rng, n: u64| rng.next_u64() % n;
+    for _ in 0..count {
+        match pick(&mut rng, 20) {
+            0..=4 => {
+                let bias = pick(&mut rng, 2) == 1;
+                let ch = pick(&mut rng, 4) as u32;
+                let value = match pick(&mut rng, 8) {
+                    0 => rng.next_u64() as u32,
+                    1..=3 if bias => q16((pick(&mut rng, 200) as f64 - 100.0) / 255.0),
+                    _ if bias => q16(pick(&mut rng, 4000) as f64 / 1000.0 - 2.0),
+                    _ => q16(pick(&mut rng, 6000) as f64 / 1000.0 - 1.0),
+                };
+                s.cmds.extend(cmd_transfer(bias, ch, value));
+            }
+            5..=6 => s.cmds.push(cmd_push()),
+            7..=8 => s.cmds.push(cmd_pop()),
+            9..=14 => {
+                let fmt = if pick(&mut rng, 10) == 0 {
+                    7
+                } else {
+                    pick(&mut rng, 7) as u32
+                };
+                let w = pick(&mut rng, 12) as u32;
+                let h = pick(&mut rng, 5) as u32;
+                let x = rng.next_u64() as u32 & 0xffff;
+                let y = rng.next_u64() as u32 & 0xffff;
+                if fmt != 7 && ipu.formats[fmt as usize] {
+                    s.draw(&mut rng, fmt, w, h, x, y);
+                } else {
+                    s.cmds.extend(cmd_draw(fmt, w, h, x, y));
+                }
+            }
+            _ => {
+                let mut word = rng.next_u64() as u32;
+                while (OP_TRANSFER..=OP_DRAW).contains(&(word >> 24)) {
+                    word = rng.next_u64() as u32;
+                }
+                s.cmds.push(word);
+            }
+        }
+    }
+    match pick(&mut rng, 6) {
+        0 => s.cmds.push(cmd_transfer(false, 1, 0)[0]),
+        1 => s.cmds.push(cmd_draw(0, 3, 3, 0, 0)[0]),
+        2 => s.cmds.extend(&cmd_draw(0, 3, 3, 0, 0)[..2]),
+        _ => {}
+    }
+    s
+}
+
+/// The vectors of a stream: stimulus on `cmd` and `dma`, the model's outputs on the rest.
+pub fn encode(ipu: &Ipu, stream: &Stream, seed: u64) -> (VectorSet, Outputs) {
+    let out = run(ipu, &stream.cmds, &stream.dma);
+    let word = |w: u32, width: u32| Bits::from_u64(width, u64::from(w));
+    let port = |name: &str, dir, width| StreamPort {
+        name: name.into(),
+        dir,
+        width,
+    };
+    let set = VectorSet {
+        unit: "ipu".into(),
+        seed,
+        ports: vec![
+            PortVectors {
+                port: port("cmd", Dir::In, 32),
+                items: stream.cmds.iter().map(|w| word(*w, 32)).collect(),
+            },
+            PortVectors {
+                port: port("dma", Dir::In, 32),
+                items: stream.dma.iter().map(|w| word(*w, 32)).collect(),
+            },
+            PortVectors {
+                port: port("pass", Dir::Out, 32),
+                items: out.pass.iter().map(|w| word(*w, 32)).collect(),
+            },
+            PortVectors {
+                port: port("dma_req", Dir::Out, 32),
+                items: out.dma_req.iter().map(|w| word(*w, 32)).collect(),
+            },
+            PortVectors {
+                port: port("pix", Dir::Out, pix_width(ipu)),
+                items: out.pix.clone(),
+            },
+            PortVectors {
+                port: port("status", Dir::Out, STATUS_WIDTH),
+                items: out.status.iter().map(|w| word(*w, STATUS_WIDTH)).collect(),
+            },
+        ],
+    };
+    (set, out)
+}
+
+/// `gpurtl vectors/sim -u ipu`: a random command mix of `count` commands.
+pub fn vectors(ipu: &Ipu, count: usize, seed: u64) -> VectorSet {
+    encode(ipu, &random_stream(ipu, count, seed), seed).0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::StageKind;
+
+    fn ipu(lanes: u32) -> Ipu {
+        Ipu {
+            lanes,
+            dma_word_bits: 32,
+            formats: [true; 7],
+            scale: Fixed { int: 4, frac: 12 },
+            bias: Fixed { int: 2, frac: 12 },
+            stack_depth: 2,
+            registers: vec![StageKind::Bubble; 3],
+        }
+    }
+
+    #[test]
+    fn channel_expansion_is_within_one_lsb_of_gl() {
+        for bits in [1u32, 4, 5, 6] {
+            let max = (1u32 << bits) - 1;
+            for c in 0..=max {
+                let gl = (f64::from(c) * 255.0 / f64::from(max)).round() as i64;
+                let hw = i64::from(match bits {
+                    1 => c * 255,
+                    4 => c * 17,
+                    5 => (c << 3) | (c >> 2),
+                    _ => (c << 2) | (c >> 4),
+                });
+                assert!((gl - hw).abs() <= 1, "{bits} bits, {c}: {hw} vs {gl}");
+            }
+        }
+    }
+
+    #[test]
+    fn transfer_is_within_one_lsb_of_gl_float_math() {
+        let cfg = ipu(1);
+        let mut rng = Rng::stream(3, 0);
+        for _ in 0..20000 {
+            let s = (rng.next_u64() % 16000) as f64 / 1000.0 - 8.0;
+            let b = (rng.next_u64() % 8000) as f64 / 1000.0 - 4.0;
+            let c = (rng.next_u64() % 256) as u32;
+            let (sq, bq) = (q16(s), q16(b));
+            let (sv, bv) = (
+                f64::from(sq as i32) / 65536.0,
+                f64::from(bq as i32) / 65536.0,
+            );
+            let gl = ((f64::from(c) / 255.0 * sv + bv).clamp(0.0, 1.0) * 255.0).round() as i64;
+            let hw = i64::from(transfer(
+                c,
+                to_fixed(sq, cfg.scale),
+                to_fixed(bq, cfg.bias),
+                cfg.scale,
+                cfg.bias,
+            ));
+            assert!(
+                (gl - hw).abs() <= 1,
+                "c {c} scale {sv} bias {bv}: {hw} vs {gl}"
+            );
+        }
+    }
+
+    #[test]
+    fn seed_example_bias_2_scale_quarter() {
+        // The seed's example: bias 2 (of 255), scale 0.25.
+        let cfg = ipu(1);
+        let (s, b) = (
+            to_fixed(q16(0.25), cfg.scale),
+            to_fixed(q16(2.0 / 255.0), cfg.bias),
+        );
+        for c in [0u32, 1, 100, 200, 255] {
+            let gl = (f64::from(c) * 0.25 + 2.0).round() as u32;
+            assert!(transfer(c, s, b, cfg.scale, cfg.bias).abs_diff(gl) <= 1);
+        }
+    }
+
+    #[test]
+    fn stack_overflow_and_underflow_change_nothing() {
+        let cfg = ipu(1);
+        let mut cmds = vec![cmd_pop(), cmd_push(), cmd_push(), cmd_push()];
+        cmds.extend(cmd_transfer(false, 0, q16(0.5)));
+        cmds.extend([cmd_pop(), cmd_pop(), cmd_pop()]);
+        let out = run(&cfg, &cmds, &[]);
+        assert_eq!(
+            out.status,
+            vec![EV_UNDERFLOW, EV_OVERFLOW | (2 << 8), EV_UNDERFLOW]
+        );
+    }
+
+    #[test]
+    fn lanes_group_pixels_of_one_word_and_row() {
+        let cfg = ipu(4);
+        let mut cmds = cmd_draw(5, 3, 2, 10, 20).to_vec();
+        cmds.push(0x1234_5678);
+        let out = run(&cfg, &cmds, &[0x0403_0201, 0x0000_0605]);
+        // Row 0: three pixels of word 0; row 1: pixel 4 of word 0, then two of word 1.
+        let masks: Vec<u64> = out.pix.iter().map(|b| b.field(160, 4)).collect();
+        assert_eq!(masks, vec![0b111, 0b1, 0b11]);
+        assert_eq!(out.pixels, 6);
+        assert_eq!(out.dma_req, vec![2]);
+        assert_eq!(out.pass, vec![0x1234_5678]);
+        assert_eq!(out.pix[1].field(128, 16), 10);
+        assert_eq!(out.pix[1].field(144, 16), 21);
+        assert_eq!(out.pix[1].field(0, 8), 4);
+    }
+
+    #[test]
+    fn truncated_commands_produce_nothing() {
+        let cfg = ipu(1);
+        let out = run(&cfg, &cmd_draw(0, 1, 1, 0, 0)[..2], &[0]);
+        assert_eq!(out, Outputs::default());
+    }
+}

@@ -1,0 +1,389 @@
+//! `ipu`: the image processing unit (seed 000), rendered from `[ipu]`: the command
+//! decoder and control FSM, the parameter store and stack, and the main pipeline's
+//! unpack (format conversion), scale and bias stages with a handshake register after
+//! each. The lanes, enabled formats and field positions are decided here; the templates
+//! spell them out. The model, and the command encoding, are in `model::ipu`.
+
+use std::collections::BTreeMap;
+
+use askama::Template;
+
+use super::handshake::{block_kind, module_for};
+use super::{Ctx, Dir, Module, RenderError, Rst, StreamPort, Unit, render};
+use crate::config::ipu::{FORMATS, STAGES};
+use crate::config::{Ipu, StageKind};
+use crate::model::ipu::{STATUS_WIDTH, bytes_per_pixel, pix_width};
+
+fn clog2(x: u32) -> u32 {
+    32 - (x.max(1) - 1).leading_zeros()
+}
+
+/// One enabled format: its code, localparam name and bytes-per-pixel log2.
+pub struct FormatView {
+    pub code: u32,
+    pub name: String,
+    pub bpp_log: u32,
+}
+
+fn formats(ipu: &Ipu) -> Vec<FormatView> {
+    (0..7u32)
+        .filter(|c| ipu.formats[*c as usize])
+        .map(|c| FormatView {
+            code: c,
+            name: format!("FMT_{}", FORMATS[c as usize].to_uppercase()),
+            bpp_log: bytes_per_pixel(c).trailing_zeros(),
+        })
+        .collect()
+}
+
+#[derive(Template)]
+#[template(path = "rtl/ipu_convert.v")]
+pub struct IpuConvert {
+    pub name: String,
+    pub stamp: String,
+    pub raw_w: u32,
+    pub formats: Vec<FormatView>,
+}
+
+#[derive(Template)]
+#[template(path = "rtl/ipu_scale.v")]
+pub struct IpuScale {
+    pub name: String,
+    pub stamp: String,
+    pub sw: u32,
+    pub sf: u32,
+    pub pw: u32,
+}
+
+#[derive(Template)]
+#[template(path = "rtl/ipu_bias.v")]
+pub struct IpuBias {
+    pub name: String,
+    pub stamp: String,
+    pub pw: u32,
+    pub bw: u32,
+    pub sf: u32,
+    pub bf: u32,
+    pub f: u32,
+    pub sumw: u32,
+    pub p_shift: u32,
+    pub b_shift: u32,
+}
+
+/// A stage's handshake register and the signals around it.
+pub struct RegView {
+    pub stage: &'static str,
+    pub label: String,
+    pub inst: String,
+    pub module: Option<String>,
+    pub depth: Option<u32>,
+    pub width: u32,
+    pub in_valid: String,
+    pub in_ready: String,
+    pub in_data: String,
+    pub out_valid: String,
+    pub out_ready: String,
+    pub out_data: String,
+}
+
+/// One lane's bit positions.
+pub struct LaneView {
+    pub i: u32,
+    /// `[hi:lo]` of the lane's 32-bit pixel in the unpack and bias data.
+    pub px: String,
+    /// `[hi:lo]` of the lane's products in the scale data.
+    pub prod: String,
+    /// Byte step of this lane from the group's first pixel, for 1, 2 and 4 bytes a pixel.
+    pub step1: u32,
+    pub step2: u32,
+}
+
+#[derive(Template)]
+#[template(path = "rtl/ipu.v")]
+pub struct IpuTop {
+    pub name: String,
+    pub stamp: String,
+    pub rst: Rst,
+    pub convert: String,
+    pub scale_mod: String,
+    pub bias_mod: String,
+    pub lanes: u32,
+    pub lanes_v: u32,
+    pub multi: bool,
+    pub formats: Vec<FormatView>,
+    pub format_list: String,
+    pub raw_w: u32,
+    pub sw: u32,
+    pub sf: u32,
+    pub sint: u32,
+    pub bw: u32,
+    pub bf: u32,
+    pub bint: u32,
+    pub pw: u32,
+    /// Expressions: the command value shifted to the scale's and the bias's fraction.
+    pub scale_shift: String,
+    pub bias_shift: String,
+    pub scale_one: String,
+    pub depth: u32,
+    pub cnt_w: u32,
+    pub capacity: u32,
+    pub regs: Vec<RegView>,
+    pub lanes_v_list: Vec<LaneView>,
+    /// Widths and field positions of the three stages' data.
+    pub d1_w: u32,
+    pub d2_w: u32,
+    pub pix_w: u32,
+    pub px_w: u32,
+    pub prod_w: u32,
+    pub meta1: u32,
+    pub meta2: u32,
+    pub status_w: u32,
+    pub reg_labels: String,
+    pub value_low_unused: bool,
+}
+
+pub struct IpuUnit<'a> {
+    ctx: &'a Ctx,
+    ipu: &'a Ipu,
+}
+
+impl<'a> IpuUnit<'a> {
+    pub fn new(ctx: &'a Ctx, ipu: &'a Ipu) -> Self {
+        Self { ctx, ipu }
+    }
+
+    /// Renders the pipeline's modules, the handshake registers it uses and the top.
+    pub fn elaborate(&self) -> Result<(Unit, Vec<Module>), RenderError> {
+        let (ctx, ipu) = (self.ctx, self.ipu);
+        let stamp = ctx.stamp.clone();
+        let l = ipu.lanes;
+        let (sw, sf, bw, bf) = (
+            ipu.scale.width(),
+            ipu.scale.frac,
+            ipu.bias.width(),
+            ipu.bias.frac,
+        );
+        let pw = sw + 9;
+        let f = sf.max(bf);
+        let sumw = (pw + f - sf).max(bw + 9 + f - bf) + 2;
+        let fmts = formats(ipu);
+        let raw_w = 8 * fmts.iter().map(|v| 1u32 << v.bpp_log).max().unwrap_or(1);
+        let mut modules: Vec<Module> = Vec::new();
+
+        let convert = ctx.module_name("ipu_convert");
+        modules.push(Module {
+            name: convert.clone(),
+            kind: "ipu_convert",
+            parameters: BTreeMap::from([("RawWidth".to_string(), u64::from(raw_w))]),
+            instantiates: Vec::new(),
+            text: render(
+                &convert,
+                &IpuConvert {
+                    name: convert.clone(),
+                    stamp: stamp.clone(),
+                    raw_w,
+                    formats: formats(ipu),
+                },
+            )?,
+        });
+        let scale_mod = ctx.module_name("ipu_scale");
+        modules.push(Module {
+            name: scale_mod.clone(),
+            kind: "ipu_scale",
+            parameters: BTreeMap::from([("ScaleWidth".to_string(), u64::from(sw))]),
+            instantiates: Vec::new(),
+            text: render(
+                &scale_mod,
+                &IpuScale {
+                    name: scale_mod.clone(),
+                    stamp: stamp.clone(),
+                    sw,
+                    sf,
+                    pw,
+                },
+            )?,
+        });
+        let bias_mod = ctx.module_name("ipu_bias");
+        modules.push(Module {
+            name: bias_mod.clone(),
+            kind: "ipu_bias",
+            parameters: BTreeMap::from([
+                ("ScaleFrac".to_string(), u64::from(sf)),
+                ("BiasWidth".to_string(), u64::from(bw)),
+                ("BiasFrac".to_string(), u64::from(bf)),
+                ("ProdWidth".to_string(), u64::from(pw)),
+            ]),
+            instantiates: Vec::new(),
+            text: render(
+                &bias_mod,
+                &IpuBias {
+                    name: bias_mod.clone(),
+                    stamp: stamp.clone(),
+                    pw,
+                    bw,
+                    sf,
+                    bf,
+                    f,
+                    sumw,
+                    p_shift: f - sf,
+                    b_shift: f - bf,
+                },
+            )?,
+        });
+
+        // Stage data: {mask[lanes], y, x, lanes x pixel} (unpack, bias) and
+        // {mask, y, x, lanes x 4 products} (scale). The pix port drops the mask at 1 lane.
+        let px_w = 32;
+        let prod_w = 4 * pw;
+        let meta1 = l * px_w;
+        let meta2 = l * prod_w;
+        let d1_w = meta1 + 32 + l;
+        let d2_w = meta2 + 32 + l;
+        let pix_w = pix_width(ipu);
+        let mut regs = Vec::new();
+        let widths = [d1_w, d2_w, pix_w];
+        for (i, kind) in ipu.registers.iter().enumerate() {
+            let stage = STAGES[i];
+            let (in_valid, in_ready) = match i {
+                0 => ("unpack_in_valid".to_string(), "unpack_in_ready".to_string()),
+                _ => (
+                    format!("{}_valid", STAGES[i - 1]),
+                    format!("{}_ready", STAGES[i - 1]),
+                ),
+            };
+            let (out_valid, out_ready, out_data) = if i == STAGES.len() - 1 {
+                (
+                    "pix_valid_o".into(),
+                    "pix_ready_i".into(),
+                    "pix_data_o".into(),
+                )
+            } else {
+                (
+                    format!("{stage}_valid"),
+                    format!("{stage}_ready"),
+                    format!("{stage}_data"),
+                )
+            };
+            regs.push(RegView {
+                stage,
+                label: kind.label(),
+                inst: format!("u_{stage}_reg"),
+                module: block_kind(*kind).map(|b| ctx.module_name(b)),
+                depth: match kind {
+                    StageKind::Fifo { depth } => Some(*depth),
+                    _ => None,
+                },
+                width: widths[i],
+                in_valid,
+                in_ready,
+                in_data: format!("{stage}_in_data"),
+                out_valid,
+                out_ready,
+                out_data,
+            });
+            if let Some(m) = module_for(ctx, *kind, widths[i])?
+                && !modules.iter().any(|x| x.name == m.name)
+            {
+                modules.push(m);
+            }
+        }
+        let lanes_v_list = (0..l)
+            .map(|i| LaneView {
+                i,
+                px: format!("[{}:{}]", 32 * i + 31, 32 * i),
+                prod: format!("[{}:{}]", prod_w * i + prod_w - 1, prod_w * i),
+                step1: i % 4,
+                step2: (2 * i) % 4,
+            })
+            .collect();
+        let shift = |frac: u32| {
+            if frac == 16 {
+                "value_q".to_string()
+            } else {
+                let n = 16 - frac;
+                format!("{{{{{n}{{value_q[31]}}}}, value_q[31:{n}]}}")
+            }
+        };
+        let depth = ipu.stack_depth;
+        let capacity = ipu.capacity();
+        let name = ctx.module_name("ipu");
+        let top = IpuTop {
+            name: name.clone(),
+            stamp: stamp.clone(),
+            rst: ctx.rst.clone(),
+            convert: convert.clone(),
+            scale_mod: scale_mod.clone(),
+            bias_mod: bias_mod.clone(),
+            lanes: l,
+            lanes_v: l,
+            multi: l > 1,
+            format_list: fmts
+                .iter()
+                .map(|v| FORMATS[v.code as usize])
+                .collect::<Vec<_>>()
+                .join(", "),
+            formats: fmts,
+            raw_w,
+            sw,
+            sf,
+            sint: ipu.scale.int,
+            bw,
+            bf,
+            bint: ipu.bias.int,
+            pw,
+            scale_shift: shift(sf),
+            bias_shift: shift(bf),
+            scale_one: format!("{sw}'d{}", 1u64 << sf),
+            depth,
+            cnt_w: clog2(capacity + 2).max(2),
+            capacity,
+            regs,
+            lanes_v_list,
+            d1_w,
+            d2_w,
+            pix_w,
+            px_w,
+            prod_w,
+            meta1,
+            meta2,
+            status_w: STATUS_WIDTH,
+            reg_labels: ipu
+                .registers
+                .iter()
+                .zip(STAGES)
+                .map(|(k, s)| format!("{s}: {}", k.label()))
+                .collect::<Vec<_>>()
+                .join(", "),
+            value_low_unused: sf.min(bf) < 16,
+        };
+        let mut instantiates: Vec<String> = modules.iter().map(|m| m.name.clone()).collect();
+        instantiates.sort();
+        modules.push(Module {
+            name: name.clone(),
+            kind: "ipu",
+            parameters: BTreeMap::from([("StackDepth".to_string(), u64::from(depth))]),
+            instantiates,
+            text: render(&name, &top)?,
+        });
+        let port = |n: &str, dir, width| StreamPort {
+            name: n.into(),
+            dir,
+            width,
+        };
+        let unit = Unit {
+            name: "ipu",
+            top: name,
+            modules: modules.iter().map(|m| m.name.clone()).collect(),
+            ports: vec![
+                port("cmd", Dir::In, 32),
+                port("dma", Dir::In, 32),
+                port("pass", Dir::Out, 32),
+                port("dma_req", Dir::Out, 32),
+                port("pix", Dir::Out, pix_w),
+                port("status", Dir::Out, STATUS_WIDTH),
+            ],
+            mem_ports: Vec::new(),
+        };
+        Ok((unit, modules))
+    }
+}

@@ -1,0 +1,474 @@
+{{ stamp }}
+// {{ name }}: image processing unit (seed 000), the DrawPixels path: command decoder,
+// control FSM, parameter store and stack, and the main pipeline's stages
+// (1) unpack: DMA words to RGBA8 pixels, (2) scale and (3) bias (glPixelTransfer:
+// c * scale + bias, clamped and rounded), a handshake register after each
+// ({{ reg_labels }}).
+//
+// Commands (cmd, 32 bits, opcode in [31:24]; see src/model/ipu.rs and README.md):
+//   0x41 PIXEL_TRANSFER (2 words), 0x42 PUSH_PIXEL, 0x43 POP_PIXEL,
+//   0x44 DRAW_PIXELS (3 words); every other word is passed on unchanged, in order (pass).
+// DRAW_PIXELS sends the DMA request (dma_req: 32-bit words to send), then takes that many
+// words from dma; pixels leave on pix as {% if multi %}{mask[{{ lanes }}], {% else %}{{ "{" }}{% endif %}y[15:0], x[15:0], {{ lanes }} x RGBA8}: up to {{ lanes }}
+// pixel(s) of one row from one DMA word per beat. Formats: {{ format_list }}.
+// status: {level[7:0], 4'b0, event[3:0]}: 1 stack overflow, 2 stack underflow, 3 format
+// not enabled; the command then changes nothing.
+// Scale S{{ sint }}.{{ sf }}, bias S{{ bint }}.{{ bf }} (signed fixed point); commands carry S15.16 values, floored
+// and saturated. Stack of {{ depth }} entries of the 4 scales and 4 biases.
+// Throughput: one beat per clock in PIPELINE; a parameter change waits until the
+// pipeline ({{ capacity }} register slot(s)) has drained.
+// Latency: DMA word to pixel {{ regs.len() }} register stage(s) (bypass stages add none).
+// Combinational paths: pix_ready_i -> dma_ready_o (through bubble and bypass stages);
+// pass_ready_i -> cmd_ready_o. Outputs come from flops{% if regs[2].module.is_none() %} (pix from the stage before when the
+// last register is a bypass){% endif %}.
+module {{ name }} #(
+  // Entries of the parameter stack (1..=32).
+  parameter integer StackDepth = {{ depth }}
+) (
+  input  wire        clk_i,
+  input  wire        {{ rst.port }},
+  input  wire        cmd_valid_i,
+  output reg         cmd_ready_o,
+  input  wire [31:0] cmd_data_i,
+  input  wire        dma_valid_i,
+  output wire        dma_ready_o,
+  input  wire [31:0] dma_data_i,
+  output wire        pass_valid_o,
+  input  wire        pass_ready_i,
+  output wire [31:0] pass_data_o,
+  output wire        dma_req_valid_o,
+  input  wire        dma_req_ready_i,
+  output reg  [31:0] dma_req_data_o,
+  output wire        pix_valid_o,
+  input  wire        pix_ready_i,
+  output wire [{{ pix_w - 1 }}:0] pix_data_o,
+  output wire        status_valid_o,
+  input  wire        status_ready_i,
+  output wire [{{ status_w - 1 }}:0] status_data_o
+);
+
+  // Control FSM states (seed 000's names).
+  localparam [2:0] IDLE          = 3'd0;
+  localparam [2:0] RECEIVE_1     = 3'd1;
+  localparam [2:0] RECEIVE_2     = 3'd2;
+  localparam [2:0] SEND_ONE_IDLE = 3'd3;
+  localparam [2:0] SEND_PARA     = 3'd4;
+  localparam [2:0] PIPELINE      = 3'd5;
+  localparam [2:0] WAIT_FIFO     = 3'd6;
+
+  localparam [7:0] OP_TRANSFER = 8'h41;
+  localparam [7:0] OP_PUSH     = 8'h42;
+  localparam [7:0] OP_POP      = 8'h43;
+  localparam [7:0] OP_DRAW     = 8'h44;
+
+  // What SEND_ONE_IDLE does.
+  localparam [2:0] ACT_TRANSFER = 3'd0;
+  localparam [2:0] ACT_PUSH     = 3'd1;
+  localparam [2:0] ACT_POP      = 3'd2;
+  localparam [2:0] ACT_DRAW     = 3'd3;
+  localparam [2:0] ACT_FORMAT   = 3'd4;
+
+  localparam [3:0] EV_OVERFLOW  = 4'd1;
+  localparam [3:0] EV_UNDERFLOW = 4'd2;
+  localparam [3:0] EV_FORMAT    = 4'd3;
+{% for f in formats %}
+  localparam [2:0] {{ f.name }} = 3'd{{ f.code }};
+{%- endfor %}
+
+  localparam integer SpW   = $clog2(StackDepth + 1);
+  localparam integer AddrW = (StackDepth > 1) ? $clog2(StackDepth) : 1;
+  localparam [SpW-1:0] StackFull = StackDepth[SpW-1:0];
+
+  // ---------------------------------------------------------------------------------
+  // Control state and parameters.
+  reg  [2:0]  state_q, state_d;
+  reg  [2:0]  act_q, act_d;
+  reg  [2:0]  sel_q, sel_d;          // PIXEL_TRANSFER: {bias, channel[1:0]}; DRAW: format
+  reg  [SpW-1:0]  sp_q, sp_d;            // stack level
+  reg  [15:0] col_q, col_d;
+  reg  [15:0] row_q, row_d;
+  reg  [1:0]  byte_q, byte_d;        // byte of the next pixel in the current DMA word
+  reg  [{{ cnt_w - 1 }}:0]  inflight_q, inflight_d; // pixels issued and not yet out
+  reg         pass_valid_q, pass_valid_d;
+  reg  [31:0] pass_data_q;
+  reg  [{{ 4 * sw - 1 }}:0] scale_q, scale_d;      // {A, B, G, R}
+  reg  [{{ 4 * bw - 1 }}:0] bias_q, bias_d;
+  // Command fields (datapath: loaded before use, no reset).
+{%- if value_low_unused %}
+  // Only the bits down to the finer of the two fractions are used.
+  /* verilator lint_off UNUSEDSIGNAL */
+  reg  [31:0] value_q;
+  /* verilator lint_on UNUSEDSIGNAL */
+{%- else %}
+  reg  [31:0] value_q;
+{%- endif %}
+  reg  [15:0] width_q, height_q, x0_q, y0_q;
+  reg         value_en, size_en, pos_en, pass_load, push_en;
+
+  wire [7:0]  opcode = cmd_data_i[31:24];
+  wire        is_ipu = (opcode == OP_TRANSFER) | (opcode == OP_PUSH) |
+                       (opcode == OP_POP) | (opcode == OP_DRAW);
+  wire        stack_full  = (sp_q == StackFull);
+  wire        stack_empty = (sp_q == {SpW{1'b0}});
+  wire        drained     = (inflight_q == {{ cnt_w }}'d0);
+
+  // PIXEL_TRANSFER value: S15.16 to the stored formats, floor then saturate.
+  wire [31:0] scale_shifted = {{ scale_shift }};
+  wire [31:0] bias_shifted  = {{ bias_shift }};
+  wire        scale_fits = (&scale_shifted[31:{{ sw - 1 }}]) | ~(|scale_shifted[31:{{ sw - 1 }}]);
+  wire        bias_fits  = (&bias_shifted[31:{{ bw - 1 }}]) | ~(|bias_shifted[31:{{ bw - 1 }}]);
+  wire [{{ sw - 1 }}:0] scale_new = scale_fits ? scale_shifted[{{ sw - 1 }}:0] :
+                           {scale_shifted[31], {{ "{" }}{{ sw - 1 }}{~scale_shifted[31]}}};
+  wire [{{ bw - 1 }}:0] bias_new  = bias_fits ? bias_shifted[{{ bw - 1 }}:0] :
+                           {bias_shifted[31], {{ "{" }}{{ bw - 1 }}{~bias_shifted[31]}}};
+
+  // Parameter stack: flops written on push, read on pop.
+  reg  [{{ 4 * sw + 4 * bw - 1 }}:0] stack_q [0:StackDepth-1];
+  wire [SpW-1:0]  sp_below  = sp_q - 1'b1;
+  wire [AddrW-1:0]  push_addr = sp_q[AddrW-1:0];
+  wire [AddrW-1:0]  pop_addr  = sp_below[AddrW-1:0];
+
+  // The format of the pending draw: enabled, and its bytes per pixel (log2).
+  reg         fmt_ok;
+  reg  [1:0]  bpp_log;
+  always @(*) begin
+    fmt_ok  = 1'b0;
+    bpp_log = 2'd0;
+    case (sel_q)
+{%- for f in formats %}
+      {{ f.name }}: begin
+        fmt_ok  = 1'b1;
+        bpp_log = 2'd{{ f.bpp_log }};
+      end
+{%- endfor %}
+      default: begin
+        fmt_ok  = 1'b0;
+        bpp_log = 2'd0;
+      end
+    endcase
+  end
+
+  // DMA words of the draw: ceil(width * height * bytes_per_pixel / 4).
+  wire [31:0] area = {16'd0, width_q} * {16'd0, height_q};
+  always @(*) begin
+    case (bpp_log)
+      2'd2:    dma_req_data_o = area;
+      2'd1:    dma_req_data_o = {1'b0, area[31:1]} + {31'd0, area[0]};
+      default: dma_req_data_o = {2'b0, area[31:2]} + {31'd0, |area[1:0]};
+    endcase
+  end
+  assign dma_req_valid_o = (state_q == SEND_PARA);
+
+  // Status: the event of the command in SEND_ONE_IDLE, if it has one.
+  wire [3:0]  event_code = (act_q == ACT_FORMAT) ? EV_FORMAT :
+                           (act_q == ACT_PUSH) ? EV_OVERFLOW : EV_UNDERFLOW;
+  wire        event_now  = (act_q == ACT_FORMAT) | ((act_q == ACT_PUSH) & stack_full) |
+                           ((act_q == ACT_POP) & stack_empty);
+  assign status_valid_o = (state_q == SEND_ONE_IDLE) & event_now;
+  assign status_data_o  = {{ "{{" }}(8-SpW){1'b0}}, sp_q, 4'd0, event_code};
+
+  // ---------------------------------------------------------------------------------
+  // Stage 1, unpack: a group of up to {{ lanes }} pixel(s) of one row from the DMA word.
+  wire        in_pipe = (state_q == PIPELINE) | (state_q == WAIT_FIFO);
+  wire [2:0]  slots = (bpp_log == 2'd0) ? (3'd4 - {1'b0, byte_q}) :
+                      (bpp_log == 2'd1) ? (byte_q[1] ? 3'd1 : 3'd2) :
+                      3'd1;
+  wire [15:0] left  = width_q - col_q;
+  wire [2:0]  cap   = (slots < 3'd{{ lanes }}) ? slots : 3'd{{ lanes }};
+  wire [2:0]  group = (left < {13'd0, cap}) ? left[2:0] : cap;
+  wire [4:0]  advance  = {2'b0, group} << bpp_log;
+  wire [4:0]  byte_end = {3'b0, byte_q} + advance;
+  wire        last_col = (left == {13'd0, group});
+  wire        last_row = (row_q == height_q - 16'd1);
+  wire        last_px  = last_col & last_row;
+  wire        word_done = (byte_end == 5'd4) | last_px;
+
+  wire        unpack_in_valid = in_pipe & dma_valid_i;
+  wire        unpack_in_ready;
+  wire        issue = unpack_in_valid & unpack_in_ready;
+  assign dma_ready_o = in_pipe & unpack_in_ready & word_done;
+
+  wire [63:0] dma_wide = {32'd0, dma_data_i};
+  wire [{{ lanes - 1 }}:0]  mask;
+  wire [{{ d1_w - 1 }}:0] unpack_in_data;
+{%- for l in lanes_v_list %}
+
+  // Lane {{ l.i }}: the pixel {{ l.i }} after the group's first, {{ l.i }} x bytes_per_pixel further on.
+  reg  [1:0]  lane{{ l.i }}_step;
+  always @(*) begin
+    case (bpp_log)
+      2'd0:    lane{{ l.i }}_step = 2'd{{ l.step1 }};
+      2'd1:    lane{{ l.i }}_step = 2'd{{ l.step2 }};
+      default: lane{{ l.i }}_step = 2'd0;
+    endcase
+  end
+  wire [1:0]  lane{{ l.i }}_byte = byte_q + lane{{ l.i }}_step;
+  assign mask[{{ l.i }}] = (group > 3'd{{ l.i }});
+  wire [{{ raw_w - 1 }}:0] lane{{ l.i }}_raw = dma_wide[{1'b0, lane{{ l.i }}_byte, 3'b000} +: {{ raw_w }}];
+
+  {{ convert }} u_convert{{ l.i }} (
+    .fmt_i  (sel_q),
+    .raw_i  (lane{{ l.i }}_raw),
+    .rgba_o (unpack_in_data{{ l.px }})
+  );
+{%- endfor %}
+  assign unpack_in_data[{{ d1_w - 1 }}:{{ meta1 }}] = {mask, y0_q + row_q, x0_q + col_q};
+{% for r in regs %}
+{%- if r.stage == "scale" %}
+  // Stage 2, scale: c * scale per channel, exact.
+  wire [{{ d2_w - 1 }}:0] scale_in_data;
+{%- for l in lanes_v_list %}
+  {{ scale_mod }} u_scale{{ l.i }} (
+    .rgba_i  (unpack_data{{ l.px }}),
+    .scale_i (scale_q),
+    .prod_o  (scale_in_data{{ l.prod }})
+  );
+{%- endfor %}
+  assign scale_in_data[{{ d2_w - 1 }}:{{ meta2 }}] = unpack_data[{{ d1_w - 1 }}:{{ meta1 }}];
+{% endif %}
+{%- if r.stage == "bias" %}
+  // Stage 3, bias: + 255 * bias, round, clamp; lanes outside the mask are zero.
+  wire [{{ lanes - 1 }}:0] bias_mask = scale_data[{{ d2_w - 1 }}:{{ meta2 + 32 }}];
+  wire [{{ pix_w - 1 }}:0] bias_in_data;
+{%- for l in lanes_v_list %}
+  wire [31:0] bias_px{{ l.i }};
+  {{ bias_mod }} u_bias{{ l.i }} (
+    .prod_i (scale_data{{ l.prod }}),
+    .bias_i (bias_q),
+    .rgba_o (bias_px{{ l.i }})
+  );
+  assign bias_in_data{{ l.px }} = bias_mask[{{ l.i }}] ? bias_px{{ l.i }} : 32'd0;
+{%- endfor %}
+{%- if multi %}
+  assign bias_in_data[{{ pix_w - 1 }}:{{ meta1 }}] = {bias_mask, scale_data[{{ meta2 + 31 }}:{{ meta2 }}]};
+{%- else %}
+  assign bias_in_data[{{ pix_w - 1 }}:{{ meta1 }}] = scale_data[{{ meta2 + 31 }}:{{ meta2 }}];
+{%- endif %}
+{% endif %}
+  // {{ r.inst }}: {{ r.label }} after {{ r.stage }}
+{%- if r.stage != "bias" %}
+  wire        {{ r.out_valid }};
+  wire        {{ r.out_ready }};
+  wire [{{ r.width - 1 }}:0] {{ r.out_data }};
+{%- endif %}
+{%- if let Some(module) = r.module %}
+  {{ module }} #(
+    .Width ({{ r.width }}){% if let Some(depth) = r.depth %},
+    .Depth ({{ depth }}){% endif %}
+  ) {{ r.inst }} (
+    .clk_i       (clk_i),
+    .{{ rst.port }}{{ rst.pad }} ({{ rst.port }}),
+    .in_valid_i  ({{ r.in_valid }}),
+    .in_ready_o  ({{ r.in_ready }}),
+    .in_data_i   ({{ r.in_data }}),
+    .out_valid_o ({{ r.out_valid }}),
+    .out_ready_i ({{ r.out_ready }}),
+    .out_data_o  ({{ r.out_data }})
+  );
+{%- else %}
+  assign {{ r.out_valid }} = {{ r.in_valid }};
+  assign {{ r.in_ready }} = {{ r.out_ready }};
+  assign {{ r.out_data }} = {{ r.in_data }};
+{%- endif %}
+{% endfor %}
+  wire        pix_done = pix_valid_o & pix_ready_i;
+  assign pass_valid_o = pass_valid_q;
+  assign pass_data_o  = pass_data_q;
+
+  // ---------------------------------------------------------------------------------
+  // Decoder and control FSM.
+  always @(*) begin
+    state_d    = state_q;
+    act_d      = act_q;
+    sel_d      = sel_q;
+    sp_d       = sp_q;
+    col_d      = col_q;
+    row_d      = row_q;
+    byte_d     = byte_q;
+    scale_d    = scale_q;
+    bias_d     = bias_q;
+    cmd_ready_o = 1'b0;
+    value_en   = 1'b0;
+    size_en    = 1'b0;
+    pos_en     = 1'b0;
+    pass_load  = 1'b0;
+    push_en    = 1'b0;
+    case (state_q)
+      IDLE: begin
+        // The IPU's own commands are taken at once; others wait for the pass register.
+        cmd_ready_o = is_ipu | pass_ready_i | ~pass_valid_q;
+        if (cmd_valid_i & cmd_ready_o) begin
+          sel_d = cmd_data_i[2:0];
+          case (opcode)
+            OP_TRANSFER: begin
+              act_d   = ACT_TRANSFER;
+              state_d = RECEIVE_1;
+            end
+            OP_PUSH: begin
+              act_d   = ACT_PUSH;
+              state_d = SEND_ONE_IDLE;
+            end
+            OP_POP: begin
+              act_d   = ACT_POP;
+              state_d = SEND_ONE_IDLE;
+            end
+            OP_DRAW: begin
+              act_d   = ACT_DRAW;
+              state_d = RECEIVE_1;
+            end
+            default: begin
+              sel_d     = sel_q;
+              pass_load = 1'b1;
+            end
+          endcase
+        end
+      end
+      RECEIVE_1: begin
+        cmd_ready_o = 1'b1;
+        if (cmd_valid_i) begin
+          if (act_q == ACT_TRANSFER) begin
+            value_en = 1'b1;
+            state_d  = SEND_ONE_IDLE;
+          end else begin
+            size_en = 1'b1;
+            state_d = RECEIVE_2;
+          end
+        end
+      end
+      RECEIVE_2: begin
+        cmd_ready_o = 1'b1;
+        if (cmd_valid_i) begin
+          pos_en = 1'b1;
+          col_d  = 16'd0;
+          row_d  = 16'd0;
+          byte_d = 2'd0;
+          if (!fmt_ok) begin
+            act_d   = ACT_FORMAT;
+            state_d = SEND_ONE_IDLE;
+          end else if ((width_q == 16'd0) | (height_q == 16'd0)) begin
+            state_d = IDLE;
+          end else begin
+            state_d = SEND_PARA;
+          end
+        end
+      end
+      SEND_ONE_IDLE: begin
+        if (event_now) begin
+          if (status_ready_i) begin
+            state_d = IDLE;
+          end
+        end else if (act_q == ACT_PUSH) begin
+          push_en = 1'b1;
+          sp_d    = sp_q + 1'b1;
+          state_d = IDLE;
+        end else if (drained) begin
+          // Parameters change only once the pixels that use the old ones have left.
+          if (act_q == ACT_POP) begin
+            {scale_d, bias_d} = stack_q[pop_addr];
+            sp_d = sp_below;
+          end else if (sel_q[2]) begin
+            bias_d[{{ bw }}*sel_q[1:0] +: {{ bw }}] = bias_new;
+          end else begin
+            scale_d[{{ sw }}*sel_q[1:0] +: {{ sw }}] = scale_new;
+          end
+          state_d = IDLE;
+        end
+      end
+      SEND_PARA: begin
+        // Request the DMA transfer and wait for its acknowledge.
+        if (dma_req_ready_i) begin
+          state_d = PIPELINE;
+        end
+      end
+      PIPELINE, WAIT_FIFO: begin
+        if (issue) begin
+          byte_d = word_done ? 2'd0 : byte_end[1:0];
+          if (last_col) begin
+            col_d = 16'd0;
+            row_d = row_q + 16'd1;
+          end else begin
+            col_d = col_q + {13'd0, group};
+          end
+        end
+        if (issue & last_px) begin
+          state_d = IDLE;
+        end else if (state_q == PIPELINE) begin
+          // Stalled on an empty DMA input.
+          if (!dma_valid_i) begin
+            state_d = WAIT_FIFO;
+          end
+        end else if (dma_valid_i) begin
+          state_d = PIPELINE;
+        end
+      end
+      default: begin
+        state_d = IDLE;
+      end
+    endcase
+  end
+
+  always @(*) begin
+    pass_valid_d = pass_valid_q;
+    if (pass_ready_i) begin
+      pass_valid_d = 1'b0;
+    end
+    if (pass_load) begin
+      pass_valid_d = 1'b1;
+    end
+    inflight_d = inflight_q + {{ "{{" }}{{ cnt_w - 1 }}{1'b0}}, issue} - {{ "{{" }}{{ cnt_w - 1 }}{1'b0}}, pix_done};
+  end
+
+  always @(posedge clk_i{{ rst.edge }}) begin
+    if ({{ rst.active }}) begin
+      state_q      <= IDLE;
+      act_q        <= ACT_TRANSFER;
+      sel_q        <= 3'd0;
+      sp_q         <= {SpW{1'b0}};
+      col_q        <= 16'd0;
+      row_q        <= 16'd0;
+      byte_q       <= 2'd0;
+      inflight_q   <= {{ cnt_w }}'d0;
+      pass_valid_q <= 1'b0;
+      // GL's initial state: scale 1.0, bias 0.0.
+      scale_q      <= { {{- scale_one }}, {{ scale_one }}, {{ scale_one }}, {{ scale_one -}} };
+      bias_q       <= {{ 4 * bw }}'d0;
+    end else begin
+      state_q      <= state_d;
+      act_q        <= act_d;
+      sel_q        <= sel_d;
+      sp_q         <= sp_d;
+      col_q        <= col_d;
+      row_q        <= row_d;
+      byte_q       <= byte_d;
+      inflight_q   <= inflight_d;
+      pass_valid_q <= pass_valid_d;
+      scale_q      <= scale_d;
+      bias_q       <= bias_d;
+    end
+  end
+
+  // Datapath: command fields and the pass register load only when taken.
+  always @(posedge clk_i) begin
+    if (value_en) begin
+      value_q <= cmd_data_i;
+    end
+    if (size_en) begin
+      width_q  <= cmd_data_i[15:0];
+      height_q <= cmd_data_i[31:16];
+    end
+    if (pos_en) begin
+      x0_q <= cmd_data_i[15:0];
+      y0_q <= cmd_data_i[31:16];
+    end
+    if (pass_load) begin
+      pass_data_q <= cmd_data_i;
+    end
+  end
+
+  always @(posedge clk_i) begin
+    if (push_en) begin
+      stack_q[push_addr] <= {scale_q, bias_q};
+    end
+  end
+
+endmodule
