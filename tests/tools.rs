@@ -356,8 +356,23 @@ fn random_cache(rng: &mut Rng, i: usize) -> Option<Config> {
     let size = pick(rng, &[256, 512, 1024, 2048, 4096]);
     let lines = (size / line).max(1);
     let ways = pick(rng, &[1, 2, 4, 8, 16, 32, 64]).min(lines);
+    // The filter unit's options too: a random non-empty format subset, weights, output.
+    let all = [
+        "rgba8888", "rgb565", "rgba4444", "rgba5551", "l8", "la88", "a8", "dxt1",
+    ];
+    let mask = 1 + rng.next_u64() % 255;
+    let formats: Vec<String> = (0..8)
+        .filter(|k| mask >> k & 1 == 1)
+        .map(|k| format!("\"{}\"", all[k]))
+        .collect();
+    let tmu = format!(
+        "[tmu]\nformats = [{}]\nweight_bits = {}\noutput = \"{}\"\n",
+        formats.join(", "),
+        pick(rng, &[4, 8, 10, 12]),
+        ["rgba8", "fp32"][(rng.next_u64() % 2) as usize],
+    );
     let toml = format!(
-        "[design]\nname = \"rc{i}\"\n[hs_chain]\nwidth = 1\nstages = [\"skid\"]\n[tmu.cache]\n\
+        "[design]\nname = \"rc{i}\"\n[hs_chain]\nwidth = 1\nstages = [\"skid\"]\n{tmu}[tmu.cache]\n\
          size_bytes = {size}\nline_bytes = {line}\nways = {ways}\nbanks = {}\nports = {}\n\
          mshr_entries = {}\nreplacement = \"{}\"\nbus_bits = {}\nlayout = \"{}\"\nqueue_depth = {}\n",
         pick(rng, &[4, 16]),
@@ -372,7 +387,7 @@ fn random_cache(rng: &mut Rng, i: usize) -> Option<Config> {
 }
 
 #[test]
-fn random_valid_cache_configs_lint_clean_and_compile_in_icarus() {
+fn random_valid_tmu_configs_lint_clean_and_compile_in_icarus() {
     let mut rng = Rng::stream(77, 0);
     let mut checked = 0;
     for i in 0..200 {
@@ -383,14 +398,16 @@ fn random_valid_cache_configs_lint_clean_and_compile_in_icarus() {
             continue;
         };
         let (dir, design) = generate(&cfg, &format!("cache-rand{i}"));
-        let unit = design.unit("tex_cache").expect("tex_cache unit");
-        let files: Vec<String> = design
-            .unit_modules(unit)
-            .iter()
-            .map(|m| m.file_name())
-            .collect();
-        lint(&dir, &files, &unit.top);
-        icarus(&dir, &files, &unit.top);
+        for name in ["tex_cache", "tex_filter"] {
+            let unit = design.unit(name).expect("tmu units");
+            let files: Vec<String> = design
+                .unit_modules(unit)
+                .iter()
+                .map(|m| m.file_name())
+                .collect();
+            lint(&dir, &files, &unit.top);
+            icarus(&dir, &files, &unit.top);
+        }
         checked += 1;
     }
     assert_eq!(checked, 12, "enough random caches validate");
