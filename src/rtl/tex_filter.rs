@@ -33,6 +33,8 @@ pub struct TexFilter {
     pub sub_w: u32,
     pub tex_w: u32,
     pub lane_w: u32,
+    /// A lane's bits besides its two weights: the active bit and four texels.
+    pub lane_fixed: u32,
     pub req_w: u32,
     pub out_lane_w: u32,
     pub rsp_w: u32,
@@ -127,6 +129,7 @@ impl TexFilter {
             sub_w: l.sub_w,
             tex_w: l.tex_w,
             lane_w: l.lane_w,
+            lane_fixed: 1 + 4 * l.tex_w,
             req_w: l.req_w,
             out_lane_w: l.out_lane_w,
             rsp_w: l.rsp_w,
@@ -175,7 +178,10 @@ impl TexFilter {
         modules.push(Module {
             name: self.name.clone(),
             kind: "tex_filter",
-            parameters: BTreeMap::new(),
+            parameters: BTreeMap::from([
+                ("Lanes".to_string(), u64::from(self.lanes)),
+                ("WBits".to_string(), u64::from(self.wbits)),
+            ]),
             instantiates,
             text: super::render(&self.name, self)?,
         });

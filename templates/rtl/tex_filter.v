@@ -20,23 +20,25 @@
 //             lanes read as zero. Pass 1 gives no response.
 // Latency 5 clocks (input, convert, blend, blend, output registers); throughput one
 // request per clock. Combinational paths: none between ports.
-module {{ name }} (
-  input  wire              clk_i,
-  input  wire              {{ rst.port }},
-  input  wire              req_valid_i,
-  output wire              req_ready_o,
-  input  wire [{{ req_w - 1 }}:0]      req_data_i,
-  output wire              rsp_valid_o,
-  input  wire              rsp_ready_i,
-  output wire [{{ rsp_w - 1 }}:0]      rsp_data_o
+module {{ name }} #(
+  // Lanes and weight bits are free to override; the formats are fixed by the generator.
+  parameter integer Lanes = {{ lanes }},
+  parameter integer WBits = {{ wbits }}    // bilinear weight bits
+) (
+  input  wire                                   clk_i,
+  input  wire                                   {{ rst.port }},
+  input  wire                                   req_valid_i,
+  output wire                                   req_ready_o,
+  input  wire [Lanes * (2 * WBits + {{ lane_fixed }}) + 12:0] req_data_i,
+  output wire                                   rsp_valid_o,
+  input  wire                                   rsp_ready_i,
+  output wire [Lanes * {{ out_lane_w }} - 1:0]              rsp_data_o
 );
 
-  localparam integer Lanes = {{ lanes }};
-  localparam integer WBits = {{ wbits }};           // bilinear weight bits
   localparam integer SubW  = {{ sub_w }};
   localparam integer TexW  = {{ tex_w }};           // one texel of a request
-  localparam integer LaneW = {{ lane_w }};          // one lane of a request
-  localparam integer ReqW  = {{ req_w }};
+  localparam integer LaneW = 2 * WBits + {{ lane_fixed }};  // one lane of a request
+  localparam integer ReqW  = Lanes * LaneW + 13;
   localparam integer HW    = 8 + WBits;      // a horizontal blend, exact
   localparam integer VW    = 8 + 2 * WBits;  // a bilinear sum, exact
   localparam integer TW    = VW + 8;         // a trilinear sum, exact
@@ -47,7 +49,7 @@ module {{ name }} (
   localparam integer S3LaneW = 1 + 4 * VW;
   localparam integer S3W     = 10 + Lanes * S3LaneW;
   localparam integer OutLaneW = {{ out_lane_w }};
-  localparam integer RspW  = {{ rsp_w }};
+  localparam integer RspW  = Lanes * OutLaneW;
   localparam [1:0]   PassFirst  = 2'd1;
   localparam [1:0]   PassSecond = 2'd2;
 
