@@ -12,10 +12,6 @@ use gpurtl::config::Config;
 use gpurtl::rtl::Design;
 use gpurtl::sim::{self, SimOptions, SimReport};
 
-fn work_dir() -> PathBuf {
-    project_dir().join("target").join("test-sim")
-}
-
 fn chain_config(name: &str, width: u32, stages: &[&str], reset: (&str, &str)) -> Config {
     let stages: Vec<String> = stages.iter().map(|s| format!("\"{s}\"")).collect();
     parse(
@@ -31,16 +27,7 @@ fn chain_config(name: &str, width: u32, stages: &[&str], reset: (&str, &str)) ->
 }
 
 fn options(count: usize, seed: u64, gap: f64, stall: f64) -> SimOptions {
-    SimOptions {
-        count,
-        seed,
-        gap,
-        stall,
-        trace: None,
-        work_dir: work_dir(),
-        mem: Default::default(),
-        workload: None,
-    }
+    sim_options(count, seed, gap, stall)
 }
 
 /// Builds once, then runs every (gap, stall) pattern over several seeds; all must pass

@@ -16,10 +16,6 @@ use gpurtl::rng::Rng;
 use gpurtl::rtl::{Design, Unit};
 use gpurtl::sim::{self, SimOptions, SimReport};
 
-fn work_dir() -> PathBuf {
-    project_dir().join("target").join("test-sim")
-}
-
 fn ipu_config(name: &str, reset: (&str, &str), body: &str) -> Config {
     parse(
         &format!(

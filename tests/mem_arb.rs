@@ -6,16 +6,10 @@
 
 mod common;
 
-use std::path::PathBuf;
-
 use common::*;
 use gpurtl::config::Config;
 use gpurtl::rtl::Design;
 use gpurtl::sim::{self, MemRows, MemTiming, SimOptions, SimReport};
-
-fn work_dir() -> PathBuf {
-    project_dir().join("target").join("test-sim")
-}
 
 /// `n` requesters under `policy`: accesses cycle through read, both, write, bursts of up
 /// to 1, 2, 4 or 8 beats, priorities from `prio`.
@@ -46,14 +40,8 @@ fn mem_config(
 
 fn options(count: usize, seed: u64, gap: f64, stall: f64, mem: MemTiming) -> SimOptions {
     SimOptions {
-        count,
-        seed,
-        gap,
-        stall,
-        trace: None,
-        work_dir: work_dir(),
         mem,
-        workload: None,
+        ..sim_options(count, seed, gap, stall)
     }
 }
 

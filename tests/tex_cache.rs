@@ -5,16 +5,10 @@
 
 mod common;
 
-use std::path::PathBuf;
-
 use common::*;
 use gpurtl::config::Config;
 use gpurtl::sim::{self, MemTiming, SimOptions};
 use gpurtl::workload::Workload;
-
-fn work_dir() -> PathBuf {
-    project_dir().join("target").join("test-sim")
-}
 
 #[allow(clippy::too_many_arguments)]
 fn cache_config(

@@ -4,15 +4,9 @@
 
 mod common;
 
-use std::path::PathBuf;
-
 use common::*;
 use gpurtl::config::Config;
-use gpurtl::sim::{self, MemTiming, SimOptions};
-
-fn work_dir() -> PathBuf {
-    project_dir().join("target").join("test-sim")
-}
+use gpurtl::sim;
 
 fn filter_config(name: &str, lanes: u32, formats: &str, bits: u32, output: &str) -> Config {
     parse(
@@ -25,19 +19,6 @@ fn filter_config(name: &str, lanes: u32, formats: &str, bits: u32, output: &str)
         ),
         name,
     )
-}
-
-fn options(count: usize, seed: u64, gap: f64, stall: f64) -> SimOptions {
-    SimOptions {
-        count,
-        seed,
-        gap,
-        stall,
-        trace: None,
-        work_dir: work_dir(),
-        mem: MemTiming::default(),
-        workload: None,
-    }
 }
 
 /// Builds the unit (with `from` replaced by `to` when given) and runs it on each of
@@ -60,8 +41,14 @@ fn run(
     let unit = design.unit("tex_filter").expect("tex_filter unit").clone();
     let (dir, _) = sim::build(cfg, &design, &unit, false, &work_dir()).expect("verilates");
     runs.iter().all(|&(seed, gap, stall)| {
-        let r = sim::run_built(cfg, &unit, &dir, false, &options(count, seed, gap, stall))
-            .expect("runs");
+        let r = sim::run_built(
+            cfg,
+            &unit,
+            &dir,
+            false,
+            &sim_options(count, seed, gap, stall),
+        )
+        .expect("runs");
         if mutation.is_none() {
             assert!(
                 r.passed,

@@ -53,6 +53,24 @@ pub struct StreamPort {
     pub width: u32,
 }
 
+impl StreamPort {
+    /// The request-in, response-out pair of a unit that answers requests in order.
+    pub fn req_rsp(req_width: u32, rsp_width: u32) -> Vec<StreamPort> {
+        vec![
+            StreamPort {
+                name: "req".into(),
+                dir: Dir::In,
+                width: req_width,
+            },
+            StreamPort {
+                name: "rsp".into(),
+                dir: Dir::Out,
+                width: rsp_width,
+            },
+        ]
+    }
+}
+
 /// A read port to memory, served by the harness's memory model: the unit asks for a burst
 /// at a byte address (`<name>_req_valid_o`, `_req_ready_i`, `_req_addr_o`) and memory
 /// returns `beats` words of `data_width` bits (`<name>_rsp_valid_i`, `_rsp_ready_o`,

@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use askama::Template;
 
 use super::handshake::module_for;
-use super::{Ctx, Dir, MemPort, Module, RenderError, Rst, StreamPort, Unit, render};
+use super::{Ctx, MemPort, Module, RenderError, Rst, StreamPort, Unit, render};
 use crate::config::{Replacement, StageKind, TexCache, TexLayout};
 
 /// Texel addresses in a request are word addresses of this many bits (32-bit bytes >> 2).
@@ -237,18 +237,7 @@ impl TexCacheTop {
             name: "tex_cache",
             top: self.name.clone(),
             modules: modules.iter().map(|m| m.name.clone()).collect(),
-            ports: vec![
-                StreamPort {
-                    name: "req".into(),
-                    dir: Dir::In,
-                    width: self.req_w,
-                },
-                StreamPort {
-                    name: "rsp".into(),
-                    dir: Dir::Out,
-                    width: self.rsp_w,
-                },
-            ],
+            ports: StreamPort::req_rsp(self.req_w, self.rsp_w),
             mem_ports: vec![MemPort {
                 name: "mem".into(),
                 addr_width: 32,

@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 use askama::Template;
 
 use super::handshake::module_for;
-use super::{Ctx, Dir, Module, RenderError, Rst, StreamPort, Unit};
+use super::{Ctx, Module, RenderError, Rst, StreamPort, Unit};
 use crate::config::{StageKind, TexFormat, TexOutput, Tmu};
 use crate::model::tmu::filter::unorm8_to_f32;
 
@@ -189,18 +189,7 @@ impl TexFilter {
             name: "tex_filter",
             top: self.name.clone(),
             modules: modules.iter().map(|m| m.name.clone()).collect(),
-            ports: vec![
-                StreamPort {
-                    name: "req".into(),
-                    dir: Dir::In,
-                    width: self.req_w,
-                },
-                StreamPort {
-                    name: "rsp".into(),
-                    dir: Dir::Out,
-                    width: self.rsp_w,
-                },
-            ],
+            ports: StreamPort::req_rsp(self.req_w, self.rsp_w),
             mem_ports: Vec::new(),
         };
         Ok((unit, modules))

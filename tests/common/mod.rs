@@ -11,6 +11,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use gpurtl::config::{self, Config};
 use gpurtl::emit;
 use gpurtl::rtl::{self, Design};
+use gpurtl::sim::SimOptions;
 
 pub fn project_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -100,4 +101,24 @@ pub fn mutate(text: &str, from: &str, to: &str) -> String {
 
 pub fn gpurtl() -> Command {
     Command::new(env!("CARGO_BIN_EXE_gpurtl"))
+}
+
+/// Where co-simulation tests keep their simulator builds (cached by content across tests).
+pub fn work_dir() -> PathBuf {
+    project_dir().join("target").join("test-sim")
+}
+
+/// A run of `count` items with these input gaps and output stalls, an ideal memory, no
+/// trace and the unit's default workload.
+pub fn sim_options(count: usize, seed: u64, gap: f64, stall: f64) -> SimOptions {
+    SimOptions {
+        count,
+        seed,
+        gap,
+        stall,
+        trace: None,
+        work_dir: work_dir(),
+        mem: Default::default(),
+        workload: None,
+    }
 }
