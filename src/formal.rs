@@ -27,14 +27,7 @@ pub enum FormalError {
 /// failed proof an error (without them a failure still exits 0); memories become flops
 /// and async resets sync ones so `sat` can model them.
 pub fn script(file: &str, top: &str, params: &[(&str, u64)]) -> String {
-    let chparam: String = params
-        .iter()
-        .map(|(k, v)| format!("chparam -set {k} {v} {top}; "))
-        .collect();
-    format!(
-        "read_verilog -formal {file}; {chparam}prep -top {top}; memory_map; opt -fast; \
-         async2sync; sat -tempinduct -prove-asserts -set-assumes -verify -maxsteps 24"
-    )
+    script_with_deps(&[], file, top, params)
 }
 
 /// Proves the properties of `top` in the Verilog `text`, with parameter overrides.
@@ -45,30 +38,10 @@ pub fn prove(
     params: &[(&str, u64)],
     work: &Path,
 ) -> Result<Proof, FormalError> {
-    let io = |source| FormalError::Io {
-        path: work.display().to_string(),
-        source,
-    };
-    fs::create_dir_all(work).map_err(io)?;
-    let file = format!("{top}.v");
-    fs::write(work.join(&file), text).map_err(io)?;
-    let out = Command::new("yosys")
-        .arg("-p")
-        .arg(script(&file, top, params))
-        .current_dir(work)
-        .output()
-        .map_err(FormalError::MissingYosys)?;
-    let log = format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    // Success needs both: the exit code and the induction step actually proven.
-    let proven = out.status.success() && log.contains("Induction step proven: SUCCESS!");
-    Ok(Proof { proven, log })
+    prove_with_deps(&[], text, top, params, work)
 }
 
-/// The Yosys script for a module that instantiates others: `deps` are read without
+/// The Yosys script for a module that may instantiate others: `deps` are read without
 /// `-formal` (their own properties assume an environment of numbered items, which the
 /// parent does not provide), the top with it, and the hierarchy is flattened so `sat`
 /// sees one module.
@@ -77,11 +50,15 @@ pub fn script_with_deps(deps: &[String], file: &str, top: &str, params: &[(&str,
         .iter()
         .map(|(k, v)| format!("chparam -set {k} {v} {top}; "))
         .collect();
+    let read_deps = if deps.is_empty() {
+        String::new()
+    } else {
+        format!("read_verilog {}; ", deps.join(" "))
+    };
     format!(
-        "read_verilog {}; read_verilog -formal {file}; {chparam}prep -flatten -top {top}; \
+        "{read_deps}read_verilog -formal {file}; {chparam}prep -flatten -top {top}; \
          memory_map; opt -fast; async2sync; \
-         sat -tempinduct -prove-asserts -set-assumes -verify -maxsteps 24",
-        deps.join(" ")
+         sat -tempinduct -prove-asserts -set-assumes -verify -maxsteps 24"
     )
 }
 
