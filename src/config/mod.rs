@@ -29,8 +29,8 @@ pub use mem::{
 };
 pub use reset::{ResetActive, ResetKind, ResetSection};
 pub use tmu::{
-    CacheSection, MAX_LINES, Replacement, TexCache, TexFormat, TexLayout, TexOutput, Tmu,
-    TmuSection,
+    CacheSection, Filter, MAX_LINES, Replacement, TexCache, TexFormat, TexLayout, TexOutput, Tmu,
+    TmuSection, Wrap,
 };
 
 /// The preset compiled into the binary, used when no `--config` is given.
@@ -279,12 +279,16 @@ fn accepts(key: &str) -> Option<String> {
         "hs_chain.width" => hs_chain::WIDTH_ALLOWED,
         "hs_chain.stages" => return Some(hs_chain::stages_allowed()),
         "hs_chain.stages[]" => STAGE_KINDS,
-        "tmu" => "a [tmu] table with lanes, formats, weight_bits, output and a [tmu.cache] table",
+        "tmu" => "a [tmu] table with lanes, formats, weight_bits, output, textures, mip_levels, filters, wraps and a [tmu.cache] table",
         "tmu.lanes" => tmu::LANES_ALLOWED,
         "tmu.formats" => tmu::FORMATS_ALLOWED,
         "tmu.formats[]" => tmu::FORMAT_ALLOWED,
         "tmu.weight_bits" => tmu::WEIGHT_BITS_ALLOWED,
         "tmu.output" => tmu::OUTPUT_ALLOWED,
+        "tmu.textures" => tmu::TEXTURES_ALLOWED,
+        "tmu.mip_levels" => tmu::MIP_LEVELS_ALLOWED,
+        "tmu.filters" | "tmu.filters[]" => tmu::FILTERS_ALLOWED,
+        "tmu.wraps" | "tmu.wraps[]" => tmu::WRAPS_ALLOWED,
         "tmu.cache" => {
             "a [tmu.cache] table with size_bytes, line_bytes, ways, banks, ports, mshr_entries, replacement, bus_bits, layout"
         }

@@ -5,6 +5,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::error::{Invalid, Seg, path};
+pub use crate::workload::Wrap;
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -21,7 +22,35 @@ pub struct TmuSection {
     /// Filtered colours as 8-bit channels or as fp32 (exactly c / 255).
     #[serde(default)]
     pub output: TexOutput,
+    /// Texture descriptors in the texture parameter memory (seed 001/002: 6).
+    #[serde(default = "default_textures")]
+    pub textures: u32,
+    /// Mip levels per descriptor (seed 002: 12); the largest side is 2^(mip_levels - 1).
+    #[serde(default = "default_mip_levels")]
+    pub mip_levels: u32,
+    /// Filters the unit implements; the others generate no hardware.
+    #[serde(default = "all_filters")]
+    pub filters: Vec<Filter>,
+    /// Wrap modes the unit implements; the others generate no hardware.
+    #[serde(default = "all_wraps")]
+    pub wraps: Vec<Wrap>,
     pub cache: CacheSection,
+}
+
+fn default_textures() -> u32 {
+    6
+}
+
+fn default_mip_levels() -> u32 {
+    12
+}
+
+fn all_filters() -> Vec<Filter> {
+    Filter::ALL.to_vec()
+}
+
+fn all_wraps() -> Vec<Wrap> {
+    Wrap::ALL.to_vec()
 }
 
 fn all_formats() -> Vec<TexFormat> {
@@ -105,8 +134,73 @@ pub enum TexOutput {
     Fp32,
 }
 
+/// GL texture filters (TEXTURE_MIN_FILTER takes all six, TEXTURE_MAG_FILTER the first two).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Filter {
+    Nearest,
+    Linear,
+    NearestMipmapNearest,
+    LinearMipmapNearest,
+    NearestMipmapLinear,
+    LinearMipmapLinear,
+}
+
+impl Filter {
+    pub const ALL: [Filter; 6] = [
+        Filter::Nearest,
+        Filter::Linear,
+        Filter::NearestMipmapNearest,
+        Filter::LinearMipmapNearest,
+        Filter::NearestMipmapLinear,
+        Filter::LinearMipmapLinear,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Filter::Nearest => "nearest",
+            Filter::Linear => "linear",
+            Filter::NearestMipmapNearest => "nearest_mipmap_nearest",
+            Filter::LinearMipmapNearest => "linear_mipmap_nearest",
+            Filter::NearestMipmapLinear => "nearest_mipmap_linear",
+            Filter::LinearMipmapLinear => "linear_mipmap_linear",
+        }
+    }
+
+    /// The filter's code in texture descriptors: its position in [`Filter::ALL`].
+    pub fn code(self) -> u32 {
+        Self::ALL.iter().position(|&f| f == self).unwrap_or(0) as u32
+    }
+
+    /// Reads more than the base level.
+    pub fn mipmapped(self) -> bool {
+        !matches!(self, Filter::Nearest | Filter::Linear)
+    }
+
+    /// Blends two levels.
+    pub fn trilinear(self) -> bool {
+        matches!(
+            self,
+            Filter::NearestMipmapLinear | Filter::LinearMipmapLinear
+        )
+    }
+
+    /// LINEAR within a level.
+    pub fn linear_texels(self) -> bool {
+        matches!(
+            self,
+            Filter::Linear | Filter::LinearMipmapNearest | Filter::LinearMipmapLinear
+        )
+    }
+}
+
 pub const LANES_ALLOWED: &str =
-    "1, 2, 4 or 8, and tmu.cache.ports = 4 * lanes (default: ports / 4)";
+    "1, 2 or 4 (4 = one 2x2 quad), and tmu.cache.ports = 4 * lanes (default: ports / 4)";
+pub const TEXTURES_ALLOWED: &str = "an integer in 1..=16 (default 6)";
+pub const MIP_LEVELS_ALLOWED: &str =
+    "an integer in 1..=16 (default 12; the largest texture side is 2^(mip_levels - 1))";
+pub const FILTERS_ALLOWED: &str = "a non-empty list of distinct \"nearest\", \"linear\", \"nearest_mipmap_nearest\", \"linear_mipmap_nearest\", \"nearest_mipmap_linear\", \"linear_mipmap_linear\" with \"nearest\" or \"linear\" among them (the magnification filters; default: all)";
+pub const WRAPS_ALLOWED: &str = "a non-empty list of distinct \"repeat\", \"clamp_to_edge\", \"mirrored_repeat\" (default: all)";
 pub const FORMATS_ALLOWED: &str = "a non-empty list of distinct \"rgba8888\", \"rgb565\", \"rgba4444\", \"rgba5551\", \"l8\", \"la88\", \"a8\", \"dxt1\" (default: all)";
 pub const FORMAT_ALLOWED: &str =
     "\"rgba8888\", \"rgb565\", \"rgba4444\", \"rgba5551\", \"l8\", \"la88\", \"a8\" or \"dxt1\"";
@@ -218,6 +312,11 @@ pub struct Tmu {
     pub formats: Vec<TexFormat>,
     pub weight_bits: u32,
     pub output: TexOutput,
+    pub textures: u32,
+    pub mip_levels: u32,
+    /// Enabled filters and wraps, in code order.
+    pub filters: Vec<Filter>,
+    pub wraps: Vec<Wrap>,
     pub cache: TexCache,
 }
 
@@ -232,7 +331,7 @@ impl TmuSection {
         let before = errs.len();
         let cache = self.cache.validate(errs);
         let lanes = self.lanes.unwrap_or(self.cache.ports / 4);
-        if !matches!(lanes, 1 | 2 | 4 | 8) {
+        if !matches!(lanes, 1 | 2 | 4) {
             errs.push(Invalid::at(
                 &path(&["tmu", "lanes"]),
                 format!("lanes {lanes} is not allowed"),
@@ -249,20 +348,7 @@ impl TmuSection {
                 LANES_ALLOWED,
             ));
         }
-        let mut formats = self.formats.clone();
-        formats.sort();
-        formats.dedup();
-        if self.formats.is_empty() || formats.len() != self.formats.len() {
-            errs.push(Invalid::at(
-                &path(&["tmu", "formats"]),
-                if self.formats.is_empty() {
-                    "no texel format is enabled".to_string()
-                } else {
-                    "a format is listed twice".to_string()
-                },
-                FORMATS_ALLOWED,
-            ));
-        }
+        let formats = distinct(errs, "formats", &self.formats, FORMATS_ALLOWED);
         if !(4..=12).contains(&self.weight_bits) {
             errs.push(Invalid::at(
                 &path(&["tmu", "weight_bits"]),
@@ -270,6 +356,26 @@ impl TmuSection {
                 WEIGHT_BITS_ALLOWED,
             ));
         }
+        let int_in = |errs: &mut Vec<Invalid>, key: &str, v: u32, hi: u32, allowed: &str| {
+            if !(1..=hi).contains(&v) {
+                errs.push(Invalid::at(
+                    &path(&["tmu", key]),
+                    format!("{key} {v} is not allowed"),
+                    allowed,
+                ));
+            }
+        };
+        int_in(errs, "textures", self.textures, 16, TEXTURES_ALLOWED);
+        int_in(errs, "mip_levels", self.mip_levels, 16, MIP_LEVELS_ALLOWED);
+        let filters = distinct(errs, "filters", &self.filters, FILTERS_ALLOWED);
+        if !filters.is_empty() && !filters.iter().any(|f| !f.mipmapped()) {
+            errs.push(Invalid::at(
+                &path(&["tmu", "filters"]),
+                "no magnification filter is enabled".to_string(),
+                FILTERS_ALLOWED,
+            ));
+        }
+        let wraps = distinct(errs, "wraps", &self.wraps, WRAPS_ALLOWED);
         if errs.len() > before {
             return None;
         }
@@ -278,9 +384,32 @@ impl TmuSection {
             formats,
             weight_bits: self.weight_bits,
             output: self.output,
+            textures: self.textures,
+            mip_levels: self.mip_levels,
+            filters,
+            wraps,
             cache: cache?,
         })
     }
+}
+
+/// The list sorted into code order; empty lists and repeats are errors.
+fn distinct<T: Ord + Copy>(errs: &mut Vec<Invalid>, key: &str, list: &[T], allowed: &str) -> Vec<T> {
+    let mut v = list.to_vec();
+    v.sort();
+    v.dedup();
+    if list.is_empty() || v.len() != list.len() {
+        errs.push(Invalid::at(
+            &path(&["tmu", key]),
+            if list.is_empty() {
+                format!("tmu.{key} is empty")
+            } else {
+                format!("tmu.{key} lists one twice")
+            },
+            allowed,
+        ));
+    }
+    v
 }
 
 impl CacheSection {

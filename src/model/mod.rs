@@ -34,6 +34,7 @@ pub fn vectors(
             .tmu
             .as_ref()
             .map(|t| tex_filter::vectors(t, count, seed)),
+        "tmu" => cfg.tmu.as_ref().map(|t| tmu::unit::vectors(t, count, seed)),
         "mem_arb" => cfg
             .mem
             .as_ref()
@@ -89,6 +90,16 @@ pub fn expectation(cfg: &Config, unit: &str, v: &VectorSet, gap: f64, stall: f64
             peak_rate: 1.0,
             // Five two-entry skid registers.
             capacity: 10,
+            cache: None,
+        },
+        ("tmu", _) => Expectation {
+            cycles: None,
+            peak_rate: 1.0,
+            // Samples in the LOD and address stages, the cache's queue and the filter.
+            capacity: cfg
+                .tmu
+                .as_ref()
+                .map_or(0, |t| u64::from(t.cache.queue_depth) + 48),
             cache: None,
         },
         ("mem_arb", _) => Expectation {

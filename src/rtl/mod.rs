@@ -7,6 +7,7 @@ pub mod ipu;
 pub mod mem_arb;
 pub mod tex_cache;
 pub mod tex_filter;
+pub mod tmu;
 
 use std::collections::BTreeMap;
 
@@ -157,6 +158,11 @@ pub fn elaborate(cfg: &Config) -> Result<Design, RenderError> {
         }
         design.units.push(unit);
         let (unit, modules) = tex_filter::TexFilter::new(&ctx, tmu).elaborate(&ctx)?;
+        for m in modules {
+            design.add(m);
+        }
+        design.units.push(unit);
+        let (unit, modules) = tmu::TmuUnit::new(&ctx, tmu).elaborate()?;
         for m in modules {
             design.add(m);
         }

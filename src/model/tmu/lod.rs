@@ -13,6 +13,12 @@
 pub const LOD_FRAC: u32 = 8;
 /// Fraction bits of the mantissa squared in the log2 unit.
 pub const MANT_BITS: u32 = 16;
+/// Lambda, bias and LOD limits are 16-bit signed (8.8): +-128 levels.
+pub const LOD_MIN: i32 = -(1 << 15);
+pub const LOD_MAX: i32 = (1 << 15) - 1;
+/// Coordinate differences are clamped to this magnitude before squaring: 2^23 texels,
+/// far beyond any level count, so lambda is unchanged and the squares fit 62 bits.
+pub const DIFF_MAX: i64 = (1 << 31) - 1;
 
 /// floor(log2(x) * 2^LOD_FRAC) for x >= 1, by repeated squaring of the mantissa.
 pub fn log2_fixed(x: u128) -> i32 {
@@ -40,17 +46,17 @@ pub fn log2_fixed(x: u128) -> i32 {
 /// (x, y), (x+1, y), (x, y+1), with u, v in base-level texels with `frac` fraction bits
 /// (wrapping i64 values: differences are exact while they are below 2^62).
 /// A quad whose coordinates do not change has rho = 0: lambda is the lowest value,
-/// `i32::MIN / 2`, so any clamp takes the minimum.
+/// `LOD_MIN`, so any clamp takes the minimum.
 pub fn lambda(u: [i64; 3], v: [i64; 3], frac: u32) -> i32 {
     let d = |a: i64, b: i64| -> u128 {
-        let x = i128::from(b.wrapping_sub(a));
-        (x * x) as u128
+        let x = b.wrapping_sub(a).clamp(-DIFF_MAX, DIFF_MAX).unsigned_abs();
+        u128::from(x * x)
     };
-    let rho2_x = d(u[0], u[1]).saturating_add(d(v[0], v[1]));
-    let rho2_y = d(u[0], u[2]).saturating_add(d(v[0], v[2]));
+    let rho2_x = d(u[0], u[1]) + d(v[0], v[1]);
+    let rho2_y = d(u[0], u[2]) + d(v[0], v[2]);
     let rho2 = rho2_x.max(rho2_y);
     if rho2 == 0 {
-        return i32::MIN / 2;
+        return LOD_MIN;
     }
     // log2(rho) = log2(rho2) / 2 - frac (rho2 carries 2 * frac fraction bits); the halving
     // floors, keeping lambda a floor of the real value.
@@ -108,8 +114,8 @@ mod tests {
             (f64::from(l) / 256.0 - 5f64.log2()).abs() < 2.0 / 256.0,
             "{l}"
         );
-        assert_eq!(lambda([5; 3], [7; 3], frac), i32::MIN / 2);
-        assert_eq!(bias_clamp(i32::MIN / 2, 0, 0, 10 << 8), 0);
+        assert_eq!(lambda([5; 3], [7; 3], frac), LOD_MIN);
+        assert_eq!(bias_clamp(LOD_MIN, 0, 0, 10 << 8), 0);
         assert_eq!(bias_clamp(3 << 8, 1 << 8, 0, 10 << 8), 4 << 8);
         // Wrapped coordinates: a step across the 2^64 wrap is still one texel.
         assert_eq!(

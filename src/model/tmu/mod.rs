@@ -8,3 +8,4 @@ pub mod filter;
 pub mod format;
 pub mod lod;
 pub mod sampler;
+pub mod unit;

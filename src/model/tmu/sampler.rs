@@ -5,39 +5,11 @@
 use super::coord::{self, Axis};
 use super::filter::{bilinear_sum, round, trilinear};
 use super::format::{Rgba8, TexFormat, decode_dxt1, decode_word};
-use super::lod::{LOD_FRAC, bias_clamp, lambda};
+use super::lod::{LOD_FRAC, LOD_MAX, LOD_MIN, bias_clamp, lambda};
 use crate::config::TexLayout;
 use crate::workload::Wrap;
 
-/// GL texture filters (TEXTURE_MIN_FILTER takes all six, TEXTURE_MAG_FILTER the first two).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Filter {
-    Nearest,
-    Linear,
-    NearestMipmapNearest,
-    LinearMipmapNearest,
-    NearestMipmapLinear,
-    LinearMipmapLinear,
-}
-
-impl Filter {
-    pub const ALL: [Filter; 6] = [
-        Filter::Nearest,
-        Filter::Linear,
-        Filter::NearestMipmapNearest,
-        Filter::LinearMipmapNearest,
-        Filter::NearestMipmapLinear,
-        Filter::LinearMipmapLinear,
-    ];
-
-    /// LINEAR within a level.
-    fn linear_texels(self) -> bool {
-        matches!(
-            self,
-            Filter::Linear | Filter::LinearMipmapNearest | Filter::LinearMipmapLinear
-        )
-    }
-}
+pub use crate::config::Filter;
 
 /// A texture as it sits in memory: 32-bit words per mip level, base level first.
 #[derive(Debug, Clone)]
@@ -66,20 +38,72 @@ impl MipImage {
 
     /// Texel (u, v) of `level`, u and v already wrapped into the level.
     pub fn fetch(&self, level: u32, u: u32, v: u32) -> Rgba8 {
-        let (lw, _) = self.level_log2(level);
-        let words = &self.levels[level as usize];
-        let tiles_x = (1u32 << lw).div_ceil(4);
-        if self.format == TexFormat::Dxt1 {
-            let block = ((v / 4) * tiles_x + u / 4) as usize;
-            return decode_dxt1(words[2 * block], words[2 * block + 1], (v % 4) * 4 + u % 4);
-        }
-        let index = match self.layout {
-            TexLayout::Linear => (v << lw) + u,
-            TexLayout::Tiled4x4 => ((v / 4) * tiles_x + u / 4) * 16 + (v % 4) * 4 + u % 4,
-        };
-        let per = self.format.texels_per_word();
-        decode_word(self.format, words[(index / per) as usize], index % per)
+        fetch(self, level, u, v)
     }
+}
+
+/// Where a sampled texture's words come from: a [`MipImage`] in memory here, or the
+/// simulated memory behind the `tmu` unit's descriptors.
+pub trait TexImage {
+    fn format(&self) -> TexFormat;
+    fn layout(&self) -> TexLayout;
+    /// log2 of the base level's width and height.
+    fn log2_size(&self) -> (u32, u32);
+    /// The highest level that exists.
+    fn last_level(&self) -> u32;
+    /// Word `index` of `level`.
+    fn word(&self, level: u32, index: u32) -> u32;
+}
+
+impl TexImage for MipImage {
+    fn format(&self) -> TexFormat {
+        self.format
+    }
+    fn layout(&self) -> TexLayout {
+        self.layout
+    }
+    fn log2_size(&self) -> (u32, u32) {
+        (self.log2_width, self.log2_height)
+    }
+    fn last_level(&self) -> u32 {
+        (self.levels.len() as u32).saturating_sub(1)
+    }
+    fn word(&self, level: u32, index: u32) -> u32 {
+        self.levels[level as usize][index as usize]
+    }
+}
+
+fn level_log2(img: &impl TexImage, level: u32) -> (u32, u32) {
+    let (w, h) = img.log2_size();
+    (w.saturating_sub(level), h.saturating_sub(level))
+}
+
+/// Where texel (u, v) of a level `2^lw` texels wide sits: its word index and its index
+/// in the word (in the 4x4 block for DXT1, whose block is words `2i` and `2i + 1`).
+pub fn texel_word(format: TexFormat, layout: TexLayout, lw: u32, u: u32, v: u32) -> (u32, u32) {
+    // Tiles (and DXT1 blocks) per row: 2^lw / 4, at least one.
+    let tile = ((v / 4) << lw.saturating_sub(2)) + u / 4;
+    let in_tile = (v % 4) * 4 + u % 4;
+    if format == TexFormat::Dxt1 {
+        return (2 * tile, in_tile);
+    }
+    let index = match layout {
+        TexLayout::Linear => (v << lw) + u,
+        TexLayout::Tiled4x4 => tile * 16 + in_tile,
+    };
+    let per = format.texels_per_word();
+    (index / per, index % per)
+}
+
+/// Texel (u, v) of `level`, u and v already wrapped into the level.
+pub fn fetch(img: &impl TexImage, level: u32, u: u32, v: u32) -> Rgba8 {
+    let (lw, _) = level_log2(img, level);
+    let format = img.format();
+    let (word, sub) = texel_word(format, img.layout(), lw, u, v);
+    if format == TexFormat::Dxt1 {
+        return decode_dxt1(img.word(level, word), img.word(level, word + 1), sub);
+    }
+    decode_word(format, img.word(level, word), sub)
 }
 
 /// Texture and sampler state, as the texture parameter memory holds it.
@@ -98,20 +122,25 @@ pub struct Sampler {
 }
 
 /// Fraction bits of the coordinates the LOD is computed from.
-const DERIV_FRAC: u32 = 8;
+pub const DERIV_FRAC: u32 = 8;
 
-/// fp32 to fixed point with LOD_FRAC fraction bits, saturating; NaN is 0.
+/// fp32 to fixed point with LOD_FRAC fraction bits, saturating to the 16-bit range the
+/// descriptors hold (+-128 levels); NaN is 0.
 pub fn lod_fixed(lod: f32) -> i32 {
-    coord::floor_shift_saturating(lod, LOD_FRAC as i32)
-        .clamp(i64::from(i32::MIN / 2), i64::from(i32::MAX / 2)) as i32
+    coord::floor_shift_saturating(lod, LOD_FRAC as i32).clamp(i64::from(LOD_MIN), i64::from(LOD_MAX))
+        as i32
 }
 
 /// Which level(s) a quad reads and how they blend: (level, next level, blend weight of
 /// the next one with LOD_FRAC bits, filter within a level).
-pub fn select_levels(img: &MipImage, sampler: &Sampler, lambda: i32) -> (u32, u32, u32, Filter) {
+pub fn select_levels(
+    img: &impl TexImage,
+    sampler: &Sampler,
+    lambda: i32,
+) -> (u32, u32, u32, Filter) {
     let one = 1i32 << LOD_FRAC;
     let half = one / 2;
-    let last = (img.levels.len() as u32).saturating_sub(1);
+    let last = img.last_level();
     // GL's magnification switch-over point c.
     let c = if sampler.mag_filter == Filter::Linear
         && matches!(
@@ -154,34 +183,34 @@ pub fn select_levels(img: &MipImage, sampler: &Sampler, lambda: i32) -> (u32, u3
 
 /// One lane's colour from one level, exact, with 2 * weight_bits fraction bits.
 fn sample_level(
-    img: &MipImage,
+    img: &impl TexImage,
     sampler: &Sampler,
     level: u32,
     s: f32,
     t: f32,
     f: Filter,
 ) -> [u64; 4] {
-    let (lw, lh) = img.level_log2(level);
+    let (lw, lh) = level_log2(img, level);
     let bits = sampler.weight_bits;
     if f == Filter::Nearest {
         let u = coord::nearest(s, lw, sampler.wrap_s);
         let v = coord::nearest(t, lh, sampler.wrap_t);
-        return img.fetch(level, u, v).map(|c| u64::from(c) << (2 * bits));
+        return fetch(img, level, u, v).map(|c| u64::from(c) << (2 * bits));
     }
     let a: Axis = coord::linear(s, lw, bits, sampler.wrap_s);
     let b: Axis = coord::linear(t, lh, bits, sampler.wrap_t);
     let texels = [
-        img.fetch(level, a.i0, b.i0),
-        img.fetch(level, a.i1, b.i0),
-        img.fetch(level, a.i0, b.i1),
-        img.fetch(level, a.i1, b.i1),
+        fetch(img, level, a.i0, b.i0),
+        fetch(img, level, a.i1, b.i0),
+        fetch(img, level, a.i0, b.i1),
+        fetch(img, level, a.i1, b.i1),
     ];
     bilinear_sum(texels, a.frac, b.frac, bits)
 }
 
 /// The quad's lambda: from the lanes' coordinates, or the explicit LOD; biased, clamped.
 pub fn quad_lambda(
-    img: &MipImage,
+    img: &impl TexImage,
     sampler: &Sampler,
     st: &[(f32, f32); 4],
     lod: Option<f32>,
@@ -190,8 +219,9 @@ pub fn quad_lambda(
         Some(l) => lod_fixed(l),
         None => {
             let fx = |s: f32, log2: u32| coord::floor_shift_wrapping(s, (log2 + DERIV_FRAC) as i32);
-            let u = [0, 1, 2].map(|i| fx(st[i].0, img.log2_width));
-            let v = [0, 1, 2].map(|i| fx(st[i].1, img.log2_height));
+            let (lw, lh) = img.log2_size();
+            let u = [0, 1, 2].map(|i| fx(st[i].0, lw));
+            let v = [0, 1, 2].map(|i| fx(st[i].1, lh));
             lambda(u, v, DERIV_FRAC)
         }
     };
@@ -201,23 +231,36 @@ pub fn quad_lambda(
 /// Samples a 2x2 quad (lanes (x,y), (x+1,y), (x,y+1), (x+1,y+1)); with `lod`, the
 /// explicit level of detail replaces the one from the lanes' differences.
 pub fn sample_quad(
-    img: &MipImage,
+    img: &impl TexImage,
     sampler: &Sampler,
     st: &[(f32, f32); 4],
     lod: Option<f32>,
 ) -> [Rgba8; 4] {
     let lambda = quad_lambda(img, sampler, st, lod);
+    let c = sample_lanes(img, sampler, st, lambda);
+    [c[0], c[1], c[2], c[3]]
+}
+
+/// Samples any number of lanes at one lambda (biased and clamped already).
+pub fn sample_lanes(
+    img: &impl TexImage,
+    sampler: &Sampler,
+    st: &[(f32, f32)],
+    lambda: i32,
+) -> Vec<Rgba8> {
     let (d1, d2, blend, f) = select_levels(img, sampler, lambda);
     let bits = sampler.weight_bits;
-    st.map(|(s, t)| {
-        let c1 = sample_level(img, sampler, d1, s, t, f);
-        if blend == 0 {
-            round(c1, 2 * bits)
-        } else {
-            let c2 = sample_level(img, sampler, d2, s, t, f);
-            trilinear(c1, c2, blend, LOD_FRAC, bits)
-        }
-    })
+    st.iter()
+        .map(|&(s, t)| {
+            let c1 = sample_level(img, sampler, d1, s, t, f);
+            if blend == 0 {
+                round(c1, 2 * bits)
+            } else {
+                let c2 = sample_level(img, sampler, d2, s, t, f);
+                trilinear(c1, c2, blend, LOD_FRAC, bits)
+            }
+        })
+        .collect()
 }
 
 #[cfg(test)]

@@ -1,0 +1,389 @@
+//! The `tmu` unit's model: commands in (descriptor writes and sample requests), colours
+//! out, one response per sample request. The texture parameter memory is modelled as
+//! the RTL holds it (raw register words); a sample reads its descriptor, takes the
+//! features the config leaves out back to ones it has, and samples the texture from the
+//! simulated memory through [`super::sampler`], the same integer stages as the RTL.
+//!
+//! Descriptor registers (word `reg` of texture `tex`, see templates/rtl/tmu_lod.v):
+//! - 0 control: format[2:0], min_filter[5:3], mag_linear[6], wrap_s[8:7], wrap_t[10:9],
+//!   log2_width[14:11], log2_height[18:15], last_level[22:19]
+//! - 1 LOD bias, 2 {max_lod, min_lod}: 16-bit signed, 8 fraction bits
+//! - 3 + level: word address (byte address / 4) of the level's first word
+//!
+//! Writes to a register or texture that does not exist change nothing; a sample of a
+//! texture id that does not exist reads an all-zero descriptor.
+
+use super::format::Rgba8;
+use super::lod::{LOD_FRAC, bias_clamp};
+use super::sampler::{Filter, Sampler, TexImage, lod_fixed, quad_lambda, sample_lanes};
+use crate::config::{TexFormat, TexLayout, Tmu, Wrap};
+use crate::model::tex_filter::encode_rsp;
+use crate::rng::{Rng, memory_word};
+use crate::rtl::tex_filter::FilterLayout;
+use crate::rtl::tmu::{CTRL_FIELDS, LANE_W, REG_BASE0, REG_BIAS, REG_CTRL, REG_LODS, TmuLayout};
+use crate::vectors::{Bits, PortVectors, VectorSet};
+
+/// One command of the unit's input stream.
+#[derive(Debug, Clone, PartialEq)]
+pub enum TmuCmd {
+    /// Writes register `reg` of texture `tex`'s descriptor.
+    Write { tex: u32, reg: u32, data: u32 },
+    /// Samples texture `tex` at each lane's (s, t) (`None`: lane masked), at the explicit
+    /// level of detail `lod` or at the one from the quad's differences.
+    Sample {
+        tex: u32,
+        lod: Option<f32>,
+        lanes: Vec<Option<(f32, f32)>>,
+    },
+}
+
+/// A field of the control word.
+pub fn ctrl_field(ctrl: u32, name: &str) -> u32 {
+    let (lsb, bits) = CTRL_FIELDS
+        .iter()
+        .find(|f| f.0 == name)
+        .map_or((0, 0), |f| (f.1, f.2));
+    (ctrl >> lsb) & ((1 << bits) - 1)
+}
+
+/// Builds a control word from its fields.
+pub fn ctrl_word(fields: &[(&str, u32)]) -> u32 {
+    fields.iter().fold(0, |w, &(name, v)| {
+        let (lsb, bits) = CTRL_FIELDS
+            .iter()
+            .find(|f| f.0 == name)
+            .map_or((0, 0), |f| (f.1, f.2));
+        w | ((v & ((1 << bits) - 1)) << lsb)
+    })
+}
+
+/// A texture as a descriptor places it in the simulated memory.
+struct MemTexture<'a> {
+    format: TexFormat,
+    layout: TexLayout,
+    log2: (u32, u32),
+    last: u32,
+    bases: &'a [u32],
+}
+
+impl TexImage for MemTexture<'_> {
+    fn format(&self) -> TexFormat {
+        self.format
+    }
+    fn layout(&self) -> TexLayout {
+        self.layout
+    }
+    fn log2_size(&self) -> (u32, u32) {
+        self.log2
+    }
+    fn last_level(&self) -> u32 {
+        self.last
+    }
+    fn word(&self, level: u32, index: u32) -> u32 {
+        // Word addresses are 30 bits and wrap, as the address adders do.
+        let w = self.bases[level as usize].wrapping_add(index) & 0x3fff_ffff;
+        memory_word(u64::from(w) * 4)
+    }
+}
+
+pub struct TmuModel {
+    tmu: Tmu,
+    layout: TmuLayout,
+    /// Per texture: its register words.
+    regs: Vec<Vec<u32>>,
+}
+
+impl TmuModel {
+    pub fn new(tmu: &Tmu) -> Self {
+        let layout = TmuLayout::new(tmu);
+        Self {
+            tmu: tmu.clone(),
+            layout,
+            regs: vec![vec![0; layout.regs as usize]; tmu.textures as usize],
+        }
+    }
+
+    /// The filter the unit applies for a descriptor's code: a disabled or unknown one
+    /// falls back to nearest, or linear when nearest is disabled.
+    pub fn effective_filter(&self, code: u32) -> Filter {
+        match Filter::ALL.get(code as usize) {
+            Some(f) if self.tmu.filters.contains(f) => *f,
+            _ if self.tmu.filters.contains(&Filter::Nearest) => Filter::Nearest,
+            _ => Filter::Linear,
+        }
+    }
+
+    /// The wrap the unit applies: a disabled or unknown one falls back to the first
+    /// enabled one.
+    pub fn effective_wrap(&self, code: u32) -> Wrap {
+        match Wrap::ALL.get(code as usize) {
+            Some(w) if self.tmu.wraps.contains(w) => *w,
+            _ => self.tmu.wraps[0],
+        }
+    }
+
+    /// Runs one command; a sample returns each lane's colour (masked lanes and disabled
+    /// formats read as zero).
+    pub fn step(&mut self, cmd: &TmuCmd) -> Option<Vec<Rgba8>> {
+        match cmd {
+            TmuCmd::Write { tex, reg, data } => {
+                if let Some(r) = self
+                    .regs
+                    .get_mut(*tex as usize)
+                    .and_then(|t| t.get_mut(*reg as usize))
+                {
+                    *r = if *reg >= REG_BASE0 {
+                        data & 0x3fff_ffff
+                    } else {
+                        *data
+                    };
+                }
+                None
+            }
+            TmuCmd::Sample { tex, lod, lanes } => Some(self.sample(*tex, *lod, lanes)),
+        }
+    }
+
+    fn sample(&self, tex: u32, lod: Option<f32>, lanes: &[Option<(f32, f32)>]) -> Vec<Rgba8> {
+        let zero = vec![0; self.layout.regs as usize];
+        let r = self.regs.get(tex as usize).unwrap_or(&zero);
+        let ctrl = r[REG_CTRL as usize];
+        let f = |name| ctrl_field(ctrl, name);
+        let max_log2 = self.tmu.mip_levels - 1;
+        let format = TexFormat::ALL[f("format") as usize];
+        let sampler = Sampler {
+            min_filter: self.effective_filter(f("min_filter")),
+            mag_filter: self.effective_filter(f("mag_linear")),
+            wrap_s: self.effective_wrap(f("wrap_s")),
+            wrap_t: self.effective_wrap(f("wrap_t")),
+            lod_bias: sext16(r[REG_BIAS as usize]),
+            min_lod: sext16(r[REG_LODS as usize]),
+            max_lod: sext16(r[REG_LODS as usize] >> 16),
+            weight_bits: self.tmu.weight_bits,
+        };
+        let img = MemTexture {
+            format,
+            layout: self.tmu.cache.layout,
+            log2: (f("log2_width").min(max_log2), f("log2_height").min(max_log2)),
+            last: f("last_level").min(max_log2),
+            bases: &r[REG_BASE0 as usize..],
+        };
+        // Masked lanes still take part in the quad's differences (as helper pixels do).
+        let st: Vec<(f32, f32)> = lanes.iter().map(|l| l.unwrap_or((0.0, 0.0))).collect();
+        let lambda = match (st.as_slice(), lod) {
+            (&[a, b, c, d], _) => quad_lambda(&img, &sampler, &[a, b, c, d], lod),
+            // Fewer lanes than a quad: no differences, so the explicit LOD or 0.
+            (_, lod) => bias_clamp(
+                lod.map_or(0, lod_fixed),
+                sampler.lod_bias,
+                sampler.min_lod,
+                sampler.max_lod,
+            ),
+        };
+        let colours = sample_lanes(&img, &sampler, &st, lambda);
+        let enabled = self.tmu.has_format(format);
+        colours
+            .into_iter()
+            .zip(lanes)
+            .map(|(c, l)| if l.is_some() && enabled { c } else { [0; 4] })
+            .collect()
+    }
+}
+
+/// A 16-bit two's-complement field as i32 (LOD_FRAC fraction bits).
+fn sext16(w: u32) -> i32 {
+    i32::from(w as u16 as i16)
+}
+
+/// The LOD of `levels` as a descriptor register value (16-bit, LOD_FRAC fraction bits).
+pub fn lod_reg(levels: f64) -> u32 {
+    u32::from(((levels * f64::from(1u32 << LOD_FRAC)).round() as i32).clamp(-32768, 32767) as i16 as u16)
+}
+
+/// The command word (see [`TmuLayout`]).
+pub fn encode_cmd(l: &TmuLayout, cmd: &TmuCmd) -> Bits {
+    let mut b = Bits::zero(l.req_w);
+    match cmd {
+        TmuCmd::Write { tex, reg, data } => {
+            b.set_field(0, 32, u64::from(*data));
+            b.set_field(32, l.reg_w, u64::from(*reg));
+            b.set_field(32 + l.reg_w, l.tex_w, u64::from(*tex));
+            b.set_field(l.req_w - 1, 1, 1);
+        }
+        TmuCmd::Sample { tex, lod, lanes } => {
+            for (i, lane) in lanes.iter().enumerate() {
+                let at = i as u32 * LANE_W;
+                if let Some((s, t)) = lane {
+                    b.set_field(at, 32, u64::from(s.to_bits()));
+                    b.set_field(at + 32, 32, u64::from(t.to_bits()));
+                    b.set_field(at + 64, 1, 1);
+                }
+            }
+            let at = l.lanes * LANE_W;
+            if let Some(lod) = lod {
+                b.set_field(at, 32, u64::from(lod.to_bits()));
+                b.set_field(at + 32, 1, 1);
+            }
+            b.set_field(at + 33, l.tex_w, u64::from(*tex));
+        }
+    }
+    b
+}
+
+/// Coordinates no texture should trip over: NaN, infinities, huge, tiny and negative.
+fn special(rng: &mut Rng) -> f32 {
+    const S: [f32; 12] = [
+        f32::NAN,
+        f32::INFINITY,
+        f32::NEG_INFINITY,
+        1e30,
+        -1e30,
+        1099511627776.0,
+        -0.0,
+        1e-40,
+        -1e-40,
+        -0.5,
+        1.0,
+        -3.75,
+    ];
+    if rng.chance(0.3) {
+        f32::from_bits(rng.next_u64() as u32)
+    } else {
+        S[(rng.next_u64() % S.len() as u64) as usize]
+    }
+}
+
+/// A random descriptor: mostly enabled features and sizes that exist, now and then a
+/// disabled or unknown code, a level count beyond the texture, odd LOD limits.
+fn random_descriptor(tmu: &Tmu, tex: u32, rng: &mut Rng) -> Vec<TmuCmd> {
+    let max = tmu.mip_levels - 1;
+    let pick = |rng: &mut Rng, n: u32| (rng.next_u64() % u64::from(n)) as u32;
+    let format = if rng.chance(0.9) {
+        tmu.formats[pick(rng, tmu.formats.len() as u32) as usize].code()
+    } else {
+        pick(rng, 8)
+    };
+    let (lw, lh) = (pick(rng, max + 1), pick(rng, max + 1));
+    let ctrl = ctrl_word(&[
+        ("format", format),
+        ("min_filter", pick(rng, 8)),
+        ("mag_linear", pick(rng, 2)),
+        ("wrap_s", pick(rng, 4)),
+        ("wrap_t", pick(rng, 4)),
+        ("log2_width", lw),
+        ("log2_height", lh),
+        ("last_level", if rng.chance(0.9) { lw.max(lh) } else { pick(rng, 16) }),
+    ]);
+    let lo = if rng.chance(0.7) { -4.0 } else { rng.unit() * 2.0 };
+    let hi = if rng.chance(0.7) { 16.0 } else { rng.unit() * 4.0 };
+    let mut cmds = vec![
+        TmuCmd::Write { tex, reg: REG_CTRL, data: ctrl },
+        TmuCmd::Write { tex, reg: REG_BIAS, data: lod_reg(rng.unit() * 3.0 - 1.5) },
+        TmuCmd::Write { tex, reg: REG_LODS, data: lod_reg(lo) | lod_reg(hi) << 16 },
+    ];
+    for level in 0..tmu.mip_levels {
+        cmds.push(TmuCmd::Write {
+            tex,
+            reg: REG_BASE0 + level,
+            data: rng.next_u64() as u32,
+        });
+    }
+    cmds
+}
+
+/// A sample request: a 2x2 quad of a rotated, scaled view (lambda from about -3 to 5
+/// levels), now and then special coordinates, an explicit LOD, masked lanes.
+fn random_sample(tmu: &Tmu, rng: &mut Rng) -> TmuCmd {
+    let tex = (rng.next_u64() % u64::from(tmu.textures)) as u32;
+    let size = f64::from(1u32 << (rng.next_u64() % u64::from(tmu.mip_levels)));
+    let scale = 2f64.powf(rng.unit() * 8.0 - 3.0) / size;
+    let angle = rng.unit() * std::f64::consts::TAU;
+    let (dx, dy) = (
+        (scale * angle.cos(), scale * angle.sin()),
+        (-scale * angle.sin(), scale * angle.cos()),
+    );
+    let (s0, t0) = (rng.unit() * 5.0 - 2.0, rng.unit() * 5.0 - 2.0);
+    let specials = rng.chance(0.08);
+    let lanes = (0..tmu.lanes)
+        .map(|i| {
+            let (x, y) = (f64::from(i & 1), f64::from(i >> 1));
+            let mut st = (
+                (s0 + x * dx.0 + y * dy.0) as f32,
+                (t0 + x * dx.1 + y * dy.1) as f32,
+            );
+            if specials && rng.chance(0.5) {
+                st.0 = special(rng);
+            }
+            if specials && rng.chance(0.5) {
+                st.1 = special(rng);
+            }
+            (!rng.chance(0.1)).then_some(st)
+        })
+        .collect();
+    let lod = rng.chance(0.15).then(|| {
+        if rng.chance(0.1) {
+            special(rng)
+        } else {
+            (rng.unit() * 17.0 - 3.0) as f32
+        }
+    });
+    TmuCmd::Sample { tex, lod, lanes }
+}
+
+/// `count` sample requests after every descriptor is written; now and then a descriptor
+/// is rewritten, and a write to a register or texture that does not exist goes by.
+pub fn random_commands(tmu: &Tmu, count: usize, seed: u64) -> Vec<TmuCmd> {
+    let l = TmuLayout::new(tmu);
+    let mut rng = Rng::stream(seed, 41);
+    let mut cmds: Vec<TmuCmd> = (0..tmu.textures)
+        .flat_map(|t| random_descriptor(tmu, t, &mut rng))
+        .collect();
+    let mut samples = 0;
+    while samples < count {
+        if rng.chance(0.005) {
+            let tex = (rng.next_u64() % u64::from(tmu.textures)) as u32;
+            cmds.extend(random_descriptor(tmu, tex, &mut rng));
+        } else if rng.chance(0.003) {
+            cmds.push(TmuCmd::Write {
+                tex: (rng.next_u64() % (1 << l.tex_w)) as u32,
+                reg: (rng.next_u64() % (1 << l.reg_w)) as u32,
+                data: rng.next_u64() as u32,
+            });
+        } else {
+            cmds.push(random_sample(tmu, &mut rng));
+            samples += 1;
+        }
+    }
+    cmds
+}
+
+/// Stimulus and expected responses for the commands.
+pub fn vectors_for(tmu: &Tmu, cmds: &[TmuCmd], seed: u64) -> VectorSet {
+    let l = TmuLayout::new(tmu);
+    let fl = FilterLayout::new(tmu);
+    let mut model = TmuModel::new(tmu);
+    let rsps = cmds
+        .iter()
+        .filter_map(|c| model.step(c))
+        .map(|c| encode_rsp(&fl, tmu.output, &c))
+        .collect();
+    VectorSet {
+        unit: "tmu".into(),
+        seed,
+        ports: vec![
+            PortVectors {
+                port: l.ports()[0].clone(),
+                items: cmds.iter().map(|c| encode_cmd(&l, c)).collect(),
+            },
+            PortVectors {
+                port: l.ports()[1].clone(),
+                items: rsps,
+            },
+        ],
+    }
+}
+
+/// `count` random sample requests and their responses.
+pub fn vectors(tmu: &Tmu, count: usize, seed: u64) -> VectorSet {
+    vectors_for(tmu, &random_commands(tmu, count, seed), seed)
+}

@@ -1,0 +1,372 @@
+//! `tmu`: the texture mapping unit (seed 001) as one co-simulated unit: `tmu_lod` (texture
+//! parameter memory, LOD, level choice), `tmu_addr` (texel address generation, with
+//! `tmu_fixed` converting fp32 coordinates), `tex_cache` and `tex_filter`. The command
+//! layout and the descriptor registers are decided here; the model is
+//! `model::tmu::unit`.
+
+use std::collections::BTreeMap;
+
+use askama::Template;
+
+use super::handshake::module_for;
+use super::tex_cache::TexCacheTop;
+use super::tex_filter::{FilterLayout, TexFilter};
+use super::{Ctx, MemPort, Module, RenderError, Rst, StreamPort, Unit, render};
+use crate::config::{Filter, StageKind, TexLayout, TexOutput, Tmu, Wrap};
+
+/// Bits of one lane of a sample request: s, t (fp32) and the active bit.
+pub const LANE_W: u32 = 65;
+/// Descriptor registers: control, LOD bias, LOD limits, then one base per level.
+pub const REG_CTRL: u32 = 0;
+pub const REG_BIAS: u32 = 1;
+pub const REG_LODS: u32 = 2;
+pub const REG_BASE0: u32 = 3;
+/// Fields of the control register: (name, lsb, bits).
+pub const CTRL_FIELDS: [(&str, u32, u32); 8] = [
+    ("format", 0, 3),
+    ("min_filter", 3, 3),
+    ("mag_linear", 6, 1),
+    ("wrap_s", 7, 2),
+    ("wrap_t", 9, 2),
+    ("log2_width", 11, 4),
+    ("log2_height", 15, 4),
+    ("last_level", 19, 4),
+];
+/// Bits of a plan besides its lanes: blend, tri, linear, format, two wraps, two levels'
+/// {lw, lh, base}.
+const PLAN_META_W: u32 = 8 + 1 + 1 + 3 + 2 + 2 + 2 * (4 + 4 + 30);
+
+fn clog2(x: u32) -> u32 {
+    32 - (x.max(1) - 1).leading_zeros()
+}
+
+/// The command and response words of the unit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TmuLayout {
+    pub lanes: u32,
+    /// Bits of a texture id and of a register index.
+    pub tex_w: u32,
+    pub reg_w: u32,
+    /// Registers per descriptor.
+    pub regs: u32,
+    pub req_w: u32,
+    pub rsp_w: u32,
+}
+
+impl TmuLayout {
+    pub fn new(tmu: &Tmu) -> Self {
+        let tex_w = clog2(tmu.textures).max(1);
+        let regs = REG_BASE0 + tmu.mip_levels;
+        let reg_w = clog2(regs);
+        let sample_w = tmu.lanes * LANE_W + 33 + tex_w;
+        let write_w = 32 + reg_w + tex_w;
+        Self {
+            lanes: tmu.lanes,
+            tex_w,
+            reg_w,
+            regs,
+            req_w: sample_w.max(write_w) + 1,
+            rsp_w: FilterLayout::new(tmu).rsp_w,
+        }
+    }
+
+    pub fn ports(&self) -> Vec<StreamPort> {
+        StreamPort::req_rsp(self.req_w, self.rsp_w)
+    }
+}
+
+#[derive(Template)]
+#[template(path = "rtl/tmu_fixed.v")]
+pub struct TmuFixed {
+    pub name: String,
+    pub stamp: String,
+    pub kw: u32,
+}
+
+#[derive(Template)]
+#[template(path = "rtl/tmu_lod.v")]
+pub struct TmuLod {
+    pub name: String,
+    pub stamp: String,
+    pub rst: Rst,
+    pub skid: String,
+    pub fixed: String,
+    pub lanes: u32,
+    pub textures: u32,
+    pub mip_levels: u32,
+    pub max_log2: u32,
+    pub tex_w: u32,
+    pub reg_w: u32,
+    pub req_w: u32,
+    pub plan_w: u32,
+    pub infl_w: u32,
+    /// LOD hardware at all (more than one filter), and from the quad's differences.
+    pub lod: bool,
+    pub quad_lod: bool,
+    pub filter_mask: String,
+    pub filter_fallback: u32,
+    pub filter_fallback_name: &'static str,
+    pub filter_list: String,
+    pub wrap_mask: String,
+    pub wrap_fallback: u32,
+    pub wrap_fallback_name: &'static str,
+    pub wrap_list: String,
+}
+
+#[derive(Template)]
+#[template(path = "rtl/tmu_addr.v")]
+pub struct TmuAddr {
+    pub name: String,
+    pub stamp: String,
+    pub rst: Rst,
+    pub skid: String,
+    pub fixed: String,
+    pub lanes: u32,
+    pub ports: u32,
+    pub wbits: u32,
+    pub sub_w: u32,
+    pub plan_w: u32,
+    pub out_w: u32,
+    /// `1'b1` when DXT1 is enabled (its passes read two words a texel).
+    pub dxt1: &'static str,
+    pub clamp: bool,
+    pub mirror: bool,
+    pub tiled: bool,
+    pub layout: &'static str,
+    pub wrap_list: String,
+}
+
+#[derive(Template)]
+#[template(path = "rtl/tmu.v")]
+pub struct TmuTop {
+    pub name: String,
+    pub stamp: String,
+    pub rst: Rst,
+    pub cache_pad: String,
+    pub lod: String,
+    pub addr: String,
+    pub cache: String,
+    pub filter: String,
+    pub fifo: String,
+    pub lanes: u32,
+    pub wbits: u32,
+    pub sub_w: u32,
+    pub plan_w: u32,
+    pub pass_w: u32,
+    pub req_w: u32,
+    pub rsp_w: u32,
+    pub bus_bits: u32,
+    pub side_depth: u32,
+    pub filter_tex_w: u32,
+    pub dxt1: bool,
+    pub out_desc: &'static str,
+}
+
+fn names<T: Copy>(list: &[T], name: fn(T) -> &'static str) -> String {
+    list.iter().map(|&x| name(x)).collect::<Vec<_>>().join(", ")
+}
+
+/// `8'b...` style mask of enabled codes, highest code first.
+fn mask(width: usize, enabled: impl Fn(usize) -> bool) -> String {
+    (0..width)
+        .rev()
+        .map(|i| if enabled(i) { '1' } else { '0' })
+        .collect()
+}
+
+/// The whole unit, ready to elaborate.
+pub struct TmuUnit<'a> {
+    ctx: &'a Ctx,
+    tmu: &'a Tmu,
+}
+
+impl<'a> TmuUnit<'a> {
+    pub fn new(ctx: &'a Ctx, tmu: &'a Tmu) -> Self {
+        Self { ctx, tmu }
+    }
+
+    pub fn elaborate(&self) -> Result<(Unit, Vec<Module>), RenderError> {
+        let (ctx, tmu) = (self.ctx, self.tmu);
+        let layout = TmuLayout::new(tmu);
+        let fl = FilterLayout::new(tmu);
+        let plan_w = tmu.lanes * LANE_W + PLAN_META_W;
+        let s_lane_w = 1 + 2 * tmu.weight_bits + 4 * fl.sub_w;
+        let side_w = 14 + tmu.lanes * s_lane_w;
+        let ports = 4 * tmu.lanes;
+        let pass_w = side_w + ports * 31;
+        let (nearest, linear) = (
+            tmu.filters.contains(&Filter::Nearest),
+            tmu.filters.contains(&Filter::Linear),
+        );
+        let fallback = if nearest {
+            Filter::Nearest
+        } else {
+            debug_assert!(linear, "validation keeps a magnification filter");
+            Filter::Linear
+        };
+        let lod = tmu.filters.len() > 1;
+        let wrap_list = names(&tmu.wraps, Wrap::name);
+        let skid = ctx.module_name("hs_skid");
+        let fixed = ctx.module_name("tmu_fixed");
+
+        let mut modules = Vec::new();
+        for kind in [StageKind::Skid, StageKind::Fifo { depth: 4 }] {
+            if let Some(m) = module_for(ctx, kind, 32)? {
+                modules.push(m);
+            }
+        }
+        let fx = TmuFixed {
+            name: fixed.clone(),
+            stamp: ctx.stamp.clone(),
+            kw: 5,
+        };
+        modules.push(Module {
+            name: fx.name.clone(),
+            kind: "tmu_fixed",
+            parameters: BTreeMap::from([("KW".to_string(), 5)]),
+            instantiates: Vec::new(),
+            text: render(&fx.name, &fx)?,
+        });
+        let lod_block = TmuLod {
+            name: ctx.module_name("tmu_lod"),
+            stamp: ctx.stamp.clone(),
+            rst: ctx.rst.clone(),
+            skid: skid.clone(),
+            fixed: fixed.clone(),
+            lanes: tmu.lanes,
+            textures: tmu.textures,
+            mip_levels: tmu.mip_levels,
+            max_log2: tmu.mip_levels - 1,
+            tex_w: layout.tex_w,
+            reg_w: layout.reg_w,
+            req_w: layout.req_w,
+            plan_w,
+            // Samples in flight: two in each of at most nine skid registers.
+            infl_w: 5,
+            lod,
+            quad_lod: lod && tmu.lanes == 4,
+            filter_mask: mask(8, |i| {
+                Filter::ALL.get(i).is_some_and(|f| tmu.filters.contains(f))
+            }),
+            filter_fallback: fallback.code(),
+            filter_fallback_name: fallback.name(),
+            filter_list: names(&tmu.filters, Filter::name),
+            wrap_mask: mask(4, |i| Wrap::ALL.get(i).is_some_and(|w| tmu.wraps.contains(w))),
+            wrap_fallback: tmu.wraps[0].code(),
+            wrap_fallback_name: tmu.wraps[0].name(),
+            wrap_list: wrap_list.clone(),
+        };
+        let addr_block = TmuAddr {
+            name: ctx.module_name("tmu_addr"),
+            stamp: ctx.stamp.clone(),
+            rst: ctx.rst.clone(),
+            skid: skid.clone(),
+            fixed: fixed.clone(),
+            lanes: tmu.lanes,
+            ports,
+            wbits: tmu.weight_bits,
+            sub_w: fl.sub_w,
+            plan_w,
+            out_w: pass_w,
+            dxt1: if fl.dxt1 { "1'b1" } else { "1'b0" },
+            clamp: tmu.wraps.contains(&Wrap::ClampToEdge),
+            mirror: tmu.wraps.contains(&Wrap::MirroredRepeat),
+            tiled: tmu.cache.layout == TexLayout::Tiled4x4,
+            layout: match tmu.cache.layout {
+                TexLayout::Tiled4x4 => "4x4 tiles, row-major, texels row-major in a tile",
+                TexLayout::Linear => "row-major",
+            },
+            wrap_list,
+        };
+        for (m, kind, params) in [
+            (
+                render(&lod_block.name, &lod_block)?,
+                "tmu_lod",
+                vec![
+                    ("Textures", tmu.textures),
+                    ("MipLevels", tmu.mip_levels),
+                ],
+            ),
+            (
+                render(&addr_block.name, &addr_block)?,
+                "tmu_addr",
+                vec![("WBits", tmu.weight_bits)],
+            ),
+        ] {
+            modules.push(Module {
+                name: ctx.module_name(kind),
+                kind,
+                parameters: params
+                    .into_iter()
+                    .map(|(k, v)| (k.to_string(), u64::from(v)))
+                    .collect(),
+                instantiates: vec![fixed.clone(), skid.clone()],
+                text: m,
+            });
+        }
+        let cache = TexCacheTop::new(ctx, &tmu.cache);
+        let (_, cache_modules) = cache.elaborate(ctx)?;
+        let filter = TexFilter::new(ctx, tmu);
+        let (_, filter_modules) = filter.elaborate(ctx)?;
+        for m in cache_modules.into_iter().chain(filter_modules) {
+            if !modules.iter().any(|x| x.name == m.name) {
+                modules.push(m);
+            }
+        }
+        let top = TmuTop {
+            name: ctx.module_name("tmu"),
+            stamp: ctx.stamp.clone(),
+            rst: ctx.rst.clone(),
+            cache_pad: " ".repeat("mem_req_valid_o".len() - ctx.rst.port.len()),
+            lod: lod_block.name.clone(),
+            addr: addr_block.name.clone(),
+            cache: cache.name.clone(),
+            filter: filter.name.clone(),
+            fifo: ctx.module_name("hs_fifo"),
+            lanes: tmu.lanes,
+            wbits: tmu.weight_bits,
+            sub_w: fl.sub_w,
+            plan_w,
+            pass_w,
+            req_w: layout.req_w,
+            rsp_w: layout.rsp_w,
+            bus_bits: tmu.cache.bus_bits,
+            // Every pass the cache can hold, plus its stages.
+            side_depth: tmu.cache.queue_depth + 8,
+            filter_tex_w: fl.tex_w,
+            dxt1: fl.dxt1,
+            out_desc: match tmu.output {
+                TexOutput::Rgba8 => "RGBA8 (R lowest)",
+                TexOutput::Fp32 => "four fp32 channels (R lowest)",
+            },
+        };
+        let mut instantiates = vec![
+            lod_block.name.clone(),
+            addr_block.name.clone(),
+            top.fifo.clone(),
+            top.cache.clone(),
+            top.filter.clone(),
+        ];
+        instantiates.sort();
+        modules.push(Module {
+            name: top.name.clone(),
+            kind: "tmu",
+            parameters: BTreeMap::from([("SideDepth".to_string(), u64::from(top.side_depth))]),
+            instantiates,
+            text: render(&top.name, &top)?,
+        });
+        let unit = Unit {
+            name: "tmu",
+            top: top.name.clone(),
+            modules: modules.iter().map(|m| m.name.clone()).collect(),
+            ports: layout.ports(),
+            mem_ports: vec![MemPort {
+                name: "mem".into(),
+                addr_width: 32,
+                data_width: tmu.cache.bus_bits,
+                beats: tmu.cache.beats_per_line,
+            }],
+        };
+        Ok((unit, modules))
+    }
+}

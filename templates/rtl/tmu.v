@@ -1,0 +1,217 @@
+{{ stamp }}
+// {{ name }}: the texture mapping unit (seed 001): LOD and level choice ({{ lod }}), texel
+// address generation ({{ addr }}), the texture cache ({{ cache }}), and the format
+// converters and filter lanes ({{ filter }}), in that order, joined by valid/ready.
+//
+// req_data_i: a command: a texture descriptor write or a sample request ({{ lod }}'s header;
+//             src/model/tmu/unit.rs has the descriptor registers).
+// rsp_data_o: one response per sample request, in order: {{ lanes }} lane(s) of {{ out_desc }},
+//             lane 0 lowest; masked lanes and disabled formats read as zero.
+// mem_*:      the cache's line fills (byte address, {{ bus_bits }}-bit beats).
+//
+// The cache answers in request order, so what the filter needs besides the texel words
+// (weights, texel indices, pass, format) waits in a FIFO of {{ side_depth }} passes beside it,
+// enough for every pass the cache can hold. A DXT1 pass reads two words a texel (the
+// block's colours, then its indices) with two cache requests, so DXT1 runs at half rate.
+// Combinational paths: none between ports.
+module {{ name }} #(
+  parameter integer SideDepth = {{ side_depth }}
+) (
+  input  wire                 clk_i,
+  input  wire                 {{ rst.port }},
+  input  wire                 req_valid_i,
+  output wire                 req_ready_o,
+  input  wire [{{ req_w - 1 }}:0]         req_data_i,
+  output wire                 rsp_valid_o,
+  input  wire                 rsp_ready_i,
+  output wire [{{ rsp_w - 1 }}:0]         rsp_data_o,
+  output wire                 mem_req_valid_o,
+  input  wire                 mem_req_ready_i,
+  output wire [31:0]          mem_req_addr_o,
+  input  wire                 mem_rsp_valid_i,
+  output wire                 mem_rsp_ready_o,
+  input  wire [{{ bus_bits - 1 }}:0]          mem_rsp_data_i
+);
+
+  localparam integer Lanes    = {{ lanes }};
+  localparam integer Ports    = 4 * Lanes;
+  localparam integer WBits    = {{ wbits }};
+  localparam integer SubW     = {{ sub_w }};
+  localparam integer PlanW    = {{ plan_w }};
+  localparam integer PassW    = {{ pass_w }};
+  localparam integer SLaneW   = 1 + 2 * WBits + 4 * SubW;
+  localparam integer SideW    = 14 + Lanes * SLaneW;  // pair, pass, blend, format, lanes
+  localparam integer CRspW    = Ports * 32 + 16;
+  localparam integer TexW     = {{ filter_tex_w }};     // a texel of a filter request
+  localparam integer FLaneW   = 1 + 2 * WBits + 4 * TexW;
+
+  // ---------------------------------------------------------------------------------
+  // LOD and level choice, then texel addresses.
+  wire             plan_valid;
+  wire             plan_ready;
+  wire [PlanW-1:0] plan_data;
+
+  {{ lod }} u_lod (
+    .clk_i       (clk_i),
+    .{{ rst.port }}{{ rst.pad }} ({{ rst.port }}),
+    .in_valid_i  (req_valid_i),
+    .in_ready_o  (req_ready_o),
+    .in_data_i   (req_data_i),
+    .out_valid_o (plan_valid),
+    .out_ready_i (plan_ready),
+    .out_data_o  (plan_data)
+  );
+
+  wire             pass_valid;
+  wire             pass_ready;
+  wire [PassW-1:0] pass_data;
+
+  {{ addr }} u_addr (
+    .clk_i       (clk_i),
+    .{{ rst.port }}{{ rst.pad }} ({{ rst.port }}),
+    .in_valid_i  (plan_valid),
+    .in_ready_o  (plan_ready),
+    .in_data_i   (plan_data),
+    .out_valid_o (pass_valid),
+    .out_ready_i (pass_ready),
+    .out_data_o  (pass_data)
+  );
+
+  // ---------------------------------------------------------------------------------
+  // Issue: each pass to the cache (twice for DXT1: the second request reads each block's
+  // index word) and its filter fields to the side FIFO, once.
+  reg                aux_q;
+  wire               side_in_ready;
+  wire               creq_ready;
+  wire [SideW-1:0]   side_in   = pass_data[PassW-1 -: SideW];
+  wire               pass_pair = side_in[0];
+  wire [Ports-1:0]   active    = pass_data[Ports*30 +: Ports];
+  wire [Ports*30-1:0] addrs;
+  genvar gp;
+  generate
+    for (gp = 0; gp < Ports; gp = gp + 1) begin : g_issue
+      assign addrs[gp*30 +: 30] = pass_data[gp*30 +: 30] + {29'd0, aux_q};
+    end
+  endgenerate
+  wire creq_valid = pass_valid & (aux_q | side_in_ready);
+  wire creq_go    = creq_valid & creq_ready;
+  assign pass_ready = creq_ready & (aux_q | side_in_ready) & (~pass_pair | aux_q);
+
+  always @(posedge clk_i{{ rst.edge }}) begin
+    if ({{ rst.active }}) begin
+      aux_q <= 1'b0;
+    end else if (creq_go) begin
+      aux_q <= pass_pair & ~aux_q;
+    end
+  end
+
+  wire               side_valid;
+  wire               side_ready;
+  /* verilator lint_off UNUSEDSIGNAL */
+  wire [SideW-1:0]   side_data;  // bit 0 (pair) is unused without DXT1
+  /* verilator lint_on UNUSEDSIGNAL */
+
+  {{ fifo }} #(
+    .Width (SideW),
+    .Depth (SideDepth)
+  ) u_side (
+    .clk_i       (clk_i),
+    .{{ rst.port }}{{ rst.pad }} ({{ rst.port }}),
+    .in_valid_i  (pass_valid & ~aux_q & creq_ready),
+    .in_ready_o  (side_in_ready),
+    .in_data_i   (side_in),
+    .out_valid_o (side_valid),
+    .out_ready_i (side_ready),
+    .out_data_o  (side_data)
+  );
+
+  wire             crsp_valid;
+  wire             crsp_ready;
+  // The cache's hit and miss counts (the top 16 bits) are for its own co-simulation.
+  /* verilator lint_off UNUSEDSIGNAL */
+  wire [CRspW-1:0] crsp_data;
+  /* verilator lint_on UNUSEDSIGNAL */
+
+  {{ cache }} u_cache (
+    .clk_i           (clk_i),
+    .{{ rst.port }}{{ cache_pad }} ({{ rst.port }}),
+    .req_valid_i     (creq_valid),
+    .req_ready_o     (creq_ready),
+    .req_data_i      ({1'b0, active, addrs}),
+    .rsp_valid_o     (crsp_valid),
+    .rsp_ready_i     (crsp_ready),
+    .rsp_data_o      (crsp_data),
+    .mem_req_valid_o (mem_req_valid_o),
+    .mem_req_ready_i (mem_req_ready_i),
+    .mem_req_addr_o  (mem_req_addr_o),
+    .mem_rsp_valid_i (mem_rsp_valid_i),
+    .mem_rsp_ready_o (mem_rsp_ready_o),
+    .mem_rsp_data_i  (mem_rsp_data_i)
+  );
+
+  // ---------------------------------------------------------------------------------
+  // Join: texel words with their side entry into a filter request. The first response
+  // of a DXT1 pair (the colour words) waits in a register for the second.
+  wire                 freq_ready;
+{%- if dxt1 %}
+  wire                 side_pair = side_data[0];
+  reg                  have_q;
+  reg  [Ports*32-1:0]  colour_q;
+  wire                 complete  = side_valid & crsp_valid & (~side_pair | have_q);
+  wire                 latch     = side_valid & crsp_valid & side_pair & ~have_q;
+  assign crsp_ready = latch | (complete & freq_ready);
+  assign side_ready = complete & freq_ready;
+
+  always @(posedge clk_i{{ rst.edge }}) begin
+    if ({{ rst.active }}) begin
+      have_q <= 1'b0;
+    end else if (latch) begin
+      have_q <= 1'b1;
+    end else if (side_ready) begin
+      have_q <= 1'b0;
+    end
+  end
+
+  always @(posedge clk_i) begin
+    if (latch) colour_q <= crsp_data[Ports*32-1:0];
+  end
+{%- else %}
+  // No DXT1: every pass is one cache response (the pair bit, side_data[0], stays 0).
+  wire                 complete  = side_valid & crsp_valid;
+  assign crsp_ready = complete & freq_ready;
+  assign side_ready = complete & freq_ready;
+{%- endif %}
+
+  wire [Lanes*FLaneW-1:0] f_lanes;
+  genvar gi;
+  genvar gk;
+  generate
+    for (gi = 0; gi < Lanes; gi = gi + 1) begin : g_join
+      wire [SLaneW-1:0] sl = side_data[14 + gi*SLaneW +: SLaneW];
+      wire [4*TexW-1:0] texels;
+      for (gk = 0; gk < 4; gk = gk + 1) begin : g_texel
+        wire [31:0] now = crsp_data[(4*gi + gk)*32 +: 32];
+{%- if dxt1 %}
+        wire [31:0] first = colour_q[(4*gi + gk)*32 +: 32];
+        assign texels[gk*TexW +: TexW] = side_pair ? {now, first, sl[1 + 2*WBits + gk*SubW +: SubW]}
+                                                   : {32'd0, now, sl[1 + 2*WBits + gk*SubW +: SubW]};
+{%- else %}
+        assign texels[gk*TexW +: TexW] = {now, sl[1 + 2*WBits + gk*SubW +: SubW]};
+{%- endif %}
+      end
+      assign f_lanes[gi*FLaneW +: FLaneW] = {texels, sl[2*WBits:0]};
+    end
+  endgenerate
+
+  {{ filter }} u_filter (
+    .clk_i       (clk_i),
+    .{{ rst.port }}{{ rst.pad }} ({{ rst.port }}),
+    .req_valid_i (complete),
+    .req_ready_o (freq_ready),
+    .req_data_i  ({side_data[1 +: 2], side_data[3 +: 8], side_data[11 +: 3], f_lanes}),
+    .rsp_valid_o (rsp_valid_o),
+    .rsp_ready_i (rsp_ready_i),
+    .rsp_data_o  (rsp_data_o)
+  );
+
+endmodule

@@ -1,0 +1,203 @@
+{{ stamp }}
+// {{ name }}: texel address generation (seed 001), as src/model/tmu/coord.rs and
+// texel_word in src/model/tmu/sampler.rs compute it. A plan from the LOD stage becomes
+// one pass (one level) or two (trilinear: level 1, then level 2); each pass gives every
+// lane its 2x2 footprint: u = s * W - 0.5 and v = t * H - 0.5 in fixed point, the
+// texels floor(u) and floor(u) + 1 wrapped ({{ wrap_list }}), the weights from the fraction
+// bits, and each texel's word address and its index in the word. Nearest reads one
+// texel a lane (the other three are masked, with weight 0).
+//
+// in_data_i:  the plan (see the LOD stage's header).
+// out_data_o: {lane[{{ lanes }}] = {sub[4] x {{ sub_w }}, b[WBits], a[WBits], active}, format[3], blend[8], pass[2], pair,
+//              active[{{ ports }}], word address[{{ ports }}] x 30}, texel k of lane i at port 4i + k.
+//              pair: a DXT1 pass, whose block's second word is read by a second request.
+// Texel layout in memory: {{ layout }}; DXT1: 4x4 blocks of two words, row-major.
+// Stages: coordinates, then addresses, skid registers after each; one pass per clock.
+// Combinational paths: none between ports.
+module {{ name }} #(
+  parameter integer WBits = {{ wbits }}
+) (
+  input  wire                clk_i,
+  input  wire                {{ rst.port }},
+  input  wire                in_valid_i,
+  output wire                in_ready_o,
+  input  wire [{{ plan_w - 1 }}:0]        in_data_i,
+  output wire                out_valid_o,
+  input  wire                out_ready_i,
+  output wire [{{ out_w - 1 }}:0]        out_data_o
+);
+
+  localparam integer Lanes  = {{ lanes }};
+  localparam integer Ports  = 4 * Lanes;
+  localparam integer LanesW = 65 * Lanes;
+  localparam integer SubW   = {{ sub_w }};
+  localparam integer MetaW  = 1 + 2 + 8 + 3 + 4 + 30 + 1;  // pair, pass, blend, format, lw, base, linear
+  localparam integer CLaneW = 1 + 2 * WBits + 4 * 15;        // active, a, b, i0s, i1s, i0t, i1t
+  localparam integer C1W    = MetaW + Lanes * CLaneW;
+  localparam integer SLaneW = 1 + 2 * WBits + 4 * SubW;
+  localparam integer OutW   = {{ out_w }};
+  localparam [63:0]  Half   = 64'd1 << (WBits - 1);
+  localparam [1:0]   Clamp  = 2'd1;
+  localparam [1:0]   Mirror = 2'd2;
+
+  // ---------------------------------------------------------------------------------
+  // Passes: level 1, and level 2 of a trilinear plan.
+  reg         second_q;
+  wire        c_ready;
+  wire [7:0]  blend   = in_data_i[LanesW +: 8];
+  wire        trilin  = in_data_i[LanesW + 8];
+  wire        linear  = in_data_i[LanesW + 9];
+  wire [2:0]  format  = in_data_i[LanesW + 10 +: 3];
+  wire [1:0]  wrap_s  = in_data_i[LanesW + 13 +: 2];
+  wire [1:0]  wrap_t  = in_data_i[LanesW + 15 +: 2];
+  wire [37:0] level1  = in_data_i[LanesW + 17 +: 38];
+  wire [37:0] level2  = in_data_i[LanesW + 55 +: 38];
+  wire [37:0] level   = second_q ? level2 : level1;  // {base, lh, lw}
+  wire [3:0]  lw      = level[3:0];
+  wire [3:0]  lh      = level[7:4];
+  wire [1:0]  pass    = trilin ? (second_q ? 2'd2 : 2'd1) : 2'd0;
+  wire        pair    = {{ dxt1 }} & (format == 3'd7);
+  wire        last    = ~trilin | second_q;
+  wire        take    = in_valid_i & c_ready;
+
+  assign in_ready_o = c_ready & last;
+
+  always @(posedge clk_i{{ rst.edge }}) begin
+    if ({{ rst.active }}) begin
+      second_q <= 1'b0;
+    end else if (take) begin
+      second_q <= ~last;
+    end
+  end
+
+  // floor(i) wrapped into a level 2^lg texels wide.
+  function automatic [14:0] wrap;
+    input [63:0] i;
+    input [3:0]  lg;
+    input [1:0]  mode;
+    reg   [15:0] mask;
+    reg   [15:0] m;
+    reg   [14:0] mir;
+    begin
+      mask = (16'd1 << lg) - 16'd1;
+      m    = i[15:0] & {mask[14:0], 1'b1};
+      mir  = mask[14:0] - m[14:0] + mask[14:0] + 15'd1;  // 2n - 1 - m, below n
+      case (mode)
+{%- if clamp %}
+        Clamp:   wrap = i[63] ? 15'd0 : ((i[62:15] != 48'd0 || i[14:0] > mask[14:0]) ? mask[14:0] : i[14:0]);
+{%- endif %}
+{%- if mirror %}
+        Mirror:  wrap = (m > mask) ? mir : m[14:0];
+{%- endif %}
+        default: wrap = i[14:0] & mask[14:0];  // repeat
+      endcase
+    end
+  endfunction
+
+  // ---------------------------------------------------------------------------------
+  // Stage 1: per lane, the texel pair and the weight along each axis.
+  wire [Lanes*CLaneW-1:0] c_lanes;
+  genvar gi;
+  generate
+    for (gi = 0; gi < Lanes; gi = gi + 1) begin : g_coord
+      wire [31:0] s      = in_data_i[gi*65 +: 32];
+      wire [31:0] t      = in_data_i[gi*65 + 32 +: 32];
+      wire        active = in_data_i[gi*65 + 64];
+      wire [4:0]  ks     = {1'b0, lw} + (linear ? WBits[4:0] : 5'd0);
+      wire [4:0]  kt     = {1'b0, lh} + (linear ? WBits[4:0] : 5'd0);
+      wire [63:0] fs;
+      wire [63:0] ft;
+      {{ fixed }} #(.KW(5)) u_fs (.s_i(s), .k_i(ks), .sat_i(wrap_s == Clamp), .fixed_o(fs));
+      {{ fixed }} #(.KW(5)) u_ft (.s_i(t), .k_i(kt), .sat_i(wrap_t == Clamp), .fixed_o(ft));
+      wire [63:0] us = linear ? fs - Half : fs;
+      wire [63:0] vt = linear ? ft - Half : ft;
+      wire [63:0] is = linear ? $signed(us) >>> WBits : us;
+      wire [63:0] it = linear ? $signed(vt) >>> WBits : vt;
+      wire [WBits-1:0] a = linear ? us[WBits-1:0] : {WBits{1'b0}};
+      wire [WBits-1:0] b = linear ? vt[WBits-1:0] : {WBits{1'b0}};
+      assign c_lanes[gi*CLaneW +: CLaneW] = {wrap(it + 64'd1, lh, wrap_t), wrap(it, lh, wrap_t),
+                                             wrap(is + 64'd1, lw, wrap_s), wrap(is, lw, wrap_s),
+                                             b, a, active};
+    end
+  endgenerate
+
+  wire           c_valid;
+  wire           c_out_ready;
+  wire [C1W-1:0] c_data;
+
+  {{ skid }} #(
+    .Width (C1W)
+  ) u_coord (
+    .clk_i       (clk_i),
+    .{{ rst.port }}{{ rst.pad }} ({{ rst.port }}),
+    .in_valid_i  (in_valid_i),
+    .in_ready_o  (c_ready),
+    .in_data_i   ({c_lanes, linear, level[37:8], lw, format, blend, pass, pair}),
+    .out_valid_o (c_valid),
+    .out_ready_i (c_out_ready),
+    .out_data_o  (c_data)
+  );
+
+  // ---------------------------------------------------------------------------------
+  // Stage 2: word addresses and the texels' indices in their words.
+  wire [2:0]  c_format = c_data[11 +: 3];
+  wire [3:0]  c_lw     = c_data[14 +: 4];
+  wire [29:0] c_base   = c_data[18 +: 30];
+  wire        c_linear = c_data[48];
+  wire [3:0]  tile_sh  = (c_lw > 4'd2) ? c_lw - 4'd2 : 4'd0;
+  // log2 of the texels in a word: 32, 16 or 8 bits a texel.
+  wire [1:0]  per_sh   = (c_format == 3'd0) ? 2'd0
+                       : (c_format == 3'd4 || c_format == 3'd6) ? 2'd2 : 2'd1;
+
+  wire [Ports-1:0]    o_active;
+  wire [Ports*30-1:0] o_addr;
+  wire [Lanes*SLaneW-1:0] o_lanes;
+  genvar gk;
+  generate
+    for (gi = 0; gi < Lanes; gi = gi + 1) begin : g_addr
+      wire [CLaneW-1:0] ln = c_data[MetaW + gi*CLaneW +: CLaneW];
+      wire [14:0] i0s = ln[1 + 2*WBits +: 15];
+      wire [14:0] i1s = ln[16 + 2*WBits +: 15];
+      wire [14:0] i0t = ln[31 + 2*WBits +: 15];
+      wire [14:0] i1t = ln[46 + 2*WBits +: 15];
+      wire [4*SubW-1:0] subs;
+      for (gk = 0; gk < 4; gk = gk + 1) begin : g_texel
+        wire [14:0] u        = gk[0] ? i1s : i0s;
+        wire [14:0] v        = gk[1] ? i1t : i0t;
+        // At most 2^26 tiles (a 2^15 x 2^15 level): the top bits of tile stay zero.
+        /* verilator lint_off UNUSEDSIGNAL */
+        wire [29:0] tile     = ({17'd0, v[14:2]} << tile_sh) + {17'd0, u[14:2]};
+        /* verilator lint_on UNUSEDSIGNAL */
+        wire [3:0]  in_tile  = {v[1:0], u[1:0]};
+{%- if tiled %}
+        wire [29:0] index    = {tile[25:0], in_tile};
+{%- else %}
+        wire [29:0] index    = ({15'd0, v} << c_lw) + {15'd0, u};
+{%- endif %}
+        wire [29:0] word     = (c_format == 3'd7) ? {tile[28:0], 1'b0} : (index >> per_sh);
+        // SubW bits of it reach the filter: enough for every enabled format.
+        /* verilator lint_off UNUSEDSIGNAL */
+        wire [3:0]  sub      = (c_format == 3'd7) ? in_tile : (index[3:0] & ((4'd1 << per_sh) - 4'd1));
+        /* verilator lint_on UNUSEDSIGNAL */
+        assign subs[gk*SubW +: SubW] = sub[SubW-1:0];
+        assign o_addr[(4*gi + gk)*30 +: 30] = c_base + word;
+        assign o_active[4*gi + gk] = ln[0] & (c_linear | (gk == 0));
+      end
+      assign o_lanes[gi*SLaneW +: SLaneW] = {subs, ln[1 +: 2*WBits], ln[0]};
+    end
+  endgenerate
+
+  {{ skid }} #(
+    .Width (OutW)
+  ) u_addr (
+    .clk_i       (clk_i),
+    .{{ rst.port }}{{ rst.pad }} ({{ rst.port }}),
+    .in_valid_i  (c_valid),
+    .in_ready_o  (c_out_ready),
+    .in_data_i   ({o_lanes, c_format, c_data[3 +: 8], c_data[1 +: 2], c_data[0], o_active, o_addr}),
+    .out_valid_o (out_valid_o),
+    .out_ready_i (out_ready_i),
+    .out_data_o  (out_data_o)
+  );
+
+endmodule

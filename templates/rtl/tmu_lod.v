@@ -1,0 +1,428 @@
+{{ stamp }}
+// {{ name }}: the texture mapping unit's front (seed 001): the texture parameter memory,
+// the level of detail of each request and the choice of mip level(s), as
+// src/model/tmu/lod.rs and select_levels in src/model/tmu/sampler.rs compute them.
+//
+// in_data_i: a command (see src/model/tmu/unit.rs for the descriptor registers)
+//   sample: {1'b0, tex[{{ tex_w }}], has_lod, lod fp32, lane[{{ lanes }}] = {active, t fp32, s fp32}}, lane 0 lowest
+//   write:  {1'b1, ..., tex[{{ tex_w }}], reg[{{ reg_w }}], data[31:0]}
+// A write waits until no earlier sample is inside this module, so every sample reads
+// the descriptors as they were when it arrived, and the registers can be read at any
+// stage.
+// out_data_o: the plan of a sample:
+//   {base2[30], lh2[4], lw2[4], base1[30], lh1[4], lw1[4], wrap_t[2], wrap_s[2],
+//    format[3], linear, tri, blend[8], lanes as in_data_i}
+//   level 1 is read alone (tri = 0) or blended with level 2 by blend / 256 (tri = 1).
+// Enabled filters: {{ filter_list }}; wraps: {{ wrap_list }}. A descriptor's disabled or
+// unknown filter reads as {{ filter_fallback_name }}, a disabled wrap as {{ wrap_fallback_name }}.
+{%- if quad_lod %}
+// LOD from the quad's differences: lane 1 - lane 0 along x, lane 2 - lane 0 along y, in
+// base-level texels with 8 fraction bits, each clamped to 2^31 - 1; rho^2 of the longer
+// side; log2 by repeated squaring of a 17-bit mantissa, two squarings a stage.
+{%- else if lod %}
+// LOD: the request's explicit LOD, or 0 ({{ lanes }} lane(s) are not a quad), then bias and clamp.
+{%- else %}
+// LOD: one filter is enabled, so no LOD is computed: every sample reads level 0.
+{%- endif %}
+// Stages: skid registers between them; one request per clock.
+// Combinational paths: none between ports.
+module {{ name }} #(
+  parameter integer Textures  = {{ textures }},
+  parameter integer MipLevels = {{ mip_levels }}
+) (
+  input  wire                clk_i,
+  input  wire                {{ rst.port }},
+  input  wire                in_valid_i,
+  output wire                in_ready_o,
+  input  wire [{{ req_w - 1 }}:0]        in_data_i,
+  output wire                out_valid_o,
+  input  wire                out_ready_i,
+  output wire [{{ plan_w - 1 }}:0]        out_data_o
+);
+
+  localparam integer Lanes   = {{ lanes }};
+  localparam integer ReqW    = {{ req_w }};
+  localparam integer TexW    = {{ tex_w }};
+  localparam integer RegW    = {{ reg_w }};
+  localparam integer LanesW  = 65 * Lanes;
+  localparam integer PlanW   = {{ plan_w }};
+  localparam integer CtrlW   = 23;
+  localparam integer DescW   = CtrlW + 16 + 32;          // control, bias, LOD limits
+  localparam integer P0W     = DescW + TexW + 33 + LanesW;  // a sample and its descriptor
+  localparam integer InflW   = {{ infl_w }};
+  localparam [3:0]   MaxLog2 = 4'd{{ max_log2 }};
+  localparam [7:0]   FilterMask = 8'b{{ filter_mask }};
+  localparam [2:0]   FilterFallback = 3'd{{ filter_fallback }};
+  localparam [3:0]   WrapMask = 4'b{{ wrap_mask }};
+  localparam [1:0]   WrapFallback = 2'd{{ wrap_fallback }};
+  localparam [RegW-1:0] RegCtrl = {{ reg_w }}'d0;
+  localparam [RegW-1:0] RegBias = {{ reg_w }}'d1;
+  localparam [RegW-1:0] RegLods = {{ reg_w }}'d2;
+  localparam [RegW-1:0] RegBase = {{ reg_w }}'d3;
+
+  // ---------------------------------------------------------------------------------
+  // Input register and the texture parameter memory.
+  wire            s0_valid;
+  wire            s0_ready;
+  wire [ReqW-1:0] s0_data;
+
+  {{ skid }} #(
+    .Width (ReqW)
+  ) u_in (
+    .clk_i       (clk_i),
+    .{{ rst.port }}{{ rst.pad }} ({{ rst.port }}),
+    .in_valid_i  (in_valid_i),
+    .in_ready_o  (in_ready_o),
+    .in_data_i   (in_data_i),
+    .out_valid_o (s0_valid),
+    .out_ready_i (s0_ready),
+    .out_data_o  (s0_data)
+  );
+
+  reg  [InflW-1:0] inflight_q;
+  wire             s0_write = s0_data[ReqW-1];
+  wire             idle     = (inflight_q == {InflW{1'b0}});
+  wire             wr_en    = s0_valid & s0_write & idle;
+  wire [31:0]      wr_data  = s0_data[31:0];
+  wire [RegW-1:0]  wr_reg   = s0_data[32 +: RegW];
+  wire [TexW-1:0]  wr_tex   = s0_data[32 + RegW +: TexW];
+  wire [TexW-1:0]  s0_tex   = s0_data[LanesW + 33 +: TexW];
+
+  // Registers, flattened so that a texture id selects them; ids past the last texture
+  // read as zero.
+  wire [Textures*DescW-1:0]       desc_all;
+  wire [Textures*MipLevels*30-1:0] base_all;
+
+  genvar gt;
+  genvar gl;
+  generate
+    for (gt = 0; gt < Textures; gt = gt + 1) begin : g_tex
+      reg  [CtrlW-1:0] ctrl_q;
+      reg  [15:0]      bias_q;
+      reg  [31:0]      lods_q;
+      wire             sel = wr_en & (wr_tex == gt[TexW-1:0]);
+      always @(posedge clk_i{{ rst.edge }}) begin
+        if ({{ rst.active }}) begin
+          ctrl_q <= {CtrlW{1'b0}};
+          bias_q <= 16'd0;
+          lods_q <= 32'd0;
+        end else if (sel) begin
+          if (wr_reg == RegCtrl) ctrl_q <= wr_data[CtrlW-1:0];
+          if (wr_reg == RegBias) bias_q <= wr_data[15:0];
+          if (wr_reg == RegLods) lods_q <= wr_data;
+        end
+      end
+      assign desc_all[gt*DescW +: DescW] = {lods_q, bias_q, ctrl_q};
+      for (gl = 0; gl < MipLevels; gl = gl + 1) begin : g_level
+        reg [29:0] base_q;
+        always @(posedge clk_i{{ rst.edge }}) begin
+          if ({{ rst.active }}) begin
+            base_q <= 30'd0;
+          end else if (sel && wr_reg == RegBase + gl[RegW-1:0]) begin
+            base_q <= wr_data[29:0];
+          end
+        end
+        assign base_all[(gt*MipLevels+gl)*30 +: 30] = base_q;
+      end
+    end
+  endgenerate
+
+  wire             s0_tex_ok = ({1'b0, s0_tex} < Textures[TexW:0]);
+  wire [DescW-1:0] s0_desc   = s0_tex_ok ? desc_all[s0_tex*DescW +: DescW] : {DescW{1'b0}};
+  // A sample and its descriptor, carried down the stages.
+  wire [P0W-1:0]   s0_p      = {s0_desc, s0_tex, s0_data[LanesW+32:0]};
+{%- if quad_lod %}
+
+  // ---------------------------------------------------------------------------------
+  // Stage 1: u and v of lanes 0, 1 and 2 in base-level texels (8 fraction bits), and
+  // the four differences, clamped.
+  localparam integer S1W = P0W + 4 * 31;
+  wire           s1_in_ready;
+  wire           s1_valid;
+  wire           s1_ready;
+  wire [S1W-1:0] s1_data;
+  wire [3:0]     lw0 = (s0_desc[14:11] > MaxLog2) ? MaxLog2 : s0_desc[14:11];
+  wire [3:0]     lh0 = (s0_desc[18:15] > MaxLog2) ? MaxLog2 : s0_desc[18:15];
+  wire [63:0]    fu0;
+  wire [63:0]    fu1;
+  wire [63:0]    fu2;
+  wire [63:0]    fv0;
+  wire [63:0]    fv1;
+  wire [63:0]    fv2;
+
+  {{ fixed }} #(.KW(5)) u_fu0 (.s_i(s0_data[0 +: 32]),   .k_i({1'b0, lw0} + 5'd8), .sat_i(1'b0), .fixed_o(fu0));
+  {{ fixed }} #(.KW(5)) u_fu1 (.s_i(s0_data[65 +: 32]),  .k_i({1'b0, lw0} + 5'd8), .sat_i(1'b0), .fixed_o(fu1));
+  {{ fixed }} #(.KW(5)) u_fu2 (.s_i(s0_data[130 +: 32]), .k_i({1'b0, lw0} + 5'd8), .sat_i(1'b0), .fixed_o(fu2));
+  {{ fixed }} #(.KW(5)) u_fv0 (.s_i(s0_data[32 +: 32]),  .k_i({1'b0, lh0} + 5'd8), .sat_i(1'b0), .fixed_o(fv0));
+  {{ fixed }} #(.KW(5)) u_fv1 (.s_i(s0_data[97 +: 32]),  .k_i({1'b0, lh0} + 5'd8), .sat_i(1'b0), .fixed_o(fv1));
+  {{ fixed }} #(.KW(5)) u_fv2 (.s_i(s0_data[162 +: 32]), .k_i({1'b0, lh0} + 5'd8), .sat_i(1'b0), .fixed_o(fv2));
+
+  // |b - a| modulo 2^64, clamped to 2^31 - 1.
+  function automatic [30:0] absdiff;
+    input [63:0] a;
+    input [63:0] b;
+    reg   [63:0] d;
+    reg   [63:0] m;
+    begin
+      d = b - a;
+      m = d[63] ? (~d + 64'd1) : d;
+      absdiff = (m[63:31] != 33'd0) ? 31'h7fff_ffff : m[30:0];
+    end
+  endfunction
+
+  {{ skid }} #(
+    .Width (S1W)
+  ) u_diff (
+    .clk_i       (clk_i),
+    .{{ rst.port }}{{ rst.pad }} ({{ rst.port }}),
+    .in_valid_i  (s0_valid & ~s0_write),
+    .in_ready_o  (s1_in_ready),
+    .in_data_i   ({absdiff(fv0, fv2), absdiff(fu0, fu2), absdiff(fv0, fv1), absdiff(fu0, fu1), s0_p}),
+    .out_valid_o (s1_valid),
+    .out_ready_i (s1_ready),
+    .out_data_o  (s1_data)
+  );
+
+  // ---------------------------------------------------------------------------------
+  // Stage 2: rho^2, the larger of the two squared lengths (63 bits).
+  localparam integer S2W = P0W + 63;
+  wire           s2_valid;
+  wire           s2_ready;
+  wire [S2W-1:0] s2_data;
+  wire [61:0]    sq_ux = s1_data[P0W +: 31] * s1_data[P0W +: 31];
+  wire [61:0]    sq_vx = s1_data[P0W + 31 +: 31] * s1_data[P0W + 31 +: 31];
+  wire [61:0]    sq_uy = s1_data[P0W + 62 +: 31] * s1_data[P0W + 62 +: 31];
+  wire [61:0]    sq_vy = s1_data[P0W + 93 +: 31] * s1_data[P0W + 93 +: 31];
+  wire [62:0]    rho2_x = {1'b0, sq_ux} + {1'b0, sq_vx};
+  wire [62:0]    rho2_y = {1'b0, sq_uy} + {1'b0, sq_vy};
+
+  {{ skid }} #(
+    .Width (S2W)
+  ) u_rho (
+    .clk_i       (clk_i),
+    .{{ rst.port }}{{ rst.pad }} ({{ rst.port }}),
+    .in_valid_i  (s1_valid),
+    .in_ready_o  (s1_ready),
+    .in_data_i   ({(rho2_x > rho2_y) ? rho2_x : rho2_y, s1_data[P0W-1:0]}),
+    .out_valid_o (s2_valid),
+    .out_ready_i (s2_ready),
+    .out_data_o  (s2_data)
+  );
+
+  // ---------------------------------------------------------------------------------
+  // Stage 3: rho^2 = 2^msb * m, m in [1, 2) with 16 fraction bits (truncated).
+  localparam integer LogW = P0W + 1 + 6 + 17 + 8;  // sample, zero, msb, mantissa, fraction
+  wire            s3_valid;
+  wire            s3_ready;
+  wire [LogW-1:0] s3_data;
+  wire [62:0]     rho2 = s2_data[P0W +: 63];
+  reg  [5:0]      msb;
+  integer         i;
+  always @(*) begin
+    msb = 6'd0;
+    for (i = 0; i < 63; i = i + 1) begin
+      if (rho2[i]) msb = i[5:0];
+    end
+  end
+  // The mantissa is the 17 bits from the leading one down.
+  /* verilator lint_off UNUSEDSIGNAL */
+  wire [62:0]     norm_r = rho2 >> (msb - 6'd16);
+  wire [62:0]     norm_l = rho2 << (6'd16 - msb);
+  /* verilator lint_on UNUSEDSIGNAL */
+  wire [16:0]     mant0  = (msb >= 6'd16) ? norm_r[16:0] : norm_l[16:0];
+
+  {{ skid }} #(
+    .Width (LogW)
+  ) u_norm (
+    .clk_i       (clk_i),
+    .{{ rst.port }}{{ rst.pad }} ({{ rst.port }}),
+    .in_valid_i  (s2_valid),
+    .in_ready_o  (s2_ready),
+    .in_data_i   ({8'd0, mant0, msb, (rho2 == 63'd0), s2_data[P0W-1:0]}),
+    .out_valid_o (s3_valid),
+    .out_ready_i (s3_ready),
+    .out_data_o  (s3_data)
+  );
+
+  // ---------------------------------------------------------------------------------
+  // Stages 4 to 7: two squarings each; a square of 2 or more is the next fraction bit 1.
+  // The square's low 16 bits are truncated, as MANT_BITS in src/model/tmu/lod.rs.
+  /* verilator lint_off UNUSEDSIGNAL */
+  function automatic [17:0] square_step;  // {bit, mantissa[16:0]}
+    input [16:0] m;
+    reg   [33:0] sq;
+    begin
+      sq = m * m;
+      square_step = sq[33] ? {1'b1, sq[33:17]} : {1'b0, sq[32:16]};
+    end
+  endfunction
+  /* verilator lint_on UNUSEDSIGNAL */
+
+  wire [3:0]     lg_valid;
+  wire [3:0]     lg_ready;
+  wire [3:0]     lg_in_ready;
+  wire [4*LogW-1:0] lg_data;
+  genvar gs;
+  generate
+    for (gs = 0; gs < 4; gs = gs + 1) begin : g_log
+      wire            v_in = (gs == 0) ? s3_valid : lg_valid[(gs == 0) ? 0 : gs - 1];
+      wire [LogW-1:0] d_in = (gs == 0) ? s3_data : lg_data[((gs == 0) ? 0 : gs - 1)*LogW +: LogW];
+      wire [16:0]     m_in = d_in[P0W + 7 +: 17];
+      // Two new fraction bits enter at the bottom; the top two are still zero.
+      /* verilator lint_off UNUSEDSIGNAL */
+      wire [7:0]      f_in = d_in[P0W + 24 +: 8];
+      /* verilator lint_on UNUSEDSIGNAL */
+      wire [17:0]     st1  = square_step(m_in);
+      wire [17:0]     st2  = square_step(st1[16:0]);
+      {{ skid }} #(
+        .Width (LogW)
+      ) u_sq (
+        .clk_i       (clk_i),
+        .{{ rst.port }}{{ rst.pad }} ({{ rst.port }}),
+        .in_valid_i  (v_in),
+        .in_ready_o  (lg_in_ready[gs]),
+        .in_data_i   ({f_in[5:0], st1[17], st2[17], st2[16:0], d_in[P0W +: 7], d_in[P0W-1:0]}),
+        .out_valid_o (lg_valid[gs]),
+        .out_ready_i (lg_ready[gs]),
+        .out_data_o  (lg_data[gs*LogW +: LogW])
+      );
+    end
+  endgenerate
+  assign s3_ready    = lg_in_ready[0];
+  assign lg_ready[2:0] = lg_in_ready[3:1];
+
+  wire            sel_valid = lg_valid[3];
+  wire            sel_ready;
+  wire [LogW-1:0] sel_log   = lg_data[3*LogW +: LogW];
+  wire [P0W-1:0]  sel_p     = sel_log[P0W-1:0];
+  assign lg_ready[3] = sel_ready;
+  assign s0_ready = s0_write ? idle : s1_in_ready;
+  // log2(rho) = log2(rho^2) / 2 in base-level texels: minus the 8 fraction bits.
+  // Halving drops the last fraction bit (a floor, as the model's >> 1).
+  /* verilator lint_off UNUSEDSIGNAL */
+  wire [13:0]        log2_rho2  = {sel_log[P0W + 1 +: 6], sel_log[P0W + 24 +: 8]};
+  /* verilator lint_on UNUSEDSIGNAL */
+  wire signed [15:0] lambda_d   = sel_log[P0W] ? -16'sd32768
+                                : ($signed({3'd0, log2_rho2[13:1]}) - 16'sd2048);
+{%- else %}
+
+  wire            sel_valid = s0_valid & ~s0_write;
+  wire            sel_ready;
+  wire [P0W-1:0]  sel_p     = s0_p;
+  assign s0_ready = s0_write ? idle : sel_ready;
+  wire signed [15:0] lambda_d = 16'sd0;
+{%- endif %}
+
+  // ---------------------------------------------------------------------------------
+  // Selection: explicit LOD or the differences', bias, clamp; mag or min; the level(s).
+  wire [22:0]        ctrl     = sel_p[LanesW + 33 + TexW +: 23];
+  wire signed [15:0] bias     = sel_p[LanesW + 33 + TexW + 23 +: 16];
+  wire signed [15:0] min_lod  = sel_p[LanesW + 33 + TexW + 39 +: 16];
+  wire signed [15:0] max_lod  = sel_p[LanesW + 33 + TexW + 55 +: 16];
+  wire [TexW-1:0]    sel_tex  = sel_p[LanesW + 33 +: TexW];
+  wire               has_lod  = sel_p[LanesW + 32];
+{%- if lod %}
+  wire [63:0]        lod_fix;
+  {{ fixed }} #(.KW(5)) u_lod (.s_i(sel_p[LanesW +: 32]), .k_i(5'd8), .sat_i(1'b1), .fixed_o(lod_fix));
+  // Saturated to the 16-bit range of the descriptors.
+  wire signed [15:0] lod_x = ($signed(lod_fix) < -64'sd32768) ? -16'sd32768
+                           : ($signed(lod_fix) > 64'sd32767) ? 16'sd32767
+                           : lod_fix[15:0];
+  wire signed [16:0] biased = $signed({has_lod ? lod_x[15] : lambda_d[15], has_lod ? lod_x : lambda_d})
+                            + $signed({bias[15], bias});
+  wire signed [15:0] lod_hi = (max_lod < min_lod) ? min_lod : max_lod;
+  wire signed [16:0] lambda = (biased < $signed({min_lod[15], min_lod})) ? $signed({min_lod[15], min_lod})
+                            : (biased > $signed({lod_hi[15], lod_hi})) ? $signed({lod_hi[15], lod_hi})
+                            : biased;
+{%- endif %}
+
+  wire [2:0]  min_code = ctrl[5:3];
+  wire [2:0]  mag_code = {2'd0, ctrl[6]};
+  wire [2:0]  min_f    = FilterMask[min_code] ? min_code : FilterFallback;
+  wire [2:0]  mag_f    = FilterMask[mag_code] ? mag_code : FilterFallback;
+  wire [1:0]  wrap_s   = WrapMask[ctrl[8:7]] ? ctrl[8:7] : WrapFallback;
+  wire [1:0]  wrap_t   = WrapMask[ctrl[10:9]] ? ctrl[10:9] : WrapFallback;
+  wire [3:0]  lw       = (ctrl[14:11] > MaxLog2) ? MaxLog2 : ctrl[14:11];
+  wire [3:0]  lh       = (ctrl[18:15] > MaxLog2) ? MaxLog2 : ctrl[18:15];
+  wire [3:0]  last     = (ctrl[22:19] > MaxLog2) ? MaxLog2 : ctrl[22:19];
+  reg  [3:0]  d1;
+  reg  [3:0]  d2;
+  reg  [7:0]  blend;
+  reg         linear;
+{%- if lod %}
+  // GL's switch-over point c: 1/2 for LINEAR magnification with a NEAREST_MIPMAP minifier.
+  wire        c_half   = (mag_f == 3'd1) & ((min_f == 3'd2) | (min_f == 3'd4));
+  wire        mag      = (lambda <= (c_half ? 17'sd128 : 17'sd0));
+  // Level ceil(lambda + 1/2) - 1 (lambda > 1/2 here) and floor(lambda), 8 bits.
+  // lambda + 383 < 2^16: bit 16 stays zero, and bits 7:0 are the fraction dropped.
+  /* verilator lint_off UNUSEDSIGNAL */
+  wire [16:0] near_sum = lambda[16:0] + 17'd383;
+  /* verilator lint_on UNUSEDSIGNAL */
+  wire [7:0]  near_d   = near_sum[15:8] - 8'd1;
+  wire [7:0]  floor_d  = lambda[15:8];
+{%- endif %}
+  always @(*) begin
+    d1     = 4'd0;
+    d2     = 4'd0;
+    blend  = 8'd0;
+    linear = min_f[0];
+{%- if lod %}
+    if (mag) begin
+      linear = mag_f[0];
+    end else if (min_f == 3'd2 || min_f == 3'd3) begin
+      if (lambda > 17'sd128) d1 = (near_d > {4'd0, last}) ? last : near_d[3:0];
+    end else if (min_f == 3'd4 || min_f == 3'd5) begin
+      if (floor_d >= {4'd0, last}) begin
+        d1 = last;
+        d2 = last;
+      end else begin
+        d1    = floor_d[3:0];
+        d2    = floor_d[3:0] + 4'd1;
+        blend = lambda[7:0];
+      end
+    end
+{%- endif %}
+  end
+
+  // Level geometry: sides shrink to 1, and each level's first word.
+  wire [3:0]  lw1 = (lw > d1) ? lw - d1 : 4'd0;
+  wire [3:0]  lh1 = (lh > d1) ? lh - d1 : 4'd0;
+  wire [3:0]  lw2 = (lw > d2) ? lw - d2 : 4'd0;
+  wire [3:0]  lh2 = (lh > d2) ? lh - d2 : 4'd0;
+  wire        tex_ok = ({1'b0, sel_tex} < Textures[TexW:0]);
+  wire [31:0] tex32  = {{ "{{" }}(32 - TexW){1'b0}}, sel_tex};
+  // Bit offsets into base_all, far below 2^32.
+  /* verilator lint_off UNUSEDSIGNAL */
+  wire [31:0] at1    = (tex32 * MipLevels + {28'd0, d1}) * 30;
+  wire [31:0] at2    = (tex32 * MipLevels + {28'd0, d2}) * 30;
+  /* verilator lint_on UNUSEDSIGNAL */
+  wire [29:0] base1  = tex_ok ? base_all[at1 +: 30] : 30'd0;
+  wire [29:0] base2  = tex_ok ? base_all[at2 +: 30] : 30'd0;
+
+  {{ skid }} #(
+    .Width (PlanW)
+  ) u_out (
+    .clk_i       (clk_i),
+    .{{ rst.port }}{{ rst.pad }} ({{ rst.port }}),
+    .in_valid_i  (sel_valid),
+    .in_ready_o  (sel_ready),
+    .in_data_i   ({base2, lh2, lw2, base1, lh1, lw1, wrap_t, wrap_s, ctrl[2:0], linear,
+                   (blend != 8'd0), blend, sel_p[LanesW-1:0]}),
+    .out_valid_o (out_valid_o),
+    .out_ready_i (out_ready_i),
+    .out_data_o  (out_data_o)
+  );
+
+  // Samples past the input register and not yet out: a write waits for none.
+  wire leave = out_valid_o & out_ready_i;
+  always @(posedge clk_i{{ rst.edge }}) begin
+    if ({{ rst.active }}) begin
+      inflight_q <= {InflW{1'b0}};
+    end else if (s0_valid & s0_ready & ~s0_write & ~leave) begin
+      inflight_q <= inflight_q + 1'b1;
+    end else if (leave & ~(s0_valid & s0_ready & ~s0_write)) begin
+      inflight_q <= inflight_q - 1'b1;
+    end
+  end
+
+endmodule
