@@ -111,8 +111,12 @@ module {{ name }} #(
       {{ fixed }} #(.KW(5)) u_ft (.s_i(t), .k_i(kt), .sat_i(wrap_t == Clamp), .fixed_o(ft));
       wire [63:0] us = linear ? fs - Half : fs;
       wire [63:0] vt = linear ? ft - Half : ft;
-      wire [63:0] is = linear ? $signed(us) >>> WBits : us;
-      wire [63:0] it = linear ? $signed(vt) >>> WBits : vt;
+      // Arithmetic shifts on their own: inside the ?: an unsigned operand would make them
+      // logical.
+      wire signed [63:0] us_sh = $signed(us) >>> WBits;
+      wire signed [63:0] vt_sh = $signed(vt) >>> WBits;
+      wire [63:0] is = linear ? us_sh : us;
+      wire [63:0] it = linear ? vt_sh : vt;
       wire [WBits-1:0] a = linear ? us[WBits-1:0] : {WBits{1'b0}};
       wire [WBits-1:0] b = linear ? vt[WBits-1:0] : {WBits{1'b0}};
       assign c_lanes[gi*CLaneW +: CLaneW] = {wrap(it + 64'd1, lh, wrap_t), wrap(it, lh, wrap_t),
