@@ -34,8 +34,9 @@ fn check_all_tools(cfg: &Config, tag: &str) {
         // A multi-lane filter is its one-lane logic replicated; ABC's mapping of the 4-lane
         // preset's 100k+ gates alone would take minutes, and latches and multiple drivers
         // show before mapping, so it gets the coarse flow.
+        // The tmu joins tex_cache and tex_filter, which get their own full runs above.
         let lanes = cfg.tmu.as_ref().map_or(1, |t| t.lanes);
-        if unit.name == "tex_filter" && lanes > 1 {
+        if (unit.name == "tex_filter" && lanes > 1) || unit.name == "tmu" {
             synth_coarse(&dir, &files, &unit.top);
         } else {
             synth(&dir, &files, &unit.top);

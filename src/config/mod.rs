@@ -279,7 +279,9 @@ fn accepts(key: &str) -> Option<String> {
         "hs_chain.width" => hs_chain::WIDTH_ALLOWED,
         "hs_chain.stages" => return Some(hs_chain::stages_allowed()),
         "hs_chain.stages[]" => STAGE_KINDS,
-        "tmu" => "a [tmu] table with lanes, formats, weight_bits, output, textures, mip_levels, filters, wraps and a [tmu.cache] table",
+        "tmu" => {
+            "a [tmu] table with lanes, formats, weight_bits, output, textures, mip_levels, filters, wraps and a [tmu.cache] table"
+        }
         "tmu.lanes" => tmu::LANES_ALLOWED,
         "tmu.formats" => tmu::FORMATS_ALLOWED,
         "tmu.formats[]" => tmu::FORMAT_ALLOWED,

@@ -394,7 +394,12 @@ impl TmuSection {
 }
 
 /// The list sorted into code order; empty lists and repeats are errors.
-fn distinct<T: Ord + Copy>(errs: &mut Vec<Invalid>, key: &str, list: &[T], allowed: &str) -> Vec<T> {
+fn distinct<T: Ord + Copy>(
+    errs: &mut Vec<Invalid>,
+    key: &str,
+    list: &[T],
+    allowed: &str,
+) -> Vec<T> {
     let mut v = list.to_vec();
     v.sort();
     v.dedup();

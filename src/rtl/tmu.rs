@@ -251,7 +251,9 @@ impl<'a> TmuUnit<'a> {
             filter_fallback: fallback.code(),
             filter_fallback_name: fallback.name(),
             filter_list: names(&tmu.filters, Filter::name),
-            wrap_mask: mask(4, |i| Wrap::ALL.get(i).is_some_and(|w| tmu.wraps.contains(w))),
+            wrap_mask: mask(4, |i| {
+                Wrap::ALL.get(i).is_some_and(|w| tmu.wraps.contains(w))
+            }),
             wrap_fallback: tmu.wraps[0].code(),
             wrap_fallback_name: tmu.wraps[0].name(),
             wrap_list: wrap_list.clone(),
@@ -282,10 +284,7 @@ impl<'a> TmuUnit<'a> {
             (
                 render(&lod_block.name, &lod_block)?,
                 "tmu_lod",
-                vec![
-                    ("Textures", tmu.textures),
-                    ("MipLevels", tmu.mip_levels),
-                ],
+                vec![("Textures", tmu.textures), ("MipLevels", tmu.mip_levels)],
             ),
             (
                 render(&addr_block.name, &addr_block)?,

@@ -127,8 +127,8 @@ pub const DERIV_FRAC: u32 = 8;
 /// fp32 to fixed point with LOD_FRAC fraction bits, saturating to the 16-bit range the
 /// descriptors hold (+-128 levels); NaN is 0.
 pub fn lod_fixed(lod: f32) -> i32 {
-    coord::floor_shift_saturating(lod, LOD_FRAC as i32).clamp(i64::from(LOD_MIN), i64::from(LOD_MAX))
-        as i32
+    coord::floor_shift_saturating(lod, LOD_FRAC as i32)
+        .clamp(i64::from(LOD_MIN), i64::from(LOD_MAX)) as i32
 }
 
 /// Which level(s) a quad reads and how they blend: (level, next level, blend weight of

@@ -164,7 +164,10 @@ impl TmuModel {
         let img = MemTexture {
             format,
             layout: self.tmu.cache.layout,
-            log2: (f("log2_width").min(max_log2), f("log2_height").min(max_log2)),
+            log2: (
+                f("log2_width").min(max_log2),
+                f("log2_height").min(max_log2),
+            ),
             last: f("last_level").min(max_log2),
             bases: &r[REG_BASE0 as usize..],
         };
@@ -197,7 +200,9 @@ fn sext16(w: u32) -> i32 {
 
 /// The LOD of `levels` as a descriptor register value (16-bit, LOD_FRAC fraction bits).
 pub fn lod_reg(levels: f64) -> u32 {
-    u32::from(((levels * f64::from(1u32 << LOD_FRAC)).round() as i32).clamp(-32768, 32767) as i16 as u16)
+    u32::from(
+        ((levels * f64::from(1u32 << LOD_FRAC)).round() as i32).clamp(-32768, 32767) as i16 as u16,
+    )
 }
 
 /// The command word (see [`TmuLayout`]).
@@ -272,14 +277,41 @@ fn random_descriptor(tmu: &Tmu, tex: u32, rng: &mut Rng) -> Vec<TmuCmd> {
         ("wrap_t", pick(rng, 4)),
         ("log2_width", lw),
         ("log2_height", lh),
-        ("last_level", if rng.chance(0.9) { lw.max(lh) } else { pick(rng, 16) }),
+        (
+            "last_level",
+            if rng.chance(0.9) {
+                lw.max(lh)
+            } else {
+                pick(rng, 16)
+            },
+        ),
     ]);
-    let lo = if rng.chance(0.7) { -4.0 } else { rng.unit() * 2.0 };
-    let hi = if rng.chance(0.7) { 16.0 } else { rng.unit() * 4.0 };
+    let lo = if rng.chance(0.7) {
+        -4.0
+    } else {
+        rng.unit() * 2.0
+    };
+    let hi = if rng.chance(0.7) {
+        16.0
+    } else {
+        rng.unit() * 4.0
+    };
     let mut cmds = vec![
-        TmuCmd::Write { tex, reg: REG_CTRL, data: ctrl },
-        TmuCmd::Write { tex, reg: REG_BIAS, data: lod_reg(rng.unit() * 3.0 - 1.5) },
-        TmuCmd::Write { tex, reg: REG_LODS, data: lod_reg(lo) | lod_reg(hi) << 16 },
+        TmuCmd::Write {
+            tex,
+            reg: REG_CTRL,
+            data: ctrl,
+        },
+        TmuCmd::Write {
+            tex,
+            reg: REG_BIAS,
+            data: lod_reg(rng.unit() * 3.0 - 1.5),
+        },
+        TmuCmd::Write {
+            tex,
+            reg: REG_LODS,
+            data: lod_reg(lo) | lod_reg(hi) << 16,
+        },
     ];
     for level in 0..tmu.mip_levels {
         cmds.push(TmuCmd::Write {
