@@ -137,6 +137,26 @@ fn with_cache(edits: &[(usize, &'static str)]) -> Vec<&'static str> {
     lines
 }
 
+/// `[design]` (lines 1-2), `[tmu]` (line 3), `lines` from line 4, then a valid cache.
+fn with_tmu(lines: &[&'static str]) -> Vec<&'static str> {
+    let mut v = vec!["[design]", r#"name = "a""#, "[tmu]"];
+    v.extend(lines);
+    v.extend([
+        "[tmu.cache]",
+        "size_bytes = 4096",
+        "line_bytes = 64",
+        "ways = 4",
+    ]);
+    v.extend([
+        "banks = 4",
+        "ports = 4",
+        "mshr_entries = 4",
+        "bus_bits = 64",
+    ]);
+    v.extend([r#"replacement = "lru""#, r#"layout = "tiled4x4""#]);
+    v
+}
+
 /// `[design]` (lines 1-2), `[ipu]` (line 3), then `lines` from line 4.
 fn with_ipu(lines: &[&'static str]) -> Vec<&'static str> {
     let mut v = vec!["[design]", r#"name = "a""#, "[ipu]"];
@@ -621,6 +641,47 @@ fn cases(many_stages: &str) -> Vec<Case> {
             "a 1024-bit bus fills a 64-byte line in under two beats",
             Some("at most half a line"),
         ),
+        // --- [tmu]
+        case(
+            "tmu_no_magnification_filter",
+            &with_tmu(&[r#"filters = ["linear_mipmap_linear"]"#]),
+            Some("tmu.filters"),
+            (4, 11),
+            "no magnification filter is enabled",
+            Some("with \"nearest\" or \"linear\" among them"),
+        ),
+        case(
+            "tmu_filter_unknown",
+            &with_tmu(&[r#"filters = ["bilinear"]"#]),
+            Some("tmu.filters[0]"),
+            (4, 12),
+            "unknown variant `bilinear`",
+            Some("\"nearest_mipmap_linear\""),
+        ),
+        case(
+            "tmu_wrap_twice",
+            &with_tmu(&[r#"wraps = ["repeat", "repeat"]"#]),
+            Some("tmu.wraps"),
+            (4, 9),
+            "tmu.wraps lists one twice",
+            Some("distinct"),
+        ),
+        case(
+            "tmu_no_textures",
+            &with_tmu(&["textures = 0"]),
+            Some("tmu.textures"),
+            (4, 12),
+            "textures 0 is not allowed",
+            Some("1..=16"),
+        ),
+        case(
+            "tmu_eight_lanes",
+            &with_tmu(&["lanes = 8"]),
+            Some("tmu.lanes"),
+            (4, 9),
+            "lanes 8 is not allowed",
+            Some("1, 2 or 4"),
+        ),
         // --- [ipu]
         case(
             "ipu_lanes",
@@ -982,7 +1043,7 @@ fn sim_of_an_unknown_unit_lists_the_units() {
     assert_eq!(out.status.code(), Some(2), "stderr:\n{stderr}");
     assert_eq!(
         stderr,
-        "no unit `nosuch` in this config; it has: hs_chain, tex_cache, tex_filter, mem_arb, ipu\n"
+        "no unit `nosuch` in this config; it has: hs_chain, tex_cache, tex_filter, tmu, mem_arb, ipu\n"
     );
 }
 

@@ -226,6 +226,9 @@ struct MemPort {
   uint64_t requests = 0;
   uint64_t beats_sent = 0;
   Rng rng;
+  // Words that <name>_words.vec places ({data[31:0], byte address[31:0]} per line, when
+  // the file exists: a real texture); every other word is memory_word(address).
+  std::map<uint64_t, uint32_t> words;
 };
 
 // The data of beat `beat` of a burst at byte address `addr`: data_width / 32 words,
@@ -375,6 +378,9 @@ class Bench {
     m.rsp_ready = rsp_ready;
     m.set_rsp = std::move(set_rsp);
     m.rng = Rng::stream(opt_.seed, kStreamPortBase + port_count_++);
+    if (std::ifstream(opt_.vectors + "/" + m.name + "_words.vec")) {
+      for (const Word& w : load(m.name + "_words", 64)) m.words[w[0]] = w[1];
+    }
     mems_.push_back(std::move(m));
   }
 
@@ -609,6 +615,19 @@ class Bench {
     p.held_data = data;
   }
 
+  // Beat `beat` of a burst at `addr`, with the words the vectors placed.
+  static Word read_beat(const MemPort& m, uint64_t addr, uint32_t beat) {
+    Word w = memory_beat(addr, beat, m.data_width);
+    if (m.words.empty()) return w;
+    const uint64_t first = addr + beat * static_cast<uint64_t>((m.data_width + 7) / 8);
+    for (size_t i = 0; i < w.size(); ++i) {
+      const auto it = m.words.find(first + 4 * i);
+      if (it != m.words.end()) w[i] = it->second;
+    }
+    mask(w, m.data_width);
+    return w;
+  }
+
   // Memory, before the clock edge: ready for a request unless stalled; the head burst's
   // next beat offered once due, unless the bandwidth draw loses this beat slot.
   void drive_memory(MemPort& m, uint64_t cycle) {
@@ -616,7 +635,7 @@ class Bench {
     if (!m.offering && !m.pending.empty() && m.pending.front().due <= cycle &&
         !m.rng.chance(opt_.mem_gap)) {
       m.offering = true;
-      m.set_rsp(memory_beat(m.pending.front().addr, m.beat, m.data_width));
+      m.set_rsp(read_beat(m, m.pending.front().addr, m.beat));
     }
     *m.rsp_valid = m.offering ? 1 : 0;
   }

@@ -25,10 +25,13 @@ use clap::Args;
 use super::sample::{
     load_texture, parse_format, parse_mag_filter, parse_min_filter, parse_wrap, sampler,
 };
-use super::{Failure, failure};
+use anyhow::anyhow;
+
+use super::{ConfigArg, Failure, failure, tmu_rtl, usage};
 use crate::config::TexLayout;
-use crate::model::tmu::format::TexFormat;
+use crate::model::tmu::format::{Rgba8, TexFormat};
 use crate::model::tmu::sampler::{Filter, quad_lambda, sample_quad, select_levels};
+use crate::model::tmu::unit::{Lane, TmuCmd};
 use crate::texio::{self, Image};
 use crate::workload::Wrap;
 
@@ -95,6 +98,14 @@ pub struct DrawArgs {
     /// Output PNG.
     #[arg(long, short = 'o', value_name = "FILE.png")]
     pub out: PathBuf,
+    /// Also draw through the config's `tmu` RTL in Verilator (a 4-lane unit: one quad a
+    /// request), fail if it differs from the model, and print quads per clock and the
+    /// cache hit rate.
+    #[arg(long)]
+    pub rtl: bool,
+    /// With --rtl: the config whose [tmu] is run (e.g. configs/seed001_tmu.toml).
+    #[command(flatten)]
+    pub config: ConfigArg,
 }
 
 /// Screen to texture: the inverse of the quad's projective map (see the module comment).
@@ -130,8 +141,13 @@ pub fn run(a: &DrawArgs) -> Result<u8, Failure> {
         a.width.unwrap_or_else(|| tex.width().min(8192)),
         a.height.unwrap_or_else(|| tex.height().min(8192)),
     );
-    // 10-bit weights, the [tmu] default.
-    let s = sampler(a.min_filter, a.mag_filter, a.wrap, a.wrap, 10, 0.0);
+    // 10-bit weights, the [tmu] default, or the unit's.
+    let bits = if a.rtl {
+        tmu_rtl::weight_bits(&a.config)?
+    } else {
+        10
+    };
+    let s = sampler(a.min_filter, a.mag_filter, a.wrap, a.wrap, bits, 0.0);
     let rad = a.angle.to_radians();
     let map = Mapping {
         cx: f64::from(w) / 2.0,
@@ -144,34 +160,64 @@ pub fn run(a: &DrawArgs) -> Result<u8, Failure> {
     };
     let mut pic = Image::new(w, h);
     let mut histogram = vec![0u64; img.levels.len()];
-    let (mut quads, mut blended, mut covered) = (0u64, 0u64, 0u64);
+    let (mut blended, mut covered) = (0u64, 0u64);
+    // Every quad with a covered pixel: its pixels, which it writes, its coordinates.
+    let mut quads = Vec::new();
     for y in (0..h).step_by(2) {
         for x in (0..w).step_by(2) {
             let px = [(x, y), (x + 1, y), (x, y + 1), (x + 1, y + 1)];
             let lanes = px.map(|(px, py)| map.st(f64::from(px) + 0.5, f64::from(py) + 0.5));
-            let write: Vec<bool> = px
-                .iter()
-                .zip(&lanes)
-                .map(|(&(px, py), &(_, inside))| inside && px < w && py < h)
-                .collect();
-            if !write.contains(&true) {
-                continue;
-            }
-            let st = lanes.map(|(st, _)| st);
-            let colours = sample_quad(&img, &s, &st, None);
-            let lambda = quad_lambda(&img, &s, &st, None);
-            let (d1, _, blend, _) = select_levels(&img, &s, lambda);
-            quads += 1;
-            histogram[d1 as usize] += 1;
-            blended += u64::from(blend != 0);
-            for (k, &(px, py)) in px.iter().enumerate() {
-                if write[k] {
-                    pic.set(px, py, colours[k]);
-                    covered += 1;
-                }
+            let write =
+                std::array::from_fn::<bool, 4, _>(|k| lanes[k].1 && px[k].0 < w && px[k].1 < h);
+            if write.contains(&true) {
+                quads.push((px, write, lanes.map(|(st, _)| st)));
             }
         }
     }
+    let colours: Vec<[Rgba8; 4]> = if a.rtl {
+        let (cfg, tmu) = tmu_rtl::tmu_for(&a.config, &img, &s)?;
+        if tmu.lanes != 4 {
+            return Err(usage(anyhow!(
+                "error: draw --rtl needs a 4-lane tmu (one 2x2 quad a request); the config's has {} (configs/seed001_tmu.toml has 4)",
+                tmu.lanes
+            )));
+        }
+        let requests = quads
+            .iter()
+            .map(|(_, write, st)| TmuCmd::Sample {
+                tex: 0,
+                lod: None,
+                lanes: (0..4)
+                    .map(|k| Lane {
+                        s: st[k].0,
+                        t: st[k].1,
+                        active: write[k],
+                    })
+                    .collect(),
+            })
+            .collect();
+        let (got, run) = tmu_rtl::run(&cfg, &tex, &img, &s, requests)?;
+        println!("{}", tmu_rtl::summary(&run));
+        got.iter().map(|c| [c[0], c[1], c[2], c[3]]).collect()
+    } else {
+        quads
+            .iter()
+            .map(|(_, _, st)| sample_quad(&img, &s, st, None))
+            .collect()
+    };
+    for ((px, write, st), c) in quads.iter().zip(&colours) {
+        let lambda = quad_lambda(&img, &s, st, None);
+        let (d1, _, blend, _) = select_levels(&img, &s, lambda);
+        histogram[d1 as usize] += 1;
+        blended += u64::from(blend != 0);
+        for (k, &(px, py)) in px.iter().enumerate() {
+            if write[k] {
+                pic.set(px, py, c[k]);
+                covered += 1;
+            }
+        }
+    }
+    let quads = quads.len();
     let bytes = texio::png::encode(&pic).map_err(failure)?;
     texio::write_atomic(&a.out, &bytes).map_err(failure)?;
     println!(

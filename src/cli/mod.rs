@@ -15,6 +15,7 @@ use crate::{emit, model};
 
 mod draw;
 mod sample;
+mod tmu_rtl;
 
 #[derive(Parser, Debug)]
 #[command(

@@ -7,8 +7,8 @@ use std::path::{Path, PathBuf};
 use anyhow::anyhow;
 use clap::Args;
 
-use super::{Failure, failure, usage};
-use crate::config::TexLayout;
+use super::{ConfigArg, Failure, failure, tmu_rtl, usage};
+use crate::config::{TexLayout, Tmu};
 use crate::model::tmu::format::{Rgba8, TexFormat};
 use crate::model::tmu::lod::LOD_FRAC;
 use crate::model::tmu::sampler::{Filter, MipImage, Sampler, lod_fixed, sample_quad};
@@ -137,6 +137,14 @@ pub struct SampleArgs {
     /// Output CSV, `r,g,b,a` per row [default: stdout].
     #[arg(long, short = 'o', value_name = "FILE.csv")]
     pub out: Option<PathBuf>,
+    /// Also run the samples through the config's `tmu` RTL in Verilator (requests of its
+    /// lane count); fail if it differs from the model. A unit of fewer than 4 lanes has no
+    /// quad: its rows without a LOD are sampled at LOD 0 (plus the bias).
+    #[arg(long)]
+    pub rtl: bool,
+    /// With --rtl: the config whose [tmu] is run.
+    #[command(flatten)]
+    pub config: ConfigArg,
 }
 
 /// The sampler state of the options: GL's MIN_LOD -1000 and MAX_LOD 1000.
@@ -203,6 +211,24 @@ pub fn sample_rows(img: &MipImage, sampler: &Sampler, rows: &[Coord], lanes: usi
     out
 }
 
+/// The rows as requests of the unit's lanes: a row with a LOD alone, the others in
+/// groups of `lanes` (cut short by a row with a LOD or the end).
+fn groups(tmu: &Tmu, rows: &[Coord]) -> Vec<(usize, usize)> {
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < rows.len() {
+        let mut j = i + 1;
+        if rows[i].lod.is_none() {
+            while j < rows.len() && j - i < tmu.lanes as usize && rows[j].lod.is_none() {
+                j += 1;
+            }
+        }
+        out.push((i, j));
+        i = j;
+    }
+    out
+}
+
 pub fn run(a: &SampleArgs) -> Result<u8, Failure> {
     let (tex, img) = load_texture(&a.texture, a.format, a.layout)?;
     let name = a.coords.display().to_string();
@@ -219,7 +245,25 @@ pub fn run(a: &SampleArgs) -> Result<u8, Failure> {
         a.weight_bits,
         a.lod_bias,
     );
-    let colours = sample_rows(&img, &s, &rows, a.lanes);
+    let colours = if a.rtl {
+        let (cfg, tmu) = tmu_rtl::tmu_for(&a.config, &img, &s)?;
+        let groups = groups(&tmu, &rows);
+        let requests = groups
+            .iter()
+            .map(|&(i, j)| {
+                let st: Vec<(f32, f32)> = rows[i..j].iter().map(|r| (r.s, r.t)).collect();
+                tmu_rtl::request(&tmu, &st, rows[i].lod)
+            })
+            .collect();
+        let (got, run) = tmu_rtl::run(&cfg, &tex, &img, &s, requests)?;
+        eprintln!("{}", tmu_rtl::summary(&run));
+        got.iter()
+            .zip(&groups)
+            .flat_map(|(c, &(i, j))| c[..j - i].to_vec())
+            .collect()
+    } else {
+        sample_rows(&img, &s, &rows, a.lanes)
+    };
     let csv = texio::csv::render_rgba(&colours);
     match &a.out {
         Some(path) => {

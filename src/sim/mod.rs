@@ -2,6 +2,7 @@
 //! hash), writes the model's vectors, runs the harness and reads its JSON report.
 
 pub mod mem_arb;
+pub mod tmu;
 
 use std::fs;
 use std::path::{Path, PathBuf};

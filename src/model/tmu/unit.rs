@@ -13,14 +13,18 @@
 //! Writes to a register or texture that does not exist change nothing; a sample of a
 //! texture id that does not exist reads an all-zero descriptor.
 
+use std::cell::Cell;
+use std::collections::BTreeMap;
+
 use super::format::Rgba8;
-use super::lod::{LOD_FRAC, bias_clamp};
-use super::sampler::{Filter, Sampler, TexImage, lod_fixed, quad_lambda, sample_lanes};
+use super::lod::{LOD_FRAC, LOD_MAX, LOD_MIN, bias_clamp};
+use super::sampler::{Filter, MipImage, Sampler, TexImage, lod_fixed, quad_lambda, sample_lanes};
 use crate::config::{TexFormat, TexLayout, Tmu, Wrap};
 use crate::model::tex_filter::encode_rsp;
 use crate::rng::{Rng, memory_word};
 use crate::rtl::tex_filter::FilterLayout;
 use crate::rtl::tmu::{CTRL_FIELDS, LANE_W, REG_BASE0, REG_BIAS, REG_CTRL, REG_LODS, TmuLayout};
+use crate::rtl::{Dir, StreamPort};
 use crate::vectors::{Bits, PortVectors, VectorSet};
 
 /// One command of the unit's input stream.
@@ -28,13 +32,22 @@ use crate::vectors::{Bits, PortVectors, VectorSet};
 pub enum TmuCmd {
     /// Writes register `reg` of texture `tex`'s descriptor.
     Write { tex: u32, reg: u32, data: u32 },
-    /// Samples texture `tex` at each lane's (s, t) (`None`: lane masked), at the explicit
-    /// level of detail `lod` or at the one from the quad's differences.
+    /// Samples texture `tex` at each lane's (s, t), at the explicit level of detail `lod`
+    /// or at the one from the quad's differences.
     Sample {
         tex: u32,
         lod: Option<f32>,
-        lanes: Vec<Option<(f32, f32)>>,
+        lanes: Vec<Lane>,
     },
+}
+
+/// One lane of a sample request. A masked lane returns zero and reads no texels, but its
+/// coordinates still count in the quad's differences (as a helper pixel's do).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Lane {
+    pub s: f32,
+    pub t: f32,
+    pub active: bool,
 }
 
 /// A field of the control word.
@@ -64,7 +77,14 @@ struct MemTexture<'a> {
     log2: (u32, u32),
     last: u32,
     bases: &'a [u32],
+    memory: &'a Memory,
+    /// Words read: the cache's texel lookups (a DXT1 texel is two).
+    reads: &'a Cell<u64>,
 }
+
+/// Words placed in memory (word address -> word); the rest is
+/// [`memory_word`] of the byte address, as the harness's memory model holds it.
+pub type Memory = BTreeMap<u32, u32>;
 
 impl TexImage for MemTexture<'_> {
     fn format(&self) -> TexFormat {
@@ -82,7 +102,11 @@ impl TexImage for MemTexture<'_> {
     fn word(&self, level: u32, index: u32) -> u32 {
         // Word addresses are 30 bits and wrap, as the address adders do.
         let w = self.bases[level as usize].wrapping_add(index) & 0x3fff_ffff;
-        memory_word(u64::from(w) * 4)
+        self.reads.set(self.reads.get() + 1);
+        self.memory
+            .get(&w)
+            .copied()
+            .unwrap_or_else(|| memory_word(u64::from(w) * 4))
     }
 }
 
@@ -91,15 +115,20 @@ pub struct TmuModel {
     layout: TmuLayout,
     /// Per texture: its register words.
     regs: Vec<Vec<u32>>,
+    memory: Memory,
+    /// Words read so far (texel lookups in the cache).
+    pub reads: Cell<u64>,
 }
 
 impl TmuModel {
-    pub fn new(tmu: &Tmu) -> Self {
+    pub fn new(tmu: &Tmu, memory: Memory) -> Self {
         let layout = TmuLayout::new(tmu);
         Self {
             tmu: tmu.clone(),
             layout,
             regs: vec![vec![0; layout.regs as usize]; tmu.textures as usize],
+            memory,
+            reads: Cell::new(0),
         }
     }
 
@@ -144,7 +173,7 @@ impl TmuModel {
         }
     }
 
-    fn sample(&self, tex: u32, lod: Option<f32>, lanes: &[Option<(f32, f32)>]) -> Vec<Rgba8> {
+    fn sample(&self, tex: u32, lod: Option<f32>, lanes: &[Lane]) -> Vec<Rgba8> {
         let zero = vec![0; self.layout.regs as usize];
         let r = self.regs.get(tex as usize).unwrap_or(&zero);
         let ctrl = r[REG_CTRL as usize];
@@ -170,9 +199,10 @@ impl TmuModel {
             ),
             last: f("last_level").min(max_log2),
             bases: &r[REG_BASE0 as usize..],
+            memory: &self.memory,
+            reads: &self.reads,
         };
-        // Masked lanes still take part in the quad's differences (as helper pixels do).
-        let st: Vec<(f32, f32)> = lanes.iter().map(|l| l.unwrap_or((0.0, 0.0))).collect();
+        let st: Vec<(f32, f32)> = lanes.iter().map(|l| (l.s, l.t)).collect();
         let lambda = match (st.as_slice(), lod) {
             (&[a, b, c, d], _) => quad_lambda(&img, &sampler, &[a, b, c, d], lod),
             // Fewer lanes than a quad: no differences, so the explicit LOD or 0.
@@ -183,12 +213,20 @@ impl TmuModel {
                 sampler.max_lod,
             ),
         };
-        let colours = sample_lanes(&img, &sampler, &st, lambda);
+        // Only active lanes read texels (the cache counts their lookups).
+        let active: Vec<(f32, f32)> = lanes
+            .iter()
+            .filter(|l| l.active)
+            .map(|l| (l.s, l.t))
+            .collect();
+        let mut colours = sample_lanes(&img, &sampler, &active, lambda).into_iter();
         let enabled = self.tmu.has_format(format);
-        colours
-            .into_iter()
-            .zip(lanes)
-            .map(|(c, l)| if l.is_some() && enabled { c } else { [0; 4] })
+        lanes
+            .iter()
+            .map(|l| match l.active.then(|| colours.next()).flatten() {
+                Some(c) if enabled => c,
+                _ => [0; 4],
+            })
             .collect()
     }
 }
@@ -218,11 +256,9 @@ pub fn encode_cmd(l: &TmuLayout, cmd: &TmuCmd) -> Bits {
         TmuCmd::Sample { tex, lod, lanes } => {
             for (i, lane) in lanes.iter().enumerate() {
                 let at = i as u32 * LANE_W;
-                if let Some((s, t)) = lane {
-                    b.set_field(at, 32, u64::from(s.to_bits()));
-                    b.set_field(at + 32, 32, u64::from(t.to_bits()));
-                    b.set_field(at + 64, 1, 1);
-                }
+                b.set_field(at, 32, u64::from(lane.s.to_bits()));
+                b.set_field(at + 32, 32, u64::from(lane.t.to_bits()));
+                b.set_field(at + 64, 1, u64::from(lane.active));
             }
             let at = l.lanes * LANE_W;
             if let Some(lod) = lod {
@@ -349,7 +385,11 @@ fn random_sample(tmu: &Tmu, rng: &mut Rng) -> TmuCmd {
             if specials && rng.chance(0.5) {
                 st.1 = special(rng);
             }
-            (!rng.chance(0.1)).then_some(st)
+            Lane {
+                s: st.0,
+                t: st.1,
+                active: !rng.chance(0.1),
+            }
         })
         .collect();
     let lod = rng.chance(0.15).then(|| {
@@ -389,33 +429,106 @@ pub fn random_commands(tmu: &Tmu, count: usize, seed: u64) -> Vec<TmuCmd> {
     cmds
 }
 
-/// Stimulus and expected responses for the commands.
-pub fn vectors_for(tmu: &Tmu, cmds: &[TmuCmd], seed: u64) -> VectorSet {
+/// Stimulus and expected responses for the commands, with `memory` placed (written as
+/// `mem_words`, which the harness's memory model loads), and the model's colours.
+pub fn vectors_for(
+    tmu: &Tmu,
+    cmds: &[TmuCmd],
+    memory: Memory,
+    seed: u64,
+) -> (VectorSet, Vec<Vec<Rgba8>>) {
     let l = TmuLayout::new(tmu);
     let fl = FilterLayout::new(tmu);
-    let mut model = TmuModel::new(tmu);
-    let rsps = cmds
+    let words: Vec<Bits> = memory
         .iter()
-        .filter_map(|c| model.step(c))
-        .map(|c| encode_rsp(&fl, tmu.output, &c))
+        .map(|(&a, &w)| Bits::from_u64(64, (u64::from(w) << 32) | (u64::from(a) * 4)))
         .collect();
-    VectorSet {
+    let mut model = TmuModel::new(tmu, memory);
+    let colours: Vec<Vec<Rgba8>> = cmds.iter().filter_map(|c| model.step(c)).collect();
+    let [req, rsp] = [0, 1].map(|i| l.ports()[i].clone());
+    let mut ports = vec![
+        PortVectors {
+            port: req,
+            items: cmds.iter().map(|c| encode_cmd(&l, c)).collect(),
+        },
+        PortVectors {
+            port: rsp,
+            items: colours
+                .iter()
+                .map(|c| encode_rsp(&fl, tmu.output, c))
+                .collect(),
+        },
+    ];
+    if !words.is_empty() {
+        ports.push(PortVectors {
+            port: StreamPort {
+                name: "mem_words".into(),
+                dir: Dir::In,
+                width: 64,
+            },
+            items: words,
+        });
+    }
+    let v = VectorSet {
         unit: "tmu".into(),
         seed,
-        ports: vec![
-            PortVectors {
-                port: l.ports()[0].clone(),
-                items: cmds.iter().map(|c| encode_cmd(&l, c)).collect(),
-            },
-            PortVectors {
-                port: l.ports()[1].clone(),
-                items: rsps,
-            },
-        ],
-    }
+        ports,
+    };
+    (v, colours)
 }
 
 /// `count` random sample requests and their responses.
 pub fn vectors(tmu: &Tmu, count: usize, seed: u64) -> VectorSet {
-    vectors_for(tmu, &random_commands(tmu, count, seed), seed)
+    vectors_for(tmu, &random_commands(tmu, count, seed), Memory::new(), seed).0
+}
+
+/// Where [`load_texture`] puts a texture's levels: from this byte address up.
+pub const TEXTURE_BASE: u32 = 0x0010_0000;
+
+/// The descriptor writes that make `img` texture `tex` under `sampler`, and the words
+/// of its levels in memory (each level starting on a fresh 256-byte boundary).
+pub fn load_texture(tex: u32, img: &MipImage, sampler: &Sampler) -> (Vec<TmuCmd>, Memory) {
+    let mut memory = Memory::new();
+    let mut cmds = Vec::new();
+    let mut at = TEXTURE_BASE / 4;
+    for (level, words) in img.levels.iter().enumerate() {
+        cmds.push(TmuCmd::Write {
+            tex,
+            reg: REG_BASE0 + level as u32,
+            data: at,
+        });
+        for (i, &w) in words.iter().enumerate() {
+            memory.insert(at + i as u32, w);
+        }
+        at += (words.len() as u32).div_ceil(64) * 64;
+    }
+    let lod = |x: i32| u32::from(x.clamp(LOD_MIN, LOD_MAX) as i16 as u16);
+    cmds.push(TmuCmd::Write {
+        tex,
+        reg: REG_CTRL,
+        data: ctrl_word(&[
+            ("format", img.format.code()),
+            ("min_filter", sampler.min_filter.code()),
+            (
+                "mag_linear",
+                u32::from(sampler.mag_filter == Filter::Linear),
+            ),
+            ("wrap_s", sampler.wrap_s.code()),
+            ("wrap_t", sampler.wrap_t.code()),
+            ("log2_width", img.log2_width),
+            ("log2_height", img.log2_height),
+            ("last_level", img.levels.len() as u32 - 1),
+        ]),
+    });
+    cmds.push(TmuCmd::Write {
+        tex,
+        reg: REG_BIAS,
+        data: lod(sampler.lod_bias),
+    });
+    cmds.push(TmuCmd::Write {
+        tex,
+        reg: REG_LODS,
+        data: lod(sampler.min_lod) | lod(sampler.max_lod) << 16,
+    });
+    (cmds, memory)
 }
