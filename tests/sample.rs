@@ -638,3 +638,141 @@ fn bad_inputs_exit_2_and_write_nothing() {
     assert_eq!(o.status.code(), Some(2));
     assert_eq!(fs::read_to_string(&out).unwrap(), "earlier\n");
 }
+
+/// `gpurtl` with the simulator builds where the co-simulation tests keep theirs (the
+/// seed001 tmu is verilated once).
+fn gpurtl_rtl(args: &[&str]) -> Output {
+    let work = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("target")
+        .join("test-sim");
+    Command::new(BIN)
+        .args(args)
+        .env("GPURTL_SIM_DIR", work)
+        .output()
+        .expect("run gpurtl")
+}
+
+#[test]
+fn rtl_samples_and_draws_what_the_model_does() {
+    let dir = scratch("rtl");
+    let tex = dir.join("t.png");
+    write_png(&tex, 32, 32, |x, y| {
+        [
+            (x * 8) as u8,
+            (y * 8) as u8,
+            ((x ^ y) * 8) as u8,
+            (255 - x * y) as u8,
+        ]
+    });
+    // Quads of a rotated, shrunk view, rows with a LOD, and coordinates far outside.
+    let mut csv = String::new();
+    for q in 0..12 {
+        let (s0, t0) = (0.07 * q as f32 - 0.3, 0.05 * q as f32);
+        for (dx, dy) in [(0.0, 0.0), (1.0, 0.0), (0.0, 1.0), (1.0, 1.0)] {
+            csv += &format!(
+                "{},{}\n",
+                s0 + 0.09 * dx - 0.04 * dy,
+                t0 + 0.04 * dx + 0.09 * dy
+            );
+        }
+    }
+    csv += "0.3,0.6,1.5\n-1e30,2.5\n1e30,-7.25\n0.5,0.5,-2\n";
+    let coords = dir.join("c.csv");
+    fs::write(&coords, &csv).unwrap();
+    let cfg = project_dir_file("configs/seed001_tmu.toml");
+    for format in ["rgba8888", "rgb565", "dxt1"] {
+        let args = |rtl: bool| {
+            let mut v = vec![
+                "sample",
+                "--texture",
+                p(&tex),
+                "--coords",
+                p(&coords),
+                "--format",
+                format,
+                "--min-filter",
+                "linear_mipmap_linear",
+                "--wrap-s",
+                "clamp_to_edge",
+                "--wrap-t",
+                "mirrored_repeat",
+                "--layout",
+                "linear",
+            ];
+            if rtl {
+                v.extend(["--rtl", "-c", p(&cfg)]);
+            }
+            v.iter().map(|s| s.to_string()).collect::<Vec<_>>()
+        };
+        let run = |rtl: bool| {
+            let a = args(rtl);
+            let o = gpurtl_rtl(&a.iter().map(String::as_str).collect::<Vec<_>>());
+            assert_eq!(o.status.code(), Some(0), "{a:?}\n{}", stderr(&o));
+            (String::from_utf8(o.stdout.clone()).unwrap(), stderr(&o))
+        };
+        let (model, _) = run(false);
+        let (rtl, log) = run(true);
+        assert_eq!(rtl, model, "{format}: the RTL's samples");
+        assert!(log.contains("cache hit rate"), "{log}");
+    }
+    // draw --rtl: the same picture as the model's, with the unit's figures.
+    let draw = |out: &Path, rtl: bool| {
+        let mut a = vec![
+            "draw",
+            "--texture",
+            p(&tex),
+            "--width",
+            "40",
+            "--height",
+            "40",
+            "--angle",
+            "25",
+            "--scale",
+            "0.6",
+            "--out",
+            p(out),
+        ];
+        if rtl {
+            a.extend(["--rtl", "-c", p(&cfg)]);
+        }
+        let o = gpurtl_rtl(&a);
+        assert_eq!(o.status.code(), Some(0), "{a:?}\n{}", stderr(&o));
+        String::from_utf8(o.stdout).unwrap()
+    };
+    let (m, r) = (dir.join("m.png"), dir.join("r.png"));
+    draw(&m, false);
+    let log = draw(&r, true);
+    assert!(
+        log.contains("per clock") && log.contains("cache hit rate"),
+        "{log}"
+    );
+    assert_eq!(
+        read_png(&m),
+        read_png(&r),
+        "draw --rtl paints the model's picture"
+    );
+    // A unit without the format refuses, naming the key.
+    let small = project_dir_file("configs/fpga_small.toml");
+    let o = gpurtl_rtl(&[
+        "sample",
+        "--texture",
+        p(&tex),
+        "--coords",
+        p(&coords),
+        "--format",
+        "dxt1",
+        "--rtl",
+        "-c",
+        p(&small),
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("has no dxt1 format (tmu.formats)"),
+        "{}",
+        stderr(&o)
+    );
+}
+
+fn project_dir_file(rel: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(rel)
+}
