@@ -1,0 +1,228 @@
+//! Texture mapping unit figures, measured in Verilator co-simulation of the whole `tmu`
+//! (every response checked against the model): quads per clock on cache hits (bilinear,
+//! trilinear), on rasterised views of a 256x256 texture at 0 and 100 clocks of memory
+//! latency, the cache hit rate, and how fast the model samples against Verilator.
+//!
+//! Only runs under `cargo bench --bench tmu`; under `cargo test` it prints a note.
+
+use std::path::PathBuf;
+use std::time::Instant;
+
+use gpurtl::config::{self, Config, Filter, TexFormat, TexLayout, Tmu, Wrap};
+use gpurtl::model::tmu::lod::LOD_FRAC;
+use gpurtl::model::tmu::sampler::{MipImage, Sampler};
+use gpurtl::model::tmu::unit::{Lane, TmuCmd, TmuModel, load_texture};
+use gpurtl::rng::Rng;
+use gpurtl::sim::{self, MemTiming, SimOptions};
+
+/// Four lanes (a quad a request) before a 16 KiB, 4-way cache of 256-byte lines, 16 banks,
+/// a 128-bit bus, 8 line fills in flight: the tex_cache benchmark's 4-lane organisation.
+fn bench_config() -> Config {
+    config::parse(
+        "[design]\nname = \"bench_tmu\"\nmodule_prefix = \"b_\"\n[tmu]\nlanes = 4\n\
+         [tmu.cache]\nsize_bytes = 16384\nline_bytes = 256\nways = 4\nbanks = 16\nports = 16\n\
+         mshr_entries = 8\nreplacement = \"lru\"\nbus_bits = 128\nlayout = \"tiled4x4\"\n\
+         queue_depth = 64\n",
+        "bench",
+    )
+    .expect("valid bench config")
+}
+
+/// A random texture with a full mip chain.
+fn texture(format: TexFormat, log2: u32, seed: u64) -> MipImage {
+    let mut rng = Rng::stream(seed, 0);
+    MipImage {
+        format,
+        layout: TexLayout::Tiled4x4,
+        log2_width: log2,
+        log2_height: log2,
+        levels: (0..=log2)
+            .map(|l| {
+                let n = MipImage::level_words(format, log2 - l, log2 - l);
+                (0..n).map(|_| rng.next_u64() as u32).collect()
+            })
+            .collect(),
+    }
+}
+
+fn sampler(min: Filter, mag: Filter, tmu: &Tmu) -> Sampler {
+    Sampler {
+        min_filter: min,
+        mag_filter: mag,
+        wrap_s: Wrap::Repeat,
+        wrap_t: Wrap::Repeat,
+        lod_bias: 0,
+        min_lod: -100 << LOD_FRAC,
+        max_lod: 100 << LOD_FRAC,
+        weight_bits: tmu.weight_bits,
+    }
+}
+
+/// The quads of a `size` x `size` picture showing the texture (2^log2 texels wide)
+/// rotated by `angle` degrees, `scale` pixels per texel, in raster order of quads.
+fn view(size: u32, log2: u32, angle: f64, scale: f64) -> Vec<TmuCmd> {
+    let (sin, cos) = angle.to_radians().sin_cos();
+    let texels = f64::from(1u32 << log2) * scale;
+    let st = |x: f64, y: f64| {
+        let (dx, dy) = (x - f64::from(size) / 2.0, y - f64::from(size) / 2.0);
+        (
+            ((cos * dx - sin * dy) / texels + 0.5) as f32,
+            ((sin * dx + cos * dy) / texels + 0.5) as f32,
+        )
+    };
+    let mut out = Vec::new();
+    for y in (0..size).step_by(2) {
+        for x in (0..size).step_by(2) {
+            let lanes = [(0, 0), (1, 0), (0, 1), (1, 1)]
+                .map(|(i, j)| {
+                    let (s, t) = st(f64::from(x + i) + 0.5, f64::from(y + j) + 0.5);
+                    Lane { s, t, active: true }
+                })
+                .to_vec();
+            out.push(TmuCmd::Sample {
+                tex: 0,
+                lod: None,
+                lanes,
+            });
+        }
+    }
+    out
+}
+
+fn main() {
+    if !std::env::args().any(|a| a == "--bench") {
+        println!("tmu: skipped (run it with `cargo bench --bench tmu`)");
+        return;
+    }
+    let work = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("target")
+        .join("bench-sim");
+    let cfg = bench_config();
+    let tmu = cfg.tmu.clone().expect("tmu");
+    let (lm, ll, lml) = (Filter::Linear, Filter::Linear, Filter::LinearMipmapLinear);
+    // (name, format, log2 size, picture size, angle, scale, min, mag)
+    let runs = [
+        (
+            "hits: 8x8 magnified 16x, bilinear",
+            TexFormat::Rgba8888,
+            3,
+            128,
+            0.0,
+            16.0,
+            lm,
+            ll,
+        ),
+        (
+            "hits: 8x8 at 0.4, trilinear",
+            TexFormat::Rgba8888,
+            3,
+            64,
+            0.0,
+            0.4,
+            lml,
+            ll,
+        ),
+        (
+            "256x256 rotated 30, magnified 2x",
+            TexFormat::Rgba8888,
+            8,
+            256,
+            30.0,
+            2.0,
+            lml,
+            ll,
+        ),
+        (
+            "256x256 rotated 30, 1:1, bilinear",
+            TexFormat::Rgba8888,
+            8,
+            256,
+            30.0,
+            1.0,
+            lm,
+            ll,
+        ),
+        (
+            "256x256 rotated 30, minified 2x, trilinear",
+            TexFormat::Rgba8888,
+            8,
+            128,
+            30.0,
+            0.5,
+            lml,
+            ll,
+        ),
+        (
+            "256x256 dxt1 rotated 30, 1:1, bilinear",
+            TexFormat::Dxt1,
+            8,
+            256,
+            30.0,
+            1.0,
+            lm,
+            ll,
+        ),
+    ];
+    println!("## tmu: 4 lanes, 16 KiB 4-way cache, 128-bit bus (seed 1)");
+    println!();
+    println!(
+        "| workload | quads | quads/clock, ideal memory | quads/clock, latency 100 | ratio | hit rate | line fills |"
+    );
+    println!("|---|---|---|---|---|---|---|");
+    let mut model_rate = Vec::new();
+    let mut rtl_rate = Vec::new();
+    for (name, format, log2, size, angle, scale, min, mag) in runs {
+        let img = texture(format, log2, 7);
+        let s = sampler(min, mag, &tmu);
+        let (mut cmds, memory) = load_texture(0, &img, &s);
+        let quads = view(size, log2, angle, scale);
+        cmds.extend(quads.iter().cloned());
+        let mut figures = Vec::new();
+        for latency in [0, 100] {
+            let opt = SimOptions {
+                count: quads.len(),
+                seed: 1,
+                gap: 0.0,
+                stall: 0.0,
+                trace: None,
+                work_dir: work.clone(),
+                mem: MemTiming {
+                    latency,
+                    ..Default::default()
+                },
+                workload: None,
+            };
+            let t = Instant::now();
+            let run = sim::tmu::run(&cfg, &cmds, memory.clone(), &opt).expect("simulates");
+            assert!(run.report.passed, "{name}: {:?}", run.report.errors);
+            if latency == 100 {
+                rtl_rate.push(quads.len() as f64 / t.elapsed().as_secs_f64());
+            }
+            figures.push(run);
+        }
+        let t = Instant::now();
+        let mut m = TmuModel::new(&tmu, memory.clone());
+        for c in &cmds {
+            m.step(c);
+        }
+        model_rate.push(quads.len() as f64 / t.elapsed().as_secs_f64());
+        let (ideal, slow) = (&figures[0], &figures[1]);
+        println!(
+            "| {name} | {} | {:.3} | {:.3} | {:.3} | {:.4} | {} |",
+            quads.len(),
+            ideal.requests_per_clock(),
+            slow.requests_per_clock(),
+            slow.requests_per_clock() / ideal.requests_per_clock(),
+            slow.hit_rate(),
+            slow.fills
+        );
+    }
+    let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len() as f64;
+    println!();
+    println!(
+        "Model: {:.0} quads/s; Verilator co-simulation (build cached, vectors written and read): {:.0} quads/s; the model is {:.0}x faster.",
+        mean(&model_rate),
+        mean(&rtl_rate),
+        mean(&model_rate) / mean(&rtl_rate)
+    );
+}
