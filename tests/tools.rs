@@ -259,6 +259,7 @@ fn output_names_modules_files_and_config() {
             "gpu_tex_cache.v",
             "gpu_tex_filter.v",
             "gpu_mem_arb.v",
+            "gpu_mem_mgr.v",
             "gpu_ipu.v"
         ]
     );
