@@ -9,6 +9,7 @@ use common::*;
 use gpurtl::config::Config;
 use gpurtl::model::mem_mgr;
 use gpurtl::rtl::Design;
+use gpurtl::rtl::mem_mgr::init_clocks;
 use gpurtl::sim::{self, SimReport};
 
 /// A map of `pages` 256-byte pages, 3 buffer objects, 5 display lists, 3 textures x 3
@@ -56,11 +57,11 @@ fn cosim(cfg: &Config, design: &Design, count: usize, seeds: &[u64]) -> SimRepor
     first.expect("a run")
 }
 
-/// Clocks the RTL takes with no gaps and no stalls: the next-page table's initialisation
-/// (one clock per page), then three clocks per command plus one per page hop.
+/// Clocks the RTL takes with no gaps and no stalls: the RAMs' initialisation (one clock
+/// per word of the deepest), then three clocks per command plus one per page hop.
 fn expected_clocks(cfg: &Config, count: usize, seed: u64) -> u64 {
     let map = cfg.mem.as_ref().and_then(|m| m.map.as_ref()).expect("map");
-    map.pages + mem_mgr::clocks(map, &mem_mgr::commands(map, count, seed))
+    init_clocks(map) + mem_mgr::clocks(map, &mem_mgr::commands(map, count, seed))
 }
 
 #[test]

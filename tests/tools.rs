@@ -527,3 +527,38 @@ fn ipu_configs_pass_lint_synth_and_icarus() {
         assert_eq!(snapshot(&a), snapshot(&b), "{name}: two generations differ");
     }
 }
+
+/// `[mem.map]` at its edges for `mem_mgr`: one page (1-bit page numbers), 65536-byte
+/// pages with a {page, offset} address that fills all 32 bits, the most textures, levels
+/// and display lists, power-of-two and odd table sizes, every reset style.
+#[test]
+fn mem_mgr_maps_at_their_edges_pass_lint_synth_and_icarus() {
+    let maps: [(u64, u64, u32, u32, u64, u32); 4] = [
+        // (page_bytes, pages, buffer_objects, display_lists, textures, mip_levels)
+        (256, 1, 1, 1, 1, 1),
+        (1024, 5, 4, 4, 2, 16),
+        (65536, 32769, 256, 4096, 64, 16),
+        (512, 100, 7, 9, 5, 7),
+    ];
+    for (i, (page, pages, bo, dl, tex, mips)) in maps.into_iter().enumerate() {
+        let (kind, active) = [
+            ("async", "low"),
+            ("sync", "high"),
+            ("async", "high"),
+            ("sync", "low"),
+        ][i % 4];
+        let t = format!(
+            "[design]\nname = \"mm{i}\"\nmodule_prefix = \"mm{i}_\"\n[reset]\nkind = \"{kind}\"\nactive = \"{active}\"\n\
+             [mem]\ndata_bits = 32\nmax_burst = 2\npolicy = \"fixed\"\n\
+             [[mem.requesters]]\nname = \"a\"\naccess = \"both\"\nmax_burst = 2\n\
+             [mem.map]\nshader_bytes = {}\nimage_bytes = {page}\ntexture_bytes = {}\n\
+             user_bytes = {}\npage_bytes = {page}\nbuffer_objects = {bo}\ndisplay_lists = {dl}\n\
+             textures = {tex}\nmip_levels = {mips}\n",
+            4 * page,
+            tex * page,
+            pages * page
+        );
+        let cfg = parse(&t, &format!("mem_mgr map {i}:\n{t}"));
+        check_all_tools(&cfg, &format!("tools-mm{i}"));
+    }
+}

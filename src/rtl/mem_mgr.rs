@@ -46,12 +46,13 @@
 //!   program's two slots are used ping-pong.
 //! - User area: `pages` pages of `page_bytes`; a free list threaded through an on-chip
 //!   next-page table (head, tail, count), initialised after reset to 0 -> 1 -> ... -> P-1
-//!   (P clocks with the request port not ready). ALLOC takes N = ceil(bytes / page_bytes)
+//!   (with the index blocks and the texture table, in `init_clocks` clocks with the request
+//!   port not ready). ALLOC takes N = ceil(bytes / page_bytes)
 //!   pages from the head (walking N next pointers: the chain stays linked as the free list
 //!   linked it), FREE appends the object's chain to the tail in one write, TRANSLATE walks
 //!   offset / page_bytes next pointers from the object's first page. Index blocks (start
 //!   page, end page, size, parameter) of the buffer objects then the display lists live in
-//!   one on-chip RAM; their allocated bits are flops.
+//!   one on-chip RAM with a live bit each; the texture table has a set bit per level.
 
 use std::collections::BTreeMap;
 
@@ -231,7 +232,7 @@ pub struct MemMgr {
     pub objs: u32,
     pub textures: u32,
     pub mip_levels: u32,
-    /// Entries of the texture table: textures x 2^LevelW ({texture, level} addresses it).
+    /// Entries of the texture table: 2^(TexIdW + LevelW), as {texture, level} addresses it.
     pub tex_entries: u64,
     pub user_base: String,
     pub texture_base: String,
@@ -267,6 +268,23 @@ pub struct MemMgr {
     /// display list's index block.
     pub req_id_obj: String,
     pub bo_obj: String,
+    /// The initialisation after reset: clocks, counter bits and literals.
+    pub init_clocks: u64,
+    pub init_bits: u32,
+    pub init_pages: String,
+    pub init_objs: String,
+    pub init_tex: String,
+    pub init_last: String,
+    pub init_one: String,
+}
+
+/// Clocks the RAMs' initialisation takes after reset, with the request port not ready:
+/// one word of every RAM per clock, the deepest RAM's depth.
+pub fn init_clocks(map: &MemMap) -> u64 {
+    let enc = Encoding::new(map);
+    map.pages
+        .max(u64::from(map.buffer_objects + map.display_lists))
+        .max(1 << (enc.tex_id_bits + enc.level_bits))
 }
 
 /// `N'd0, ` for `n > 0` pad bits, else nothing.
@@ -294,6 +312,9 @@ impl MemMgr {
         };
         let ix_bits = enc.id_bits.max(enc.obj_bits) + 1;
         let ix = |v: u64| format!("{ix_bits}'d{v}");
+        let init = init_clocks(map);
+        // init <= 2^24 (pages) or 4352 (index blocks) or 1024 (texture levels).
+        let init_bits = clog2(init as u32).max(1);
         Self {
             name: ctx.module_name("mem_mgr"),
             stamp: ctx.stamp.clone(),
@@ -326,7 +347,7 @@ impl MemMgr {
             objs: map.buffer_objects + map.display_lists,
             textures: map.textures,
             mip_levels: map.mip_levels,
-            tex_entries: u64::from(map.textures) << enc.level_bits,
+            tex_entries: 1 << (enc.tex_id_bits + enc.level_bits),
             user_base: addr_lit(map.user_base),
             texture_base: addr_lit(map.texture_base),
             image_base: addr_lit(map.image_base),
@@ -361,6 +382,21 @@ impl MemMgr {
                 format!("{{{}req_id}}", pad(enc.obj_bits - enc.id_bits))
             },
             bo_obj: format!("{}'d{}", enc.obj_bits, map.buffer_objects),
+            init_clocks: init,
+            init_bits,
+            init_pages: format!("{}'d{}", init_bits + 1, map.pages),
+            init_objs: format!(
+                "{}'d{}",
+                init_bits + 1,
+                map.buffer_objects + map.display_lists
+            ),
+            init_tex: format!(
+                "{}'d{}",
+                init_bits + 1,
+                1u64 << (enc.tex_id_bits + enc.level_bits)
+            ),
+            init_last: format!("{init_bits}'d{}", init - 1),
+            init_one: format!("{init_bits}'d1"),
             enc,
         }
     }

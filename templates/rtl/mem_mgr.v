@@ -20,19 +20,20 @@
 // On-chip RAMs (synchronous read and write, no reset: block RAM or macros):
 //   next_mem [Pages]      next-page pointer of every page: the free list (head_q,
 //                         tail_q, free_q) and every object's page chain
-//   obj_mem  [Objs]       index blocks {param, size, end page, start page}: buffer
+//   obj_mem  [Objs]       index blocks {live, param, size, end page, start page}: buffer
 //                         objects, then display lists
-//   tex_mem  [TexEntries] base address of each {texture, level}
-// Flops: allocated bit per index block, set bit per texture level, the shader ping-pong
-// bits, the free list's head, tail and count.
+//   tex_mem  [TexEntries] {set, base address} of each {texture, level}
+// Flops: the FSM, the shader ping-pong bits, the free list's head, tail and count, the
+// command and the response.
 //
-// Latency and throughput: after reset next_mem is initialised to 0 -> 1 -> ... -> Pages-1
-// in Pages clocks, req_ready_o low. Then a command is taken in one clock, decided in the
-// next (the RAMs are read in between) and its response is offered from the clock after;
-// ALLOC of N pages and TRANSLATE at offset O walk the next pointers one page per clock
-// (N, resp. O / {{ page_bytes }} more clocks). A new command is taken once the response has gone:
-// 3 clocks per command plus the walk, with no stalls. FREE appends a whole chain in one
-// clock whatever its length.
+// Latency and throughput: after reset the RAMs are initialised in {{ init_clocks }} clocks
+// (max(Pages, Objs, TexEntries)), req_ready_o low: next_mem to 0 -> 1 -> ... -> Pages-1,
+// every index block free, every texture level unset. Then a command is taken in one
+// clock, decided in the next (the RAMs are read in between) and its response is offered
+// from the clock after; ALLOC of N pages and TRANSLATE at offset O walk the next pointers
+// one page per clock (N, resp. O / {{ page_bytes }} more clocks). A new command is taken once the
+// response has gone: 3 clocks per command plus the walk, with no stalls. FREE appends a
+// whole chain to the free list in one clock whatever its length.
 // Combinational paths: none; req_ready_o, rsp_valid_o and rsp_data_o come from flops.
 module {{ name }} #(
   // Sizes of the on-chip RAMs, from [mem.map]. The addresses in this file derive from the
@@ -60,7 +61,8 @@ module {{ name }} #(
   localparam integer CountW  = {{ enc.count_bits }};
   localparam integer ObjW    = {{ enc.obj_bits }};
   localparam integer IxW     = {{ ix_bits }};
-  localparam integer EntryW  = 2 * PageW + 64;
+  localparam integer EntryW  = 2 * PageW + 65;
+  localparam integer InitW   = {{ init_bits }};
 
 {%- for (n, v) in ops %}
   localparam [3:0] {{ n }} = {{ v }};
@@ -92,12 +94,10 @@ module {{ name }} #(
   // ---------------------------------------------------------------------------------
   // State.
   reg  [1:0]          state_q, state_d;
-  reg  [PageW-1:0]    init_q, init_d;
+  reg  [InitW-1:0]    init_q, init_d;
   reg  [PageW-1:0]    head_q, head_d;
   reg  [PageW-1:0]    tail_q, tail_d;
   reg  [CountW-1:0]   free_q, free_d;
-  reg  [Objs-1:0]     alloc_q, alloc_d;
-  reg  [TexEntries-1:0] tex_set_q, tex_set_d;
   reg  [1:0]          shader_next_q, shader_next_d;  // per program: the slot to load next
   reg                 rsp_valid_q, rsp_valid_d;
   // The command being executed (datapath: no reset).
@@ -127,12 +127,15 @@ module {{ name }} #(
   reg  [EntryW-1:0] obj_mem [0:Objs-1];
   reg               obj_we;
   reg  [ObjW-1:0]   obj_raddr;
+  reg  [ObjW-1:0]   obj_waddr;
   reg  [EntryW-1:0] obj_wdata;
   reg  [EntryW-1:0] obj_rdata_q;
-  reg  [31:0]       tex_mem [0:TexEntries-1];
+  reg  [32:0]       tex_mem [0:TexEntries-1];
   reg               tex_we;
+  reg  [TexW-1:0]   tex_waddr;
+  reg  [32:0]       tex_wdata;
   reg  [TexW-1:0]   tex_raddr;
-  reg  [31:0]       tex_rdata_q;
+  reg  [32:0]       tex_rdata_q;
 
   always @(posedge clk_i) begin
     if (pt_we) begin
@@ -143,24 +146,24 @@ module {{ name }} #(
 
   always @(posedge clk_i) begin
     if (obj_we) begin
-      obj_mem[cmd_obj_q] <= obj_wdata;
+      obj_mem[obj_waddr] <= obj_wdata;
     end
     obj_rdata_q <= obj_mem[obj_raddr];
   end
 
   always @(posedge clk_i) begin
     if (tex_we) begin
-      tex_mem[cmd_tex_q] <= cmd_arg_q;
+      tex_mem[tex_waddr] <= tex_wdata;
     end
     tex_rdata_q <= tex_mem[tex_raddr];
   end
 
-  // The index block read for the command: {param, size, end, start}.
+  // The index block read for the command: {live, param, size, end, start}.
   wire [PageW-1:0] obj_start = obj_rdata_q[PageW-1:0];
   wire [PageW-1:0] obj_end   = obj_rdata_q[2*PageW-1:PageW];
   wire [31:0]      obj_size  = obj_rdata_q[2*PageW+31:2*PageW];
   wire [31:0]      obj_param = obj_rdata_q[2*PageW+63:2*PageW+32];
-  wire             obj_live  = cmd_obj_ok_q & alloc_q[cmd_obj_q];
+  wire             obj_live  = cmd_obj_ok_q & obj_rdata_q[EntryW-1];
 
   // Pages a size takes: ceil(bytes / {{ page_bytes }}).
   wire [31:0]      arg_pages  = (cmd_arg_q >> PageLog) + {31'd0, |cmd_arg_q[PageLog-1:0]};
@@ -211,8 +214,6 @@ module {{ name }} #(
     head_d        = head_q;
     tail_d        = tail_q;
     free_d        = free_q;
-    alloc_d       = alloc_q;
-    tex_set_d     = tex_set_q;
     shader_next_d = shader_next_q;
     left_d        = left_q;
     prev_d        = prev_q;
@@ -220,23 +221,35 @@ module {{ name }} #(
     rsp_code_d    = rsp_code_q;
     rsp_arg_d     = rsp_arg_q;
     pt_we         = 1'b0;
-    pt_waddr      = init_q;
-    pt_wdata      = init_q + {{ page_one }};
+    pt_waddr      = init_q[PageW-1:0];
+    pt_wdata      = init_q[PageW-1:0] + {{ page_one }};
     pt_raddr      = prev_q;
     obj_we        = 1'b0;
-    obj_wdata     = {32'd0, cmd_arg_q, prev_q, head_q};
+    obj_waddr     = cmd_obj_q;
+    obj_wdata     = {1'b1, 32'd0, cmd_arg_q, prev_q, head_q};
     obj_raddr     = {ObjW{1'b0}};
     tex_we        = 1'b0;
+    tex_waddr     = cmd_tex_q;
+    tex_wdata     = {1'b1, cmd_arg_q};
     tex_raddr     = {TexW{1'b0}};
     case (state_q)
       StInit: begin
-        // next(p) = p + 1, and the last page points back to page 0.
-        pt_we = 1'b1;
-        if (init_q == {{ last_page }}) begin
+        // next(p) = p + 1, the last page pointing back to page 0; every index block and
+        // texture level free.
+        pt_we     = {1'b0, init_q} < {{ init_pages }};
+        obj_we    = {1'b0, init_q} < {{ init_objs }};
+        tex_we    = {1'b0, init_q} < {{ init_tex }};
+        obj_waddr = init_q[ObjW-1:0];
+        obj_wdata = {EntryW{1'b0}};
+        tex_waddr = init_q[TexW-1:0];
+        tex_wdata = 33'd0;
+        if (init_q[PageW-1:0] == {{ last_page }}) begin
           pt_wdata = {PageW{1'b0}};
-          state_d  = StIdle;
+        end
+        if (init_q == {{ init_last }}) begin
+          state_d = StIdle;
         end else begin
-          init_d = init_q + {{ page_one }};
+          init_d = init_q + {{ init_one }};
         end
       end
       StIdle: begin
@@ -258,18 +271,17 @@ module {{ name }} #(
             end else if (cmd_arg_q < part_base || part_off >= {{ bytes_per_texture }}) begin
               rsp_code_d = CodeRange;
             end else begin
-              tex_we               = 1'b1;
-              tex_set_d[cmd_tex_q] = 1'b1;
-              rsp_arg_d            = cmd_arg_q;
+              tex_we    = 1'b1;
+              rsp_arg_d = cmd_arg_q;
             end
           end
           OpTexGet: begin
             if (!cmd_tex_ok_q) begin
               rsp_code_d = CodeBadId;
-            end else if (!tex_set_q[cmd_tex_q]) begin
+            end else if (!tex_rdata_q[32]) begin
               rsp_code_d = CodeNotAllocated;
             end else begin
-              rsp_arg_d = tex_rdata_q;
+              rsp_arg_d = tex_rdata_q[31:0];
             end
           end
           OpImgAddr: begin
@@ -328,7 +340,8 @@ module {{ name }} #(
               end
               tail_d             = obj_end;
               free_d             = free_q + size_pages[CountW-1:0];
-              alloc_d[cmd_obj_q] = 1'b0;
+              obj_we             = 1'b1;
+              obj_wdata          = {1'b0, obj_rdata_q[EntryW-2:0]};
               rsp_arg_d          = size_pages[31:0];
             end
           end
@@ -356,7 +369,7 @@ module {{ name }} #(
               rsp_code_d = CodeNotAllocated;
             end else if (cmd_op_q == OpSetParam) begin
               obj_we    = 1'b1;
-              obj_wdata = {cmd_arg_q, obj_size, obj_end, obj_start};
+              obj_wdata = {1'b1, cmd_arg_q, obj_size, obj_end, obj_start};
               rsp_arg_d = cmd_arg_q;
             end else if (cmd_op_q == OpGetParam) begin
               rsp_arg_d = obj_param;
@@ -380,7 +393,6 @@ module {{ name }} #(
             obj_we             = 1'b1;
             head_d             = pt_rdata_q;
             free_d             = free_q - arg_pages[CountW-1:0];
-            alloc_d[cmd_obj_q] = 1'b1;
             rsp_arg_d          = {{ user_base }} + { {{- user_pad }}head_q, {PageLog{1'b0}}};
           end else begin
             rsp_arg_d = {{ user_base }} + { {{- user_pad }}pt_rdata_q, arg_off};
@@ -402,12 +414,10 @@ module {{ name }} #(
   always @(posedge clk_i{{ rst.edge }}) begin
     if ({{ rst.active }}) begin
       state_q       <= StInit;
-      init_q        <= {PageW{1'b0}};
+      init_q        <= {InitW{1'b0}};
       head_q        <= {PageW{1'b0}};
       tail_q        <= {{ last_page }};
       free_q        <= {{ pages_lit }};
-      alloc_q       <= {Objs{1'b0}};
-      tex_set_q     <= {TexEntries{1'b0}};
       shader_next_q <= 2'b00;
       rsp_valid_q   <= 1'b0;
     end else begin
@@ -416,8 +426,6 @@ module {{ name }} #(
       head_q        <= head_d;
       tail_q        <= tail_d;
       free_q        <= free_d;
-      alloc_q       <= alloc_d;
-      tex_set_q     <= tex_set_d;
       shader_next_q <= shader_next_d;
       rsp_valid_q   <= rsp_valid_d;
     end
