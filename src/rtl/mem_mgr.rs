@@ -206,6 +206,17 @@ impl Encoding {
     }
 }
 
+/// The request and response layouts and the initialisation time, for `gpurtl units`.
+pub fn describe(map: &MemMap) -> String {
+    let e = Encoding::new(map);
+    format!(
+        "req = {{arg[32], level[{}], id[{}], kind[1], op[4]}}, rsp = {{data[32], code[4]}}; {} clocks of RAM initialisation after reset",
+        e.level_bits,
+        e.id_bits,
+        init_clocks(map)
+    )
+}
+
 /// A Verilog 32-bit hex literal.
 fn addr_lit(v: u64) -> String {
     format!("{ADDR_BITS}'h{v:08x}")
