@@ -187,7 +187,7 @@ fn main() {
         let mems: Vec<String> = stat
             .lines()
             .filter(|l| l.contains("$mem_v2"))
-            .map(|l| l.trim().to_string())
+            .map(|l| l.split_whitespace().collect::<Vec<_>>().join(" x "))
             .collect();
         println!(
             "Yosys ({name}): {cells} cells after the generic flow, RAMs kept as memories ({}), {:.1} s.",
