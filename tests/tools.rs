@@ -437,15 +437,18 @@ fn random_valid_tmu_configs_lint_clean_and_compile_in_icarus() {
     assert_eq!(checked, 12, "enough random caches validate");
 }
 
+/// Every reset style, as `[reset]` spells it: (kind, active).
+const RESET_STYLES: [(&str, &str); 4] = [
+    ("async", "low"),
+    ("sync", "high"),
+    ("async", "high"),
+    ("sync", "low"),
+];
+
 /// `[mem]` configs at the edges: 1 to 16 requesters, every policy, 8- to 512-bit beats,
 /// bursts of 1 to 256 beats, every reset style.
 fn mem_arb_config(i: usize, n: usize, policy: &str, data_bits: u32, max_burst: u32) -> Config {
-    let (kind, active) = [
-        ("async", "low"),
-        ("sync", "high"),
-        ("async", "high"),
-        ("sync", "low"),
-    ][i % 4];
+    let (kind, active) = RESET_STYLES[i % 4];
     let mut t = format!(
         "[design]\nname = \"ma{i}\"\nmodule_prefix = \"{}\"\n[reset]\nkind = \"{kind}\"\nactive = \"{active}\"\n\
          [hs_chain]\nwidth = 1\nstages = [\"skid\"]\n[mem]\ndata_bits = {data_bits}\nmax_burst = {max_burst}\n\
@@ -541,12 +544,7 @@ fn mem_mgr_maps_at_their_edges_pass_lint_synth_and_icarus() {
         (512, 100, 7, 9, 5, 7),
     ];
     for (i, (page, pages, bo, dl, tex, mips)) in maps.into_iter().enumerate() {
-        let (kind, active) = [
-            ("async", "low"),
-            ("sync", "high"),
-            ("async", "high"),
-            ("sync", "low"),
-        ][i % 4];
+        let (kind, active) = RESET_STYLES[i % 4];
         let t = format!(
             "[design]\nname = \"mm{i}\"\nmodule_prefix = \"mm{i}_\"\n[reset]\nkind = \"{kind}\"\nactive = \"{active}\"\n\
              [mem]\ndata_bits = 32\nmax_burst = 2\npolicy = \"fixed\"\n\

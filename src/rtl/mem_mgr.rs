@@ -255,6 +255,9 @@ pub struct MemMgr {
     pub tex_parts: Vec<Choice>,
     pub image_slots: Vec<Choice>,
     pub shader_slots: Vec<Choice>,
+    /// The RAMs, each with its port signals' prefix: one write and one registered read
+    /// port, in the same always block shape.
+    pub rams: Vec<(&'static str, &'static str)>,
     pub ops: Vec<(String, String)>,
     pub codes: Vec<(String, u32)>,
     /// Width of an id widened to compare with the counts and to index the index blocks.
@@ -365,6 +368,7 @@ impl MemMgr {
             shader_base: addr_lit(map.shader_base),
             bytes_per_texture: addr_lit(map.bytes_per_texture),
             image_slot_bytes: addr_lit(enc.image_slot_bytes),
+            rams: vec![("next_mem", "pt"), ("obj_mem", "obj"), ("tex_mem", "tex")],
             ops: op::ALL
                 .iter()
                 .map(|(v, n)| (op_param(n), format!("{OP_BITS}'h{v:x}")))

@@ -111,6 +111,9 @@ module {{ name }} #(
   // The page walk: pages still to hop, and the page whose pointer is being read.
   reg  [CountW-1:0]   left_q, left_d;
   reg  [PageW-1:0]    prev_q, prev_d;
+  reg                 walk;       // ALLOC and TRANSLATE: start a walk of walk_hops pages
+  reg  [PageW-1:0]    walk_from;
+  reg  [CountW-1:0]   walk_hops;
   reg  [3:0]          rsp_code_q, rsp_code_d;
   reg  [31:0]         rsp_arg_q, rsp_arg_d;
 
@@ -137,26 +140,15 @@ module {{ name }} #(
   reg  [TexW-1:0]   tex_raddr;
   reg  [32:0]       tex_rdata_q;
 
-  always @(posedge clk_i) begin
-    if (pt_we) begin
-      next_mem[pt_waddr] <= pt_wdata;
-    end
-    pt_rdata_q <= next_mem[pt_raddr];
-  end
+{%- for (mem, port) in rams %}
 
   always @(posedge clk_i) begin
-    if (obj_we) begin
-      obj_mem[obj_waddr] <= obj_wdata;
+    if ({{ port }}_we) begin
+      {{ mem }}[{{ port }}_waddr] <= {{ port }}_wdata;
     end
-    obj_rdata_q <= obj_mem[obj_raddr];
+    {{ port }}_rdata_q <= {{ mem }}[{{ port }}_raddr];
   end
-
-  always @(posedge clk_i) begin
-    if (tex_we) begin
-      tex_mem[tex_waddr] <= tex_wdata;
-    end
-    tex_rdata_q <= tex_mem[tex_raddr];
-  end
+{%- endfor %}
 
   // The index block read for the command: {live, param, size, end, start}.
   wire [PageW-1:0] obj_start = obj_rdata_q[PageW-1:0];
@@ -232,6 +224,9 @@ module {{ name }} #(
     tex_waddr     = cmd_tex_q;
     tex_wdata     = {1'b1, cmd_arg_q};
     tex_raddr     = {TexW{1'b0}};
+    walk          = 1'b0;
+    walk_from     = head_q;
+    walk_hops     = left_q;
     case (state_q)
       StInit: begin
         // next(p) = p + 1, the last page pointing back to page 0; every index block and
@@ -317,11 +312,9 @@ module {{ name }} #(
               rsp_code_d = CodeNoMemory;
             end else begin
               // Walk N pointers from the head: the chain is already linked.
-              rsp_valid_d = 1'b0;
-              state_d     = StWalk;
-              pt_raddr    = head_q;
-              prev_d      = head_q;
-              left_d      = arg_pages[CountW-1:0];
+              walk      = 1'b1;
+              walk_from = head_q;
+              walk_hops = arg_pages[CountW-1:0];
             end
           end
           OpFree: begin
@@ -355,11 +348,9 @@ module {{ name }} #(
             end else if (arg_hops == 32'd0) begin
               rsp_arg_d = {{ user_base }} + { {{- user_pad }}obj_start, arg_off};
             end else begin
-              rsp_valid_d = 1'b0;
-              state_d     = StWalk;
-              pt_raddr    = obj_start;
-              prev_d      = obj_start;
-              left_d      = arg_hops[CountW-1:0];
+              walk      = 1'b1;
+              walk_from = obj_start;
+              walk_hops = arg_hops[CountW-1:0];
             end
           end
           OpSetParam, OpGetParam, OpObjSize: begin
@@ -381,6 +372,14 @@ module {{ name }} #(
             rsp_code_d = CodeBadOpcode;
           end
         endcase
+        if (walk) begin
+          // The response waits for the walk: read next(walk_from) now.
+          rsp_valid_d = 1'b0;
+          state_d     = StWalk;
+          pt_raddr    = walk_from;
+          prev_d      = walk_from;
+          left_d      = walk_hops;
+        end
       end
       StWalk: begin
         // pt_rdata_q is next(prev_q): one page hop per clock.
