@@ -33,7 +33,7 @@ fn seed002() -> Config {
 }
 
 /// Clocks the RTL takes with no gaps and no stalls: the RAMs' initialisation (one clock
-/// per word of the deepest), then three clocks per command plus one per page hop.
+/// per word of the deepest), then two clocks per command plus one per page hop.
 fn expected_clocks(cfg: &Config, count: usize, seed: u64) -> u64 {
     let map = cfg.mem.as_ref().and_then(|m| m.map.as_ref()).expect("map");
     init_clocks(map) + mem_mgr::clocks(map, &mem_mgr::commands(map, count, seed))

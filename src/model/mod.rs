@@ -109,8 +109,9 @@ pub fn expectation(cfg: &Config, unit: &str, v: &VectorSet, gap: f64, stall: f64
         },
         ("mem_mgr", _) => Expectation {
             cycles: None,
-            // A command takes three clocks at best (take, decide, respond), walks aside.
-            peak_rate: 1.0 / 3.0,
+            // A command takes two clocks at best (take, decide; the next is taken as the
+            // response leaves), walks aside.
+            peak_rate: 0.5,
             // One command in execution and its response.
             capacity: 2,
             cache: None,

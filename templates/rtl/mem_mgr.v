@@ -31,10 +31,11 @@
 // every index block free, every texture level unset. Then a command is taken in one
 // clock, decided in the next (the RAMs are read in between) and its response is offered
 // from the clock after; ALLOC of N pages and TRANSLATE at offset O walk the next pointers
-// one page per clock (N, resp. O / {{ page_bytes }} more clocks). A new command is taken once the
-// response has gone: 3 clocks per command plus the walk, with no stalls. FREE appends a
+// one page per clock (N, resp. O / {{ page_bytes }} more clocks). A new command is taken in the clock
+// the previous response leaves: 2 clocks per command plus the walk, with no stalls. FREE appends a
 // whole chain to the free list in one clock whatever its length.
-// Combinational paths: none; req_ready_o, rsp_valid_o and rsp_data_o come from flops.
+// Combinational paths: req_ready_o depends on rsp_ready_i (a command is taken while the
+// previous response leaves); rsp_valid_o and rsp_data_o come from flops.
 module {{ name }} #(
   // Sizes of the on-chip RAMs, from [mem.map]. The addresses in this file derive from the
   // same map: regenerate rather than override.
@@ -117,7 +118,7 @@ module {{ name }} #(
   reg  [3:0]          rsp_code_q, rsp_code_d;
   reg  [31:0]         rsp_arg_q, rsp_arg_d;
 
-  assign req_ready_o = (state_q == StIdle) & ~rsp_valid_q;
+  assign req_ready_o = (state_q == StIdle) & (~rsp_valid_q | rsp_ready_i);
   assign rsp_valid_o = rsp_valid_q;
   assign rsp_data_o  = {rsp_arg_q, rsp_code_q};
 
