@@ -339,26 +339,21 @@ module {{ name }} #(
               rsp_arg_d          = size_pages[31:0];
             end
           end
-          OpTranslate: begin
+          OpTranslate, OpSetParam, OpGetParam, OpObjSize: begin
             if (!cmd_obj_ok_q) begin
               rsp_code_d = CodeBadId;
             end else if (!obj_live) begin
               rsp_code_d = CodeNotAllocated;
-            end else if (cmd_arg_q >= obj_size) begin
-              rsp_code_d = CodeRange;
-            end else if (arg_hops == 32'd0) begin
-              rsp_arg_d = {{ user_base }} + { {{- user_pad }}obj_start, arg_off};
-            end else begin
-              walk      = 1'b1;
-              walk_from = obj_start;
-              walk_hops = arg_hops[CountW-1:0];
-            end
-          end
-          OpSetParam, OpGetParam, OpObjSize: begin
-            if (!cmd_obj_ok_q) begin
-              rsp_code_d = CodeBadId;
-            end else if (!obj_live) begin
-              rsp_code_d = CodeNotAllocated;
+            end else if (cmd_op_q == OpTranslate) begin
+              if (cmd_arg_q >= obj_size) begin
+                rsp_code_d = CodeRange;
+              end else if (arg_hops == 32'd0) begin
+                rsp_arg_d = {{ user_base }} + { {{- user_pad }}obj_start, arg_off};
+              end else begin
+                walk      = 1'b1;
+                walk_from = obj_start;
+                walk_hops = arg_hops[CountW-1:0];
+              end
             end else if (cmd_op_q == OpSetParam) begin
               obj_we    = 1'b1;
               obj_wdata = {1'b1, cmd_arg_q, obj_size, obj_end, obj_start};
