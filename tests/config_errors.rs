@@ -1043,7 +1043,7 @@ fn sim_of_an_unknown_unit_lists_the_units() {
     assert_eq!(out.status.code(), Some(2), "stderr:\n{stderr}");
     assert_eq!(
         stderr,
-        "no unit `nosuch` in this config; it has: hs_chain, tex_cache, tex_filter, tmu, mem_arb, ipu\n"
+        "no unit `nosuch` in this config; it has: hs_chain, tex_cache, tex_filter, tmu, mem_arb, mem_mgr, ipu\n"
     );
 }
 

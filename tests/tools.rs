@@ -259,7 +259,9 @@ fn output_names_modules_files_and_config() {
             "gpu_hs_chain.v",
             "gpu_tex_cache.v",
             "gpu_tex_filter.v",
+            "gpu_tmu.v",
             "gpu_mem_arb.v",
+            "gpu_mem_mgr.v",
             "gpu_ipu.v"
         ]
     );
@@ -389,11 +391,36 @@ fn random_cache(rng: &mut Rng, i: usize) -> Option<Config> {
         .filter(|k| mask >> k & 1 == 1)
         .map(|k| format!("\"{}\"", all[k]))
         .collect();
+    // And the unit's: filters (always with a magnification one), wraps, descriptors.
+    let filters = [
+        "linear_mipmap_linear",
+        "nearest_mipmap_nearest",
+        "linear_mipmap_nearest",
+        "nearest_mipmap_linear",
+    ];
+    let mut fs = vec![["\"nearest\"", "\"linear\""][(rng.next_u64() % 2) as usize].to_string()];
+    fs.extend(
+        filters
+            .iter()
+            .filter(|_| rng.chance(0.5))
+            .map(|f| format!("\"{f}\"")),
+    );
+    let wraps = ["repeat", "clamp_to_edge", "mirrored_repeat"];
+    let wmask = 1 + rng.next_u64() % 7;
+    let ws: Vec<String> = (0..3)
+        .filter(|k| wmask >> k & 1 == 1)
+        .map(|k| format!("\"{}\"", wraps[k]))
+        .collect();
     let tmu = format!(
-        "[tmu]\nformats = [{}]\nweight_bits = {}\noutput = \"{}\"\n",
+        "[tmu]\nformats = [{}]\nweight_bits = {}\noutput = \"{}\"\nfilters = [{}]\nwraps = [{}]\n\
+         textures = {}\nmip_levels = {}\n",
         formats.join(", "),
         pick(rng, &[4, 8, 10, 12]),
         ["rgba8", "fp32"][(rng.next_u64() % 2) as usize],
+        fs.join(", "),
+        ws.join(", "),
+        pick(rng, &[1, 3, 6, 16]),
+        pick(rng, &[1, 5, 12, 16]),
     );
     let toml = format!(
         "[design]\nname = \"rc{i}\"\n[hs_chain]\nwidth = 1\nstages = [\"skid\"]\n{tmu}[tmu.cache]\n\
@@ -422,7 +449,7 @@ fn random_valid_tmu_configs_lint_clean_and_compile_in_icarus() {
             continue;
         };
         let (dir, design) = generate(&cfg, &format!("cache-rand{i}"));
-        for name in ["tex_cache", "tex_filter"] {
+        for name in ["tex_cache", "tex_filter", "tmu"] {
             let unit = design.unit(name).expect("tmu units");
             let files: Vec<String> = design
                 .unit_modules(unit)
@@ -437,15 +464,18 @@ fn random_valid_tmu_configs_lint_clean_and_compile_in_icarus() {
     assert_eq!(checked, 12, "enough random caches validate");
 }
 
+/// Every reset style, as `[reset]` spells it: (kind, active).
+const RESET_STYLES: [(&str, &str); 4] = [
+    ("async", "low"),
+    ("sync", "high"),
+    ("async", "high"),
+    ("sync", "low"),
+];
+
 /// `[mem]` configs at the edges: 1 to 16 requesters, every policy, 8- to 512-bit beats,
 /// bursts of 1 to 256 beats, every reset style.
 fn mem_arb_config(i: usize, n: usize, policy: &str, data_bits: u32, max_burst: u32) -> Config {
-    let (kind, active) = [
-        ("async", "low"),
-        ("sync", "high"),
-        ("async", "high"),
-        ("sync", "low"),
-    ][i % 4];
+    let (kind, active) = RESET_STYLES[i % 4];
     let mut t = format!(
         "[design]\nname = \"ma{i}\"\nmodule_prefix = \"{}\"\n[reset]\nkind = \"{kind}\"\nactive = \"{active}\"\n\
          [hs_chain]\nwidth = 1\nstages = [\"skid\"]\n[mem]\ndata_bits = {data_bits}\nmax_burst = {max_burst}\n\
@@ -525,5 +555,35 @@ fn ipu_configs_pass_lint_synth_and_icarus() {
         let (a, _) = generate(&cfg, "det-ipu-a");
         let (b, _) = generate(&cfg, "det-ipu-b");
         assert_eq!(snapshot(&a), snapshot(&b), "{name}: two generations differ");
+    }
+}
+
+/// `[mem.map]` at its edges for `mem_mgr`: one page (1-bit page numbers), 65536-byte
+/// pages with a {page, offset} address that fills all 32 bits, the most textures, levels
+/// and display lists, power-of-two and odd table sizes, every reset style.
+#[test]
+fn mem_mgr_maps_at_their_edges_pass_lint_synth_and_icarus() {
+    let maps: [(u64, u64, u32, u32, u64, u32); 4] = [
+        // (page_bytes, pages, buffer_objects, display_lists, textures, mip_levels)
+        (256, 1, 1, 1, 1, 1),
+        (1024, 5, 4, 4, 2, 16),
+        (65536, 32769, 256, 4096, 64, 16),
+        (512, 100, 7, 9, 5, 7),
+    ];
+    for (i, (page, pages, bo, dl, tex, mips)) in maps.into_iter().enumerate() {
+        let (kind, active) = RESET_STYLES[i % 4];
+        let t = format!(
+            "[design]\nname = \"mm{i}\"\nmodule_prefix = \"mm{i}_\"\n[reset]\nkind = \"{kind}\"\nactive = \"{active}\"\n\
+             [mem]\ndata_bits = 32\nmax_burst = 2\npolicy = \"fixed\"\n\
+             [[mem.requesters]]\nname = \"a\"\naccess = \"both\"\nmax_burst = 2\n\
+             [mem.map]\nshader_bytes = {}\nimage_bytes = {page}\ntexture_bytes = {}\n\
+             user_bytes = {}\npage_bytes = {page}\nbuffer_objects = {bo}\ndisplay_lists = {dl}\n\
+             textures = {tex}\nmip_levels = {mips}\n",
+            4 * page,
+            tex * page,
+            pages * page
+        );
+        let cfg = parse(&t, &format!("mem_mgr map {i}:\n{t}"));
+        check_all_tools(&cfg, &format!("tools-mm{i}"));
     }
 }

@@ -259,6 +259,11 @@ fn run(cli: Cli) -> Result<u8, Failure> {
                         println!("             worst-case wait {}", w.describe());
                     }
                 }
+                if let (Some(map), "mem_mgr") =
+                    (cfg.mem.as_ref().and_then(|m| m.map.as_ref()), u.name)
+                {
+                    println!("             {}", crate::rtl::mem_mgr::describe(map));
+                }
             }
             Ok(0)
         }

@@ -26,6 +26,7 @@ pub use hs_chain::{HsChain, HsChainSection, STAGE_KINDS, StageKind};
 pub use ipu::{Fixed, Ipu, IpuSection};
 pub use mem::{
     ADDR_BITS, Access, MapSection, Mem, MemMap, MemSection, Policy, Requester, RequesterSection,
+    clog2,
 };
 pub use reset::{ResetActive, ResetKind, ResetSection};
 pub use tmu::{

@@ -4,6 +4,7 @@ pub mod handshake;
 pub mod hs_chain;
 pub mod ipu;
 pub mod mem_arb;
+pub mod mem_mgr;
 pub mod memory;
 pub mod tex_cache;
 pub mod tex_filter;
@@ -39,6 +40,11 @@ pub fn vectors(
             .mem
             .as_ref()
             .and_then(|m| mem_arb::vectors(m, count, seed, workload)),
+        "mem_mgr" => cfg
+            .mem
+            .as_ref()
+            .and_then(|m| m.map.as_ref())
+            .map(|map| mem_mgr::vectors(map, count, seed)),
         "ipu" => cfg.ipu.as_ref().map(|i| ipu::vectors(i, count, seed)),
         _ => None,
     }
@@ -110,6 +116,15 @@ pub fn expectation(cfg: &Config, unit: &str, v: &VectorSet, gap: f64, stall: f64
             capacity: cfg.mem.as_ref().map_or(0, |m| {
                 u64::from(m.outstanding_reads) * u64::from(m.max_burst) + 4
             }),
+            cache: None,
+        },
+        ("mem_mgr", _) => Expectation {
+            cycles: None,
+            // A command takes two clocks at best (take, decide; the next is taken as the
+            // response leaves), walks aside.
+            peak_rate: 0.5,
+            // One command in execution and its response.
+            capacity: 2,
             cache: None,
         },
         ("ipu", _) => Expectation {

@@ -5,6 +5,7 @@ pub mod handshake;
 pub mod hs_chain;
 pub mod ipu;
 pub mod mem_arb;
+pub mod mem_mgr;
 pub mod tex_cache;
 pub mod tex_filter;
 pub mod tmu;
@@ -174,6 +175,13 @@ pub fn elaborate(cfg: &Config) -> Result<Design, RenderError> {
             design.add(m);
         }
         design.units.push(unit);
+        if let Some(map) = &mem.map {
+            let (unit, modules) = mem_mgr::MemMgr::new(&ctx, map).elaborate()?;
+            for m in modules {
+                design.add(m);
+            }
+            design.units.push(unit);
+        }
     }
     if let Some(ipu) = &cfg.ipu {
         let (unit, modules) = ipu::IpuUnit::new(&ctx, ipu).elaborate()?;

@@ -38,7 +38,9 @@ module {{ name }} #(
   localparam integer OutW   = {{ out_w }};
   localparam [63:0]  Half   = 64'd1 << (WBits - 1);
   localparam [1:0]   Clamp  = 2'd1;
+{%- if mirror %}
   localparam [1:0]   Mirror = 2'd2;
+{%- endif %}
 
   // ---------------------------------------------------------------------------------
   // Passes: level 1, and level 2 of a trilinear plan.
@@ -70,29 +72,36 @@ module {{ name }} #(
     end
   end
 
-  // floor(i) wrapped into a level 2^lg texels wide.
+  // floor(i) wrapped into a level 2^lg texels wide. Which bits of i and mode matter
+  // depends on the wraps enabled.
+  /* verilator lint_off UNUSEDSIGNAL */
   function automatic [14:0] wrap;
     input [63:0] i;
     input [3:0]  lg;
     input [1:0]  mode;
-    reg   [15:0] mask;
+    reg   [14:0] mask;
+{%- if mirror %}
     reg   [15:0] m;
     reg   [14:0] mir;
+{%- endif %}
     begin
-      mask = (16'd1 << lg) - 16'd1;
-      m    = i[15:0] & {mask[14:0], 1'b1};
-      mir  = mask[14:0] - m[14:0] + mask[14:0] + 15'd1;  // 2n - 1 - m, below n
+      mask = (15'd1 << lg) - 15'd1;
+{%- if mirror %}
+      m    = i[15:0] & {mask, 1'b1};
+      mir  = mask - m[14:0] + mask + 15'd1;  // 2n - 1 - m, below n
+{%- endif %}
       case (mode)
 {%- if clamp %}
-        Clamp:   wrap = i[63] ? 15'd0 : ((i[62:15] != 48'd0 || i[14:0] > mask[14:0]) ? mask[14:0] : i[14:0]);
+        Clamp:   wrap = i[63] ? 15'd0 : ((i[62:15] != 48'd0 || i[14:0] > mask) ? mask : i[14:0]);
 {%- endif %}
 {%- if mirror %}
-        Mirror:  wrap = (m > mask) ? mir : m[14:0];
+        Mirror:  wrap = (m > {1'b0, mask}) ? mir : m[14:0];
 {%- endif %}
-        default: wrap = i[14:0] & mask[14:0];  // repeat
+        default: wrap = i[14:0] & mask;  // repeat
       endcase
     end
   endfunction
+  /* verilator lint_on UNUSEDSIGNAL */
 
   // ---------------------------------------------------------------------------------
   // Stage 1: per lane, the texel pair and the weight along each axis.

@@ -50,8 +50,12 @@ module {{ name }} #(
   localparam integer DescW   = CtrlW + 16 + 32;          // control, bias, LOD limits
   localparam integer P0W     = DescW + TexW + 33 + LanesW;  // a sample and its descriptor
   localparam integer InflW   = {{ infl_w }};
+{%- if max_log2 < 15 %}
   localparam [3:0]   MaxLog2 = 4'd{{ max_log2 }};
+{%- endif %}
+{%- if lod %}
   localparam [7:0]   FilterMask = 8'b{{ filter_mask }};
+{%- endif %}
   localparam [2:0]   FilterFallback = 3'd{{ filter_fallback }};
   localparam [3:0]   WrapMask = 4'b{{ wrap_mask }};
   localparam [1:0]   WrapFallback = 2'd{{ wrap_fallback }};
@@ -59,6 +63,18 @@ module {{ name }} #(
   localparam [RegW-1:0] RegBias = {{ reg_w }}'d1;
   localparam [RegW-1:0] RegLods = {{ reg_w }}'d2;
   localparam [RegW-1:0] RegBase = {{ reg_w }}'d3;
+
+  // Sizes and level counts past the largest level read as the largest.
+  function automatic [3:0] sat_log2;
+    input [3:0] x;
+    begin
+{%- if max_log2 < 15 %}
+      sat_log2 = (x > MaxLog2) ? MaxLog2 : x;
+{%- else %}
+      sat_log2 = x;  // every 4-bit value is a level
+{%- endif %}
+    end
+  endfunction
 
   // ---------------------------------------------------------------------------------
   // Input register and the texture parameter memory.
@@ -141,8 +157,8 @@ module {{ name }} #(
   wire           s1_valid;
   wire           s1_ready;
   wire [S1W-1:0] s1_data;
-  wire [3:0]     lw0 = (s0_desc[14:11] > MaxLog2) ? MaxLog2 : s0_desc[14:11];
-  wire [3:0]     lh0 = (s0_desc[18:15] > MaxLog2) ? MaxLog2 : s0_desc[18:15];
+  wire [3:0]     lw0 = sat_log2(s0_desc[14:11]);
+  wire [3:0]     lh0 = sat_log2(s0_desc[18:15]);
   wire [63:0]    fu0;
   wire [63:0]    fu1;
   wire [63:0]    fu2;
@@ -308,20 +324,28 @@ module {{ name }} #(
 
   wire            sel_valid = s0_valid & ~s0_write;
   wire            sel_ready;
+  // Without LOD hardware the LOD fields and the LOD registers go unread.
+  /* verilator lint_off UNUSEDSIGNAL */
   wire [P0W-1:0]  sel_p     = s0_p;
+  /* verilator lint_on UNUSEDSIGNAL */
   assign s0_ready = s0_write ? idle : sel_ready;
+{%- if lod %}
   wire signed [15:0] lambda_d = 16'sd0;
+{%- endif %}
 {%- endif %}
 
   // ---------------------------------------------------------------------------------
   // Selection: explicit LOD or the differences', bias, clamp; mag or min; the level(s).
+  // Without LOD hardware the filter codes and the level count go unread.
+  /* verilator lint_off UNUSEDSIGNAL */
   wire [22:0]        ctrl     = sel_p[LanesW + 33 + TexW +: 23];
+  /* verilator lint_on UNUSEDSIGNAL */
+  wire [TexW-1:0]    sel_tex  = sel_p[LanesW + 33 +: TexW];
+{%- if lod %}
   wire signed [15:0] bias     = sel_p[LanesW + 33 + TexW + 23 +: 16];
   wire signed [15:0] min_lod  = sel_p[LanesW + 33 + TexW + 39 +: 16];
   wire signed [15:0] max_lod  = sel_p[LanesW + 33 + TexW + 55 +: 16];
-  wire [TexW-1:0]    sel_tex  = sel_p[LanesW + 33 +: TexW];
   wire               has_lod  = sel_p[LanesW + 32];
-{%- if lod %}
   wire [63:0]        lod_fix;
   {{ fixed }} #(.KW(5)) u_lod (.s_i(sel_p[LanesW +: 32]), .k_i(5'd8), .sat_i(1'b1), .fixed_o(lod_fix));
   // Saturated to the 16-bit range of the descriptors.
@@ -336,20 +360,22 @@ module {{ name }} #(
                             : biased;
 {%- endif %}
 
+{%- if lod %}
   wire [2:0]  min_code = ctrl[5:3];
   wire [2:0]  mag_code = {2'd0, ctrl[6]};
   wire [2:0]  min_f    = FilterMask[min_code] ? min_code : FilterFallback;
   wire [2:0]  mag_f    = FilterMask[mag_code] ? mag_code : FilterFallback;
+  wire [3:0]  last     = sat_log2(ctrl[22:19]);
+{%- endif %}
   wire [1:0]  wrap_s   = WrapMask[ctrl[8:7]] ? ctrl[8:7] : WrapFallback;
   wire [1:0]  wrap_t   = WrapMask[ctrl[10:9]] ? ctrl[10:9] : WrapFallback;
-  wire [3:0]  lw       = (ctrl[14:11] > MaxLog2) ? MaxLog2 : ctrl[14:11];
-  wire [3:0]  lh       = (ctrl[18:15] > MaxLog2) ? MaxLog2 : ctrl[18:15];
-  wire [3:0]  last     = (ctrl[22:19] > MaxLog2) ? MaxLog2 : ctrl[22:19];
+  wire [3:0]  lw       = sat_log2(ctrl[14:11]);
+  wire [3:0]  lh       = sat_log2(ctrl[18:15]);
+{%- if lod %}
   reg  [3:0]  d1;
   reg  [3:0]  d2;
   reg  [7:0]  blend;
   reg         linear;
-{%- if lod %}
   // GL's switch-over point c: 1/2 for LINEAR magnification with a NEAREST_MIPMAP minifier.
   wire        c_half   = (mag_f == 3'd1) & ((min_f == 3'd2) | (min_f == 3'd4));
   wire        mag      = (lambda <= (c_half ? 17'sd128 : 17'sd0));
@@ -360,13 +386,11 @@ module {{ name }} #(
   /* verilator lint_on UNUSEDSIGNAL */
   wire [7:0]  near_d   = near_sum[15:8] - 8'd1;
   wire [7:0]  floor_d  = lambda[15:8];
-{%- endif %}
   always @(*) begin
     d1     = 4'd0;
     d2     = 4'd0;
     blend  = 8'd0;
     linear = min_f[0];
-{%- if lod %}
     if (mag) begin
       linear = mag_f[0];
     end else if (min_f == 3'd2 || min_f == 3'd3) begin
@@ -381,8 +405,14 @@ module {{ name }} #(
         blend = lambda[7:0];
       end
     end
-{%- endif %}
   end
+{%- else %}
+  // One filter: every code reads as it, at level 0.
+  wire [3:0]  d1     = 4'd0;
+  wire [3:0]  d2     = 4'd0;
+  wire [7:0]  blend  = 8'd0;
+  wire        linear = FilterFallback[0];
+{%- endif %}
 
   // Level geometry: sides shrink to 1, and each level's first word.
   wire [3:0]  lw1 = (lw > d1) ? lw - d1 : 4'd0;

@@ -1,0 +1,445 @@
+{{ stamp }}
+// {{ name }}: memory manager (seed 002, HMGPU): where everything lives in the shared
+// memory. Commands in on req_*, one response per command out on rsp_*, in order.
+//
+// req_data_i = {arg[32], level[{{ enc.level_bits }}], id[{{ enc.id_bits }}], kind[1], op[4]}; rsp_data_o = {data[32], code[4]}.
+// Ops: 1 TEX_SET(texture, level, address), 2 TEX_GET(texture, level), 3 IMG_ADDR(slot,
+// offset), 4 SHADER_LOAD(program), 5 SHADER_ACTIVE(program), 6 ALLOC(kind, id, bytes),
+// 7 FREE(kind, id), 8 TRANSLATE(kind, id, offset), 9 SET_PARAM(kind, id, value),
+// 10 GET_PARAM(kind, id), 11 OBJ_SIZE(kind, id), 12 FREE_PAGES. kind 0: buffer objects,
+// 1: display lists. Codes: 0 OK, 1 BAD_OPCODE, 2 BAD_ID, 3 NOT_ALLOCATED,
+// 4 ALREADY_ALLOCATED, 5 DOUBLE_FREE, 6 NO_MEMORY, 7 RANGE; an error carries data 0 and
+// changes nothing. (The full table is in the generator's src/rtl/mem_mgr.rs.)
+//
+// Map: shader area at {{ shader_base }} (vertex 0, vertex 1, pixel 0, pixel 1, ping-pong per
+// program); image area at {{ image_base }} (source, destination, mask, 2D graphics, {{ image_slot_bytes }} bytes
+// each); texture area at {{ texture_base }} ({{ textures }} texture(s) x {{ bytes_per_texture }} bytes, {{ mip_levels }} level(s)
+// each); user area at {{ user_base }}: {{ pages }} page(s) of {{ page_bytes }} bytes, {{ buffer_objects }} buffer object(s) and
+// {{ display_lists }} display list(s).
+//
+// On-chip RAMs (synchronous read and write, no reset: block RAM or macros):
+//   next_mem [Pages]      next-page pointer of every page: the free list (head_q,
+//                         tail_q, free_q) and every object's page chain
+//   obj_mem  [Objs]       index blocks {live, param, size, end page, start page}: buffer
+//                         objects, then display lists
+//   tex_mem  [TexEntries] {set, base address} of each {texture, level}
+// Flops: the FSM, the shader ping-pong bits, the free list's head, tail and count, the
+// command and the response.
+//
+// Latency and throughput: after reset the RAMs are initialised in {{ init_clocks }} clocks
+// (max(Pages, Objs, TexEntries)), req_ready_o low: next_mem to 0 -> 1 -> ... -> Pages-1,
+// every index block free, every texture level unset. Then a command is taken in one
+// clock, decided in the next (the RAMs are read in between) and its response is offered
+// from the clock after; ALLOC of N pages and TRANSLATE at offset O walk the next pointers
+// one page per clock (N, resp. O / {{ page_bytes }} more clocks). A new command is taken in the clock
+// the previous response leaves: 2 clocks per command plus the walk, with no stalls. FREE appends a
+// whole chain to the free list in one clock whatever its length.
+// Combinational paths: req_ready_o depends on rsp_ready_i (a command is taken while the
+// previous response leaves); rsp_valid_o and rsp_data_o come from flops.
+module {{ name }} #(
+  // Sizes of the on-chip RAMs, from [mem.map]. The addresses in this file derive from the
+  // same map: regenerate rather than override.
+  parameter integer Pages      = {{ pages }},
+  parameter integer Objs       = {{ objs }},
+  parameter integer TexEntries = {{ tex_entries }}
+) (
+  input  wire                 clk_i,
+  input  wire                 {{ rst.port }},
+  input  wire                 req_valid_i,
+  output wire                 req_ready_o,
+  input  wire [{{ enc.req_bits - 1 }}:0]          req_data_i,
+  output wire                 rsp_valid_o,
+  input  wire                 rsp_ready_i,
+  output wire [{{ enc.rsp_bits - 1 }}:0]          rsp_data_o
+);
+
+  localparam integer IdW     = {{ enc.id_bits }};
+  localparam integer LevelW  = {{ enc.level_bits }};
+  localparam integer TexIdW  = {{ enc.tex_id_bits }};
+  localparam integer TexW    = TexIdW + LevelW;
+  localparam integer PageW   = {{ enc.page_bits }};
+  localparam integer PageLog = {{ enc.page_log }};
+  localparam integer CountW  = {{ enc.count_bits }};
+  localparam integer ObjW    = {{ enc.obj_bits }};
+  localparam integer IxW     = {{ ix_bits }};
+  localparam integer EntryW  = 2 * PageW + 65;
+  localparam integer InitW   = {{ init_bits }};
+
+{%- for (n, v) in ops %}
+  localparam [3:0] {{ n }} = {{ v }};
+{%- endfor %}
+{%- for (n, v) in codes %}
+  localparam [3:0] {{ n }} = 4'd{{ v }};
+{%- endfor %}
+
+  localparam [1:0] StInit   = 2'd0;
+  localparam [1:0] StIdle   = 2'd1;
+  localparam [1:0] StDecide = 2'd2;
+  localparam [1:0] StWalk   = 2'd3;
+
+  // ---------------------------------------------------------------------------------
+  // The request's fields, and the RAM addresses read while it is taken.
+  wire [3:0]        req_op    = req_data_i[3:0];
+  wire              req_kind  = req_data_i[4];
+  wire [IdW-1:0]    req_id    = req_data_i[IdW+4:5];
+  wire [LevelW-1:0] req_level = req_data_i[LevelW+IdW+4:IdW+5];
+  wire [31:0]       req_arg   = req_data_i[LevelW+IdW+36:LevelW+IdW+5];
+  // Index block: buffer object `id`, or display list `id` after the buffer objects.
+  wire [IxW-1:0]    req_id_ix  = { {{- ix_pad }}req_id};
+  wire              req_obj_ok = req_kind ? (req_id_ix < {{ dl_ix }}) : (req_id_ix < {{ bo_ix }});
+  wire [ObjW-1:0]   req_id_obj = {{ req_id_obj }};
+  wire [ObjW-1:0]   req_obj_ix = req_kind ? (req_id_obj + {{ bo_obj }}) : req_id_obj;
+  wire              req_tex_ok = (req_id_ix < {{ tex_ix }}) && ({1'b0, req_level} < {{ levels_lit }});
+  wire              take       = req_valid_i & req_ready_o;
+
+  // ---------------------------------------------------------------------------------
+  // State.
+  reg  [1:0]          state_q, state_d;
+  reg  [InitW-1:0]    init_q, init_d;
+  reg  [PageW-1:0]    head_q, head_d;
+  reg  [PageW-1:0]    tail_q, tail_d;
+  reg  [CountW-1:0]   free_q, free_d;
+  reg  [1:0]          shader_next_q, shader_next_d;  // per program: the slot to load next
+  reg                 rsp_valid_q, rsp_valid_d;
+  // The command being executed (datapath: no reset).
+  reg  [3:0]          cmd_op_q;
+  reg  [IdW-1:0]      cmd_id_q;
+  reg  [31:0]         cmd_arg_q;
+  reg                 cmd_obj_ok_q;
+  reg  [ObjW-1:0]     cmd_obj_q;
+  reg                 cmd_tex_ok_q;
+  reg  [TexW-1:0]     cmd_tex_q;
+  // The page walk: pages still to hop, and the page whose pointer is being read.
+  reg  [CountW-1:0]   left_q, left_d;
+  reg  [PageW-1:0]    prev_q, prev_d;
+  reg                 walk;       // ALLOC and TRANSLATE: start a walk of walk_hops pages
+  reg  [PageW-1:0]    walk_from;
+  reg  [CountW-1:0]   walk_hops;
+  reg  [3:0]          rsp_code_q, rsp_code_d;
+  reg  [31:0]         rsp_arg_q, rsp_arg_d;
+
+  assign req_ready_o = (state_q == StIdle) & (~rsp_valid_q | rsp_ready_i);
+  assign rsp_valid_o = rsp_valid_q;
+  assign rsp_data_o  = {rsp_arg_q, rsp_code_q};
+
+  // ---------------------------------------------------------------------------------
+  // RAMs: one write port and one registered read port each.
+  reg  [PageW-1:0]  next_mem [0:Pages-1];
+  reg               pt_we;
+  reg  [PageW-1:0]  pt_waddr, pt_wdata, pt_raddr;
+  reg  [PageW-1:0]  pt_rdata_q;
+  reg  [EntryW-1:0] obj_mem [0:Objs-1];
+  reg               obj_we;
+  reg  [ObjW-1:0]   obj_raddr;
+  reg  [ObjW-1:0]   obj_waddr;
+  reg  [EntryW-1:0] obj_wdata;
+  reg  [EntryW-1:0] obj_rdata_q;
+  reg  [32:0]       tex_mem [0:TexEntries-1];
+  reg               tex_we;
+  reg  [TexW-1:0]   tex_waddr;
+  reg  [32:0]       tex_wdata;
+  reg  [TexW-1:0]   tex_raddr;
+  reg  [32:0]       tex_rdata_q;
+
+{%- for (mem, port) in rams %}
+
+  always @(posedge clk_i) begin
+    if ({{ port }}_we) begin
+      {{ mem }}[{{ port }}_waddr] <= {{ port }}_wdata;
+    end
+    {{ port }}_rdata_q <= {{ mem }}[{{ port }}_raddr];
+  end
+{%- endfor %}
+
+  // The index block read for the command: {live, param, size, end, start}.
+  wire [PageW-1:0] obj_start = obj_rdata_q[PageW-1:0];
+  wire [PageW-1:0] obj_end   = obj_rdata_q[2*PageW-1:PageW];
+  wire [31:0]      obj_size  = obj_rdata_q[2*PageW+31:2*PageW];
+  wire [31:0]      obj_param = obj_rdata_q[2*PageW+63:2*PageW+32];
+  wire             obj_live  = cmd_obj_ok_q & obj_rdata_q[EntryW-1];
+
+  // Pages a size takes: ceil(bytes / {{ page_bytes }}).
+  wire [31:0]      arg_pages  = (cmd_arg_q >> PageLog) + {31'd0, |cmd_arg_q[PageLog-1:0]};
+  wire [31:0]      size_pages = (obj_size >> PageLog) + {31'd0, |obj_size[PageLog-1:0]};
+  wire [31:0]      free_ext   = { {{- free_pad }}free_q};
+  wire [31:0]      arg_hops   = cmd_arg_q >> PageLog;
+  wire [PageLog-1:0] arg_off  = cmd_arg_q[PageLog-1:0];
+  wire [IxW-1:0]   cmd_id_ix  = { {{- ix_pad }}cmd_id_q};
+
+  // Fixed partitions: texture `id`'s base, image slot and shader slot bases.
+  reg  [31:0]      part_base;
+  reg  [31:0]      image_slot_base;
+  reg  [31:0]      shader_slot_base;
+  reg  [1:0]       shader_slot;
+  wire [31:0]      part_off = cmd_arg_q - part_base;
+
+  always @(*) begin
+    part_base = 32'h0;
+    case (cmd_id_q[TexIdW-1:0])
+{%- for c in tex_parts %}
+      {{ c.sel }}: part_base = {{ c.addr }};  // {{ c.label }}
+{%- endfor %}
+      default: part_base = 32'h0;
+    endcase
+    image_slot_base = 32'h0;
+    case (cmd_id_q[1:0])
+{%- for c in image_slots %}
+      {{ c.sel }}: image_slot_base = {{ c.addr }};  // {{ c.label }}
+{%- endfor %}
+      default: image_slot_base = 32'h0;
+    endcase
+    shader_slot = {cmd_id_q[0], (cmd_op_q == OpShaderLoad) ? shader_next_q[cmd_id_q[0]]
+                                                            : ~shader_next_q[cmd_id_q[0]]};
+    shader_slot_base = 32'h0;
+    case (shader_slot)
+{%- for c in shader_slots %}
+      {{ c.sel }}: shader_slot_base = {{ c.addr }};  // {{ c.label }}
+{%- endfor %}
+      default: shader_slot_base = 32'h0;
+    endcase
+  end
+
+  // ---------------------------------------------------------------------------------
+  // The FSM: initialise, take a command, decide it, walk pages.
+  always @(*) begin
+    state_d       = state_q;
+    init_d        = init_q;
+    head_d        = head_q;
+    tail_d        = tail_q;
+    free_d        = free_q;
+    shader_next_d = shader_next_q;
+    left_d        = left_q;
+    prev_d        = prev_q;
+    rsp_valid_d   = rsp_valid_q & ~rsp_ready_i;
+    rsp_code_d    = rsp_code_q;
+    rsp_arg_d     = rsp_arg_q;
+    pt_we         = 1'b0;
+    pt_waddr      = init_q[PageW-1:0];
+    pt_wdata      = init_q[PageW-1:0] + {{ page_one }};
+    pt_raddr      = prev_q;
+    obj_we        = 1'b0;
+    obj_waddr     = cmd_obj_q;
+    obj_wdata     = {1'b1, 32'd0, cmd_arg_q, prev_q, head_q};
+    obj_raddr     = {ObjW{1'b0}};
+    tex_we        = 1'b0;
+    tex_waddr     = cmd_tex_q;
+    tex_wdata     = {1'b1, cmd_arg_q};
+    tex_raddr     = {TexW{1'b0}};
+    walk          = 1'b0;
+    walk_from     = head_q;
+    walk_hops     = left_q;
+    case (state_q)
+      StInit: begin
+        // next(p) = p + 1, the last page pointing back to page 0; every index block and
+        // texture level free.
+        pt_we     = {1'b0, init_q} < {{ init_pages }};
+        obj_we    = {1'b0, init_q} < {{ init_objs }};
+        tex_we    = {1'b0, init_q} < {{ init_tex }};
+        obj_waddr = init_q[ObjW-1:0];
+        obj_wdata = {EntryW{1'b0}};
+        tex_waddr = init_q[TexW-1:0];
+        tex_wdata = 33'd0;
+        if (init_q[PageW-1:0] == {{ last_page }}) begin
+          pt_wdata = {PageW{1'b0}};
+        end
+        if (init_q == {{ init_last }}) begin
+          state_d = StIdle;
+        end else begin
+          init_d = init_q + {{ init_one }};
+        end
+      end
+      StIdle: begin
+        if (take) begin
+          state_d   = StDecide;
+          obj_raddr = req_obj_ok ? req_obj_ix : {ObjW{1'b0}};
+          tex_raddr = req_tex_ok ? {req_id[TexIdW-1:0], req_level} : {TexW{1'b0}};
+        end
+      end
+      StDecide: begin
+        state_d     = StIdle;
+        rsp_valid_d = 1'b1;
+        rsp_code_d  = CodeOk;
+        rsp_arg_d   = 32'd0;
+        case (cmd_op_q)
+          OpTexSet: begin
+            if (!cmd_tex_ok_q) begin
+              rsp_code_d = CodeBadId;
+            end else if (cmd_arg_q < part_base || part_off >= {{ bytes_per_texture }}) begin
+              rsp_code_d = CodeRange;
+            end else begin
+              tex_we    = 1'b1;
+              rsp_arg_d = cmd_arg_q;
+            end
+          end
+          OpTexGet: begin
+            if (!cmd_tex_ok_q) begin
+              rsp_code_d = CodeBadId;
+            end else if (!tex_rdata_q[32]) begin
+              rsp_code_d = CodeNotAllocated;
+            end else begin
+              rsp_arg_d = tex_rdata_q[31:0];
+            end
+          end
+          OpImgAddr: begin
+            if (cmd_id_ix >= {{ image_slots_ix }}) begin
+              rsp_code_d = CodeBadId;
+            end else if (cmd_arg_q >= {{ image_slot_bytes }}) begin
+              rsp_code_d = CodeRange;
+            end else begin
+              rsp_arg_d = image_slot_base + cmd_arg_q;
+            end
+          end
+          OpShaderLoad, OpShaderActive: begin
+            if (cmd_id_ix >= {{ programs_ix }}) begin
+              rsp_code_d = CodeBadId;
+            end else begin
+              rsp_arg_d = shader_slot_base;
+              if (cmd_op_q == OpShaderLoad) begin
+                shader_next_d[cmd_id_q[0]] = ~shader_next_q[cmd_id_q[0]];
+              end
+            end
+          end
+          OpFreePages: begin
+            rsp_arg_d = free_ext;
+          end
+          OpAlloc: begin
+            if (!cmd_obj_ok_q) begin
+              rsp_code_d = CodeBadId;
+            end else if (obj_live) begin
+              rsp_code_d = CodeAlreadyAllocated;
+            end else if (cmd_arg_q == 32'd0) begin
+              rsp_code_d = CodeRange;
+            end else if (arg_pages > free_ext) begin
+              rsp_code_d = CodeNoMemory;
+            end else begin
+              // Walk N pointers from the head: the chain is already linked.
+              walk      = 1'b1;
+              walk_from = head_q;
+              walk_hops = arg_pages[CountW-1:0];
+            end
+          end
+          OpFree: begin
+            if (!cmd_obj_ok_q) begin
+              rsp_code_d = CodeBadId;
+            end else if (!obj_live) begin
+              rsp_code_d = CodeDoubleFree;
+            end else begin
+              // Append the object's chain to the free list's tail.
+              if (free_q == {CountW{1'b0}}) begin
+                head_d = obj_start;
+              end else begin
+                pt_we    = 1'b1;
+                pt_waddr = tail_q;
+                pt_wdata = obj_start;
+              end
+              tail_d             = obj_end;
+              free_d             = free_q + size_pages[CountW-1:0];
+              obj_we             = 1'b1;
+              obj_wdata          = {1'b0, obj_rdata_q[EntryW-2:0]};
+              rsp_arg_d          = size_pages[31:0];
+            end
+          end
+          OpTranslate, OpSetParam, OpGetParam, OpObjSize: begin
+            if (!cmd_obj_ok_q) begin
+              rsp_code_d = CodeBadId;
+            end else if (!obj_live) begin
+              rsp_code_d = CodeNotAllocated;
+            end else if (cmd_op_q == OpTranslate) begin
+              if (cmd_arg_q >= obj_size) begin
+                rsp_code_d = CodeRange;
+              end else if (arg_hops == 32'd0) begin
+                rsp_arg_d = {{ user_base }} + { {{- user_pad }}obj_start, arg_off};
+              end else begin
+                walk      = 1'b1;
+                walk_from = obj_start;
+                walk_hops = arg_hops[CountW-1:0];
+              end
+            end else if (cmd_op_q == OpSetParam) begin
+              obj_we    = 1'b1;
+              obj_wdata = {1'b1, cmd_arg_q, obj_size, obj_end, obj_start};
+              rsp_arg_d = cmd_arg_q;
+            end else if (cmd_op_q == OpGetParam) begin
+              rsp_arg_d = obj_param;
+            end else begin
+              rsp_arg_d = obj_size;
+            end
+          end
+          default: begin
+            rsp_code_d = CodeBadOpcode;
+          end
+        endcase
+        if (walk) begin
+          // The response waits for the walk: read next(walk_from) now.
+          rsp_valid_d = 1'b0;
+          state_d     = StWalk;
+          pt_raddr    = walk_from;
+          prev_d      = walk_from;
+          left_d      = walk_hops;
+        end
+      end
+      StWalk: begin
+        // pt_rdata_q is next(prev_q): one page hop per clock.
+        if (left_q == {{ count_one }}) begin
+          state_d     = StIdle;
+          rsp_valid_d = 1'b1;
+          rsp_code_d  = CodeOk;
+          if (cmd_op_q == OpAlloc) begin
+            // Pages head .. prev_q are the object's; the page after them is the new head.
+            obj_we             = 1'b1;
+            head_d             = pt_rdata_q;
+            free_d             = free_q - arg_pages[CountW-1:0];
+            rsp_arg_d          = {{ user_base }} + { {{- user_pad }}head_q, {PageLog{1'b0}}};
+          end else begin
+            rsp_arg_d = {{ user_base }} + { {{- user_pad }}pt_rdata_q, arg_off};
+          end
+        end else begin
+          pt_raddr = pt_rdata_q;
+          prev_d   = pt_rdata_q;
+          left_d   = left_q - {{ count_one }};
+        end
+      end
+      default: begin
+        state_d = StInit;
+      end
+    endcase
+  end
+
+  // ---------------------------------------------------------------------------------
+  // Registers.
+  always @(posedge clk_i{{ rst.edge }}) begin
+    if ({{ rst.active }}) begin
+      state_q       <= StInit;
+      init_q        <= {InitW{1'b0}};
+      head_q        <= {PageW{1'b0}};
+      tail_q        <= {{ last_page }};
+      free_q        <= {{ pages_lit }};
+      shader_next_q <= 2'b00;
+      rsp_valid_q   <= 1'b0;
+    end else begin
+      state_q       <= state_d;
+      init_q        <= init_d;
+      head_q        <= head_d;
+      tail_q        <= tail_d;
+      free_q        <= free_d;
+      shader_next_q <= shader_next_d;
+      rsp_valid_q   <= rsp_valid_d;
+    end
+  end
+
+  // Datapath registers: the command, the walk and the response.
+  always @(posedge clk_i) begin
+    if (take) begin
+      cmd_op_q     <= req_op;
+      cmd_id_q     <= req_id;
+      cmd_arg_q    <= req_arg;
+      cmd_obj_ok_q <= req_obj_ok;
+      cmd_obj_q    <= req_obj_ix;
+      cmd_tex_ok_q <= req_tex_ok;
+      cmd_tex_q    <= {req_id[TexIdW-1:0], req_level};
+    end
+    left_q     <= left_d;
+    prev_q     <= prev_d;
+    rsp_code_q <= rsp_code_d;
+    rsp_arg_q  <= rsp_arg_d;
+  end
+endmodule
