@@ -727,11 +727,19 @@ fn cases(many_stages: &str) -> Vec<Case> {
             Some("not supported yet"),
         ),
         case(
-            "ipu_zoom_not_supported",
-            &with_ipu(&["[ipu.zoom]", "enabled = true", "max_line_width = 640"]),
-            Some("ipu.zoom.enabled"),
+            "ipu_zoom_line_width",
+            &with_ipu(&["[ipu.zoom]", "enabled = true", "max_line_width = 0"]),
+            Some("ipu.zoom.max_line_width"),
+            (6, 18),
+            "line width 0",
+            Some("1..=8192 pixels"),
+        ),
+        case(
+            "ipu_pixel_map_not_supported",
+            &with_ipu(&["[ipu.pixel_map]", "enabled = true"]),
+            Some("ipu.pixel_map.enabled"),
             (5, 11),
-            "not supported yet: the zoom stage (glPixelZoom) is not implemented",
+            "not supported yet: the pixel map stage (glPixelMap) is not implemented",
             Some("false"),
         ),
         case(

@@ -1,7 +1,7 @@
 //! `[ipu]`: the image processing unit (seed 000). Implemented so far: the command decoder,
 //! the control FSM, the parameter store and stack, and the main pipeline's format
-//! conversion, scale and bias stages for the DrawPixels path (DMA words in, pixels out).
-//! Zoom, pixel maps, convolution, bitmap and the framebuffer paths are validated but
+//! conversion, scale, bias and zoom stages for the DrawPixels path (DMA words in, pixels
+//! out). Pixel maps, convolution, bitmap and the framebuffer paths are validated but
 //! rejected when enabled: "not supported yet".
 
 use serde::{Deserialize, Serialize};
@@ -32,7 +32,8 @@ pub const FRAC_BITS_ALLOWED: &str =
     "an integer in 10..=16: fraction bits (10 or more keep results within 1 LSB of GL)";
 pub const STACK_ALLOWED: &str = "an integer in 1..=32 (default 4)";
 pub const REGISTERS_ALLOWED: &str = "an array of 3 handshake kinds, one after each stage (unpack, scale, bias); default all \"bubble\"";
-pub const ZOOM_LINE_ALLOWED: &str = "an integer in 1..=8192 pixels";
+pub const ZOOM_LINE_ALLOWED: &str = "an integer in 1..=8192 pixels (the widest DrawPixels the zoom stage takes; its line buffer holds one row)";
+pub const ON_ALLOWED: &str = "true or false";
 pub const MAP_SIZE_ALLOWED: &str = "a power of two in 2..=4096 entries";
 pub const MAPS_ALLOWED: &str = "an array of distinct map names, each one of \"i_to_i\", \"s_to_s\", \"i_to_r\", \"i_to_g\", \"i_to_b\", \"i_to_a\", \"r_to_r\", \"g_to_g\", \"b_to_b\", \"a_to_a\"";
 pub const KERNEL_ALLOWED: &str = "an odd integer in 1..=5 (a 1x1 to 5x5 kernel)";
@@ -166,6 +167,8 @@ pub struct Ipu {
     pub stack_depth: u32,
     /// Handshake register after unpack, scale and bias.
     pub registers: Vec<StageKind>,
+    /// The zoom stage (glPixelZoom) when enabled: its line buffer's width in pixels.
+    pub zoom: Option<u32>,
 }
 
 impl Ipu {
@@ -304,13 +307,6 @@ impl IpuSection {
                     ZOOM_LINE_ALLOWED,
                 ));
             }
-            if z.enabled {
-                errs.push(Invalid::at(
-                    &at(&["zoom", "enabled"]),
-                    "not supported yet: the zoom stage (glPixelZoom) is not implemented",
-                    ENABLED_ALLOWED,
-                ));
-            }
         }
         if let Some(m) = &self.pixel_map {
             if !(m.table_size.is_power_of_two() && (2..=4096).contains(&m.table_size)) {
@@ -384,6 +380,11 @@ impl IpuSection {
             },
             stack_depth: self.stack_depth,
             registers,
+            zoom: self
+                .zoom
+                .as_ref()
+                .filter(|z| z.enabled)
+                .map(|z| z.max_line_width),
         })
     }
 }

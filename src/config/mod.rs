@@ -337,9 +337,8 @@ fn accepts(key: &str) -> Option<String> {
         "ipu.registers[]" => STAGE_KINDS,
         "ipu.bitmap" => ipu::ENABLED_ALLOWED,
         "ipu.zoom" => "an [ipu.zoom] table with `enabled` and `max_line_width`",
-        "ipu.zoom.enabled" | "ipu.pixel_map.enabled" | "ipu.convolution.enabled" => {
-            ipu::ENABLED_ALLOWED
-        }
+        "ipu.zoom.enabled" => ipu::ON_ALLOWED,
+        "ipu.pixel_map.enabled" | "ipu.convolution.enabled" => ipu::ENABLED_ALLOWED,
         "ipu.zoom.max_line_width" => ipu::ZOOM_LINE_ALLOWED,
         "ipu.pixel_map" => "an [ipu.pixel_map] table with `enabled`, `table_size` and `maps`",
         "ipu.pixel_map.table_size" => ipu::MAP_SIZE_ALLOWED,

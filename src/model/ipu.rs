@@ -63,10 +63,40 @@ pub const OP_TRANSFER: u32 = 0x41;
 pub const OP_PUSH: u32 = 0x42;
 pub const OP_POP: u32 = 0x43;
 pub const OP_DRAW: u32 = 0x44;
+pub const OP_ZOOM: u32 = 0x45;
 
 pub const EV_OVERFLOW: u32 = 1;
 pub const EV_UNDERFLOW: u32 = 2;
 pub const EV_FORMAT: u32 = 3;
+pub const EV_WIDTH: u32 = 4;
+
+/// Zoom factor 1.0 in the ZOOM command's signed Q7.16.
+pub const ZOOM_ONE: i32 = 1 << 16;
+
+/// The signed Q7.16 zoom factor in bits `[23:0]` of a ZOOM command word.
+pub fn zoom_field(word: u32) -> i32 {
+    ((word << 8) as i32) >> 8
+}
+
+/// First output column (or row) offset of image column `i` under a zoom factor of
+/// magnitude `mag / 2^16`: GL's pixel-centre rule `ceil(i * z - 0.5)`, exact in integers
+/// as `(i * mag + 2^15 - 1) >> 16`. Column `i` covers offsets
+/// `zoom_start(i) .. zoom_start(i + 1)`; `n` pixels cover `zoom_start(n)`.
+pub fn zoom_start(i: u64, mag: u64) -> u64 {
+    (i * mag + (1 << 15) - 1) >> 16
+}
+
+/// The framebuffer coordinate of output offset `off` from `origin`: `origin + off` for a
+/// positive factor, mirrored to `origin - 1 - off` for a negative one; 16 bits, wrapping.
+pub fn zoom_coord(origin: u32, off: u64, negative: bool) -> u32 {
+    let off = off as u32;
+    let v = if negative {
+        origin.wrapping_add(!off)
+    } else {
+        origin.wrapping_add(off)
+    };
+    v & 0xffff
+}
 
 /// Bytes per pixel of each format code; code 7 is no format.
 pub fn bytes_per_pixel(code: u32) -> u32 {
@@ -148,15 +178,22 @@ pub fn run(ipu: &Ipu, cmds: &[u32], dma: &[u32]) -> Outputs {
     let one = 1i64 << ipu.scale.frac;
     let mut scale = [one; 4];
     let mut bias = [0i64; 4];
-    let mut stack: Vec<([i64; 4], [i64; 4])> = Vec::new();
+    let mut zoom = (ZOOM_ONE, ZOOM_ONE);
+    type Entry = ([i64; 4], [i64; 4], (i32, i32));
+    let mut stack: Vec<Entry> = Vec::new();
     let mut dma_next = 0usize;
     let mut i = 0usize;
     let event = |ev: u32, level: usize| ev | ((level as u32) << 8);
     while i < cmds.len() {
         let w0 = cmds[i];
         let op = w0 >> 24;
+        let op = if op == OP_ZOOM && ipu.zoom.is_none() {
+            0 // a config without zoom does not know the opcode: passed through
+        } else {
+            op
+        };
         let words = match op {
-            OP_TRANSFER => 2,
+            OP_TRANSFER | OP_ZOOM => 2,
             OP_DRAW => 3,
             _ => 1,
         };
@@ -176,13 +213,15 @@ pub fn run(ipu: &Ipu, cmds: &[u32], dma: &[u32]) -> Outputs {
                 if stack.len() == ipu.stack_depth as usize {
                     out.status.push(event(EV_OVERFLOW, stack.len()));
                 } else {
-                    stack.push((scale, bias));
+                    stack.push((scale, bias, zoom));
                 }
             }
+            OP_ZOOM => zoom = (zoom_field(w0), zoom_field(cmds[i + 1])),
             OP_POP => match stack.pop() {
-                Some((s, b)) => {
+                Some((s, b, z)) => {
                     scale = s;
                     bias = b;
+                    zoom = z;
                 }
                 None => out.status.push(event(EV_UNDERFLOW, 0)),
             },
@@ -192,6 +231,8 @@ pub fn run(ipu: &Ipu, cmds: &[u32], dma: &[u32]) -> Outputs {
                 let (x0, y0) = (cmds[i + 2] & 0xffff, cmds[i + 2] >> 16);
                 if fmt == 7 || !ipu.formats[fmt as usize] {
                     out.status.push(event(EV_FORMAT, stack.len()));
+                } else if ipu.zoom.is_some_and(|line| w > line) {
+                    out.status.push(event(EV_WIDTH, stack.len()));
                 } else if w > 0 && h > 0 {
                     let bpp = bytes_per_pixel(fmt);
                     let nwords = (u64::from(w) * u64::from(h) * u64::from(bpp)).div_ceil(4);
@@ -201,7 +242,12 @@ pub fn run(ipu: &Ipu, cmds: &[u32], dma: &[u32]) -> Outputs {
                     }
                     let src = &dma[dma_next..dma_next + nwords as usize];
                     dma_next += nwords as usize;
-                    draw(ipu, &mut out, src, fmt, (w, h), (x0, y0), &scale, &bias);
+                    let params = Params {
+                        scale: &scale,
+                        bias: &bias,
+                        zoom,
+                    };
+                    draw(ipu, &mut out, src, fmt, (w, h), (x0, y0), &params);
                 }
             }
             _ => out.pass.push(w0),
@@ -211,7 +257,13 @@ pub fn run(ipu: &Ipu, cmds: &[u32], dma: &[u32]) -> Outputs {
     out
 }
 
-#[allow(clippy::too_many_arguments)]
+/// The pixel state a draw uses.
+struct Params<'a> {
+    scale: &'a [i64; 4],
+    bias: &'a [i64; 4],
+    zoom: (i32, i32),
+}
+
 fn draw(
     ipu: &Ipu,
     out: &mut Outputs,
@@ -219,12 +271,14 @@ fn draw(
     fmt: u32,
     (w, h): (u32, u32),
     (x0, y0): (u32, u32),
-    scale: &[i64; 4],
-    bias: &[i64; 4],
+    p: &Params,
 ) {
+    let (scale, bias) = (p.scale, p.bias);
     let bpp = bytes_per_pixel(fmt);
     let lanes = ipu.lanes;
     let width = pix_width(ipu);
+    let zoomed = ipu.zoom.is_some() && p.zoom != (ZOOM_ONE, ZOOM_ONE);
+    let mut image = Vec::new();
     let mut byte = 0u32;
     let mut widx = 0usize;
     for row in 0..h {
@@ -248,6 +302,7 @@ fn draw(
                     );
                     o |= v << (8 * ch);
                 }
+                image.push(o);
                 beat.set_field(32 * lane, 32, u64::from(o));
             }
             beat.set_field(32 * lanes, 16, u64::from((x0 + col) & 0xffff));
@@ -255,13 +310,52 @@ fn draw(
             if lanes > 1 {
                 beat.set_field(32 * lanes + 32, lanes, (1u64 << g) - 1);
             }
-            out.pix.push(beat);
-            out.pixels += u64::from(g);
+            if !zoomed {
+                out.pix.push(beat);
+                out.pixels += u64::from(g);
+            }
             byte += g * bpp;
             col += g;
             if byte == 4 {
                 byte = 0;
                 widx += 1;
+            }
+        }
+    }
+    if zoomed {
+        zoom(ipu, out, &image, (w, h), (x0, y0), p.zoom);
+    }
+}
+
+/// The zoom stage (glPixelZoom): every image pixel becomes the output pixels whose
+/// centres its zoomed rectangle covers, one pixel a beat (lane 0), in the order the RTL
+/// sends them: output row by output row, each left to right in image order.
+fn zoom(
+    ipu: &Ipu,
+    out: &mut Outputs,
+    image: &[u32],
+    (w, h): (u32, u32),
+    (x0, y0): (u32, u32),
+    (zx, zy): (i32, i32),
+) {
+    let lanes = ipu.lanes;
+    let (mx, my) = (u64::from(zx.unsigned_abs()), u64::from(zy.unsigned_abs()));
+    for j in 0..u64::from(h) {
+        for oy in zoom_start(j, my)..zoom_start(j + 1, my) {
+            let y = zoom_coord(y0, oy, zy < 0);
+            for i in 0..u64::from(w) {
+                let px = image[(j * u64::from(w) + i) as usize];
+                for ox in zoom_start(i, mx)..zoom_start(i + 1, mx) {
+                    let mut beat = Bits::zero(pix_width(ipu));
+                    beat.set_field(0, 32, u64::from(px));
+                    beat.set_field(32 * lanes, 16, u64::from(zoom_coord(x0, ox, zx < 0)));
+                    beat.set_field(32 * lanes + 16, 16, u64::from(y));
+                    if lanes > 1 {
+                        beat.set_field(32 * lanes + 32, lanes, 1);
+                    }
+                    out.pix.push(beat);
+                    out.pixels += 1;
+                }
             }
         }
     }
@@ -279,6 +373,10 @@ pub fn cmd_push() -> u32 {
 }
 pub fn cmd_pop() -> u32 {
     OP_POP << 24
+}
+/// ZOOM with factors as signed Q7.16 (`q16` of the float, low 24 bits kept).
+pub fn cmd_zoom(zx: u32, zy: u32) -> [u32; 2] {
+    [(OP_ZOOM << 24) | (zx & 0xff_ffff), zy & 0xff_ffff]
 }
 pub fn cmd_draw(fmt: u32, w: u32, h: u32, x: u32, y: u32) -> [u32; 3] {
     [
@@ -311,10 +409,16 @@ impl Stream {
     }
 }
 
+/// Zoom factors of the random mixes: identity (the stage's bypass), enlarge, shrink,
+/// mirror, zero, and fractions whose column counts vary from pixel to pixel.
+pub const ZOOMS: [f64; 12] = [
+    1.0, 1.0, 2.0, 0.5, -1.0, -0.5, 1.5, 0.34, 3.0, 0.0, -2.25, 0.7,
+];
+
 /// A random mix of `count` commands: transfers (some out of range), pushes and pops
 /// (enough to overflow and underflow), draws of every format code (enabled, disabled
-/// and none) and sizes (empty included), other units' opcodes; half the seeds end with a
-/// truncated multi-word command.
+/// and none) and sizes (empty included), zoom factors when the config has zoom, other
+/// units' opcodes; half the seeds end with a truncated multi-word command.
 pub fn random_stream(ipu: &Ipu, count: usize, seed: u64) -> Stream {
     let mut rng = Rng::stream(seed, STREAM_DATA);
     let mut s = Stream::default();
@@ -331,6 +435,11 @@ pub fn random_stream(ipu: &Ipu, count: usize, seed: u64) -> Stream {
                     _ => q16(pick(&mut rng, 6000) as f64 / 1000.0 - 1.0),
                 };
                 s.cmds.extend(cmd_transfer(bias, ch, value));
+            }
+            5 if ipu.zoom.is_some() => {
+                let z = |rng: &mut Rng| q16(ZOOMS[pick(rng, ZOOMS.len() as u64) as usize]);
+                let (zx, zy) = (z(&mut rng), z(&mut rng));
+                s.cmds.extend(cmd_zoom(zx, zy));
             }
             5..=6 => s.cmds.push(cmd_push()),
             7..=8 => s.cmds.push(cmd_pop()),
@@ -352,7 +461,7 @@ pub fn random_stream(ipu: &Ipu, count: usize, seed: u64) -> Stream {
             }
             _ => {
                 let mut word = rng.next_u64() as u32;
-                while (OP_TRANSFER..=OP_DRAW).contains(&(word >> 24)) {
+                while (OP_TRANSFER..=OP_ZOOM).contains(&(word >> 24)) {
                     word = rng.next_u64() as u32;
                 }
                 s.cmds.push(word);
@@ -363,6 +472,7 @@ pub fn random_stream(ipu: &Ipu, count: usize, seed: u64) -> Stream {
         0 => s.cmds.push(cmd_transfer(false, 1, 0)[0]),
         1 => s.cmds.push(cmd_draw(0, 3, 3, 0, 0)[0]),
         2 => s.cmds.extend(&cmd_draw(0, 3, 3, 0, 0)[..2]),
+        3 => s.cmds.push(cmd_zoom(q16(2.0), q16(2.0))[0]),
         _ => {}
     }
     s
@@ -429,7 +539,75 @@ mod tests {
             bias: Fixed { int: 2, frac: 12 },
             stack_depth: 2,
             registers: vec![StageKind::Bubble; 3],
+            zoom: None,
         }
+    }
+
+    /// GL's rule straight from its definition in f64: the output columns (offsets from the
+    /// raster position) whose centres `off + 0.5` lie in `[z * i, z * (i + 1))`; a
+    /// negative factor mirrors the columns about the raster position.
+    fn gl_columns(z: f64, i: u64) -> Vec<i64> {
+        let (a, b) = (z.abs() * i as f64, z.abs() * (i + 1) as f64);
+        let lo = a.floor() as i64 - 2;
+        let hi = b.ceil() as i64 + 2;
+        (lo..=hi)
+            .filter(|off| {
+                let c = *off as f64 + 0.5;
+                a <= c && c < b
+            })
+            .map(|off| if z < 0.0 { -1 - off } else { off })
+            .collect()
+    }
+
+    #[test]
+    fn zoom_columns_are_exactly_gls_pixel_centre_rule() {
+        let mut rng = Rng::stream(17, 0);
+        let mut factors: Vec<u32> = ZOOMS.iter().map(|z| q16(*z)).collect();
+        factors.extend([1, 0x7f_ffff, 0x80_0000, 0x8000, 0x1_0001, 0xffff]);
+        for _ in 0..300 {
+            factors.push(rng.next_u64() as u32 & 0xff_ffff);
+        }
+        for word in factors {
+            let z = zoom_field(word);
+            let zf = f64::from(z) / 65536.0;
+            let mag = u64::from(z.unsigned_abs());
+            let n_max = if mag > 0x10_0000 { 40 } else { 300 };
+            for i in 0..n_max {
+                let hw: Vec<i64> = (zoom_start(i, mag)..zoom_start(i + 1, mag))
+                    .map(|off| {
+                        let c = zoom_coord(0x8000, off, z < 0) as i64;
+                        c - 0x8000
+                    })
+                    .collect();
+                assert_eq!(hw, gl_columns(zf, i), "z {zf} column {i}");
+            }
+            for n in 0..n_max {
+                let gl = (n as f64 * zf.abs() - 0.5).ceil().max(0.0) as u64;
+                assert_eq!(zoom_start(n, mag), gl, "z {zf}: {n} pixels");
+            }
+        }
+    }
+
+    #[test]
+    fn zoom_shrinks_and_mirrors_the_seed_example() {
+        let mut cfg = ipu(2);
+        cfg.zoom = Some(16);
+        // A 4x2 l8 image shrunk 2x, mirrored in y: pixels 1 and 3 of row 1 cover the
+        // centres of offsets 0 and 1; row 1 lands on the row below the raster position.
+        let mut cmds = cmd_zoom(q16(0.5), q16(-0.5)).to_vec();
+        cmds.extend(cmd_draw(5, 4, 2, 10, 20));
+        let out = run(&cfg, &cmds, &[0x0403_0201, 0x0807_0605]);
+        let got: Vec<(u64, u64, u64)> = out
+            .pix
+            .iter()
+            .map(|b| (b.field(64, 16), b.field(80, 16), b.field(0, 8)))
+            .collect();
+        assert_eq!(got, vec![(10, 19, 6), (11, 19, 8)]);
+        assert_eq!(out.pixels, 2);
+        // Too wide for the line buffer: flagged, nothing requested.
+        let out = run(&cfg, &cmd_draw(5, 17, 1, 0, 0), &[0; 5]);
+        assert_eq!(out.status, vec![EV_WIDTH]);
+        assert!(out.dma_req.is_empty());
     }
 
     #[test]

@@ -70,6 +70,38 @@ pub struct IpuBias {
     pub b_shift: u32,
 }
 
+#[derive(Template)]
+#[template(path = "rtl/ipu_zoom.v")]
+pub struct IpuZoom {
+    pub name: String,
+    pub stamp: String,
+    pub rst: Rst,
+    pub line: u32,
+    pub lanes: u32,
+    pub multi: bool,
+    pub beat_w: u32,
+    /// Bits of the lanes' pixels: the beat's x, y and mask sit above them.
+    pub meta: u32,
+    pub sub_w: u32,
+    pub acc_w: u32,
+    /// The zoomed output beat: one pixel in lane 0 at (x_out, y_out).
+    pub zoom_beat: String,
+}
+
+/// Accumulator width of the zoom stage: a 16-bit index times a 24-bit factor magnitude,
+/// plus the rounding constant.
+pub const ZOOM_ACC_W: u32 = 16 + 24 + 1;
+
+/// The parameter stack's entry as a concatenation of the `_q` or `_d` registers.
+fn entry(suffix: &str, zoom: bool) -> String {
+    let mut regs = vec!["scale", "bias"];
+    if zoom {
+        regs.extend(["zx", "zy"]);
+    }
+    let names: Vec<String> = regs.iter().map(|r| format!("{r}_{suffix}")).collect();
+    format!("{{{}}}", names.join(", "))
+}
+
 /// A stage's handshake register and the signals around it.
 pub struct RegView {
     pub stage: &'static str,
@@ -84,6 +116,8 @@ pub struct RegView {
     pub out_valid: String,
     pub out_ready: String,
     pub out_data: String,
+    /// The output wires are the register's own (not the pix port).
+    pub declare: bool,
 }
 
 /// One lane's bit positions.
@@ -140,6 +174,15 @@ pub struct IpuTop {
     pub status_w: u32,
     pub reg_labels: String,
     pub value_low_unused: bool,
+    /// The zoom stage's module and line buffer width, when enabled.
+    pub zoom: Option<(String, u32)>,
+    /// Where the stage after bias takes its beats: the zoom stage or the pix port.
+    pub taken: &'static str,
+    pub status_note: String,
+    /// A stack entry: its width, and its fields as `_q` and `_d` concatenations.
+    pub stack_w: u32,
+    pub stack_entry_q: String,
+    pub stack_entry_d: String,
 }
 
 pub struct IpuUnit<'a> {
@@ -251,7 +294,7 @@ impl<'a> IpuUnit<'a> {
                     format!("{}_ready", STAGES[i - 1]),
                 ),
             };
-            let (out_valid, out_ready, out_data) = if i == STAGES.len() - 1 {
+            let (out_valid, out_ready, out_data) = if i == STAGES.len() - 1 && ipu.zoom.is_none() {
                 (
                     "pix_valid_o".into(),
                     "pix_ready_i".into(),
@@ -264,7 +307,9 @@ impl<'a> IpuUnit<'a> {
                     format!("{stage}_data"),
                 )
             };
+            let declare = out_valid != "pix_valid_o";
             regs.push(RegView {
+                declare,
                 stage,
                 label: kind.label(),
                 inst: format!("u_{stage}_reg"),
@@ -303,6 +348,40 @@ impl<'a> IpuUnit<'a> {
                 let n = 16 - frac;
                 format!("{{{{{n}{{value_q[31]}}}}, value_q[31:{n}]}}")
             }
+        };
+        let zoom = match ipu.zoom {
+            Some(line) => {
+                let zname = ctx.module_name("ipu_zoom");
+                let zoom_beat = if l > 1 {
+                    format!("{{{l}'d1, y_out, x_out, {}'d0, src_pix}}", 32 * (l - 1))
+                } else {
+                    "{y_out, x_out, src_pix}".to_string()
+                };
+                modules.push(Module {
+                    name: zname.clone(),
+                    kind: "ipu_zoom",
+                    parameters: BTreeMap::from([("MaxLine".to_string(), u64::from(line))]),
+                    instantiates: Vec::new(),
+                    text: render(
+                        &zname,
+                        &IpuZoom {
+                            name: zname.clone(),
+                            stamp: stamp.clone(),
+                            rst: ctx.rst.clone(),
+                            line,
+                            lanes: l,
+                            multi: l > 1,
+                            beat_w: pix_w,
+                            meta: meta1,
+                            sub_w: clog2(l).max(1),
+                            acc_w: ZOOM_ACC_W,
+                            zoom_beat,
+                        },
+                    )?,
+                });
+                Some((zname, line))
+            }
+            None => None,
         };
         let depth = ipu.stack_depth;
         let capacity = ipu.capacity();
@@ -354,7 +433,21 @@ impl<'a> IpuUnit<'a> {
                 .map(|(k, s)| format!("{s}: {}", k.label()))
                 .collect::<Vec<_>>()
                 .join(", "),
-            value_low_unused: sf.min(bf) < 16,
+            value_low_unused: sf.min(bf) < 16 && ipu.zoom.is_none(),
+            taken: if zoom.is_some() {
+                "zoom_take"
+            } else {
+                "pix_done"
+            },
+            status_note: if zoom.is_some() {
+                ", 4 draw wider than the zoom line buffer".to_string()
+            } else {
+                String::new()
+            },
+            stack_w: 4 * sw + 4 * bw + if zoom.is_some() { 48 } else { 0 },
+            stack_entry_q: entry("q", zoom.is_some()),
+            stack_entry_d: entry("d", zoom.is_some()),
+            zoom,
         };
         let mut instantiates: Vec<String> = modules.iter().map(|m| m.name.clone()).collect();
         instantiates.sort();

@@ -7,16 +7,22 @@
 //
 // Commands (cmd, 32 bits, opcode in [31:24]; see src/model/ipu.rs and README.md):
 //   0x41 PIXEL_TRANSFER (2 words), 0x42 PUSH_PIXEL, 0x43 POP_PIXEL,
-//   0x44 DRAW_PIXELS (3 words); every other word is passed on unchanged, in order (pass).
+//   0x44 DRAW_PIXELS (3 words){% if zoom.is_some() %}, 0x45 ZOOM (2 words){% endif %}; every other word is passed on unchanged,
+//   in order (pass).
 // DRAW_PIXELS sends the DMA request (dma_req: 32-bit words to send), then takes that many
 // words from dma; pixels leave on pix as {% if multi %}{mask[{{ lanes }}], {% else %}{{ "{" }}{% endif %}y[15:0], x[15:0], {{ lanes }} x RGBA8}: up to {{ lanes }}
 // pixel(s) of one row from one DMA word per beat. Formats: {{ format_list }}.
 // status: {level[7:0], 4'b0, event[3:0]}: 1 stack overflow, 2 stack underflow, 3 format
-// not enabled; the command then changes nothing.
+// not enabled{{ status_note }}; the command then changes nothing.
 // Scale S{{ sint }}.{{ sf }}, bias S{{ bint }}.{{ bf }} (signed fixed point); commands carry S15.16 values, floored
 // and saturated. Stack of {{ depth }} entries of the 4 scales and 4 biases.
 // Throughput: one beat per clock in PIPELINE; a parameter change waits until the
 // pipeline ({{ capacity }} register slot(s)) has drained.
+{%- if let Some((_, line)) = zoom %}
+// Stage (4), zoom (glPixelZoom, factors signed Q7.16, pushed and popped with scale and
+// bias): see its module; a draw waits for the one before to leave it, draws wider than
+// its line buffer ({{ line }} pixels) are dropped with status event 4.
+{%- endif %}
 // Latency: DMA word to pixel {{ regs.len() }} register stage(s) (bypass stages add none).
 // Combinational paths: pix_ready_i -> dma_ready_o (through bubble and bypass stages);
 // pass_ready_i -> cmd_ready_o. Outputs come from flops{% if regs[2].module.is_none() %} (pix from the stage before when the
@@ -60,6 +66,9 @@ module {{ name }} #(
   localparam [7:0] OP_PUSH     = 8'h42;
   localparam [7:0] OP_POP      = 8'h43;
   localparam [7:0] OP_DRAW     = 8'h44;
+{%- if zoom.is_some() %}
+  localparam [7:0] OP_ZOOM     = 8'h45;
+{%- endif %}
 
   // What SEND_ONE_IDLE does.
   localparam [2:0] ACT_TRANSFER = 3'd0;
@@ -67,10 +76,18 @@ module {{ name }} #(
   localparam [2:0] ACT_POP      = 3'd2;
   localparam [2:0] ACT_DRAW     = 3'd3;
   localparam [2:0] ACT_FORMAT   = 3'd4;
+{%- if zoom.is_some() %}
+  localparam [2:0] ACT_ZOOM     = 3'd5;
+  localparam [2:0] ACT_WIDTH    = 3'd6;
+{%- endif %}
 
   localparam [3:0] EV_OVERFLOW  = 4'd1;
   localparam [3:0] EV_UNDERFLOW = 4'd2;
   localparam [3:0] EV_FORMAT    = 4'd3;
+{%- if let Some((_, line)) = zoom %}
+  localparam [3:0] EV_WIDTH     = 4'd4;
+  localparam [15:0] MaxLine     = 16'd{{ line }};
+{%- endif %}
 {% for f in formats %}
   localparam [2:0] {{ f.name }} = 3'd{{ f.code }};
 {%- endfor %}
@@ -93,6 +110,11 @@ module {{ name }} #(
   reg  [31:0] pass_data_q;
   reg  [{{ 4 * sw - 1 }}:0] scale_q, scale_d;      // {A, B, G, R}
   reg  [{{ 4 * bw - 1 }}:0] bias_q, bias_d;
+{%- if zoom.is_some() %}
+  reg  [23:0] zx_q, zx_d, zy_q, zy_d;  // zoom factors, signed Q7.16
+  reg  [23:0] zx_new_q;                // ZOOM's first word, until the second arrives
+  reg         zx_new_en;
+{%- endif %}
   // Command fields (datapath: loaded before use, no reset).
 {%- if value_low_unused %}
   // Only the bits down to the finer of the two fractions are used.
@@ -107,10 +129,15 @@ module {{ name }} #(
 
   wire [7:0]  opcode = cmd_data_i[31:24];
   wire        is_ipu = (opcode == OP_TRANSFER) | (opcode == OP_PUSH) |
-                       (opcode == OP_POP) | (opcode == OP_DRAW);
+                       (opcode == OP_POP) | (opcode == OP_DRAW){% if zoom.is_some() %} | (opcode == OP_ZOOM){% endif %};
   wire        stack_full  = (sp_q == StackFull);
   wire        stack_empty = (sp_q == {SpW{1'b0}});
+{%- if zoom.is_some() %}
+  wire        zoom_busy;
+  wire        drained     = (inflight_q == {{ cnt_w }}'d0) & ~zoom_busy;
+{%- else %}
   wire        drained     = (inflight_q == {{ cnt_w }}'d0);
+{%- endif %}
 
   // PIXEL_TRANSFER value: S15.16 to the stored formats, floor then saturate.
   wire [31:0] scale_shifted = {{ scale_shift }};
@@ -123,7 +150,7 @@ module {{ name }} #(
                            {bias_shifted[31], {{ "{" }}{{ bw - 1 }}{~bias_shifted[31]}}};
 
   // Parameter stack: flops written on push, read on pop.
-  reg  [{{ 4 * sw + 4 * bw - 1 }}:0] stack_q [0:StackDepth-1];
+  reg  [{{ stack_w - 1 }}:0] stack_q [0:StackDepth-1];
   wire [SpW-1:0]  sp_below  = sp_q - 1'b1;
   wire [AddrW-1:0]  push_addr = sp_q[AddrW-1:0];
   wire [AddrW-1:0]  pop_addr  = sp_below[AddrW-1:0];
@@ -161,8 +188,14 @@ module {{ name }} #(
 
   // Status: the event of the command in SEND_ONE_IDLE, if it has one.
   wire [3:0]  event_code = (act_q == ACT_FORMAT) ? EV_FORMAT :
+{%- if zoom.is_some() %}
+                           (act_q == ACT_WIDTH) ? EV_WIDTH :
+{%- endif %}
                            (act_q == ACT_PUSH) ? EV_OVERFLOW : EV_UNDERFLOW;
   wire        event_now  = (act_q == ACT_FORMAT) | ((act_q == ACT_PUSH) & stack_full) |
+{%- if zoom.is_some() %}
+                           (act_q == ACT_WIDTH) |
+{%- endif %}
                            ((act_q == ACT_POP) & stack_empty);
   assign status_valid_o = (state_q == SEND_ONE_IDLE) & event_now;
   assign status_data_o  = {{ "{{" }}(8-SpW){1'b0}}, sp_q, 4'd0, event_code};
@@ -246,7 +279,7 @@ module {{ name }} #(
 {%- endif %}
 {% endif %}
   // {{ r.inst }}: {{ r.label }} after {{ r.stage }}
-{%- if r.stage != "bias" %}
+{%- if r.declare %}
   wire        {{ r.out_valid }};
   wire        {{ r.out_ready }};
   wire [{{ r.width - 1 }}:0] {{ r.out_data }};
@@ -271,7 +304,31 @@ module {{ name }} #(
   assign {{ r.out_data }} = {{ r.in_data }};
 {%- endif %}
 {% endfor %}
+{%- if let Some((zoom_mod, line)) = zoom %}
+  // Stage 4, zoom: bypassed (a plain register) while both factors are 1.0.
+  wire        zoom_take = bias_valid & bias_ready;
+  {{ zoom_mod }} #(
+    .MaxLine ({{ line }})
+  ) u_zoom (
+    .clk_i       (clk_i),
+    .{{ rst.port }}{{ rst.pad }} ({{ rst.port }}),
+    .zx_i        (zx_q),
+    .zy_i        (zy_q),
+    .width_i     (width_q),
+    .height_i    (height_q),
+    .x0_i        (x0_q),
+    .y0_i        (y0_q),
+    .in_valid_i  (bias_valid),
+    .in_ready_o  (bias_ready),
+    .in_data_i   (bias_data),
+    .out_valid_o (pix_valid_o),
+    .out_ready_i (pix_ready_i),
+    .out_data_o  (pix_data_o),
+    .busy_o      (zoom_busy)
+  );
+{%- else %}
   wire        pix_done = pix_valid_o & pix_ready_i;
+{%- endif %}
   assign pass_valid_o = pass_valid_q;
   assign pass_data_o  = pass_data_q;
 
@@ -287,6 +344,11 @@ module {{ name }} #(
     byte_d     = byte_q;
     scale_d    = scale_q;
     bias_d     = bias_q;
+{%- if zoom.is_some() %}
+    zx_d       = zx_q;
+    zy_d       = zy_q;
+    zx_new_en  = 1'b0;
+{%- endif %}
     cmd_ready_o = 1'b0;
     value_en   = 1'b0;
     size_en    = 1'b0;
@@ -316,6 +378,13 @@ module {{ name }} #(
               act_d   = ACT_DRAW;
               state_d = RECEIVE_1;
             end
+{%- if zoom.is_some() %}
+            OP_ZOOM: begin
+              act_d     = ACT_ZOOM;
+              zx_new_en = 1'b1;
+              state_d   = RECEIVE_1;
+            end
+{%- endif %}
             default: begin
               sel_d     = sel_q;
               pass_load = 1'b1;
@@ -324,9 +393,17 @@ module {{ name }} #(
         end
       end
       RECEIVE_1: begin
+{%- if zoom.is_some() %}
+        // A draw's size waits until the draw before has left the zoom stage, which
+        // reads the size, position and factors.
+        cmd_ready_o = (act_q != ACT_DRAW) | drained;
+        if (cmd_valid_i & cmd_ready_o) begin
+          if ((act_q == ACT_TRANSFER) | (act_q == ACT_ZOOM)) begin
+{%- else %}
         cmd_ready_o = 1'b1;
         if (cmd_valid_i) begin
           if (act_q == ACT_TRANSFER) begin
+{%- endif %}
             value_en = 1'b1;
             state_d  = SEND_ONE_IDLE;
           end else begin
@@ -345,6 +422,11 @@ module {{ name }} #(
           if (!fmt_ok) begin
             act_d   = ACT_FORMAT;
             state_d = SEND_ONE_IDLE;
+{%- if zoom.is_some() %}
+          end else if (width_q > MaxLine) begin
+            act_d   = ACT_WIDTH;
+            state_d = SEND_ONE_IDLE;
+{%- endif %}
           end else if ((width_q == 16'd0) | (height_q == 16'd0)) begin
             state_d = IDLE;
           end else begin
@@ -364,8 +446,13 @@ module {{ name }} #(
         end else if (drained) begin
           // Parameters change only once the pixels that use the old ones have left.
           if (act_q == ACT_POP) begin
-            {scale_d, bias_d} = stack_q[pop_addr];
+            {{ stack_entry_d }} = stack_q[pop_addr];
             sp_d = sp_below;
+{%- if zoom.is_some() %}
+          end else if (act_q == ACT_ZOOM) begin
+            zx_d = zx_new_q;
+            zy_d = value_q[23:0];
+{%- endif %}
           end else if (sel_q[2]) begin
             bias_d[{{ bw }}*sel_q[1:0] +: {{ bw }}] = bias_new;
           end else begin
@@ -415,7 +502,7 @@ module {{ name }} #(
     if (pass_load) begin
       pass_valid_d = 1'b1;
     end
-    inflight_d = inflight_q + {{ "{{" }}{{ cnt_w - 1 }}{1'b0}}, issue} - {{ "{{" }}{{ cnt_w - 1 }}{1'b0}}, pix_done};
+    inflight_d = inflight_q + {{ "{{" }}{{ cnt_w - 1 }}{1'b0}}, issue} - {{ "{{" }}{{ cnt_w - 1 }}{1'b0}}, {{ taken }}};
   end
 
   always @(posedge clk_i{{ rst.edge }}) begin
@@ -432,6 +519,10 @@ module {{ name }} #(
       // GL's initial state: scale 1.0, bias 0.0.
       scale_q      <= { {{- scale_one }}, {{ scale_one }}, {{ scale_one }}, {{ scale_one -}} };
       bias_q       <= {{ 4 * bw }}'d0;
+{%- if zoom.is_some() %}
+      zx_q         <= 24'h010000;
+      zy_q         <= 24'h010000;
+{%- endif %}
     end else begin
       state_q      <= state_d;
       act_q        <= act_d;
@@ -444,6 +535,10 @@ module {{ name }} #(
       pass_valid_q <= pass_valid_d;
       scale_q      <= scale_d;
       bias_q       <= bias_d;
+{%- if zoom.is_some() %}
+      zx_q         <= zx_d;
+      zy_q         <= zy_d;
+{%- endif %}
     end
   end
 
@@ -463,11 +558,16 @@ module {{ name }} #(
     if (pass_load) begin
       pass_data_q <= cmd_data_i;
     end
+{%- if zoom.is_some() %}
+    if (zx_new_en) begin
+      zx_new_q <= cmd_data_i[23:0];
+    end
+{%- endif %}
   end
 
   always @(posedge clk_i) begin
     if (push_en) begin
-      stack_q[push_addr] <= {scale_q, bias_q};
+      stack_q[push_addr] <= {{ stack_entry_q }};
     end
   end
 
