@@ -26,9 +26,18 @@ fn ipu_config(name: &str, reset: (&str, &str), body: &str) -> Config {
     )
 }
 
-/// The seed's organisation: one lane, bubble registers.
+/// The seed's organisation: one lane, bubble registers, zoom.
 fn one_lane() -> Config {
-    ipu_config("ipu_l1", ("async", "low"), "lanes = 1\nstack_depth = 3\n")
+    ipu_config(
+        "ipu_l1",
+        ("async", "low"),
+        "lanes = 1\nstack_depth = 3\n[ipu.zoom]\nenabled = true\n",
+    )
+}
+
+/// The first slice's organisation: one lane, no zoom.
+fn one_lane_plain() -> Config {
+    ipu_config("ipu_l1p", ("sync", "low"), "lanes = 1\nstack_depth = 3\n")
 }
 
 /// Four lanes, some formats, mixed registers, the smallest stack.
@@ -38,7 +47,7 @@ fn four_lanes() -> Config {
         ("sync", "high"),
         "lanes = 4\nformats = [\"l8\", \"rgba8888\", \"rgb565\", \"la88\"]\nscale_frac_bits = 16\n\
          bias_frac_bits = 10\nscale_int_bits = 8\nbias_int_bits = 1\nstack_depth = 1\n\
-         registers = [\"skid\", \"fifo:3\", \"bypass\"]\n",
+         registers = [\"skid\", \"fifo:3\", \"bypass\"]\n[ipu.zoom]\nenabled = true\nmax_line_width = 8\n",
     )
 }
 
@@ -48,7 +57,8 @@ fn two_lanes() -> Config {
         "ipu_l2",
         ("async", "high"),
         "lanes = 2\nformats = [\"bgra8888\", \"rgba4444\", \"rgba5551\", \"l8\"]\nscale_frac_bits = 16\n\
-         bias_frac_bits = 16\nstack_depth = 2\nregisters = [\"bypass\", \"bubble\", \"fifo:1\"]\n",
+         bias_frac_bits = 16\nstack_depth = 2\nregisters = [\"bypass\", \"bubble\", \"fifo:1\"]\n\
+         [ipu.zoom]\nenabled = true\nmax_line_width = 10\n",
     )
 }
 
@@ -128,7 +138,7 @@ fn random_mixes(b: &Built, count: usize) -> (usize, usize, usize, usize) {
 
 #[test]
 fn random_command_mixes_match_the_model_at_1_2_and_4_lanes() {
-    for cfg in [one_lane(), four_lanes(), two_lanes()] {
+    for cfg in [one_lane(), four_lanes(), two_lanes(), one_lane_plain()] {
         let b = build_cfg(cfg);
         let (pass, pix, status, _) = random_mixes(&b, 250);
         // The mixes reach every output port.
@@ -226,11 +236,11 @@ fn stack_overflow_underflow_and_truncated_commands() {
     }
 }
 
-/// The seed's example (bias 2 of 255, scale 0.25; its 2x shrink needs the zoom stage,
-/// which is not implemented): the RTL's pixels equal the model's, which are within 1 LSB
-/// of GL's float math.
+/// The seed's example (bias 2 of 255, scale 0.25, rows and columns shrunk 2x): the RTL's
+/// pixels equal the model's; output pixel (k, l) is image pixel (2k + 1, 2l + 1), within
+/// 1 LSB of GL's float math.
 #[test]
-fn seed_example_bias_2_scale_quarter() {
+fn seed_example_bias_2_scale_quarter_shrink_2x() {
     let b = build_cfg(one_lane());
     let mut rng = Rng::stream(8, 0);
     let mut s = m::Stream::default();
@@ -239,9 +249,13 @@ fn seed_example_bias_2_scale_quarter() {
         s.cmds
             .extend(m::cmd_transfer(true, ch, m::q16(2.0 / 255.0)));
     }
+    s.cmds.extend(m::cmd_zoom(m::q16(0.5), m::q16(0.5)));
     s.draw(&mut rng, 0, 16, 8, 0, 0);
     let (_, out) = check(&b, &s, 8, 0.2, 0.2);
-    for (beat, word) in out.pix.iter().zip(&s.dma) {
+    assert_eq!(out.pixels, 8 * 4);
+    for beat in &out.pix {
+        let (x, y) = (beat.field(32, 16) as usize, beat.field(48, 16) as usize);
+        let word = s.dma[(2 * y + 1) * 16 + 2 * x + 1];
         for ch in 0..4 {
             let c = f64::from((word >> (8 * ch)) & 0xff);
             let gl = ((c / 255.0 * 0.25 + 2.0 / 255.0).clamp(0.0, 1.0) * 255.0).round();
@@ -392,4 +406,148 @@ fn cli_sim_runs_the_ipu_of_the_default_preset() {
     let log = text(&out);
     assert!(out.status.success(), "{log}");
     assert!(log.contains("PASS ipu: seed 9"), "{log}");
+}
+
+/// Zoom: enlarge, shrink, mirror, zero and uneven factors (with pushes and pops of the
+/// factors), widths from 1 to the line buffer's (rows replay from its every address) and
+/// one past it (flagged, dropped), every enabled format.
+fn zoom_stream(cfg: &Config, seed: u64) -> m::Stream {
+    let ipu = cfg.ipu.as_ref().expect("ipu");
+    let line = ipu.zoom.expect("zoom").min(12);
+    let fmts: Vec<u32> = (0..7u32).filter(|f| ipu.formats[*f as usize]).collect();
+    let mut rng = Rng::stream(seed, 10);
+    let mut s = m::Stream::default();
+    let zooms = [
+        (2.0, 2.0),
+        (0.5, 0.5),
+        (-1.0, 1.0),
+        (1.0, -3.0),
+        (3.0, 0.34),
+        (0.7, 2.5),
+        (-2.25, -0.5),
+        (0.0, 1.0),
+        (1.0, 1.0),
+        (1.5, 1.5),
+    ];
+    for (k, (zx, zy)) in zooms.iter().enumerate() {
+        s.cmds.extend(m::cmd_zoom(m::q16(*zx), m::q16(*zy)));
+        if k % 3 == 0 {
+            s.cmds.push(m::cmd_push());
+            s.cmds.extend(m::cmd_zoom(m::q16(1.0), m::q16(2.0)));
+            s.draw(&mut rng, fmts[0], 3, 2, 40, 40);
+            s.cmds.push(m::cmd_pop());
+        }
+        for (n, w) in [1, 2, 3, line / 2 + 1, line].into_iter().enumerate() {
+            let fmt = fmts[(k + n) % fmts.len()];
+            s.draw(
+                &mut rng,
+                fmt,
+                w,
+                1 + (w + k as u32) % 3,
+                100 + w,
+                200 + k as u32,
+            );
+        }
+    }
+    s.cmds
+        .extend(m::cmd_draw(fmts[0], ipu.zoom.expect("zoom") + 1, 1, 0, 0));
+    s
+}
+
+#[test]
+fn zoom_matches_the_model_at_1_2_and_4_lanes() {
+    for cfg in [one_lane(), four_lanes(), two_lanes()] {
+        let b = build_cfg(cfg);
+        for (seed, gap, stall) in [(21u64, 0.0, 0.0), (22, 0.4, 0.6)] {
+            let s = zoom_stream(&b.cfg, seed);
+            let (_, out) = check(&b, &s, seed, gap, stall);
+            assert!(out.pixels > 300, "{}", out.pixels);
+            assert_eq!(out.status.last().map(|w| w & 0xf), Some(m::EV_WIDTH));
+        }
+    }
+}
+
+/// Zoomed DrawPixels with no stalls: output pixels per clock, and image pixels per clock.
+fn zoom_rate(b: &Built, fmt: u32, z: f64) -> (f64, f64) {
+    let mut rng = Rng::stream(12, 0);
+    let mut s = m::Stream::default();
+    s.cmds.extend(m::cmd_zoom(m::q16(z), m::q16(z)));
+    let (w, h) = (
+        b.cfg
+            .ipu
+            .as_ref()
+            .and_then(|i| i.zoom)
+            .unwrap_or(64)
+            .min(64),
+        16,
+    );
+    for i in 0..4 {
+        s.draw(&mut rng, fmt, w, h, 0, i * 64);
+    }
+    let (r, out) = check(b, &s, 12, 0.0, 0.0);
+    let (rate, image) = (
+        out.pixels as f64 / r.cycles as f64,
+        f64::from(4 * w * h) / r.cycles as f64,
+    );
+    println!(
+        "{}: DrawPixels {} {w}x{h} x4 zoom {z}: {} output pixels in {} clocks, {rate:.3} output pixels/clock, {image:.3} image pixels/clock",
+        b.cfg.design.name,
+        gpurtl::config::ipu::FORMATS[fmt as usize],
+        out.pixels,
+        r.cycles
+    );
+    (rate, image)
+}
+
+#[test]
+fn zoom_rate_with_no_stalls() {
+    for cfg in [one_lane(), four_lanes()] {
+        let b = build_cfg(cfg);
+        let (out2, _) = zoom_rate(&b, 5, 2.0);
+        // Four lanes' line buffer is 8 pixels: its rows are short, the clock a replay
+        // and a draw's drain cost weigh more.
+        assert!(out2 > 0.95, "2x: an output pixel a clock");
+        let (_, in_half) = zoom_rate(&b, 5, 0.5);
+        assert!(in_half > 0.94, "0.5x: an image pixel a clock");
+    }
+}
+
+#[test]
+fn broken_zoom_is_caught() {
+    let cfg = two_lanes();
+    let s = zoom_stream(&cfg, 31);
+    let expects = |r: &SimReport| r.errors.iter().any(|e| e.contains("model expects"));
+    // Columns start at floor(i * z) instead of GL's ceil(i * z - 0.5).
+    let r = run_broken(
+        cfg.clone(),
+        "ipu_zoom",
+        "15'h7fff}",
+        "15'h0000}",
+        &s,
+        0.0,
+        0.0,
+    );
+    assert!(!r.errors.is_empty());
+    // A replay that reads the line buffer in the clock its last pixel is written.
+    let r = run_broken(
+        cfg.clone(),
+        "ipu_zoom",
+        "st_d = streaming ? Z_REWIND : Z_REPLAY;",
+        "st_d = Z_REPLAY;",
+        &s,
+        0.0,
+        0.0,
+    );
+    assert!(expects(&r), "{:?}", r.errors);
+    // Factors that change while the zoom stage still works on the draw before.
+    let r = run_broken(
+        cfg,
+        "ipu",
+        "& ~zoom_busy;",
+        "& (~zoom_busy | 1'b1);",
+        &s,
+        0.0,
+        0.8,
+    );
+    assert!(!r.errors.is_empty());
 }

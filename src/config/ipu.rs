@@ -299,14 +299,14 @@ impl IpuSection {
                 ENABLED_ALLOWED,
             ));
         }
-        if let Some(z) = &self.zoom {
-            if !(1..=8192).contains(&z.max_line_width) {
-                errs.push(Invalid::at(
-                    &at(&["zoom", "max_line_width"]),
-                    format!("line width {}", z.max_line_width),
-                    ZOOM_LINE_ALLOWED,
-                ));
-            }
+        if let Some(z) = &self.zoom
+            && !(1..=8192).contains(&z.max_line_width)
+        {
+            errs.push(Invalid::at(
+                &at(&["zoom", "max_line_width"]),
+                format!("line width {}", z.max_line_width),
+                ZOOM_LINE_ALLOWED,
+            ));
         }
         if let Some(m) = &self.pixel_map {
             if !(m.table_size.is_power_of_two() && (2..=4096).contains(&m.table_size)) {
