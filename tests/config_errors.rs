@@ -735,12 +735,12 @@ fn cases(many_stages: &str) -> Vec<Case> {
             Some("1..=8192 pixels"),
         ),
         case(
-            "ipu_pixel_map_not_supported",
-            &with_ipu(&["[ipu.pixel_map]", "enabled = true"]),
-            Some("ipu.pixel_map.enabled"),
-            (5, 11),
-            "not supported yet: the pixel map stage (glPixelMap) is not implemented",
-            Some("false"),
+            "ipu_pixel_map_index_map_not_supported",
+            &with_ipu(&["[ipu.pixel_map]", "enabled = true", r#"maps = ["r_to_r", "i_to_r"]"#]),
+            Some("ipu.pixel_map.maps[1]"),
+            (6, 19),
+            "not supported yet: map \"i_to_r\" needs the colour-index path, which is not implemented",
+            Some("\"r_to_r\""),
         ),
         case(
             "ipu_pixel_map_unknown_map",

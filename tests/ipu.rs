@@ -47,7 +47,7 @@ fn four_lanes() -> Config {
         ("sync", "high"),
         "lanes = 4\nformats = [\"l8\", \"rgba8888\", \"rgb565\", \"la88\"]\nscale_frac_bits = 16\n\
          bias_frac_bits = 10\nscale_int_bits = 8\nbias_int_bits = 1\nstack_depth = 1\n\
-         registers = [\"skid\", \"fifo:3\", \"bypass\"]\n[ipu.zoom]\nenabled = true\nmax_line_width = 8\n",
+         registers = [\"skid\", \"fifo:3\", \"bypass\"]\n[ipu.zoom]\nenabled = true\nmax_line_width = 64\n",
     )
 }
 
@@ -215,7 +215,7 @@ fn stack_overflow_underflow_and_truncated_commands() {
         s.cmds.push(m::cmd_pop()); // the last two underflow
     }
     s.cmds.extend(m::cmd_draw(7, 2, 2, 0, 0)); // no such format
-    s.cmds.push(0x4500_0001); // not the IPU's: passed through
+    s.cmds.push(0x4800_0001); // not the IPU's: passed through
     s.cmds.extend(&m::cmd_draw(0, 2, 2, 0, 0)[..2]); // truncated
     for (seed, gap, stall) in [(1u64, 0.0, 0.0), (2, 0.5, 0.5), (3, 0.0, 0.9)] {
         let (_, out) = check(&b, &s, seed, gap, stall);
@@ -231,7 +231,7 @@ fn stack_overflow_underflow_and_truncated_commands() {
                 m::EV_FORMAT
             ]
         );
-        assert_eq!(out.pass, [0x4500_0001]);
+        assert_eq!(out.pass, [0x4800_0001]);
         assert_eq!(out.dma_req.len(), 5, "the truncated draw never starts");
     }
 }

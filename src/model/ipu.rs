@@ -64,11 +64,51 @@ pub const OP_PUSH: u32 = 0x42;
 pub const OP_POP: u32 = 0x43;
 pub const OP_DRAW: u32 = 0x44;
 pub const OP_ZOOM: u32 = 0x45;
+pub const OP_PIXELMAP: u32 = 0x46;
+pub const OP_MAPCOLOR: u32 = 0x47;
 
 pub const EV_OVERFLOW: u32 = 1;
 pub const EV_UNDERFLOW: u32 = 2;
 pub const EV_FORMAT: u32 = 3;
 pub const EV_WIDTH: u32 = 4;
+pub const EV_MAPSIZE: u32 = 5;
+
+/// The colour maps' state: MAP_COLOR, and per channel the loaded table (GL's initial map
+/// is one entry of 0.0).
+#[derive(Debug, Clone)]
+pub struct Maps {
+    pub on: bool,
+    pub tables: [Vec<u32>; 4],
+}
+
+impl Default for Maps {
+    fn default() -> Self {
+        Maps {
+            on: false,
+            tables: std::array::from_fn(|_| vec![0]),
+        }
+    }
+}
+
+/// GL's map index `round(c / 255 * (size - 1))` of an 8-bit component, exact in integers
+/// (no ties exist: `2c(size-1)` is even, `255(2k+1)` odd).
+pub fn map_index(c: u32, size: u32) -> u32 {
+    (2 * c * (size - 1) + 255) / 510
+}
+
+/// The constant multiply the RTL divides by 255 with: `(p * k + 2^(s-1)) >> s` equals
+/// `round(p / 255)` for every product `p = c * (size - 1)` of an 8-bit component and a
+/// map of up to `max_size` entries; the smallest such shift, checked exhaustively.
+pub fn map_magic(max_size: u32) -> (u64, u32) {
+    let pmax = 255 * u64::from(max_size - 1);
+    for s in 8..48u32 {
+        let k = ((1u64 << s) + 127) / 255;
+        if (0..=pmax).all(|p| (p * k + (1 << (s - 1))) >> s == (2 * p + 255) / 510) {
+            return (k, s);
+        }
+    }
+    unreachable!("a shift of 47 bits always divides exactly enough")
+}
 
 /// Zoom factor 1.0 in the ZOOM command's signed Q7.16.
 pub const ZOOM_ONE: i32 = 1 << 16;
@@ -179,6 +219,7 @@ pub fn run(ipu: &Ipu, cmds: &[u32], dma: &[u32]) -> Outputs {
     let mut scale = [one; 4];
     let mut bias = [0i64; 4];
     let mut zoom = (ZOOM_ONE, ZOOM_ONE);
+    let mut maps = Maps::default();
     type Entry = ([i64; 4], [i64; 4], (i32, i32));
     let mut stack: Vec<Entry> = Vec::new();
     let mut dma_next = 0usize;
@@ -187,14 +228,18 @@ pub fn run(ipu: &Ipu, cmds: &[u32], dma: &[u32]) -> Outputs {
     while i < cmds.len() {
         let w0 = cmds[i];
         let op = w0 >> 24;
-        let op = if op == OP_ZOOM && ipu.zoom.is_none() {
-            0 // a config without zoom does not know the opcode: passed through
-        } else {
-            op
-        };
+        let unknown = (op == OP_ZOOM && ipu.zoom.is_none())
+            || ((op == OP_PIXELMAP || op == OP_MAPCOLOR) && ipu.pixel_map.is_none());
+        // A config without the stage does not know its opcodes: passed through.
+        let op = if unknown { 0 } else { op };
+        let map_size = (w0 >> 8) & 0x1fff;
+        let map_ok = ipu
+            .pixel_map
+            .is_some_and(|m| map_size >= 1 && map_size <= m.size);
         let words = match op {
             OP_TRANSFER | OP_ZOOM => 2,
             OP_DRAW => 3,
+            OP_PIXELMAP if map_ok => 1 + map_size.div_ceil(4) as usize,
             _ => 1,
         };
         if i + words > cmds.len() {
@@ -217,6 +262,16 @@ pub fn run(ipu: &Ipu, cmds: &[u32], dma: &[u32]) -> Outputs {
                 }
             }
             OP_ZOOM => zoom = (zoom_field(w0), zoom_field(cmds[i + 1])),
+            OP_MAPCOLOR => maps.on = w0 & 1 == 1,
+            OP_PIXELMAP if !map_ok => out.status.push(event(EV_MAPSIZE, stack.len())),
+            OP_PIXELMAP => {
+                let ch = (w0 & 3) as usize;
+                if ipu.pixel_map.is_some_and(|m| m.maps[ch]) {
+                    maps.tables[ch] = (0..map_size as usize)
+                        .map(|k| (cmds[i + 1 + k / 4] >> (8 * (k % 4))) & 0xff)
+                        .collect();
+                }
+            }
             OP_POP => match stack.pop() {
                 Some((s, b, z)) => {
                     scale = s;
@@ -246,6 +301,7 @@ pub fn run(ipu: &Ipu, cmds: &[u32], dma: &[u32]) -> Outputs {
                         scale: &scale,
                         bias: &bias,
                         zoom,
+                        maps: &maps,
                     };
                     draw(ipu, &mut out, src, fmt, (w, h), (x0, y0), &params);
                 }
@@ -262,6 +318,7 @@ struct Params<'a> {
     scale: &'a [i64; 4],
     bias: &'a [i64; 4],
     zoom: (i32, i32),
+    maps: &'a Maps,
 }
 
 fn draw(
@@ -300,6 +357,7 @@ fn draw(
                         ipu.scale,
                         ipu.bias,
                     );
+                    let v = map(ipu, p.maps, ch as usize, v);
                     o |= v << (8 * ch);
                 }
                 image.push(o);
@@ -324,6 +382,19 @@ fn draw(
     }
     if zoomed {
         zoom(ipu, out, &image, (w, h), (x0, y0), p.zoom);
+    }
+}
+
+/// The pixel map stage (glPixelMap with MAP_COLOR): a generated map replaces the
+/// component by its table's entry at GL's index. The RTL does this after zoom; a map is
+/// a function of one pixel, so the order does not change a result.
+pub fn map(ipu: &Ipu, maps: &Maps, ch: usize, v: u32) -> u32 {
+    match ipu.pixel_map {
+        Some(m) if maps.on && m.maps[ch] => {
+            let t = &maps.tables[ch];
+            t[map_index(v, t.len() as u32) as usize]
+        }
+        _ => v,
     }
 }
 
@@ -359,6 +430,24 @@ fn zoom(
             }
         }
     }
+}
+
+/// PIXELMAP: loads `values` (8-bit, v / 255) into map `channel` (0 R->R .. 3 A->A).
+pub fn cmd_pixelmap(channel: u32, values: &[u8]) -> Vec<u32> {
+    let mut words = vec![(OP_PIXELMAP << 24) | ((values.len() as u32 & 0x1fff) << 8) | (channel & 3)];
+    for chunk in values.chunks(4) {
+        words.push(
+            chunk
+                .iter()
+                .enumerate()
+                .map(|(k, v)| u32::from(*v) << (8 * k))
+                .sum(),
+        );
+    }
+    words
+}
+pub fn cmd_mapcolor(on: bool) -> u32 {
+    (OP_MAPCOLOR << 24) | u32::from(on)
 }
 
 /// Command word builders.
@@ -441,6 +530,22 @@ pub fn random_stream(ipu: &Ipu, count: usize, seed: u64) -> Stream {
                 let (zx, zy) = (z(&mut rng), z(&mut rng));
                 s.cmds.extend(cmd_zoom(zx, zy));
             }
+            6 if ipu.pixel_map.is_some() => match pick(&mut rng, 4) {
+                0 => s.cmds.push(cmd_mapcolor(pick(&mut rng, 3) != 0)),
+                1 => {
+                    // Out of range (0 or too big) now and then.
+                    let max = ipu.pixel_map.map_or(1, |m| m.size);
+                    let n = [0, max + 1][pick(&mut rng, 2) as usize];
+                    s.cmds.push((OP_PIXELMAP << 24) | (n << 8));
+                }
+                _ => {
+                    let max = ipu.pixel_map.map_or(1, |m| m.size).min(20);
+                    let n = 1 + pick(&mut rng, u64::from(max)) as usize;
+                    let values: Vec<u8> = (0..n).map(|_| rng.next_u64() as u8).collect();
+                    s.cmds
+                        .extend(cmd_pixelmap(pick(&mut rng, 4) as u32, &values));
+                }
+            },
             5..=6 => s.cmds.push(cmd_push()),
             7..=8 => s.cmds.push(cmd_pop()),
             9..=14 => {
@@ -461,7 +566,7 @@ pub fn random_stream(ipu: &Ipu, count: usize, seed: u64) -> Stream {
             }
             _ => {
                 let mut word = rng.next_u64() as u32;
-                while (OP_TRANSFER..=OP_ZOOM).contains(&(word >> 24)) {
+                while (OP_TRANSFER..=OP_MAPCOLOR).contains(&(word >> 24)) {
                     word = rng.next_u64() as u32;
                 }
                 s.cmds.push(word);
@@ -473,6 +578,7 @@ pub fn random_stream(ipu: &Ipu, count: usize, seed: u64) -> Stream {
         1 => s.cmds.push(cmd_draw(0, 3, 3, 0, 0)[0]),
         2 => s.cmds.extend(&cmd_draw(0, 3, 3, 0, 0)[..2]),
         3 => s.cmds.push(cmd_zoom(q16(2.0), q16(2.0))[0]),
+        4 => s.cmds.extend(&cmd_pixelmap(1, &[1, 2, 3, 4, 5])[..2]),
         _ => {}
     }
     s
@@ -540,7 +646,50 @@ mod tests {
             stack_depth: 2,
             registers: vec![StageKind::Bubble; 3],
             zoom: None,
+            pixel_map: None,
         }
+    }
+
+    #[test]
+    fn map_index_is_gls_rounding_and_the_rtl_divide_is_exact() {
+        for size in [1u32, 2, 3, 16, 100, 256, 4096] {
+            for c in 0..=255u32 {
+                let gl = (f64::from(c) / 255.0 * f64::from(size - 1)).round() as u32;
+                assert_eq!(map_index(c, size), gl, "size {size} c {c}");
+            }
+        }
+        for max in [2u32, 256, 4096] {
+            let (k, s) = map_magic(max);
+            for size in 1..=max {
+                for c in [0u32, 1, 127, 128, 254, 255] {
+                    let p = u64::from(c * (size - 1));
+                    assert_eq!(((p * k + (1 << (s - 1))) >> s) as u32, map_index(c, size));
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn maps_look_up_after_transfer_when_map_color_is_on() {
+        let mut cfg = ipu(1);
+        cfg.pixel_map = Some(crate::config::PixelMap {
+            size: 8,
+            maps: [true, true, false, true],
+        });
+        let mut cmds = cmd_pixelmap(0, &[10, 20, 30]);
+        cmds.extend(cmd_pixelmap(3, &[7]));
+        cmds.extend(cmd_pixelmap(1, &[0; 9])); // too big: flagged, nothing consumed
+        cmds.extend(cmd_draw(0, 1, 1, 0, 0));
+        cmds.push(cmd_mapcolor(true));
+        cmds.extend(cmd_draw(0, 1, 1, 0, 0));
+        let px = 0x8080_8080u32;
+        let out = run(&cfg, &cmds, &[px, px]);
+        assert_eq!(out.status, vec![EV_MAPSIZE]);
+        assert_eq!(out.pix[0].field(0, 32), u64::from(px));
+        // R: index round(128/255 * 2) = 1; G: the initial map (0); B: not generated; A: 7.
+        assert_eq!(out.pix[1].field(0, 32), 0x0780_0014);
+        // The nine value words of the rejected command were passed through as commands.
+        assert_eq!(out.pass.len(), 3);
     }
 
     /// GL's rule straight from its definition in f64: the output columns (offsets from the
