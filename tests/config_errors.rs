@@ -736,7 +736,11 @@ fn cases(many_stages: &str) -> Vec<Case> {
         ),
         case(
             "ipu_pixel_map_index_map_not_supported",
-            &with_ipu(&["[ipu.pixel_map]", "enabled = true", r#"maps = ["r_to_r", "i_to_r"]"#]),
+            &with_ipu(&[
+                "[ipu.pixel_map]",
+                "enabled = true",
+                r#"maps = ["r_to_r", "i_to_r"]"#,
+            ]),
             Some("ipu.pixel_map.maps[1]"),
             (6, 19),
             "not supported yet: map \"i_to_r\" needs the colour-index path, which is not implemented",

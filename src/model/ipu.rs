@@ -434,7 +434,8 @@ fn zoom(
 
 /// PIXELMAP: loads `values` (8-bit, v / 255) into map `channel` (0 R->R .. 3 A->A).
 pub fn cmd_pixelmap(channel: u32, values: &[u8]) -> Vec<u32> {
-    let mut words = vec![(OP_PIXELMAP << 24) | ((values.len() as u32 & 0x1fff) << 8) | (channel & 3)];
+    let mut words =
+        vec![(OP_PIXELMAP << 24) | ((values.len() as u32 & 0x1fff) << 8) | (channel & 3)];
     for chunk in values.chunks(4) {
         words.push(
             chunk

@@ -12,7 +12,7 @@ use super::handshake::{block_kind, module_for};
 use super::{Ctx, Dir, Module, RenderError, Rst, StreamPort, Unit, render};
 use crate::config::ipu::{FORMATS, STAGES};
 use crate::config::{Ipu, StageKind};
-use crate::model::ipu::{STATUS_WIDTH, bytes_per_pixel, pix_width};
+use crate::model::ipu::{STATUS_WIDTH, bytes_per_pixel, map_magic, pix_width};
 
 fn clog2(x: u32) -> u32 {
     32 - (x.max(1) - 1).leading_zeros()
@@ -86,6 +86,32 @@ pub struct IpuZoom {
     pub acc_w: u32,
     /// The zoomed output beat: one pixel in lane 0 at (x_out, y_out).
     pub zoom_beat: String,
+}
+
+#[derive(Template)]
+#[template(path = "rtl/ipu_map.v")]
+pub struct IpuMap {
+    pub name: String,
+    pub stamp: String,
+    pub rst: Rst,
+    pub lanes: u32,
+    pub multi: bool,
+    pub size: u32,
+    pub maps_bits: String,
+    pub beat_w: u32,
+    /// The divide by 255: multiplier, its width, and the shift.
+    pub k: u64,
+    pub k_bits: u32,
+    pub shift: u32,
+}
+
+/// The pixel map stage as the top sees it.
+pub struct MapView {
+    pub module: String,
+    pub size: u32,
+    pub addr_w: u32,
+    /// Which maps exist, `A B G R` as Verilog binary digits.
+    pub bits: String,
 }
 
 /// Accumulator width of the zoom stage: a 16-bit index times a 24-bit factor magnitude,
@@ -176,6 +202,10 @@ pub struct IpuTop {
     pub value_low_unused: bool,
     /// The zoom stage's module and line buffer width, when enabled.
     pub zoom: Option<(String, u32)>,
+    pub map: Option<MapView>,
+    /// The zoom stage's output and the map stage's input: valid, ready, data.
+    pub zoom_out: (&'static str, &'static str, &'static str),
+    pub map_in: (&'static str, &'static str, &'static str),
     /// Where the stage after bias takes its beats: the zoom stage or the pix port.
     pub taken: &'static str,
     pub status_note: String,
@@ -294,19 +324,20 @@ impl<'a> IpuUnit<'a> {
                     format!("{}_ready", STAGES[i - 1]),
                 ),
             };
-            let (out_valid, out_ready, out_data) = if i == STAGES.len() - 1 && ipu.zoom.is_none() {
-                (
-                    "pix_valid_o".into(),
-                    "pix_ready_i".into(),
-                    "pix_data_o".into(),
-                )
-            } else {
-                (
-                    format!("{stage}_valid"),
-                    format!("{stage}_ready"),
-                    format!("{stage}_data"),
-                )
-            };
+            let (out_valid, out_ready, out_data) =
+                if i == STAGES.len() - 1 && ipu.zoom.is_none() && ipu.pixel_map.is_none() {
+                    (
+                        "pix_valid_o".into(),
+                        "pix_ready_i".into(),
+                        "pix_data_o".into(),
+                    )
+                } else {
+                    (
+                        format!("{stage}_valid"),
+                        format!("{stage}_ready"),
+                        format!("{stage}_data"),
+                    )
+                };
             let declare = out_valid != "pix_valid_o";
             regs.push(RegView {
                 declare,
@@ -383,6 +414,49 @@ impl<'a> IpuUnit<'a> {
             }
             None => None,
         };
+        let map = match ipu.pixel_map {
+            Some(pm) => {
+                let mname = ctx.module_name("ipu_map");
+                let (k, shift) = map_magic(pm.size);
+                let bits: String = (0..4)
+                    .rev()
+                    .map(|c| if pm.maps[c] { '1' } else { '0' })
+                    .collect();
+                modules.push(Module {
+                    name: mname.clone(),
+                    kind: "ipu_map",
+                    parameters: BTreeMap::from([
+                        ("Lanes".to_string(), u64::from(l)),
+                        ("TableSize".to_string(), u64::from(pm.size)),
+                        ("BeatWidth".to_string(), u64::from(pix_w)),
+                    ]),
+                    instantiates: Vec::new(),
+                    text: render(
+                        &mname,
+                        &IpuMap {
+                            name: mname.clone(),
+                            stamp: stamp.clone(),
+                            rst: ctx.rst.clone(),
+                            lanes: l,
+                            multi: l > 1,
+                            size: pm.size,
+                            maps_bits: bits.clone(),
+                            beat_w: pix_w,
+                            k,
+                            k_bits: 64 - k.leading_zeros(),
+                            shift,
+                        },
+                    )?,
+                });
+                Some(MapView {
+                    module: mname,
+                    size: pm.size,
+                    addr_w: clog2(pm.size).max(1),
+                    bits,
+                })
+            }
+            None => None,
+        };
         let depth = ipu.stack_depth;
         let capacity = ipu.capacity();
         let name = ctx.module_name("ipu");
@@ -436,14 +510,30 @@ impl<'a> IpuUnit<'a> {
             value_low_unused: sf.min(bf) < 16 && ipu.zoom.is_none(),
             taken: if zoom.is_some() {
                 "zoom_take"
+            } else if map.is_some() {
+                "map_take"
             } else {
                 "pix_done"
             },
-            status_note: if zoom.is_some() {
-                ", 4 draw wider than the zoom line buffer".to_string()
+            status_note: [
+                (zoom.is_some(), ", 4 draw wider than the zoom line buffer"),
+                (map.is_some(), ", 5 pixel map size out of range"),
+            ]
+            .iter()
+            .filter(|(on, _)| *on)
+            .map(|(_, t)| *t)
+            .collect(),
+            zoom_out: if map.is_some() {
+                ("zoom_valid", "zoom_ready", "zoom_data")
             } else {
-                String::new()
+                ("pix_valid_o", "pix_ready_i", "pix_data_o")
             },
+            map_in: if zoom.is_some() {
+                ("zoom_valid", "zoom_ready", "zoom_data")
+            } else {
+                ("bias_valid", "bias_ready", "bias_data")
+            },
+            map,
             stack_w: 4 * sw + 4 * bw + if zoom.is_some() { 48 } else { 0 },
             stack_entry_q: entry("q", zoom.is_some()),
             stack_entry_d: entry("d", zoom.is_some()),

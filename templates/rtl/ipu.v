@@ -71,14 +71,25 @@ module {{ name }} #(
 {%- endif %}
 
   // What SEND_ONE_IDLE does.
-  localparam [2:0] ACT_TRANSFER = 3'd0;
-  localparam [2:0] ACT_PUSH     = 3'd1;
-  localparam [2:0] ACT_POP      = 3'd2;
-  localparam [2:0] ACT_DRAW     = 3'd3;
-  localparam [2:0] ACT_FORMAT   = 3'd4;
+  localparam [3:0] ACT_TRANSFER = 4'd0;
+  localparam [3:0] ACT_PUSH     = 4'd1;
+  localparam [3:0] ACT_POP      = 4'd2;
+  localparam [3:0] ACT_DRAW     = 4'd3;
+  localparam [3:0] ACT_FORMAT   = 4'd4;
 {%- if zoom.is_some() %}
-  localparam [2:0] ACT_ZOOM     = 3'd5;
-  localparam [2:0] ACT_WIDTH    = 3'd6;
+  localparam [3:0] ACT_ZOOM     = 4'd5;
+  localparam [3:0] ACT_WIDTH    = 4'd6;
+{%- endif %}
+{%- if let Some(m) = map %}
+  localparam [3:0] ACT_MAPSIZE  = 4'd7;
+  localparam [3:0] ACT_MAPCOLOR = 4'd8;
+  localparam [7:0] OP_PIXELMAP  = 8'h46;
+  localparam [7:0] OP_MAPCOLOR  = 8'h47;
+  localparam [3:0] EV_MAPSIZE   = 4'd5;
+  localparam [12:0] MapSize     = 13'd{{ m.size }};
+  localparam integer MapAddrW   = {{ m.addr_w }};
+  // Loads a map's table, an entry a clock (PIXELMAP).
+  localparam [2:0] PIXELMAP      = 3'd7;
 {%- endif %}
 
   localparam [3:0] EV_OVERFLOW  = 4'd1;
@@ -99,7 +110,7 @@ module {{ name }} #(
   // ---------------------------------------------------------------------------------
   // Control state and parameters.
   reg  [2:0]  state_q, state_d;
-  reg  [2:0]  act_q, act_d;
+  reg  [3:0]  act_q, act_d;
   reg  [2:0]  sel_q, sel_d;          // PIXEL_TRANSFER: {bias, channel[1:0]}; DRAW: format
   reg  [SpW-1:0]  sp_q, sp_d;            // stack level
   reg  [15:0] col_q, col_d;
@@ -126,18 +137,28 @@ module {{ name }} #(
 {%- endif %}
   reg  [15:0] width_q, height_q, x0_q, y0_q;
   reg         value_en, size_en, pos_en, pass_load, push_en;
+{%- if map.is_some() %}
+  reg         map_color_q, map_color_d;
+  reg  [4*MapAddrW-1:0] msize_q, msize_d;  // per channel: entries - 1
+  reg  [3:0]  loaded_q, loaded_d;
+  reg  [12:0] e_q, e_d;                    // PIXELMAP: the entry being written
+  reg  [12:0] mlast_q;                     // PIXELMAP: entries - 1
+  reg         map_we, mlast_en;
+  wire [12:0] map_n    = cmd_data_i[20:8];
+  wire        map_ok   = (map_n != 13'd0) & (map_n <= MapSize);
+  wire        map_busy;
+{%- endif %}
 
   wire [7:0]  opcode = cmd_data_i[31:24];
   wire        is_ipu = (opcode == OP_TRANSFER) | (opcode == OP_PUSH) |
-                       (opcode == OP_POP) | (opcode == OP_DRAW){% if zoom.is_some() %} | (opcode == OP_ZOOM){% endif %};
+                       (opcode == OP_POP) | (opcode == OP_DRAW){% if zoom.is_some() %} | (opcode == OP_ZOOM){% endif %}{% if map.is_some() %} |
+                       (opcode == OP_PIXELMAP) | (opcode == OP_MAPCOLOR){% endif %};
   wire        stack_full  = (sp_q == StackFull);
   wire        stack_empty = (sp_q == {SpW{1'b0}});
 {%- if zoom.is_some() %}
   wire        zoom_busy;
-  wire        drained     = (inflight_q == {{ cnt_w }}'d0) & ~zoom_busy;
-{%- else %}
-  wire        drained     = (inflight_q == {{ cnt_w }}'d0);
 {%- endif %}
+  wire        drained     = (inflight_q == {{ cnt_w }}'d0){% if zoom.is_some() %} & ~zoom_busy{% endif %}{% if map.is_some() %} & ~map_busy{% endif %};
 
   // PIXEL_TRANSFER value: S15.16 to the stored formats, floor then saturate.
   wire [31:0] scale_shifted = {{ scale_shift }};
@@ -191,10 +212,16 @@ module {{ name }} #(
 {%- if zoom.is_some() %}
                            (act_q == ACT_WIDTH) ? EV_WIDTH :
 {%- endif %}
+{%- if map.is_some() %}
+                           (act_q == ACT_MAPSIZE) ? EV_MAPSIZE :
+{%- endif %}
                            (act_q == ACT_PUSH) ? EV_OVERFLOW : EV_UNDERFLOW;
   wire        event_now  = (act_q == ACT_FORMAT) | ((act_q == ACT_PUSH) & stack_full) |
 {%- if zoom.is_some() %}
                            (act_q == ACT_WIDTH) |
+{%- endif %}
+{%- if map.is_some() %}
+                           (act_q == ACT_MAPSIZE) |
 {%- endif %}
                            ((act_q == ACT_POP) & stack_empty);
   assign status_valid_o = (state_q == SEND_ONE_IDLE) & event_now;
@@ -307,6 +334,11 @@ module {{ name }} #(
 {%- if let Some((zoom_mod, line)) = zoom %}
   // Stage 4, zoom: bypassed (a plain register) while both factors are 1.0.
   wire        zoom_take = bias_valid & bias_ready;
+{%- if map.is_some() %}
+  wire        zoom_valid;
+  wire        zoom_ready;
+  wire [{{ pix_w - 1 }}:0] zoom_data;
+{%- endif %}
   {{ zoom_mod }} #(
     .MaxLine ({{ line }})
   ) u_zoom (
@@ -321,13 +353,41 @@ module {{ name }} #(
     .in_valid_i  (bias_valid),
     .in_ready_o  (bias_ready),
     .in_data_i   (bias_data),
+    .out_valid_o ({{ zoom_out.0 }}),
+    .out_ready_i ({{ zoom_out.1 }}),
+    .out_data_o  ({{ zoom_out.2 }}),
+    .busy_o      (zoom_busy)
+  );
+{%- else if map.is_some() %}
+  wire        map_take = bias_valid & bias_ready;
+{%- else %}
+  wire        pix_done = pix_valid_o & pix_ready_i;
+{%- endif %}
+{%- if let Some(m) = map %}
+  // Stage 5, pixel maps: looked up while MAP_COLOR is on.
+  {{ m.module }} #(
+    .Lanes     ({{ lanes }}),
+    .TableSize ({{ m.size }}),
+    .Maps      (4'b{{ m.bits }}),
+    .BeatWidth ({{ pix_w }})
+  ) u_map (
+    .clk_i       (clk_i),
+    .{{ rst.port }}{{ rst.pad }} ({{ rst.port }}),
+    .map_color_i (map_color_q),
+    .size_i      (msize_q),
+    .loaded_i    (loaded_q),
+    .we_i        (map_we),
+    .wch_i       (sel_q[1:0]),
+    .waddr_i     (e_q[MapAddrW-1:0]),
+    .wdata_i     (cmd_data_i[{e_q[1:0], 3'b000} +: 8]),
+    .in_valid_i  ({{ map_in.0 }}),
+    .in_ready_o  ({{ map_in.1 }}),
+    .in_data_i   ({{ map_in.2 }}),
     .out_valid_o (pix_valid_o),
     .out_ready_i (pix_ready_i),
     .out_data_o  (pix_data_o),
-    .busy_o      (zoom_busy)
+    .busy_o      (map_busy)
   );
-{%- else %}
-  wire        pix_done = pix_valid_o & pix_ready_i;
 {%- endif %}
   assign pass_valid_o = pass_valid_q;
   assign pass_data_o  = pass_data_q;
@@ -348,6 +408,14 @@ module {{ name }} #(
     zx_d       = zx_q;
     zy_d       = zy_q;
     zx_new_en  = 1'b0;
+{%- endif %}
+{%- if map.is_some() %}
+    map_color_d = map_color_q;
+    msize_d    = msize_q;
+    loaded_d   = loaded_q;
+    e_d        = e_q;
+    map_we     = 1'b0;
+    mlast_en   = 1'b0;
 {%- endif %}
     cmd_ready_o = 1'b0;
     value_en   = 1'b0;
@@ -383,6 +451,22 @@ module {{ name }} #(
               act_d     = ACT_ZOOM;
               zx_new_en = 1'b1;
               state_d   = RECEIVE_1;
+            end
+{%- endif %}
+{%- if map.is_some() %}
+            OP_PIXELMAP: begin
+              e_d      = 13'd0;
+              mlast_en = 1'b1;
+              if (map_ok) begin
+                state_d = PIXELMAP;
+              end else begin
+                act_d   = ACT_MAPSIZE;
+                state_d = SEND_ONE_IDLE;
+              end
+            end
+            OP_MAPCOLOR: begin
+              act_d   = ACT_MAPCOLOR;
+              state_d = SEND_ONE_IDLE;
             end
 {%- endif %}
             default: begin
@@ -453,6 +537,10 @@ module {{ name }} #(
             zx_d = zx_new_q;
             zy_d = value_q[23:0];
 {%- endif %}
+{%- if map.is_some() %}
+          end else if (act_q == ACT_MAPCOLOR) begin
+            map_color_d = sel_q[0];
+{%- endif %}
           end else if (sel_q[2]) begin
             bias_d[{{ bw }}*sel_q[1:0] +: {{ bw }}] = bias_new;
           end else begin
@@ -461,6 +549,22 @@ module {{ name }} #(
           state_d = IDLE;
         end
       end
+{%- if map.is_some() %}
+      PIXELMAP: begin
+        // An entry a clock, four from a command word; the table changes only once the
+        // pixels before have left.
+        cmd_ready_o = drained & ((e_q[1:0] == 2'd3) | (e_q == mlast_q));
+        if (cmd_valid_i & drained) begin
+          map_we = 1'b1;
+          e_d    = e_q + 13'd1;
+          if (e_q == mlast_q) begin
+            msize_d[MapAddrW*sel_q[1:0] +: MapAddrW] = mlast_q[MapAddrW-1:0];
+            loaded_d[sel_q[1:0]] = 1'b1;
+            state_d = IDLE;
+          end
+        end
+      end
+{%- endif %}
       SEND_PARA: begin
         // Request the DMA transfer and wait for its acknowledge.
         if (dma_req_ready_i) begin
@@ -523,6 +627,13 @@ module {{ name }} #(
       zx_q         <= 24'h010000;
       zy_q         <= 24'h010000;
 {%- endif %}
+{%- if map.is_some() %}
+      // GL's initial maps: MAP_COLOR off, one entry of 0.0 each.
+      map_color_q  <= 1'b0;
+      msize_q      <= {(4*MapAddrW){1'b0}};
+      loaded_q     <= 4'd0;
+      e_q          <= 13'd0;
+{%- endif %}
     end else begin
       state_q      <= state_d;
       act_q        <= act_d;
@@ -538,6 +649,12 @@ module {{ name }} #(
 {%- if zoom.is_some() %}
       zx_q         <= zx_d;
       zy_q         <= zy_d;
+{%- endif %}
+{%- if map.is_some() %}
+      map_color_q  <= map_color_d;
+      msize_q      <= msize_d;
+      loaded_q     <= loaded_d;
+      e_q          <= e_d;
 {%- endif %}
     end
   end
@@ -561,6 +678,11 @@ module {{ name }} #(
 {%- if zoom.is_some() %}
     if (zx_new_en) begin
       zx_new_q <= cmd_data_i[23:0];
+    end
+{%- endif %}
+{%- if map.is_some() %}
+    if (mlast_en) begin
+      mlast_q <= map_n - 13'd1;
     end
 {%- endif %}
   end
