@@ -31,13 +31,19 @@ fn one_lane() -> Config {
     ipu_config(
         "ipu_l1",
         ("async", "low"),
-        "lanes = 1\nstack_depth = 3\n[ipu.zoom]\nenabled = true\n",
+        "lanes = 1\nstack_depth = 3\n[ipu.zoom]\nenabled = true\n[ipu.pixel_map]\nenabled = true\n\
+         maps = [\"r_to_r\", \"g_to_g\", \"b_to_b\", \"a_to_a\"]\n",
     )
 }
 
-/// The first slice's organisation: one lane, no zoom.
+/// One lane, no zoom: pixel maps (two of them) straight after bias.
 fn one_lane_plain() -> Config {
-    ipu_config("ipu_l1p", ("sync", "low"), "lanes = 1\nstack_depth = 3\n")
+    ipu_config(
+        "ipu_l1p",
+        ("sync", "low"),
+        "lanes = 1\nstack_depth = 3\n[ipu.pixel_map]\nenabled = true\ntable_size = 4\n\
+         maps = [\"b_to_b\", \"r_to_r\"]\n",
+    )
 }
 
 /// Four lanes, some formats, mixed registers, the smallest stack.
@@ -47,7 +53,8 @@ fn four_lanes() -> Config {
         ("sync", "high"),
         "lanes = 4\nformats = [\"l8\", \"rgba8888\", \"rgb565\", \"la88\"]\nscale_frac_bits = 16\n\
          bias_frac_bits = 10\nscale_int_bits = 8\nbias_int_bits = 1\nstack_depth = 1\n\
-         registers = [\"skid\", \"fifo:3\", \"bypass\"]\n[ipu.zoom]\nenabled = true\nmax_line_width = 64\n",
+         registers = [\"skid\", \"fifo:3\", \"bypass\"]\n[ipu.zoom]\nenabled = true\nmax_line_width = 64\n\
+         [ipu.pixel_map]\nenabled = true\ntable_size = 16\nmaps = [\"a_to_a\", \"r_to_r\", \"g_to_g\", \"b_to_b\"]\n",
     )
 }
 
@@ -58,7 +65,8 @@ fn two_lanes() -> Config {
         ("async", "high"),
         "lanes = 2\nformats = [\"bgra8888\", \"rgba4444\", \"rgba5551\", \"l8\"]\nscale_frac_bits = 16\n\
          bias_frac_bits = 16\nstack_depth = 2\nregisters = [\"bypass\", \"bubble\", \"fifo:1\"]\n\
-         [ipu.zoom]\nenabled = true\nmax_line_width = 10\n",
+         [ipu.zoom]\nenabled = true\nmax_line_width = 10\n\
+         [ipu.pixel_map]\nenabled = true\ntable_size = 32\nmaps = [\"g_to_g\", \"a_to_a\"]\n",
     )
 }
 
@@ -550,4 +558,104 @@ fn broken_zoom_is_caught() {
         0.8,
     );
     assert!(!r.errors.is_empty());
+}
+
+/// Pixel maps: tables of every size up to the config's on every channel (generated or
+/// not), MAP_COLOR on and off, sizes out of range, with transfers and zoom in between.
+fn map_stream(cfg: &Config, seed: u64) -> m::Stream {
+    let ipu = cfg.ipu.as_ref().expect("ipu");
+    let size = ipu.pixel_map.expect("maps").size;
+    let mut rng = Rng::stream(seed, 11);
+    let mut s = m::Stream::default();
+    s.draw(&mut rng, 0, 5, 2, 1, 1); // maps off
+    s.cmds.push(m::cmd_mapcolor(true));
+    s.draw(&mut rng, 0, 5, 2, 1, 1); // on, tables never loaded: 0
+    for (k, n) in [1, 2, 3, size / 2 + 1, size].into_iter().enumerate() {
+        for ch in 0..4 {
+            let values: Vec<u8> = (0..n).map(|_| rng.next_u64() as u8).collect();
+            s.cmds.extend(m::cmd_pixelmap(ch, &values));
+        }
+        s.cmds
+            .extend(m::cmd_transfer(false, k as u32 % 4, m::q16(0.3 * k as f64)));
+        if ipu.zoom.is_some() {
+            s.cmds
+                .extend(m::cmd_zoom(m::q16(1.0 + 0.5 * k as f64), m::q16(1.0)));
+        }
+        s.draw(&mut rng, 0, 6, 2, 10, 10);
+        s.draw(&mut rng, 5, 7, 1, 10, 10);
+    }
+    s.cmds.push((m::OP_PIXELMAP << 24) | ((size + 1) << 8)); // too big: status 5
+    s.cmds.push(m::cmd_mapcolor(false));
+    s.draw(&mut rng, 0, 3, 1, 0, 0);
+    s.cmds.push(m::cmd_mapcolor(true));
+    s.draw(&mut rng, 0, 3, 1, 0, 0);
+    s.cmds.extend(&m::cmd_pixelmap(2, &[9; 8])[..2]); // truncated
+    s
+}
+
+#[test]
+fn pixel_maps_match_the_model_at_1_2_and_4_lanes() {
+    for cfg in [one_lane(), four_lanes(), two_lanes(), one_lane_plain()] {
+        let b = build_cfg(cfg);
+        for (seed, gap, stall) in [(41u64, 0.0, 0.0), (42, 0.5, 0.5)] {
+            let s = map_stream(&b.cfg, seed);
+            let (_, out) = check(&b, &s, seed, gap, stall);
+            assert!(out.status.iter().any(|w| w & 0xf == m::EV_MAPSIZE));
+        }
+    }
+}
+
+/// With identity scale and bias, a mapped channel is its table's entry at GL's index
+/// round(c / 255 * (size - 1)), computed in f64.
+#[test]
+fn pixel_maps_follow_gl() {
+    let b = build_cfg(one_lane());
+    let mut rng = Rng::stream(44, 0);
+    let mut s = m::Stream::default();
+    let tables: Vec<Vec<u8>> = [256usize, 5, 17, 1]
+        .iter()
+        .map(|n| (0..*n).map(|_| rng.next_u64() as u8).collect())
+        .collect();
+    for (ch, t) in tables.iter().enumerate() {
+        s.cmds.extend(m::cmd_pixelmap(ch as u32, t));
+    }
+    s.cmds.push(m::cmd_mapcolor(true));
+    s.draw(&mut rng, 0, 64, 4, 0, 0);
+    let (_, out) = check(&b, &s, 44, 0.2, 0.2);
+    for (beat, word) in out.pix.iter().zip(&s.dma) {
+        for (ch, t) in tables.iter().enumerate() {
+            let c = f64::from((word >> (8 * ch)) & 0xff);
+            let index = (c / 255.0 * (t.len() - 1) as f64).round() as usize;
+            assert_eq!(beat.field(8 * ch as u32, 8), u64::from(t[index]));
+        }
+    }
+}
+
+#[test]
+fn broken_maps_are_caught() {
+    let cfg = two_lanes();
+    let s = map_stream(&cfg, 45);
+    let expects = |r: &SimReport| r.errors.iter().any(|e| e.contains("model expects"));
+    // An index that truncates instead of rounding.
+    let r = run_broken(
+        cfg.clone(),
+        "ipu_map",
+        "* MulK + Half;",
+        "* MulK + (Half >> 1);",
+        &s,
+        0.0,
+        0.0,
+    );
+    assert!(expects(&r), "{:?}", r.errors);
+    // Lanes outside the mask that carry table entries instead of 0.
+    let r = run_broken(
+        cfg,
+        "ipu_map",
+        "mask[l] ? value : 8'd0;",
+        "value;",
+        &s,
+        0.0,
+        0.0,
+    );
+    assert!(expects(&r), "{:?}", r.errors);
 }
