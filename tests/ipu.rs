@@ -659,3 +659,88 @@ fn broken_maps_are_caught() {
     );
     assert!(expects(&r), "{:?}", r.errors);
 }
+
+fn png(path: &std::path::Path) -> gpurtl::texio::Image {
+    let bytes = std::fs::read(path).expect("reads the PNG");
+    gpurtl::texio::png::decode(&bytes, "test").expect("decodes")
+}
+
+/// `gpurtl render`, model path: a mirrored and stretched draw holds exactly the pixels
+/// GL writes, row 0 the lowest; bad arguments are usage errors.
+#[test]
+fn render_writes_the_pixels_the_draw_wrote() {
+    let dir = scratch("render");
+    let input = project_dir().join("docs/ipu/seed_example_in.png");
+    let out = dir.join("mirror.png");
+    let o = gpurtl()
+        .args(["render", "--image"])
+        .arg(&input)
+        .args(["--zoom", "-1,2", "--bias", "0,0,0,0", "--out"])
+        .arg(&out)
+        .output()
+        .expect("runs gpurtl");
+    assert!(o.status.success(), "{}", text(&o));
+    let (a, b) = (png(&input), png(&out));
+    // 64 columns mirrored; 64 rows doubled: ceil(64 * 2 - 0.5) = 128 (the PNG reader
+    // takes power-of-two sizes only, as for textures).
+    assert_eq!((b.width, b.height), (64, 128));
+    for y in 0..128u32 {
+        // Output row k is covered by image row j when ceil(2 j - 0.5) <= k.
+        let j = (0..64u32)
+            .rev()
+            .find(|j| (2.0 * f64::from(*j) - 0.5).ceil() as u32 <= y)
+            .expect("a row");
+        for x in 0..64u32 {
+            assert_eq!(b.get(x, y), a.get(63 - x, j), "({x}, {y})");
+        }
+    }
+    let o = gpurtl()
+        .args(["render", "--image"])
+        .arg(&input)
+        .args(["--zoom", "2", "--out"])
+        .arg(&out)
+        .output()
+        .expect("runs gpurtl");
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+}
+
+/// `gpurtl render --rtl`: the seed's example through the Verilated unit equals the model's
+/// picture (docs/ipu/seed_example_out.png, shown in README.md).
+#[test]
+fn render_rtl_reproduces_the_seed_example() {
+    let dir = scratch("render-rtl");
+    let input = project_dir().join("docs/ipu/seed_example_in.png");
+    let out = dir.join("seed.png");
+    let o = gpurtl()
+        .env("GPURTL_SIM_DIR", work_dir())
+        .args(["render", "--image"])
+        .arg(&input)
+        .args([
+            "--scale",
+            "0.25,0.25,0.25,1",
+            "--bias",
+            "0.00784313725,0.00784313725,0.00784313725,0",
+            "--zoom",
+            "0.5,0.5",
+            "--rtl",
+            "--out",
+        ])
+        .arg(&out)
+        .output()
+        .expect("runs gpurtl");
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(text(&o).contains("equal the model's"), "{}", text(&o));
+    let (a, b) = (png(&input), png(&out));
+    let golden = png(&project_dir().join("docs/ipu/seed_example_out.png"));
+    assert_eq!(b.pixels, golden.pixels);
+    assert_eq!((b.width, b.height), (32, 32));
+    // Output (k, l) is input (2k + 1, 2l + 1), each colour channel c * 0.25 + 2.
+    for (k, l) in [(0u32, 0u32), (5, 9), (31, 31)] {
+        let (i, o) = (a.get(2 * k + 1, 2 * l + 1), b.get(k, l));
+        for ch in 0..3 {
+            let gl = (f64::from(i[ch]) * 0.25 + 2.0).round();
+            assert!((f64::from(o[ch]) - gl).abs() <= 1.0);
+        }
+        assert_eq!(o[3], i[3]);
+    }
+}
