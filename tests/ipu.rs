@@ -301,7 +301,9 @@ fn draw_pixels_rate_with_no_stalls() {
     }
     // Four lanes: as many pixels as a 32-bit DMA word holds, up to 4.
     let b = build_cfg(four_lanes());
-    assert!(draw_rate(&b, 5, 64, 16, 4) > 3.9, "l8: 4 pixels a word");
+    // With zoom in the config a draw waits for the one before to leave the zoom stage:
+    // a few clocks a draw.
+    assert!(draw_rate(&b, 5, 64, 16, 4) > 3.85, "l8: 4 pixels a word");
     assert!(
         draw_rate(&b, 2, 64, 16, 4) > 1.95,
         "rgb565: 2 pixels a word"
@@ -311,7 +313,7 @@ fn draw_pixels_rate_with_no_stalls() {
         "rgba8888: 1 pixel a word"
     );
     // Rows of 3 l8 pixels: a group never spans rows, so 12 pixels (3 words) take 6 beats.
-    assert!(draw_rate(&b, 5, 3, 64, 4) > 1.9);
+    assert!(draw_rate(&b, 5, 3, 64, 4) > 1.85);
 }
 
 /// Builds `cfg` with module `kind`'s text mutated, runs `stream`, and returns the failed
