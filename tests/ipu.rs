@@ -522,44 +522,40 @@ fn zoom_rate_with_no_stalls() {
     }
 }
 
+/// One broken variant: module kind, text to replace, its replacement, output stall, and
+/// whether the failure must be a value the model did not expect (not just a hang).
+type Variant = (&'static str, &'static str, &'static str, f64, bool);
+
+/// Every variant must fail on `stream`.
+fn broken_variants_fail(cfg: &Config, stream: &m::Stream, variants: &[Variant]) {
+    for (kind, from, to, stall, value) in variants {
+        let r = run_broken(cfg.clone(), kind, from, to, stream, 0.0, *stall);
+        let expects = r.errors.iter().any(|e| e.contains("model expects"));
+        assert!(!value || expects, "{kind} {from}: {:?}", r.errors);
+    }
+}
+
 #[test]
 fn broken_zoom_is_caught() {
     let cfg = two_lanes();
-    let s = zoom_stream(&cfg, 31);
-    let expects = |r: &SimReport| r.errors.iter().any(|e| e.contains("model expects"));
-    // Columns start at floor(i * z) instead of GL's ceil(i * z - 0.5).
-    let r = run_broken(
-        cfg.clone(),
-        "ipu_zoom",
-        "15'h7fff}",
-        "15'h0000}",
-        &s,
-        0.0,
-        0.0,
+    broken_variants_fail(
+        &cfg,
+        &zoom_stream(&cfg, 31),
+        &[
+            // Columns start at floor(i * z) instead of GL's ceil(i * z - 0.5).
+            ("ipu_zoom", "15'h7fff}", "15'h0000}", 0.0, false),
+            // A replay that reads the line buffer in the clock its last pixel is written.
+            (
+                "ipu_zoom",
+                "st_d = streaming ? Z_REWIND : Z_REPLAY;",
+                "st_d = Z_REPLAY;",
+                0.0,
+                true,
+            ),
+            // Factors that change while the zoom stage still works on the draw before.
+            ("ipu", "& ~zoom_busy", "& (~zoom_busy | 1'b1)", 0.8, false),
+        ],
     );
-    assert!(!r.errors.is_empty());
-    // A replay that reads the line buffer in the clock its last pixel is written.
-    let r = run_broken(
-        cfg.clone(),
-        "ipu_zoom",
-        "st_d = streaming ? Z_REWIND : Z_REPLAY;",
-        "st_d = Z_REPLAY;",
-        &s,
-        0.0,
-        0.0,
-    );
-    assert!(expects(&r), "{:?}", r.errors);
-    // Factors that change while the zoom stage still works on the draw before.
-    let r = run_broken(
-        cfg,
-        "ipu",
-        "& ~zoom_busy;",
-        "& (~zoom_busy | 1'b1);",
-        &s,
-        0.0,
-        0.8,
-    );
-    assert!(!r.errors.is_empty());
 }
 
 /// Pixel maps: tables of every size up to the config's on every channel (generated or
@@ -636,30 +632,22 @@ fn pixel_maps_follow_gl() {
 #[test]
 fn broken_maps_are_caught() {
     let cfg = two_lanes();
-    let s = map_stream(&cfg, 45);
-    let expects = |r: &SimReport| r.errors.iter().any(|e| e.contains("model expects"));
-    // An index that truncates instead of rounding.
-    let r = run_broken(
-        cfg.clone(),
-        "ipu_map",
-        "* MulK + Half;",
-        "* MulK + (Half >> 1);",
-        &s,
-        0.0,
-        0.0,
+    broken_variants_fail(
+        &cfg,
+        &map_stream(&cfg, 45),
+        &[
+            // An index that truncates instead of rounding.
+            (
+                "ipu_map",
+                "* MulK + Half;",
+                "* MulK + (Half >> 1);",
+                0.0,
+                true,
+            ),
+            // Lanes outside the mask that carry table entries instead of 0.
+            ("ipu_map", "mask[l] ? value : 8'd0;", "value;", 0.0, true),
+        ],
     );
-    assert!(expects(&r), "{:?}", r.errors);
-    // Lanes outside the mask that carry table entries instead of 0.
-    let r = run_broken(
-        cfg,
-        "ipu_map",
-        "mask[l] ? value : 8'd0;",
-        "value;",
-        &s,
-        0.0,
-        0.0,
-    );
-    assert!(expects(&r), "{:?}", r.errors);
 }
 
 fn png(path: &std::path::Path) -> gpurtl::texio::Image {

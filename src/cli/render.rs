@@ -40,32 +40,26 @@ maps = [\"r_to_r\", \"g_to_g\", \"b_to_b\", \"a_to_a\"]\n";
 /// The raster position.
 const ORIGIN: u32 = 0x8000;
 
-fn parse_four(s: &str) -> Result<[f64; 4], String> {
+/// `N` comma-separated finite numbers of magnitude at most `bound`.
+fn parse_numbers<const N: usize>(s: &str, names: &str, bound: f64) -> Result<[f64; N], String> {
+    let bad = || format!("`{s}`; allowed: {N} numbers {names}, each in [-{bound}, {bound}]");
     let v: Vec<f64> = s
         .split(',')
         .map(|t| t.trim().parse::<f64>())
         .collect::<Result<_, _>>()
-        .map_err(|_| format!("`{s}`; allowed: four numbers R,G,B,A"))?;
-    match v.as_slice() {
-        [r, g, b, a] if v.iter().all(|x| x.is_finite() && x.abs() < 255.0) => Ok([*r, *g, *b, *a]),
-        _ => Err(format!(
-            "`{s}`; allowed: four numbers R,G,B,A, each in (-255, 255)"
-        )),
+        .map_err(|_| bad())?;
+    if v.iter().any(|x| !x.is_finite() || x.abs() > bound) {
+        return Err(bad());
     }
+    v.try_into().map_err(|_| bad())
 }
 
-fn parse_zoom(s: &str) -> Result<(f64, f64), String> {
-    let v: Vec<f64> = s
-        .split(',')
-        .map(|t| t.trim().parse::<f64>())
-        .collect::<Result<_, _>>()
-        .map_err(|_| format!("`{s}`; allowed: two numbers X,Y"))?;
-    match v.as_slice() {
-        [x, y] if v.iter().all(|z| z.is_finite() && z.abs() <= 64.0) => Ok((*x, *y)),
-        _ => Err(format!(
-            "`{s}`; allowed: two numbers X,Y, each in [-64, 64]"
-        )),
-    }
+fn parse_four(s: &str) -> Result<[f64; 4], String> {
+    parse_numbers(s, "R,G,B,A", 128.0)
+}
+
+fn parse_zoom(s: &str) -> Result<[f64; 2], String> {
+    parse_numbers(s, "X,Y", 64.0)
 }
 
 #[derive(Args, Debug, Clone)]
@@ -81,7 +75,7 @@ pub struct RenderArgs {
     pub bias: Option<[f64; 4]>,
     /// glPixelZoom factors X,Y.
     #[arg(long, value_name = "X,Y", value_parser = parse_zoom, allow_hyphen_values = true)]
-    pub zoom: Option<(f64, f64)>,
+    pub zoom: Option<[f64; 2]>,
     /// Colour maps (see `gpurtl render` in README.md); turns MAP_COLOR on.
     #[arg(long, value_name = "FILE")]
     pub map: Option<PathBuf>,
@@ -146,7 +140,7 @@ fn stream(a: &RenderArgs, img: &Image, maps: &[(u32, Vec<u8>)]) -> m::Stream {
                 .extend(m::cmd_transfer(true, ch, m::q16(bias[ch as usize])));
         }
     }
-    if let Some((zx, zy)) = a.zoom {
+    if let Some([zx, zy]) = a.zoom {
         s.cmds.extend(m::cmd_zoom(m::q16(zx), m::q16(zy)));
     }
     for (ch, values) in maps {

@@ -514,7 +514,7 @@ pub fn random_stream(ipu: &Ipu, count: usize, seed: u64) -> Stream {
     let mut s = Stream::default();
     let pick = |rng: &mut Rng, n: u64| rng.next_u64() % n;
     for _ in 0..count {
-        match pick(&mut rng, 20) {
+        match pick(&mut rng, 23) {
             0..=4 => {
                 let bias = pick(&mut rng, 2) == 1;
                 let ch = pick(&mut rng, 4) as u32;
@@ -526,27 +526,6 @@ pub fn random_stream(ipu: &Ipu, count: usize, seed: u64) -> Stream {
                 };
                 s.cmds.extend(cmd_transfer(bias, ch, value));
             }
-            5 if ipu.zoom.is_some() => {
-                let z = |rng: &mut Rng| q16(ZOOMS[pick(rng, ZOOMS.len() as u64) as usize]);
-                let (zx, zy) = (z(&mut rng), z(&mut rng));
-                s.cmds.extend(cmd_zoom(zx, zy));
-            }
-            6 if ipu.pixel_map.is_some() => match pick(&mut rng, 4) {
-                0 => s.cmds.push(cmd_mapcolor(pick(&mut rng, 3) != 0)),
-                1 => {
-                    // Out of range (0 or too big) now and then.
-                    let max = ipu.pixel_map.map_or(1, |m| m.size);
-                    let n = [0, max + 1][pick(&mut rng, 2) as usize];
-                    s.cmds.push((OP_PIXELMAP << 24) | (n << 8));
-                }
-                _ => {
-                    let max = ipu.pixel_map.map_or(1, |m| m.size).min(20);
-                    let n = 1 + pick(&mut rng, u64::from(max)) as usize;
-                    let values: Vec<u8> = (0..n).map(|_| rng.next_u64() as u8).collect();
-                    s.cmds
-                        .extend(cmd_pixelmap(pick(&mut rng, 4) as u32, &values));
-                }
-            },
             5..=6 => s.cmds.push(cmd_push()),
             7..=8 => s.cmds.push(cmd_pop()),
             9..=14 => {
@@ -565,6 +544,27 @@ pub fn random_stream(ipu: &Ipu, count: usize, seed: u64) -> Stream {
                     s.cmds.extend(cmd_draw(fmt, w, h, x, y));
                 }
             }
+            20 if ipu.zoom.is_some() => {
+                let z = |rng: &mut Rng| q16(ZOOMS[pick(rng, ZOOMS.len() as u64) as usize]);
+                let (zx, zy) = (z(&mut rng), z(&mut rng));
+                s.cmds.extend(cmd_zoom(zx, zy));
+            }
+            21 if ipu.pixel_map.is_some() => match pick(&mut rng, 4) {
+                0 => s.cmds.push(cmd_mapcolor(pick(&mut rng, 3) != 0)),
+                1 => {
+                    // Out of range (0 or too big) now and then.
+                    let max = ipu.pixel_map.map_or(1, |m| m.size);
+                    let n = [0, max + 1][pick(&mut rng, 2) as usize];
+                    s.cmds.push((OP_PIXELMAP << 24) | (n << 8));
+                }
+                _ => {
+                    let max = ipu.pixel_map.map_or(1, |m| m.size).min(20);
+                    let n = 1 + pick(&mut rng, u64::from(max)) as usize;
+                    let values: Vec<u8> = (0..n).map(|_| rng.next_u64() as u8).collect();
+                    s.cmds
+                        .extend(cmd_pixelmap(pick(&mut rng, 4) as u32, &values));
+                }
+            },
             _ => {
                 let mut word = rng.next_u64() as u32;
                 while (OP_TRANSFER..=OP_MAPCOLOR).contains(&(word >> 24)) {
