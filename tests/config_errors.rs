@@ -767,11 +767,11 @@ fn cases(many_stages: &str) -> Vec<Case> {
             Some("odd integer in 1..=5"),
         ),
         case(
-            "ipu_bitmap_not_supported",
-            &with_ipu(&["bitmap = true"]),
-            Some("ipu.bitmap"),
-            (4, 10),
-            "not supported yet: the bitmap module (glBitmap) is not implemented",
+            "ipu_convolution_not_supported",
+            &with_ipu(&["[ipu.convolution]", "enabled = true"]),
+            Some("ipu.convolution.enabled"),
+            (5, 11),
+            "not supported yet: the convolution filter (glConvolutionFilter2D) is not implemented",
             Some("false"),
         ),
     ]

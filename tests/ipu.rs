@@ -26,12 +26,12 @@ fn ipu_config(name: &str, reset: (&str, &str), body: &str) -> Config {
     )
 }
 
-/// The seed's organisation: one lane, bubble registers, zoom.
+/// The seed's organisation: one lane, bubble registers, zoom, maps, bitmap.
 fn one_lane() -> Config {
     ipu_config(
         "ipu_l1",
         ("async", "low"),
-        "lanes = 1\nstack_depth = 3\n[ipu.zoom]\nenabled = true\n[ipu.pixel_map]\nenabled = true\n\
+        "lanes = 1\nstack_depth = 3\nbitmap = true\n[ipu.zoom]\nenabled = true\n[ipu.pixel_map]\nenabled = true\n\
          maps = [\"r_to_r\", \"g_to_g\", \"b_to_b\", \"a_to_a\"]\n",
     )
 }
@@ -51,7 +51,7 @@ fn four_lanes() -> Config {
     ipu_config(
         "ipu_l4",
         ("sync", "high"),
-        "lanes = 4\nformats = [\"l8\", \"rgba8888\", \"rgb565\", \"la88\"]\nscale_frac_bits = 16\n\
+        "lanes = 4\nbitmap = true\nformats = [\"l8\", \"rgba8888\", \"rgb565\", \"la88\"]\nscale_frac_bits = 16\n\
          bias_frac_bits = 10\nscale_int_bits = 8\nbias_int_bits = 1\nstack_depth = 1\n\
          registers = [\"skid\", \"fifo:3\", \"bypass\"]\n[ipu.zoom]\nenabled = true\nmax_line_width = 64\n\
          [ipu.pixel_map]\nenabled = true\ntable_size = 16\nmaps = [\"a_to_a\", \"r_to_r\", \"g_to_g\", \"b_to_b\"]\n",
@@ -63,7 +63,7 @@ fn two_lanes() -> Config {
     ipu_config(
         "ipu_l2",
         ("async", "high"),
-        "lanes = 2\nformats = [\"bgra8888\", \"rgba4444\", \"rgba5551\", \"l8\"]\nscale_frac_bits = 16\n\
+        "lanes = 2\nbitmap = true\nformats = [\"bgra8888\", \"rgba4444\", \"rgba5551\", \"l8\"]\nscale_frac_bits = 16\n\
          bias_frac_bits = 16\nstack_depth = 2\nregisters = [\"bypass\", \"bubble\", \"fifo:1\"]\n\
          [ipu.zoom]\nenabled = true\nmax_line_width = 10\n\
          [ipu.pixel_map]\nenabled = true\ntable_size = 32\nmaps = [\"g_to_g\", \"a_to_a\"]\n",
@@ -740,7 +740,7 @@ fn render_rtl_reproduces_the_seed_example() {
 /// under DMA gaps; every state of the control FSM must be visited, and the run must pass.
 #[test]
 fn co_simulation_visits_every_fsm_state() {
-    const STATES: [&str; 8] = [
+    const STATES: [&str; 9] = [
         "IDLE",
         "RECEIVE_1",
         "RECEIVE_2",
@@ -749,6 +749,7 @@ fn co_simulation_visits_every_fsm_state() {
         "PIPELINE",
         "WAIT_FIFO",
         "PIXELMAP",
+        "BITMAP",
     ];
     let cfg = one_lane();
     let dir = scratch("fsm-coverage");
@@ -778,10 +779,10 @@ fn co_simulation_visits_every_fsm_state() {
     let (_, out) = check(&b, &s, 51, 0.5, 0.3);
     assert!(out.pixels > 0);
     let text = std::fs::read_to_string(&log).expect("the state log");
-    let mut seen = [false; 8];
+    let mut seen = [false; 9];
     for line in text.lines() {
         if let Ok(v) = line.trim().parse::<usize>() {
-            seen[v.min(7)] = true;
+            seen[v.min(8)] = true;
         }
     }
     let missing: Vec<&str> = STATES
@@ -792,8 +793,63 @@ fn co_simulation_visits_every_fsm_state() {
         .collect();
     println!(
         "FSM states visited: {} of {}",
-        8 - missing.len(),
+        STATES.len() - missing.len(),
         STATES.len()
     );
     assert!(missing.is_empty(), "states never visited: {missing:?}");
+}
+
+/// Bitmaps: widths across byte and word boundaries, raster colour changes, empty bitmaps,
+/// mixed with draws (whose pixels share pix with the fragments).
+fn bitmap_stream(seed: u64) -> m::Stream {
+    let mut rng = Rng::stream(seed, 12);
+    let mut s = m::Stream::default();
+    for (k, w) in [1u32, 7, 8, 9, 15, 16, 17, 31, 33, 0]
+        .into_iter()
+        .enumerate()
+    {
+        if k % 2 == 0 {
+            s.cmds.extend(m::cmd_raster(rng.next_u64() as u32));
+        }
+        let h = 1 + (k as u32 % 4);
+        s.cmds.extend(m::cmd_bitmap(w, h, 300 + w, 7 * k as u32));
+        if w > 0 {
+            for _ in 0..m::bitmap_words(w, h) {
+                s.dma.push(rng.next_u64() as u32);
+            }
+        }
+        s.draw(&mut rng, 5, 3, 2, 10, 10);
+    }
+    s
+}
+
+#[test]
+fn bitmaps_match_the_model_at_1_2_and_4_lanes() {
+    for cfg in [one_lane(), four_lanes(), two_lanes()] {
+        let b = build_cfg(cfg);
+        for (seed, gap, stall) in [(61u64, 0.0, 0.0), (62, 0.5, 0.5)] {
+            let s = bitmap_stream(seed);
+            let (_, out) = check(&b, &s, seed, gap, stall);
+            assert!(out.pixels > 100, "{}", out.pixels);
+        }
+    }
+}
+
+#[test]
+fn broken_bitmap_is_caught() {
+    let cfg = two_lanes();
+    broken_variants_fail(
+        &cfg,
+        &bitmap_stream(63),
+        &[
+            // Bit 0 of a byte taken as its leftmost pixel (GL's LSB_FIRST).
+            (
+                "ipu",
+                "{byte_q, 3'b111} - {2'b0, col_q[2:0]}",
+                "{byte_q, 3'b000} + {2'b0, col_q[2:0]}",
+                0.0,
+                true,
+            ),
+        ],
+    );
 }

@@ -495,7 +495,7 @@ fn mem_arb_configs_pass_lint_synth_and_icarus() {
 
 /// `[ipu]` configs beyond the presets: 2 and 4 lanes, format subsets, every register kind,
 /// both fraction widths at their ends, the smallest and largest stacks, each reset style,
-/// zoom and pixel maps alone and together (the smallest line buffer and tables too).
+/// zoom, pixel maps and bitmap alone and together (the smallest line buffer and tables too).
 #[test]
 fn ipu_configs_pass_lint_synth_and_icarus() {
     let configs = [
@@ -517,7 +517,7 @@ fn ipu_configs_pass_lint_synth_and_icarus() {
             "ipu_zoom_maps_l4",
             "async",
             "low",
-            "lanes = 4\nformats = [\"l8\"]\n[ipu.zoom]\nenabled = true\nmax_line_width = 1\n\
+            "lanes = 4\nbitmap = true\nformats = [\"l8\"]\n[ipu.zoom]\nenabled = true\nmax_line_width = 1\n\
              [ipu.pixel_map]\nenabled = true\ntable_size = 2\nmaps = [\"a_to_a\"]\n",
         ),
         (
@@ -530,7 +530,7 @@ fn ipu_configs_pass_lint_synth_and_icarus() {
             "ipu_maps_l1",
             "sync",
             "high",
-            "lanes = 1\n[ipu.pixel_map]\nenabled = true\ntable_size = 4096\n\
+            "lanes = 1\nbitmap = true\n[ipu.pixel_map]\nenabled = true\ntable_size = 4096\n\
              maps = [\"r_to_r\", \"g_to_g\", \"b_to_b\", \"a_to_a\"]\n",
         ),
     ];

@@ -1,8 +1,9 @@
 //! `[ipu]`: the image processing unit (seed 000). Implemented so far: the command decoder,
 //! the control FSM, the parameter store and stack, and the main pipeline's format
 //! conversion, scale, bias and zoom stages for the DrawPixels path (DMA words in, pixels
-//! out), and the pixel map stage's colour maps. Colour-index maps, convolution, bitmap
-//! and the framebuffer paths are validated but rejected when enabled: "not supported yet".
+//! out), the pixel map stage's colour maps and the bitmap module. Colour-index maps,
+//! convolution and the framebuffer paths are validated but rejected when enabled: "not
+//! supported yet".
 
 use serde::{Deserialize, Serialize};
 
@@ -175,6 +176,8 @@ pub struct Ipu {
     pub zoom: Option<u32>,
     /// The pixel map stage (glPixelMap) when enabled.
     pub pixel_map: Option<PixelMap>,
+    /// The bitmap module (glBitmap).
+    pub bitmap: bool,
 }
 
 /// The colour maps R->R, G->G, B->B, A->A: the largest table and which are generated.
@@ -306,13 +309,6 @@ impl IpuSection {
                 }
             }
         }
-        if self.bitmap {
-            errs.push(Invalid::at(
-                &at(&["bitmap"]),
-                "not supported yet: the bitmap module (glBitmap) is not implemented",
-                ENABLED_ALLOWED,
-            ));
-        }
         if let Some(z) = &self.zoom
             && !(1..=8192).contains(&z.max_line_width)
         {
@@ -416,6 +412,7 @@ impl IpuSection {
                 .filter(|z| z.enabled)
                 .map(|z| z.max_line_width),
             pixel_map,
+            bitmap: self.bitmap,
         })
     }
 }

@@ -335,7 +335,7 @@ fn accepts(key: &str) -> Option<String> {
         "ipu.stack_depth" => ipu::STACK_ALLOWED,
         "ipu.registers" => ipu::REGISTERS_ALLOWED,
         "ipu.registers[]" => STAGE_KINDS,
-        "ipu.bitmap" => ipu::ENABLED_ALLOWED,
+        "ipu.bitmap" => ipu::ON_ALLOWED,
         "ipu.zoom" => "an [ipu.zoom] table with `enabled` and `max_line_width`",
         "ipu.zoom.enabled" => ipu::ON_ALLOWED,
         "ipu.pixel_map.enabled" => ipu::ON_ALLOWED,

@@ -66,6 +66,8 @@ pub const OP_DRAW: u32 = 0x44;
 pub const OP_ZOOM: u32 = 0x45;
 pub const OP_PIXELMAP: u32 = 0x46;
 pub const OP_MAPCOLOR: u32 = 0x47;
+pub const OP_RASTER: u32 = 0x48;
+pub const OP_BITMAP: u32 = 0x49;
 
 pub const EV_OVERFLOW: u32 = 1;
 pub const EV_UNDERFLOW: u32 = 2;
@@ -220,6 +222,8 @@ pub fn run(ipu: &Ipu, cmds: &[u32], dma: &[u32]) -> Outputs {
     let mut bias = [0i64; 4];
     let mut zoom = (ZOOM_ONE, ZOOM_ONE);
     let mut maps = Maps::default();
+    // GL's initial current raster colour: (1, 1, 1, 1).
+    let mut raster = 0xffff_ffffu32;
     type Entry = ([i64; 4], [i64; 4], (i32, i32));
     let mut stack: Vec<Entry> = Vec::new();
     let mut dma_next = 0usize;
@@ -229,7 +233,8 @@ pub fn run(ipu: &Ipu, cmds: &[u32], dma: &[u32]) -> Outputs {
         let w0 = cmds[i];
         let op = w0 >> 24;
         let unknown = (op == OP_ZOOM && ipu.zoom.is_none())
-            || ((op == OP_PIXELMAP || op == OP_MAPCOLOR) && ipu.pixel_map.is_none());
+            || ((op == OP_PIXELMAP || op == OP_MAPCOLOR) && ipu.pixel_map.is_none())
+            || ((op == OP_RASTER || op == OP_BITMAP) && !ipu.bitmap);
         // A config without the stage does not know its opcodes: passed through.
         let op = if unknown { 0 } else { op };
         let map_size = (w0 >> 8) & 0x1fff;
@@ -237,8 +242,8 @@ pub fn run(ipu: &Ipu, cmds: &[u32], dma: &[u32]) -> Outputs {
             .pixel_map
             .is_some_and(|m| map_size >= 1 && map_size <= m.size);
         let words = match op {
-            OP_TRANSFER | OP_ZOOM => 2,
-            OP_DRAW => 3,
+            OP_TRANSFER | OP_ZOOM | OP_RASTER => 2,
+            OP_DRAW | OP_BITMAP => 3,
             OP_PIXELMAP if map_ok => 1 + map_size.div_ceil(4) as usize,
             _ => 1,
         };
@@ -263,6 +268,21 @@ pub fn run(ipu: &Ipu, cmds: &[u32], dma: &[u32]) -> Outputs {
             }
             OP_ZOOM => zoom = (zoom_field(w0), zoom_field(cmds[i + 1])),
             OP_MAPCOLOR => maps.on = w0 & 1 == 1,
+            OP_RASTER => raster = cmds[i + 1],
+            OP_BITMAP => {
+                let (w, h) = (cmds[i + 1] & 0xffff, cmds[i + 1] >> 16);
+                let (x0, y0) = (cmds[i + 2] & 0xffff, cmds[i + 2] >> 16);
+                if w > 0 && h > 0 {
+                    let nwords = bitmap_words(w, h);
+                    out.dma_req.push(nwords as u32);
+                    if dma_next + nwords > dma.len() {
+                        break;
+                    }
+                    let src = &dma[dma_next..dma_next + nwords];
+                    dma_next += nwords;
+                    bitmap(ipu, &mut out, src, (w, h), (x0, y0), raster);
+                }
+            }
             OP_PIXELMAP if !map_ok => out.status.push(event(EV_MAPSIZE, stack.len())),
             OP_PIXELMAP => {
                 let ch = (w0 & 3) as usize;
@@ -385,6 +405,43 @@ fn draw(
     }
 }
 
+/// DMA words of a `w` x `h` bitmap: rows of `ceil(w / 8)` bytes (GL's unpack alignment 1).
+pub fn bitmap_words(w: u32, h: u32) -> usize {
+    (w.div_ceil(8) as usize * h as usize).div_ceil(4)
+}
+
+/// The bitmap module (glBitmap): bit `i` of row `j` (bit 7 of a byte is its leftmost
+/// pixel, bytes little endian in a word) set makes a fragment at `(x0 + i, y0 + j)` in the
+/// raster colour, one a beat in lane 0; clear bits make none.
+fn bitmap(
+    ipu: &Ipu,
+    out: &mut Outputs,
+    words: &[u32],
+    (w, h): (u32, u32),
+    (x0, y0): (u32, u32),
+    raster: u32,
+) {
+    let lanes = ipu.lanes;
+    let row_bytes = w.div_ceil(8) as usize;
+    for j in 0..h as usize {
+        for i in 0..w as usize {
+            let byte = j * row_bytes + i / 8;
+            let bits = (words[byte / 4] >> (8 * (byte % 4))) & 0xff;
+            if (bits >> (7 - i % 8)) & 1 == 1 {
+                let mut beat = Bits::zero(pix_width(ipu));
+                beat.set_field(0, 32, u64::from(raster));
+                beat.set_field(32 * lanes, 16, u64::from((x0 + i as u32) & 0xffff));
+                beat.set_field(32 * lanes + 16, 16, u64::from((y0 + j as u32) & 0xffff));
+                if lanes > 1 {
+                    beat.set_field(32 * lanes + 32, lanes, 1);
+                }
+                out.pix.push(beat);
+                out.pixels += 1;
+            }
+        }
+    }
+}
+
 /// The pixel map stage (glPixelMap with MAP_COLOR): a generated map replaces the
 /// component by its table's entry at GL's index. The RTL does this after zoom; a map is
 /// a function of one pixel, so the order does not change a result.
@@ -451,6 +508,18 @@ pub fn cmd_mapcolor(on: bool) -> u32 {
     (OP_MAPCOLOR << 24) | u32::from(on)
 }
 
+/// RASTER_COLOR: GL's current raster colour, RGBA8 `{A, B, G, R}`.
+pub fn cmd_raster(rgba: u32) -> [u32; 2] {
+    [OP_RASTER << 24, rgba]
+}
+pub fn cmd_bitmap(w: u32, h: u32, x: u32, y: u32) -> [u32; 3] {
+    [
+        OP_BITMAP << 24,
+        (h << 16) | (w & 0xffff),
+        (y << 16) | (x & 0xffff),
+    ]
+}
+
 /// Command word builders.
 pub fn cmd_transfer(bias: bool, channel: u32, value: u32) -> [u32; 2] {
     [
@@ -514,7 +583,7 @@ pub fn random_stream(ipu: &Ipu, count: usize, seed: u64) -> Stream {
     let mut s = Stream::default();
     let pick = |rng: &mut Rng, n: u64| rng.next_u64() % n;
     for _ in 0..count {
-        match pick(&mut rng, 23) {
+        match pick(&mut rng, 24) {
             0..=4 => {
                 let bias = pick(&mut rng, 2) == 1;
                 let ch = pick(&mut rng, 4) as u32;
@@ -544,6 +613,22 @@ pub fn random_stream(ipu: &Ipu, count: usize, seed: u64) -> Stream {
                     s.cmds.extend(cmd_draw(fmt, w, h, x, y));
                 }
             }
+            22 if ipu.bitmap => {
+                if pick(&mut rng, 2) == 0 {
+                    s.cmds.extend(cmd_raster(rng.next_u64() as u32));
+                }
+                let (w, h) = (pick(&mut rng, 20) as u32, pick(&mut rng, 5) as u32);
+                let (x, y) = (
+                    rng.next_u64() as u32 & 0xffff,
+                    rng.next_u64() as u32 & 0xffff,
+                );
+                s.cmds.extend(cmd_bitmap(w, h, x, y));
+                if w > 0 && h > 0 {
+                    for _ in 0..bitmap_words(w, h) {
+                        s.dma.push(rng.next_u64() as u32);
+                    }
+                }
+            }
             20 if ipu.zoom.is_some() => {
                 let z = |rng: &mut Rng| q16(ZOOMS[pick(rng, ZOOMS.len() as u64) as usize]);
                 let (zx, zy) = (z(&mut rng), z(&mut rng));
@@ -567,7 +652,7 @@ pub fn random_stream(ipu: &Ipu, count: usize, seed: u64) -> Stream {
             },
             _ => {
                 let mut word = rng.next_u64() as u32;
-                while (OP_TRANSFER..=OP_MAPCOLOR).contains(&(word >> 24)) {
+                while (OP_TRANSFER..=OP_BITMAP).contains(&(word >> 24)) {
                     word = rng.next_u64() as u32;
                 }
                 s.cmds.push(word);
@@ -648,7 +733,33 @@ mod tests {
             registers: vec![StageKind::Bubble; 3],
             zoom: None,
             pixel_map: None,
+            bitmap: false,
         }
+    }
+
+    #[test]
+    fn bitmap_bits_become_fragments_in_the_raster_colour() {
+        let mut cfg = ipu(2);
+        cfg.bitmap = true;
+        let mut cmds = cmd_raster(0x1122_3344).to_vec();
+        cmds.extend(cmd_bitmap(9, 2, 100, 50));
+        // Row 0: bytes 0x81, 0x80 -> columns 0, 7, 8; row 1: 0x40, 0x00 -> column 1.
+        let out = run(&cfg, &cmds, &[0x0040_8081]);
+        let got: Vec<(u64, u64, u64)> = out
+            .pix
+            .iter()
+            .map(|b| (b.field(64, 16), b.field(80, 16), b.field(0, 32)))
+            .collect();
+        assert_eq!(
+            got,
+            vec![
+                (100, 50, 0x1122_3344),
+                (107, 50, 0x1122_3344),
+                (108, 50, 0x1122_3344),
+                (101, 51, 0x1122_3344)
+            ]
+        );
+        assert_eq!(out.dma_req, vec![1]);
     }
 
     #[test]

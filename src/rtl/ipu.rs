@@ -118,6 +118,16 @@ pub struct MapView {
 /// plus the rounding constant.
 pub const ZOOM_ACC_W: u32 = 16 + 24 + 1;
 
+/// A `pix` beat of one pixel in lane 0 at (x, y): `{mask = 1, y, x, zero lanes, pixel}`,
+/// without the mask at one lane.
+fn lane0_beat(lanes: u32, y: &str, x: &str, pixel: &str) -> String {
+    if lanes > 1 {
+        format!("{{{lanes}'d1, {y}, {x}, {}'d0, {pixel}}}", 32 * (lanes - 1))
+    } else {
+        format!("{{{y}, {x}, {pixel}}}")
+    }
+}
+
 /// The parameter stack's entry as a concatenation of the `_q` or `_d` registers.
 fn entry(suffix: &str, zoom: bool) -> String {
     let mut regs = vec!["scale", "bias"];
@@ -206,6 +216,16 @@ pub struct IpuTop {
     /// The zoom stage's output and the map stage's input: valid, ready, data.
     pub zoom_out: (&'static str, &'static str, &'static str),
     pub map_in: (&'static str, &'static str, &'static str),
+    /// The bitmap module, and the pipeline's last output (the pix port, or the merge
+    /// with the bitmap's fragments before it).
+    pub bitmap: bool,
+    pub last: (&'static str, &'static str, &'static str),
+    pub bm_beat: String,
+    /// What waits for the pipeline to drain before taking its size word, if anything.
+    pub draw_waits: Option<&'static str>,
+    pub waits_cond: String,
+    /// The commands whose second word is a value (RECEIVE_1 then SEND_ONE_IDLE).
+    pub value_acts: String,
     /// Where the stage after bias takes its beats: the zoom stage or the pix port.
     pub taken: &'static str,
     pub status_note: String,
@@ -314,6 +334,11 @@ impl<'a> IpuUnit<'a> {
         let d2_w = meta2 + 32 + l;
         let pix_w = pix_width(ipu);
         let mut regs = Vec::new();
+        let last = if ipu.bitmap {
+            ("pipe_valid", "pipe_ready", "pipe_data")
+        } else {
+            ("pix_valid_o", "pix_ready_i", "pix_data_o")
+        };
         let widths = [d1_w, d2_w, pix_w];
         for (i, kind) in ipu.registers.iter().enumerate() {
             let stage = STAGES[i];
@@ -326,11 +351,7 @@ impl<'a> IpuUnit<'a> {
             };
             let (out_valid, out_ready, out_data) =
                 if i == STAGES.len() - 1 && ipu.zoom.is_none() && ipu.pixel_map.is_none() {
-                    (
-                        "pix_valid_o".into(),
-                        "pix_ready_i".into(),
-                        "pix_data_o".into(),
-                    )
+                    (last.0.into(), last.1.into(), last.2.into())
                 } else {
                     (
                         format!("{stage}_valid"),
@@ -338,7 +359,7 @@ impl<'a> IpuUnit<'a> {
                         format!("{stage}_data"),
                     )
                 };
-            let declare = out_valid != "pix_valid_o";
+            let declare = out_valid != last.0;
             regs.push(RegView {
                 declare,
                 stage,
@@ -383,11 +404,7 @@ impl<'a> IpuUnit<'a> {
         let zoom = match ipu.zoom {
             Some(line) => {
                 let zname = ctx.module_name("ipu_zoom");
-                let zoom_beat = if l > 1 {
-                    format!("{{{l}'d1, y_out, x_out, {}'d0, src_pix}}", 32 * (l - 1))
-                } else {
-                    "{y_out, x_out, src_pix}".to_string()
-                };
+                let zoom_beat = lane0_beat(l, "y_out", "x_out", "src_pix");
                 modules.push(Module {
                     name: zname.clone(),
                     kind: "ipu_zoom",
@@ -507,7 +524,7 @@ impl<'a> IpuUnit<'a> {
                 .map(|(k, s)| format!("{s}: {}", k.label()))
                 .collect::<Vec<_>>()
                 .join(", "),
-            value_low_unused: sf.min(bf) < 16 && ipu.zoom.is_none(),
+            value_low_unused: sf.min(bf) < 16 && ipu.zoom.is_none() && !ipu.bitmap,
             taken: if zoom.is_some() {
                 "zoom_take"
             } else if map.is_some() {
@@ -526,8 +543,32 @@ impl<'a> IpuUnit<'a> {
             zoom_out: if map.is_some() {
                 ("zoom_valid", "zoom_ready", "zoom_data")
             } else {
-                ("pix_valid_o", "pix_ready_i", "pix_data_o")
+                last
             },
+            bitmap: ipu.bitmap,
+            last,
+            bm_beat: lane0_beat(l, "y0_q + row_q", "x0_q + col_q", "raster_q"),
+            draw_waits: match (zoom.is_some(), ipu.bitmap) {
+                (true, true) => Some("draw or bitmap"),
+                (true, false) => Some("draw"),
+                (false, true) => Some("bitmap or draw"),
+                (false, false) => None,
+            },
+            waits_cond: if ipu.bitmap {
+                "((act_q != ACT_DRAW) & (act_q != ACT_BITMAP))".into()
+            } else {
+                "(act_q != ACT_DRAW)".into()
+            },
+            value_acts: [
+                (true, "ACT_TRANSFER"),
+                (zoom.is_some(), "ACT_ZOOM"),
+                (ipu.bitmap, "ACT_RASTER"),
+            ]
+            .iter()
+            .filter(|(on, _)| *on)
+            .map(|(_, a)| format!("(act_q == {a})"))
+            .collect::<Vec<_>>()
+            .join(" | "),
             map_in: if zoom.is_some() {
                 ("zoom_valid", "zoom_ready", "zoom_data")
             } else {

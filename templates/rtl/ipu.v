@@ -54,13 +54,21 @@ module {{ name }} #(
 );
 
   // Control FSM states (seed 000's names).
-  localparam [2:0] IDLE          = 3'd0;
-  localparam [2:0] RECEIVE_1     = 3'd1;
-  localparam [2:0] RECEIVE_2     = 3'd2;
-  localparam [2:0] SEND_ONE_IDLE = 3'd3;
-  localparam [2:0] SEND_PARA     = 3'd4;
-  localparam [2:0] PIPELINE      = 3'd5;
-  localparam [2:0] WAIT_FIFO     = 3'd6;
+  localparam [3:0] IDLE          = 4'd0;
+  localparam [3:0] RECEIVE_1     = 4'd1;
+  localparam [3:0] RECEIVE_2     = 4'd2;
+  localparam [3:0] SEND_ONE_IDLE = 4'd3;
+  localparam [3:0] SEND_PARA     = 4'd4;
+  localparam [3:0] PIPELINE      = 4'd5;
+  localparam [3:0] WAIT_FIFO     = 4'd6;
+{%- if bitmap %}
+  // glBitmap: a bit a clock, a fragment for each set bit.
+  localparam [3:0] BITMAP        = 4'd8;
+  localparam [3:0] ACT_BITMAP    = 4'd9;
+  localparam [3:0] ACT_RASTER    = 4'd10;
+  localparam [7:0] OP_RASTER     = 8'h48;
+  localparam [7:0] OP_BITMAP     = 8'h49;
+{%- endif %}
 
   localparam [7:0] OP_TRANSFER = 8'h41;
   localparam [7:0] OP_PUSH     = 8'h42;
@@ -89,7 +97,7 @@ module {{ name }} #(
   localparam [12:0] MapSize     = 13'd{{ m.size }};
   localparam integer MapAddrW   = {{ m.addr_w }};
   // Loads a map's table, an entry a clock (PIXELMAP).
-  localparam [2:0] PIXELMAP      = 3'd7;
+  localparam [3:0] PIXELMAP      = 4'd7;
 {%- endif %}
 
   localparam [3:0] EV_OVERFLOW  = 4'd1;
@@ -109,7 +117,7 @@ module {{ name }} #(
 
   // ---------------------------------------------------------------------------------
   // Control state and parameters.
-  reg  [2:0]  state_q, state_d;
+  reg  [3:0]  state_q, state_d;
   reg  [3:0]  act_q, act_d;
   reg  [2:0]  sel_q, sel_d;          // PIXEL_TRANSFER: {bias, channel[1:0]}; DRAW: format
   reg  [SpW-1:0]  sp_q, sp_d;            // stack level
@@ -137,6 +145,15 @@ module {{ name }} #(
 {%- endif %}
   reg  [15:0] width_q, height_q, x0_q, y0_q;
   reg         value_en, size_en, pos_en, pass_load, push_en;
+{%- if bitmap %}
+  reg  [31:0] raster_q, raster_d;      // GL's current raster colour {A, B, G, R}
+  reg         bm_valid_q, bm_valid_d;  // a bitmap fragment waits on pix
+  reg  [{{ pix_w - 1 }}:0] bm_data_q;
+  // The pipeline's output, merged with the bitmap's fragments on pix.
+  wire        pipe_valid;
+  wire        pipe_ready;
+  wire [{{ pix_w - 1 }}:0] pipe_data;
+{%- endif %}
 {%- if map.is_some() %}
   reg         map_color_q, map_color_d;
   reg  [4*MapAddrW-1:0] msize_q, msize_d;  // per channel: entries - 1
@@ -152,13 +169,14 @@ module {{ name }} #(
   wire [7:0]  opcode = cmd_data_i[31:24];
   wire        is_ipu = (opcode == OP_TRANSFER) | (opcode == OP_PUSH) |
                        (opcode == OP_POP) | (opcode == OP_DRAW){% if zoom.is_some() %} | (opcode == OP_ZOOM){% endif %}{% if map.is_some() %} |
-                       (opcode == OP_PIXELMAP) | (opcode == OP_MAPCOLOR){% endif %};
+                       (opcode == OP_PIXELMAP) | (opcode == OP_MAPCOLOR){% endif %}{% if bitmap %} |
+                       (opcode == OP_RASTER) | (opcode == OP_BITMAP){% endif %};
   wire        stack_full  = (sp_q == StackFull);
   wire        stack_empty = (sp_q == {SpW{1'b0}});
 {%- if zoom.is_some() %}
   wire        zoom_busy;
 {%- endif %}
-  wire        drained     = (inflight_q == {{ cnt_w }}'d0){% if zoom.is_some() %} & ~zoom_busy{% endif %}{% if map.is_some() %} & ~map_busy{% endif %};
+  wire        drained     = (inflight_q == {{ cnt_w }}'d0){% if zoom.is_some() %} & ~zoom_busy{% endif %}{% if map.is_some() %} & ~map_busy{% endif %}{% if bitmap %} & ~bm_valid_q{% endif %};
 
   // PIXEL_TRANSFER value: S15.16 to the stored formats, floor then saturate.
   wire [31:0] scale_shifted = {{ scale_shift }};
@@ -196,6 +214,12 @@ module {{ name }} #(
     endcase
   end
 
+{%- if bitmap %}
+  // DMA words of a bitmap: rows of ceil(width / 8) bytes.
+  wire [15:0] bm_row_bytes = {3'b0, width_q[15:3]} + {15'd0, |width_q[2:0]};
+  wire [31:0] bm_bytes = {16'd0, bm_row_bytes} * {16'd0, height_q};
+  wire [31:0] bm_words = {2'b0, bm_bytes[31:2]} + {31'd0, |bm_bytes[1:0]};
+{%- endif %}
   // DMA words of the draw: ceil(width * height * bytes_per_pixel / 4).
   wire [31:0] area = {16'd0, width_q} * {16'd0, height_q};
   always @(*) begin
@@ -204,6 +228,11 @@ module {{ name }} #(
       2'd1:    dma_req_data_o = {1'b0, area[31:1]} + {31'd0, area[0]};
       default: dma_req_data_o = {2'b0, area[31:2]} + {31'd0, |area[1:0]};
     endcase
+{%- if bitmap %}
+    if (act_q == ACT_BITMAP) begin
+      dma_req_data_o = bm_words;
+    end
+{%- endif %}
   end
   assign dma_req_valid_o = (state_q == SEND_PARA);
 
@@ -246,7 +275,21 @@ module {{ name }} #(
   wire        unpack_in_valid = in_pipe & dma_valid_i;
   wire        unpack_in_ready;
   wire        issue = unpack_in_valid & unpack_in_ready;
+{%- if bitmap %}
+  // Bitmap: bit 7 - col[2:0] of byte byte_q is the pixel at col; a set bit waits for pix.
+  wire        in_bitmap   = (state_q == BITMAP);
+  wire [4:0]  bm_index    = {byte_q, 3'b111} - {2'b0, col_q[2:0]};
+  wire        bm_bit      = dma_data_i[bm_index];
+  wire        bm_last_col = (col_q == width_q - 16'd1);
+  wire        bm_byte_end = (col_q[2:0] == 3'd7) | bm_last_col;
+  wire        bm_word_end = bm_byte_end & ((byte_q == 2'd3) | (bm_last_col & last_row));
+  wire        bm_ok       = ~bm_bit | ~bm_valid_q | pix_ready_i;
+  wire        bm_step     = in_bitmap & dma_valid_i & bm_ok;
+  wire        bm_load     = bm_step & bm_bit;
+  assign dma_ready_o = (in_pipe & unpack_in_ready & word_done) | (in_bitmap & bm_ok & bm_word_end);
+{%- else %}
   assign dma_ready_o = in_pipe & unpack_in_ready & word_done;
+{%- endif %}
 
   wire [63:0] dma_wide = {32'd0, dma_data_i};
   wire [{{ lanes - 1 }}:0]  mask;
@@ -361,7 +404,12 @@ module {{ name }} #(
 {%- else if map.is_some() %}
   wire        map_take = bias_valid & bias_ready;
 {%- else %}
-  wire        pix_done = pix_valid_o & pix_ready_i;
+  wire        pix_done = {{ last.0 }} & {{ last.1 }};
+{%- endif %}
+{%- if bitmap %}
+  assign pix_valid_o = pipe_valid | bm_valid_q;
+  assign pix_data_o  = bm_valid_q ? bm_data_q : pipe_data;
+  assign pipe_ready  = pix_ready_i & ~bm_valid_q;
 {%- endif %}
 {%- if let Some(m) = map %}
   // Stage 5, pixel maps: looked up while MAP_COLOR is on.
@@ -383,9 +431,9 @@ module {{ name }} #(
     .in_valid_i  ({{ map_in.0 }}),
     .in_ready_o  ({{ map_in.1 }}),
     .in_data_i   ({{ map_in.2 }}),
-    .out_valid_o (pix_valid_o),
-    .out_ready_i (pix_ready_i),
-    .out_data_o  (pix_data_o),
+    .out_valid_o ({{ last.0 }}),
+    .out_ready_i ({{ last.1 }}),
+    .out_data_o  ({{ last.2 }}),
     .busy_o      (map_busy)
   );
 {%- endif %}
@@ -416,6 +464,9 @@ module {{ name }} #(
     e_d        = e_q;
     map_we     = 1'b0;
     mlast_en   = 1'b0;
+{%- endif %}
+{%- if bitmap %}
+    raster_d   = raster_q;
 {%- endif %}
     cmd_ready_o = 1'b0;
     value_en   = 1'b0;
@@ -469,6 +520,16 @@ module {{ name }} #(
               state_d = SEND_ONE_IDLE;
             end
 {%- endif %}
+{%- if bitmap %}
+            OP_RASTER: begin
+              act_d   = ACT_RASTER;
+              state_d = RECEIVE_1;
+            end
+            OP_BITMAP: begin
+              act_d   = ACT_BITMAP;
+              state_d = RECEIVE_1;
+            end
+{%- endif %}
             default: begin
               sel_d     = sel_q;
               pass_load = 1'b1;
@@ -477,17 +538,15 @@ module {{ name }} #(
         end
       end
       RECEIVE_1: begin
-{%- if zoom.is_some() %}
-        // A draw's size waits until the draw before has left the zoom stage, which
-        // reads the size, position and factors.
-        cmd_ready_o = (act_q != ACT_DRAW) | drained;
-        if (cmd_valid_i & cmd_ready_o) begin
-          if ((act_q == ACT_TRANSFER) | (act_q == ACT_ZOOM)) begin
+{%- if let Some(waits) = draw_waits %}
+        // A {{ waits }}'s size waits until the pipeline has drained: the zoom stage reads the
+        // draw's size, position and factors; bitmap fragments share pix with pixels.
+        cmd_ready_o = {{ waits_cond }} | drained;
 {%- else %}
         cmd_ready_o = 1'b1;
-        if (cmd_valid_i) begin
-          if (act_q == ACT_TRANSFER) begin
 {%- endif %}
+        if (cmd_valid_i & cmd_ready_o) begin
+          if ({{ value_acts }}) begin
             value_en = 1'b1;
             state_d  = SEND_ONE_IDLE;
           end else begin
@@ -503,6 +562,11 @@ module {{ name }} #(
           col_d  = 16'd0;
           row_d  = 16'd0;
           byte_d = 2'd0;
+{%- if bitmap %}
+          if (act_q == ACT_BITMAP) begin
+            state_d = ((width_q == 16'd0) | (height_q == 16'd0)) ? IDLE : SEND_PARA;
+          end else
+{%- endif %}
           if (!fmt_ok) begin
             act_d   = ACT_FORMAT;
             state_d = SEND_ONE_IDLE;
@@ -541,6 +605,10 @@ module {{ name }} #(
           end else if (act_q == ACT_MAPCOLOR) begin
             map_color_d = sel_q[0];
 {%- endif %}
+{%- if bitmap %}
+          end else if (act_q == ACT_RASTER) begin
+            raster_d = value_q;
+{%- endif %}
           end else if (sel_q[2]) begin
             bias_d[{{ bw }}*sel_q[1:0] +: {{ bw }}] = bias_new;
           end else begin
@@ -549,6 +617,24 @@ module {{ name }} #(
           state_d = IDLE;
         end
       end
+{%- if bitmap %}
+      BITMAP: begin
+        if (bm_step) begin
+          if (bm_byte_end) begin
+            byte_d = byte_q + 2'd1;
+          end
+          if (bm_last_col) begin
+            col_d = 16'd0;
+            row_d = row_q + 16'd1;
+            if (last_row) begin
+              state_d = IDLE;
+            end
+          end else begin
+            col_d = col_q + 16'd1;
+          end
+        end
+      end
+{%- endif %}
 {%- if map.is_some() %}
       PIXELMAP: begin
         // An entry a clock, four from a command word; the table changes only once the
@@ -568,7 +654,7 @@ module {{ name }} #(
       SEND_PARA: begin
         // Request the DMA transfer and wait for its acknowledge.
         if (dma_req_ready_i) begin
-          state_d = PIPELINE;
+          state_d = {% if bitmap %}(act_q == ACT_BITMAP) ? BITMAP : {% endif %}PIPELINE;
         end
       end
       PIPELINE, WAIT_FIFO: begin
@@ -606,6 +692,9 @@ module {{ name }} #(
     if (pass_load) begin
       pass_valid_d = 1'b1;
     end
+{%- if bitmap %}
+    bm_valid_d = bm_load | (bm_valid_q & ~pix_ready_i);
+{%- endif %}
     inflight_d = inflight_q + {{ "{{" }}{{ cnt_w - 1 }}{1'b0}}, issue} - {{ "{{" }}{{ cnt_w - 1 }}{1'b0}}, {{ taken }}};
   end
 
@@ -634,6 +723,11 @@ module {{ name }} #(
       loaded_q     <= 4'd0;
       e_q          <= 13'd0;
 {%- endif %}
+{%- if bitmap %}
+      // GL's initial raster colour: (1, 1, 1, 1).
+      raster_q     <= 32'hffffffff;
+      bm_valid_q   <= 1'b0;
+{%- endif %}
     end else begin
       state_q      <= state_d;
       act_q        <= act_d;
@@ -655,6 +749,10 @@ module {{ name }} #(
       msize_q      <= msize_d;
       loaded_q     <= loaded_d;
       e_q          <= e_d;
+{%- endif %}
+{%- if bitmap %}
+      raster_q     <= raster_d;
+      bm_valid_q   <= bm_valid_d;
 {%- endif %}
     end
   end
@@ -683,6 +781,11 @@ module {{ name }} #(
 {%- if map.is_some() %}
     if (mlast_en) begin
       mlast_q <= map_n - 13'd1;
+    end
+{%- endif %}
+{%- if bitmap %}
+    if (bm_load) begin
+      bm_data_q <= {{ bm_beat }};
     end
 {%- endif %}
   end
