@@ -223,7 +223,7 @@ fn stack_overflow_underflow_and_truncated_commands() {
         s.cmds.push(m::cmd_pop()); // the last two underflow
     }
     s.cmds.extend(m::cmd_draw(7, 2, 2, 0, 0)); // no such format
-    s.cmds.push(0x4800_0001); // not the IPU's: passed through
+    s.cmds.push(0x4A00_0001); // not the IPU's: passed through
     s.cmds.extend(&m::cmd_draw(0, 2, 2, 0, 0)[..2]); // truncated
     for (seed, gap, stall) in [(1u64, 0.0, 0.0), (2, 0.5, 0.5), (3, 0.0, 0.9)] {
         let (_, out) = check(&b, &s, seed, gap, stall);
@@ -239,7 +239,7 @@ fn stack_overflow_underflow_and_truncated_commands() {
                 m::EV_FORMAT
             ]
         );
-        assert_eq!(out.pass, [0x4800_0001]);
+        assert_eq!(out.pass, [0x4A00_0001]);
         assert_eq!(out.dma_req.len(), 5, "the truncated draw never starts");
     }
 }
