@@ -12,10 +12,15 @@
 //! | `0x42` | PUSH_PIXEL | 1 | pushes the 4 scales and 4 biases |
 //! | `0x43` | POP_PIXEL | 1 | pops them back |
 //! | `0x44` | DRAW_PIXELS | 3 | word 0: `[2:0]` format (0 rgba8888, 1 bgra8888, 2 rgb565, 3 rgba4444, 4 rgba5551, 5 l8, 6 la88); word 1: `{height[15:0], width[15:0]}`; word 2: `{y[15:0], x[15:0]}` of the first pixel |
+//! | `0x45` | ZOOM (zoom enabled) | 2 | word 0 `[23:0]`: x factor, word 1 `[23:0]`: y factor, signed Q7.16 |
+//! | `0x46` | PIXELMAP (maps enabled) | 1 + ceil(n / 4) | word 0: `[20:8]` n entries (1..=table size), `[1:0]` map (R, G, B, A); then the n 8-bit entries, four a word, little endian |
+//! | `0x47` | MAP_COLOR (maps enabled) | 1 | `[0]`: lookups on or off |
+//! | `0x48` | RASTER_COLOR (bitmap enabled) | 2 | word 1: RGBA8 `{A, B, G, R}` |
+//! | `0x49` | BITMAP (bitmap enabled) | 3 | word 1: `{height, width}`; word 2: `{y, x}`; then `ceil(width / 8) * height` bytes from `dma`, bit 7 of a byte leftmost |
 //! | other | not the IPU's | 1 | passed on unchanged, in order, on `pass` |
 //!
-//! Bits not listed are reserved and ignored. Any word whose opcode is not one of the four
-//! is passed through, so other units' commands must carry their opcode in every word the
+//! Bits not listed are reserved and ignored. A config without zoom, maps or bitmap does
+//! not know their opcodes. Any word whose opcode is not the IPU's is passed through, so other units' commands must carry their opcode in every word the
 //! IPU sees. A multi-word command waits for its words (RECEIVE_1, RECEIVE_2): a stream
 //! that ends inside one leaves it pending and produces nothing for it.
 //!

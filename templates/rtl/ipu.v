@@ -7,8 +7,9 @@
 //
 // Commands (cmd, 32 bits, opcode in [31:24]; see src/model/ipu.rs and README.md):
 //   0x41 PIXEL_TRANSFER (2 words), 0x42 PUSH_PIXEL, 0x43 POP_PIXEL,
-//   0x44 DRAW_PIXELS (3 words){% if zoom.is_some() %}, 0x45 ZOOM (2 words){% endif %}; every other word is passed on unchanged,
-//   in order (pass).
+//   0x44 DRAW_PIXELS (3 words){% if zoom.is_some() %}, 0x45 ZOOM (2 words){% endif %}{% if map.is_some() %}, 0x46 PIXELMAP (1 + ceil(n / 4) words),
+//   0x47 MAP_COLOR{% endif %}{% if bitmap %}, 0x48 RASTER_COLOR (2 words), 0x49 BITMAP (3 words){% endif %}; every other word is passed on
+//   unchanged, in order (pass).
 // DRAW_PIXELS sends the DMA request (dma_req: 32-bit words to send), then takes that many
 // words from dma; pixels leave on pix as {% if multi %}{mask[{{ lanes }}], {% else %}{{ "{" }}{% endif %}y[15:0], x[15:0], {{ lanes }} x RGBA8}: up to {{ lanes }}
 // pixel(s) of one row from one DMA word per beat. Formats: {{ format_list }}.
@@ -22,6 +23,15 @@
 // Stage (4), zoom (glPixelZoom, factors signed Q7.16, pushed and popped with scale and
 // bias): see its module; a draw waits for the one before to leave it, draws wider than
 // its line buffer ({{ line }} pixels) are dropped with status event 4.
+{%- endif %}
+{%- if let Some(m) = map %}
+// Stage (5), pixel maps (glPixelMap colour maps, {{ m.size }} entries): see its module; PIXELMAP
+// writes a table an entry a clock (state PIXELMAP) once the pipeline has drained.
+{%- endif %}
+{%- if bitmap %}
+// Bitmap (glBitmap): BITMAP requests ceil(width / 8) bytes a row from the DMA and, in
+// state BITMAP, makes a fragment in the raster colour for each set bit (bit 7 of a byte
+// leftmost), one a clock, merged onto pix ahead of the (drained) pipeline.
 {%- endif %}
 // Latency: DMA word to pixel {{ regs.len() }} register stage(s) (bypass stages add none).
 // Combinational paths: pix_ready_i -> dma_ready_o (through bubble and bypass stages);
