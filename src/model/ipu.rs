@@ -426,22 +426,14 @@ fn bitmap(
     (x0, y0): (u32, u32),
     raster: u32,
 ) {
-    let lanes = ipu.lanes;
     let row_bytes = w.div_ceil(8) as usize;
     for j in 0..h as usize {
         for i in 0..w as usize {
             let byte = j * row_bytes + i / 8;
             let bits = (words[byte / 4] >> (8 * (byte % 4))) & 0xff;
             if (bits >> (7 - i % 8)) & 1 == 1 {
-                let mut beat = Bits::zero(pix_width(ipu));
-                beat.set_field(0, 32, u64::from(raster));
-                beat.set_field(32 * lanes, 16, u64::from((x0 + i as u32) & 0xffff));
-                beat.set_field(32 * lanes + 16, 16, u64::from((y0 + j as u32) & 0xffff));
-                if lanes > 1 {
-                    beat.set_field(32 * lanes + 32, lanes, 1);
-                }
-                out.pix.push(beat);
-                out.pixels += 1;
+                let (x, y) = ((x0 + i as u32) & 0xffff, (y0 + j as u32) & 0xffff);
+                push_one(ipu, out, x, y, raster);
             }
         }
     }
@@ -460,6 +452,20 @@ pub fn map(ipu: &Ipu, maps: &Maps, ch: usize, v: u32) -> u32 {
     }
 }
 
+/// Sends one pixel at (x, y) as a beat of its own: lane 0, mask 1.
+fn push_one(ipu: &Ipu, out: &mut Outputs, x: u32, y: u32, px: u32) {
+    let lanes = ipu.lanes;
+    let mut beat = Bits::zero(pix_width(ipu));
+    beat.set_field(0, 32, u64::from(px));
+    beat.set_field(32 * lanes, 16, u64::from(x));
+    beat.set_field(32 * lanes + 16, 16, u64::from(y));
+    if lanes > 1 {
+        beat.set_field(32 * lanes + 32, lanes, 1);
+    }
+    out.pix.push(beat);
+    out.pixels += 1;
+}
+
 /// The zoom stage (glPixelZoom): every image pixel becomes the output pixels whose
 /// centres its zoomed rectangle covers, one pixel a beat (lane 0), in the order the RTL
 /// sends them: output row by output row, each left to right in image order.
@@ -471,7 +477,6 @@ fn zoom(
     (x0, y0): (u32, u32),
     (zx, zy): (i32, i32),
 ) {
-    let lanes = ipu.lanes;
     let (mx, my) = (u64::from(zx.unsigned_abs()), u64::from(zy.unsigned_abs()));
     for j in 0..u64::from(h) {
         for oy in zoom_start(j, my)..zoom_start(j + 1, my) {
@@ -479,15 +484,7 @@ fn zoom(
             for i in 0..u64::from(w) {
                 let px = image[(j * u64::from(w) + i) as usize];
                 for ox in zoom_start(i, mx)..zoom_start(i + 1, mx) {
-                    let mut beat = Bits::zero(pix_width(ipu));
-                    beat.set_field(0, 32, u64::from(px));
-                    beat.set_field(32 * lanes, 16, u64::from(zoom_coord(x0, ox, zx < 0)));
-                    beat.set_field(32 * lanes + 16, 16, u64::from(y));
-                    if lanes > 1 {
-                        beat.set_field(32 * lanes + 32, lanes, 1);
-                    }
-                    out.pix.push(beat);
-                    out.pixels += 1;
+                    push_one(ipu, out, zoom_coord(x0, ox, zx < 0), y, px);
                 }
             }
         }
