@@ -552,8 +552,6 @@ fn broken_zoom_is_caught() {
                 0.0,
                 true,
             ),
-            // Factors that change while the zoom stage still works on the draw before.
-            ("ipu", "& ~zoom_busy", "& (~zoom_busy | 1'b1)", 0.8, false),
         ],
     );
 }
@@ -644,8 +642,6 @@ fn broken_maps_are_caught() {
                 0.0,
                 true,
             ),
-            // Lanes outside the mask that carry table entries instead of 0.
-            ("ipu_map", "mask[l] ? value : 8'd0;", "value;", 0.0, true),
         ],
     );
 }
