@@ -26,9 +26,24 @@ fn ipu_config(name: &str, reset: (&str, &str), body: &str) -> Config {
     )
 }
 
-/// The seed's organisation: one lane, bubble registers.
+/// The seed's organisation: one lane, bubble registers, zoom, maps, bitmap.
 fn one_lane() -> Config {
-    ipu_config("ipu_l1", ("async", "low"), "lanes = 1\nstack_depth = 3\n")
+    ipu_config(
+        "ipu_l1",
+        ("async", "low"),
+        "lanes = 1\nstack_depth = 3\nbitmap = true\n[ipu.zoom]\nenabled = true\n[ipu.pixel_map]\nenabled = true\n\
+         maps = [\"r_to_r\", \"g_to_g\", \"b_to_b\", \"a_to_a\"]\n",
+    )
+}
+
+/// One lane, no zoom: pixel maps (two of them) straight after bias.
+fn one_lane_plain() -> Config {
+    ipu_config(
+        "ipu_l1p",
+        ("sync", "low"),
+        "lanes = 1\nstack_depth = 3\n[ipu.pixel_map]\nenabled = true\ntable_size = 4\n\
+         maps = [\"b_to_b\", \"r_to_r\"]\n",
+    )
 }
 
 /// Four lanes, some formats, mixed registers, the smallest stack.
@@ -36,9 +51,10 @@ fn four_lanes() -> Config {
     ipu_config(
         "ipu_l4",
         ("sync", "high"),
-        "lanes = 4\nformats = [\"l8\", \"rgba8888\", \"rgb565\", \"la88\"]\nscale_frac_bits = 16\n\
+        "lanes = 4\nbitmap = true\nformats = [\"l8\", \"rgba8888\", \"rgb565\", \"la88\"]\nscale_frac_bits = 16\n\
          bias_frac_bits = 10\nscale_int_bits = 8\nbias_int_bits = 1\nstack_depth = 1\n\
-         registers = [\"skid\", \"fifo:3\", \"bypass\"]\n",
+         registers = [\"skid\", \"fifo:3\", \"bypass\"]\n[ipu.zoom]\nenabled = true\nmax_line_width = 64\n\
+         [ipu.pixel_map]\nenabled = true\ntable_size = 16\nmaps = [\"a_to_a\", \"r_to_r\", \"g_to_g\", \"b_to_b\"]\n",
     )
 }
 
@@ -47,8 +63,10 @@ fn two_lanes() -> Config {
     ipu_config(
         "ipu_l2",
         ("async", "high"),
-        "lanes = 2\nformats = [\"bgra8888\", \"rgba4444\", \"rgba5551\", \"l8\"]\nscale_frac_bits = 16\n\
-         bias_frac_bits = 16\nstack_depth = 2\nregisters = [\"bypass\", \"bubble\", \"fifo:1\"]\n",
+        "lanes = 2\nbitmap = true\nformats = [\"bgra8888\", \"rgba4444\", \"rgba5551\", \"l8\"]\nscale_frac_bits = 16\n\
+         bias_frac_bits = 16\nstack_depth = 2\nregisters = [\"bypass\", \"bubble\", \"fifo:1\"]\n\
+         [ipu.zoom]\nenabled = true\nmax_line_width = 10\n\
+         [ipu.pixel_map]\nenabled = true\ntable_size = 32\nmaps = [\"g_to_g\", \"a_to_a\"]\n",
     )
 }
 
@@ -128,7 +146,7 @@ fn random_mixes(b: &Built, count: usize) -> (usize, usize, usize, usize) {
 
 #[test]
 fn random_command_mixes_match_the_model_at_1_2_and_4_lanes() {
-    for cfg in [one_lane(), four_lanes(), two_lanes()] {
+    for cfg in [one_lane(), four_lanes(), two_lanes(), one_lane_plain()] {
         let b = build_cfg(cfg);
         let (pass, pix, status, _) = random_mixes(&b, 250);
         // The mixes reach every output port.
@@ -205,7 +223,7 @@ fn stack_overflow_underflow_and_truncated_commands() {
         s.cmds.push(m::cmd_pop()); // the last two underflow
     }
     s.cmds.extend(m::cmd_draw(7, 2, 2, 0, 0)); // no such format
-    s.cmds.push(0x4500_0001); // not the IPU's: passed through
+    s.cmds.push(0x4A00_0001); // not the IPU's: passed through
     s.cmds.extend(&m::cmd_draw(0, 2, 2, 0, 0)[..2]); // truncated
     for (seed, gap, stall) in [(1u64, 0.0, 0.0), (2, 0.5, 0.5), (3, 0.0, 0.9)] {
         let (_, out) = check(&b, &s, seed, gap, stall);
@@ -221,16 +239,16 @@ fn stack_overflow_underflow_and_truncated_commands() {
                 m::EV_FORMAT
             ]
         );
-        assert_eq!(out.pass, [0x4500_0001]);
+        assert_eq!(out.pass, [0x4A00_0001]);
         assert_eq!(out.dma_req.len(), 5, "the truncated draw never starts");
     }
 }
 
-/// The seed's example (bias 2 of 255, scale 0.25; its 2x shrink needs the zoom stage,
-/// which is not implemented): the RTL's pixels equal the model's, which are within 1 LSB
-/// of GL's float math.
+/// The seed's example (bias 2 of 255, scale 0.25, rows and columns shrunk 2x): the RTL's
+/// pixels equal the model's; output pixel (k, l) is image pixel (2k + 1, 2l + 1), within
+/// 1 LSB of GL's float math.
 #[test]
-fn seed_example_bias_2_scale_quarter() {
+fn seed_example_bias_2_scale_quarter_shrink_2x() {
     let b = build_cfg(one_lane());
     let mut rng = Rng::stream(8, 0);
     let mut s = m::Stream::default();
@@ -239,9 +257,13 @@ fn seed_example_bias_2_scale_quarter() {
         s.cmds
             .extend(m::cmd_transfer(true, ch, m::q16(2.0 / 255.0)));
     }
+    s.cmds.extend(m::cmd_zoom(m::q16(0.5), m::q16(0.5)));
     s.draw(&mut rng, 0, 16, 8, 0, 0);
     let (_, out) = check(&b, &s, 8, 0.2, 0.2);
-    for (beat, word) in out.pix.iter().zip(&s.dma) {
+    assert_eq!(out.pixels, 8 * 4);
+    for beat in &out.pix {
+        let (x, y) = (beat.field(32, 16) as usize, beat.field(48, 16) as usize);
+        let word = s.dma[(2 * y + 1) * 16 + 2 * x + 1];
         for ch in 0..4 {
             let c = f64::from((word >> (8 * ch)) & 0xff);
             let gl = ((c / 255.0 * 0.25 + 2.0 / 255.0).clamp(0.0, 1.0) * 255.0).round();
@@ -279,7 +301,9 @@ fn draw_pixels_rate_with_no_stalls() {
     }
     // Four lanes: as many pixels as a 32-bit DMA word holds, up to 4.
     let b = build_cfg(four_lanes());
-    assert!(draw_rate(&b, 5, 64, 16, 4) > 3.9, "l8: 4 pixels a word");
+    // With zoom in the config a draw waits for the one before to leave the zoom stage:
+    // a few clocks a draw.
+    assert!(draw_rate(&b, 5, 64, 16, 4) > 3.85, "l8: 4 pixels a word");
     assert!(
         draw_rate(&b, 2, 64, 16, 4) > 1.95,
         "rgb565: 2 pixels a word"
@@ -289,7 +313,7 @@ fn draw_pixels_rate_with_no_stalls() {
         "rgba8888: 1 pixel a word"
     );
     // Rows of 3 l8 pixels: a group never spans rows, so 12 pixels (3 words) take 6 beats.
-    assert!(draw_rate(&b, 5, 3, 64, 4) > 1.9);
+    assert!(draw_rate(&b, 5, 3, 64, 4) > 1.85);
 }
 
 /// Builds `cfg` with module `kind`'s text mutated, runs `stream`, and returns the failed
@@ -392,4 +416,436 @@ fn cli_sim_runs_the_ipu_of_the_default_preset() {
     let log = text(&out);
     assert!(out.status.success(), "{log}");
     assert!(log.contains("PASS ipu: seed 9"), "{log}");
+}
+
+/// Zoom: enlarge, shrink, mirror, zero and uneven factors (with pushes and pops of the
+/// factors), widths from 1 to the line buffer's (rows replay from its every address) and
+/// one past it (flagged, dropped), every enabled format.
+fn zoom_stream(cfg: &Config, seed: u64) -> m::Stream {
+    let ipu = cfg.ipu.as_ref().expect("ipu");
+    let line = ipu.zoom.expect("zoom").min(12);
+    let fmts: Vec<u32> = (0..7u32).filter(|f| ipu.formats[*f as usize]).collect();
+    let mut rng = Rng::stream(seed, 10);
+    let mut s = m::Stream::default();
+    let zooms = [
+        (2.0, 2.0),
+        (0.5, 0.5),
+        (-1.0, 1.0),
+        (1.0, -3.0),
+        (3.0, 0.34),
+        (0.7, 2.5),
+        (-2.25, -0.5),
+        (0.0, 1.0),
+        (1.0, 1.0),
+        (1.5, 1.5),
+    ];
+    for (k, (zx, zy)) in zooms.iter().enumerate() {
+        s.cmds.extend(m::cmd_zoom(m::q16(*zx), m::q16(*zy)));
+        if k % 3 == 0 {
+            s.cmds.push(m::cmd_push());
+            s.cmds.extend(m::cmd_zoom(m::q16(1.0), m::q16(2.0)));
+            s.draw(&mut rng, fmts[0], 3, 2, 40, 40);
+            s.cmds.push(m::cmd_pop());
+        }
+        for (n, w) in [1, 2, 3, line / 2 + 1, line].into_iter().enumerate() {
+            let fmt = fmts[(k + n) % fmts.len()];
+            s.draw(
+                &mut rng,
+                fmt,
+                w,
+                1 + (w + k as u32) % 3,
+                100 + w,
+                200 + k as u32,
+            );
+        }
+    }
+    s.cmds
+        .extend(m::cmd_draw(fmts[0], ipu.zoom.expect("zoom") + 1, 1, 0, 0));
+    s
+}
+
+#[test]
+fn zoom_matches_the_model_at_1_2_and_4_lanes() {
+    for cfg in [one_lane(), four_lanes(), two_lanes()] {
+        let b = build_cfg(cfg);
+        for (seed, gap, stall) in [(21u64, 0.0, 0.0), (22, 0.4, 0.6)] {
+            let s = zoom_stream(&b.cfg, seed);
+            let (_, out) = check(&b, &s, seed, gap, stall);
+            assert!(out.pixels > 300, "{}", out.pixels);
+            assert_eq!(out.status.last().map(|w| w & 0xf), Some(m::EV_WIDTH));
+        }
+    }
+}
+
+/// Zoomed DrawPixels with no stalls: output pixels per clock, and image pixels per clock.
+fn zoom_rate(b: &Built, fmt: u32, z: f64) -> (f64, f64) {
+    let mut rng = Rng::stream(12, 0);
+    let mut s = m::Stream::default();
+    s.cmds.extend(m::cmd_zoom(m::q16(z), m::q16(z)));
+    let (w, h) = (
+        b.cfg
+            .ipu
+            .as_ref()
+            .and_then(|i| i.zoom)
+            .unwrap_or(64)
+            .min(64),
+        16,
+    );
+    for i in 0..4 {
+        s.draw(&mut rng, fmt, w, h, 0, i * 64);
+    }
+    let (r, out) = check(b, &s, 12, 0.0, 0.0);
+    let (rate, image) = (
+        out.pixels as f64 / r.cycles as f64,
+        f64::from(4 * w * h) / r.cycles as f64,
+    );
+    println!(
+        "{}: DrawPixels {} {w}x{h} x4 zoom {z}: {} output pixels in {} clocks, {rate:.3} output pixels/clock, {image:.3} image pixels/clock",
+        b.cfg.design.name,
+        gpurtl::config::ipu::FORMATS[fmt as usize],
+        out.pixels,
+        r.cycles
+    );
+    (rate, image)
+}
+
+#[test]
+fn zoom_rate_with_no_stalls() {
+    for cfg in [one_lane(), four_lanes()] {
+        let b = build_cfg(cfg);
+        let (out2, _) = zoom_rate(&b, 5, 2.0);
+        // Four lanes' line buffer is 8 pixels: its rows are short, the clock a replay
+        // and a draw's drain cost weigh more.
+        assert!(out2 > 0.95, "2x: an output pixel a clock");
+        let (_, in_half) = zoom_rate(&b, 5, 0.5);
+        assert!(in_half > 0.94, "0.5x: an image pixel a clock");
+    }
+}
+
+/// One broken variant: module kind, text to replace, its replacement, output stall, and
+/// whether the failure must be a value the model did not expect (not just a hang).
+type Variant = (&'static str, &'static str, &'static str, f64, bool);
+
+/// Every variant must fail on `stream`.
+fn broken_variants_fail(cfg: &Config, stream: &m::Stream, variants: &[Variant]) {
+    for (kind, from, to, stall, value) in variants {
+        let r = run_broken(cfg.clone(), kind, from, to, stream, 0.0, *stall);
+        let expects = r.errors.iter().any(|e| e.contains("model expects"));
+        assert!(!value || expects, "{kind} {from}: {:?}", r.errors);
+    }
+}
+
+#[test]
+fn broken_zoom_is_caught() {
+    let cfg = two_lanes();
+    broken_variants_fail(
+        &cfg,
+        &zoom_stream(&cfg, 31),
+        &[
+            // Columns start at floor(i * z) instead of GL's ceil(i * z - 0.5).
+            ("ipu_zoom", "15'h7fff}", "15'h0000}", 0.0, false),
+            // A replay that reads the line buffer in the clock its last pixel is written.
+            (
+                "ipu_zoom",
+                "st_d = streaming ? Z_REWIND : Z_REPLAY;",
+                "st_d = Z_REPLAY;",
+                0.0,
+                true,
+            ),
+        ],
+    );
+}
+
+/// Pixel maps: tables of every size up to the config's on every channel (generated or
+/// not), MAP_COLOR on and off, sizes out of range, with transfers and zoom in between.
+fn map_stream(cfg: &Config, seed: u64) -> m::Stream {
+    let ipu = cfg.ipu.as_ref().expect("ipu");
+    let size = ipu.pixel_map.expect("maps").size;
+    let mut rng = Rng::stream(seed, 11);
+    let mut s = m::Stream::default();
+    s.draw(&mut rng, 0, 5, 2, 1, 1); // maps off
+    s.cmds.push(m::cmd_mapcolor(true));
+    s.draw(&mut rng, 0, 5, 2, 1, 1); // on, tables never loaded: 0
+    for (k, n) in [1, 2, 3, size / 2 + 1, size].into_iter().enumerate() {
+        for ch in 0..4 {
+            let values: Vec<u8> = (0..n).map(|_| rng.next_u64() as u8).collect();
+            s.cmds.extend(m::cmd_pixelmap(ch, &values));
+        }
+        s.cmds
+            .extend(m::cmd_transfer(false, k as u32 % 4, m::q16(0.3 * k as f64)));
+        if ipu.zoom.is_some() {
+            s.cmds
+                .extend(m::cmd_zoom(m::q16(1.0 + 0.5 * k as f64), m::q16(1.0)));
+        }
+        s.draw(&mut rng, 0, 6, 2, 10, 10);
+        s.draw(&mut rng, 5, 7, 1, 10, 10);
+    }
+    s.cmds.push((m::OP_PIXELMAP << 24) | ((size + 1) << 8)); // too big: status 5
+    s.cmds.push(m::cmd_mapcolor(false));
+    s.draw(&mut rng, 0, 3, 1, 0, 0);
+    s.cmds.push(m::cmd_mapcolor(true));
+    s.draw(&mut rng, 0, 3, 1, 0, 0);
+    s.cmds.extend(&m::cmd_pixelmap(2, &[9; 8])[..2]); // truncated
+    s
+}
+
+#[test]
+fn pixel_maps_match_the_model_at_1_2_and_4_lanes() {
+    for cfg in [one_lane(), four_lanes(), two_lanes(), one_lane_plain()] {
+        let b = build_cfg(cfg);
+        for (seed, gap, stall) in [(41u64, 0.0, 0.0), (42, 0.5, 0.5)] {
+            let s = map_stream(&b.cfg, seed);
+            let (_, out) = check(&b, &s, seed, gap, stall);
+            assert!(out.status.iter().any(|w| w & 0xf == m::EV_MAPSIZE));
+        }
+    }
+}
+
+/// With identity scale and bias, a mapped channel is its table's entry at GL's index
+/// round(c / 255 * (size - 1)), computed in f64.
+#[test]
+fn pixel_maps_follow_gl() {
+    let b = build_cfg(one_lane());
+    let mut rng = Rng::stream(44, 0);
+    let mut s = m::Stream::default();
+    let tables: Vec<Vec<u8>> = [256usize, 5, 17, 1]
+        .iter()
+        .map(|n| (0..*n).map(|_| rng.next_u64() as u8).collect())
+        .collect();
+    for (ch, t) in tables.iter().enumerate() {
+        s.cmds.extend(m::cmd_pixelmap(ch as u32, t));
+    }
+    s.cmds.push(m::cmd_mapcolor(true));
+    s.draw(&mut rng, 0, 64, 4, 0, 0);
+    let (_, out) = check(&b, &s, 44, 0.2, 0.2);
+    for (beat, word) in out.pix.iter().zip(&s.dma) {
+        for (ch, t) in tables.iter().enumerate() {
+            let c = f64::from((word >> (8 * ch)) & 0xff);
+            let index = (c / 255.0 * (t.len() - 1) as f64).round() as usize;
+            assert_eq!(beat.field(8 * ch as u32, 8), u64::from(t[index]));
+        }
+    }
+}
+
+#[test]
+fn broken_maps_are_caught() {
+    let cfg = two_lanes();
+    broken_variants_fail(
+        &cfg,
+        &map_stream(&cfg, 45),
+        &[
+            // An index that truncates instead of rounding.
+            (
+                "ipu_map",
+                "* MulK + Half;",
+                "* MulK + (Half >> 1);",
+                0.0,
+                true,
+            ),
+        ],
+    );
+}
+
+fn png(path: &std::path::Path) -> gpurtl::texio::Image {
+    let bytes = std::fs::read(path).expect("reads the PNG");
+    gpurtl::texio::png::decode(&bytes, "test").expect("decodes")
+}
+
+/// `gpurtl render`, model path: a mirrored and stretched draw holds exactly the pixels
+/// GL writes, row 0 the lowest; bad arguments are usage errors.
+#[test]
+fn render_writes_the_pixels_the_draw_wrote() {
+    let dir = scratch("render");
+    let input = project_dir().join("docs/ipu/seed_example_in.png");
+    let out = dir.join("mirror.png");
+    let o = gpurtl()
+        .args(["render", "--image"])
+        .arg(&input)
+        .args(["--zoom", "-1,2", "--bias", "0,0,0,0", "--out"])
+        .arg(&out)
+        .output()
+        .expect("runs gpurtl");
+    assert!(o.status.success(), "{}", text(&o));
+    let (a, b) = (png(&input), png(&out));
+    // 64 columns mirrored; 64 rows doubled: ceil(64 * 2 - 0.5) = 128 (the PNG reader
+    // takes power-of-two sizes only, as for textures).
+    assert_eq!((b.width, b.height), (64, 128));
+    for y in 0..128u32 {
+        // Output row k is covered by image row j when ceil(2 j - 0.5) <= k.
+        let j = (0..64u32)
+            .rev()
+            .find(|j| (2.0 * f64::from(*j) - 0.5).ceil() as u32 <= y)
+            .expect("a row");
+        for x in 0..64u32 {
+            assert_eq!(b.get(x, y), a.get(63 - x, j), "({x}, {y})");
+        }
+    }
+    let o = gpurtl()
+        .args(["render", "--image"])
+        .arg(&input)
+        .args(["--zoom", "2", "--out"])
+        .arg(&out)
+        .output()
+        .expect("runs gpurtl");
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+}
+
+/// `gpurtl render --rtl`: the seed's example through the Verilated unit equals the model's
+/// picture (docs/ipu/seed_example_out.png, shown in README.md).
+#[test]
+fn render_rtl_reproduces_the_seed_example() {
+    let dir = scratch("render-rtl");
+    let input = project_dir().join("docs/ipu/seed_example_in.png");
+    let out = dir.join("seed.png");
+    let o = gpurtl()
+        .env("GPURTL_SIM_DIR", work_dir())
+        .args(["render", "--image"])
+        .arg(&input)
+        .args([
+            "--scale",
+            "0.25,0.25,0.25,1",
+            "--bias",
+            "0.00784313725,0.00784313725,0.00784313725,0",
+            "--zoom",
+            "0.5,0.5",
+            "--rtl",
+            "--out",
+        ])
+        .arg(&out)
+        .output()
+        .expect("runs gpurtl");
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(text(&o).contains("equal the model's"), "{}", text(&o));
+    let (a, b) = (png(&input), png(&out));
+    let golden = png(&project_dir().join("docs/ipu/seed_example_out.png"));
+    assert_eq!(b.pixels, golden.pixels);
+    assert_eq!((b.width, b.height), (32, 32));
+    // Output (k, l) is input (2k + 1, 2l + 1), each colour channel c * 0.25 + 2.
+    for (k, l) in [(0u32, 0u32), (5, 9), (31, 31)] {
+        let (i, o) = (a.get(2 * k + 1, 2 * l + 1), b.get(k, l));
+        for ch in 0..3 {
+            let gl = (f64::from(i[ch]) * 0.25 + 2.0).round();
+            assert!((f64::from(o[ch]) - gl).abs() <= 1.0);
+        }
+        assert_eq!(o[3], i[3]);
+    }
+}
+
+/// FSM state coverage: a copy of the unit instrumented (in this test only) to log every
+/// state it enters runs the random mix, the map and zoom streams and the stack stream
+/// under DMA gaps; every state of the control FSM must be visited, and the run must pass.
+#[test]
+fn co_simulation_visits_every_fsm_state() {
+    const STATES: [&str; 9] = [
+        "IDLE",
+        "RECEIVE_1",
+        "RECEIVE_2",
+        "SEND_ONE_IDLE",
+        "SEND_PARA",
+        "PIPELINE",
+        "WAIT_FIFO",
+        "PIXELMAP",
+        "BITMAP",
+    ];
+    let cfg = one_lane();
+    let dir = scratch("fsm-coverage");
+    let log = dir.join("states.txt");
+    let mut design = elaborate(&cfg);
+    let top = design
+        .modules
+        .iter_mut()
+        .find(|x| x.kind == "ipu")
+        .expect("ipu");
+    let probe = format!(
+        "\n  // Test instrumentation: the states entered.\n  integer fsm_log;\n  \
+         initial fsm_log = $fopen(\"{}\", \"w\");\n  \
+         always @(posedge clk_i) begin\n    $fwrite(fsm_log, \"%0d\\n\", state_q);\n    \
+         $fflush(fsm_log);\n  end\n\nendmodule",
+        log.display()
+    );
+    top.text = mutate(&top.text, "\nendmodule", &probe);
+    let b = build(cfg.clone(), &design);
+    let ipu = cfg.ipu.as_ref().expect("ipu");
+    let mut s = m::random_stream(ipu, 300, 51);
+    for extra in [map_stream(&cfg, 52), zoom_stream(&cfg, 53)] {
+        s.cmds.extend(extra.cmds);
+        s.dma.extend(extra.dma);
+    }
+    s.cmds.insert(0, m::cmd_pop()); // an underflow first
+    let (_, out) = check(&b, &s, 51, 0.5, 0.3);
+    assert!(out.pixels > 0);
+    let text = std::fs::read_to_string(&log).expect("the state log");
+    let mut seen = [false; 9];
+    for line in text.lines() {
+        if let Ok(v) = line.trim().parse::<usize>() {
+            seen[v.min(8)] = true;
+        }
+    }
+    let missing: Vec<&str> = STATES
+        .iter()
+        .zip(seen)
+        .filter(|(_, s)| !s)
+        .map(|(n, _)| *n)
+        .collect();
+    println!(
+        "FSM states visited: {} of {}",
+        STATES.len() - missing.len(),
+        STATES.len()
+    );
+    assert!(missing.is_empty(), "states never visited: {missing:?}");
+}
+
+/// Bitmaps: widths across byte and word boundaries, raster colour changes, empty bitmaps,
+/// mixed with draws (whose pixels share pix with the fragments).
+fn bitmap_stream(seed: u64) -> m::Stream {
+    let mut rng = Rng::stream(seed, 12);
+    let mut s = m::Stream::default();
+    for (k, w) in [1u32, 7, 8, 9, 15, 16, 17, 31, 33, 0]
+        .into_iter()
+        .enumerate()
+    {
+        if k % 2 == 0 {
+            s.cmds.extend(m::cmd_raster(rng.next_u64() as u32));
+        }
+        let h = 1 + (k as u32 % 4);
+        s.cmds.extend(m::cmd_bitmap(w, h, 300 + w, 7 * k as u32));
+        if w > 0 {
+            for _ in 0..m::bitmap_words(w, h) {
+                s.dma.push(rng.next_u64() as u32);
+            }
+        }
+        s.draw(&mut rng, 5, 3, 2, 10, 10);
+    }
+    s
+}
+
+#[test]
+fn bitmaps_match_the_model_at_1_2_and_4_lanes() {
+    for cfg in [one_lane(), four_lanes(), two_lanes()] {
+        let b = build_cfg(cfg);
+        for (seed, gap, stall) in [(61u64, 0.0, 0.0), (62, 0.5, 0.5)] {
+            let s = bitmap_stream(seed);
+            let (_, out) = check(&b, &s, seed, gap, stall);
+            assert!(out.pixels > 100, "{}", out.pixels);
+        }
+    }
+}
+
+#[test]
+fn broken_bitmap_is_caught() {
+    let cfg = two_lanes();
+    broken_variants_fail(
+        &cfg,
+        &bitmap_stream(63),
+        &[
+            // Bit 0 of a byte taken as its leftmost pixel (GL's LSB_FIRST).
+            (
+                "ipu",
+                "{byte_q, 3'b111} - {2'b0, col_q[2:0]}",
+                "{byte_q, 3'b000} + {2'b0, col_q[2:0]}",
+                0.0,
+                true,
+            ),
+        ],
+    );
 }

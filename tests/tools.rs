@@ -525,7 +525,8 @@ fn mem_arb_configs_pass_lint_synth_and_icarus() {
 }
 
 /// `[ipu]` configs beyond the presets: 2 and 4 lanes, format subsets, every register kind,
-/// both fraction widths at their ends, the smallest and largest stacks, each reset style.
+/// both fraction widths at their ends, the smallest and largest stacks, each reset style,
+/// zoom, pixel maps and bitmap alone and together (the smallest line buffer and tables too).
 #[test]
 fn ipu_configs_pass_lint_synth_and_icarus() {
     let configs = [
@@ -542,6 +543,26 @@ fn ipu_configs_pass_lint_synth_and_icarus() {
             "high",
             "lanes = 2\nformats = [\"bgra8888\"]\nscale_frac_bits = 10\nbias_frac_bits = 14\n\
              stack_depth = 32\nregisters = [\"bypass\", \"bypass\", \"bypass\"]\n",
+        ),
+        (
+            "ipu_zoom_maps_l4",
+            "async",
+            "low",
+            "lanes = 4\nbitmap = true\nformats = [\"l8\"]\n[ipu.zoom]\nenabled = true\nmax_line_width = 1\n\
+             [ipu.pixel_map]\nenabled = true\ntable_size = 2\nmaps = [\"a_to_a\"]\n",
+        ),
+        (
+            "ipu_zoom_l2",
+            "sync",
+            "low",
+            "lanes = 2\n[ipu.zoom]\nenabled = true\nmax_line_width = 100\n",
+        ),
+        (
+            "ipu_maps_l1",
+            "sync",
+            "high",
+            "lanes = 1\nbitmap = true\n[ipu.pixel_map]\nenabled = true\ntable_size = 4096\n\
+             maps = [\"r_to_r\", \"g_to_g\", \"b_to_b\", \"a_to_a\"]\n",
         ),
     ];
     for (name, kind, active, body) in configs {

@@ -14,6 +14,7 @@ use crate::sim::{self, SimOptions, SimReport};
 use crate::{emit, model};
 
 mod draw;
+mod render;
 mod sample;
 mod tmu_rtl;
 
@@ -167,6 +168,8 @@ pub enum Cmd {
     Sample(sample::SampleArgs),
     /// Rasterise one textured quad in 2x2 quads through the TMU model into a PNG.
     Draw(draw::DrawArgs),
+    /// Draw a PNG through the image processing unit (DrawPixels) into a PNG.
+    Render(render::RenderArgs),
 }
 
 fn parse_probability(s: &str) -> Result<f64, String> {
@@ -378,6 +381,7 @@ fn run(cli: Cli) -> Result<u8, Failure> {
         }
         Cmd::Sample(args) => sample::run(&args),
         Cmd::Draw(args) => draw::run(&args),
+        Cmd::Render(args) => render::run(&args),
     }
 }
 

@@ -1,8 +1,9 @@
 //! `[ipu]`: the image processing unit (seed 000). Implemented so far: the command decoder,
 //! the control FSM, the parameter store and stack, and the main pipeline's format
-//! conversion, scale and bias stages for the DrawPixels path (DMA words in, pixels out).
-//! Zoom, pixel maps, convolution, bitmap and the framebuffer paths are validated but
-//! rejected when enabled: "not supported yet".
+//! conversion, scale, bias and zoom stages for the DrawPixels path (DMA words in, pixels
+//! out), the pixel map stage's colour maps and the bitmap module. Colour-index maps,
+//! convolution and the framebuffer paths are validated but rejected when enabled: "not
+//! supported yet".
 
 use serde::{Deserialize, Serialize};
 
@@ -32,9 +33,14 @@ pub const FRAC_BITS_ALLOWED: &str =
     "an integer in 10..=16: fraction bits (10 or more keep results within 1 LSB of GL)";
 pub const STACK_ALLOWED: &str = "an integer in 1..=32 (default 4)";
 pub const REGISTERS_ALLOWED: &str = "an array of 3 handshake kinds, one after each stage (unpack, scale, bias); default all \"bubble\"";
-pub const ZOOM_LINE_ALLOWED: &str = "an integer in 1..=8192 pixels";
+pub const ZOOM_LINE_ALLOWED: &str = "an integer in 1..=8192 pixels (the widest DrawPixels the zoom stage takes; its line buffer holds one row)";
+pub const ON_ALLOWED: &str = "true or false";
 pub const MAP_SIZE_ALLOWED: &str = "a power of two in 2..=4096 entries";
 pub const MAPS_ALLOWED: &str = "an array of distinct map names, each one of \"i_to_i\", \"s_to_s\", \"i_to_r\", \"i_to_g\", \"i_to_b\", \"i_to_a\", \"r_to_r\", \"g_to_g\", \"b_to_b\", \"a_to_a\"";
+/// The maps the pixel map stage implements, by channel.
+pub const COLOUR_MAPS: [&str; 4] = ["r_to_r", "g_to_g", "b_to_b", "a_to_a"];
+pub const MAP_SUPPORTED: &str =
+    "with the stage enabled: \"r_to_r\", \"g_to_g\", \"b_to_b\", \"a_to_a\"";
 pub const KERNEL_ALLOWED: &str = "an odd integer in 1..=5 (a 1x1 to 5x5 kernel)";
 pub const CONV_LINE_ALLOWED: &str = "an integer in 1..=8192 pixels";
 pub const ENABLED_ALLOWED: &str = "false (the feature is not supported yet)";
@@ -166,6 +172,20 @@ pub struct Ipu {
     pub stack_depth: u32,
     /// Handshake register after unpack, scale and bias.
     pub registers: Vec<StageKind>,
+    /// The zoom stage (glPixelZoom) when enabled: its line buffer's width in pixels.
+    pub zoom: Option<u32>,
+    /// The pixel map stage (glPixelMap) when enabled.
+    pub pixel_map: Option<PixelMap>,
+    /// The bitmap module (glBitmap).
+    pub bitmap: bool,
+}
+
+/// The colour maps R->R, G->G, B->B, A->A: the largest table and which are generated.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct PixelMap {
+    pub size: u32,
+    /// By channel: R, G, B, A.
+    pub maps: [bool; 4],
 }
 
 impl Ipu {
@@ -289,29 +309,16 @@ impl IpuSection {
                 }
             }
         }
-        if self.bitmap {
+        if let Some(z) = &self.zoom
+            && !(1..=8192).contains(&z.max_line_width)
+        {
             errs.push(Invalid::at(
-                &at(&["bitmap"]),
-                "not supported yet: the bitmap module (glBitmap) is not implemented",
-                ENABLED_ALLOWED,
+                &at(&["zoom", "max_line_width"]),
+                format!("line width {}", z.max_line_width),
+                ZOOM_LINE_ALLOWED,
             ));
         }
-        if let Some(z) = &self.zoom {
-            if !(1..=8192).contains(&z.max_line_width) {
-                errs.push(Invalid::at(
-                    &at(&["zoom", "max_line_width"]),
-                    format!("line width {}", z.max_line_width),
-                    ZOOM_LINE_ALLOWED,
-                ));
-            }
-            if z.enabled {
-                errs.push(Invalid::at(
-                    &at(&["zoom", "enabled"]),
-                    "not supported yet: the zoom stage (glPixelZoom) is not implemented",
-                    ENABLED_ALLOWED,
-                ));
-            }
-        }
+        let mut pixel_map = None;
         if let Some(m) = &self.pixel_map {
             if !(m.table_size.is_power_of_two() && (2..=4096).contains(&m.table_size)) {
                 errs.push(Invalid::at(
@@ -321,6 +328,14 @@ impl IpuSection {
                 ));
             }
             let mut seen = Vec::new();
+            let mut colour = [false; 4];
+            if m.enabled && m.maps.is_empty() {
+                errs.push(Invalid::at(
+                    &at(&["pixel_map", "maps"]),
+                    "no map listed",
+                    MAPS_ALLOWED,
+                ));
+            }
             for (i, name) in m.maps.iter().enumerate() {
                 let mut p = at(&["pixel_map", "maps"]);
                 p.push(Seg::Index(i));
@@ -336,15 +351,22 @@ impl IpuSection {
                         format!("map {name:?} listed twice"),
                         MAPS_ALLOWED,
                     ));
+                } else if let Some(ch) = COLOUR_MAPS.iter().position(|c| c == name) {
+                    colour[ch] = true;
+                } else if m.enabled {
+                    errs.push(Invalid::at(
+                        &p,
+                        format!("not supported yet: map {name:?} needs the colour-index path, which is not implemented"),
+                        MAP_SUPPORTED,
+                    ));
                 }
                 seen.push(name.clone());
             }
             if m.enabled {
-                errs.push(Invalid::at(
-                    &at(&["pixel_map", "enabled"]),
-                    "not supported yet: the pixel map stage (glPixelMap) is not implemented",
-                    ENABLED_ALLOWED,
-                ));
+                pixel_map = Some(PixelMap {
+                    size: m.table_size,
+                    maps: colour,
+                });
             }
         }
         if let Some(c) = &self.convolution {
@@ -384,6 +406,13 @@ impl IpuSection {
             },
             stack_depth: self.stack_depth,
             registers,
+            zoom: self
+                .zoom
+                .as_ref()
+                .filter(|z| z.enabled)
+                .map(|z| z.max_line_width),
+            pixel_map,
+            bitmap: self.bitmap,
         })
     }
 }

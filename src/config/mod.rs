@@ -23,7 +23,7 @@ use toml::de::{DeTable, DeValue};
 pub use design::{ClockSection, DesignSection};
 pub use error::{ConfigError, Invalid, Seg, path};
 pub use hs_chain::{HsChain, HsChainSection, STAGE_KINDS, StageKind};
-pub use ipu::{Fixed, Ipu, IpuSection};
+pub use ipu::{Fixed, Ipu, IpuSection, PixelMap};
 pub use mem::{
     ADDR_BITS, Access, MapSection, Mem, MemMap, MemSection, Policy, Requester, RequesterSection,
     clog2,
@@ -342,11 +342,11 @@ fn accepts(key: &str) -> Option<String> {
         "ipu.stack_depth" => ipu::STACK_ALLOWED,
         "ipu.registers" => ipu::REGISTERS_ALLOWED,
         "ipu.registers[]" => STAGE_KINDS,
-        "ipu.bitmap" => ipu::ENABLED_ALLOWED,
+        "ipu.bitmap" => ipu::ON_ALLOWED,
         "ipu.zoom" => "an [ipu.zoom] table with `enabled` and `max_line_width`",
-        "ipu.zoom.enabled" | "ipu.pixel_map.enabled" | "ipu.convolution.enabled" => {
-            ipu::ENABLED_ALLOWED
-        }
+        "ipu.zoom.enabled" => ipu::ON_ALLOWED,
+        "ipu.pixel_map.enabled" => ipu::ON_ALLOWED,
+        "ipu.convolution.enabled" => ipu::ENABLED_ALLOWED,
         "ipu.zoom.max_line_width" => ipu::ZOOM_LINE_ALLOWED,
         "ipu.pixel_map" => "an [ipu.pixel_map] table with `enabled`, `table_size` and `maps`",
         "ipu.pixel_map.table_size" => ipu::MAP_SIZE_ALLOWED,

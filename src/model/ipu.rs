@@ -12,10 +12,15 @@
 //! | `0x42` | PUSH_PIXEL | 1 | pushes the 4 scales and 4 biases |
 //! | `0x43` | POP_PIXEL | 1 | pops them back |
 //! | `0x44` | DRAW_PIXELS | 3 | word 0: `[2:0]` format (0 rgba8888, 1 bgra8888, 2 rgb565, 3 rgba4444, 4 rgba5551, 5 l8, 6 la88); word 1: `{height[15:0], width[15:0]}`; word 2: `{y[15:0], x[15:0]}` of the first pixel |
+//! | `0x45` | ZOOM (zoom enabled) | 2 | word 0 `[23:0]`: x factor, word 1 `[23:0]`: y factor, signed Q7.16 |
+//! | `0x46` | PIXELMAP (maps enabled) | 1 + ceil(n / 4) | word 0: `[20:8]` n entries (1..=table size), `[1:0]` map (R, G, B, A); then the n 8-bit entries, four a word, little endian |
+//! | `0x47` | MAP_COLOR (maps enabled) | 1 | `[0]`: lookups on or off |
+//! | `0x48` | RASTER_COLOR (bitmap enabled) | 2 | word 1: RGBA8 `{A, B, G, R}` |
+//! | `0x49` | BITMAP (bitmap enabled) | 3 | word 1: `{height, width}`; word 2: `{y, x}`; then `ceil(width / 8) * height` bytes from `dma`, bit 7 of a byte leftmost |
 //! | other | not the IPU's | 1 | passed on unchanged, in order, on `pass` |
 //!
-//! Bits not listed are reserved and ignored. Any word whose opcode is not one of the four
-//! is passed through, so other units' commands must carry their opcode in every word the
+//! Bits not listed are reserved and ignored. A config without zoom, maps or bitmap does
+//! not know their opcodes. Any word whose opcode is not the IPU's is passed through, so other units' commands must carry their opcode in every word the
 //! IPU sees. A multi-word command waits for its words (RECEIVE_1, RECEIVE_2): a stream
 //! that ends inside one leaves it pending and produces nothing for it.
 //!
@@ -63,10 +68,82 @@ pub const OP_TRANSFER: u32 = 0x41;
 pub const OP_PUSH: u32 = 0x42;
 pub const OP_POP: u32 = 0x43;
 pub const OP_DRAW: u32 = 0x44;
+pub const OP_ZOOM: u32 = 0x45;
+pub const OP_PIXELMAP: u32 = 0x46;
+pub const OP_MAPCOLOR: u32 = 0x47;
+pub const OP_RASTER: u32 = 0x48;
+pub const OP_BITMAP: u32 = 0x49;
 
 pub const EV_OVERFLOW: u32 = 1;
 pub const EV_UNDERFLOW: u32 = 2;
 pub const EV_FORMAT: u32 = 3;
+pub const EV_WIDTH: u32 = 4;
+pub const EV_MAPSIZE: u32 = 5;
+
+/// The colour maps' state: MAP_COLOR, and per channel the loaded table (GL's initial map
+/// is one entry of 0.0).
+#[derive(Debug, Clone)]
+pub struct Maps {
+    pub on: bool,
+    pub tables: [Vec<u32>; 4],
+}
+
+impl Default for Maps {
+    fn default() -> Self {
+        Maps {
+            on: false,
+            tables: std::array::from_fn(|_| vec![0]),
+        }
+    }
+}
+
+/// GL's map index `round(c / 255 * (size - 1))` of an 8-bit component, exact in integers
+/// (no ties exist: `2c(size-1)` is even, `255(2k+1)` odd).
+pub fn map_index(c: u32, size: u32) -> u32 {
+    (2 * c * (size - 1) + 255) / 510
+}
+
+/// The constant multiply the RTL divides by 255 with: `(p * k + 2^(s-1)) >> s` equals
+/// `round(p / 255)` for every product `p = c * (size - 1)` of an 8-bit component and a
+/// map of up to `max_size` entries; the smallest such shift, checked exhaustively.
+pub fn map_magic(max_size: u32) -> (u64, u32) {
+    let pmax = 255 * u64::from(max_size - 1);
+    for s in 8..48u32 {
+        let k = ((1u64 << s) + 127) / 255;
+        if (0..=pmax).all(|p| (p * k + (1 << (s - 1))) >> s == (2 * p + 255) / 510) {
+            return (k, s);
+        }
+    }
+    unreachable!("a shift of 47 bits always divides exactly enough")
+}
+
+/// Zoom factor 1.0 in the ZOOM command's signed Q7.16.
+pub const ZOOM_ONE: i32 = 1 << 16;
+
+/// The signed Q7.16 zoom factor in bits `[23:0]` of a ZOOM command word.
+pub fn zoom_field(word: u32) -> i32 {
+    ((word << 8) as i32) >> 8
+}
+
+/// First output column (or row) offset of image column `i` under a zoom factor of
+/// magnitude `mag / 2^16`: GL's pixel-centre rule `ceil(i * z - 0.5)`, exact in integers
+/// as `(i * mag + 2^15 - 1) >> 16`. Column `i` covers offsets
+/// `zoom_start(i) .. zoom_start(i + 1)`; `n` pixels cover `zoom_start(n)`.
+pub fn zoom_start(i: u64, mag: u64) -> u64 {
+    (i * mag + (1 << 15) - 1) >> 16
+}
+
+/// The framebuffer coordinate of output offset `off` from `origin`: `origin + off` for a
+/// positive factor, mirrored to `origin - 1 - off` for a negative one; 16 bits, wrapping.
+pub fn zoom_coord(origin: u32, off: u64, negative: bool) -> u32 {
+    let off = off as u32;
+    let v = if negative {
+        origin.wrapping_add(!off)
+    } else {
+        origin.wrapping_add(off)
+    };
+    v & 0xffff
+}
 
 /// Bytes per pixel of each format code; code 7 is no format.
 pub fn bytes_per_pixel(code: u32) -> u32 {
@@ -148,16 +225,31 @@ pub fn run(ipu: &Ipu, cmds: &[u32], dma: &[u32]) -> Outputs {
     let one = 1i64 << ipu.scale.frac;
     let mut scale = [one; 4];
     let mut bias = [0i64; 4];
-    let mut stack: Vec<([i64; 4], [i64; 4])> = Vec::new();
+    let mut zoom = (ZOOM_ONE, ZOOM_ONE);
+    let mut maps = Maps::default();
+    // GL's initial current raster colour: (1, 1, 1, 1).
+    let mut raster = 0xffff_ffffu32;
+    type Entry = ([i64; 4], [i64; 4], (i32, i32));
+    let mut stack: Vec<Entry> = Vec::new();
     let mut dma_next = 0usize;
     let mut i = 0usize;
     let event = |ev: u32, level: usize| ev | ((level as u32) << 8);
     while i < cmds.len() {
         let w0 = cmds[i];
         let op = w0 >> 24;
+        let unknown = (op == OP_ZOOM && ipu.zoom.is_none())
+            || ((op == OP_PIXELMAP || op == OP_MAPCOLOR) && ipu.pixel_map.is_none())
+            || ((op == OP_RASTER || op == OP_BITMAP) && !ipu.bitmap);
+        // A config without the stage does not know its opcodes: passed through.
+        let op = if unknown { 0 } else { op };
+        let map_size = (w0 >> 8) & 0x1fff;
+        let map_ok = ipu
+            .pixel_map
+            .is_some_and(|m| map_size >= 1 && map_size <= m.size);
         let words = match op {
-            OP_TRANSFER => 2,
-            OP_DRAW => 3,
+            OP_TRANSFER | OP_ZOOM | OP_RASTER => 2,
+            OP_DRAW | OP_BITMAP => 3,
+            OP_PIXELMAP if map_ok => 1 + map_size.div_ceil(4) as usize,
             _ => 1,
         };
         if i + words > cmds.len() {
@@ -176,13 +268,40 @@ pub fn run(ipu: &Ipu, cmds: &[u32], dma: &[u32]) -> Outputs {
                 if stack.len() == ipu.stack_depth as usize {
                     out.status.push(event(EV_OVERFLOW, stack.len()));
                 } else {
-                    stack.push((scale, bias));
+                    stack.push((scale, bias, zoom));
+                }
+            }
+            OP_ZOOM => zoom = (zoom_field(w0), zoom_field(cmds[i + 1])),
+            OP_MAPCOLOR => maps.on = w0 & 1 == 1,
+            OP_RASTER => raster = cmds[i + 1],
+            OP_BITMAP => {
+                let (w, h) = (cmds[i + 1] & 0xffff, cmds[i + 1] >> 16);
+                let (x0, y0) = (cmds[i + 2] & 0xffff, cmds[i + 2] >> 16);
+                if w > 0 && h > 0 {
+                    let nwords = bitmap_words(w, h);
+                    out.dma_req.push(nwords as u32);
+                    if dma_next + nwords > dma.len() {
+                        break;
+                    }
+                    let src = &dma[dma_next..dma_next + nwords];
+                    dma_next += nwords;
+                    bitmap(ipu, &mut out, src, (w, h), (x0, y0), raster);
+                }
+            }
+            OP_PIXELMAP if !map_ok => out.status.push(event(EV_MAPSIZE, stack.len())),
+            OP_PIXELMAP => {
+                let ch = (w0 & 3) as usize;
+                if ipu.pixel_map.is_some_and(|m| m.maps[ch]) {
+                    maps.tables[ch] = (0..map_size as usize)
+                        .map(|k| (cmds[i + 1 + k / 4] >> (8 * (k % 4))) & 0xff)
+                        .collect();
                 }
             }
             OP_POP => match stack.pop() {
-                Some((s, b)) => {
+                Some((s, b, z)) => {
                     scale = s;
                     bias = b;
+                    zoom = z;
                 }
                 None => out.status.push(event(EV_UNDERFLOW, 0)),
             },
@@ -192,6 +311,8 @@ pub fn run(ipu: &Ipu, cmds: &[u32], dma: &[u32]) -> Outputs {
                 let (x0, y0) = (cmds[i + 2] & 0xffff, cmds[i + 2] >> 16);
                 if fmt == 7 || !ipu.formats[fmt as usize] {
                     out.status.push(event(EV_FORMAT, stack.len()));
+                } else if ipu.zoom.is_some_and(|line| w > line) {
+                    out.status.push(event(EV_WIDTH, stack.len()));
                 } else if w > 0 && h > 0 {
                     let bpp = bytes_per_pixel(fmt);
                     let nwords = (u64::from(w) * u64::from(h) * u64::from(bpp)).div_ceil(4);
@@ -201,7 +322,13 @@ pub fn run(ipu: &Ipu, cmds: &[u32], dma: &[u32]) -> Outputs {
                     }
                     let src = &dma[dma_next..dma_next + nwords as usize];
                     dma_next += nwords as usize;
-                    draw(ipu, &mut out, src, fmt, (w, h), (x0, y0), &scale, &bias);
+                    let params = Params {
+                        scale: &scale,
+                        bias: &bias,
+                        zoom,
+                        maps: &maps,
+                    };
+                    draw(ipu, &mut out, src, fmt, (w, h), (x0, y0), &params);
                 }
             }
             _ => out.pass.push(w0),
@@ -211,7 +338,14 @@ pub fn run(ipu: &Ipu, cmds: &[u32], dma: &[u32]) -> Outputs {
     out
 }
 
-#[allow(clippy::too_many_arguments)]
+/// The pixel state a draw uses.
+struct Params<'a> {
+    scale: &'a [i64; 4],
+    bias: &'a [i64; 4],
+    zoom: (i32, i32),
+    maps: &'a Maps,
+}
+
 fn draw(
     ipu: &Ipu,
     out: &mut Outputs,
@@ -219,12 +353,14 @@ fn draw(
     fmt: u32,
     (w, h): (u32, u32),
     (x0, y0): (u32, u32),
-    scale: &[i64; 4],
-    bias: &[i64; 4],
+    p: &Params,
 ) {
+    let (scale, bias) = (p.scale, p.bias);
     let bpp = bytes_per_pixel(fmt);
     let lanes = ipu.lanes;
     let width = pix_width(ipu);
+    let zoomed = ipu.zoom.is_some() && p.zoom != (ZOOM_ONE, ZOOM_ONE);
+    let mut image = Vec::new();
     let mut byte = 0u32;
     let mut widx = 0usize;
     for row in 0..h {
@@ -246,8 +382,10 @@ fn draw(
                         ipu.scale,
                         ipu.bias,
                     );
+                    let v = map(ipu, p.maps, ch as usize, v);
                     o |= v << (8 * ch);
                 }
+                image.push(o);
                 beat.set_field(32 * lane, 32, u64::from(o));
             }
             beat.set_field(32 * lanes, 16, u64::from((x0 + col) & 0xffff));
@@ -255,8 +393,10 @@ fn draw(
             if lanes > 1 {
                 beat.set_field(32 * lanes + 32, lanes, (1u64 << g) - 1);
             }
-            out.pix.push(beat);
-            out.pixels += u64::from(g);
+            if !zoomed {
+                out.pix.push(beat);
+                out.pixels += u64::from(g);
+            }
             byte += g * bpp;
             col += g;
             if byte == 4 {
@@ -265,6 +405,121 @@ fn draw(
             }
         }
     }
+    if zoomed {
+        zoom(ipu, out, &image, (w, h), (x0, y0), p.zoom);
+    }
+}
+
+/// DMA words of a `w` x `h` bitmap: rows of `ceil(w / 8)` bytes (GL's unpack alignment 1).
+pub fn bitmap_words(w: u32, h: u32) -> usize {
+    (w.div_ceil(8) as usize * h as usize).div_ceil(4)
+}
+
+/// The bitmap module (glBitmap): bit `i` of row `j` (bit 7 of a byte is its leftmost
+/// pixel, bytes little endian in a word) set makes a fragment at `(x0 + i, y0 + j)` in the
+/// raster colour, one a beat in lane 0; clear bits make none.
+fn bitmap(
+    ipu: &Ipu,
+    out: &mut Outputs,
+    words: &[u32],
+    (w, h): (u32, u32),
+    (x0, y0): (u32, u32),
+    raster: u32,
+) {
+    let row_bytes = w.div_ceil(8) as usize;
+    for j in 0..h as usize {
+        for i in 0..w as usize {
+            let byte = j * row_bytes + i / 8;
+            let bits = (words[byte / 4] >> (8 * (byte % 4))) & 0xff;
+            if (bits >> (7 - i % 8)) & 1 == 1 {
+                let (x, y) = ((x0 + i as u32) & 0xffff, (y0 + j as u32) & 0xffff);
+                push_one(ipu, out, x, y, raster);
+            }
+        }
+    }
+}
+
+/// The pixel map stage (glPixelMap with MAP_COLOR): a generated map replaces the
+/// component by its table's entry at GL's index. The RTL does this after zoom; a map is
+/// a function of one pixel, so the order does not change a result.
+pub fn map(ipu: &Ipu, maps: &Maps, ch: usize, v: u32) -> u32 {
+    match ipu.pixel_map {
+        Some(m) if maps.on && m.maps[ch] => {
+            let t = &maps.tables[ch];
+            t[map_index(v, t.len() as u32) as usize]
+        }
+        _ => v,
+    }
+}
+
+/// Sends one pixel at (x, y) as a beat of its own: lane 0, mask 1.
+fn push_one(ipu: &Ipu, out: &mut Outputs, x: u32, y: u32, px: u32) {
+    let lanes = ipu.lanes;
+    let mut beat = Bits::zero(pix_width(ipu));
+    beat.set_field(0, 32, u64::from(px));
+    beat.set_field(32 * lanes, 16, u64::from(x));
+    beat.set_field(32 * lanes + 16, 16, u64::from(y));
+    if lanes > 1 {
+        beat.set_field(32 * lanes + 32, lanes, 1);
+    }
+    out.pix.push(beat);
+    out.pixels += 1;
+}
+
+/// The zoom stage (glPixelZoom): every image pixel becomes the output pixels whose
+/// centres its zoomed rectangle covers, one pixel a beat (lane 0), in the order the RTL
+/// sends them: output row by output row, each left to right in image order.
+fn zoom(
+    ipu: &Ipu,
+    out: &mut Outputs,
+    image: &[u32],
+    (w, h): (u32, u32),
+    (x0, y0): (u32, u32),
+    (zx, zy): (i32, i32),
+) {
+    let (mx, my) = (u64::from(zx.unsigned_abs()), u64::from(zy.unsigned_abs()));
+    for j in 0..u64::from(h) {
+        for oy in zoom_start(j, my)..zoom_start(j + 1, my) {
+            let y = zoom_coord(y0, oy, zy < 0);
+            for i in 0..u64::from(w) {
+                let px = image[(j * u64::from(w) + i) as usize];
+                for ox in zoom_start(i, mx)..zoom_start(i + 1, mx) {
+                    push_one(ipu, out, zoom_coord(x0, ox, zx < 0), y, px);
+                }
+            }
+        }
+    }
+}
+
+/// PIXELMAP: loads `values` (8-bit, v / 255) into map `channel` (0 R->R .. 3 A->A).
+pub fn cmd_pixelmap(channel: u32, values: &[u8]) -> Vec<u32> {
+    let mut words =
+        vec![(OP_PIXELMAP << 24) | ((values.len() as u32 & 0x1fff) << 8) | (channel & 3)];
+    for chunk in values.chunks(4) {
+        words.push(
+            chunk
+                .iter()
+                .enumerate()
+                .map(|(k, v)| u32::from(*v) << (8 * k))
+                .sum(),
+        );
+    }
+    words
+}
+pub fn cmd_mapcolor(on: bool) -> u32 {
+    (OP_MAPCOLOR << 24) | u32::from(on)
+}
+
+/// RASTER_COLOR: GL's current raster colour, RGBA8 `{A, B, G, R}`.
+pub fn cmd_raster(rgba: u32) -> [u32; 2] {
+    [OP_RASTER << 24, rgba]
+}
+pub fn cmd_bitmap(w: u32, h: u32, x: u32, y: u32) -> [u32; 3] {
+    [
+        OP_BITMAP << 24,
+        (h << 16) | (w & 0xffff),
+        (y << 16) | (x & 0xffff),
+    ]
 }
 
 /// Command word builders.
@@ -279,6 +534,10 @@ pub fn cmd_push() -> u32 {
 }
 pub fn cmd_pop() -> u32 {
     OP_POP << 24
+}
+/// ZOOM with factors as signed Q7.16 (`q16` of the float, low 24 bits kept).
+pub fn cmd_zoom(zx: u32, zy: u32) -> [u32; 2] {
+    [(OP_ZOOM << 24) | (zx & 0xff_ffff), zy & 0xff_ffff]
 }
 pub fn cmd_draw(fmt: u32, w: u32, h: u32, x: u32, y: u32) -> [u32; 3] {
     [
@@ -311,16 +570,22 @@ impl Stream {
     }
 }
 
+/// Zoom factors of the random mixes: identity (the stage's bypass), enlarge, shrink,
+/// mirror, zero, and fractions whose column counts vary from pixel to pixel.
+pub const ZOOMS: [f64; 12] = [
+    1.0, 1.0, 2.0, 0.5, -1.0, -0.5, 1.5, 0.34, 3.0, 0.0, -2.25, 0.7,
+];
+
 /// A random mix of `count` commands: transfers (some out of range), pushes and pops
 /// (enough to overflow and underflow), draws of every format code (enabled, disabled
-/// and none) and sizes (empty included), other units' opcodes; half the seeds end with a
-/// truncated multi-word command.
+/// and none) and sizes (empty included), zoom factors when the config has zoom, other
+/// units' opcodes; half the seeds end with a truncated multi-word command.
 pub fn random_stream(ipu: &Ipu, count: usize, seed: u64) -> Stream {
     let mut rng = Rng::stream(seed, STREAM_DATA);
     let mut s = Stream::default();
     let pick = |rng: &mut Rng, n: u64| rng.next_u64() % n;
     for _ in 0..count {
-        match pick(&mut rng, 20) {
+        match pick(&mut rng, 24) {
             0..=4 => {
                 let bias = pick(&mut rng, 2) == 1;
                 let ch = pick(&mut rng, 4) as u32;
@@ -350,9 +615,46 @@ pub fn random_stream(ipu: &Ipu, count: usize, seed: u64) -> Stream {
                     s.cmds.extend(cmd_draw(fmt, w, h, x, y));
                 }
             }
+            22 if ipu.bitmap => {
+                if pick(&mut rng, 2) == 0 {
+                    s.cmds.extend(cmd_raster(rng.next_u64() as u32));
+                }
+                let (w, h) = (pick(&mut rng, 20) as u32, pick(&mut rng, 5) as u32);
+                let (x, y) = (
+                    rng.next_u64() as u32 & 0xffff,
+                    rng.next_u64() as u32 & 0xffff,
+                );
+                s.cmds.extend(cmd_bitmap(w, h, x, y));
+                if w > 0 && h > 0 {
+                    for _ in 0..bitmap_words(w, h) {
+                        s.dma.push(rng.next_u64() as u32);
+                    }
+                }
+            }
+            20 if ipu.zoom.is_some() => {
+                let z = |rng: &mut Rng| q16(ZOOMS[pick(rng, ZOOMS.len() as u64) as usize]);
+                let (zx, zy) = (z(&mut rng), z(&mut rng));
+                s.cmds.extend(cmd_zoom(zx, zy));
+            }
+            21 if ipu.pixel_map.is_some() => match pick(&mut rng, 4) {
+                0 => s.cmds.push(cmd_mapcolor(pick(&mut rng, 3) != 0)),
+                1 => {
+                    // Out of range (0 or too big) now and then.
+                    let max = ipu.pixel_map.map_or(1, |m| m.size);
+                    let n = [0, max + 1][pick(&mut rng, 2) as usize];
+                    s.cmds.push((OP_PIXELMAP << 24) | (n << 8));
+                }
+                _ => {
+                    let max = ipu.pixel_map.map_or(1, |m| m.size).min(20);
+                    let n = 1 + pick(&mut rng, u64::from(max)) as usize;
+                    let values: Vec<u8> = (0..n).map(|_| rng.next_u64() as u8).collect();
+                    s.cmds
+                        .extend(cmd_pixelmap(pick(&mut rng, 4) as u32, &values));
+                }
+            },
             _ => {
                 let mut word = rng.next_u64() as u32;
-                while (OP_TRANSFER..=OP_DRAW).contains(&(word >> 24)) {
+                while (OP_TRANSFER..=OP_BITMAP).contains(&(word >> 24)) {
                     word = rng.next_u64() as u32;
                 }
                 s.cmds.push(word);
@@ -363,6 +665,8 @@ pub fn random_stream(ipu: &Ipu, count: usize, seed: u64) -> Stream {
         0 => s.cmds.push(cmd_transfer(false, 1, 0)[0]),
         1 => s.cmds.push(cmd_draw(0, 3, 3, 0, 0)[0]),
         2 => s.cmds.extend(&cmd_draw(0, 3, 3, 0, 0)[..2]),
+        3 => s.cmds.push(cmd_zoom(q16(2.0), q16(2.0))[0]),
+        4 => s.cmds.extend(&cmd_pixelmap(1, &[1, 2, 3, 4, 5])[..2]),
         _ => {}
     }
     s
@@ -429,7 +733,144 @@ mod tests {
             bias: Fixed { int: 2, frac: 12 },
             stack_depth: 2,
             registers: vec![StageKind::Bubble; 3],
+            zoom: None,
+            pixel_map: None,
+            bitmap: false,
         }
+    }
+
+    #[test]
+    fn bitmap_bits_become_fragments_in_the_raster_colour() {
+        let mut cfg = ipu(2);
+        cfg.bitmap = true;
+        let mut cmds = cmd_raster(0x1122_3344).to_vec();
+        cmds.extend(cmd_bitmap(9, 2, 100, 50));
+        // Row 0: bytes 0x81, 0x80 -> columns 0, 7, 8; row 1: 0x40, 0x00 -> column 1.
+        let out = run(&cfg, &cmds, &[0x0040_8081]);
+        let got: Vec<(u64, u64, u64)> = out
+            .pix
+            .iter()
+            .map(|b| (b.field(64, 16), b.field(80, 16), b.field(0, 32)))
+            .collect();
+        assert_eq!(
+            got,
+            vec![
+                (100, 50, 0x1122_3344),
+                (107, 50, 0x1122_3344),
+                (108, 50, 0x1122_3344),
+                (101, 51, 0x1122_3344)
+            ]
+        );
+        assert_eq!(out.dma_req, vec![1]);
+    }
+
+    #[test]
+    fn map_index_is_gls_rounding_and_the_rtl_divide_is_exact() {
+        for size in [1u32, 2, 3, 16, 100, 256, 4096] {
+            for c in 0..=255u32 {
+                let gl = (f64::from(c) / 255.0 * f64::from(size - 1)).round() as u32;
+                assert_eq!(map_index(c, size), gl, "size {size} c {c}");
+            }
+        }
+        for max in [2u32, 256, 4096] {
+            let (k, s) = map_magic(max);
+            for size in 1..=max {
+                for c in [0u32, 1, 127, 128, 254, 255] {
+                    let p = u64::from(c * (size - 1));
+                    assert_eq!(((p * k + (1 << (s - 1))) >> s) as u32, map_index(c, size));
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn maps_look_up_after_transfer_when_map_color_is_on() {
+        let mut cfg = ipu(1);
+        cfg.pixel_map = Some(crate::config::PixelMap {
+            size: 8,
+            maps: [true, true, false, true],
+        });
+        let mut cmds = cmd_pixelmap(0, &[10, 20, 30]);
+        cmds.extend(cmd_pixelmap(3, &[7]));
+        cmds.extend(cmd_pixelmap(1, &[0; 9])); // too big: flagged, nothing consumed
+        cmds.extend(cmd_draw(0, 1, 1, 0, 0));
+        cmds.push(cmd_mapcolor(true));
+        cmds.extend(cmd_draw(0, 1, 1, 0, 0));
+        let px = 0x8080_8080u32;
+        let out = run(&cfg, &cmds, &[px, px]);
+        assert_eq!(out.status, vec![EV_MAPSIZE]);
+        assert_eq!(out.pix[0].field(0, 32), u64::from(px));
+        // R: index round(128/255 * 2) = 1; G: the initial map (0); B: not generated; A: 7.
+        assert_eq!(out.pix[1].field(0, 32), 0x0780_0014);
+        // The nine value words of the rejected command were passed through as commands.
+        assert_eq!(out.pass.len(), 3);
+    }
+
+    /// GL's rule straight from its definition in f64: the output columns (offsets from the
+    /// raster position) whose centres `off + 0.5` lie in `[z * i, z * (i + 1))`; a
+    /// negative factor mirrors the columns about the raster position.
+    fn gl_columns(z: f64, i: u64) -> Vec<i64> {
+        let (a, b) = (z.abs() * i as f64, z.abs() * (i + 1) as f64);
+        let lo = a.floor() as i64 - 2;
+        let hi = b.ceil() as i64 + 2;
+        (lo..=hi)
+            .filter(|off| {
+                let c = *off as f64 + 0.5;
+                a <= c && c < b
+            })
+            .map(|off| if z < 0.0 { -1 - off } else { off })
+            .collect()
+    }
+
+    #[test]
+    fn zoom_columns_are_exactly_gls_pixel_centre_rule() {
+        let mut rng = Rng::stream(17, 0);
+        let mut factors: Vec<u32> = ZOOMS.iter().map(|z| q16(*z)).collect();
+        factors.extend([1, 0x7f_ffff, 0x80_0000, 0x8000, 0x1_0001, 0xffff]);
+        for _ in 0..300 {
+            factors.push(rng.next_u64() as u32 & 0xff_ffff);
+        }
+        for word in factors {
+            let z = zoom_field(word);
+            let zf = f64::from(z) / 65536.0;
+            let mag = u64::from(z.unsigned_abs());
+            let n_max = if mag > 0x10_0000 { 40 } else { 300 };
+            for i in 0..n_max {
+                let hw: Vec<i64> = (zoom_start(i, mag)..zoom_start(i + 1, mag))
+                    .map(|off| {
+                        let c = zoom_coord(0x8000, off, z < 0) as i64;
+                        c - 0x8000
+                    })
+                    .collect();
+                assert_eq!(hw, gl_columns(zf, i), "z {zf} column {i}");
+            }
+            for n in 0..n_max {
+                let gl = (n as f64 * zf.abs() - 0.5).ceil().max(0.0) as u64;
+                assert_eq!(zoom_start(n, mag), gl, "z {zf}: {n} pixels");
+            }
+        }
+    }
+
+    #[test]
+    fn zoom_shrinks_and_mirrors_the_seed_example() {
+        let mut cfg = ipu(2);
+        cfg.zoom = Some(16);
+        // A 4x2 l8 image shrunk 2x, mirrored in y: pixels 1 and 3 of row 1 cover the
+        // centres of offsets 0 and 1; row 1 lands on the row below the raster position.
+        let mut cmds = cmd_zoom(q16(0.5), q16(-0.5)).to_vec();
+        cmds.extend(cmd_draw(5, 4, 2, 10, 20));
+        let out = run(&cfg, &cmds, &[0x0403_0201, 0x0807_0605]);
+        let got: Vec<(u64, u64, u64)> = out
+            .pix
+            .iter()
+            .map(|b| (b.field(64, 16), b.field(80, 16), b.field(0, 8)))
+            .collect();
+        assert_eq!(got, vec![(10, 19, 6), (11, 19, 8)]);
+        assert_eq!(out.pixels, 2);
+        // Too wide for the line buffer: flagged, nothing requested.
+        let out = run(&cfg, &cmd_draw(5, 17, 1, 0, 0), &[0; 5]);
+        assert_eq!(out.status, vec![EV_WIDTH]);
+        assert!(out.dma_req.is_empty());
     }
 
     #[test]

@@ -12,7 +12,7 @@ use super::handshake::{block_kind, module_for};
 use super::{Ctx, Dir, Module, RenderError, Rst, StreamPort, Unit, render};
 use crate::config::ipu::{FORMATS, STAGES};
 use crate::config::{Ipu, StageKind};
-use crate::model::ipu::{STATUS_WIDTH, bytes_per_pixel, pix_width};
+use crate::model::ipu::{STATUS_WIDTH, bytes_per_pixel, map_magic, pix_width};
 
 fn clog2(x: u32) -> u32 {
     32 - (x.max(1) - 1).leading_zeros()
@@ -70,6 +70,74 @@ pub struct IpuBias {
     pub b_shift: u32,
 }
 
+#[derive(Template)]
+#[template(path = "rtl/ipu_zoom.v")]
+pub struct IpuZoom {
+    pub name: String,
+    pub stamp: String,
+    pub rst: Rst,
+    pub line: u32,
+    pub lanes: u32,
+    pub multi: bool,
+    pub beat_w: u32,
+    /// Bits of the lanes' pixels: the beat's x, y and mask sit above them.
+    pub meta: u32,
+    pub sub_w: u32,
+    pub acc_w: u32,
+    /// The zoomed output beat: one pixel in lane 0 at (x_out, y_out).
+    pub zoom_beat: String,
+}
+
+#[derive(Template)]
+#[template(path = "rtl/ipu_map.v")]
+pub struct IpuMap {
+    pub name: String,
+    pub stamp: String,
+    pub rst: Rst,
+    pub lanes: u32,
+    pub multi: bool,
+    pub size: u32,
+    pub maps_bits: String,
+    pub beat_w: u32,
+    /// The divide by 255: multiplier, its width, and the shift.
+    pub k: u64,
+    pub k_bits: u32,
+    pub shift: u32,
+}
+
+/// The pixel map stage as the top sees it.
+pub struct MapView {
+    pub module: String,
+    pub size: u32,
+    pub addr_w: u32,
+    /// Which maps exist, `A B G R` as Verilog binary digits.
+    pub bits: String,
+}
+
+/// Accumulator width of the zoom stage: a 16-bit index times a 24-bit factor magnitude,
+/// plus the rounding constant.
+pub const ZOOM_ACC_W: u32 = 16 + 24 + 1;
+
+/// A `pix` beat of one pixel in lane 0 at (x, y): `{mask = 1, y, x, zero lanes, pixel}`,
+/// without the mask at one lane.
+fn lane0_beat(lanes: u32, y: &str, x: &str, pixel: &str) -> String {
+    if lanes > 1 {
+        format!("{{{lanes}'d1, {y}, {x}, {}'d0, {pixel}}}", 32 * (lanes - 1))
+    } else {
+        format!("{{{y}, {x}, {pixel}}}")
+    }
+}
+
+/// The parameter stack's entry as a concatenation of the `_q` or `_d` registers.
+fn entry(suffix: &str, zoom: bool) -> String {
+    let mut regs = vec!["scale", "bias"];
+    if zoom {
+        regs.extend(["zx", "zy"]);
+    }
+    let names: Vec<String> = regs.iter().map(|r| format!("{r}_{suffix}")).collect();
+    format!("{{{}}}", names.join(", "))
+}
+
 /// A stage's handshake register and the signals around it.
 pub struct RegView {
     pub stage: &'static str,
@@ -84,6 +152,8 @@ pub struct RegView {
     pub out_valid: String,
     pub out_ready: String,
     pub out_data: String,
+    /// The output wires are the register's own (not the pix port).
+    pub declare: bool,
 }
 
 /// One lane's bit positions.
@@ -140,6 +210,29 @@ pub struct IpuTop {
     pub status_w: u32,
     pub reg_labels: String,
     pub value_low_unused: bool,
+    /// The zoom stage's module and line buffer width, when enabled.
+    pub zoom: Option<(String, u32)>,
+    pub map: Option<MapView>,
+    /// The zoom stage's output and the map stage's input: valid, ready, data.
+    pub zoom_out: (&'static str, &'static str, &'static str),
+    pub map_in: (&'static str, &'static str, &'static str),
+    /// The bitmap module, and the pipeline's last output (the pix port, or the merge
+    /// with the bitmap's fragments before it).
+    pub bitmap: bool,
+    pub last: (&'static str, &'static str, &'static str),
+    pub bm_beat: String,
+    /// What waits for the pipeline to drain before taking its size word, if anything.
+    pub draw_waits: Option<&'static str>,
+    pub waits_cond: String,
+    /// The commands whose second word is a value (RECEIVE_1 then SEND_ONE_IDLE).
+    pub value_acts: String,
+    /// Where the stage after bias takes its beats: the zoom stage or the pix port.
+    pub taken: &'static str,
+    pub status_note: String,
+    /// A stack entry: its width, and its fields as `_q` and `_d` concatenations.
+    pub stack_w: u32,
+    pub stack_entry_q: String,
+    pub stack_entry_d: String,
 }
 
 pub struct IpuUnit<'a> {
@@ -241,6 +334,11 @@ impl<'a> IpuUnit<'a> {
         let d2_w = meta2 + 32 + l;
         let pix_w = pix_width(ipu);
         let mut regs = Vec::new();
+        let last = if ipu.bitmap {
+            ("pipe_valid", "pipe_ready", "pipe_data")
+        } else {
+            ("pix_valid_o", "pix_ready_i", "pix_data_o")
+        };
         let widths = [d1_w, d2_w, pix_w];
         for (i, kind) in ipu.registers.iter().enumerate() {
             let stage = STAGES[i];
@@ -251,20 +349,19 @@ impl<'a> IpuUnit<'a> {
                     format!("{}_ready", STAGES[i - 1]),
                 ),
             };
-            let (out_valid, out_ready, out_data) = if i == STAGES.len() - 1 {
-                (
-                    "pix_valid_o".into(),
-                    "pix_ready_i".into(),
-                    "pix_data_o".into(),
-                )
-            } else {
-                (
-                    format!("{stage}_valid"),
-                    format!("{stage}_ready"),
-                    format!("{stage}_data"),
-                )
-            };
+            let (out_valid, out_ready, out_data) =
+                if i == STAGES.len() - 1 && ipu.zoom.is_none() && ipu.pixel_map.is_none() {
+                    (last.0.into(), last.1.into(), last.2.into())
+                } else {
+                    (
+                        format!("{stage}_valid"),
+                        format!("{stage}_ready"),
+                        format!("{stage}_data"),
+                    )
+                };
+            let declare = out_valid != last.0;
             regs.push(RegView {
+                declare,
                 stage,
                 label: kind.label(),
                 inst: format!("u_{stage}_reg"),
@@ -303,6 +400,79 @@ impl<'a> IpuUnit<'a> {
                 let n = 16 - frac;
                 format!("{{{{{n}{{value_q[31]}}}}, value_q[31:{n}]}}")
             }
+        };
+        let zoom = match ipu.zoom {
+            Some(line) => {
+                let zname = ctx.module_name("ipu_zoom");
+                let zoom_beat = lane0_beat(l, "y_out", "x_out", "src_pix");
+                modules.push(Module {
+                    name: zname.clone(),
+                    kind: "ipu_zoom",
+                    parameters: BTreeMap::from([("MaxLine".to_string(), u64::from(line))]),
+                    instantiates: Vec::new(),
+                    text: render(
+                        &zname,
+                        &IpuZoom {
+                            name: zname.clone(),
+                            stamp: stamp.clone(),
+                            rst: ctx.rst.clone(),
+                            line,
+                            lanes: l,
+                            multi: l > 1,
+                            beat_w: pix_w,
+                            meta: meta1,
+                            sub_w: clog2(l).max(1),
+                            acc_w: ZOOM_ACC_W,
+                            zoom_beat,
+                        },
+                    )?,
+                });
+                Some((zname, line))
+            }
+            None => None,
+        };
+        let map = match ipu.pixel_map {
+            Some(pm) => {
+                let mname = ctx.module_name("ipu_map");
+                let (k, shift) = map_magic(pm.size);
+                let bits: String = (0..4)
+                    .rev()
+                    .map(|c| if pm.maps[c] { '1' } else { '0' })
+                    .collect();
+                modules.push(Module {
+                    name: mname.clone(),
+                    kind: "ipu_map",
+                    parameters: BTreeMap::from([
+                        ("Lanes".to_string(), u64::from(l)),
+                        ("TableSize".to_string(), u64::from(pm.size)),
+                        ("BeatWidth".to_string(), u64::from(pix_w)),
+                    ]),
+                    instantiates: Vec::new(),
+                    text: render(
+                        &mname,
+                        &IpuMap {
+                            name: mname.clone(),
+                            stamp: stamp.clone(),
+                            rst: ctx.rst.clone(),
+                            lanes: l,
+                            multi: l > 1,
+                            size: pm.size,
+                            maps_bits: bits.clone(),
+                            beat_w: pix_w,
+                            k,
+                            k_bits: 64 - k.leading_zeros(),
+                            shift,
+                        },
+                    )?,
+                });
+                Some(MapView {
+                    module: mname,
+                    size: pm.size,
+                    addr_w: clog2(pm.size).max(1),
+                    bits,
+                })
+            }
+            None => None,
         };
         let depth = ipu.stack_depth;
         let capacity = ipu.capacity();
@@ -354,7 +524,61 @@ impl<'a> IpuUnit<'a> {
                 .map(|(k, s)| format!("{s}: {}", k.label()))
                 .collect::<Vec<_>>()
                 .join(", "),
-            value_low_unused: sf.min(bf) < 16,
+            value_low_unused: sf.min(bf) < 16 && ipu.zoom.is_none() && !ipu.bitmap,
+            taken: if zoom.is_some() {
+                "zoom_take"
+            } else if map.is_some() {
+                "map_take"
+            } else {
+                "pix_done"
+            },
+            status_note: [
+                (zoom.is_some(), ", 4 draw wider than the zoom line buffer"),
+                (map.is_some(), ", 5 pixel map size out of range"),
+            ]
+            .iter()
+            .filter(|(on, _)| *on)
+            .map(|(_, t)| *t)
+            .collect(),
+            zoom_out: if map.is_some() {
+                ("zoom_valid", "zoom_ready", "zoom_data")
+            } else {
+                last
+            },
+            bitmap: ipu.bitmap,
+            last,
+            bm_beat: lane0_beat(l, "y0_q + row_q", "x0_q + col_q", "raster_q"),
+            draw_waits: match (zoom.is_some(), ipu.bitmap) {
+                (true, true) => Some("draw or bitmap"),
+                (true, false) => Some("draw"),
+                (false, true) => Some("bitmap or draw"),
+                (false, false) => None,
+            },
+            waits_cond: if ipu.bitmap {
+                "((act_q != ACT_DRAW) & (act_q != ACT_BITMAP))".into()
+            } else {
+                "(act_q != ACT_DRAW)".into()
+            },
+            value_acts: [
+                (true, "ACT_TRANSFER"),
+                (zoom.is_some(), "ACT_ZOOM"),
+                (ipu.bitmap, "ACT_RASTER"),
+            ]
+            .iter()
+            .filter(|(on, _)| *on)
+            .map(|(_, a)| format!("(act_q == {a})"))
+            .collect::<Vec<_>>()
+            .join(" | "),
+            map_in: if zoom.is_some() {
+                ("zoom_valid", "zoom_ready", "zoom_data")
+            } else {
+                ("bias_valid", "bias_ready", "bias_data")
+            },
+            map,
+            stack_w: 4 * sw + 4 * bw + if zoom.is_some() { 48 } else { 0 },
+            stack_entry_q: entry("q", zoom.is_some()),
+            stack_entry_d: entry("d", zoom.is_some()),
+            zoom,
         };
         let mut instantiates: Vec<String> = modules.iter().map(|m| m.name.clone()).collect();
         instantiates.sort();

@@ -7,16 +7,32 @@
 //
 // Commands (cmd, 32 bits, opcode in [31:24]; see src/model/ipu.rs and README.md):
 //   0x41 PIXEL_TRANSFER (2 words), 0x42 PUSH_PIXEL, 0x43 POP_PIXEL,
-//   0x44 DRAW_PIXELS (3 words); every other word is passed on unchanged, in order (pass).
+//   0x44 DRAW_PIXELS (3 words){% if zoom.is_some() %}, 0x45 ZOOM (2 words){% endif %}{% if map.is_some() %}, 0x46 PIXELMAP (1 + ceil(n / 4) words),
+//   0x47 MAP_COLOR{% endif %}{% if bitmap %}, 0x48 RASTER_COLOR (2 words), 0x49 BITMAP (3 words){% endif %}; every other word is passed on
+//   unchanged, in order (pass).
 // DRAW_PIXELS sends the DMA request (dma_req: 32-bit words to send), then takes that many
 // words from dma; pixels leave on pix as {% if multi %}{mask[{{ lanes }}], {% else %}{{ "{" }}{% endif %}y[15:0], x[15:0], {{ lanes }} x RGBA8}: up to {{ lanes }}
 // pixel(s) of one row from one DMA word per beat. Formats: {{ format_list }}.
 // status: {level[7:0], 4'b0, event[3:0]}: 1 stack overflow, 2 stack underflow, 3 format
-// not enabled; the command then changes nothing.
+// not enabled{{ status_note }}; the command then changes nothing.
 // Scale S{{ sint }}.{{ sf }}, bias S{{ bint }}.{{ bf }} (signed fixed point); commands carry S15.16 values, floored
 // and saturated. Stack of {{ depth }} entries of the 4 scales and 4 biases.
 // Throughput: one beat per clock in PIPELINE; a parameter change waits until the
 // pipeline ({{ capacity }} register slot(s)) has drained.
+{%- if let Some((_, line)) = zoom %}
+// Stage (4), zoom (glPixelZoom, factors signed Q7.16, pushed and popped with scale and
+// bias): see its module; a draw waits for the one before to leave it, draws wider than
+// its line buffer ({{ line }} pixels) are dropped with status event 4.
+{%- endif %}
+{%- if let Some(m) = map %}
+// Stage (5), pixel maps (glPixelMap colour maps, {{ m.size }} entries): see its module; PIXELMAP
+// writes a table an entry a clock (state PIXELMAP) once the pipeline has drained.
+{%- endif %}
+{%- if bitmap %}
+// Bitmap (glBitmap): BITMAP requests ceil(width / 8) bytes a row from the DMA and, in
+// state BITMAP, makes a fragment in the raster colour for each set bit (bit 7 of a byte
+// leftmost), one a clock, merged onto pix ahead of the (drained) pipeline.
+{%- endif %}
 // Latency: DMA word to pixel {{ regs.len() }} register stage(s) (bypass stages add none).
 // Combinational paths: pix_ready_i -> dma_ready_o (through bubble and bypass stages);
 // pass_ready_i -> cmd_ready_o. Outputs come from flops{% if regs[2].module.is_none() %} (pix from the stage before when the
@@ -48,29 +64,59 @@ module {{ name }} #(
 );
 
   // Control FSM states (seed 000's names).
-  localparam [2:0] IDLE          = 3'd0;
-  localparam [2:0] RECEIVE_1     = 3'd1;
-  localparam [2:0] RECEIVE_2     = 3'd2;
-  localparam [2:0] SEND_ONE_IDLE = 3'd3;
-  localparam [2:0] SEND_PARA     = 3'd4;
-  localparam [2:0] PIPELINE      = 3'd5;
-  localparam [2:0] WAIT_FIFO     = 3'd6;
+  localparam [3:0] IDLE          = 4'd0;
+  localparam [3:0] RECEIVE_1     = 4'd1;
+  localparam [3:0] RECEIVE_2     = 4'd2;
+  localparam [3:0] SEND_ONE_IDLE = 4'd3;
+  localparam [3:0] SEND_PARA     = 4'd4;
+  localparam [3:0] PIPELINE      = 4'd5;
+  localparam [3:0] WAIT_FIFO     = 4'd6;
+{%- if bitmap %}
+  // glBitmap: a bit a clock, a fragment for each set bit.
+  localparam [3:0] BITMAP        = 4'd8;
+  localparam [3:0] ACT_BITMAP    = 4'd9;
+  localparam [3:0] ACT_RASTER    = 4'd10;
+  localparam [7:0] OP_RASTER     = 8'h48;
+  localparam [7:0] OP_BITMAP     = 8'h49;
+{%- endif %}
 
   localparam [7:0] OP_TRANSFER = 8'h41;
   localparam [7:0] OP_PUSH     = 8'h42;
   localparam [7:0] OP_POP      = 8'h43;
   localparam [7:0] OP_DRAW     = 8'h44;
+{%- if zoom.is_some() %}
+  localparam [7:0] OP_ZOOM     = 8'h45;
+{%- endif %}
 
   // What SEND_ONE_IDLE does.
-  localparam [2:0] ACT_TRANSFER = 3'd0;
-  localparam [2:0] ACT_PUSH     = 3'd1;
-  localparam [2:0] ACT_POP      = 3'd2;
-  localparam [2:0] ACT_DRAW     = 3'd3;
-  localparam [2:0] ACT_FORMAT   = 3'd4;
+  localparam [3:0] ACT_TRANSFER = 4'd0;
+  localparam [3:0] ACT_PUSH     = 4'd1;
+  localparam [3:0] ACT_POP      = 4'd2;
+  localparam [3:0] ACT_DRAW     = 4'd3;
+  localparam [3:0] ACT_FORMAT   = 4'd4;
+{%- if zoom.is_some() %}
+  localparam [3:0] ACT_ZOOM     = 4'd5;
+  localparam [3:0] ACT_WIDTH    = 4'd6;
+{%- endif %}
+{%- if let Some(m) = map %}
+  localparam [3:0] ACT_MAPSIZE  = 4'd7;
+  localparam [3:0] ACT_MAPCOLOR = 4'd8;
+  localparam [7:0] OP_PIXELMAP  = 8'h46;
+  localparam [7:0] OP_MAPCOLOR  = 8'h47;
+  localparam [3:0] EV_MAPSIZE   = 4'd5;
+  localparam [12:0] MapSize     = 13'd{{ m.size }};
+  localparam integer MapAddrW   = {{ m.addr_w }};
+  // Loads a map's table, an entry a clock (PIXELMAP).
+  localparam [3:0] PIXELMAP      = 4'd7;
+{%- endif %}
 
   localparam [3:0] EV_OVERFLOW  = 4'd1;
   localparam [3:0] EV_UNDERFLOW = 4'd2;
   localparam [3:0] EV_FORMAT    = 4'd3;
+{%- if let Some((_, line)) = zoom %}
+  localparam [3:0] EV_WIDTH     = 4'd4;
+  localparam [15:0] MaxLine     = 16'd{{ line }};
+{%- endif %}
 {% for f in formats %}
   localparam [2:0] {{ f.name }} = 3'd{{ f.code }};
 {%- endfor %}
@@ -81,8 +127,8 @@ module {{ name }} #(
 
   // ---------------------------------------------------------------------------------
   // Control state and parameters.
-  reg  [2:0]  state_q, state_d;
-  reg  [2:0]  act_q, act_d;
+  reg  [3:0]  state_q, state_d;
+  reg  [3:0]  act_q, act_d;
   reg  [2:0]  sel_q, sel_d;          // PIXEL_TRANSFER: {bias, channel[1:0]}; DRAW: format
   reg  [SpW-1:0]  sp_q, sp_d;            // stack level
   reg  [15:0] col_q, col_d;
@@ -93,6 +139,11 @@ module {{ name }} #(
   reg  [31:0] pass_data_q;
   reg  [{{ 4 * sw - 1 }}:0] scale_q, scale_d;      // {A, B, G, R}
   reg  [{{ 4 * bw - 1 }}:0] bias_q, bias_d;
+{%- if zoom.is_some() %}
+  reg  [23:0] zx_q, zx_d, zy_q, zy_d;  // zoom factors, signed Q7.16
+  reg  [23:0] zx_new_q;                // ZOOM's first word, until the second arrives
+  reg         zx_new_en;
+{%- endif %}
   // Command fields (datapath: loaded before use, no reset).
 {%- if value_low_unused %}
   // Only the bits down to the finer of the two fractions are used.
@@ -104,13 +155,38 @@ module {{ name }} #(
 {%- endif %}
   reg  [15:0] width_q, height_q, x0_q, y0_q;
   reg         value_en, size_en, pos_en, pass_load, push_en;
+{%- if bitmap %}
+  reg  [31:0] raster_q, raster_d;      // GL's current raster colour {A, B, G, R}
+  reg         bm_valid_q, bm_valid_d;  // a bitmap fragment waits on pix
+  reg  [{{ pix_w - 1 }}:0] bm_data_q;
+  // The pipeline's output, merged with the bitmap's fragments on pix.
+  wire        pipe_valid;
+  wire        pipe_ready;
+  wire [{{ pix_w - 1 }}:0] pipe_data;
+{%- endif %}
+{%- if map.is_some() %}
+  reg         map_color_q, map_color_d;
+  reg  [4*MapAddrW-1:0] msize_q, msize_d;  // per channel: entries - 1
+  reg  [3:0]  loaded_q, loaded_d;
+  reg  [12:0] e_q, e_d;                    // PIXELMAP: the entry being written
+  reg  [12:0] mlast_q;                     // PIXELMAP: entries - 1
+  reg         map_we, mlast_en;
+  wire [12:0] map_n    = cmd_data_i[20:8];
+  wire        map_ok   = (map_n != 13'd0) & (map_n <= MapSize);
+  wire        map_busy;
+{%- endif %}
 
   wire [7:0]  opcode = cmd_data_i[31:24];
   wire        is_ipu = (opcode == OP_TRANSFER) | (opcode == OP_PUSH) |
-                       (opcode == OP_POP) | (opcode == OP_DRAW);
+                       (opcode == OP_POP) | (opcode == OP_DRAW){% if zoom.is_some() %} | (opcode == OP_ZOOM){% endif %}{% if map.is_some() %} |
+                       (opcode == OP_PIXELMAP) | (opcode == OP_MAPCOLOR){% endif %}{% if bitmap %} |
+                       (opcode == OP_RASTER) | (opcode == OP_BITMAP){% endif %};
   wire        stack_full  = (sp_q == StackFull);
   wire        stack_empty = (sp_q == {SpW{1'b0}});
-  wire        drained     = (inflight_q == {{ cnt_w }}'d0);
+{%- if zoom.is_some() %}
+  wire        zoom_busy;
+{%- endif %}
+  wire        drained     = (inflight_q == {{ cnt_w }}'d0){% if zoom.is_some() %} & ~zoom_busy{% endif %}{% if map.is_some() %} & ~map_busy{% endif %}{% if bitmap %} & ~bm_valid_q{% endif %};
 
   // PIXEL_TRANSFER value: S15.16 to the stored formats, floor then saturate.
   wire [31:0] scale_shifted = {{ scale_shift }};
@@ -123,7 +199,7 @@ module {{ name }} #(
                            {bias_shifted[31], {{ "{" }}{{ bw - 1 }}{~bias_shifted[31]}}};
 
   // Parameter stack: flops written on push, read on pop.
-  reg  [{{ 4 * sw + 4 * bw - 1 }}:0] stack_q [0:StackDepth-1];
+  reg  [{{ stack_w - 1 }}:0] stack_q [0:StackDepth-1];
   wire [SpW-1:0]  sp_below  = sp_q - 1'b1;
   wire [AddrW-1:0]  push_addr = sp_q[AddrW-1:0];
   wire [AddrW-1:0]  pop_addr  = sp_below[AddrW-1:0];
@@ -148,6 +224,12 @@ module {{ name }} #(
     endcase
   end
 
+{%- if bitmap %}
+  // DMA words of a bitmap: rows of ceil(width / 8) bytes.
+  wire [15:0] bm_row_bytes = {3'b0, width_q[15:3]} + {15'd0, |width_q[2:0]};
+  wire [31:0] bm_bytes = {16'd0, bm_row_bytes} * {16'd0, height_q};
+  wire [31:0] bm_words = {2'b0, bm_bytes[31:2]} + {31'd0, |bm_bytes[1:0]};
+{%- endif %}
   // DMA words of the draw: ceil(width * height * bytes_per_pixel / 4).
   wire [31:0] area = {16'd0, width_q} * {16'd0, height_q};
   always @(*) begin
@@ -156,13 +238,30 @@ module {{ name }} #(
       2'd1:    dma_req_data_o = {1'b0, area[31:1]} + {31'd0, area[0]};
       default: dma_req_data_o = {2'b0, area[31:2]} + {31'd0, |area[1:0]};
     endcase
+{%- if bitmap %}
+    if (act_q == ACT_BITMAP) begin
+      dma_req_data_o = bm_words;
+    end
+{%- endif %}
   end
   assign dma_req_valid_o = (state_q == SEND_PARA);
 
   // Status: the event of the command in SEND_ONE_IDLE, if it has one.
   wire [3:0]  event_code = (act_q == ACT_FORMAT) ? EV_FORMAT :
+{%- if zoom.is_some() %}
+                           (act_q == ACT_WIDTH) ? EV_WIDTH :
+{%- endif %}
+{%- if map.is_some() %}
+                           (act_q == ACT_MAPSIZE) ? EV_MAPSIZE :
+{%- endif %}
                            (act_q == ACT_PUSH) ? EV_OVERFLOW : EV_UNDERFLOW;
   wire        event_now  = (act_q == ACT_FORMAT) | ((act_q == ACT_PUSH) & stack_full) |
+{%- if zoom.is_some() %}
+                           (act_q == ACT_WIDTH) |
+{%- endif %}
+{%- if map.is_some() %}
+                           (act_q == ACT_MAPSIZE) |
+{%- endif %}
                            ((act_q == ACT_POP) & stack_empty);
   assign status_valid_o = (state_q == SEND_ONE_IDLE) & event_now;
   assign status_data_o  = {{ "{{" }}(8-SpW){1'b0}}, sp_q, 4'd0, event_code};
@@ -186,7 +285,21 @@ module {{ name }} #(
   wire        unpack_in_valid = in_pipe & dma_valid_i;
   wire        unpack_in_ready;
   wire        issue = unpack_in_valid & unpack_in_ready;
+{%- if bitmap %}
+  // Bitmap: bit 7 - col[2:0] of byte byte_q is the pixel at col; a set bit waits for pix.
+  wire        in_bitmap   = (state_q == BITMAP);
+  wire [4:0]  bm_index    = {byte_q, 3'b111} - {2'b0, col_q[2:0]};
+  wire        bm_bit      = dma_data_i[bm_index];
+  wire        bm_last_col = (col_q == width_q - 16'd1);
+  wire        bm_byte_end = (col_q[2:0] == 3'd7) | bm_last_col;
+  wire        bm_word_end = bm_byte_end & ((byte_q == 2'd3) | (bm_last_col & last_row));
+  wire        bm_ok       = ~bm_bit | ~bm_valid_q | pix_ready_i;
+  wire        bm_step     = in_bitmap & dma_valid_i & bm_ok;
+  wire        bm_load     = bm_step & bm_bit;
+  assign dma_ready_o = (in_pipe & unpack_in_ready & word_done) | (in_bitmap & bm_ok & bm_word_end);
+{%- else %}
   assign dma_ready_o = in_pipe & unpack_in_ready & word_done;
+{%- endif %}
 
   wire [63:0] dma_wide = {32'd0, dma_data_i};
   wire [{{ lanes - 1 }}:0]  mask;
@@ -246,7 +359,7 @@ module {{ name }} #(
 {%- endif %}
 {% endif %}
   // {{ r.inst }}: {{ r.label }} after {{ r.stage }}
-{%- if r.stage != "bias" %}
+{%- if r.declare %}
   wire        {{ r.out_valid }};
   wire        {{ r.out_ready }};
   wire [{{ r.width - 1 }}:0] {{ r.out_data }};
@@ -271,7 +384,69 @@ module {{ name }} #(
   assign {{ r.out_data }} = {{ r.in_data }};
 {%- endif %}
 {% endfor %}
-  wire        pix_done = pix_valid_o & pix_ready_i;
+{%- if let Some((zoom_mod, line)) = zoom %}
+  // Stage 4, zoom: bypassed (a plain register) while both factors are 1.0.
+  wire        zoom_take = bias_valid & bias_ready;
+{%- if map.is_some() %}
+  wire        zoom_valid;
+  wire        zoom_ready;
+  wire [{{ pix_w - 1 }}:0] zoom_data;
+{%- endif %}
+  {{ zoom_mod }} #(
+    .MaxLine ({{ line }})
+  ) u_zoom (
+    .clk_i       (clk_i),
+    .{{ rst.port }}{{ rst.pad }} ({{ rst.port }}),
+    .zx_i        (zx_q),
+    .zy_i        (zy_q),
+    .width_i     (width_q),
+    .height_i    (height_q),
+    .x0_i        (x0_q),
+    .y0_i        (y0_q),
+    .in_valid_i  (bias_valid),
+    .in_ready_o  (bias_ready),
+    .in_data_i   (bias_data),
+    .out_valid_o ({{ zoom_out.0 }}),
+    .out_ready_i ({{ zoom_out.1 }}),
+    .out_data_o  ({{ zoom_out.2 }}),
+    .busy_o      (zoom_busy)
+  );
+{%- else if map.is_some() %}
+  wire        map_take = bias_valid & bias_ready;
+{%- else %}
+  wire        pix_done = {{ last.0 }} & {{ last.1 }};
+{%- endif %}
+{%- if bitmap %}
+  assign pix_valid_o = pipe_valid | bm_valid_q;
+  assign pix_data_o  = bm_valid_q ? bm_data_q : pipe_data;
+  assign pipe_ready  = pix_ready_i & ~bm_valid_q;
+{%- endif %}
+{%- if let Some(m) = map %}
+  // Stage 5, pixel maps: looked up while MAP_COLOR is on.
+  {{ m.module }} #(
+    .Lanes     ({{ lanes }}),
+    .TableSize ({{ m.size }}),
+    .Maps      (4'b{{ m.bits }}),
+    .BeatWidth ({{ pix_w }})
+  ) u_map (
+    .clk_i       (clk_i),
+    .{{ rst.port }}{{ rst.pad }} ({{ rst.port }}),
+    .map_color_i (map_color_q),
+    .size_i      (msize_q),
+    .loaded_i    (loaded_q),
+    .we_i        (map_we),
+    .wch_i       (sel_q[1:0]),
+    .waddr_i     (e_q[MapAddrW-1:0]),
+    .wdata_i     (cmd_data_i[{e_q[1:0], 3'b000} +: 8]),
+    .in_valid_i  ({{ map_in.0 }}),
+    .in_ready_o  ({{ map_in.1 }}),
+    .in_data_i   ({{ map_in.2 }}),
+    .out_valid_o ({{ last.0 }}),
+    .out_ready_i ({{ last.1 }}),
+    .out_data_o  ({{ last.2 }}),
+    .busy_o      (map_busy)
+  );
+{%- endif %}
   assign pass_valid_o = pass_valid_q;
   assign pass_data_o  = pass_data_q;
 
@@ -287,6 +462,22 @@ module {{ name }} #(
     byte_d     = byte_q;
     scale_d    = scale_q;
     bias_d     = bias_q;
+{%- if zoom.is_some() %}
+    zx_d       = zx_q;
+    zy_d       = zy_q;
+    zx_new_en  = 1'b0;
+{%- endif %}
+{%- if map.is_some() %}
+    map_color_d = map_color_q;
+    msize_d    = msize_q;
+    loaded_d   = loaded_q;
+    e_d        = e_q;
+    map_we     = 1'b0;
+    mlast_en   = 1'b0;
+{%- endif %}
+{%- if bitmap %}
+    raster_d   = raster_q;
+{%- endif %}
     cmd_ready_o = 1'b0;
     value_en   = 1'b0;
     size_en    = 1'b0;
@@ -316,6 +507,39 @@ module {{ name }} #(
               act_d   = ACT_DRAW;
               state_d = RECEIVE_1;
             end
+{%- if zoom.is_some() %}
+            OP_ZOOM: begin
+              act_d     = ACT_ZOOM;
+              zx_new_en = 1'b1;
+              state_d   = RECEIVE_1;
+            end
+{%- endif %}
+{%- if map.is_some() %}
+            OP_PIXELMAP: begin
+              e_d      = 13'd0;
+              mlast_en = 1'b1;
+              if (map_ok) begin
+                state_d = PIXELMAP;
+              end else begin
+                act_d   = ACT_MAPSIZE;
+                state_d = SEND_ONE_IDLE;
+              end
+            end
+            OP_MAPCOLOR: begin
+              act_d   = ACT_MAPCOLOR;
+              state_d = SEND_ONE_IDLE;
+            end
+{%- endif %}
+{%- if bitmap %}
+            OP_RASTER: begin
+              act_d   = ACT_RASTER;
+              state_d = RECEIVE_1;
+            end
+            OP_BITMAP: begin
+              act_d   = ACT_BITMAP;
+              state_d = RECEIVE_1;
+            end
+{%- endif %}
             default: begin
               sel_d     = sel_q;
               pass_load = 1'b1;
@@ -324,9 +548,15 @@ module {{ name }} #(
         end
       end
       RECEIVE_1: begin
+{%- if let Some(waits) = draw_waits %}
+        // A {{ waits }}'s size waits until the pipeline has drained: the zoom stage reads the
+        // draw's size, position and factors; bitmap fragments share pix with pixels.
+        cmd_ready_o = {{ waits_cond }} | drained;
+{%- else %}
         cmd_ready_o = 1'b1;
-        if (cmd_valid_i) begin
-          if (act_q == ACT_TRANSFER) begin
+{%- endif %}
+        if (cmd_valid_i & cmd_ready_o) begin
+          if ({{ value_acts }}) begin
             value_en = 1'b1;
             state_d  = SEND_ONE_IDLE;
           end else begin
@@ -342,9 +572,19 @@ module {{ name }} #(
           col_d  = 16'd0;
           row_d  = 16'd0;
           byte_d = 2'd0;
+{%- if bitmap %}
+          if (act_q == ACT_BITMAP) begin
+            state_d = ((width_q == 16'd0) | (height_q == 16'd0)) ? IDLE : SEND_PARA;
+          end else
+{%- endif %}
           if (!fmt_ok) begin
             act_d   = ACT_FORMAT;
             state_d = SEND_ONE_IDLE;
+{%- if zoom.is_some() %}
+          end else if (width_q > MaxLine) begin
+            act_d   = ACT_WIDTH;
+            state_d = SEND_ONE_IDLE;
+{%- endif %}
           end else if ((width_q == 16'd0) | (height_q == 16'd0)) begin
             state_d = IDLE;
           end else begin
@@ -364,8 +604,21 @@ module {{ name }} #(
         end else if (drained) begin
           // Parameters change only once the pixels that use the old ones have left.
           if (act_q == ACT_POP) begin
-            {scale_d, bias_d} = stack_q[pop_addr];
+            {{ stack_entry_d }} = stack_q[pop_addr];
             sp_d = sp_below;
+{%- if zoom.is_some() %}
+          end else if (act_q == ACT_ZOOM) begin
+            zx_d = zx_new_q;
+            zy_d = value_q[23:0];
+{%- endif %}
+{%- if map.is_some() %}
+          end else if (act_q == ACT_MAPCOLOR) begin
+            map_color_d = sel_q[0];
+{%- endif %}
+{%- if bitmap %}
+          end else if (act_q == ACT_RASTER) begin
+            raster_d = value_q;
+{%- endif %}
           end else if (sel_q[2]) begin
             bias_d[{{ bw }}*sel_q[1:0] +: {{ bw }}] = bias_new;
           end else begin
@@ -374,10 +627,44 @@ module {{ name }} #(
           state_d = IDLE;
         end
       end
+{%- if bitmap %}
+      BITMAP: begin
+        if (bm_step) begin
+          if (bm_byte_end) begin
+            byte_d = byte_q + 2'd1;
+          end
+          if (bm_last_col) begin
+            col_d = 16'd0;
+            row_d = row_q + 16'd1;
+            if (last_row) begin
+              state_d = IDLE;
+            end
+          end else begin
+            col_d = col_q + 16'd1;
+          end
+        end
+      end
+{%- endif %}
+{%- if map.is_some() %}
+      PIXELMAP: begin
+        // An entry a clock, four from a command word; the table changes only once the
+        // pixels before have left.
+        cmd_ready_o = drained & ((e_q[1:0] == 2'd3) | (e_q == mlast_q));
+        if (cmd_valid_i & drained) begin
+          map_we = 1'b1;
+          e_d    = e_q + 13'd1;
+          if (e_q == mlast_q) begin
+            msize_d[MapAddrW*sel_q[1:0] +: MapAddrW] = mlast_q[MapAddrW-1:0];
+            loaded_d[sel_q[1:0]] = 1'b1;
+            state_d = IDLE;
+          end
+        end
+      end
+{%- endif %}
       SEND_PARA: begin
         // Request the DMA transfer and wait for its acknowledge.
         if (dma_req_ready_i) begin
-          state_d = PIPELINE;
+          state_d = {% if bitmap %}(act_q == ACT_BITMAP) ? BITMAP : {% endif %}PIPELINE;
         end
       end
       PIPELINE, WAIT_FIFO: begin
@@ -415,7 +702,10 @@ module {{ name }} #(
     if (pass_load) begin
       pass_valid_d = 1'b1;
     end
-    inflight_d = inflight_q + {{ "{{" }}{{ cnt_w - 1 }}{1'b0}}, issue} - {{ "{{" }}{{ cnt_w - 1 }}{1'b0}}, pix_done};
+{%- if bitmap %}
+    bm_valid_d = bm_load | (bm_valid_q & ~pix_ready_i);
+{%- endif %}
+    inflight_d = inflight_q + {{ "{{" }}{{ cnt_w - 1 }}{1'b0}}, issue} - {{ "{{" }}{{ cnt_w - 1 }}{1'b0}}, {{ taken }}};
   end
 
   always @(posedge clk_i{{ rst.edge }}) begin
@@ -432,6 +722,22 @@ module {{ name }} #(
       // GL's initial state: scale 1.0, bias 0.0.
       scale_q      <= { {{- scale_one }}, {{ scale_one }}, {{ scale_one }}, {{ scale_one -}} };
       bias_q       <= {{ 4 * bw }}'d0;
+{%- if zoom.is_some() %}
+      zx_q         <= 24'h010000;
+      zy_q         <= 24'h010000;
+{%- endif %}
+{%- if map.is_some() %}
+      // GL's initial maps: MAP_COLOR off, one entry of 0.0 each.
+      map_color_q  <= 1'b0;
+      msize_q      <= {(4*MapAddrW){1'b0}};
+      loaded_q     <= 4'd0;
+      e_q          <= 13'd0;
+{%- endif %}
+{%- if bitmap %}
+      // GL's initial raster colour: (1, 1, 1, 1).
+      raster_q     <= 32'hffffffff;
+      bm_valid_q   <= 1'b0;
+{%- endif %}
     end else begin
       state_q      <= state_d;
       act_q        <= act_d;
@@ -444,6 +750,20 @@ module {{ name }} #(
       pass_valid_q <= pass_valid_d;
       scale_q      <= scale_d;
       bias_q       <= bias_d;
+{%- if zoom.is_some() %}
+      zx_q         <= zx_d;
+      zy_q         <= zy_d;
+{%- endif %}
+{%- if map.is_some() %}
+      map_color_q  <= map_color_d;
+      msize_q      <= msize_d;
+      loaded_q     <= loaded_d;
+      e_q          <= e_d;
+{%- endif %}
+{%- if bitmap %}
+      raster_q     <= raster_d;
+      bm_valid_q   <= bm_valid_d;
+{%- endif %}
     end
   end
 
@@ -463,11 +783,26 @@ module {{ name }} #(
     if (pass_load) begin
       pass_data_q <= cmd_data_i;
     end
+{%- if zoom.is_some() %}
+    if (zx_new_en) begin
+      zx_new_q <= cmd_data_i[23:0];
+    end
+{%- endif %}
+{%- if map.is_some() %}
+    if (mlast_en) begin
+      mlast_q <= map_n - 13'd1;
+    end
+{%- endif %}
+{%- if bitmap %}
+    if (bm_load) begin
+      bm_data_q <= {{ bm_beat }};
+    end
+{%- endif %}
   end
 
   always @(posedge clk_i) begin
     if (push_en) begin
-      stack_q[push_addr] <= {scale_q, bias_q};
+      stack_q[push_addr] <= {{ stack_entry_q }};
     end
   end
 

@@ -1,0 +1,249 @@
+//! `gpurtl render`: a PNG through the image processing unit's DrawPixels path (seed 000)
+//! and the framebuffer region it wrote, as a PNG.
+//!
+//! The picture is sent as one rgba8888 DRAW_PIXELS; PNG row 0 is the first row GL receives
+//! (GL row 0). Before it: PIXEL_TRANSFER for every channel's scale and bias (GL-normalised
+//! floats, sent as Q15.16; a bias of 2/255 raises an 8-bit channel by 2), ZOOM (sent as
+//! Q7.16), and with `--map` the four colour maps and MAP_COLOR. The raster position is
+//! (32768, 32768), so mirrored draws stay on the 16-bit framebuffer. The output is the
+//! rectangle of pixels the draw wrote (GL's pixel-centre rule: `ceil(n * |z| - 0.5)`
+//! columns from `n`), its row 0 the lowest framebuffer row written.
+//!
+//! `--rtl` also runs the command stream through the Verilated `ipu` (the co-simulation
+//! harness of `gpurtl sim`), which compares every pixel beat the RTL sends with the
+//! model's; the PNG is written only when all of them match, else the exit code is 1.
+//!
+//! Map file (`--map`): lines `r`, `g`, `b` or `a` followed by the map's values, GL floats
+//! in [0, 1] separated by spaces or commas (at most 256 of them); `#` starts a comment.
+//! Each value is sent as an 8-bit entry, round(v * 255).
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, anyhow, bail};
+use clap::Args;
+
+use super::{Failure, failure, usage};
+use crate::config::{self, Config};
+use crate::model::{self, ipu as m};
+use crate::rtl;
+use crate::sim::{self, SimOptions};
+use crate::texio::{self, Image};
+
+/// The unit `render` runs: one lane, zoom with the widest line, four 256-entry maps.
+const CONFIG: &str = "[design]\nname = \"render\"\nmodule_prefix = \"render_\"\n\
+[reset]\nkind = \"async\"\nactive = \"low\"\n[ipu]\nlanes = 1\nscale_int_bits = 8\n\
+scale_frac_bits = 16\nbias_int_bits = 8\nbias_frac_bits = 16\n\
+[ipu.zoom]\nenabled = true\nmax_line_width = 8192\n\
+[ipu.pixel_map]\nenabled = true\ntable_size = 256\n\
+maps = [\"r_to_r\", \"g_to_g\", \"b_to_b\", \"a_to_a\"]\n";
+
+/// The raster position.
+const ORIGIN: u32 = 0x8000;
+
+/// `N` comma-separated finite numbers of magnitude at most `bound`.
+fn parse_numbers<const N: usize>(s: &str, names: &str, bound: f64) -> Result<[f64; N], String> {
+    let bad = || format!("`{s}`; allowed: {N} numbers {names}, each in [-{bound}, {bound}]");
+    let v: Vec<f64> = s
+        .split(',')
+        .map(|t| t.trim().parse::<f64>())
+        .collect::<Result<_, _>>()
+        .map_err(|_| bad())?;
+    if v.iter().any(|x| !x.is_finite() || x.abs() > bound) {
+        return Err(bad());
+    }
+    v.try_into().map_err(|_| bad())
+}
+
+fn parse_four(s: &str) -> Result<[f64; 4], String> {
+    parse_numbers(s, "R,G,B,A", 128.0)
+}
+
+fn parse_zoom(s: &str) -> Result<[f64; 2], String> {
+    parse_numbers(s, "X,Y", 64.0)
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct RenderArgs {
+    /// The picture to draw (PNG; row 0 is GL row 0).
+    #[arg(long, value_name = "FILE.png")]
+    pub image: PathBuf,
+    /// glPixelTransfer scales R,G,B,A.
+    #[arg(long, value_name = "R,G,B,A", value_parser = parse_four, allow_hyphen_values = true)]
+    pub scale: Option<[f64; 4]>,
+    /// glPixelTransfer biases R,G,B,A (GL-normalised: 2/255 adds 2 to an 8-bit channel).
+    #[arg(long, value_name = "R,G,B,A", value_parser = parse_four, allow_hyphen_values = true)]
+    pub bias: Option<[f64; 4]>,
+    /// glPixelZoom factors X,Y.
+    #[arg(long, value_name = "X,Y", value_parser = parse_zoom, allow_hyphen_values = true)]
+    pub zoom: Option<[f64; 2]>,
+    /// Colour maps (see `gpurtl render` in README.md); turns MAP_COLOR on.
+    #[arg(long, value_name = "FILE")]
+    pub map: Option<PathBuf>,
+    /// Run the Verilated RTL too; its pixels must equal the model's.
+    #[arg(long)]
+    pub rtl: bool,
+    /// Output PNG: the pixels the draw wrote.
+    #[arg(long, short = 'o', value_name = "FILE.png")]
+    pub out: PathBuf,
+}
+
+/// The maps of a map file, by channel.
+fn read_maps(path: &Path) -> anyhow::Result<Vec<(u32, Vec<u8>)>> {
+    let text = std::fs::read_to_string(path)
+        .with_context(|| format!("error: reading map file {}", path.display()))?;
+    let mut maps = Vec::new();
+    for (n, line) in text.lines().enumerate() {
+        let line = line.split('#').next().unwrap_or("").trim();
+        if line.is_empty() {
+            continue;
+        }
+        let at = || format!("error: {}:{}", path.display(), n + 1);
+        let mut words = line
+            .split(|c: char| c.is_whitespace() || c == ',')
+            .filter(|w| !w.is_empty());
+        let ch = match words.next() {
+            Some("r") => 0,
+            Some("g") => 1,
+            Some("b") => 2,
+            Some("a") => 3,
+            other => bail!(
+                "{}: `{}`; allowed: a line starts with r, g, b or a",
+                at(),
+                other.unwrap_or("")
+            ),
+        };
+        let mut values = Vec::new();
+        for w in words {
+            match w.parse::<f64>() {
+                Ok(v) if (0.0..=1.0).contains(&v) => values.push((v * 255.0).round() as u8),
+                _ => bail!("{}: `{w}`; allowed: map values in [0, 1]", at()),
+            }
+        }
+        if values.is_empty() || values.len() > 256 {
+            bail!("{}: {} values; allowed: 1..=256", at(), values.len());
+        }
+        maps.push((ch, values));
+    }
+    Ok(maps)
+}
+
+/// The command stream and DMA words of the draw.
+fn stream(a: &RenderArgs, img: &Image, maps: &[(u32, Vec<u8>)]) -> m::Stream {
+    let mut s = m::Stream::default();
+    for ch in 0..4 {
+        if let Some(scale) = a.scale {
+            s.cmds
+                .extend(m::cmd_transfer(false, ch, m::q16(scale[ch as usize])));
+        }
+        if let Some(bias) = a.bias {
+            s.cmds
+                .extend(m::cmd_transfer(true, ch, m::q16(bias[ch as usize])));
+        }
+    }
+    if let Some([zx, zy]) = a.zoom {
+        s.cmds.extend(m::cmd_zoom(m::q16(zx), m::q16(zy)));
+    }
+    for (ch, values) in maps {
+        s.cmds.extend(m::cmd_pixelmap(*ch, values));
+    }
+    if !maps.is_empty() {
+        s.cmds.push(m::cmd_mapcolor(true));
+    }
+    s.cmds
+        .extend(m::cmd_draw(0, img.width, img.height, ORIGIN, ORIGIN));
+    s.dma = img.pixels.iter().map(|p| u32::from_le_bytes(*p)).collect();
+    s
+}
+
+/// The written pixels as a picture: row 0 the lowest framebuffer row.
+fn picture(cfg: &Config, out: &m::Outputs) -> anyhow::Result<Image> {
+    let lanes = cfg.ipu.as_ref().map_or(1, |i| i.lanes);
+    let px: Vec<(u32, u32, u32)> = out
+        .pix
+        .iter()
+        .map(|b| {
+            (
+                b.field(32 * lanes, 16) as u32,
+                b.field(32 * lanes + 16, 16) as u32,
+                b.field(0, 32) as u32,
+            )
+        })
+        .collect();
+    let (Some(x0), Some(x1)) = (px.iter().map(|p| p.0).min(), px.iter().map(|p| p.0).max()) else {
+        bail!("error: the draw wrote no pixels (a zoom factor rounds the picture away)");
+    };
+    let y0 = px.iter().map(|p| p.1).min().unwrap_or(0);
+    let y1 = px.iter().map(|p| p.1).max().unwrap_or(0);
+    let mut pic = Image::new(x1 - x0 + 1, y1 - y0 + 1);
+    for (x, y, c) in px {
+        pic.set(x - x0, y - y0, c.to_le_bytes());
+    }
+    Ok(pic)
+}
+
+pub fn run(a: &RenderArgs) -> Result<u8, Failure> {
+    let cfg = config::parse(CONFIG, "render").map_err(|e| failure(anyhow!("{e}")))?;
+    let ipu = cfg
+        .ipu
+        .clone()
+        .ok_or_else(|| failure(anyhow!("no [ipu]")))?;
+    let bytes = std::fs::read(&a.image)
+        .with_context(|| format!("error: reading {}", a.image.display()))
+        .map_err(usage)?;
+    let img = texio::png::decode(&bytes, &a.image.display().to_string()).map_err(usage)?;
+    if img.width > 8192 {
+        return Err(usage(anyhow!(
+            "error: {}: {} pixels wide; allowed: up to 8192 (the zoom line buffer)",
+            a.image.display(),
+            img.width
+        )));
+    }
+    let maps = match &a.map {
+        Some(p) => read_maps(p).map_err(usage)?,
+        None => Vec::new(),
+    };
+    let s = stream(a, &img, &maps);
+    let (vectors, out) = m::encode(&ipu, &s, 1);
+    let pic = picture(&cfg, &out).map_err(failure)?;
+    if a.rtl {
+        let design = rtl::elaborate(&cfg).map_err(failure)?;
+        let unit = sim::find_unit(&design, "ipu").map_err(failure)?;
+        let work_dir = SimOptions::default_work_dir();
+        let (dir, cached) = sim::build(&cfg, &design, unit, false, &work_dir).map_err(failure)?;
+        let e = model::expectation(&cfg, "ipu", &vectors, 0.0, 0.0);
+        let opt = SimOptions {
+            count: s.cmds.len(),
+            seed: 1,
+            gap: 0.0,
+            stall: 0.0,
+            trace: None,
+            work_dir,
+            mem: Default::default(),
+            workload: None,
+        };
+        let r = sim::run_vectors(unit, &dir, cached, &opt, &vectors, &e).map_err(failure)?;
+        if !r.passed {
+            eprintln!(
+                "error: the RTL's pixels differ from the model's: {}",
+                r.errors.join("; ")
+            );
+            return Ok(1);
+        }
+        println!(
+            "rtl: {} transactions equal the model's, {} clocks",
+            r.transactions, r.cycles
+        );
+    }
+    let png = texio::png::encode(&pic).map_err(failure)?;
+    texio::write_atomic(&a.out, &png).map_err(failure)?;
+    println!(
+        "rendered {}: {}x{} pixels from {} ({}x{})",
+        a.out.display(),
+        pic.width,
+        pic.height,
+        a.image.display(),
+        img.width,
+        img.height
+    );
+    Ok(0)
+}

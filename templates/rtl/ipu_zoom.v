@@ -1,0 +1,215 @@
+{{ stamp }}
+// {{ name }}: zoom stage of the IPU (seed 000, main pipeline stage 4; glPixelZoom).
+// Factors zx_i, zy_i are signed Q7.16 (value / 65536). With both factors 1.0 the stage is
+// the seed's bypass: beats pass unchanged through its output register, a beat a clock.
+// Otherwise image pixel (i, j) of the draw (width_i x height_i, raster position x0_i, y0_i)
+// becomes the output pixels whose centres its zoomed rectangle covers (GL's rule): the
+// column offsets ceil(i*|zx| - 0.5) .. ceil((i+1)*|zx| - 0.5) - 1, computed exactly as
+// (i*|zx| + 2^15 - 1) >> 16 by an accumulator, likewise for rows; x = x0 + offset, or
+// x0 - 1 - offset for a negative factor (mirror). Rows that several output rows cover are
+// sent once from the stream and replayed from the line buffer (MaxLine pixels, written
+// while streaming, synchronous read); rows and columns that cover no centre are dropped.
+// Zoomed output: one pixel a beat, {% if multi %}{mask = 1, y, x, lane 0 = pixel, other lanes 0}{% else %}{y, x, pixel}{% endif %}.
+// Throughput: bypass, a beat a clock; zoomed, an output pixel a clock, and a clock for
+// each image pixel that covers no output column; a replayed row costs one clock more.
+// Latency: one register (the output). busy_o: a draw is inside the stage.
+// Combinational paths: out_ready_i -> in_ready_o.
+module {{ name }} #(
+  // Pixels of the line buffer: the widest row that can be zoomed.
+  parameter integer MaxLine = {{ line }}
+) (
+  input  wire        clk_i,
+  input  wire        {{ rst.port }},
+  input  wire [23:0] zx_i,
+  input  wire [23:0] zy_i,
+  input  wire [15:0] width_i,
+  input  wire [15:0] height_i,
+  input  wire [15:0] x0_i,
+  input  wire [15:0] y0_i,
+  input  wire        in_valid_i,
+  output reg         in_ready_o,
+  input  wire [{{ beat_w - 1 }}:0] in_data_i,
+  output wire        out_valid_o,
+  input  wire        out_ready_i,
+  output wire [{{ beat_w - 1 }}:0] out_data_o,
+  output wire        busy_o
+);
+
+  localparam integer AddrW = (MaxLine > 1) ? $clog2(MaxLine) : 1;
+  // Accumulators i*|z| + 2^15 - 1: 16-bit index times a 24-bit magnitude.
+  localparam integer AccW  = {{ acc_w }};
+  localparam integer OffW  = AccW - 16;
+  localparam [23:0]  One   = 24'h010000;
+
+  localparam [1:0] Z_STREAM = 2'd0;  // the row arrives from the pipeline
+  localparam [1:0] Z_REWIND = 2'd1;  // one clock: the line buffer's first pixel is read
+  localparam [1:0] Z_REPLAY = 2'd2;  // the row again, from the line buffer
+
+  wire        zoom_on = (zx_i != One) | (zy_i != One);
+  wire        xneg = zx_i[23];
+  wire        yneg = zy_i[23];
+  wire [23:0] xmag = xneg ? (24'd0 - zx_i) : zx_i;
+  wire [23:0] ymag = yneg ? (24'd0 - zy_i) : zy_i;
+
+  reg  [1:0]  st_q, st_d;
+  reg  [15:0] i_q, i_d;             // image column
+  reg  [15:0] j_q, j_d;             // image row
+{%- if multi %}
+  reg  [{{ sub_w - 1 }}:0]  sub_q, sub_d;         // lane of the current pixel in the input beat
+{%- endif %}
+  reg  [AccW-1:0] ax_q, ax_d;       // i * |zx| + 2^15 - 1
+  reg  [AccW-1:0] ay_q, ay_d;       // j * |zy| + 2^15 - 1
+  reg  [OffW-1:0] ox_q, ox_d;       // next output column offset
+  reg  [OffW-1:0] oy_q, oy_d;       // current output row offset
+  reg         out_valid_q, out_valid_d;
+  reg  [{{ beat_w - 1 }}:0] out_data_q, out_data_d;
+  reg         out_load, line_we;
+
+  localparam [AccW-1:0] AccInit = {{ "{{" }}(AccW-15){1'b0}}, 15'h7fff};
+  wire [AccW-1:0] ax_next = ax_q + {{ "{{" }}(AccW-24){1'b0}}, xmag};
+  wire [AccW-1:0] ay_next = ay_q + {{ "{{" }}(AccW-24){1'b0}}, ymag};
+  // Offsets where this column's and row's coverage ends.
+  wire [OffW-1:0] x_end = ax_next[AccW-1:16];
+  wire [OffW-1:0] y_end = ay_next[AccW-1:16];
+  wire        row_live = (oy_q != y_end);
+  wire        want     = row_live & (ox_q != x_end);
+  wire        last_out = (ox_q + 1'b1 == x_end);
+  wire        last_col = (i_q == width_i - 16'd1);
+  wire        last_row = (j_q == height_i - 16'd1);
+  wire        out_free = ~out_valid_q | out_ready_i;
+  // This column may advance: nothing (more) to send, or its last pixel goes out now.
+  wire        adv_ok   = ~want | (out_free & last_out);
+
+  // The current pixel: from the input beat while streaming, from the line buffer after.
+{%- if multi %}
+  // The beat's mask is contiguous from lane 0: a pixel is its beat's last when the lane
+  // above it is empty.
+  wire [{{ lanes - 1 }}:0]  mask_above = {1'b0, in_data_i[{{ beat_w - 1 }}:{{ meta + 33 }}]};
+  wire        last_in_beat = ~mask_above[sub_q];
+  wire [31:0] in_pix = in_data_i[32*sub_q +: 32];
+{%- else %}
+  wire        last_in_beat = 1'b1;
+  wire [31:0] in_pix = in_data_i[31:0];
+{%- endif %}
+  reg  [31:0] line_q [0:MaxLine-1];
+  reg  [31:0] rd_q;
+  wire        streaming = (st_q == Z_STREAM);
+  wire        src_valid = streaming ? in_valid_i : (st_q == Z_REPLAY);
+  wire [31:0] src_pix   = streaming ? in_pix : rd_q;
+  wire        advance   = src_valid & adv_ok;
+  wire        emit      = src_valid & want & out_free;
+  wire [15:0] x_out = x0_i + (xneg ? ~ox_q[15:0] : ox_q[15:0]);
+  wire [15:0] y_out = y0_i + (yneg ? ~oy_q[15:0] : oy_q[15:0]);
+
+  always @(*) begin
+    st_d     = st_q;
+    i_d      = i_q;
+    j_d      = j_q;
+{%- if multi %}
+    sub_d    = sub_q;
+{%- endif %}
+    ax_d     = ax_q;
+    ay_d     = ay_q;
+    ox_d     = ox_q;
+    oy_d     = oy_q;
+    out_load = 1'b0;
+    line_we  = 1'b0;
+    out_data_d = out_data_q;
+    in_ready_o = 1'b0;
+    if (!zoom_on) begin
+      // Bypass: a bubble register.
+      in_ready_o = out_free;
+      out_load   = in_valid_i & out_free;
+      out_data_d = in_data_i;
+    end else begin
+      in_ready_o = streaming & last_in_beat & adv_ok;
+      if (emit) begin
+        out_load   = 1'b1;
+        out_data_d = {{ zoom_beat }};
+        ox_d       = ox_q + 1'b1;
+      end
+      if (st_q == Z_REWIND) begin
+        st_d = Z_REPLAY;
+      end
+      if (advance) begin
+        line_we = streaming;
+{%- if multi %}
+        if (streaming) begin
+          sub_d = last_in_beat ? {{ sub_w }}'d0 : sub_q + 1'b1;
+        end
+{%- endif %}
+        ax_d = ax_next;
+        i_d  = i_q + 16'd1;
+        if (last_col) begin
+          i_d  = 16'd0;
+          ax_d = AccInit;
+          ox_d = {OffW{1'b0}};
+          if (row_live & (oy_q + 1'b1 != y_end)) begin
+            // The row covers more output rows: replay it.
+            oy_d = oy_q + 1'b1;
+            st_d = streaming ? Z_REWIND : Z_REPLAY;
+          end else begin
+            oy_d = y_end;
+            st_d = Z_STREAM;
+            j_d  = j_q + 16'd1;
+            ay_d = ay_next;
+            if (last_row) begin
+              j_d  = 16'd0;
+              ay_d = AccInit;
+              oy_d = {OffW{1'b0}};
+            end
+          end
+        end
+      end
+    end
+    out_valid_d = out_load | (out_valid_q & ~out_ready_i);
+  end
+
+  assign out_valid_o = out_valid_q;
+  assign out_data_o  = out_data_q;
+  assign busy_o = out_valid_q | (st_q != Z_STREAM) | (|i_q) | (|j_q){% if multi %} | (|sub_q){% endif %};
+
+  always @(posedge clk_i{{ rst.edge }}) begin
+    if ({{ rst.active }}) begin
+      st_q        <= Z_STREAM;
+      i_q         <= 16'd0;
+      j_q         <= 16'd0;
+{%- if multi %}
+      sub_q       <= {{ sub_w }}'d0;
+{%- endif %}
+      ax_q        <= AccInit;
+      ay_q        <= AccInit;
+      ox_q        <= {OffW{1'b0}};
+      oy_q        <= {OffW{1'b0}};
+      out_valid_q <= 1'b0;
+    end else begin
+      st_q        <= st_d;
+      i_q         <= i_d;
+      j_q         <= j_d;
+{%- if multi %}
+      sub_q       <= sub_d;
+{%- endif %}
+      ax_q        <= ax_d;
+      ay_q        <= ay_d;
+      ox_q        <= ox_d;
+      oy_q        <= oy_d;
+      out_valid_q <= out_valid_d;
+    end
+  end
+
+  // Datapath: the output beat and the line buffer (written while streaming, read
+  // synchronously at the next column, so rd_q holds pixel i_q while replaying).
+  always @(posedge clk_i) begin
+    if (out_load) begin
+      out_data_q <= out_data_d;
+    end
+  end
+
+  always @(posedge clk_i) begin
+    if (line_we) begin
+      line_q[i_q[AddrW-1:0]] <= src_pix;
+    end
+    rd_q <= line_q[i_d[AddrW-1:0]];
+  end
+
+endmodule
