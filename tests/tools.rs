@@ -486,7 +486,8 @@ fn mem_arb_config(i: usize, n: usize, policy: &str, data_bits: u32, max_burst: u
     for r in 0..n {
         t += &format!(
             "[[mem.requesters]]\nname = \"port{r}\"\naccess = \"{}\"\npriority = {}\nmax_burst = {}\n",
-            ["both", "read", "write"][r % 3],
+            // Offset by the config, so that a config of one requester can be read-only.
+            ["both", "read", "write"][(r + i) % 3],
             (r * 7) % 4,
             1 + (r as u32 * 5) % max_burst
         );
@@ -504,6 +505,7 @@ fn mem_arb_configs_pass_lint_synth_and_icarus() {
         (8, "classes", 512, 8),
         (16, "fixed", 16, 4),
         (16, "round_robin", 64, 8),
+        (1, "fixed", 64, 4), // a lone reader: no write path at all
     ];
     for (i, (n, policy, bits, burst)) in configs.into_iter().enumerate() {
         let cfg = mem_arb_config(i, n, policy, bits, burst);

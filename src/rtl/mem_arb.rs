@@ -152,6 +152,8 @@ pub struct MemArb {
     pub reqs: Vec<ReqCtx>,
     pub classes: Vec<ClassCtx>,
     pub any_rr: bool,
+    /// Some requester writes (else the write-beat select is constant).
+    pub any_writer: bool,
     pub bounds: Vec<BoundCtx>,
     pub waits: Vec<String>,
 }
@@ -284,6 +286,7 @@ impl MemArb {
                 format!("{{{}'d0, wfire}}", len_w - 1)
             },
             any_rr: classes.iter().any(|c| c.rr),
+            any_writer: mem.requesters.iter().any(|r| r.access.writes()),
             reqs,
             classes,
             bounds,

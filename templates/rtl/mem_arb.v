@@ -186,8 +186,13 @@ module {{ name }} #(
 
   wire             tag_in_ready;
   wire             wskid_in_ready;
+{%- if any_writer %}
   reg              wsel_valid;
   reg  [DataW-1:0] wsel_data;
+{%- else %}
+  wire             wsel_valid = 1'b0;
+  wire [DataW-1:0] wsel_data  = {DataW{1'b0}};
+{%- endif %}
   wire             wdone   = wdone_q;
   wire             wlast   = (wbeat_q == len_q);
   wire             can_send = write_q | tag_in_ready;  // a read needs room for its tag
@@ -200,6 +205,7 @@ module {{ name }} #(
   wire             grant   = take & (|req_valid);
 
   // The granted writer's beat.
+{%- if any_writer %}
   always @(*) begin
     wsel_valid = 1'b0;
     wsel_data  = {DataW{1'b0}};
@@ -212,6 +218,9 @@ module {{ name }} #(
 {%- endif %}
 {%- endfor %}
   end
+{%- else %}
+  // No requester writes: no beat to select (wsel_* are constant wires).
+{%- endif %}
 
   always @(*) begin
     busy_d  = busy_q;
