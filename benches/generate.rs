@@ -7,7 +7,8 @@ use std::fs;
 use std::hint::black_box;
 use std::path::{Path, PathBuf};
 
-use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
+mod timing;
+
 use gpurtl::{config, emit, rtl};
 
 /// Every `configs/*.toml`, read now (at bench time), sorted by file name.
@@ -40,31 +41,28 @@ fn generate_in_memory(text: &str, origin: &str) -> Vec<emit::OutFile> {
     emit::files(&design, &cfg)
 }
 
-fn bench_generate(c: &mut Criterion) {
-    let presets = presets();
-
-    let mut g = c.benchmark_group("generate/in_memory");
-    for (name, text) in &presets {
-        g.bench_with_input(BenchmarkId::from_parameter(name), text, |b, text| {
-            b.iter(|| generate_in_memory(black_box(text), name));
-        });
+fn main() {
+    if !timing::benching("generate") {
+        return;
     }
-    g.finish();
+    let presets = presets();
+    let ms = |t: std::time::Duration| t.as_secs_f64() * 1e3;
+    for (name, text) in &presets {
+        let t = timing::median(|| {
+            black_box(generate_in_memory(black_box(text), name));
+        });
+        println!("generate/in_memory/{name}: {:.3} ms", ms(t));
+    }
 
     let root: PathBuf =
         std::env::temp_dir().join(format!("gpurtl-bench-gen-{}", std::process::id()));
-    let mut g = c.benchmark_group("generate/write_atomic");
     for (name, text) in &presets {
         let files = generate_in_memory(text, name);
         let dir = root.join(name);
-        g.bench_with_input(BenchmarkId::from_parameter(name), &files, |b, files| {
-            // Each iteration replaces the previous output, as a repeated `generate` does.
-            b.iter(|| emit::write_atomic(black_box(&dir), files).expect("write_atomic"));
-        });
+        // Each run replaces the previous output, as a repeated `generate` does.
+        let t =
+            timing::median(|| emit::write_atomic(black_box(&dir), &files).expect("write_atomic"));
+        println!("generate/write_atomic/{name}: {:.3} ms", ms(t));
     }
-    g.finish();
     let _ = fs::remove_dir_all(&root);
 }
-
-criterion_group!(benches, bench_generate);
-criterion_main!(benches);

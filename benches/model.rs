@@ -1,10 +1,11 @@
 //! Speed of the Rust model: vector generation and the cycle model, in items per second.
 //!
-//! Run: `cargo bench --bench model`.
+//! Run: `cargo bench --bench model` (median of repeated runs, about half a second each).
 
 use std::hint::black_box;
 
-use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
+mod timing;
+
 use gpurtl::config::{self, HsChain};
 use gpurtl::model::hs_chain;
 
@@ -19,31 +20,40 @@ fn default_chain() -> HsChain {
         .expect("default preset has [hs_chain]")
 }
 
-fn bench_model(c: &mut Criterion) {
+fn main() {
+    if !timing::benching("model") {
+        return;
+    }
     let chain = default_chain();
     assert_eq!(chain.width, 32);
+    let rate = |t: std::time::Duration| ITEMS as f64 / t.as_secs_f64() / 1e6;
 
-    let mut g = c.benchmark_group("model/vectors");
-    g.throughput(Throughput::Elements(ITEMS as u64));
-    g.bench_function(BenchmarkId::new("width32", ITEMS), |b| {
-        b.iter(|| hs_chain::vectors(black_box(&chain), ITEMS, SEED));
+    let t = timing::median(|| {
+        black_box(hs_chain::vectors(black_box(&chain), ITEMS, SEED));
     });
-    g.finish();
+    println!(
+        "model/vectors/width32/{ITEMS}: {:.2} ms, {:.1} M items/s",
+        t.as_secs_f64() * 1e3,
+        rate(t)
+    );
 
     let inputs = hs_chain::vectors(&chain, ITEMS, SEED).ports[0]
         .items
         .clone();
-    let mut g = c.benchmark_group("model/run_cycles");
-    g.throughput(Throughput::Elements(ITEMS as u64));
-    g.sample_size(20);
     for (gap, stall) in [(0.3, 0.3), (0.0, 0.0)] {
-        let id = BenchmarkId::new("default_chain", format!("gap{gap}_stall{stall}"));
-        g.bench_function(id, |b| {
-            b.iter(|| hs_chain::run_cycles(black_box(&chain), &inputs, SEED, gap, stall));
+        let t = timing::median(|| {
+            black_box(hs_chain::run_cycles(
+                black_box(&chain),
+                &inputs,
+                SEED,
+                gap,
+                stall,
+            ));
         });
+        println!(
+            "model/run_cycles/default_chain/gap{gap}_stall{stall}: {:.2} ms, {:.1} M items/s",
+            t.as_secs_f64() * 1e3,
+            rate(t)
+        );
     }
-    g.finish();
 }
-
-criterion_group!(benches, bench_model);
-criterion_main!(benches);

@@ -9,6 +9,7 @@ mod common;
 
 use common::*;
 use gpurtl::config::Config;
+use gpurtl::model::{self, tmu::unit};
 use gpurtl::sim::{self, MemTiming};
 
 fn preset(name: &str) -> Config {
@@ -54,6 +55,31 @@ fn run(
     })
 }
 
+/// Every enabled format x minification filter x wrap on a descriptor of its own, three
+/// quads each, under gaps, stalls and 20 clocks of memory latency.
+fn every_combination(cfg: &Config) {
+    let design = elaborate(cfg);
+    let unit = design.unit("tmu").expect("tmu unit").clone();
+    let (dir, cached) = sim::build(cfg, &design, &unit, false, &work_dir()).expect("verilates");
+    let tmu = cfg.tmu.as_ref().expect("tmu");
+    let cmds = unit::coverage_commands(tmu, 3, 11);
+    let (v, colours) = unit::vectors_for(tmu, &cmds, unit::Memory::new(), 11);
+    let combos = tmu.formats.len() * tmu.filters.len() * tmu.wraps.len();
+    assert_eq!(colours.len(), 3 * combos);
+    let mut opt = sim_options(colours.len(), 11, 0.2, 0.2);
+    opt.mem = MemTiming {
+        latency: 20,
+        ..Default::default()
+    };
+    let e = model::expectation(cfg, "tmu", &v, opt.gap, opt.stall);
+    let r = sim::run_vectors(&unit, &dir, cached, &opt, &v, &e).expect("runs");
+    assert!(
+        r.passed,
+        "{}: {combos} combinations: {:?} (vectors in {:?})",
+        cfg.design.name, r.errors, r.vectors_dir
+    );
+}
+
 #[test]
 fn seed_organisation_four_lanes_matches_the_model() {
     // Quads with LOD from their differences, rgba8888 / rgb565 / dxt1, 4x4 tiles.
@@ -64,6 +90,7 @@ fn seed_organisation_four_lanes_matches_the_model() {
         1500,
         &[(1, 0.0, 0.0, 20), (2, 0.3, 0.4, 100), (3, 0.1, 0.0, 1)],
     );
+    every_combination(&cfg);
 }
 
 #[test]
@@ -72,6 +99,7 @@ fn one_lane_linear_layout_matches_the_model_and_a_broken_shift_fails() {
     let cfg = preset("fpga_small.toml");
     let runs = [(4, 0.0, 0.0, 20), (5, 0.4, 0.3, 60)];
     run(&cfg, None, 2000, &runs);
+    every_combination(&cfg);
     // A logical shift where GL's floor needs an arithmetic one: clamp to edge then reads
     // the far edge for coordinates left of the texture.
     assert!(

@@ -21,7 +21,15 @@ fn files_f(dir: &Path) -> Vec<String> {
         .collect()
 }
 
+/// Lint, Yosys and Icarus on every unit and lint on every module. Yosys maps to gates
+/// (ABC) only for the embedded default: latches and multiple drivers show in the coarse
+/// half already, and mapping every preset and random config took most of this file's
+/// minutes.
 fn check_all_tools(cfg: &Config, tag: &str) {
+    check_tools(cfg, tag, false);
+}
+
+fn check_tools(cfg: &Config, tag: &str, map_to_gates: bool) {
     let (dir, design) = generate(cfg, tag);
     let files = files_f(&dir);
     assert_eq!(
@@ -36,10 +44,10 @@ fn check_all_tools(cfg: &Config, tag: &str) {
         // show before mapping, so it gets the coarse flow.
         // The tmu joins tex_cache and tex_filter, which get their own full runs above.
         let lanes = cfg.tmu.as_ref().map_or(1, |t| t.lanes);
-        if (unit.name == "tex_filter" && lanes > 1) || unit.name == "tmu" {
-            synth_coarse(&dir, &files, &unit.top);
-        } else {
+        if map_to_gates && !(unit.name == "tex_filter" && lanes > 1) && unit.name != "tmu" {
             synth(&dir, &files, &unit.top);
+        } else {
+            synth_coarse(&dir, &files, &unit.top);
         }
         icarus(&dir, &files, &unit.top);
     }
@@ -142,7 +150,7 @@ fn every_preset_passes_lint_synth_and_icarus() {
 #[test]
 fn embedded_default_passes_lint_synth_and_icarus() {
     let cfg = gpurtl::config::load(None).expect("embedded default validates");
-    check_all_tools(&cfg, "tools-default");
+    check_tools(&cfg, "tools-default", true);
 }
 
 /// A random config that validates, from the edges of every range.
@@ -442,7 +450,7 @@ fn random_valid_tmu_configs_lint_clean_and_compile_in_icarus() {
     let mut rng = Rng::stream(77, 0);
     let mut checked = 0;
     for i in 0..200 {
-        if checked == 12 {
+        if checked == 8 {
             break;
         }
         let Some(cfg) = random_cache(&mut rng, i) else {
@@ -461,7 +469,7 @@ fn random_valid_tmu_configs_lint_clean_and_compile_in_icarus() {
         }
         checked += 1;
     }
-    assert_eq!(checked, 12, "enough random caches validate");
+    assert_eq!(checked, 8, "enough random caches validate");
 }
 
 /// Every reset style, as `[reset]` spells it: (kind, active).

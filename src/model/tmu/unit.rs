@@ -297,20 +297,34 @@ fn special(rng: &mut Rng) -> f32 {
 /// A random descriptor: mostly enabled features and sizes that exist, now and then a
 /// disabled or unknown code, a level count beyond the texture, odd LOD limits.
 fn random_descriptor(tmu: &Tmu, tex: u32, rng: &mut Rng) -> Vec<TmuCmd> {
-    let max = tmu.mip_levels - 1;
     let pick = |rng: &mut Rng, n: u32| (rng.next_u64() % u64::from(n)) as u32;
     let format = if rng.chance(0.9) {
         tmu.formats[pick(rng, tmu.formats.len() as u32) as usize].code()
     } else {
         pick(rng, 8)
     };
+    let codes = [
+        format,
+        pick(rng, 8),
+        pick(rng, 2),
+        pick(rng, 4),
+        pick(rng, 4),
+    ];
+    descriptor(tmu, tex, codes, rng)
+}
+
+/// A descriptor of the given {format, min_filter, mag_linear, wrap_s, wrap_t} codes, with
+/// random sizes, level count, bias, LOD limits and level addresses.
+fn descriptor(tmu: &Tmu, tex: u32, codes: [u32; 5], rng: &mut Rng) -> Vec<TmuCmd> {
+    let max = tmu.mip_levels - 1;
+    let pick = |rng: &mut Rng, n: u32| (rng.next_u64() % u64::from(n)) as u32;
     let (lw, lh) = (pick(rng, max + 1), pick(rng, max + 1));
     let ctrl = ctrl_word(&[
-        ("format", format),
-        ("min_filter", pick(rng, 8)),
-        ("mag_linear", pick(rng, 2)),
-        ("wrap_s", pick(rng, 4)),
-        ("wrap_t", pick(rng, 4)),
+        ("format", codes[0]),
+        ("min_filter", codes[1]),
+        ("mag_linear", codes[2]),
+        ("wrap_s", codes[3]),
+        ("wrap_t", codes[4]),
         ("log2_width", lw),
         ("log2_height", lh),
         (
@@ -361,8 +375,7 @@ fn random_descriptor(tmu: &Tmu, tex: u32, rng: &mut Rng) -> Vec<TmuCmd> {
 
 /// A sample request: a 2x2 quad of a rotated, scaled view (lambda from about -3 to 5
 /// levels), now and then special coordinates, an explicit LOD, masked lanes.
-fn random_sample(tmu: &Tmu, rng: &mut Rng) -> TmuCmd {
-    let tex = (rng.next_u64() % u64::from(tmu.textures)) as u32;
+fn random_sample(tmu: &Tmu, tex: u32, rng: &mut Rng) -> TmuCmd {
     let size = f64::from(1u32 << (rng.next_u64() % u64::from(tmu.mip_levels)));
     let scale = 2f64.powf(rng.unit() * 8.0 - 3.0) / size;
     let angle = rng.unit() * std::f64::consts::TAU;
@@ -422,8 +435,33 @@ pub fn random_commands(tmu: &Tmu, count: usize, seed: u64) -> Vec<TmuCmd> {
                 data: rng.next_u64() as u32,
             });
         } else {
-            cmds.push(random_sample(tmu, &mut rng));
+            let tex = (rng.next_u64() % u64::from(tmu.textures)) as u32;
+            cmds.push(random_sample(tmu, tex, &mut rng));
             samples += 1;
+        }
+    }
+    cmds
+}
+
+/// Every combination of an enabled format, minification filter and wrap (on s; t takes
+/// the next enabled wrap), each written to a descriptor of its own and sampled by `per`
+/// random requests; the magnification filter alternates.
+pub fn coverage_commands(tmu: &Tmu, per: usize, seed: u64) -> Vec<TmuCmd> {
+    let mut rng = Rng::stream(seed, 42);
+    let mut cmds = Vec::new();
+    let mut k = 0u32;
+    for f in &tmu.formats {
+        for min in &tmu.filters {
+            for (j, ws) in tmu.wraps.iter().enumerate() {
+                let wt = tmu.wraps[(j + 1) % tmu.wraps.len()];
+                let tex = k % tmu.textures;
+                let codes = [f.code(), min.code(), k % 2, ws.code(), wt.code()];
+                cmds.extend(descriptor(tmu, tex, codes, &mut rng));
+                for _ in 0..per {
+                    cmds.push(random_sample(tmu, tex, &mut rng));
+                }
+                k += 1;
+            }
         }
     }
     cmds
