@@ -22,9 +22,10 @@ fn files_f(dir: &Path) -> Vec<String> {
 }
 
 /// Lint, Yosys and Icarus on every unit and lint on every module. Yosys maps to gates
-/// (ABC) only for the embedded default: latches and multiple drivers show in the coarse
-/// half already, and mapping every preset and random config took most of this file's
-/// minutes.
+/// (ABC) only for the embedded default's handshake chain and memory arbiter: latches and
+/// multiple drivers show in the coarse half already, and mapping every unit of every
+/// preset and random config took most of this file's minutes (`benches/synth.rs` and the
+/// BENCHMARKS.md figures map the rest).
 fn check_all_tools(cfg: &Config, tag: &str) {
     check_tools(cfg, tag, false);
 }
@@ -44,7 +45,9 @@ fn check_tools(cfg: &Config, tag: &str, map_to_gates: bool) {
         // show before mapping, so it gets the coarse flow.
         // The tmu joins tex_cache and tex_filter, which get their own full runs above.
         let lanes = cfg.tmu.as_ref().map_or(1, |t| t.lanes);
-        if map_to_gates && !(unit.name == "tex_filter" && lanes > 1) && unit.name != "tmu" {
+        let small = matches!(unit.name, "hs_chain" | "mem_arb")
+            || (unit.name == "tex_filter" && lanes == 1);
+        if map_to_gates && small {
             synth(&dir, &files, &unit.top);
         } else {
             synth_coarse(&dir, &files, &unit.top);
