@@ -3,7 +3,8 @@
 //! format, filter and wrap code, disabled and unknown ones included), rotated and scaled
 //! quads, explicit LODs, NaN, infinite, huge and negative coordinates, masked lanes,
 //! descriptor rewrites between samples; random input gaps, output stalls and memory
-//! latency over several seeds; and a broken variant that must fail.
+//! latency over several seeds; every format x filter x wrap combination the presets
+//! enable, each on its own descriptor; and a broken variant that must fail.
 
 mod common;
 
@@ -111,4 +112,12 @@ fn one_lane_linear_layout_matches_the_model_and_a_broken_shift_fails() {
         ),
         "a logical shift of v must fail"
     );
+}
+
+#[test]
+fn embedded_default_one_lane_every_format_matches_the_model() {
+    // All eight formats, 10-bit weights, fp32 output, one lane (explicit LOD or 0).
+    let cfg = gpurtl::config::load(None).expect("embedded default");
+    run(&cfg, None, 1000, &[(6, 0.3, 0.3, 40)]);
+    every_combination(&cfg);
 }
