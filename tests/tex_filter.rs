@@ -29,17 +29,11 @@ fn run(
     count: usize,
     runs: &[(u64, f64, f64)],
 ) -> bool {
-    let mut design = elaborate(cfg);
-    if let Some((from, to)) = mutation {
-        let m = design
-            .modules
-            .iter_mut()
-            .find(|m| m.kind == "tex_filter")
-            .expect("tex_filter module");
-        m.text = mutate(&m.text, from, to);
-    }
-    let unit = design.unit("tex_filter").expect("tex_filter unit").clone();
-    let (dir, _) = sim::build(cfg, &design, &unit, false, &work_dir()).expect("verilates");
+    let (unit, dir) = build_unit(
+        cfg,
+        "tex_filter",
+        mutation.map(|(f, t)| ("tex_filter", f, t)),
+    );
     runs.iter().all(|&(seed, gap, stall)| {
         let r = sim::run_built(
             cfg,

@@ -26,17 +26,7 @@ fn run(
     count: usize,
     runs: &[(u64, f64, f64, u64)],
 ) -> bool {
-    let mut design = elaborate(cfg);
-    if let Some((from, to)) = mutation {
-        let m = design
-            .modules
-            .iter_mut()
-            .find(|m| m.kind == "tmu_addr")
-            .expect("tmu_addr module");
-        m.text = mutate(&m.text, from, to);
-    }
-    let unit = design.unit("tmu").expect("tmu unit").clone();
-    let (dir, _) = sim::build(cfg, &design, &unit, false, &work_dir()).expect("verilates");
+    let (unit, dir) = build_unit(cfg, "tmu", mutation.map(|(f, t)| ("tmu_addr", f, t)));
     runs.iter().all(|&(seed, gap, stall, latency)| {
         let mut opt = sim_options(count, seed, gap, stall);
         opt.mem = MemTiming {

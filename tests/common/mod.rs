@@ -99,6 +99,27 @@ pub fn mutate(text: &str, from: &str, to: &str) -> String {
     text.replacen(from, to, 1)
 }
 
+/// Builds `unit` of the config, with `from` replaced by `to` in the module of kind
+/// `kind` when a mutation is given; returns the unit and its simulator's directory.
+pub fn build_unit(
+    cfg: &Config,
+    unit: &str,
+    mutation: Option<(&str, &str, &str)>,
+) -> (gpurtl::rtl::Unit, PathBuf) {
+    let mut design = elaborate(cfg);
+    if let Some((kind, from, to)) = mutation {
+        let m = design
+            .modules
+            .iter_mut()
+            .find(|m| m.kind == kind)
+            .unwrap_or_else(|| panic!("a {kind} module"));
+        m.text = mutate(&m.text, from, to);
+    }
+    let unit = design.unit(unit).expect("the unit").clone();
+    let (dir, _) = gpurtl::sim::build(cfg, &design, &unit, false, &work_dir()).expect("verilates");
+    (unit, dir)
+}
+
 pub fn gpurtl() -> Command {
     Command::new(env!("CARGO_BIN_EXE_gpurtl"))
 }
