@@ -35,12 +35,10 @@ deps:
 	@CARGO=$(CARGO) bash scripts/install-deps.sh
 
 # Tests drive verilator, yosys and iverilog; they fail (not skip) when one is missing.
-# Three test threads on two cores: much of a co-simulation test is single-threaded
-# (Verilator's translation, Yosys, Icarus), so a third keeps both cores busy.
 test: deps
 	$(CARGO) fmt --check
 	$(CARGO) clippy --all-targets -- -D warnings
-	$(CARGO) test --release -- --test-threads=3
+	$(CARGO) test --release
 
 # Every preset is generated into a temporary directory and every module in it is linted
 # as the top module, with its default parameters, against the whole file list.

@@ -137,17 +137,62 @@ fn icarus(dir: &Path, files: &[String], top: &str) {
     );
 }
 
+/// The presets checked one test each, so that the test threads share them out.
+const PRESET_TESTS: [&str; 5] = [
+    "fpga_small.toml",
+    "seed000_ipu.toml",
+    "seed001_tmu.toml",
+    "seed002_hmgpu.toml",
+    "wide.toml",
+];
+
+fn preset_passes(file: &str) {
+    let (name, toml) = presets()
+        .into_iter()
+        .find(|(n, _)| n == file)
+        .unwrap_or_else(|| panic!("configs/{file} exists"));
+    let cfg = parse(&toml, &name);
+    check_all_tools(&cfg, &format!("tools-{name}"));
+}
+
 #[test]
-fn every_preset_passes_lint_synth_and_icarus() {
+fn every_preset_has_its_tools_test() {
     for (name, toml) in presets() {
-        // configs/default.toml is the embedded default, which the next test checks.
+        // configs/default.toml is the embedded default, which its own test checks.
         if name == "default.toml" {
             assert_eq!(toml, gpurtl::config::DEFAULT_TOML);
-            continue;
+        } else {
+            assert!(
+                PRESET_TESTS.contains(&name.as_str()),
+                "no tools test for {name}"
+            );
         }
-        let cfg = parse(&toml, &name);
-        check_all_tools(&cfg, &format!("tools-{name}"));
     }
+}
+
+#[test]
+fn preset_fpga_small_passes_lint_synth_and_icarus() {
+    preset_passes(PRESET_TESTS[0]);
+}
+
+#[test]
+fn preset_seed000_ipu_passes_lint_synth_and_icarus() {
+    preset_passes(PRESET_TESTS[1]);
+}
+
+#[test]
+fn preset_seed001_tmu_passes_lint_synth_and_icarus() {
+    preset_passes(PRESET_TESTS[2]);
+}
+
+#[test]
+fn preset_seed002_hmgpu_passes_lint_synth_and_icarus() {
+    preset_passes(PRESET_TESTS[3]);
+}
+
+#[test]
+fn preset_wide_passes_lint_synth_and_icarus() {
+    preset_passes(PRESET_TESTS[4]);
 }
 
 #[test]
@@ -182,14 +227,24 @@ fn random_config(rng: &mut Rng, i: usize) -> String {
     )
 }
 
+fn random_configs_pass(stream: u64, count: usize) {
+    let mut rng = Rng::stream(2026, stream);
+    for i in 0..count {
+        let toml = random_config(&mut rng, i);
+        let cfg = parse(&toml, &format!("random config {stream}/{i}:\n{toml}"));
+        check_all_tools(&cfg, &format!("tools-rand{stream}-{i}"));
+    }
+}
+
+// Two tests of twelve, so that the test threads share them out.
 #[test]
 fn random_valid_configs_pass_lint_synth_and_icarus() {
-    let mut rng = Rng::stream(2026, 0);
-    for i in 0..24 {
-        let toml = random_config(&mut rng, i);
-        let cfg = parse(&toml, &format!("random config {i}:\n{toml}"));
-        check_all_tools(&cfg, &format!("tools-rand{i}"));
-    }
+    random_configs_pass(0, 12);
+}
+
+#[test]
+fn more_random_valid_configs_pass_lint_synth_and_icarus() {
+    random_configs_pass(1, 12);
 }
 
 #[test]
