@@ -173,14 +173,9 @@ fn build(cfg: &Config, design: &Design, work_dir: &Path) -> (PathBuf, bool, Dura
 
 fn options(count: usize, gap: f64, stall: f64, work_dir: &Path) -> SimOptions {
     SimOptions {
-        count,
-        seed: SEED,
         gap,
         stall,
-        trace: None,
-        work_dir: work_dir.to_path_buf(),
-        mem: Default::default(),
-        workload: None,
+        ..SimOptions::new(count, SEED, work_dir.to_path_buf())
     }
 }
 

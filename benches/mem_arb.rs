@@ -144,14 +144,11 @@ fn main() {
     for (name, cfg, workload, mem, rows, gap, stall) in runs {
         let design = rtl::elaborate(cfg).expect("renders");
         let opt = SimOptions {
-            count: bursts,
-            seed: SEED,
             gap,
             stall,
-            trace: None,
-            work_dir: work.clone(),
             mem,
             workload: Some(workload.into()),
+            ..SimOptions::new(bursts, SEED, work.clone())
         };
         let r = sim::run_rows(cfg, &design, "mem_arb", &opt, rows).expect("runs");
         let r = sim::mem_arb::with_figures(r, cfg, &opt, rows);

@@ -36,16 +36,7 @@ fn cmd(op: u32, id: u32, arg: u32) -> Cmd {
 fn clocks(cfg: &Config, map: &MemMap, unit: &Unit, dir: &Path, work: &Path, cmds: &[Cmd]) -> u64 {
     let v = mem_mgr::encode(map, cmds, SEED);
     let e = model::expectation(cfg, "mem_mgr", &v, 0.0, 0.0);
-    let opt = SimOptions {
-        count: cmds.len(),
-        seed: SEED,
-        gap: 0.0,
-        stall: 0.0,
-        trace: None,
-        work_dir: work.to_path_buf(),
-        mem: Default::default(),
-        workload: None,
-    };
+    let opt = SimOptions::new(cmds.len(), SEED, work.to_path_buf());
     let r = sim::run_vectors(unit, dir, true, &opt, &v, &e).expect("runs");
     assert!(r.passed, "{:?}", r.errors);
     r.cycles - gpurtl::rtl::mem_mgr::init_clocks(map)

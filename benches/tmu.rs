@@ -182,17 +182,11 @@ fn main() {
         let mut figures = Vec::new();
         for latency in [0, 100] {
             let opt = SimOptions {
-                count: quads.len(),
-                seed: 1,
-                gap: 0.0,
-                stall: 0.0,
-                trace: None,
-                work_dir: work.clone(),
                 mem: MemTiming {
                     latency,
                     ..Default::default()
                 },
-                workload: None,
+                ..SimOptions::new(quads.len(), 1, work.clone())
             };
             let t = Instant::now();
             let run = sim::tmu::run(&cfg, &cmds, memory.clone(), &opt).expect("simulates");

@@ -152,14 +152,9 @@ fn run(text: String, n: usize, mem: MemTiming, stall: f64, exact_cycles: Option<
     let work = project_dir().join("target").join("test-sim");
     let (dir, _) = sim::build(&cfg, &design, &unit, false, &work).expect("verilates");
     let opt = SimOptions {
-        count: n,
-        seed: 3,
-        gap: 0.0,
         stall,
-        trace: None,
-        work_dir: work,
         mem,
-        workload: None,
+        ..SimOptions::new(n, 3, work)
     };
     let expect = Expectation {
         cycles: exact_cycles,

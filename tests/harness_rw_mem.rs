@@ -176,14 +176,8 @@ fn the_rust_read_write_memory_predicts_the_harness_clock_for_clock() {
             model_image.iter().map(|(a, d)| (*a, d.low_u64())).collect();
         assert_eq!(image, model_image);
         let opt = SimOptions {
-            count: 120,
-            seed,
-            gap: 0.0,
-            stall: 0.0,
-            trace: None,
-            work_dir: work.clone(),
             mem: m,
-            workload: None,
+            ..SimOptions::new(120, seed, work.clone())
         };
         let expect = Expectation {
             cycles: Some(cycles),

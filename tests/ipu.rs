@@ -14,7 +14,7 @@ use gpurtl::config::Config;
 use gpurtl::model::{self, ipu as m};
 use gpurtl::rng::Rng;
 use gpurtl::rtl::{Design, Unit};
-use gpurtl::sim::{self, SimOptions, SimReport};
+use gpurtl::sim::{self, SimReport};
 
 fn ipu_config(name: &str, reset: (&str, &str), body: &str) -> Config {
     parse(
@@ -92,16 +92,7 @@ fn run(b: &Built, stream: &m::Stream, seed: u64, gap: f64, stall: f64) -> (SimRe
     let ipu = b.cfg.ipu.as_ref().expect("ipu");
     let (v, out) = m::encode(ipu, stream, seed);
     let e = model::expectation(&b.cfg, "ipu", &v, gap, stall);
-    let opt = SimOptions {
-        count: stream.cmds.len(),
-        seed,
-        gap,
-        stall,
-        trace: None,
-        work_dir: work_dir(),
-        mem: Default::default(),
-        workload: None,
-    };
+    let opt = sim_options(stream.cmds.len(), seed, gap, stall);
     let r = sim::run_vectors(&b.unit, &b.dir, true, &opt, &v, &e).expect("runs");
     (r, out)
 }

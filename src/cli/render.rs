@@ -211,16 +211,7 @@ pub fn run(a: &RenderArgs) -> Result<u8, Failure> {
         let work_dir = SimOptions::default_work_dir();
         let (dir, cached) = sim::build(&cfg, &design, unit, false, &work_dir).map_err(failure)?;
         let e = model::expectation(&cfg, "ipu", &vectors, 0.0, 0.0);
-        let opt = SimOptions {
-            count: s.cmds.len(),
-            seed: 1,
-            gap: 0.0,
-            stall: 0.0,
-            trace: None,
-            work_dir,
-            mem: Default::default(),
-            workload: None,
-        };
+        let opt = SimOptions::new(s.cmds.len(), 1, work_dir);
         let r = sim::run_vectors(unit, &dir, cached, &opt, &vectors, &e).map_err(failure)?;
         if !r.passed {
             eprintln!(

@@ -100,17 +100,11 @@ pub fn run(
     let (mut cmds, memory) = load_texture(0, img, s);
     cmds.extend(requests);
     let opt = SimOptions {
-        count: cmds.len(),
-        seed: 1,
-        gap: 0.0,
-        stall: 0.0,
-        trace: None,
-        work_dir: SimOptions::default_work_dir(),
         mem: sim::MemTiming {
             latency: 20,
             ..Default::default()
         },
-        workload: None,
+        ..SimOptions::new(cmds.len(), 1, SimOptions::default_work_dir())
     };
     let run = sim::tmu::run(cfg, &cmds, memory, &opt).map_err(failure)?;
     if !run.report.passed {

@@ -101,6 +101,20 @@ pub struct MemTiming {
 }
 
 impl SimOptions {
+    /// `count` items from `seed`, no input gaps, no output stalls, no trace, ideal memory.
+    pub fn new(count: usize, seed: u64, work_dir: PathBuf) -> Self {
+        Self {
+            count,
+            seed,
+            gap: 0.0,
+            stall: 0.0,
+            trace: None,
+            work_dir,
+            mem: MemTiming::default(),
+            workload: None,
+        }
+    }
+
     /// `$GPURTL_SIM_DIR`, else `sim/build` under the current directory.
     pub fn default_work_dir() -> PathBuf {
         std::env::var_os("GPURTL_SIM_DIR")

@@ -42,15 +42,10 @@ pub fn run(
 ) -> Result<TmuRun, SimError> {
     let design = rtl::elaborate(cfg)?;
     let unit = super::find_unit(&design, "tmu")?.clone();
-    let tmu = cfg.tmu.as_ref().ok_or_else(|| SimError::UnknownUnit {
-        unit: "tmu".into(),
-        available: design
-            .units
-            .iter()
-            .map(|u| u.name)
-            .collect::<Vec<_>>()
-            .join(", "),
-    })?;
+    let tmu = cfg
+        .tmu
+        .as_ref()
+        .expect("a tmu unit is elaborated only with [tmu]");
     let (dir, cached) = super::build(cfg, &design, &unit, opt.trace.is_some(), &opt.work_dir)?;
     let lookups = {
         let mut m = TmuModel::new(tmu, memory.clone());

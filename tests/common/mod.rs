@@ -133,13 +133,8 @@ pub fn work_dir() -> PathBuf {
 /// trace and the unit's default workload.
 pub fn sim_options(count: usize, seed: u64, gap: f64, stall: f64) -> SimOptions {
     SimOptions {
-        count,
-        seed,
         gap,
         stall,
-        trace: None,
-        work_dir: work_dir(),
-        mem: Default::default(),
-        workload: None,
+        ..SimOptions::new(count, seed, work_dir())
     }
 }
