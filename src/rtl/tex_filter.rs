@@ -135,9 +135,9 @@ impl TexFilter {
             rsp_w: l.rsp_w,
             need_h: has(Rgb565) || has(Rgba4444) || has(Rgba5551) || has(La88),
             need_l: has(L8) || has(A8),
-            need_w5: has(Rgb565) || has(Rgba5551) || has(Dxt1),
-            need_w6: has(Rgb565) || has(Dxt1),
-            need_565: has(Rgb565) || has(Dxt1),
+            need_w5: has(Rgb565) || has(Rgba5551),
+            need_w6: has(Rgb565),
+            need_565: has(Rgb565),
             formats: tmu
                 .formats
                 .iter()

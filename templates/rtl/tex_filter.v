@@ -87,22 +87,27 @@ module {{ name }} #(
 {%- endif %}
 {%- if dxt1 %}
 
-  // (2a + b) / 3 rounded to nearest, one channel: x * 683 >> 11 is x / 3 for x < 768.
+  // A DXT1 endpoint widened by bit replication (as the S3TC reference decoder), {b, g, r}.
+  function [23:0] endpoint(input [15:0] c);
+    endpoint = {c[4:0], c[4:2], c[10:5], c[10:9], c[15:11], c[15:13]};
+  endfunction
+
+  // (2a + b) / 3 truncated, one channel: x * 683 >> 11 is x / 3 for x < 768.
   function [7:0] third(input [7:0] a, input [7:0] b);
     reg [9:0]  x;
     reg [19:0] p;
     begin
-      x     = {1'b0, a, 1'b0} + {2'b00, b} + 10'd1;
+      x     = {1'b0, a, 1'b0} + {2'b00, b};
       p     = {10'd0, x} * 20'd683;
       third = p[18:11];
     end
   endfunction
 
-  // (a + b) / 2 rounded up, one channel.
+  // (a + b) / 2 truncated, one channel.
   function [7:0] half(input [7:0] a, input [7:0] b);
     reg [8:0] x;
     begin
-      x    = {1'b0, a} + {1'b0, b} + 9'd1;
+      x    = {1'b0, a} + {1'b0, b};
       half = x[8:1];
     end
   endfunction
@@ -117,8 +122,8 @@ module {{ name }} #(
     reg [1:0]  idx;
     reg        four;  // colour 0 > colour 1: four opaque colours
     begin
-      p0   = rgb565(cw[15:0]);
-      p1   = rgb565(cw[31:16]);
+      p0   = endpoint(cw[15:0]);
+      p1   = endpoint(cw[31:16]);
       idx  = iw[{sub, 1'b0} +: 2];
       four = cw[15:0] > cw[31:16];
       pa   = idx[0] ? p1 : p0;
