@@ -4,7 +4,8 @@
 #   scripts/install-deps.sh              Debian tools + Rust check (what `make test` needs)
 #   scripts/install-deps.sh --cargo-only Rust check only (what `make` needs)
 #
-# Debian packages: verilator yosys iverilog make g++ (apt-get, as root or via sudo).
+# Debian packages: verilator yosys iverilog make g++, and libosmesa6-dev (Mesa's off-screen
+# OpenGL, the tests' second reference for the texture unit) (apt-get, as root or sudo).
 # Rust: cargo (1.88 or newer), with rustfmt and clippy for `make test`. Every crate comes
 # from crates.io through cargo; this script never installs Rust itself.
 set -euo pipefail
@@ -15,7 +16,7 @@ case "${1:-}" in
   "") ;;
   --cargo-only) cargo_only=1 ;;
   -h | --help)
-    sed -n '2,9p' "$0" | sed 's/^# \{0,1\}//'
+    sed -n '2,10p' "$0" | sed 's/^# \{0,1\}//'
     exit 0
     ;;
   *)
@@ -69,9 +70,15 @@ fi
 tools=(verilator yosys iverilog make g++)
 declare -A package=([verilator]=verilator [yosys]=yosys [iverilog]=iverilog [make]=make [g++]=g++)
 
+# Libraries, by a file each package installs.
+declare -A library=([/usr/include/GL/osmesa.h]=libosmesa6-dev)
+
 missing=()
 for t in "${tools[@]}"; do
   command -v "$t" >/dev/null 2>&1 || missing+=("${package[$t]}")
+done
+for f in "${!library[@]}"; do
+  [ -e "$f" ] || missing+=("${library[$f]}")
 done
 if [ "${#missing[@]}" -eq 0 ]; then
   exit 0
@@ -102,6 +109,9 @@ export DEBIAN_FRONTEND=noninteractive
 still=()
 for t in "${tools[@]}"; do
   command -v "$t" >/dev/null 2>&1 || still+=("$t")
+done
+for f in "${!library[@]}"; do
+  [ -e "$f" ] || still+=("${library[$f]}")
 done
 if [ "${#still[@]}" -gt 0 ]; then
   echo "install-deps: still missing after apt-get: ${still[*]}" >&2

@@ -1,6 +1,7 @@
 //! Co-simulation driver: renders the unit's glue, verilates (build cached by content
 //! hash), writes the model's vectors, runs the harness and reads its JSON report.
 
+pub mod glref;
 pub mod mem_arb;
 pub mod tmu;
 
