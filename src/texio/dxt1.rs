@@ -135,7 +135,11 @@ mod tests {
                     .collect();
                 let b = encode_block(&two);
                 for &(i, c) in &two {
-                    assert_eq!(decode(b, i), dxt1_endpoint(to565(c)), "{a:?} / {bcol:?} at {i}");
+                    assert_eq!(
+                        decode(b, i),
+                        dxt1_endpoint(to565(c)),
+                        "{a:?} / {bcol:?} at {i}"
+                    );
                 }
             }
         }
