@@ -336,14 +336,16 @@ pub fn build(
         write(&m.file_name(), &m.text)?;
         vsrcs.push(m.file_name());
     }
-    let out = Command::new("make")
-        .arg("-C")
+    let mut make = Command::new("make");
+    make.arg("-C")
         .arg(&tmp)
         .arg(format!("TOP={}", unit.top))
         .arg(format!("VSRCS={}", vsrcs.join(" ")))
-        .arg(format!("TRACE={}", u8::from(trace)))
-        .output()
-        .map_err(io("running make"))?;
+        .arg(format!("TRACE={}", u8::from(trace)));
+    if let Some(rt) = runtime(work_dir, trace, &version) {
+        make.arg(format!("RUNTIME={}", rt.display()));
+    }
+    let out = make.output().map_err(io("running make"))?;
     let log = tmp.join("build.log");
     let mut text = String::from_utf8_lossy(&out.stdout).into_owned();
     text.push_str(&String::from_utf8_lossy(&out.stderr));
@@ -359,6 +361,43 @@ pub fn build(
     let _ = fs::remove_dir_all(&dir); // an incomplete leftover, under our lock
     fs::rename(&tmp, &dir).map_err(io(format!("renaming {} into place", tmp.display())))?;
     Ok((dir, false))
+}
+
+/// Verilator's runtime objects, compiled once per Verilator version, Makefile and trace
+/// setting under `work_dir` and linked into every build after that. None when they
+/// cannot be built: each build then compiles its own, as Verilator does by default.
+fn runtime(work_dir: &Path, trace: bool, version: &str) -> Option<PathBuf> {
+    let key = format!("{version}\n{trace}\n{MAKEFILE}");
+    let dir = work_dir.join(format!("runtime-{}", &sha256_hex(key.as_bytes())[..16]));
+    let ready =
+        |d: &Path| d.join("verilated.o").is_file() && d.join("verilated_threads.o").is_file();
+    if ready(&dir) {
+        return Some(dir);
+    }
+    fs::create_dir_all(work_dir).ok()?;
+    let _lock = BuildLock::acquire(&dir.with_extension("lock")).ok()?;
+    if ready(&dir) {
+        return Some(dir);
+    }
+    let tmp = work_dir.join(format!(".runtime.tmp-{}-{}", std::process::id(), next_id()));
+    let _ = fs::remove_dir_all(&tmp);
+    fs::create_dir_all(&tmp).ok()?;
+    fs::write(tmp.join("Makefile"), MAKEFILE).ok()?;
+    let ok = Command::new("make")
+        .arg("-C")
+        .arg(&tmp)
+        .arg(format!("TRACE={}", u8::from(trace)))
+        .arg("runtime")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !ok || !ready(&tmp) {
+        let _ = fs::remove_dir_all(&tmp);
+        return None;
+    }
+    let _ = fs::remove_dir_all(tmp.join("obj"));
+    let _ = fs::remove_dir_all(&dir);
+    fs::rename(&tmp, &dir).ok()?;
+    Some(dir)
 }
 
 /// A lock file held while one process builds; removed on drop. A lock older than the
