@@ -80,9 +80,12 @@ fn sample(dir: &Path, texture: &Path, csv: &str, extra: &[&str]) -> Vec<Rgba> {
     args.extend_from_slice(extra);
     let out = gpurtl(&args);
     assert_eq!(out.status.code(), Some(0), "{args:?}\n{}", stderr(&out));
-    String::from_utf8(out.stdout)
-        .expect("utf-8 output")
-        .lines()
+    rgba_rows(&String::from_utf8(out.stdout).expect("utf-8 output"))
+}
+
+/// The rows of an `r,g,b,a` CSV.
+fn rgba_rows(text: &str) -> Vec<Rgba> {
+    text.lines()
         .map(|l| {
             let v: Vec<u8> = l.split(',').map(|x| x.parse().expect("0..255")).collect();
             [v[0], v[1], v[2], v[3]]
@@ -350,6 +353,53 @@ fn dds_mip_chain_is_read_from_the_file() {
     assert_eq!(sample(&dir, &tex, csv, &args), want);
     args.extend(["--layout", "linear"]);
     assert_eq!(sample(&dir, &tex, csv, &args), want);
+}
+
+/// `--gl`: Mesa samples the same rows; its CSV has a row per input row, within 1 LSB of
+/// the model's here (bilinear and trilinear, explicit and quad LODs, every wrap).
+#[test]
+fn gl_writes_what_mesa_samples_and_the_difference() {
+    let dir = scratch("gl");
+    let tex = dir.join("t.png");
+    write_png(&tex, 8, 8, texel);
+    let mut csv = String::new();
+    for i in 0..24 {
+        let (s, t) = (i as f32 * 0.173 - 1.3, i as f32 * 0.119 - 0.7);
+        csv += &format!("{s},{t},{}\n", (i % 5) as f32 * 0.7 - 0.3);
+        // An axis-aligned quad, 1.7 texels a step: lambda 0.77.
+        let d = 1.7 / 8.0;
+        csv += &format!(
+            "{s},{t}\n{},{t}\n{s},{}\n{},{}\n",
+            s + d,
+            t + d,
+            s + d,
+            t + d
+        );
+    }
+    let gl = dir.join("gl.csv");
+    for wrap in ["repeat", "clamp_to_edge", "mirrored_repeat"] {
+        let args = [
+            "--min-filter",
+            "linear_mipmap_linear",
+            "--wrap-s",
+            wrap,
+            "--wrap-t",
+            wrap,
+            "--gl",
+            p(&gl),
+        ];
+        let model = sample(&dir, &tex, &csv, &args);
+        let mesa = rgba_rows(&fs::read_to_string(&gl).expect("gl csv"));
+        assert_eq!(mesa.len(), model.len());
+        for (m, g) in model.iter().zip(&mesa) {
+            assert!(
+                m.iter().zip(g).all(|(a, b)| a.abs_diff(*b) <= 1),
+                "{wrap}: model {m:?}, Mesa {g:?}"
+            );
+        }
+        // Not a copy: the texture's colours, not a constant.
+        assert!(mesa.iter().any(|c| c != &mesa[0]));
+    }
 }
 
 #[test]

@@ -12,6 +12,7 @@ use crate::config::{TexLayout, Tmu};
 use crate::model::tmu::format::{Rgba8, TexFormat};
 use crate::model::tmu::lod::LOD_FRAC;
 use crate::model::tmu::sampler::{Filter, MipImage, Sampler, lod_fixed, sample_quad};
+use crate::sim::{SimOptions, glref};
 use crate::texio::{self, TextureFile, csv::Coord};
 use crate::workload::Wrap;
 
@@ -142,6 +143,11 @@ pub struct SampleArgs {
     /// quad: its rows without a LOD are sampled at LOD 0 (plus the bias).
     #[arg(long)]
     pub rtl: bool,
+    /// Also sample the rows through a real OpenGL, Mesa's softpipe (off screen, by
+    /// OSMesa), write its colours to FILE.csv and print the largest difference per channel
+    /// from the model's (rows near a level switch may differ more; see README).
+    #[arg(long, value_name = "FILE.csv")]
+    pub gl: Option<PathBuf>,
     /// With --rtl: the config whose [tmu] is run.
     #[command(flatten)]
     pub config: ConfigArg,
@@ -179,17 +185,28 @@ pub fn load_texture(
     Ok((tex, img))
 }
 
-/// Samples every row. Consecutive rows without a LOD form requests of `lanes` rows, each
+/// A quad of rows: its four (s, t), its explicit LOD, and how many rows it answers.
+#[derive(Debug, Clone, Copy)]
+pub struct RowQuad {
+    pub rows: usize,
+    pub st: [(f32, f32); 4],
+    pub lod: Option<f32>,
+}
+
+/// The quads the rows are sampled in. Consecutive rows without a LOD form requests of `lanes` rows, each
 /// split into 2x2 quads of four rows; a request cut short (by the end of the file or by
 /// a row with a LOD), and every request of fewer than four lanes, is padded to a quad by
 /// repeating its last row. A row with a LOD is sampled alone at that LOD.
-pub fn sample_rows(img: &MipImage, sampler: &Sampler, rows: &[Coord], lanes: usize) -> Vec<Rgba8> {
-    let mut out = Vec::with_capacity(rows.len());
+pub fn quads(rows: &[Coord], lanes: usize) -> Vec<RowQuad> {
+    let mut out = Vec::with_capacity(rows.len() / 4 + 1);
     let mut i = 0;
     while i < rows.len() {
         if let Some(lod) = rows[i].lod {
-            let st = [(rows[i].s, rows[i].t); 4];
-            out.push(sample_quad(img, sampler, &st, Some(lod))[0]);
+            out.push(RowQuad {
+                rows: 1,
+                st: [(rows[i].s, rows[i].t); 4],
+                lod: Some(lod),
+            });
             i += 1;
             continue;
         }
@@ -203,12 +220,50 @@ pub fn sample_rows(img: &MipImage, sampler: &Sampler, rows: &[Coord], lanes: usi
                 let r = quad.get(k).unwrap_or(&last);
                 (r.s, r.t)
             });
-            let c = sample_quad(img, sampler, &st, None);
-            out.extend_from_slice(&c[..quad.len()]);
+            out.push(RowQuad {
+                rows: quad.len(),
+                st,
+                lod: None,
+            });
         }
         i = j;
     }
     out
+}
+
+/// Samples every row, in the quads of [`quads`].
+pub fn sample_rows(img: &MipImage, sampler: &Sampler, rows: &[Coord], lanes: usize) -> Vec<Rgba8> {
+    quads(rows, lanes)
+        .iter()
+        .flat_map(|q| sample_quad(img, sampler, &q.st, q.lod)[..q.rows].to_vec())
+        .collect()
+}
+
+/// The same rows sampled by Mesa (softpipe, through OSMesa): each quad's rows by
+/// textureGrad with the quad's differences, or by textureLod.
+fn sample_rows_gl(
+    img: &MipImage,
+    sampler: &Sampler,
+    rows: &[Coord],
+    lanes: usize,
+) -> Result<Vec<Rgba8>, Failure> {
+    let q = quads(rows, lanes);
+    let samples = q
+        .iter()
+        .flat_map(|q| glref::quad_samples(&q.st, q.lod)[..q.rows].to_vec())
+        .collect();
+    let case = glref::GlCase {
+        img,
+        sampler: *sampler,
+        samples,
+    };
+    let mut got = glref::sample(
+        &[case],
+        glref::Driver::Softpipe,
+        &SimOptions::default_work_dir(),
+    )
+    .map_err(failure)?;
+    Ok(got.pop().unwrap_or_default())
 }
 
 /// The rows as requests of the unit's lanes: a row with a LOD alone, the others in
@@ -264,6 +319,30 @@ pub fn run(a: &SampleArgs) -> Result<u8, Failure> {
     } else {
         sample_rows(&img, &s, &rows, a.lanes)
     };
+    if let Some(path) = &a.gl {
+        let gl = sample_rows_gl(&img, &s, &rows, a.lanes)?;
+        texio::write_atomic(path, texio::csv::render_rgba(&gl).as_bytes()).map_err(failure)?;
+        // Against the model's quads (an RTL of fewer than four lanes has none).
+        let model = sample_rows(&img, &s, &rows, a.lanes);
+        let (max, over) = glref::compare(&gl, &model, 1);
+        eprintln!(
+            "gl: Mesa (softpipe) sampled {} row(s) into {}; largest difference per channel {},{},{},{}; {over} row(s) more than 1 LSB apart",
+            gl.len(),
+            path.display(),
+            max[0],
+            max[1],
+            max[2],
+            max[3]
+        );
+        if let Some(i) =
+            (0..gl.len()).find(|&i| glref::compare(&gl[i..=i], &colours[i..=i], 1).1 > 0)
+        {
+            eprintln!(
+                "gl: first at line {}: Mesa {:?}, the unit {:?}",
+                rows[i].line, gl[i], colours[i]
+            );
+        }
+    }
     let csv = texio::csv::render_rgba(&colours);
     match &a.out {
         Some(path) => {
