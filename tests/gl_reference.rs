@@ -214,7 +214,9 @@ fn model_matches_mesa_softpipe() {
 /// the unit holds), zoom and maps.
 const IPU: &str = "[design]\nname = \"glref\"\n[ipu]\nlanes = 1\nscale_int_bits = 8\n\
 scale_frac_bits = 16\nbias_int_bits = 8\nbias_frac_bits = 16\n\
-[ipu.zoom]\nenabled = true\nmax_line_width = 64\n";
+[ipu.zoom]\nenabled = true\nmax_line_width = 64\n\
+[ipu.pixel_map]\nenabled = true\ntable_size = 256\n\
+maps = [\"r_to_r\", \"g_to_g\", \"b_to_b\", \"a_to_a\"]\n";
 
 /// The pixels a model run wrote: (x, y, colour) from its one-lane pixel beats.
 fn written(out: &ipu::Outputs) -> Vec<Written> {
@@ -234,7 +236,7 @@ fn written(out: &ipu::Outputs) -> Vec<Written> {
 }
 
 /// glDrawPixels with glPixelTransfer scale and bias and glPixelZoom: the same pixels,
-/// within 1 LSB per channel. No zoom factor puts a column or row edge on a pixel centre
+/// within 1 LSB per channel; with glPixelMap colour maps, R and G exact. No zoom factor puts a column or row edge on a pixel centre
 /// (so not the seed's 0.5): Mesa draws a zoomed picture as a textured rectangle, and at
 /// an edge exactly on a centre its interpolated coordinate falls on either side (GL's
 /// rule is the half-open interval, which the unit follows).
@@ -309,6 +311,52 @@ fn ipu_draw_pixels_matches_mesa_softpipe() {
             maps: Vec::new(),
         });
     }
+    // Colour maps, 256 random entries each, under the identity transfer (GL's index
+    // round(c * 255) is then c's 8-bit value in both). Mesa 22 looks B up in R_TO_R and
+    // A in G_TO_G, so only R and G are compared.
+    let maps: Vec<Vec<u8>> = (0..4)
+        .map(|_| (0..256).map(|_| rng.next_u64() as u8).collect())
+        .collect();
+    let img = &images[3];
+    let run = |with_maps: bool| {
+        let mut s = ipu::Stream::default();
+        if with_maps {
+            for (ch, m) in maps.iter().enumerate() {
+                s.cmds.extend(ipu::cmd_pixelmap(ch as u32, m));
+            }
+            s.cmds.push(ipu::cmd_mapcolor(true));
+        }
+        s.cmds.extend(ipu::cmd_zoom(ipu::q16(1.3), ipu::q16(0.7)));
+        s.cmds
+            .extend(ipu::cmd_draw(0, img.width, img.height, x0, y0));
+        s.dma = img.pixels.iter().map(|p| u32::from_le_bytes(*p)).collect();
+        written(&ipu::encode(&unit, &s, 1).1)
+    };
+    let mapped = run(true);
+    let draw = GlDraw {
+        image: img,
+        x: x0 as i32,
+        y: y0 as i32,
+        zoom: (q(1.3) as f32, q(0.7) as f32),
+        scale: [1.0; 4],
+        bias: [0.0; 4],
+        maps: maps
+            .iter()
+            .enumerate()
+            .map(|(ch, m)| (ch as u32, m.iter().map(|&v| f32::from(v) / 255.0).collect()))
+            .collect(),
+    };
+    let gl_mapped = glref::draw_pixels(&[draw], Driver::Softpipe, &work_dir())
+        .expect("glref runs")
+        .remove(0);
+    let at = |v: &[Written]| v.iter().map(|&(x, y, _)| (x, y)).collect::<Vec<_>>();
+    assert_eq!(at(&gl_mapped), at(&mapped));
+    let rg = |v: &[Written]| -> Vec<Rgba8> { v.iter().map(|p| [p.2[0], p.2[1], 0, 0]).collect() };
+    let (max, over) = glref::compare(&rg(&gl_mapped), &rg(&mapped), 0);
+    assert_eq!(over, 0, "maps: R and G differ from Mesa's by up to {max:?}");
+    // The maps changed the picture: a model without them would not pass.
+    assert!(glref::compare(&rg(&gl_mapped), &rg(&run(false)), 1).1 > mapped.len() / 2);
+
     let got = glref::draw_pixels(&draws, Driver::Softpipe, &work_dir()).expect("glref runs");
     let mut worst = [0u8; 4];
     for ((g, e), d) in got.iter().zip(&expect).zip(&draws) {
