@@ -4,6 +4,7 @@
 //! latency, the cache hit rate, and how fast the model samples against Verilator.
 //!
 //! Only runs under `cargo bench --bench tmu`; under `cargo test` it prints a note.
+//! Arguments after `--` pick workloads by a part of their name.
 
 use std::path::PathBuf;
 use std::time::Instant;
@@ -171,9 +172,17 @@ fn main() {
         "| workload | quads | quads/clock, ideal memory | quads/clock, latency 100 | ratio | hit rate | line fills | bus busy, latency 100 |"
     );
     println!("|---|---|---|---|---|---|---|---|");
+    // `cargo bench --bench tmu -- dxt1` runs only the workloads whose name holds "dxt1".
+    let filters: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|a| !a.starts_with('-'))
+        .collect();
     let mut model_rate = Vec::new();
     let mut rtl_rate = Vec::new();
     for (name, format, log2, size, angle, scale, min, mag) in runs {
+        if !filters.is_empty() && !filters.iter().any(|f| name.contains(f.as_str())) {
+            continue;
+        }
         let img = texture(format, log2, 7);
         let s = sampler(min, mag, &tmu);
         let (mut cmds, memory) = load_texture(0, &img, &s);

@@ -11,7 +11,9 @@
 // out_data_o: {lane[{{ lanes }}] = {sub[4] x {{ sub_w }}, b[WBits], a[WBits], active}, format[3], blend[8], pass[2], pair,
 //              active[{{ ports }}], word address[{{ ports }}] x 30}, texel k of lane i at port 4i + k.
 //              pair: a DXT1 pass, whose block's second word is read by a second request.
-// Texel layout in memory: {{ layout }}; DXT1: 4x4 blocks of two words, row-major.
+// Texel layout in memory: {{ layout }}; DXT1: 4x4 blocks of two words, in 2x2 groups of
+// blocks (row-major in a group, groups row-major; a level one block wide or tall is a row),
+// so a footprint's blocks fall in distinct cache banks.
 // Stages: coordinates, then addresses, skid registers after each; one pass per clock.
 // Combinational paths: none between ports.
 module {{ name }} #(
@@ -31,7 +33,7 @@ module {{ name }} #(
   localparam integer Ports  = 4 * Lanes;
   localparam integer LanesW = 65 * Lanes;
   localparam integer SubW   = {{ sub_w }};
-  localparam integer MetaW  = 1 + 2 + 8 + 3 + 4 + 30 + 1;  // pair, pass, blend, format, lw, base, linear
+  localparam integer MetaW  = 1 + 2 + 8 + 3 + 4 + 30 + 1 + 4;  // pair, pass, blend, format, lw, base, linear, lh
   localparam integer CLaneW = 1 + 2 * WBits + 4 * 15;        // active, a, b, i0s, i1s, i0t, i1t
   localparam integer C1W    = MetaW + Lanes * CLaneW;
   localparam integer SLaneW = 1 + 2 * WBits + 4 * SubW;
@@ -145,7 +147,7 @@ module {{ name }} #(
     .{{ rst.port }}{{ rst.pad }} ({{ rst.port }}),
     .in_valid_i  (in_valid_i),
     .in_ready_o  (c_ready),
-    .in_data_i   ({c_lanes, linear, level[37:8], lw, format, blend, pass, pair}),
+    .in_data_i   ({c_lanes, lh, linear, level[37:8], lw, format, blend, pass, pair}),
     .out_valid_o (c_valid),
     .out_ready_i (c_out_ready),
     .out_data_o  (c_data)
@@ -157,7 +159,10 @@ module {{ name }} #(
   wire [3:0]  c_lw     = c_data[14 +: 4];
   wire [29:0] c_base   = c_data[18 +: 30];
   wire        c_linear = c_data[48];
+  wire [3:0]  c_lh     = c_data[49 +: 4];
   wire [3:0]  tile_sh  = (c_lw > 4'd2) ? c_lw - 4'd2 : 4'd0;
+  // DXT1 blocks in 2x2 groups when the level is at least two blocks each way.
+  wire        grouped  = (c_lw > 4'd2) & (c_lh > 4'd2);
   // log2 of the texels in a word: 32, 16 or 8 bits a texel.
   wire [1:0]  per_sh   = (c_format == 3'd0) ? 2'd0
                        : (c_format == 3'd4 || c_format == 3'd6) ? 2'd2 : 2'd1;
@@ -182,12 +187,19 @@ module {{ name }} #(
         wire [29:0] tile     = ({17'd0, v[14:2]} << tile_sh) + {17'd0, u[14:2]};
         /* verilator lint_on UNUSEDSIGNAL */
         wire [3:0]  in_tile  = {v[1:0], u[1:0]};
+        // The DXT1 block's index (sampler::dxt1_block): a group is 4 blocks, a row of
+        // groups 2 x 2^tile_sh blocks.
+        /* verilator lint_off UNUSEDSIGNAL */
+        wire [29:0] block    = grouped ? (({18'd0, v[14:3]} << (tile_sh + 4'd1)) + {16'd0, u[14:3], 2'b00}
+                                          + {28'd0, v[2], u[2]})
+                                       : tile;
+        /* verilator lint_on UNUSEDSIGNAL */
 {%- if tiled %}
         wire [29:0] index    = {tile[25:0], in_tile};
 {%- else %}
         wire [29:0] index    = ({15'd0, v} << c_lw) + {15'd0, u};
 {%- endif %}
-        wire [29:0] word     = (c_format == 3'd7) ? {tile[28:0], 1'b0} : (index >> per_sh);
+        wire [29:0] word     = (c_format == 3'd7) ? {block[28:0], 1'b0} : (index >> per_sh);
         // SubW bits of it reach the filter: enough for every enabled format.
         /* verilator lint_off UNUSEDSIGNAL */
         wire [3:0]  sub      = (c_format == 3'd7) ? in_tile : (index[3:0] & ((4'd1 << per_sh) - 4'd1));
