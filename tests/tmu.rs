@@ -121,5 +121,5 @@ fn eight_lanes_two_quads_with_their_own_lods_match_the_model() {
     // Two quads a request: each its own LOD, levels and trilinear passes (a request takes
     // the larger pass count; the other quad skips the second pass's reads).
     let cfg = parse(EIGHT_LANES_TOML, "eight lanes");
-    run(&cfg, None, 600, &[(7, 0.3, 0.3, 40)]);
+    run(&cfg, None, 600, &[(7, 0.3, 0.3, 40), (8, 0.1, 0.5, 100)]);
 }

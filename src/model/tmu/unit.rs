@@ -587,3 +587,48 @@ pub fn load_texture(tex: u32, img: &MipImage, sampler: &Sampler) -> (Vec<TmuCmd>
     });
     (cmds, memory)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tmu(lanes: u32) -> Tmu {
+        let text = format!(
+            "[design]\nname = \"t\"\n[tmu]\nlanes = {lanes}\n[tmu.cache]\nsize_bytes = 2048\n\
+             line_bytes = 256\nways = 8\nbanks = 16\nports = {}\nmshr_entries = 8\n\
+             replacement = \"lru\"\nbus_bits = 64\nlayout = \"tiled4x4\"\nqueue_depth = 16\n",
+            4 * lanes
+        );
+        crate::config::parse(&text, "test")
+            .expect("valid")
+            .tmu
+            .expect("a tmu")
+    }
+
+    #[test]
+    fn eight_lanes_sample_as_two_four_lane_quads() {
+        let (t8, t4) = (tmu(8), tmu(4));
+        let mut m8 = TmuModel::new(&t8, Memory::new());
+        let mut m4 = TmuModel::new(&t4, Memory::new());
+        for c in random_commands(&t8, 3000, 5) {
+            let TmuCmd::Sample { tex, lod, lanes } = &c else {
+                m8.step(&c);
+                m4.step(&c);
+                continue;
+            };
+            let got = m8.step(&c).expect("a sample answers");
+            let quads: Vec<Rgba8> = lanes
+                .chunks(4)
+                .flat_map(|q| {
+                    let half = TmuCmd::Sample {
+                        tex: *tex,
+                        lod: *lod,
+                        lanes: q.to_vec(),
+                    };
+                    m4.step(&half).expect("a sample answers")
+                })
+                .collect();
+            assert_eq!(got, quads, "{c:?}");
+        }
+    }
+}
