@@ -121,5 +121,19 @@ fn eight_lanes_two_quads_with_their_own_lods_match_the_model() {
     // Two quads a request: each its own LOD, levels and trilinear passes (a request takes
     // the larger pass count; the other quad skips the second pass's reads).
     let cfg = parse(EIGHT_LANES_TOML, "eight lanes");
-    run(&cfg, None, 600, &[(7, 0.3, 0.3, 40), (8, 0.1, 0.5, 100)]);
+    let runs = [(7, 0.3, 0.3, 40), (8, 0.1, 0.5, 100)];
+    run(&cfg, None, 600, &runs);
+    // Quads whose pass counts differ do occur: a unit that takes quad 0's alone fails.
+    assert!(
+        !run(
+            &cfg,
+            Some((
+                "wire        trilin  = |tris;",
+                "wire        trilin  = tris[0];"
+            )),
+            600,
+            &runs
+        ),
+        "quad 1's trilinear pass must be needed"
+    );
 }
