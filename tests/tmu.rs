@@ -112,11 +112,11 @@ fn embedded_default_one_lane_every_format_matches_the_model() {
     every_combination(&cfg);
 }
 
-/// Not in the default run: its simulator build alone takes about 70 s of CPU (a 32-port
-/// cache and 8 filter lanes), which CI's 20-minute budget has no room for. Run it with
-/// `cargo test --release --test tmu -- --ignored`.
+/// Not in the default run: its two simulator builds (the unit and a broken one) take
+/// about 2 minutes of CPU (a 32-port cache and 8 filter lanes), which CI's 20-minute
+/// budget has no room for. Run it with `cargo test --release --test tmu -- --ignored`.
 #[test]
-#[ignore = "a fresh Verilator build of 8 lanes costs about 70 s of CPU; run with --ignored"]
+#[ignore = "two fresh Verilator builds of 8 lanes, about 2 minutes; run with --ignored"]
 fn eight_lanes_two_quads_with_their_own_lods_match_the_model() {
     // Two quads a request: each its own LOD, levels and trilinear passes (a request takes
     // the larger pass count; the other quad skips the second pass's reads).
