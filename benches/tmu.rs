@@ -4,6 +4,7 @@
 //! latency, the cache hit rate, and how fast the model samples against Verilator.
 //!
 //! Only runs under `cargo bench --bench tmu`; under `cargo test` it prints a note.
+//! Arguments after `--` pick workloads by a part of their name.
 
 use std::path::PathBuf;
 use std::time::Instant;
@@ -28,6 +29,48 @@ fn bench_config() -> Config {
         "bench",
     )
     .expect("valid bench config")
+}
+
+/// The same organisation with 8 lanes (two quads a request) and 32 cache ports.
+fn bench_config_8() -> Config {
+    config::parse(
+        "[design]\nname = \"bench_tmu8\"\nmodule_prefix = \"b8_\"\n[tmu]\nlanes = 8\n\
+         [tmu.cache]\nsize_bytes = 16384\nline_bytes = 256\nways = 4\nbanks = 16\nports = 32\n\
+         mshr_entries = 8\nreplacement = \"lru\"\nbus_bits = 128\nlayout = \"tiled4x4\"\n\
+         queue_depth = 256\n",
+        "bench",
+    )
+    .expect("valid bench config")
+}
+
+/// Pairs of consecutive quads as 8-lane requests (the raster's horizontal neighbours).
+fn pairs(quads: &[TmuCmd]) -> Vec<TmuCmd> {
+    quads
+        .chunks(2)
+        .map(|pair| {
+            let lanes = pair
+                .iter()
+                .cycle()
+                .take(2)
+                .enumerate()
+                .flat_map(|(k, q)| match q {
+                    TmuCmd::Sample { lanes, .. } => lanes
+                        .iter()
+                        .map(|l| Lane {
+                            active: l.active && k < pair.len(),
+                            ..*l
+                        })
+                        .collect::<Vec<_>>(),
+                    TmuCmd::Write { .. } => Vec::new(),
+                })
+                .collect();
+            TmuCmd::Sample {
+                tex: 0,
+                lod: None,
+                lanes,
+            }
+        })
+        .collect()
 }
 
 /// A random texture with a full mip chain.
@@ -171,9 +214,17 @@ fn main() {
         "| workload | quads | quads/clock, ideal memory | quads/clock, latency 100 | ratio | hit rate | line fills | bus busy, latency 100 |"
     );
     println!("|---|---|---|---|---|---|---|---|");
+    // `cargo bench --bench tmu -- dxt1` runs only the workloads whose name holds "dxt1".
+    let filters: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|a| !a.starts_with('-'))
+        .collect();
     let mut model_rate = Vec::new();
     let mut rtl_rate = Vec::new();
     for (name, format, log2, size, angle, scale, min, mag) in runs {
+        if !filters.is_empty() && !filters.iter().any(|f| name.contains(f.as_str())) {
+            continue;
+        }
         let img = texture(format, log2, 7);
         let s = sampler(min, mag, &tmu);
         let (mut cmds, memory) = load_texture(0, &img, &s);
@@ -213,6 +264,58 @@ fn main() {
             slow.fills,
             100.0 * slow.report.memory.first().map_or(0.0, |m| m.utilization)
         );
+    }
+    // 8 lanes: the raster's quads in horizontal pairs, a request each.
+    let cfg8 = bench_config_8();
+    let tmu8 = cfg8.tmu.clone().expect("tmu");
+    let mut header = false;
+    for (name, format, log2, size, angle, scale, min, mag) in runs {
+        let name = format!("8 lanes, {name}");
+        if !filters.is_empty() && !filters.iter().any(|f| name.contains(f.as_str())) {
+            continue;
+        }
+        if !header {
+            println!();
+            println!("## tmu: 8 lanes (two quads a request), 32 ports, otherwise the same");
+            println!();
+            println!(
+                "| workload | quads | requests | quads/clock, ideal memory | quads/clock, latency 100 | hit rate |"
+            );
+            println!("|---|---|---|---|---|---|");
+            header = true;
+        }
+        let img = texture(format, log2, 7);
+        let s = sampler(min, mag, &tmu8);
+        let (mut cmds, memory) = load_texture(0, &img, &s);
+        let quads = view(size, log2, angle, scale);
+        let requests = pairs(&quads);
+        cmds.extend(requests.iter().cloned());
+        let mut rates = Vec::new();
+        let mut hit = 0.0;
+        for latency in [0, 100] {
+            let opt = SimOptions {
+                mem: MemTiming {
+                    latency,
+                    ..Default::default()
+                },
+                ..SimOptions::new(requests.len(), 1, work.clone())
+            };
+            let run = sim::tmu::run(&cfg8, &cmds, memory.clone(), &opt).expect("simulates");
+            assert!(run.report.passed, "{name}: {:?}", run.report.errors);
+            rates.push(quads.len() as f64 / run.report.cycles.max(1) as f64);
+            hit = run.hit_rate();
+        }
+        println!(
+            "| {name} | {} | {} | {:.3} | {:.3} | {:.4} |",
+            quads.len(),
+            requests.len(),
+            rates[0],
+            rates[1],
+            hit
+        );
+    }
+    if model_rate.is_empty() {
+        return;
     }
     let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len() as f64;
     println!();

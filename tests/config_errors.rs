@@ -675,12 +675,12 @@ fn cases(many_stages: &str) -> Vec<Case> {
             Some("1..=16"),
         ),
         case(
-            "tmu_eight_lanes",
-            &with_tmu(&["lanes = 8"]),
+            "tmu_three_lanes",
+            &with_tmu(&["lanes = 3"]),
             Some("tmu.lanes"),
             (4, 9),
-            "lanes 8 is not allowed",
-            Some("1, 2 or 4"),
+            "lanes 3 is not allowed",
+            Some("1, 2, 4 or 8"),
         ),
         // --- [ipu]
         case(

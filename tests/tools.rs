@@ -196,6 +196,44 @@ fn preset_wide_passes_lint_synth_and_icarus() {
 }
 
 #[test]
+fn eight_lane_tmu_passes_lint_latch_check_and_icarus() {
+    // The whole flow (check_all_tools) would synthesize a 32-port cache and 8 filter
+    // lanes three times, minutes of CI; the 8-lane structure is in tmu_lod, tmu_addr and
+    // tex_filter's per-quad weights, which get Yosys's processes (latches, multiple
+    // drivers show there) and lint each, and the whole unit lint and Icarus.
+    let cfg = parse(EIGHT_LANES_TOML, "eight lanes");
+    let (dir, design) = generate(&cfg, "tools-tmu8");
+    let unit = design.unit("tmu").expect("tmu unit");
+    let files: Vec<String> = design
+        .unit_modules(unit)
+        .iter()
+        .map(|m| m.file_name())
+        .collect();
+    lint(&dir, &files, &unit.top);
+    icarus(&dir, &files, &unit.top);
+    for kind in ["tmu_lod", "tmu_addr", "tex_filter"] {
+        let m = design
+            .modules
+            .iter()
+            .find(|m| m.kind == kind)
+            .unwrap_or_else(|| panic!("a {kind} module"));
+        let deps: Vec<String> = design
+            .modules
+            .iter()
+            .filter(|d| d.name == m.name || m.instantiates.contains(&d.name))
+            .map(|d| d.file_name())
+            .collect();
+        lint(&dir, &deps, &m.name);
+        yosys_check(
+            &dir,
+            &deps,
+            &m.name,
+            "hierarchy -check -top {top}; proc; opt_clean",
+        );
+    }
+}
+
+#[test]
 fn embedded_default_passes_lint_synth_and_icarus() {
     let cfg = gpurtl::config::load(None).expect("embedded default validates");
     check_tools(&cfg, "tools-default", true);

@@ -98,9 +98,9 @@ pub struct DrawArgs {
     /// Output PNG.
     #[arg(long, short = 'o', value_name = "FILE.png")]
     pub out: PathBuf,
-    /// Also draw through the config's `tmu` RTL in Verilator (a 4-lane unit: one quad a
-    /// request), fail if it differs from the model, and print quads per clock and the
-    /// cache hit rate.
+    /// Also draw through the config's `tmu` RTL in Verilator (a 4- or 8-lane unit: one
+    /// or two quads a request), fail if it differs from the model, and print requests per
+    /// clock and the cache hit rate.
     #[arg(long)]
     pub rtl: bool,
     /// With --rtl: the config whose [tmu] is run (e.g. configs/seed001_tmu.toml).
@@ -176,29 +176,44 @@ pub fn run(a: &DrawArgs) -> Result<u8, Failure> {
     }
     let colours: Vec<[Rgba8; 4]> = if a.rtl {
         let (cfg, tmu) = tmu_rtl::tmu_for(&a.config, &img, &s)?;
-        if tmu.lanes != 4 {
+        if tmu.lanes < 4 {
             return Err(usage(anyhow!(
-                "error: draw --rtl needs a 4-lane tmu (one 2x2 quad a request); the config's has {} (configs/seed001_tmu.toml has 4)",
+                "error: draw --rtl needs a tmu of 4 or 8 lanes (2x2 quads a request); the config's has {} (configs/seed001_tmu.toml has 4)",
                 tmu.lanes
             )));
         }
-        let requests = quads
+        // One quad a request at 4 lanes, two at 8 (the last request's missing quad is
+        // a masked copy of its first).
+        let per = (tmu.lanes / 4) as usize;
+        let groups: Vec<_> = quads.chunks(per).collect();
+        let requests = groups
             .iter()
-            .map(|(_, write, st)| TmuCmd::Sample {
+            .map(|group| TmuCmd::Sample {
                 tex: 0,
                 lod: None,
-                lanes: (0..4)
-                    .map(|k| Lane {
-                        s: st[k].0,
-                        t: st[k].1,
-                        active: write[k],
+                lanes: (0..4 * per)
+                    .map(|k| {
+                        let (_, write, st) = group.get(k / 4).unwrap_or(&group[0]);
+                        Lane {
+                            s: st[k % 4].0,
+                            t: st[k % 4].1,
+                            active: k / 4 < group.len() && write[k % 4],
+                        }
                     })
                     .collect(),
             })
             .collect();
         let (got, run) = tmu_rtl::run(&cfg, &tex, &img, &s, requests)?;
         println!("{}", tmu_rtl::summary(&run));
-        got.iter().map(|c| [c[0], c[1], c[2], c[3]]).collect()
+        got.iter()
+            .zip(&groups)
+            .flat_map(|(c, group)| {
+                c.chunks(4)
+                    .take(group.len())
+                    .map(|q| [q[0], q[1], q[2], q[3]])
+                    .collect::<Vec<_>>()
+            })
+            .collect()
     } else {
         quads
             .iter()

@@ -194,8 +194,7 @@ impl Filter {
     }
 }
 
-pub const LANES_ALLOWED: &str =
-    "1, 2 or 4 (4 = one 2x2 quad), and tmu.cache.ports = 4 * lanes (default: ports / 4)";
+pub const LANES_ALLOWED: &str = "1, 2, 4 or 8 (4 = one 2x2 quad, 8 = two), and tmu.cache.ports = 4 * lanes (default: ports / 4)";
 pub const TEXTURES_ALLOWED: &str = "an integer in 1..=16 (default 6)";
 pub const MIP_LEVELS_ALLOWED: &str =
     "an integer in 1..=16 (default 12; the largest texture side is 2^(mip_levels - 1))";
@@ -324,6 +323,12 @@ impl Tmu {
     pub fn has_format(&self, f: TexFormat) -> bool {
         self.formats.contains(&f)
     }
+
+    /// 2x2 quads per request, each with its own LOD: lanes / 4, and one (without LOD
+    /// from differences) below 4 lanes.
+    pub fn quads(&self) -> u32 {
+        (self.lanes / 4).max(1)
+    }
 }
 
 impl TmuSection {
@@ -331,7 +336,7 @@ impl TmuSection {
         let before = errs.len();
         let cache = self.cache.validate(errs);
         let lanes = self.lanes.unwrap_or(self.cache.ports / 4);
-        if !matches!(lanes, 1 | 2 | 4) {
+        if !matches!(lanes, 1 | 2 | 4 | 8) {
             errs.push(Invalid::at(
                 &path(&["tmu", "lanes"]),
                 format!("lanes {lanes} is not allowed"),

@@ -39,7 +39,8 @@ pub struct LaneIn {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FilterReq {
     pub pass: u32,
-    pub f: u32,
+    /// The trilinear weight of each quad of 4 lanes (one for fewer lanes).
+    pub f: Vec<u32>,
     pub format: u32,
     pub lanes: Vec<LaneIn>,
 }
@@ -83,7 +84,10 @@ impl FilterModel {
                     self.acc[l] = sum;
                     [0; 4]
                 }
-                PASS_SECOND => trilinear(self.acc[l], sum, req.f, LOD_FRAC, bits),
+                PASS_SECOND => {
+                    let f = req.f.get(l / 4).copied().unwrap_or(0);
+                    trilinear(self.acc[l], sum, f, LOD_FRAC, bits)
+                }
                 _ => round(sum, 2 * bits),
             };
             out.push(if lane.active { c } else { [0; 4] });
@@ -111,8 +115,10 @@ pub fn encode_req(l: &FilterLayout, req: &FilterReq) -> Bits {
     }
     let top = l.lanes * l.lane_w;
     b.set_field(top, 3, u64::from(req.format));
-    b.set_field(top + 3, 8, u64::from(req.f));
-    b.set_field(top + 11, 2, u64::from(req.pass));
+    for (q, f) in req.f.iter().enumerate() {
+        b.set_field(top + 3 + 8 * q as u32, 8, u64::from(*f));
+    }
+    b.set_field(top + 3 + 8 * l.quads, 2, u64::from(req.pass));
     b
 }
 
@@ -192,7 +198,9 @@ pub fn random_requests(tmu: &Tmu, count: usize, seed: u64) -> Vec<FilterReq> {
             .collect();
         out.push(FilterReq {
             pass,
-            f: (rng.next_u64() % 256) as u32,
+            f: (0..l.quads)
+                .map(|_| (rng.next_u64() % 256) as u32)
+                .collect(),
             format,
             lanes,
         });

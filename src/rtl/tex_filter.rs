@@ -54,6 +54,8 @@ pub struct TexFilter {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct FilterLayout {
     pub lanes: u32,
+    /// Quads of 4 lanes (at least one), each with its own trilinear weight f.
+    pub quads: u32,
     pub wbits: u32,
     pub sub_w: u32,
     pub dxt1: bool,
@@ -84,12 +86,14 @@ impl FilterLayout {
         };
         Self {
             lanes: tmu.lanes,
+            quads: tmu.quads(),
             wbits: tmu.weight_bits,
             sub_w,
             dxt1,
             tex_w,
             lane_w,
-            req_w: tmu.lanes * lane_w + 13,
+            // pass, f per quad, format
+            req_w: tmu.lanes * lane_w + 5 + 8 * tmu.quads(),
             out_lane_w,
             rsp_w: tmu.lanes * out_lane_w,
         }

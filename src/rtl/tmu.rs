@@ -32,9 +32,13 @@ pub const CTRL_FIELDS: [(&str, u32, u32); 8] = [
     ("log2_height", 15, 4),
     ("last_level", 19, 4),
 ];
-/// Bits of a plan besides its lanes: blend, tri, linear, format, two wraps, two levels'
-/// {lw, lh, base}.
-const PLAN_META_W: u32 = 8 + 1 + 1 + 3 + 2 + 2 + 2 * (4 + 4 + 30);
+/// Bits of a plan besides its lanes: format, two wraps, then per quad its
+/// [`PLAN_QUAD_W`] bits.
+const PLAN_META_W: u32 = 3 + 2 + 2;
+/// A quad's part of a plan: blend, tri, linear, two levels' {lw, lh, base}.
+const PLAN_QUAD_W: u32 = 8 + 1 + 1 + 2 * (4 + 4 + 30);
+/// A quad's part of a pass in `tmu_addr` between its stages: lw, lh, base, linear, skip.
+const PASS_QUAD_W: u32 = 4 + 4 + 30 + 1 + 1;
 
 fn clog2(x: u32) -> u32 {
     32 - (x.max(1) - 1).leading_zeros()
@@ -92,6 +96,8 @@ pub struct TmuLod {
     pub skid: String,
     pub fixed: String,
     pub lanes: u32,
+    pub quads: u32,
+    pub plan_quad_w: u32,
     pub textures: u32,
     pub mip_levels: u32,
     pub max_log2: u32,
@@ -122,6 +128,9 @@ pub struct TmuAddr {
     pub skid: String,
     pub fixed: String,
     pub lanes: u32,
+    pub quads: u32,
+    pub plan_quad_w: u32,
+    pub pass_quad_w: u32,
     pub ports: u32,
     pub wbits: u32,
     pub sub_w: u32,
@@ -149,6 +158,7 @@ pub struct TmuTop {
     pub filter: String,
     pub fifo: String,
     pub lanes: u32,
+    pub quads: u32,
     pub wbits: u32,
     pub sub_w: u32,
     pub plan_w: u32,
@@ -189,9 +199,11 @@ impl<'a> TmuUnit<'a> {
         let (ctx, tmu) = (self.ctx, self.tmu);
         let layout = TmuLayout::new(tmu);
         let fl = FilterLayout::new(tmu);
-        let plan_w = tmu.lanes * LANE_W + PLAN_META_W;
+        let quads = tmu.quads();
+        let plan_w = tmu.lanes * LANE_W + PLAN_META_W + quads * PLAN_QUAD_W;
         let s_lane_w = 1 + 2 * tmu.weight_bits + 4 * fl.sub_w;
-        let side_w = 14 + tmu.lanes * s_lane_w;
+        // pair, pass, blend per quad, format, lanes
+        let side_w = 6 + 8 * quads + tmu.lanes * s_lane_w;
         let ports = 4 * tmu.lanes;
         let pass_w = side_w + ports * 31;
         let (nearest, linear) = (
@@ -234,6 +246,8 @@ impl<'a> TmuUnit<'a> {
             skid: skid.clone(),
             fixed: fixed.clone(),
             lanes: tmu.lanes,
+            quads,
+            plan_quad_w: PLAN_QUAD_W,
             textures: tmu.textures,
             mip_levels: tmu.mip_levels,
             max_log2: tmu.mip_levels - 1,
@@ -244,7 +258,7 @@ impl<'a> TmuUnit<'a> {
             // Samples in flight: two in each of at most nine skid registers.
             infl_w: 5,
             lod,
-            quad_lod: lod && tmu.lanes == 4,
+            quad_lod: lod && tmu.lanes >= 4,
             filter_mask: mask(8, |i| {
                 Filter::ALL.get(i).is_some_and(|f| tmu.filters.contains(f))
             }),
@@ -265,6 +279,9 @@ impl<'a> TmuUnit<'a> {
             skid: skid.clone(),
             fixed: fixed.clone(),
             lanes: tmu.lanes,
+            quads,
+            plan_quad_w: PLAN_QUAD_W,
+            pass_quad_w: PASS_QUAD_W,
             ports,
             wbits: tmu.weight_bits,
             sub_w: fl.sub_w,
@@ -323,6 +340,7 @@ impl<'a> TmuUnit<'a> {
             filter: filter.name.clone(),
             fifo: ctx.module_name("hs_fifo"),
             lanes: tmu.lanes,
+            quads,
             wbits: tmu.weight_bits,
             sub_w: fl.sub_w,
             plan_w,

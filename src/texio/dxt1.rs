@@ -17,6 +17,7 @@
 //! the luminance axis come back within the palette's steps.
 
 use crate::model::tmu::format::{Rgba8, decode_dxt1};
+use crate::model::tmu::sampler::dxt1_block;
 
 use super::Image;
 use super::mip::narrow;
@@ -98,6 +99,23 @@ pub fn encode_image(img: &Image) -> Vec<u32> {
     words
 }
 
+/// A level's blocks from the file order (row-major, two words a block, as DDS and
+/// [`encode_image`] give them) to the order the unit reads them from memory
+/// ([`dxt1_block`]), for a level `width` x `height` texels.
+pub fn to_memory_order(words: &[u32], width: u32, height: u32) -> Vec<u32> {
+    let (lw, lh) = (width.trailing_zeros(), height.trailing_zeros());
+    let (bx, by) = (width.div_ceil(4), height.div_ceil(4));
+    let mut out = vec![0u32; words.len()];
+    for j in 0..by {
+        for i in 0..bx {
+            let from = 2 * (j * bx + i) as usize;
+            let to = 2 * dxt1_block(lw, lh, i, j) as usize;
+            out[to..to + 2].copy_from_slice(&words[from..from + 2]);
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -105,6 +123,34 @@ mod tests {
 
     fn decode(block: [u32; 2], pos: u32) -> Rgba8 {
         decode_dxt1(block[0], block[1], pos)
+    }
+
+    #[test]
+    fn memory_order_reads_back_through_the_sampler_fetch() {
+        use crate::config::TexLayout;
+        use crate::model::tmu::sampler::MipImage;
+        // 16x8: 4x2 blocks, each of one colour, so the block a texel reads is visible.
+        let mut img = Image::new(16, 8);
+        for y in 0..8 {
+            for x in 0..16 {
+                img.set(x, y, [(x / 4 * 60) as u8, (y / 4 * 200) as u8, 0, 255]);
+            }
+        }
+        let file = encode_image(&img);
+        let mip = MipImage {
+            format: crate::model::tmu::format::TexFormat::Dxt1,
+            layout: TexLayout::Tiled4x4,
+            log2_width: 4,
+            log2_height: 3,
+            levels: vec![to_memory_order(&file, 16, 8)],
+        };
+        for y in 0..8 {
+            for x in 0..16 {
+                let blk = (y / 4 * 4 + x / 4) as usize;
+                let want = decode([file[2 * blk], file[2 * blk + 1]], (y % 4) * 4 + x % 4);
+                assert_eq!(mip.fetch(0, x, y), want, "({x},{y})");
+            }
+        }
     }
 
     #[test]

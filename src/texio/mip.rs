@@ -81,7 +81,7 @@ pub fn pack(format: TexFormat, c: Rgba8) -> u32 {
 /// One level stored in `format` and `layout`: `MipImage::level_words` words, padding 0.
 pub fn encode(img: &Image, format: TexFormat, layout: TexLayout) -> Vec<u32> {
     if format == TexFormat::Dxt1 {
-        return dxt1::encode_image(img);
+        return dxt1::to_memory_order(&dxt1::encode_image(img), img.width, img.height);
     }
     let (lw, lh) = (img.width.trailing_zeros(), img.height.trailing_zeros());
     let mut words = vec![0u32; MipImage::level_words(format, lw, lh)];

@@ -58,8 +58,8 @@ pub struct TextureFile {
     pub format: TexFormat,
     /// The full mip chain down to 1x1, as RGBA8: the file's levels, then generated ones.
     pub levels: Vec<Image>,
-    /// For a DXT1 file, its blocks per level (two words each, as `MipImage` holds them),
-    /// so that sampling it as dxt1 reads the file's own blocks.
+    /// For a DXT1 file, its blocks per level (two words each, row-major as the file
+    /// holds them), so that sampling it as dxt1 reads the file's own blocks.
     pub dxt1: Option<Vec<Vec<u32>>>,
     /// How many levels came from the file; the rest are box-filtered from the last one.
     pub file_levels: usize,
@@ -78,7 +78,11 @@ impl TextureFile {
     /// A DXT1 file stored as dxt1 keeps its blocks; anything else is converted from RGBA8.
     pub fn to_mip_image(&self, format: TexFormat, layout: TexLayout) -> MipImage {
         let levels = match (&self.dxt1, format) {
-            (Some(blocks), TexFormat::Dxt1) => blocks.clone(),
+            (Some(blocks), TexFormat::Dxt1) => blocks
+                .iter()
+                .zip(&self.levels)
+                .map(|(b, img)| dxt1::to_memory_order(b, img.width, img.height))
+                .collect(),
             _ => self
                 .levels
                 .iter()

@@ -9,10 +9,12 @@
 // t00 (W-a)(W-b) + t10 a (W-b) + t01 (W-a) b + t11 a b with W = 2^{{ wbits }}, computed as two
 // horizontal and one vertical blend, and rounded once. Trilinear is two requests: the
 // first (pass 1) is held in the accumulator, the second (pass 2) is blended with it by
-// weight f (8 bits) and rounded once; pass 0 (and 3) is a single-level sample.
+// weight f (8 bits, one per quad of 4 lanes: two quads at 8 lanes have their own LODs)
+// and rounded once; pass 0 (and 3) is a single-level sample.
 // See src/model/tmu/filter.rs and format.rs, which this matches bit for bit.
 //
-// req_data_i: {pass[1:0], f[7:0], format[2:0], lane[{{ lanes }}]}, lane 0 lowest; a lane is
+// req_data_i: {pass[1:0], f[Quads] x 8, format[2:0], lane[{{ lanes }}]}, lane 0 and quad 0 lowest;
+//             Quads = (Lanes + 3) / 4, lanes 4q to 4q + 3 blend by f of quad q; a lane is
 //             {texel[4], b, a, active}, active lowest; a texel is {% if dxt1 %}{aux[31:0], {% else %}{{ "{" }}{% endif %}word[31:0], sub[{{ sub_w - 1 }}:0]}:
 //             word is the cache word holding the texel, sub its index in the word{% if dxt1 %}
 //             (for DXT1: word = colours, aux = indices, sub = 4y + x in the block){% endif %}.
@@ -29,7 +31,7 @@ module {{ name }} #(
   input  wire                                   {{ rst.port }},
   input  wire                                   req_valid_i,
   output wire                                   req_ready_o,
-  input  wire [Lanes * (2 * WBits + {{ lane_fixed }}) + 12:0] req_data_i,
+  input  wire [Lanes * (2 * WBits + {{ lane_fixed }}) + 8 * ((Lanes + 3) / 4) + 4:0] req_data_i,
   output wire                                   rsp_valid_o,
   input  wire                                   rsp_ready_i,
   output wire [Lanes * {{ out_lane_w }} - 1:0]              rsp_data_o
@@ -38,16 +40,18 @@ module {{ name }} #(
   localparam integer SubW  = {{ sub_w }};
   localparam integer TexW  = {{ tex_w }};           // one texel of a request
   localparam integer LaneW = 2 * WBits + {{ lane_fixed }};  // one lane of a request
-  localparam integer ReqW  = Lanes * LaneW + 13;
+  localparam integer Quads = (Lanes + 3) / 4;   // lanes 4q to 4q + 3 share f
+  localparam integer CtlW  = 2 + 8 * Quads;       // pass and the quads' f
+  localparam integer ReqW  = Lanes * LaneW + 3 + CtlW;
   localparam integer HW    = 8 + WBits;      // a horizontal blend, exact
   localparam integer VW    = 8 + 2 * WBits;  // a bilinear sum, exact
   localparam integer TW    = VW + 8;         // a trilinear sum, exact
   localparam integer S1LaneW = 1 + 2 * WBits + 128;
-  localparam integer S1W     = 10 + Lanes * S1LaneW;
+  localparam integer S1W     = CtlW + Lanes * S1LaneW;
   localparam integer S2LaneW = 1 + WBits + 8 * HW;
-  localparam integer S2W     = 10 + Lanes * S2LaneW;
+  localparam integer S2W     = CtlW + Lanes * S2LaneW;
   localparam integer S3LaneW = 1 + 4 * VW;
-  localparam integer S3W     = 10 + Lanes * S3LaneW;
+  localparam integer S3W     = CtlW + Lanes * S3LaneW;
   localparam integer OutLaneW = {{ out_lane_w }};
   localparam integer RspW  = Lanes * OutLaneW;
   localparam [1:0]   PassFirst  = 2'd1;
@@ -189,8 +193,8 @@ module {{ name }} #(
   );
 
   wire [1:0] s0_pass = s0_data[ReqW-1 -: 2];
-  wire [7:0] s0_f    = s0_data[ReqW-3 -: 8];
-  wire [2:0] s0_fmt  = s0_data[ReqW-11 -: 3];
+  wire [8*Quads-1:0] s0_f = s0_data[ReqW-3 -: 8*Quads];
+  wire [2:0] s0_fmt  = s0_data[ReqW-CtlW-1 -: 3];
 
   // Stage 1: every texel converted to RGBA8.
   wire [S1W-1:0] s1_in;
@@ -198,7 +202,7 @@ module {{ name }} #(
   wire           s1_ready;
   wire [S1W-1:0] s1_data;
 
-  assign s1_in[S1W-1 -: 10] = {s0_pass, s0_f};
+  assign s1_in[S1W-1 -: CtlW] = {s0_pass, s0_f};
 
   genvar gl;
   genvar gc;
@@ -237,7 +241,7 @@ module {{ name }} #(
   wire           s2_ready;
   wire [S2W-1:0] s2_data;
 
-  assign s2_in[S2W-1 -: 10] = s1_data[S1W-1 -: 10];
+  assign s2_in[S2W-1 -: CtlW] = s1_data[S1W-1 -: CtlW];
 
   generate
     for (gl = 0; gl < Lanes; gl = gl + 1) begin : g_hblend
@@ -281,7 +285,7 @@ module {{ name }} #(
   wire           s3_ready;
   wire [S3W-1:0] s3_data;
 
-  assign s3_in[S3W-1 -: 10] = s2_data[S2W-1 -: 10];
+  assign s3_in[S3W-1 -: CtlW] = s2_data[S2W-1 -: CtlW];
 
   generate
     for (gl = 0; gl < Lanes; gl = gl + 1) begin : g_vblend
@@ -316,7 +320,7 @@ module {{ name }} #(
   // Stage 4: a first pass fills the accumulator; a second blends with it; each rounds
   // once.{% if fp32 %} Channels become fp32 through a table of c / 255.{% endif %}
   wire [1:0] s3_pass = s3_data[S3W-1 -: 2];
-  wire [7:0] s3_f    = s3_data[S3W-3 -: 8];
+  wire [8*Quads-1:0] s3_f = s3_data[S3W-3 -: 8*Quads];
   wire       s3_first = s3_pass == PassFirst;
   wire       s3_second = s3_pass == PassSecond;
   wire       out_ready;
@@ -338,7 +342,7 @@ module {{ name }} #(
   generate
     for (gl = 0; gl < Lanes; gl = gl + 1) begin : g_out
       wire [S3LaneW-1:0] lane = s3_data[gl*S3LaneW +: S3LaneW];
-      wire signed [TW-1:0] sf = $signed({{ "{" }}{(TW - 8){1'b0}}, s3_f});
+      wire signed [TW-1:0] sf = $signed({{ "{" }}{(TW - 8){1'b0}}, s3_f[(gl / 4)*8 +: 8]});
       reg  [4*VW-1:0]    acc_q;  // pass 1's bilinear sums (reset: a lone pass 2 blends with 0)
       for (gc = 0; gc < 4; gc = gc + 1) begin : g_chan
         wire [VW-1:0] v   = lane[1 + gc*VW +: VW];

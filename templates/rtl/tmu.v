@@ -10,7 +10,7 @@
 // mem_*:      the cache's line fills (byte address, {{ bus_bits }}-bit beats).
 //
 // The cache answers in request order, so what the filter needs besides the texel words
-// (weights, texel indices, pass, format) waits in a FIFO of {{ side_depth }} passes beside it,
+// (weights, texel indices, pass, blends, format) waits in a FIFO of {{ side_depth }} passes beside it,
 // enough for every pass the cache can hold. A DXT1 pass reads two words a texel (the
 // block's colours, then its indices) with two cache requests, so DXT1 runs at half rate.
 // Combinational paths: none between ports.
@@ -34,13 +34,15 @@ module {{ name }} #(
 );
 
   localparam integer Lanes    = {{ lanes }};
+  localparam integer Quads    = {{ quads }};
   localparam integer Ports    = 4 * Lanes;
   localparam integer WBits    = {{ wbits }};
   localparam integer SubW     = {{ sub_w }};
   localparam integer PlanW    = {{ plan_w }};
   localparam integer PassW    = {{ pass_w }};
   localparam integer SLaneW   = 1 + 2 * WBits + 4 * SubW;
-  localparam integer SideW    = 14 + Lanes * SLaneW;  // pair, pass, blend, format, lanes
+  localparam integer SideFixW = 6 + 8 * Quads;          // pair, pass, blend per quad, format
+  localparam integer SideW    = SideFixW + Lanes * SLaneW;
   localparam integer CRspW    = Ports * 32 + 16;
   localparam integer TexW     = {{ filter_tex_w }};     // a texel of a filter request
   localparam integer FLaneW   = 1 + 2 * WBits + 4 * TexW;
@@ -187,7 +189,7 @@ module {{ name }} #(
   genvar gk;
   generate
     for (gi = 0; gi < Lanes; gi = gi + 1) begin : g_join
-      wire [SLaneW-1:0] sl = side_data[14 + gi*SLaneW +: SLaneW];
+      wire [SLaneW-1:0] sl = side_data[SideFixW + gi*SLaneW +: SLaneW];
       wire [4*TexW-1:0] texels;
       for (gk = 0; gk < 4; gk = gk + 1) begin : g_texel
         wire [31:0] now = crsp_data[(4*gi + gk)*32 +: 32];
@@ -208,7 +210,7 @@ module {{ name }} #(
     .{{ rst.port }}{{ rst.pad }} ({{ rst.port }}),
     .req_valid_i (complete),
     .req_ready_o (freq_ready),
-    .req_data_i  ({side_data[1 +: 2], side_data[3 +: 8], side_data[11 +: 3], f_lanes}),
+    .req_data_i  ({side_data[1 +: 2], side_data[3 +: 8*Quads], side_data[3 + 8*Quads +: 3], f_lanes}),
     .rsp_valid_o (rsp_valid_o),
     .rsp_ready_i (rsp_ready_i),
     .rsp_data_o  (rsp_data_o)

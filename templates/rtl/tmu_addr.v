@@ -8,10 +8,12 @@
 // texel a lane (the other three are masked, with weight 0).
 //
 // in_data_i:  the plan (see the LOD stage's header).
-// out_data_o: {lane[{{ lanes }}] = {sub[4] x {{ sub_w }}, b[WBits], a[WBits], active}, format[3], blend[8], pass[2], pair,
+// out_data_o: {lane[{{ lanes }}] = {sub[4] x {{ sub_w }}, b[WBits], a[WBits], active}, format[3], blend[8] per quad, pass[2], pair,
 //              active[{{ ports }}], word address[{{ ports }}] x 30}, texel k of lane i at port 4i + k.
 //              pair: a DXT1 pass, whose block's second word is read by a second request.
-// Texel layout in memory: {{ layout }}; DXT1: 4x4 blocks of two words, row-major.
+// Texel layout in memory: {{ layout }}; DXT1: 4x4 blocks of two words, in 2x2 groups of
+// blocks (row-major in a group, groups row-major; a level one block wide or tall is a row),
+// so a footprint's blocks fall in distinct cache banks.
 // Stages: coordinates, then addresses, skid registers after each; one pass per clock.
 // Combinational paths: none between ports.
 module {{ name }} #(
@@ -28,10 +30,13 @@ module {{ name }} #(
 );
 
   localparam integer Lanes  = {{ lanes }};
+  localparam integer Quads  = {{ quads }};
   localparam integer Ports  = 4 * Lanes;
   localparam integer LanesW = 65 * Lanes;
   localparam integer SubW   = {{ sub_w }};
-  localparam integer MetaW  = 1 + 2 + 8 + 3 + 4 + 30 + 1;  // pair, pass, blend, format, lw, base, linear
+  localparam integer PQuadW = {{ plan_quad_w }};      // a quad of the plan
+  localparam integer CQuadW = {{ pass_quad_w }};      // a quad between the stages: lw, lh, base, linear, skip
+  localparam integer MetaW  = 6 + 8 * Quads + Quads * CQuadW;  // pair, pass, format, blends, quads
   localparam integer CLaneW = 1 + 2 * WBits + 4 * 15;        // active, a, b, i0s, i1s, i0t, i1t
   localparam integer C1W    = MetaW + Lanes * CLaneW;
   localparam integer SLaneW = 1 + 2 * WBits + 4 * SubW;
@@ -43,20 +48,32 @@ module {{ name }} #(
 {%- endif %}
 
   // ---------------------------------------------------------------------------------
-  // Passes: level 1, and level 2 of a trilinear plan.
+  // Passes: level 1, and level 2 of a trilinear plan. A request is trilinear when any of
+  // its quads is; in the second pass a quad that is not reads nothing (skip) and blends
+  // its first pass with weight 0, which is that pass's result exactly.
   reg         second_q;
   wire        c_ready;
-  wire [7:0]  blend   = in_data_i[LanesW +: 8];
-  wire        trilin  = in_data_i[LanesW + 8];
-  wire        linear  = in_data_i[LanesW + 9];
-  wire [2:0]  format  = in_data_i[LanesW + 10 +: 3];
-  wire [1:0]  wrap_s  = in_data_i[LanesW + 13 +: 2];
-  wire [1:0]  wrap_t  = in_data_i[LanesW + 15 +: 2];
-  wire [37:0] level1  = in_data_i[LanesW + 17 +: 38];
-  wire [37:0] level2  = in_data_i[LanesW + 55 +: 38];
-  wire [37:0] level   = second_q ? level2 : level1;  // {base, lh, lw}
-  wire [3:0]  lw      = level[3:0];
-  wire [3:0]  lh      = level[7:4];
+  wire [2:0]  format  = in_data_i[LanesW +: 3];
+  wire [1:0]  wrap_s  = in_data_i[LanesW + 3 +: 2];
+  wire [1:0]  wrap_t  = in_data_i[LanesW + 5 +: 2];
+  wire [Quads-1:0]      tris;
+  wire [8*Quads-1:0]    blends;
+  wire [Quads*CQuadW-1:0] c_quads;
+  wire [Quads*9-1:0]    q_lwh;     // per quad {linear, lh, lw} of this pass
+  genvar gq;
+  generate
+    for (gq = 0; gq < Quads; gq = gq + 1) begin : g_pass
+      wire [PQuadW-1:0] pq     = in_data_i[LanesW + 7 + gq*PQuadW +: PQuadW];
+      wire              is_tri = pq[8];
+      wire              linear = pq[9];
+      wire [37:0]       level  = (second_q & is_tri) ? pq[48 +: 38] : pq[10 +: 38];  // {base, lh, lw}
+      assign tris[gq]             = is_tri;
+      assign blends[gq*8 +: 8]    = pq[0 +: 8];
+      assign q_lwh[gq*9 +: 9]     = {linear, level[7:0]};
+      assign c_quads[gq*CQuadW +: CQuadW] = {second_q & ~is_tri, linear, level[37:8], level[7:4], level[3:0]};
+    end
+  endgenerate
+  wire        trilin  = |tris;
   wire [1:0]  pass    = trilin ? (second_q ? 2'd2 : 2'd1) : 2'd0;
   wire        pair    = {{ dxt1 }} & (format == 3'd7);
   wire        last    = ~trilin | second_q;
@@ -112,6 +129,11 @@ module {{ name }} #(
       wire [31:0] s      = in_data_i[gi*65 +: 32];
       wire [31:0] t      = in_data_i[gi*65 + 32 +: 32];
       wire        active = in_data_i[gi*65 + 64];
+      // The lane's quad: its level and filter this pass.
+      wire [8:0]  lwh    = q_lwh[(gi / 4)*9 +: 9];
+      wire [3:0]  lw     = lwh[3:0];
+      wire [3:0]  lh     = lwh[7:4];
+      wire        linear = lwh[8];
       wire [4:0]  ks     = {1'b0, lw} + (linear ? WBits[4:0] : 5'd0);
       wire [4:0]  kt     = {1'b0, lh} + (linear ? WBits[4:0] : 5'd0);
       wire [63:0] fs;
@@ -145,7 +167,7 @@ module {{ name }} #(
     .{{ rst.port }}{{ rst.pad }} ({{ rst.port }}),
     .in_valid_i  (in_valid_i),
     .in_ready_o  (c_ready),
-    .in_data_i   ({c_lanes, linear, level[37:8], lw, format, blend, pass, pair}),
+    .in_data_i   ({c_lanes, c_quads, blends, format, pass, pair}),
     .out_valid_o (c_valid),
     .out_ready_i (c_out_ready),
     .out_data_o  (c_data)
@@ -153,11 +175,7 @@ module {{ name }} #(
 
   // ---------------------------------------------------------------------------------
   // Stage 2: word addresses and the texels' indices in their words.
-  wire [2:0]  c_format = c_data[11 +: 3];
-  wire [3:0]  c_lw     = c_data[14 +: 4];
-  wire [29:0] c_base   = c_data[18 +: 30];
-  wire        c_linear = c_data[48];
-  wire [3:0]  tile_sh  = (c_lw > 4'd2) ? c_lw - 4'd2 : 4'd0;
+  wire [2:0]  c_format = c_data[3 +: 3];
   // log2 of the texels in a word: 32, 16 or 8 bits a texel.
   wire [1:0]  per_sh   = (c_format == 3'd0) ? 2'd0
                        : (c_format == 3'd4 || c_format == 3'd6) ? 2'd2 : 2'd1;
@@ -169,6 +187,16 @@ module {{ name }} #(
   generate
     for (gi = 0; gi < Lanes; gi = gi + 1) begin : g_addr
       wire [CLaneW-1:0] ln = c_data[MetaW + gi*CLaneW +: CLaneW];
+      // The lane's quad: {skip, linear, base, lh, lw}.
+      wire [CQuadW-1:0] cq       = c_data[6 + 8*Quads + (gi / 4)*CQuadW +: CQuadW];
+      wire [3:0]        c_lw     = cq[3:0];
+      wire [3:0]        c_lh     = cq[7:4];
+      wire [29:0]       c_base   = cq[8 +: 30];
+      wire              c_linear = cq[38];
+      wire              c_skip   = cq[39];
+      wire [3:0]        tile_sh  = (c_lw > 4'd2) ? c_lw - 4'd2 : 4'd0;
+      // DXT1 blocks in 2x2 groups when the level is at least two blocks each way.
+      wire              grouped  = (c_lw > 4'd2) & (c_lh > 4'd2);
       wire [14:0] i0s = ln[1 + 2*WBits +: 15];
       wire [14:0] i1s = ln[16 + 2*WBits +: 15];
       wire [14:0] i0t = ln[31 + 2*WBits +: 15];
@@ -182,19 +210,26 @@ module {{ name }} #(
         wire [29:0] tile     = ({17'd0, v[14:2]} << tile_sh) + {17'd0, u[14:2]};
         /* verilator lint_on UNUSEDSIGNAL */
         wire [3:0]  in_tile  = {v[1:0], u[1:0]};
+        // The DXT1 block's index (sampler::dxt1_block): a group is 4 blocks, a row of
+        // groups 2 x 2^tile_sh blocks.
+        /* verilator lint_off UNUSEDSIGNAL */
+        wire [29:0] block    = grouped ? (({18'd0, v[14:3]} << (tile_sh + 4'd1)) + {16'd0, u[14:3], 2'b00}
+                                          + {28'd0, v[2], u[2]})
+                                       : tile;
+        /* verilator lint_on UNUSEDSIGNAL */
 {%- if tiled %}
         wire [29:0] index    = {tile[25:0], in_tile};
 {%- else %}
         wire [29:0] index    = ({15'd0, v} << c_lw) + {15'd0, u};
 {%- endif %}
-        wire [29:0] word     = (c_format == 3'd7) ? {tile[28:0], 1'b0} : (index >> per_sh);
+        wire [29:0] word     = (c_format == 3'd7) ? {block[28:0], 1'b0} : (index >> per_sh);
         // SubW bits of it reach the filter: enough for every enabled format.
         /* verilator lint_off UNUSEDSIGNAL */
         wire [3:0]  sub      = (c_format == 3'd7) ? in_tile : (index[3:0] & ((4'd1 << per_sh) - 4'd1));
         /* verilator lint_on UNUSEDSIGNAL */
         assign subs[gk*SubW +: SubW] = sub[SubW-1:0];
         assign o_addr[(4*gi + gk)*30 +: 30] = c_base + word;
-        assign o_active[4*gi + gk] = ln[0] & (c_linear | (gk == 0));
+        assign o_active[4*gi + gk] = ln[0] & (c_linear | (gk == 0)) & ~c_skip;
       end
       assign o_lanes[gi*SLaneW +: SLaneW] = {subs, ln[1 +: 2*WBits], ln[0]};
     end
@@ -207,7 +242,7 @@ module {{ name }} #(
     .{{ rst.port }}{{ rst.pad }} ({{ rst.port }}),
     .in_valid_i  (c_valid),
     .in_ready_o  (c_out_ready),
-    .in_data_i   ({o_lanes, c_format, c_data[3 +: 8], c_data[1 +: 2], c_data[0], o_active, o_addr}),
+    .in_data_i   ({o_lanes, c_format, c_data[6 +: 8*Quads], c_data[1 +: 2], c_data[0], o_active, o_addr}),
     .out_valid_o (out_valid_o),
     .out_ready_i (out_ready_i),
     .out_data_o  (out_data_o)

@@ -10,15 +10,17 @@
 // the descriptors as they were when it arrived, and the registers can be read at any
 // stage.
 // out_data_o: the plan of a sample:
-//   {base2[30], lh2[4], lw2[4], base1[30], lh1[4], lw1[4], wrap_t[2], wrap_s[2],
-//    format[3], linear, tri, blend[8], lanes as in_data_i}
-//   level 1 is read alone (tri = 0) or blended with level 2 by blend / 256 (tri = 1).
+//   {quad[{{ quads }}], wrap_t[2], wrap_s[2], format[3], lanes as in_data_i}, quad 0 lowest;
+//   a quad (lanes 4q to 4q + 3) is {base2[30], lh2[4], lw2[4], base1[30], lh1[4], lw1[4],
+//   linear, tri, blend[8]}: its level 1 is read alone (tri = 0) or blended with its
+//   level 2 by blend / 256 (tri = 1).
 // Enabled filters: {{ filter_list }}; wraps: {{ wrap_list }}. A descriptor's disabled or
 // unknown filter reads as {{ filter_fallback_name }}, a disabled wrap as {{ wrap_fallback_name }}.
 {%- if quad_lod %}
-// LOD from the quad's differences: lane 1 - lane 0 along x, lane 2 - lane 0 along y, in
-// base-level texels with 8 fraction bits, each clamped to 2^31 - 1; rho^2 of the longer
-// side; log2 by repeated squaring of a 17-bit mantissa, two squarings a stage.
+// LOD of each quad from its differences: lane 1 - lane 0 along x, lane 2 - lane 0 along
+// y, in base-level texels with 8 fraction bits, each clamped to 2^31 - 1; rho^2 of the
+// longer side; log2 by repeated squaring of a 17-bit mantissa, two squarings a stage.
+// An explicit LOD applies to every quad.
 {%- else if lod %}
 // LOD: the request's explicit LOD, or 0 ({{ lanes }} lane(s) are not a quad), then bias and clamp.
 {%- else %}
@@ -41,6 +43,8 @@ module {{ name }} #(
 );
 
   localparam integer Lanes   = {{ lanes }};
+  localparam integer Quads   = {{ quads }};
+  localparam integer QuadW   = {{ plan_quad_w }};   // a quad's part of the plan
   localparam integer ReqW    = {{ req_w }};
   localparam integer TexW    = {{ tex_w }};
   localparam integer RegW    = {{ reg_w }};
@@ -150,28 +154,15 @@ module {{ name }} #(
 {%- if quad_lod %}
 
   // ---------------------------------------------------------------------------------
-  // Stage 1: u and v of lanes 0, 1 and 2 in base-level texels (8 fraction bits), and
-  // the four differences, clamped.
-  localparam integer S1W = P0W + 4 * 31;
+  // Stage 1: per quad, u and v of its lanes 0, 1 and 2 in base-level texels (8 fraction
+  // bits), and the four differences, clamped.
+  localparam integer S1W = P0W + Quads * 124;
   wire           s1_in_ready;
   wire           s1_valid;
   wire           s1_ready;
   wire [S1W-1:0] s1_data;
   wire [3:0]     lw0 = sat_log2(s0_desc[14:11]);
   wire [3:0]     lh0 = sat_log2(s0_desc[18:15]);
-  wire [63:0]    fu0;
-  wire [63:0]    fu1;
-  wire [63:0]    fu2;
-  wire [63:0]    fv0;
-  wire [63:0]    fv1;
-  wire [63:0]    fv2;
-
-  {{ fixed }} #(.KW(5)) u_fu0 (.s_i(s0_data[0 +: 32]),   .k_i({1'b0, lw0} + 5'd8), .sat_i(1'b0), .fixed_o(fu0));
-  {{ fixed }} #(.KW(5)) u_fu1 (.s_i(s0_data[65 +: 32]),  .k_i({1'b0, lw0} + 5'd8), .sat_i(1'b0), .fixed_o(fu1));
-  {{ fixed }} #(.KW(5)) u_fu2 (.s_i(s0_data[130 +: 32]), .k_i({1'b0, lw0} + 5'd8), .sat_i(1'b0), .fixed_o(fu2));
-  {{ fixed }} #(.KW(5)) u_fv0 (.s_i(s0_data[32 +: 32]),  .k_i({1'b0, lh0} + 5'd8), .sat_i(1'b0), .fixed_o(fv0));
-  {{ fixed }} #(.KW(5)) u_fv1 (.s_i(s0_data[97 +: 32]),  .k_i({1'b0, lh0} + 5'd8), .sat_i(1'b0), .fixed_o(fv1));
-  {{ fixed }} #(.KW(5)) u_fv2 (.s_i(s0_data[162 +: 32]), .k_i({1'b0, lh0} + 5'd8), .sat_i(1'b0), .fixed_o(fv2));
 
   // |b - a| modulo 2^64, clamped to 2^31 - 1.
   function automatic [30:0] absdiff;
@@ -186,6 +177,30 @@ module {{ name }} #(
     end
   endfunction
 
+  wire [Quads*124-1:0] diffs;
+  genvar gq;
+  generate
+    for (gq = 0; gq < Quads; gq = gq + 1) begin : g_diff
+      // The quad's lanes 0, 1, 2: (x, y), (x + 1, y), (x, y + 1); their active bits go unread.
+      /* verilator lint_off UNUSEDSIGNAL */
+      wire [3*65-1:0] ql = s0_data[gq*4*65 +: 3*65];
+      /* verilator lint_on UNUSEDSIGNAL */
+      wire [63:0] fu0;
+      wire [63:0] fu1;
+      wire [63:0] fu2;
+      wire [63:0] fv0;
+      wire [63:0] fv1;
+      wire [63:0] fv2;
+      {{ fixed }} #(.KW(5)) u_fu0 (.s_i(ql[0 +: 32]),   .k_i({1'b0, lw0} + 5'd8), .sat_i(1'b0), .fixed_o(fu0));
+      {{ fixed }} #(.KW(5)) u_fu1 (.s_i(ql[65 +: 32]),  .k_i({1'b0, lw0} + 5'd8), .sat_i(1'b0), .fixed_o(fu1));
+      {{ fixed }} #(.KW(5)) u_fu2 (.s_i(ql[130 +: 32]), .k_i({1'b0, lw0} + 5'd8), .sat_i(1'b0), .fixed_o(fu2));
+      {{ fixed }} #(.KW(5)) u_fv0 (.s_i(ql[32 +: 32]),  .k_i({1'b0, lh0} + 5'd8), .sat_i(1'b0), .fixed_o(fv0));
+      {{ fixed }} #(.KW(5)) u_fv1 (.s_i(ql[97 +: 32]),  .k_i({1'b0, lh0} + 5'd8), .sat_i(1'b0), .fixed_o(fv1));
+      {{ fixed }} #(.KW(5)) u_fv2 (.s_i(ql[162 +: 32]), .k_i({1'b0, lh0} + 5'd8), .sat_i(1'b0), .fixed_o(fv2));
+      assign diffs[gq*124 +: 124] = {absdiff(fv0, fv2), absdiff(fu0, fu2), absdiff(fv0, fv1), absdiff(fu0, fu1)};
+    end
+  endgenerate
+
   {{ skid }} #(
     .Width (S1W)
   ) u_diff (
@@ -193,24 +208,31 @@ module {{ name }} #(
     .{{ rst.port }}{{ rst.pad }} ({{ rst.port }}),
     .in_valid_i  (s0_valid & ~s0_write),
     .in_ready_o  (s1_in_ready),
-    .in_data_i   ({absdiff(fv0, fv2), absdiff(fu0, fu2), absdiff(fv0, fv1), absdiff(fu0, fu1), s0_p}),
+    .in_data_i   ({diffs, s0_p}),
     .out_valid_o (s1_valid),
     .out_ready_i (s1_ready),
     .out_data_o  (s1_data)
   );
 
   // ---------------------------------------------------------------------------------
-  // Stage 2: rho^2, the larger of the two squared lengths (63 bits).
-  localparam integer S2W = P0W + 63;
+  // Stage 2: per quad, rho^2, the larger of the two squared lengths (63 bits).
+  localparam integer S2W = P0W + Quads * 63;
   wire           s2_valid;
   wire           s2_ready;
   wire [S2W-1:0] s2_data;
-  wire [61:0]    sq_ux = s1_data[P0W +: 31] * s1_data[P0W +: 31];
-  wire [61:0]    sq_vx = s1_data[P0W + 31 +: 31] * s1_data[P0W + 31 +: 31];
-  wire [61:0]    sq_uy = s1_data[P0W + 62 +: 31] * s1_data[P0W + 62 +: 31];
-  wire [61:0]    sq_vy = s1_data[P0W + 93 +: 31] * s1_data[P0W + 93 +: 31];
-  wire [62:0]    rho2_x = {1'b0, sq_ux} + {1'b0, sq_vx};
-  wire [62:0]    rho2_y = {1'b0, sq_uy} + {1'b0, sq_vy};
+  wire [Quads*63-1:0] rho2s;
+  generate
+    for (gq = 0; gq < Quads; gq = gq + 1) begin : g_rho
+      wire [123:0] d = s1_data[P0W + gq*124 +: 124];
+      wire [61:0]  sq_ux  = d[0 +: 31] * d[0 +: 31];
+      wire [61:0]  sq_vx  = d[31 +: 31] * d[31 +: 31];
+      wire [61:0]  sq_uy  = d[62 +: 31] * d[62 +: 31];
+      wire [61:0]  sq_vy  = d[93 +: 31] * d[93 +: 31];
+      wire [62:0]  rho2_x = {1'b0, sq_ux} + {1'b0, sq_vx};
+      wire [62:0]  rho2_y = {1'b0, sq_uy} + {1'b0, sq_vy};
+      assign rho2s[gq*63 +: 63] = (rho2_x > rho2_y) ? rho2_x : rho2_y;
+    end
+  endgenerate
 
   {{ skid }} #(
     .Width (S2W)
@@ -219,33 +241,46 @@ module {{ name }} #(
     .{{ rst.port }}{{ rst.pad }} ({{ rst.port }}),
     .in_valid_i  (s1_valid),
     .in_ready_o  (s1_ready),
-    .in_data_i   ({(rho2_x > rho2_y) ? rho2_x : rho2_y, s1_data[P0W-1:0]}),
+    .in_data_i   ({rho2s, s1_data[P0W-1:0]}),
     .out_valid_o (s2_valid),
     .out_ready_i (s2_ready),
     .out_data_o  (s2_data)
   );
 
   // ---------------------------------------------------------------------------------
-  // Stage 3: rho^2 = 2^msb * m, m in [1, 2) with 16 fraction bits (truncated).
-  localparam integer LogW = P0W + 1 + 6 + 17 + 8;  // sample, zero, msb, mantissa, fraction
+  // Stage 3: per quad, rho^2 = 2^msb * m, m in [1, 2) with 16 fraction bits (truncated).
+  // A quad's log state (32 bits): {fraction[8], mantissa[17], msb[6], zero}.
+  localparam integer LogW = P0W + Quads * 32;
   wire            s3_valid;
   wire            s3_ready;
   wire [LogW-1:0] s3_data;
-  wire [62:0]     rho2 = s2_data[P0W +: 63];
-  reg  [5:0]      msb;
-  integer         i;
-  always @(*) begin
-    msb = 6'd0;
-    for (i = 0; i < 63; i = i + 1) begin
-      if (rho2[i]) msb = i[5:0];
+
+  // The highest set bit (0 for 0).
+  function automatic [5:0] msb_of;
+    input [62:0] x;
+    integer      i;
+    begin
+      msb_of = 6'd0;
+      for (i = 0; i < 63; i = i + 1) begin
+        if (x[i]) msb_of = i[5:0];
+      end
     end
-  end
-  // The mantissa is the 17 bits from the leading one down.
-  /* verilator lint_off UNUSEDSIGNAL */
-  wire [62:0]     norm_r = rho2 >> (msb - 6'd16);
-  wire [62:0]     norm_l = rho2 << (6'd16 - msb);
-  /* verilator lint_on UNUSEDSIGNAL */
-  wire [16:0]     mant0  = (msb >= 6'd16) ? norm_r[16:0] : norm_l[16:0];
+  endfunction
+
+  wire [Quads*32-1:0] norms;
+  generate
+    for (gq = 0; gq < Quads; gq = gq + 1) begin : g_norm
+      wire [62:0] rho2 = s2_data[P0W + gq*63 +: 63];
+      wire [5:0]  msb  = msb_of(rho2);
+      // The mantissa is the 17 bits from the leading one down.
+      /* verilator lint_off UNUSEDSIGNAL */
+      wire [62:0] norm_r = rho2 >> (msb - 6'd16);
+      wire [62:0] norm_l = rho2 << (6'd16 - msb);
+      /* verilator lint_on UNUSEDSIGNAL */
+      wire [16:0] mant0  = (msb >= 6'd16) ? norm_r[16:0] : norm_l[16:0];
+      assign norms[gq*32 +: 32] = {8'd0, mant0, msb, (rho2 == 63'd0)};
+    end
+  endgenerate
 
   {{ skid }} #(
     .Width (LogW)
@@ -254,7 +289,7 @@ module {{ name }} #(
     .{{ rst.port }}{{ rst.pad }} ({{ rst.port }}),
     .in_valid_i  (s2_valid),
     .in_ready_o  (s2_ready),
-    .in_data_i   ({8'd0, mant0, msb, (rho2 == 63'd0), s2_data[P0W-1:0]}),
+    .in_data_i   ({norms, s2_data[P0W-1:0]}),
     .out_valid_o (s3_valid),
     .out_ready_i (s3_ready),
     .out_data_o  (s3_data)
@@ -283,13 +318,17 @@ module {{ name }} #(
     for (gs = 0; gs < 4; gs = gs + 1) begin : g_log
       wire            v_in = (gs == 0) ? s3_valid : lg_valid[(gs == 0) ? 0 : gs - 1];
       wire [LogW-1:0] d_in = (gs == 0) ? s3_data : lg_data[((gs == 0) ? 0 : gs - 1)*LogW +: LogW];
-      wire [16:0]     m_in = d_in[P0W + 7 +: 17];
-      // Two new fraction bits enter at the bottom; the top two are still zero.
-      /* verilator lint_off UNUSEDSIGNAL */
-      wire [7:0]      f_in = d_in[P0W + 24 +: 8];
-      /* verilator lint_on UNUSEDSIGNAL */
-      wire [17:0]     st1  = square_step(m_in);
-      wire [17:0]     st2  = square_step(st1[16:0]);
+      wire [Quads*32-1:0] steps;
+      for (gq = 0; gq < Quads; gq = gq + 1) begin : g_quad
+        wire [31:0]     q_in = d_in[P0W + gq*32 +: 32];
+        // Two new fraction bits enter at the bottom; the top two are still zero.
+        /* verilator lint_off UNUSEDSIGNAL */
+        wire [7:0]      f_in = q_in[24 +: 8];
+        /* verilator lint_on UNUSEDSIGNAL */
+        wire [17:0]     st1  = square_step(q_in[7 +: 17]);
+        wire [17:0]     st2  = square_step(st1[16:0]);
+        assign steps[gq*32 +: 32] = {f_in[5:0], st1[17], st2[17], st2[16:0], q_in[0 +: 7]};
+      end
       {{ skid }} #(
         .Width (LogW)
       ) u_sq (
@@ -297,7 +336,7 @@ module {{ name }} #(
         .{{ rst.port }}{{ rst.pad }} ({{ rst.port }}),
         .in_valid_i  (v_in),
         .in_ready_o  (lg_in_ready[gs]),
-        .in_data_i   ({f_in[5:0], st1[17], st2[17], st2[16:0], d_in[P0W +: 7], d_in[P0W-1:0]}),
+        .in_data_i   ({steps, d_in[P0W-1:0]}),
         .out_valid_o (lg_valid[gs]),
         .out_ready_i (lg_ready[gs]),
         .out_data_o  (lg_data[gs*LogW +: LogW])
@@ -313,13 +352,20 @@ module {{ name }} #(
   wire [P0W-1:0]  sel_p     = sel_log[P0W-1:0];
   assign lg_ready[3] = sel_ready;
   assign s0_ready = s0_write ? idle : s1_in_ready;
-  // log2(rho) = log2(rho^2) / 2 in base-level texels: minus the 8 fraction bits.
-  // Halving drops the last fraction bit (a floor, as the model's >> 1).
-  /* verilator lint_off UNUSEDSIGNAL */
-  wire [13:0]        log2_rho2  = {sel_log[P0W + 1 +: 6], sel_log[P0W + 24 +: 8]};
-  /* verilator lint_on UNUSEDSIGNAL */
-  wire signed [15:0] lambda_d   = sel_log[P0W] ? -16'sd32768
-                                : ($signed({3'd0, log2_rho2[13:1]}) - 16'sd2048);
+  // Per quad, log2(rho) = log2(rho^2) / 2 in base-level texels: minus the 8 fraction
+  // bits. Halving drops the last fraction bit (a floor, as the model's >> 1).
+  wire [Quads*16-1:0] lambda_ds;
+  generate
+    for (gq = 0; gq < Quads; gq = gq + 1) begin : g_lambda
+      // The mantissa and the last fraction bit go unread.
+      /* verilator lint_off UNUSEDSIGNAL */
+      wire [31:0]        q_log     = sel_log[P0W + gq*32 +: 32];
+      wire [13:0]        log2_rho2 = {q_log[1 +: 6], q_log[24 +: 8]};
+      /* verilator lint_on UNUSEDSIGNAL */
+      assign lambda_ds[gq*16 +: 16] = q_log[0] ? -16'sd32768
+                                    : ($signed({3'd0, log2_rho2[13:1]}) - 16'sd2048);
+    end
+  endgenerate
 {%- else %}
 
   wire            sel_valid = s0_valid & ~s0_write;
@@ -330,12 +376,13 @@ module {{ name }} #(
   /* verilator lint_on UNUSEDSIGNAL */
   assign s0_ready = s0_write ? idle : sel_ready;
 {%- if lod %}
-  wire signed [15:0] lambda_d = 16'sd0;
+  wire [Quads*16-1:0] lambda_ds = {(Quads*16){1'b0}};
 {%- endif %}
 {%- endif %}
 
   // ---------------------------------------------------------------------------------
-  // Selection: explicit LOD or the differences', bias, clamp; mag or min; the level(s).
+  // Selection: explicit LOD or the differences', bias, clamp; mag or min; the level(s),
+  // per quad.
   // Without LOD hardware the filter codes and the level count go unread.
   /* verilator lint_off UNUSEDSIGNAL */
   wire [22:0]        ctrl     = sel_p[LanesW + 33 + TexW +: 23];
@@ -352,82 +399,89 @@ module {{ name }} #(
   wire signed [15:0] lod_x = ($signed(lod_fix) < -64'sd32768) ? -16'sd32768
                            : ($signed(lod_fix) > 64'sd32767) ? 16'sd32767
                            : lod_fix[15:0];
-  wire signed [16:0] biased = $signed({has_lod ? lod_x[15] : lambda_d[15], has_lod ? lod_x : lambda_d})
-                            + $signed({bias[15], bias});
   wire signed [15:0] lod_hi = (max_lod < min_lod) ? min_lod : max_lod;
-  wire signed [16:0] lambda = (biased < $signed({min_lod[15], min_lod})) ? $signed({min_lod[15], min_lod})
-                            : (biased > $signed({lod_hi[15], lod_hi})) ? $signed({lod_hi[15], lod_hi})
-                            : biased;
-{%- endif %}
-
-{%- if lod %}
   wire [2:0]  min_code = ctrl[5:3];
   wire [2:0]  mag_code = {2'd0, ctrl[6]};
   wire [2:0]  min_f    = FilterMask[min_code] ? min_code : FilterFallback;
   wire [2:0]  mag_f    = FilterMask[mag_code] ? mag_code : FilterFallback;
   wire [3:0]  last     = sat_log2(ctrl[22:19]);
+  // GL's switch-over point c: 1/2 for LINEAR magnification with a NEAREST_MIPMAP minifier.
+  wire        c_half   = (mag_f == 3'd1) & ((min_f == 3'd2) | (min_f == 3'd4));
 {%- endif %}
   wire [1:0]  wrap_s   = WrapMask[ctrl[8:7]] ? ctrl[8:7] : WrapFallback;
   wire [1:0]  wrap_t   = WrapMask[ctrl[10:9]] ? ctrl[10:9] : WrapFallback;
   wire [3:0]  lw       = sat_log2(ctrl[14:11]);
   wire [3:0]  lh       = sat_log2(ctrl[18:15]);
+  wire        tex_ok   = ({1'b0, sel_tex} < Textures[TexW:0]);
+  wire [31:0] tex32    = {{ "{{" }}(32 - TexW){1'b0}}, sel_tex};
+
+  wire [Quads*QuadW-1:0] plan_quads;
+  genvar gp;
+  generate
+    for (gp = 0; gp < Quads; gp = gp + 1) begin : g_sel
 {%- if lod %}
-  reg  [3:0]  d1;
-  reg  [3:0]  d2;
-  reg  [7:0]  blend;
-  reg         linear;
-  // GL's switch-over point c: 1/2 for LINEAR magnification with a NEAREST_MIPMAP minifier.
-  wire        c_half   = (mag_f == 3'd1) & ((min_f == 3'd2) | (min_f == 3'd4));
-  wire        mag      = (lambda <= (c_half ? 17'sd128 : 17'sd0));
-  // Level ceil(lambda + 1/2) - 1 (lambda > 1/2 here) and floor(lambda), 8 bits.
-  // lambda + 383 < 2^16: bit 16 stays zero, and bits 7:0 are the fraction dropped.
-  /* verilator lint_off UNUSEDSIGNAL */
-  wire [16:0] near_sum = lambda[16:0] + 17'd383;
-  /* verilator lint_on UNUSEDSIGNAL */
-  wire [7:0]  near_d   = near_sum[15:8] - 8'd1;
-  wire [7:0]  floor_d  = lambda[15:8];
-  always @(*) begin
-    d1     = 4'd0;
-    d2     = 4'd0;
-    blend  = 8'd0;
-    linear = min_f[0];
-    if (mag) begin
-      linear = mag_f[0];
-    end else if (min_f == 3'd2 || min_f == 3'd3) begin
-      if (lambda > 17'sd128) d1 = (near_d > {4'd0, last}) ? last : near_d[3:0];
-    end else if (min_f == 3'd4 || min_f == 3'd5) begin
-      if (floor_d >= {4'd0, last}) begin
-        d1 = last;
-        d2 = last;
-      end else begin
-        d1    = floor_d[3:0];
-        d2    = floor_d[3:0] + 4'd1;
-        blend = lambda[7:0];
+      wire signed [15:0] lambda_d = lambda_ds[gp*16 +: 16];
+      wire signed [16:0] biased = $signed({has_lod ? lod_x[15] : lambda_d[15], has_lod ? lod_x : lambda_d})
+                                + $signed({bias[15], bias});
+      wire signed [16:0] lambda = (biased < $signed({min_lod[15], min_lod})) ? $signed({min_lod[15], min_lod})
+                                : (biased > $signed({lod_hi[15], lod_hi})) ? $signed({lod_hi[15], lod_hi})
+                                : biased;
+      reg  [3:0]  d1;
+      reg  [3:0]  d2;
+      reg  [7:0]  blend;
+      reg         linear;
+      wire        mag      = (lambda <= (c_half ? 17'sd128 : 17'sd0));
+      // Level ceil(lambda + 1/2) - 1 (lambda > 1/2 here) and floor(lambda), 8 bits.
+      // lambda + 383 < 2^16: bit 16 stays zero, and bits 7:0 are the fraction dropped.
+      /* verilator lint_off UNUSEDSIGNAL */
+      wire [16:0] near_sum = lambda[16:0] + 17'd383;
+      /* verilator lint_on UNUSEDSIGNAL */
+      wire [7:0]  near_d   = near_sum[15:8] - 8'd1;
+      wire [7:0]  floor_d  = lambda[15:8];
+      always @(*) begin
+        d1     = 4'd0;
+        d2     = 4'd0;
+        blend  = 8'd0;
+        linear = min_f[0];
+        if (mag) begin
+          linear = mag_f[0];
+        end else if (min_f == 3'd2 || min_f == 3'd3) begin
+          if (lambda > 17'sd128) d1 = (near_d > {4'd0, last}) ? last : near_d[3:0];
+        end else if (min_f == 3'd4 || min_f == 3'd5) begin
+          if (floor_d >= {4'd0, last}) begin
+            d1 = last;
+            d2 = last;
+          end else begin
+            d1    = floor_d[3:0];
+            d2    = floor_d[3:0] + 4'd1;
+            blend = lambda[7:0];
+          end
+        end
       end
-    end
-  end
 {%- else %}
-  // One filter: every code reads as it, at level 0.
-  wire [3:0]  d1     = 4'd0;
-  wire [3:0]  d2     = 4'd0;
-  wire [7:0]  blend  = 8'd0;
-  wire        linear = FilterFallback[0];
+      // One filter: every code reads as it, at level 0.
+      wire [3:0]  d1     = 4'd0;
+      wire [3:0]  d2     = 4'd0;
+      wire [7:0]  blend  = 8'd0;
+      wire        linear = FilterFallback[0];
 {%- endif %}
 
-  // Level geometry: sides shrink to 1, and each level's first word.
-  wire [3:0]  lw1 = (lw > d1) ? lw - d1 : 4'd0;
-  wire [3:0]  lh1 = (lh > d1) ? lh - d1 : 4'd0;
-  wire [3:0]  lw2 = (lw > d2) ? lw - d2 : 4'd0;
-  wire [3:0]  lh2 = (lh > d2) ? lh - d2 : 4'd0;
-  wire        tex_ok = ({1'b0, sel_tex} < Textures[TexW:0]);
-  wire [31:0] tex32  = {{ "{{" }}(32 - TexW){1'b0}}, sel_tex};
-  // Bit offsets into base_all, far below 2^32.
-  /* verilator lint_off UNUSEDSIGNAL */
-  wire [31:0] at1    = (tex32 * MipLevels + {28'd0, d1}) * 30;
-  wire [31:0] at2    = (tex32 * MipLevels + {28'd0, d2}) * 30;
-  /* verilator lint_on UNUSEDSIGNAL */
-  wire [29:0] base1  = tex_ok ? base_all[at1 +: 30] : 30'd0;
-  wire [29:0] base2  = tex_ok ? base_all[at2 +: 30] : 30'd0;
+      // Level geometry: sides shrink to 1, and each level's first word.
+      wire [3:0]  lw1 = (lw > d1) ? lw - d1 : 4'd0;
+      wire [3:0]  lh1 = (lh > d1) ? lh - d1 : 4'd0;
+      wire [3:0]  lw2 = (lw > d2) ? lw - d2 : 4'd0;
+      wire [3:0]  lh2 = (lh > d2) ? lh - d2 : 4'd0;
+      // Bit offsets into base_all, far below 2^32.
+      /* verilator lint_off UNUSEDSIGNAL */
+      wire [31:0] at1    = (tex32 * MipLevels + {28'd0, d1}) * 30;
+      wire [31:0] at2    = (tex32 * MipLevels + {28'd0, d2}) * 30;
+      /* verilator lint_on UNUSEDSIGNAL */
+      wire [29:0] base1  = tex_ok ? base_all[at1 +: 30] : 30'd0;
+      wire [29:0] base2  = tex_ok ? base_all[at2 +: 30] : 30'd0;
+      assign plan_quads[gp*QuadW +: QuadW] = {base2, lh2, lw2, base1, lh1, lw1, linear,
+                                              (blend != 8'd0), blend};
+    end
+  endgenerate
 
   {{ skid }} #(
     .Width (PlanW)
@@ -436,8 +490,7 @@ module {{ name }} #(
     .{{ rst.port }}{{ rst.pad }} ({{ rst.port }}),
     .in_valid_i  (sel_valid),
     .in_ready_o  (sel_ready),
-    .in_data_i   ({base2, lh2, lw2, base1, lh1, lw1, wrap_t, wrap_s, ctrl[2:0], linear,
-                   (blend != 8'd0), blend, sel_p[LanesW-1:0]}),
+    .in_data_i   ({plan_quads, wrap_t, wrap_s, ctrl[2:0], sel_p[LanesW-1:0]}),
     .out_valid_o (out_valid_o),
     .out_ready_i (out_ready_i),
     .out_data_o  (out_data_o)

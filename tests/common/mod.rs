@@ -138,3 +138,28 @@ pub fn sim_options(count: usize, seed: u64, gap: f64, stall: f64) -> SimOptions 
         ..SimOptions::new(count, seed, work_dir())
     }
 }
+
+/// A `tmu` of 8 lanes (two 2x2 quads a request, each with its own LOD) kept small for
+/// build time: two formats, 8-bit weights, rgba8 out, a 2 KiB cache of 32 ports.
+pub const EIGHT_LANES_TOML: &str = r#"[design]
+name = "tmu8"
+module_prefix = "t8_"
+
+[tmu]
+lanes = 8
+formats = ["rgba8888", "rgb565"]
+weight_bits = 8
+output = "rgba8"
+
+[tmu.cache]
+size_bytes = 2048
+line_bytes = 256
+ways = 8
+banks = 16
+ports = 32
+mshr_entries = 8
+replacement = "lru"
+bus_bits = 64
+layout = "tiled4x4"
+queue_depth = 16
+"#;

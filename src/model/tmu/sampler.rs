@@ -15,7 +15,7 @@ pub use crate::config::Filter;
 #[derive(Debug, Clone)]
 pub struct MipImage {
     pub format: TexFormat,
-    /// Texel order of uncompressed formats; DXT1 is always 4x4 blocks, row-major.
+    /// Texel order of uncompressed formats; DXT1 is always 4x4 blocks in [`dxt1_block`] order.
     pub layout: TexLayout,
     pub log2_width: u32,
     pub log2_height: u32,
@@ -78,14 +78,35 @@ fn level_log2(img: &impl TexImage, level: u32) -> (u32, u32) {
     (w.saturating_sub(level), h.saturating_sub(level))
 }
 
-/// Where texel (u, v) of a level `2^lw` texels wide sits: its word index and its index
-/// in the word (in the 4x4 block for DXT1, whose block is words `2i` and `2i + 1`).
-pub fn texel_word(format: TexFormat, layout: TexLayout, lw: u32, u: u32, v: u32) -> (u32, u32) {
-    // Tiles (and DXT1 blocks) per row: 2^lw / 4, at least one.
+/// Where DXT1 block (bx, by) of a level `2^lw` x `2^lh` texels sits, in blocks from the
+/// level's start. Blocks go in 2x2 groups (row-major inside a group, groups row-major), so
+/// the four blocks a bilinear footprint can touch have distinct low bits of their index:
+/// row-major, vertical neighbours are a multiple of 16 banks' worth of words apart. A level
+/// one block wide or tall is a row of blocks.
+pub fn dxt1_block(lw: u32, lh: u32, bx: u32, by: u32) -> u32 {
+    if lw < 3 || lh < 3 {
+        return (by << lw.saturating_sub(2)) + bx;
+    }
+    // Groups per row: 2^(lw - 3); each group is 4 blocks.
+    ((by >> 1) << (lw - 1)) + ((bx >> 1) << 2) + ((by & 1) << 1) + (bx & 1)
+}
+
+/// Where texel (u, v) of a level `2^lw` x `2^lh` texels sits: its word index and its
+/// index in the word (in the 4x4 block for DXT1, whose block `i` is words `2i` and
+/// `2i + 1`, blocks in [`dxt1_block`] order).
+pub fn texel_word(
+    format: TexFormat,
+    layout: TexLayout,
+    lw: u32,
+    lh: u32,
+    u: u32,
+    v: u32,
+) -> (u32, u32) {
+    // Tiles per row: 2^lw / 4, at least one.
     let tile = ((v / 4) << lw.saturating_sub(2)) + u / 4;
     let in_tile = (v % 4) * 4 + u % 4;
     if format == TexFormat::Dxt1 {
-        return (2 * tile, in_tile);
+        return (2 * dxt1_block(lw, lh, u / 4, v / 4), in_tile);
     }
     let index = match layout {
         TexLayout::Linear => (v << lw) + u,
@@ -97,9 +118,9 @@ pub fn texel_word(format: TexFormat, layout: TexLayout, lw: u32, u: u32, v: u32)
 
 /// Texel (u, v) of `level`, u and v already wrapped into the level.
 pub fn fetch(img: &impl TexImage, level: u32, u: u32, v: u32) -> Rgba8 {
-    let (lw, _) = level_log2(img, level);
+    let (lw, lh) = level_log2(img, level);
     let format = img.format();
-    let (word, sub) = texel_word(format, img.layout(), lw, u, v);
+    let (word, sub) = texel_word(format, img.layout(), lw, lh, u, v);
     if format == TexFormat::Dxt1 {
         return decode_dxt1(img.word(level, word), img.word(level, word + 1), sub);
     }
@@ -401,6 +422,37 @@ mod tests {
         for wrap in WRAPS {
             for filter in [Filter::Nearest, Filter::NearestMipmapNearest] {
                 assert_eq!(worst_error(TexFormat::Rgba4444, filter, wrap, 8, 9), 0.0);
+            }
+        }
+    }
+
+    #[test]
+    fn dxt1_blocks_fill_the_level_and_a_footprint_spans_four_banks() {
+        for (lw, lh) in [(2, 2), (2, 5), (5, 2), (3, 3), (4, 6), (8, 8), (9, 3)] {
+            let (bw, bh) = (1u32 << (lw - 2), 1u32 << (lh - 2));
+            let mut seen = vec![false; (bw * bh) as usize];
+            for by in 0..bh {
+                for bx in 0..bw {
+                    let i = dxt1_block(lw, lh, bx, by) as usize;
+                    assert!(
+                        !std::mem::replace(&mut seen[i], true),
+                        "{lw} {lh}: {bx},{by}"
+                    );
+                }
+            }
+            // A bilinear footprint's 2x2 blocks (wrapping): distinct modulo 8 blocks, so
+            // their words fall in 4 distinct banks of 16.
+            for by in 0..bh {
+                for bx in 0..bw {
+                    let mut banks: Vec<u32> = [(0, 0), (1, 0), (0, 1), (1, 1)]
+                        .iter()
+                        .map(|(i, j)| dxt1_block(lw, lh, (bx + i) % bw, (by + j) % bh) % 8)
+                        .collect();
+                    banks.sort();
+                    banks.dedup();
+                    let blocks = bw.min(2) * bh.min(2);
+                    assert_eq!(banks.len() as u32, blocks, "{lw} {lh}: {bx},{by}");
+                }
             }
         }
     }

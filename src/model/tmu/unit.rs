@@ -202,30 +202,35 @@ impl TmuModel {
             memory: &self.memory,
             reads: &self.reads,
         };
-        let st: Vec<(f32, f32)> = lanes.iter().map(|l| (l.s, l.t)).collect();
-        let lambda = match (st.as_slice(), lod) {
-            (&[a, b, c, d], _) => quad_lambda(&img, &sampler, &[a, b, c, d], lod),
-            // Fewer lanes than a quad: no differences, so the explicit LOD or 0.
-            (_, lod) => bias_clamp(
-                lod.map_or(0, lod_fixed),
-                sampler.lod_bias,
-                sampler.min_lod,
-                sampler.max_lod,
-            ),
-        };
-        // Only active lanes read texels (the cache counts their lookups).
-        let active: Vec<(f32, f32)> = lanes
-            .iter()
-            .filter(|l| l.active)
-            .map(|l| (l.s, l.t))
-            .collect();
-        let mut colours = sample_lanes(&img, &sampler, &active, lambda).into_iter();
         let enabled = self.tmu.has_format(format);
+        // Each quad of 4 lanes (8 lanes are two) has its own LOD; fewer lanes than a quad
+        // have no differences, so the explicit LOD or 0.
         lanes
-            .iter()
-            .map(|l| match l.active.then(|| colours.next()).flatten() {
-                Some(c) if enabled => c,
-                _ => [0; 4],
+            .chunks(4)
+            .flat_map(|quad| {
+                let st: Vec<(f32, f32)> = quad.iter().map(|l| (l.s, l.t)).collect();
+                let lambda = match (st.as_slice(), lod) {
+                    (&[a, b, c, d], _) => quad_lambda(&img, &sampler, &[a, b, c, d], lod),
+                    (_, lod) => bias_clamp(
+                        lod.map_or(0, lod_fixed),
+                        sampler.lod_bias,
+                        sampler.min_lod,
+                        sampler.max_lod,
+                    ),
+                };
+                // Only active lanes read texels (the cache counts their lookups).
+                let active: Vec<(f32, f32)> = quad
+                    .iter()
+                    .filter(|l| l.active)
+                    .map(|l| (l.s, l.t))
+                    .collect();
+                let mut colours = sample_lanes(&img, &sampler, &active, lambda).into_iter();
+                quad.iter()
+                    .map(|l| match l.active.then(|| colours.next()).flatten() {
+                        Some(c) if enabled => c,
+                        _ => [0; 4],
+                    })
+                    .collect::<Vec<_>>()
             })
             .collect()
     }
@@ -383,10 +388,22 @@ fn random_sample(tmu: &Tmu, tex: u32, rng: &mut Rng) -> TmuCmd {
         (scale * angle.cos(), scale * angle.sin()),
         (-scale * angle.sin(), scale * angle.cos()),
     );
-    let (s0, t0) = (rng.unit() * 5.0 - 2.0, rng.unit() * 5.0 - 2.0);
+    let (mut s0, mut t0) = (rng.unit() * 5.0 - 2.0, rng.unit() * 5.0 - 2.0);
+    let (mut dx, mut dy) = (dx, dy);
     let specials = rng.chance(0.08);
     let lanes = (0..tmu.lanes)
         .map(|i| {
+            // The second quad of 8 lanes continues the first (two quads stacked), or half
+            // the time is a quad of its own scale and place, so that the two quads'
+            // levels and trilinear passes differ.
+            if i == 4 && rng.chance(0.5) {
+                let scale = 2f64.powf(rng.unit() * 8.0 - 3.0) / size;
+                let angle = rng.unit() * std::f64::consts::TAU;
+                dx = (scale * angle.cos(), scale * angle.sin());
+                dy = (-scale * angle.sin(), scale * angle.cos());
+                (s0, t0) = (rng.unit() * 5.0 - 2.0, rng.unit() * 5.0 - 2.0);
+                (s0, t0) = (s0 - 2.0 * dy.0, t0 - 2.0 * dy.1);
+            }
             let (x, y) = (f64::from(i & 1), f64::from(i >> 1));
             let mut st = (
                 (s0 + x * dx.0 + y * dy.0) as f32,
@@ -569,4 +586,49 @@ pub fn load_texture(tex: u32, img: &MipImage, sampler: &Sampler) -> (Vec<TmuCmd>
         data: lod(sampler.min_lod) | lod(sampler.max_lod) << 16,
     });
     (cmds, memory)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tmu(lanes: u32) -> Tmu {
+        let text = format!(
+            "[design]\nname = \"t\"\n[tmu]\nlanes = {lanes}\n[tmu.cache]\nsize_bytes = 2048\n\
+             line_bytes = 256\nways = 8\nbanks = 16\nports = {}\nmshr_entries = 8\n\
+             replacement = \"lru\"\nbus_bits = 64\nlayout = \"tiled4x4\"\nqueue_depth = 16\n",
+            4 * lanes
+        );
+        crate::config::parse(&text, "test")
+            .expect("valid")
+            .tmu
+            .expect("a tmu")
+    }
+
+    #[test]
+    fn eight_lanes_sample_as_two_four_lane_quads() {
+        let (t8, t4) = (tmu(8), tmu(4));
+        let mut m8 = TmuModel::new(&t8, Memory::new());
+        let mut m4 = TmuModel::new(&t4, Memory::new());
+        for c in random_commands(&t8, 3000, 5) {
+            let TmuCmd::Sample { tex, lod, lanes } = &c else {
+                m8.step(&c);
+                m4.step(&c);
+                continue;
+            };
+            let got = m8.step(&c).expect("a sample answers");
+            let quads: Vec<Rgba8> = lanes
+                .chunks(4)
+                .flat_map(|q| {
+                    let half = TmuCmd::Sample {
+                        tex: *tex,
+                        lod: *lod,
+                        lanes: q.to_vec(),
+                    };
+                    m4.step(&half).expect("a sample answers")
+                })
+                .collect();
+            assert_eq!(got, quads, "{c:?}");
+        }
+    }
 }
