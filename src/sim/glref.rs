@@ -108,7 +108,7 @@ pub fn level_bytes(img: &impl TexImage, level: u32) -> (u32, u32, Vec<u8>) {
     if format == TexFormat::Dxt1 {
         for by in 0..h.div_ceil(4) {
             for bx in 0..w.div_ceil(4) {
-                let (word, _) = texel_word(format, layout, lw, 4 * bx, 4 * by);
+                let (word, _) = texel_word(format, layout, lw, lh, 4 * bx, 4 * by);
                 out.extend_from_slice(&img.word(level, word).to_le_bytes());
                 out.extend_from_slice(&img.word(level, word + 1).to_le_bytes());
             }
@@ -118,7 +118,7 @@ pub fn level_bytes(img: &impl TexImage, level: u32) -> (u32, u32, Vec<u8>) {
     let bits = format.bits_per_texel();
     for v in 0..h {
         for u in 0..w {
-            let (word, sub) = texel_word(format, layout, lw, u, v);
+            let (word, sub) = texel_word(format, layout, lw, lh, u, v);
             let raw = u64::from(img.word(level, word)) >> (sub * bits);
             out.extend_from_slice(&raw.to_le_bytes()[..bits as usize / 8]);
         }
