@@ -18,7 +18,9 @@ use std::collections::BTreeMap;
 
 use super::format::Rgba8;
 use super::lod::{LOD_FRAC, LOD_MAX, LOD_MIN, bias_clamp};
-use super::sampler::{Filter, MipImage, Sampler, TexImage, lod_fixed, quad_lambda, sample_lanes};
+use super::sampler::{
+    Filter, MipImage, Sampler, TexImage, lod_fixed, quad_lambda, sample_lanes, select_levels,
+};
 use crate::config::{TexFormat, TexLayout, Tmu, Wrap};
 use crate::model::tex_filter::encode_rsp;
 use crate::rng::{Rng, memory_word};
@@ -118,6 +120,9 @@ pub struct TmuModel {
     memory: Memory,
     /// Words read so far (texel lookups in the cache).
     pub reads: Cell<u64>,
+    /// Samples so far whose two quads (8 lanes) differ in pass count: one trilinear, one
+    /// not, so the request's second pass masks one quad.
+    pub mixed_passes: Cell<u64>,
 }
 
 impl TmuModel {
@@ -129,6 +134,7 @@ impl TmuModel {
             regs: vec![vec![0; layout.regs as usize]; tmu.textures as usize],
             memory,
             reads: Cell::new(0),
+            mixed_passes: Cell::new(0),
         }
     }
 
@@ -203,9 +209,10 @@ impl TmuModel {
             reads: &self.reads,
         };
         let enabled = self.tmu.has_format(format);
+        let mut trilinear = Vec::new();
         // Each quad of 4 lanes (8 lanes are two) has its own LOD; fewer lanes than a quad
         // have no differences, so the explicit LOD or 0.
-        lanes
+        let colours = lanes
             .chunks(4)
             .flat_map(|quad| {
                 let st: Vec<(f32, f32)> = quad.iter().map(|l| (l.s, l.t)).collect();
@@ -218,6 +225,7 @@ impl TmuModel {
                         sampler.max_lod,
                     ),
                 };
+                trilinear.push(select_levels(&img, &sampler, lambda).2 != 0);
                 // Only active lanes read texels (the cache counts their lookups).
                 let active: Vec<(f32, f32)> = quad
                     .iter()
@@ -232,7 +240,11 @@ impl TmuModel {
                     })
                     .collect::<Vec<_>>()
             })
-            .collect()
+            .collect();
+        if trilinear.len() == 2 && trilinear[0] != trilinear[1] {
+            self.mixed_passes.set(self.mixed_passes.get() + 1);
+        }
+        colours
     }
 }
 
