@@ -26,35 +26,57 @@ fn ipu_config(name: &str, reset: (&str, &str), body: &str) -> Config {
     )
 }
 
-/// The seed's organisation: one lane, bubble registers, zoom, maps, bitmap.
+/// The seed's organisation: one lane, bubble registers, zoom, maps, bitmap, a 3x3
+/// convolution filter.
 fn one_lane() -> Config {
+    one_lane_with(CONV3)
+}
+
+const CONV3: &str = "[ipu.convolution]\nenabled = true\nkernel_size = 3\nmax_line_width = 16\n";
+
+/// `one_lane` with another `[ipu.convolution]` (none: the broken variants that are not
+/// the filter's, cheaper to build).
+fn one_lane_with(conv: &str) -> Config {
     ipu_config(
-        "ipu_l1",
+        if conv.is_empty() { "ipu_l1n" } else { "ipu_l1" },
         ("async", "low"),
-        "lanes = 1\nstack_depth = 3\nbitmap = true\n[ipu.zoom]\nenabled = true\n[ipu.pixel_map]\nenabled = true\n\
-         maps = [\"r_to_r\", \"g_to_g\", \"b_to_b\", \"a_to_a\"]\n",
+        &format!(
+            "lanes = 1\nstack_depth = 3\nbitmap = true\n[ipu.zoom]\nenabled = true\n[ipu.pixel_map]\nenabled = true\n\
+             maps = [\"r_to_r\", \"g_to_g\", \"b_to_b\", \"a_to_a\"]\n{conv}"
+        ),
     )
 }
 
-/// One lane, no zoom: pixel maps (two of them) straight after bias.
+/// One lane, no zoom: pixel maps (two of them) straight after bias, then a 5x5
+/// convolution filter with the widest weights.
 fn one_lane_plain() -> Config {
     ipu_config(
         "ipu_l1p",
         ("sync", "low"),
         "lanes = 1\nstack_depth = 3\n[ipu.pixel_map]\nenabled = true\ntable_size = 4\n\
-         maps = [\"b_to_b\", \"r_to_r\"]\n",
+         maps = [\"b_to_b\", \"r_to_r\"]\n[ipu.convolution]\nenabled = true\nkernel_size = 5\n\
+         max_line_width = 64\nweight_int_bits = 8\n",
     )
 }
 
-/// Four lanes, some formats, mixed registers, the smallest stack.
+/// Four lanes, some formats, mixed registers, the smallest stack, a 3x3 filter with the
+/// narrowest weights.
 fn four_lanes() -> Config {
+    four_lanes_with(
+        "[ipu.convolution]\nenabled = true\nkernel_size = 3\nmax_line_width = 12\nweight_int_bits = 1\n",
+    )
+}
+
+fn four_lanes_with(conv: &str) -> Config {
     ipu_config(
-        "ipu_l4",
+        if conv.is_empty() { "ipu_l4n" } else { "ipu_l4" },
         ("sync", "high"),
-        "lanes = 4\nbitmap = true\nformats = [\"l8\", \"rgba8888\", \"rgb565\", \"la88\"]\nscale_frac_bits = 16\n\
-         bias_frac_bits = 10\nscale_int_bits = 8\nbias_int_bits = 1\nstack_depth = 1\n\
-         registers = [\"skid\", \"fifo:3\", \"bypass\"]\n[ipu.zoom]\nenabled = true\nmax_line_width = 64\n\
-         [ipu.pixel_map]\nenabled = true\ntable_size = 16\nmaps = [\"a_to_a\", \"r_to_r\", \"g_to_g\", \"b_to_b\"]\n",
+        &format!(
+            "lanes = 4\nbitmap = true\nformats = [\"l8\", \"rgba8888\", \"rgb565\", \"la88\"]\nscale_frac_bits = 16\n\
+             bias_frac_bits = 10\nscale_int_bits = 8\nbias_int_bits = 1\nstack_depth = 1\n\
+             registers = [\"skid\", \"fifo:3\", \"bypass\"]\n[ipu.zoom]\nenabled = true\nmax_line_width = 64\n\
+             [ipu.pixel_map]\nenabled = true\ntable_size = 16\nmaps = [\"a_to_a\", \"r_to_r\", \"g_to_g\", \"b_to_b\"]\n{conv}"
+        ),
     )
 }
 
@@ -214,7 +236,7 @@ fn stack_overflow_underflow_and_truncated_commands() {
         s.cmds.push(m::cmd_pop()); // the last two underflow
     }
     s.cmds.extend(m::cmd_draw(7, 2, 2, 0, 0)); // no such format
-    s.cmds.push(0x4A00_0001); // not the IPU's: passed through
+    s.cmds.push(0x5000_0001); // not the IPU's: passed through
     s.cmds.extend(&m::cmd_draw(0, 2, 2, 0, 0)[..2]); // truncated
     for (seed, gap, stall) in [(1u64, 0.0, 0.0), (2, 0.5, 0.5), (3, 0.0, 0.9)] {
         let (_, out) = check(&b, &s, seed, gap, stall);
@@ -230,7 +252,7 @@ fn stack_overflow_underflow_and_truncated_commands() {
                 m::EV_FORMAT
             ]
         );
-        assert_eq!(out.pass, [0x4A00_0001]);
+        assert_eq!(out.pass, [0x5000_0001]);
         assert_eq!(out.dma_req.len(), 5, "the truncated draw never starts");
     }
 }
@@ -333,6 +355,7 @@ fn run_broken(
 
 #[test]
 fn broken_duts_are_caught() {
+    let one_lane = || one_lane_with("");
     let ipu = one_lane().ipu.expect("ipu");
     let mix = m::random_stream(&ipu, 300, 4);
     let expects = |r: &SimReport| r.errors.iter().any(|e| e.contains("model expects"));
@@ -370,7 +393,7 @@ fn broken_duts_are_caught() {
     );
     assert!(expects(&r), "{:?}", r.errors);
     // Four lanes whose last group of a row claims a lane too many.
-    let l4 = four_lanes();
+    let l4 = four_lanes_with("");
     let s = formats_stream_of(&l4);
     let r = run_broken(
         l4,
@@ -727,7 +750,8 @@ fn render_rtl_reproduces_the_seed_example() {
 /// under DMA gaps; every state of the control FSM must be visited, and the run must pass.
 #[test]
 fn co_simulation_visits_every_fsm_state() {
-    const STATES: [&str; 9] = [
+    // By state code; FILTER (9) is the convolution filter's load, not one of the seed's.
+    const STATES: [&str; 10] = [
         "IDLE",
         "RECEIVE_1",
         "RECEIVE_2",
@@ -737,6 +761,7 @@ fn co_simulation_visits_every_fsm_state() {
         "WAIT_FIFO",
         "PIXELMAP",
         "BITMAP",
+        "FILTER",
     ];
     let cfg = one_lane();
     let dir = scratch("fsm-coverage");
@@ -758,7 +783,11 @@ fn co_simulation_visits_every_fsm_state() {
     let b = build(cfg.clone(), &design);
     let ipu = cfg.ipu.as_ref().expect("ipu");
     let mut s = m::random_stream(ipu, 300, 51);
-    for extra in [map_stream(&cfg, 52), zoom_stream(&cfg, 53)] {
+    for extra in [
+        map_stream(&cfg, 52),
+        zoom_stream(&cfg, 53),
+        conv_stream(&cfg, 54),
+    ] {
         s.cmds.extend(extra.cmds);
         s.dma.extend(extra.dma);
     }
@@ -766,10 +795,11 @@ fn co_simulation_visits_every_fsm_state() {
     let (_, out) = check(&b, &s, 51, 0.5, 0.3);
     assert!(out.pixels > 0);
     let text = std::fs::read_to_string(&log).expect("the state log");
-    let mut seen = [false; 9];
+    let mut seen = [false; STATES.len()];
     for line in text.lines() {
         if let Ok(v) = line.trim().parse::<usize>() {
-            seen[v.min(8)] = true;
+            assert!(v < STATES.len(), "state code {v}");
+            seen[v] = true;
         }
     }
     let missing: Vec<&str> = STATES
@@ -839,4 +869,135 @@ fn broken_bitmap_is_caught() {
             ),
         ],
     );
+}
+
+/// Convolution: every filter size up to the config's (even ones too), channel masks,
+/// weights in and out of range, draws narrower than, as wide as and wider than the filter
+/// (one-pixel columns), a draw too wide for the line buffers, the filter with maps and
+/// zoom, off again, a bad size (status 6) and a truncated filter at the end.
+fn conv_stream(cfg: &Config, seed: u64) -> m::Stream {
+    let ipu = cfg.ipu.as_ref().expect("ipu");
+    let c = ipu.convolution.expect("convolution");
+    let k = c.size;
+    let line = if k > 1 { c.line.min(12) } else { 12 };
+    let fmts: Vec<u32> = (0..7u32).filter(|f| ipu.formats[*f as usize]).collect();
+    let mut rng = Rng::stream(seed, 13);
+    let mut s = m::Stream::default();
+    s.cmds.push(m::cmd_convolution(true));
+    s.draw(&mut rng, fmts[0], 4, 3, 5, 5); // the reset filter: 1x1 identity
+    let mut n = 0u32;
+    for kh in 1..=k {
+        for kw in 1..=k {
+            n += 1;
+            let weights: Vec<u32> = (0..kw * kh)
+                .map(|_| match rng.next_u64() % 10 {
+                    0 => rng.next_u64() as u32,
+                    _ => m::q16(
+                        (rng.next_u64() % 3000) as f64 / 1000.0 / f64::from(kw * kh)
+                            - 0.5 / f64::from(kw),
+                    ),
+                })
+                .collect();
+            s.cmds.extend(m::cmd_filter(n % 16, kw, kh, &weights));
+            if n % 4 == 1 && ipu.pixel_map.is_some() {
+                s.cmds.extend(m::cmd_pixelmap(n % 4, &[n as u8, 200, 30]));
+                s.cmds.push(m::cmd_mapcolor(n % 8 == 1));
+            }
+            if ipu.zoom.is_some() {
+                let z = [(1.0, 1.0), (2.0, 0.5), (-1.0, 1.5), (0.7, -2.0)][n as usize % 4];
+                s.cmds.extend(m::cmd_zoom(m::q16(z.0), m::q16(z.1)));
+            }
+            for (j, w) in [1, kw, kw + 3, line].into_iter().enumerate() {
+                let fmt = fmts[(n as usize + j) % fmts.len()];
+                s.draw(&mut rng, fmt, w, kh + j as u32 % 2, 1000 + w, 50 * n);
+            }
+        }
+    }
+    if ipu.zoom.is_some() {
+        s.cmds.extend(m::cmd_zoom(m::q16(1.0), m::q16(1.0)));
+    }
+    s.cmds.push(m::cmd_convolution(false));
+    s.draw(&mut rng, fmts[0], 5, 2, 0, 0);
+    s.cmds.push(m::cmd_convolution(true));
+    if k > 1 {
+        s.draw(&mut rng, fmts[0], c.line + 1, 1, 0, 0); // too wide: status 4
+    }
+    s.cmds.extend(m::cmd_filter(0xf, 0, 1, &[])); // bad size: status 6
+    s.cmds.extend(m::cmd_filter(0x7, k + 1, 1, &[])); // likewise
+    s.draw(&mut rng, fmts[0], k + 1, k, 9, 9);
+    s.cmds
+        .extend(&m::cmd_filter(0xf, k, k, &vec![m::q16(0.5); (k * k) as usize])[..2]);
+    s
+}
+
+#[test]
+fn convolution_matches_the_model_at_1_and_4_lanes() {
+    for cfg in [one_lane_plain(), four_lanes(), one_lane()] {
+        let b = build_cfg(cfg);
+        for (seed, gap, stall) in [(71u64, 0.0, 0.0), (72, 0.5, 0.5)] {
+            let s = conv_stream(&b.cfg, seed);
+            let (_, out) = check(&b, &s, seed, gap, stall);
+            assert!(out.pixels > 200, "{}", out.pixels);
+            assert!(out.status.iter().any(|w| w & 0xf == m::EV_FILTER));
+        }
+    }
+}
+
+/// A 5x5 blur on R, G, B (alpha from the centre tap) and a 3x3 edge filter with negative
+/// weights: the RTL's pixels (equal to the model's) are within 1 LSB of GL's formula in
+/// f64 with the float weights; and the filter's rate with no stalls.
+#[test]
+fn convolution_follows_gl() {
+    let b = build_cfg(one_lane_plain());
+    let mut rng = Rng::stream(73, 0);
+    let blur: Vec<f64> = [1.0, 4.0, 6.0, 4.0, 1.0]
+        .iter()
+        .flat_map(|a| [1.0, 4.0, 6.0, 4.0, 1.0].map(|b| a * b / 256.0))
+        .collect();
+    let edge = vec![-1.0, -1.0, -1.0, -1.0, 8.5, -1.0, -1.0, -1.0, -1.0];
+    let (w, h) = (64u32, 16u32);
+    for (k, weights) in [(5u32, &blur), (3, &edge)] {
+        let mut s = m::Stream::default();
+        let q: Vec<u32> = weights.iter().map(|v| m::q16(*v)).collect();
+        s.cmds.extend(m::cmd_filter(0x7, k, k, &q));
+        s.cmds.push(m::cmd_convolution(true));
+        s.draw(&mut rng, 0, w, h, 0, 0);
+        let (r, out) = check(&b, &s, 73, 0.0, 0.0);
+        let (ow, oh) = (w - k + 1, h - k + 1);
+        assert_eq!(out.pixels, u64::from(ow * oh));
+        for beat in &out.pix {
+            let (x, y) = (beat.field(32, 16) as u32, beat.field(48, 16) as u32);
+            for ch in 0..4 {
+                let c =
+                    |i: u32, j: u32| f64::from((s.dma[(j * w + i) as usize] >> (8 * ch)) & 0xff);
+                let gl = if ch == 3 {
+                    c(x + k / 2, y + k / 2)
+                } else {
+                    let mut acc = 0.0;
+                    for n in 0..k {
+                        for mm in 0..k {
+                            acc += weights[(n * k + mm) as usize] * c(x + mm, y + n);
+                        }
+                    }
+                    acc.clamp(0.0, 255.0).round()
+                };
+                let got = beat.field(8 * ch, 8) as f64;
+                assert!(
+                    (got - gl).abs() <= 1.0,
+                    "{k}x{k} ({x}, {y}) ch {ch}: {got} vs GL {gl}"
+                );
+            }
+        }
+        println!(
+            "{}: convolution {k}x{k}, rgba8888 {w}x{h}: {} output pixels in {} clocks, {:.3} image pixels/clock",
+            b.cfg.design.name,
+            out.pixels,
+            r.cycles,
+            f64::from(w * h) / r.cycles as f64
+        );
+        assert!(
+            f64::from(w * h) / r.cycles as f64 > 0.95,
+            "a pixel a clock in"
+        );
+    }
 }

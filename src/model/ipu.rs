@@ -59,6 +59,7 @@
 //! with event 1 stack overflow, 2 stack underflow, 3 format not enabled, and the stack
 //! level at the event.
 
+use crate::config::ipu::WEIGHT_FRAC;
 use crate::config::{Fixed, Ipu};
 use crate::rng::{Rng, STREAM_DATA};
 use crate::rtl::{Dir, StreamPort};
@@ -73,12 +74,99 @@ pub const OP_PIXELMAP: u32 = 0x46;
 pub const OP_MAPCOLOR: u32 = 0x47;
 pub const OP_RASTER: u32 = 0x48;
 pub const OP_BITMAP: u32 = 0x49;
+pub const OP_CONV_FILTER: u32 = 0x4A;
+pub const OP_CONVOLUTION: u32 = 0x4B;
 
 pub const EV_OVERFLOW: u32 = 1;
 pub const EV_UNDERFLOW: u32 = 2;
 pub const EV_FORMAT: u32 = 3;
 pub const EV_WIDTH: u32 = 4;
 pub const EV_MAPSIZE: u32 = 5;
+pub const EV_FILTER: u32 = 6;
+
+/// The convolution filter's state (glConvolutionFilter2D, CONVOLUTION_2D): on or off,
+/// the filter's size and its weights `F[m, n]` at index `n * kw + m`, per channel, as
+/// signed fixed point with [`WEIGHT_FRAC`] fraction bits. The reset state is off with a
+/// 1x1 identity filter.
+#[derive(Debug, Clone)]
+pub struct Conv {
+    pub on: bool,
+    pub kw: u32,
+    pub kh: u32,
+    pub weights: Vec<[i64; 4]>,
+}
+
+impl Default for Conv {
+    fn default() -> Self {
+        Conv {
+            on: false,
+            kw: 1,
+            kh: 1,
+            weights: vec![[1 << WEIGHT_FRAC; 4]],
+        }
+    }
+}
+
+/// CONVOLUTION_FILTER's first word: channel mask, width and height.
+pub fn filter_fields(w0: u32) -> (u32, u32, u32) {
+    (w0 & 0xf, (w0 >> 8) & 7, (w0 >> 12) & 7)
+}
+
+/// The filter a CONVOLUTION_FILTER loads: the channels in `mask` take the `kw * kh`
+/// weights (Q15.16, saturated to `fmt`), the others a single 1.0 at the filter's centre
+/// tap `(kw / 2, kh / 2)`, so they pass unchanged from the pixel under it.
+pub fn load_filter(mask: u32, kw: u32, kh: u32, words: &[u32], fmt: Fixed) -> Conv {
+    let centre = (kh / 2) * kw + kw / 2;
+    let weights = (0..kw * kh)
+        .map(|k| {
+            std::array::from_fn(|ch| {
+                if mask >> ch & 1 == 1 {
+                    to_fixed(words[k as usize], fmt)
+                } else if k == centre {
+                    1 << WEIGHT_FRAC
+                } else {
+                    0
+                }
+            })
+        })
+        .collect();
+    Conv {
+        on: false,
+        kw,
+        kh,
+        weights,
+    }
+}
+
+/// GL_REDUCE convolution of a `w` x `h` RGBA8 image (row 0 first): the
+/// `(w - kw + 1) x (h - kh + 1)` result, empty when the filter is larger than the image.
+/// Per channel `C[i, j] = sum F[m, n] * c[i + m, j + n]` (no flip, GL's formula), exact
+/// in integers, then rounded (halves up) and clamped to 8 bits.
+pub fn convolve(conv: &Conv, image: &[u32], w: u32, h: u32) -> (Vec<u32>, u32, u32) {
+    if w < conv.kw || h < conv.kh {
+        return (Vec::new(), 0, 0);
+    }
+    let (ow, oh) = (w - conv.kw + 1, h - conv.kh + 1);
+    let mut out = Vec::with_capacity((ow * oh) as usize);
+    for j in 0..oh {
+        for i in 0..ow {
+            let mut px = 0u32;
+            for ch in 0..4 {
+                let mut acc = 0i64;
+                for n in 0..conv.kh {
+                    for m in 0..conv.kw {
+                        let c = (image[((j + n) * w + i + m) as usize] >> (8 * ch)) & 0xff;
+                        acc += conv.weights[(n * conv.kw + m) as usize][ch] * i64::from(c);
+                    }
+                }
+                let v = (acc + (1 << (WEIGHT_FRAC - 1))) >> WEIGHT_FRAC;
+                px |= (v.clamp(0, 255) as u32) << (8 * ch);
+            }
+            out.push(px);
+        }
+    }
+    (out, ow, oh)
+}
 
 /// The colour maps' state: MAP_COLOR, and per channel the loaded table (GL's initial map
 /// is one entry of 0.0).
@@ -227,6 +315,7 @@ pub fn run(ipu: &Ipu, cmds: &[u32], dma: &[u32]) -> Outputs {
     let mut bias = [0i64; 4];
     let mut zoom = (ZOOM_ONE, ZOOM_ONE);
     let mut maps = Maps::default();
+    let mut conv = Conv::default();
     // GL's initial current raster colour: (1, 1, 1, 1).
     let mut raster = 0xffff_ffffu32;
     type Entry = ([i64; 4], [i64; 4], (i32, i32));
@@ -239,17 +328,23 @@ pub fn run(ipu: &Ipu, cmds: &[u32], dma: &[u32]) -> Outputs {
         let op = w0 >> 24;
         let unknown = (op == OP_ZOOM && ipu.zoom.is_none())
             || ((op == OP_PIXELMAP || op == OP_MAPCOLOR) && ipu.pixel_map.is_none())
-            || ((op == OP_RASTER || op == OP_BITMAP) && !ipu.bitmap);
+            || ((op == OP_RASTER || op == OP_BITMAP) && !ipu.bitmap)
+            || ((op == OP_CONV_FILTER || op == OP_CONVOLUTION) && ipu.convolution.is_none());
         // A config without the stage does not know its opcodes: passed through.
         let op = if unknown { 0 } else { op };
         let map_size = (w0 >> 8) & 0x1fff;
         let map_ok = ipu
             .pixel_map
             .is_some_and(|m| map_size >= 1 && map_size <= m.size);
+        let (fmask, kw, kh) = filter_fields(w0);
+        let filter_ok = ipu
+            .convolution
+            .is_some_and(|c| (1..=c.size).contains(&kw) && (1..=c.size).contains(&kh));
         let words = match op {
             OP_TRANSFER | OP_ZOOM | OP_RASTER => 2,
             OP_DRAW | OP_BITMAP => 3,
             OP_PIXELMAP if map_ok => 1 + map_size.div_ceil(4) as usize,
+            OP_CONV_FILTER if filter_ok => 1 + (kw * kh) as usize,
             _ => 1,
         };
         if i + words > cmds.len() {
@@ -274,6 +369,14 @@ pub fn run(ipu: &Ipu, cmds: &[u32], dma: &[u32]) -> Outputs {
             OP_ZOOM => zoom = (zoom_field(w0), zoom_field(cmds[i + 1])),
             OP_MAPCOLOR => maps.on = w0 & 1 == 1,
             OP_RASTER => raster = cmds[i + 1],
+            OP_CONVOLUTION => conv.on = w0 & 1 == 1,
+            OP_CONV_FILTER if !filter_ok => out.status.push(event(EV_FILTER, stack.len())),
+            OP_CONV_FILTER => {
+                let fmt = ipu.convolution.map_or(ipu.scale, |c| c.weight);
+                let on = conv.on;
+                conv = load_filter(fmask, kw, kh, &cmds[i + 1..i + words], fmt);
+                conv.on = on;
+            }
             OP_BITMAP => {
                 let (w, h) = (cmds[i + 1] & 0xffff, cmds[i + 1] >> 16);
                 let (x0, y0) = (cmds[i + 2] & 0xffff, cmds[i + 2] >> 16);
@@ -311,7 +414,11 @@ pub fn run(ipu: &Ipu, cmds: &[u32], dma: &[u32]) -> Outputs {
                 let (x0, y0) = (cmds[i + 2] & 0xffff, cmds[i + 2] >> 16);
                 if fmt == 7 || !ipu.formats[fmt as usize] {
                     out.status.push(event(EV_FORMAT, stack.len()));
-                } else if ipu.zoom.is_some_and(|line| w > line) {
+                } else if ipu.zoom.is_some_and(|line| w > line)
+                    || ipu
+                        .convolution
+                        .is_some_and(|c| conv.on && c.size > 1 && w > c.line)
+                {
                     out.status.push(event(EV_WIDTH, stack.len()));
                 } else if w > 0 && h > 0 {
                     let bpp = bytes_per_pixel(fmt);
@@ -327,6 +434,7 @@ pub fn run(ipu: &Ipu, cmds: &[u32], dma: &[u32]) -> Outputs {
                         bias: &bias,
                         zoom,
                         maps: &maps,
+                        conv: (ipu.convolution.is_some() && conv.on).then_some(&conv),
                     };
                     draw(ipu, &mut out, src, fmt, (w, h), (x0, y0), &params);
                 }
@@ -344,6 +452,8 @@ struct Params<'a> {
     bias: &'a [i64; 4],
     zoom: (i32, i32),
     maps: &'a Maps,
+    /// The convolution filter, when it is on.
+    conv: Option<&'a Conv>,
 }
 
 fn draw(
@@ -393,7 +503,7 @@ fn draw(
             if lanes > 1 {
                 beat.set_field(32 * lanes + 32, lanes, (1u64 << g) - 1);
             }
-            if !zoomed {
+            if !zoomed && p.conv.is_none() {
                 out.pix.push(beat);
                 out.pixels += u64::from(g);
             }
@@ -405,8 +515,21 @@ fn draw(
             }
         }
     }
+    // The convolution filter after the main pipeline's per-pixel stages and before zoom,
+    // as in GL (the RTL places it so); its result, one pixel a beat, goes on to zoom.
+    let (image, w, h) = match p.conv {
+        Some(c) => convolve(c, &image, w, h),
+        None => (image, w, h),
+    };
     if zoomed {
         zoom(ipu, out, &image, (w, h), (x0, y0), p.zoom);
+    } else if p.conv.is_some() {
+        for j in 0..h {
+            for i in 0..w {
+                let px = image[(j * w + i) as usize];
+                push_one(ipu, out, (x0 + i) & 0xffff, (y0 + j) & 0xffff, px);
+            }
+        }
     }
 }
 
@@ -522,6 +645,18 @@ pub fn cmd_bitmap(w: u32, h: u32, x: u32, y: u32) -> [u32; 3] {
     ]
 }
 
+/// CONVOLUTION_FILTER: a `kw` x `kh` filter (row 0 first) for the channels in `mask`
+/// (bit 0 R .. bit 3 A), weights as Q15.16.
+pub fn cmd_filter(mask: u32, kw: u32, kh: u32, weights: &[u32]) -> Vec<u32> {
+    let mut v = vec![(OP_CONV_FILTER << 24) | ((kh & 7) << 12) | ((kw & 7) << 8) | (mask & 0xf)];
+    v.extend(weights);
+    v
+}
+/// CONVOLUTION: the filter on (GL's glEnable(GL_CONVOLUTION_2D)) or off.
+pub fn cmd_convolution(on: bool) -> u32 {
+    (OP_CONVOLUTION << 24) | u32::from(on)
+}
+
 /// Command word builders.
 pub fn cmd_transfer(bias: bool, channel: u32, value: u32) -> [u32; 2] {
     [
@@ -631,6 +766,32 @@ pub fn random_stream(ipu: &Ipu, count: usize, seed: u64) -> Stream {
                     }
                 }
             }
+            23 if ipu.convolution.is_some() => {
+                if pick(&mut rng, 3) == 0 {
+                    s.cmds.push(cmd_convolution(pick(&mut rng, 4) != 0));
+                } else {
+                    let k = ipu.convolution.map_or(1, |c| c.size);
+                    // Now and then a size out of range (0 or above the hardware's).
+                    let size = |rng: &mut Rng| match pick(rng, 12) {
+                        0 => [0, k + 1][pick(rng, 2) as usize],
+                        _ => 1 + pick(rng, u64::from(k)) as u32,
+                    };
+                    let (kw, kh) = (size(&mut rng), size(&mut rng));
+                    let n = if (1..=k).contains(&kw) && (1..=k).contains(&kh) {
+                        kw * kh
+                    } else {
+                        0
+                    };
+                    let weights: Vec<u32> = (0..n)
+                        .map(|_| match pick(&mut rng, 8) {
+                            0 => rng.next_u64() as u32,
+                            _ => q16(pick(&mut rng, 3000) as f64 / 1000.0 - 1.0),
+                        })
+                        .collect();
+                    s.cmds
+                        .extend(cmd_filter(pick(&mut rng, 16) as u32, kw, kh, &weights));
+                }
+            }
             20 if ipu.zoom.is_some() => {
                 let z = |rng: &mut Rng| q16(ZOOMS[pick(rng, ZOOMS.len() as u64) as usize]);
                 let (zx, zy) = (z(&mut rng), z(&mut rng));
@@ -654,7 +815,7 @@ pub fn random_stream(ipu: &Ipu, count: usize, seed: u64) -> Stream {
             },
             _ => {
                 let mut word = rng.next_u64() as u32;
-                while (OP_TRANSFER..=OP_BITMAP).contains(&(word >> 24)) {
+                while (OP_TRANSFER..=OP_CONVOLUTION).contains(&(word >> 24)) {
                     word = rng.next_u64() as u32;
                 }
                 s.cmds.push(word);
@@ -736,6 +897,7 @@ mod tests {
             zoom: None,
             pixel_map: None,
             bitmap: false,
+            convolution: None,
         }
     }
 
