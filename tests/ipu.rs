@@ -702,6 +702,37 @@ fn render_writes_the_pixels_the_draw_wrote() {
         .output()
         .expect("runs gpurtl");
     assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    // A 3x2 filter that picks its top-right tap: GL_REDUCE drops 2 columns and 1 row, and
+    // output (x, y) is input (x + 2, y + 1); alpha comes from the centre tap (1, 1).
+    let o = gpurtl()
+        .args(["render", "--image"])
+        .arg(&input)
+        .args(["--convolve", "3x2:0,0,0,0,0,1", "--out"])
+        .arg(&out)
+        .output()
+        .expect("runs gpurtl");
+    assert!(o.status.success(), "{}", text(&o));
+    let b = png(&out);
+    assert_eq!((b.width, b.height), (62, 63));
+    for (x, y) in [(0u32, 0u32), (17, 40), (61, 62)] {
+        let (got, want, centre) = (b.get(x, y), a.get(x + 2, y + 1), a.get(x + 1, y + 1));
+        assert_eq!((&got[..3], got[3]), (&want[..3], centre[3]), "({x}, {y})");
+    }
+    for bad in [
+        "1,2,3",
+        "6x1:1,1,1,1,1,1",
+        "2x2:1,2,3",
+        "3x3:1,2,3,4,5,6,7,8,nan",
+    ] {
+        let o = gpurtl()
+            .args(["render", "--image"])
+            .arg(&input)
+            .args(["--convolve", bad, "--out"])
+            .arg(&out)
+            .output()
+            .expect("runs gpurtl");
+        assert_eq!(o.status.code(), Some(2), "{bad}: {}", text(&o));
+    }
 }
 
 /// `gpurtl render --rtl`: the seed's example through the Verilated unit equals the model's

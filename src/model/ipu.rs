@@ -17,6 +17,8 @@
 //! | `0x47` | MAP_COLOR (maps enabled) | 1 | `[0]`: lookups on or off |
 //! | `0x48` | RASTER_COLOR (bitmap enabled) | 2 | word 1: RGBA8 `{A, B, G, R}` |
 //! | `0x49` | BITMAP (bitmap enabled) | 3 | word 1: `{height, width}`; word 2: `{y, x}`; then `ceil(width / 8) * height` bytes from `dma`, bit 7 of a byte leftmost |
+//! | `0x4A` | CONVOLUTION_FILTER (filter enabled) | 1 + kw * kh | word 0: `[3:0]` channel mask, `[10:8]` kw, `[14:12]` kh (1..=kernel size); then the weights `F[m, n]` row by row, row 0 first, signed Q15.16 |
+//! | `0x4B` | CONVOLUTION (filter enabled) | 1 | `[0]`: the filter on or off |
 //! | other | not the IPU's | 1 | passed on unchanged, in order, on `pass` |
 //!
 //! Bits not listed are reserved and ignored. A config without zoom, maps or bitmap does
@@ -56,7 +58,8 @@
 //! in the low bits, each pixel `{A, B, G, R}` (R in bits `[7:0]`). A beat carries up to
 //! `lanes` consecutive pixels of one row that come from one DMA word; lane `i` is pixel
 //! `(x + i, y)`; lanes beyond the mask are zero. `status`: `{level[7:0], 4'b0, event[3:0]}`
-//! with event 1 stack overflow, 2 stack underflow, 3 format not enabled, and the stack
+//! with event 1 stack overflow, 2 stack underflow, 3 format not enabled, 4 draw wider than
+//! a line buffer, 5 pixel map size out of range, 6 filter size out of range, and the stack
 //! level at the event.
 
 use crate::config::ipu::WEIGHT_FRAC;
@@ -924,6 +927,43 @@ mod tests {
             ]
         );
         assert_eq!(out.dma_req, vec![1]);
+    }
+
+    #[test]
+    fn convolution_reduces_and_follows_gls_formula() {
+        let mut cfg = ipu(1);
+        cfg.convolution = Some(crate::config::Convolution {
+            size: 3,
+            line: 8,
+            weight: Fixed { int: 4, frac: 16 },
+        });
+        // A 2x1 filter on R only: C[i] = 0.5 c[i] - 0.25 c[i + 1]; G, B, A pass from the
+        // centre tap (1, 0), the right-hand pixel.
+        let mut cmds = cmd_filter(0x1, 2, 1, &[q16(0.5), q16(-0.25)]);
+        cmds.push(cmd_convolution(true));
+        cmds.extend(cmd_draw(5, 4, 2, 10, 20));
+        cmds.extend(cmd_filter(0x1, 4, 1, &[])); // 4 > 3: status 6, nothing consumed
+        let out = run(&cfg, &cmds, &[0x4010_c864, 0x0102_0304]);
+        let got: Vec<(u64, u64, u64)> = out
+            .pix
+            .iter()
+            .map(|b| (b.field(32, 16), b.field(48, 16), b.field(0, 32)))
+            .collect();
+        let px = |r: u32, l: u32| u64::from(r | (l << 8) | (l << 16) | (0xff << 24));
+        // Row 0: l8 100, 200, 16, 64; row 1: 4, 3, 2, 1. Halves round up, negatives clamp.
+        assert_eq!(
+            got,
+            vec![
+                (10, 20, px(0, 200)),
+                (11, 20, px(96, 16)),
+                (12, 20, px(0, 64)),
+                (10, 21, px(1, 3)),
+                (11, 21, px(1, 2)),
+                (12, 21, px(1, 1)),
+            ]
+        );
+        assert_eq!(out.status, vec![EV_FILTER]);
+        assert_eq!(out.pass.len(), 0);
     }
 
     #[test]
