@@ -868,6 +868,25 @@ fn bitmap_stream(seed: u64) -> m::Stream {
         }
         s.draw(&mut rng, 5, 3, 2, 10, 10);
     }
+    // glBitmap text: origins and moves from the raster position, an empty bitmap that only
+    // moves it, negative moves and origins that wrap past 0.
+    s.cmds.extend(m::cmd_raster_pos(2, 500));
+    for (k, (xo, yo, xm, ym)) in [
+        (5, 1, 9, 0),
+        (0, -2, 9, 0),
+        (-3, 0, -20, 3),
+        (1, 1, 2047, -2048),
+        (0, 0, 7, 1),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let (w, h) = if k == 2 { (0, 0) } else { (8, 3) };
+        s.cmds.extend(m::cmd_bitmap_gl(w, h, xo, yo, xm, ym));
+        for _ in 0..if w > 0 { m::bitmap_words(w, h) } else { 0 } {
+            s.dma.push(rng.next_u64() as u32);
+        }
+    }
     s
 }
 

@@ -16,9 +16,10 @@
 //! | `0x46` | PIXELMAP (maps enabled) | 1 + ceil(n / 4) | word 0: `[20:8]` n entries (1..=table size), `[1:0]` map (R, G, B, A); then the n 8-bit entries, four a word, little endian |
 //! | `0x47` | MAP_COLOR (maps enabled) | 1 | `[0]`: lookups on or off |
 //! | `0x48` | RASTER_COLOR (bitmap enabled) | 2 | word 1: RGBA8 `{A, B, G, R}` |
-//! | `0x49` | BITMAP (bitmap enabled) | 3 | word 1: `{height, width}`; word 2: `{y, x}`; then `ceil(width / 8) * height` bytes from `dma`, bit 7 of a byte leftmost |
+//! | `0x49` | BITMAP (bitmap enabled) | 3 | word 0: `[11:0]` xmove, `[23:12]` ymove (signed); word 1: `{height, width}`; word 2: `{yorig, xorig}` (signed), the bitmap drawn from the raster position less the origin, which then moves; then `ceil(width / 8) * height` bytes from `dma`, bit 7 of a byte leftmost |
 //! | `0x4A` | CONVOLUTION_FILTER (filter enabled) | 1 + kw * kh | word 0: `[3:0]` channel mask, `[10:8]` kw, `[14:12]` kh (1..=kernel size); then the weights `F[m, n]` row by row, row 0 first, signed Q15.16 |
 //! | `0x4B` | CONVOLUTION (filter enabled) | 1 | `[0]`: the filter on or off |
+//! | `0x4C` | RASTER_POS (bitmap enabled) | 2 | word 1: `{ry, rx}`, the current raster position for BITMAP |
 //! | other | not the IPU's | 1 | passed on unchanged, in order, on `pass` |
 //!
 //! Bits not listed are reserved and ignored. A config without zoom, maps or bitmap does
@@ -79,6 +80,7 @@ pub const OP_RASTER: u32 = 0x48;
 pub const OP_BITMAP: u32 = 0x49;
 pub const OP_CONV_FILTER: u32 = 0x4A;
 pub const OP_CONVOLUTION: u32 = 0x4B;
+pub const OP_RASTER_POS: u32 = 0x4C;
 
 pub const EV_OVERFLOW: u32 = 1;
 pub const EV_UNDERFLOW: u32 = 2;
@@ -321,6 +323,8 @@ pub fn run(ipu: &Ipu, cmds: &[u32], dma: &[u32]) -> Outputs {
     let mut conv = Conv::default();
     // GL's initial current raster colour: (1, 1, 1, 1).
     let mut raster = 0xffff_ffffu32;
+    // GL's current raster position (window coordinates, integers), for BITMAP.
+    let mut raster_pos = (0u32, 0u32);
     type Entry = ([i64; 4], [i64; 4], (i32, i32));
     let mut stack: Vec<Entry> = Vec::new();
     let mut dma_next = 0usize;
@@ -331,7 +335,7 @@ pub fn run(ipu: &Ipu, cmds: &[u32], dma: &[u32]) -> Outputs {
         let op = w0 >> 24;
         let unknown = (op == OP_ZOOM && ipu.zoom.is_none())
             || ((op == OP_PIXELMAP || op == OP_MAPCOLOR) && ipu.pixel_map.is_none())
-            || ((op == OP_RASTER || op == OP_BITMAP) && !ipu.bitmap)
+            || ((op == OP_RASTER || op == OP_BITMAP || op == OP_RASTER_POS) && !ipu.bitmap)
             || ((op == OP_CONV_FILTER || op == OP_CONVOLUTION) && ipu.convolution.is_none());
         // A config without the stage does not know its opcodes: passed through.
         let op = if unknown { 0 } else { op };
@@ -344,7 +348,7 @@ pub fn run(ipu: &Ipu, cmds: &[u32], dma: &[u32]) -> Outputs {
             .convolution
             .is_some_and(|c| (1..=c.size).contains(&kw) && (1..=c.size).contains(&kh));
         let words = match op {
-            OP_TRANSFER | OP_ZOOM | OP_RASTER => 2,
+            OP_TRANSFER | OP_ZOOM | OP_RASTER | OP_RASTER_POS => 2,
             OP_DRAW | OP_BITMAP => 3,
             OP_PIXELMAP if map_ok => 1 + map_size.div_ceil(4) as usize,
             OP_CONV_FILTER if filter_ok => 1 + (kw * kh) as usize,
@@ -372,6 +376,7 @@ pub fn run(ipu: &Ipu, cmds: &[u32], dma: &[u32]) -> Outputs {
             OP_ZOOM => zoom = (zoom_field(w0), zoom_field(cmds[i + 1])),
             OP_MAPCOLOR => maps.on = w0 & 1 == 1,
             OP_RASTER => raster = cmds[i + 1],
+            OP_RASTER_POS => raster_pos = (cmds[i + 1] & 0xffff, cmds[i + 1] >> 16),
             OP_CONVOLUTION => conv.on = w0 & 1 == 1,
             OP_CONV_FILTER if !filter_ok => out.status.push(event(EV_FILTER, stack.len())),
             OP_CONV_FILTER => {
@@ -382,7 +387,16 @@ pub fn run(ipu: &Ipu, cmds: &[u32], dma: &[u32]) -> Outputs {
             }
             OP_BITMAP => {
                 let (w, h) = (cmds[i + 1] & 0xffff, cmds[i + 1] >> 16);
-                let (x0, y0) = (cmds[i + 2] & 0xffff, cmds[i + 2] >> 16);
+                // glBitmap: the bitmap's origin at the raster position, then the raster
+                // position moves (an empty bitmap moves it too).
+                let (rx, ry) = raster_pos;
+                let x0 = rx.wrapping_sub(cmds[i + 2]) & 0xffff;
+                let y0 = ry.wrapping_sub(cmds[i + 2] >> 16) & 0xffff;
+                let (xmove, ymove) = bitmap_moves(w0);
+                raster_pos = (
+                    rx.wrapping_add(xmove) & 0xffff,
+                    ry.wrapping_add(ymove) & 0xffff,
+                );
                 if w > 0 && h > 0 {
                     let nwords = bitmap_words(w, h);
                     out.dma_req.push(nwords as u32);
@@ -636,16 +650,40 @@ pub fn cmd_mapcolor(on: bool) -> u32 {
     (OP_MAPCOLOR << 24) | u32::from(on)
 }
 
+/// BITMAP's raster position moves, `[11:0]` xmove and `[23:12]` ymove of word 0 (signed),
+/// as 32-bit two's complement.
+pub fn bitmap_moves(w0: u32) -> (u32, u32) {
+    let sext = |v: u32| (((v << 20) as i32) >> 20) as u32;
+    (sext(w0 & 0xfff), sext((w0 >> 12) & 0xfff))
+}
+
+/// RASTER_POS: GL's current raster position (integer window coordinates, 16 bits each).
+pub fn cmd_raster_pos(x: u32, y: u32) -> [u32; 2] {
+    [OP_RASTER_POS << 24, (y << 16) | (x & 0xffff)]
+}
+
+/// BITMAP as glBitmap: origin `(xorig, yorig)` (the bitmap's pixel (xorig, yorig) lands on
+/// the raster position), then the raster position moves by `(xmove, ymove)` (12-bit
+/// signed each).
+pub fn cmd_bitmap_gl(w: u32, h: u32, xorig: i32, yorig: i32, xmove: i32, ymove: i32) -> [u32; 3] {
+    [
+        (OP_BITMAP << 24) | ((ymove as u32 & 0xfff) << 12) | (xmove as u32 & 0xfff),
+        (h << 16) | (w & 0xffff),
+        ((yorig as u32) << 16) | (xorig as u32 & 0xffff),
+    ]
+}
+
+/// A bitmap at `(x, y)` that leaves the raster position there: RASTER_POS, then BITMAP
+/// with origin and moves 0.
+pub fn cmd_bitmap(w: u32, h: u32, x: u32, y: u32) -> Vec<u32> {
+    let mut v = cmd_raster_pos(x, y).to_vec();
+    v.extend(cmd_bitmap_gl(w, h, 0, 0, 0, 0));
+    v
+}
+
 /// RASTER_COLOR: GL's current raster colour, RGBA8 `{A, B, G, R}`.
 pub fn cmd_raster(rgba: u32) -> [u32; 2] {
     [OP_RASTER << 24, rgba]
-}
-pub fn cmd_bitmap(w: u32, h: u32, x: u32, y: u32) -> [u32; 3] {
-    [
-        OP_BITMAP << 24,
-        (h << 16) | (w & 0xffff),
-        (y << 16) | (x & 0xffff),
-    ]
 }
 
 /// CONVOLUTION_FILTER: a `kw` x `kh` filter (row 0 first) for the channels in `mask`
@@ -762,7 +800,15 @@ pub fn random_stream(ipu: &Ipu, count: usize, seed: u64) -> Stream {
                     rng.next_u64() as u32 & 0xffff,
                     rng.next_u64() as u32 & 0xffff,
                 );
-                s.cmds.extend(cmd_bitmap(w, h, x, y));
+                if pick(&mut rng, 2) == 0 {
+                    s.cmds.extend(cmd_bitmap(w, h, x, y));
+                } else {
+                    // glBitmap from the raster position left by the one before.
+                    let v = |rng: &mut Rng, n: u64| pick(rng, 2 * n) as i32 - n as i32;
+                    let (xo, yo) = (v(&mut rng, 8), v(&mut rng, 8));
+                    let (xm, ym) = (v(&mut rng, 2048), v(&mut rng, 30));
+                    s.cmds.extend(cmd_bitmap_gl(w, h, xo, yo, xm, ym));
+                }
                 if w > 0 && h > 0 {
                     for _ in 0..bitmap_words(w, h) {
                         s.dma.push(rng.next_u64() as u32);
@@ -818,7 +864,7 @@ pub fn random_stream(ipu: &Ipu, count: usize, seed: u64) -> Stream {
             },
             _ => {
                 let mut word = rng.next_u64() as u32;
-                while (OP_TRANSFER..=OP_CONVOLUTION).contains(&(word >> 24)) {
+                while (OP_TRANSFER..=OP_RASTER_POS).contains(&(word >> 24)) {
                     word = rng.next_u64() as u32;
                 }
                 s.cmds.push(word);
@@ -927,6 +973,25 @@ mod tests {
             ]
         );
         assert_eq!(out.dma_req, vec![1]);
+    }
+
+    #[test]
+    fn bitmap_moves_the_raster_position() {
+        let mut cfg = ipu(1);
+        cfg.bitmap = true;
+        // Two one-pixel bitmaps, origin (1, 0) then (0, 2), moves (5, -1) then (0, 0); an
+        // empty bitmap between them moves the position by (-3, 10).
+        let mut cmds = cmd_raster_pos(100, 50).to_vec();
+        cmds.extend(cmd_bitmap_gl(1, 1, 1, 0, 5, -1));
+        cmds.extend(cmd_bitmap_gl(0, 0, 0, 0, -3, 10));
+        cmds.extend(cmd_bitmap_gl(1, 1, 0, 2, 0, 0));
+        let out = run(&cfg, &cmds, &[0x80, 0x80]);
+        let got: Vec<(u64, u64)> = out
+            .pix
+            .iter()
+            .map(|b| (b.field(32, 16), b.field(48, 16)))
+            .collect();
+        assert_eq!(got, vec![(99, 50), (102, 57)]);
     }
 
     #[test]

@@ -698,6 +698,7 @@ impl<'a> IpuUnit<'a> {
                 (true, "ACT_TRANSFER"),
                 (zoom.is_some(), "ACT_ZOOM"),
                 (ipu.bitmap, "ACT_RASTER"),
+                (ipu.bitmap, "ACT_RPOS"),
             ]
             .iter()
             .filter(|(on, _)| *on)

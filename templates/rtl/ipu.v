@@ -8,7 +8,8 @@
 // Commands (cmd, 32 bits, opcode in [31:24]; see src/model/ipu.rs and README.md):
 //   0x41 PIXEL_TRANSFER (2 words), 0x42 PUSH_PIXEL, 0x43 POP_PIXEL,
 //   0x44 DRAW_PIXELS (3 words){% if zoom.is_some() %}, 0x45 ZOOM (2 words){% endif %}{% if map.is_some() %}, 0x46 PIXELMAP (1 + ceil(n / 4) words),
-//   0x47 MAP_COLOR{% endif %}{% if bitmap %}, 0x48 RASTER_COLOR (2 words), 0x49 BITMAP (3 words){% endif %}{% if conv.is_some() %},
+//   0x47 MAP_COLOR{% endif %}{% if bitmap %}, 0x48 RASTER_COLOR (2 words), 0x49 BITMAP (3 words),
+//   0x4C RASTER_POS (2 words){% endif %}{% if conv.is_some() %},
 //   0x4A CONVOLUTION_FILTER (1 + kw * kh words), 0x4B CONVOLUTION{% endif %}; every other word is passed on
 //   unchanged, in order (pass).
 // DRAW_PIXELS sends the DMA request (dma_req: 32-bit words to send), then takes that many
@@ -40,7 +41,9 @@
 {%- if bitmap %}
 // Bitmap (glBitmap): BITMAP requests ceil(width / 8) bytes a row from the DMA and, in
 // state BITMAP, makes a fragment in the raster colour for each set bit (bit 7 of a byte
-// leftmost), one a clock, merged onto pix ahead of the (drained) pipeline.
+// leftmost), one a clock, merged onto pix ahead of the (drained) pipeline; the bitmap
+// sits at the raster position (RASTER_POS) less its origin, and the raster position then
+// moves by BITMAP's xmove, ymove.
 {%- endif %}
 // Latency: DMA word to pixel {{ regs.len() }} register stage(s) (bypass stages add none).
 // Combinational paths: pix_ready_i -> dma_ready_o (through bubble and bypass stages);
@@ -87,6 +90,8 @@ module {{ name }} #(
   localparam [3:0] ACT_RASTER    = 4'd10;
   localparam [7:0] OP_RASTER     = 8'h48;
   localparam [7:0] OP_BITMAP     = 8'h49;
+  localparam [7:0] OP_RPOS       = 8'h4C;
+  localparam [3:0] ACT_RPOS      = 4'd13;
 {%- endif %}
 {%- if let Some(c) = conv %}
   // glConvolutionFilter2D: a weight a clock.
@@ -182,6 +187,9 @@ module {{ name }} #(
 {%- if bitmap %}
   reg  [31:0] raster_q, raster_d;      // GL's current raster colour {A, B, G, R}
   reg         bm_valid_q, bm_valid_d;  // a bitmap fragment waits on pix
+  reg  [15:0] rx_q, rx_d, ry_q, ry_d;  // GL's current raster position (integer)
+  reg  [23:0] bmove_q;                 // BITMAP's {ymove[11:0], xmove[11:0]} (datapath)
+  reg         bmove_en;
   reg  [{{ pix_w - 1 }}:0] bm_data_q;
   // The pipeline's output, merged with the bitmap's fragments on pix.
   wire        pipe_valid;
@@ -219,7 +227,7 @@ module {{ name }} #(
   wire        is_ipu = (opcode == OP_TRANSFER) | (opcode == OP_PUSH) |
                        (opcode == OP_POP) | (opcode == OP_DRAW){% if zoom.is_some() %} | (opcode == OP_ZOOM){% endif %}{% if map.is_some() %} |
                        (opcode == OP_PIXELMAP) | (opcode == OP_MAPCOLOR){% endif %}{% if bitmap %} |
-                       (opcode == OP_RASTER) | (opcode == OP_BITMAP){% endif %}{% if conv.is_some() %} |
+                       (opcode == OP_RASTER) | (opcode == OP_BITMAP) | (opcode == OP_RPOS){% endif %}{% if conv.is_some() %} |
                        (opcode == OP_FILTER) | (opcode == OP_CONV){% endif %};
   wire        stack_full  = (sp_q == StackFull);
   wire        stack_empty = (sp_q == {SpW{1'b0}});
@@ -565,6 +573,9 @@ module {{ name }} #(
 {%- endif %}
 {%- if bitmap %}
     raster_d   = raster_q;
+    rx_d       = rx_q;
+    ry_d       = ry_q;
+    bmove_en   = 1'b0;
 {%- endif %}
 {%- if conv.is_some() %}
     conv_on_d  = conv_on_q;
@@ -633,7 +644,12 @@ module {{ name }} #(
               state_d = RECEIVE_1;
             end
             OP_BITMAP: begin
-              act_d   = ACT_BITMAP;
+              act_d    = ACT_BITMAP;
+              bmove_en = 1'b1;
+              state_d  = RECEIVE_1;
+            end
+            OP_RPOS: begin
+              act_d   = ACT_RPOS;
               state_d = RECEIVE_1;
             end
 {%- endif %}
@@ -687,6 +703,10 @@ module {{ name }} #(
           byte_d = 2'd0;
 {%- if bitmap %}
           if (act_q == ACT_BITMAP) begin
+            // glBitmap: drawn from the raster position less the origin (x0_q, y0_q),
+            // then the raster position moves, an empty bitmap's too.
+            rx_d    = rx_q + {{ "{{" }}4{bmove_q[11]}}, bmove_q[11:0]};
+            ry_d    = ry_q + {{ "{{" }}4{bmove_q[23]}}, bmove_q[23:12]};
             state_d = ((width_q == 16'd0) | (height_q == 16'd0)) ? IDLE : SEND_PARA;
           end else
 {%- endif %}
@@ -738,6 +758,9 @@ module {{ name }} #(
 {%- if bitmap %}
           end else if (act_q == ACT_RASTER) begin
             raster_d = value_q;
+          end else if (act_q == ACT_RPOS) begin
+            rx_d = value_q[15:0];
+            ry_d = value_q[31:16];
 {%- endif %}
 {%- if conv.is_some() %}
           end else if (act_q == ACT_CONV) begin
@@ -892,6 +915,8 @@ module {{ name }} #(
       // GL's initial raster colour: (1, 1, 1, 1).
       raster_q     <= 32'hffffffff;
       bm_valid_q   <= 1'b0;
+      rx_q         <= 16'd0;
+      ry_q         <= 16'd0;
 {%- endif %}
 {%- if conv.is_some() %}
       // GL's initial state: CONVOLUTION_2D off; the filter is the 1x1 identity.
@@ -925,6 +950,8 @@ module {{ name }} #(
 {%- if bitmap %}
       raster_q     <= raster_d;
       bm_valid_q   <= bm_valid_d;
+      rx_q         <= rx_d;
+      ry_q         <= ry_d;
 {%- endif %}
 {%- if conv.is_some() %}
       conv_on_q    <= conv_on_d;
@@ -945,8 +972,14 @@ module {{ name }} #(
       height_q <= cmd_data_i[31:16];
     end
     if (pos_en) begin
+{%- if bitmap %}
+      // BITMAP's word 2 is its origin {yorig, xorig}, DRAW_PIXELS' its position.
+      x0_q <= (act_q == ACT_BITMAP) ? rx_q - cmd_data_i[15:0] : cmd_data_i[15:0];
+      y0_q <= (act_q == ACT_BITMAP) ? ry_q - cmd_data_i[31:16] : cmd_data_i[31:16];
+{%- else %}
       x0_q <= cmd_data_i[15:0];
       y0_q <= cmd_data_i[31:16];
+{%- endif %}
     end
     if (pass_load) begin
       pass_data_q <= cmd_data_i;
@@ -967,6 +1000,9 @@ module {{ name }} #(
     end
 {%- endif %}
 {%- if bitmap %}
+    if (bmove_en) begin
+      bmove_q <= cmd_data_i[23:0];
+    end
     if (bm_load) begin
       bm_data_q <= {{ bm_beat }};
     end
