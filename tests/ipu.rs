@@ -326,7 +326,8 @@ fn draw_pixels_rate_with_no_stalls() {
         "rgba8888: 1 pixel a word"
     );
     // Rows of 3 l8 pixels: a group never spans rows, so 12 pixels (3 words) take 6 beats.
-    assert!(draw_rate(&b, 5, 3, 64, 4) > 1.85);
+    // (The filter's bypass register is one more clock a draw.)
+    assert!(draw_rate(&b, 5, 3, 64, 4) > 1.8);
 }
 
 /// Builds `cfg` with module `kind`'s text mutated, runs `stream`, and returns the failed
@@ -712,10 +713,19 @@ fn render_writes_the_pixels_the_draw_wrote() {
         .output()
         .expect("runs gpurtl");
     assert!(o.status.success(), "{}", text(&o));
-    let b = png(&out);
-    assert_eq!((b.width, b.height), (62, 63));
+    // 62 x 63: not a power of two, which the texture loader wants; the PNG crate reads it.
+    let file = std::fs::File::open(&out).expect("opens the PNG");
+    let mut reader = png::Decoder::new(std::io::BufReader::new(file))
+        .read_info()
+        .expect("a PNG");
+    let mut buf = vec![0; reader.output_buffer_size().expect("a size")];
+    let info = reader.next_frame(&mut buf).expect("decodes");
+    assert_eq!((info.width, info.height), (62, 63));
+    assert_eq!(info.color_type, png::ColorType::Rgba);
     for (x, y) in [(0u32, 0u32), (17, 40), (61, 62)] {
-        let (got, want, centre) = (b.get(x, y), a.get(x + 2, y + 1), a.get(x + 1, y + 1));
+        let at = 4 * (y * 62 + x) as usize;
+        let got = &buf[at..at + 4];
+        let (want, centre) = (a.get(x + 2, y + 1), a.get(x + 1, y + 1));
         assert_eq!((&got[..3], got[3]), (&want[..3], centre[3]), "({x}, {y})");
     }
     for bad in [
