@@ -22,7 +22,7 @@
 //! | `0x4C` | RASTER_POS (bitmap enabled) | 2 | word 1: `{ry, rx}`, the current raster position for BITMAP |
 //! | other | not the IPU's | 1 | passed on unchanged, in order, on `pass` |
 //!
-//! Bits not listed are reserved and ignored. A config without zoom, maps or bitmap does
+//! Bits not listed are reserved and ignored. A config without zoom, maps, bitmap or filter does
 //! not know their opcodes. Any word whose opcode is not the IPU's is passed through, so other units' commands must carry their opcode in every word the
 //! IPU sees. A multi-word command waits for its words (RECEIVE_1, RECEIVE_2): a stream
 //! that ends inside one leaves it pending and produces nothing for it.
