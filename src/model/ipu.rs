@@ -580,8 +580,9 @@ fn bitmap(
 }
 
 /// The pixel map stage (glPixelMap with MAP_COLOR): a generated map replaces the
-/// component by its table's entry at GL's index. The RTL does this after zoom; a map is
-/// a function of one pixel, so the order does not change a result.
+/// component by its table's entry at GL's index. The RTL does this after bias and before
+/// the filter and zoom, as GL does (the seed numbers it after zoom: a map is a function of
+/// one pixel, so only the filter cares).
 pub fn map(ipu: &Ipu, maps: &Maps, ch: usize, v: u32) -> u32 {
     match ipu.pixel_map {
         Some(m) if maps.on && m.maps[ch] => {

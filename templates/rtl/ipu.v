@@ -27,7 +27,8 @@
 // its line buffer ({{ line }} pixels) are dropped with status event 4.
 {%- endif %}
 {%- if let Some(m) = map %}
-// Stage (5), pixel maps (glPixelMap colour maps, {{ m.size }} entries): see its module; PIXELMAP
+// Stage (5), pixel maps (glPixelMap colour maps, {{ m.size }} entries; placed after bias, before the
+// filter and zoom, in GL's order): see its module; PIXELMAP
 // writes a table an entry a clock (state PIXELMAP) once the pipeline has drained.
 {%- endif %}
 {%- if let Some(c) = conv %}
