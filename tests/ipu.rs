@@ -26,19 +26,18 @@ fn ipu_config(name: &str, reset: (&str, &str), body: &str) -> Config {
     )
 }
 
-/// The seed's organisation: one lane, bubble registers, zoom, maps, bitmap, a 3x3
-/// convolution filter.
+/// The seed's organisation: one lane, bubble registers, zoom, maps, bitmap.
 fn one_lane() -> Config {
-    one_lane_with(CONV3)
+    one_lane_with("")
 }
 
 const CONV3: &str = "[ipu.convolution]\nenabled = true\nkernel_size = 3\nmax_line_width = 16\n";
 
-/// `one_lane` with another `[ipu.convolution]` (none: the broken variants that are not
-/// the filter's, cheaper to build).
+/// `one_lane` with an `[ipu.convolution]` (a filter costs Verilator build time, so only the
+/// FSM coverage's build, which needs FILTER, has one).
 fn one_lane_with(conv: &str) -> Config {
     ipu_config(
-        if conv.is_empty() { "ipu_l1n" } else { "ipu_l1" },
+        if conv.is_empty() { "ipu_l1" } else { "ipu_l1c" },
         ("async", "low"),
         &format!(
             "lanes = 1\nstack_depth = 3\nbitmap = true\n[ipu.zoom]\nenabled = true\n[ipu.pixel_map]\nenabled = true\n\
@@ -59,12 +58,10 @@ fn one_lane_plain() -> Config {
     )
 }
 
-/// Four lanes, some formats, mixed registers, the smallest stack, a 3x3 filter with the
-/// narrowest weights.
+/// Four lanes, some formats, mixed registers, the smallest stack, a 1x1 filter with the
+/// narrowest weights (the filter's line buffers are co-simulated at one lane: builds cost).
 fn four_lanes() -> Config {
-    four_lanes_with(
-        "[ipu.convolution]\nenabled = true\nkernel_size = 3\nmax_line_width = 12\nweight_int_bits = 1\n",
-    )
+    four_lanes_with("[ipu.convolution]\nenabled = true\nkernel_size = 1\nweight_int_bits = 1\n")
 }
 
 fn four_lanes_with(conv: &str) -> Config {
@@ -356,7 +353,6 @@ fn run_broken(
 
 #[test]
 fn broken_duts_are_caught() {
-    let one_lane = || one_lane_with("");
     let ipu = one_lane().ipu.expect("ipu");
     let mix = m::random_stream(&ipu, 300, 4);
     let expects = |r: &SimReport| r.errors.iter().any(|e| e.contains("model expects"));
@@ -804,7 +800,7 @@ fn co_simulation_visits_every_fsm_state() {
         "BITMAP",
         "FILTER",
     ];
-    let cfg = one_lane();
+    let cfg = one_lane_with(CONV3);
     let dir = scratch("fsm-coverage");
     let log = dir.join("states.txt");
     let mut design = elaborate(&cfg);
@@ -992,12 +988,13 @@ fn conv_stream(cfg: &Config, seed: u64) -> m::Stream {
 
 #[test]
 fn convolution_matches_the_model_at_1_and_4_lanes() {
-    for cfg in [one_lane_plain(), four_lanes(), one_lane()] {
+    // (And with maps and zoom around it at one lane in co_simulation_visits_every_fsm_state.)
+    for cfg in [one_lane_plain(), four_lanes()] {
         let b = build_cfg(cfg);
         for (seed, gap, stall) in [(71u64, 0.0, 0.0), (72, 0.5, 0.5)] {
             let s = conv_stream(&b.cfg, seed);
             let (_, out) = check(&b, &s, seed, gap, stall);
-            assert!(out.pixels > 200, "{}", out.pixels);
+            assert!(out.pixels > 20, "{}", out.pixels);
             assert!(out.status.iter().any(|w| w & 0xf == m::EV_FILTER));
         }
     }
