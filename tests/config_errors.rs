@@ -828,12 +828,12 @@ fn cases(many_stages: &str) -> Vec<Case> {
             Some("odd integer in 1..=5"),
         ),
         case(
-            "ipu_convolution_not_supported",
-            &with_ipu(&["[ipu.convolution]", "enabled = true"]),
-            Some("ipu.convolution.enabled"),
-            (5, 11),
-            "not supported yet: the convolution filter (glConvolutionFilter2D) is not implemented",
-            Some("false"),
+            "ipu_convolution_weight_bits",
+            &with_ipu(&["[ipu.convolution]", "enabled = true", "weight_int_bits = 9"]),
+            Some("ipu.convolution.weight_int_bits"),
+            (6, 19),
+            "9 integer bits",
+            Some("16 fraction bits"),
         ),
     ]
 }

@@ -28,33 +28,52 @@ fn ipu_config(name: &str, reset: (&str, &str), body: &str) -> Config {
 
 /// The seed's organisation: one lane, bubble registers, zoom, maps, bitmap.
 fn one_lane() -> Config {
+    one_lane_with("")
+}
+
+const CONV3: &str = "[ipu.convolution]\nenabled = true\nkernel_size = 3\nmax_line_width = 16\n";
+
+/// `one_lane` with an `[ipu.convolution]` (a filter costs Verilator build time, so only the
+/// FSM coverage's build, which needs FILTER, has one).
+fn one_lane_with(conv: &str) -> Config {
     ipu_config(
-        "ipu_l1",
+        if conv.is_empty() { "ipu_l1" } else { "ipu_l1c" },
         ("async", "low"),
-        "lanes = 1\nstack_depth = 3\nbitmap = true\n[ipu.zoom]\nenabled = true\n[ipu.pixel_map]\nenabled = true\n\
-         maps = [\"r_to_r\", \"g_to_g\", \"b_to_b\", \"a_to_a\"]\n",
+        &format!(
+            "lanes = 1\nstack_depth = 3\nbitmap = true\n[ipu.zoom]\nenabled = true\n[ipu.pixel_map]\nenabled = true\n\
+             maps = [\"r_to_r\", \"g_to_g\", \"b_to_b\", \"a_to_a\"]\n{conv}"
+        ),
     )
 }
 
-/// One lane, no zoom: pixel maps (two of them) straight after bias.
+/// One lane, no zoom: pixel maps (two of them) straight after bias, then a 5x5
+/// convolution filter with the widest weights.
 fn one_lane_plain() -> Config {
     ipu_config(
         "ipu_l1p",
         ("sync", "low"),
         "lanes = 1\nstack_depth = 3\n[ipu.pixel_map]\nenabled = true\ntable_size = 4\n\
-         maps = [\"b_to_b\", \"r_to_r\"]\n",
+         maps = [\"b_to_b\", \"r_to_r\"]\n[ipu.convolution]\nenabled = true\nkernel_size = 5\n\
+         max_line_width = 64\nweight_int_bits = 8\n",
     )
 }
 
-/// Four lanes, some formats, mixed registers, the smallest stack.
+/// Four lanes, some formats, mixed registers, the smallest stack, a 1x1 filter with the
+/// narrowest weights (the filter's line buffers are co-simulated at one lane: builds cost).
 fn four_lanes() -> Config {
+    four_lanes_with("[ipu.convolution]\nenabled = true\nkernel_size = 1\nweight_int_bits = 1\n")
+}
+
+fn four_lanes_with(conv: &str) -> Config {
     ipu_config(
-        "ipu_l4",
+        if conv.is_empty() { "ipu_l4n" } else { "ipu_l4" },
         ("sync", "high"),
-        "lanes = 4\nbitmap = true\nformats = [\"l8\", \"rgba8888\", \"rgb565\", \"la88\"]\nscale_frac_bits = 16\n\
-         bias_frac_bits = 10\nscale_int_bits = 8\nbias_int_bits = 1\nstack_depth = 1\n\
-         registers = [\"skid\", \"fifo:3\", \"bypass\"]\n[ipu.zoom]\nenabled = true\nmax_line_width = 64\n\
-         [ipu.pixel_map]\nenabled = true\ntable_size = 16\nmaps = [\"a_to_a\", \"r_to_r\", \"g_to_g\", \"b_to_b\"]\n",
+        &format!(
+            "lanes = 4\nbitmap = true\nformats = [\"l8\", \"rgba8888\", \"rgb565\", \"la88\"]\nscale_frac_bits = 16\n\
+             bias_frac_bits = 10\nscale_int_bits = 8\nbias_int_bits = 1\nstack_depth = 1\n\
+             registers = [\"skid\", \"fifo:3\", \"bypass\"]\n[ipu.zoom]\nenabled = true\nmax_line_width = 64\n\
+             [ipu.pixel_map]\nenabled = true\ntable_size = 16\nmaps = [\"a_to_a\", \"r_to_r\", \"g_to_g\", \"b_to_b\"]\n{conv}"
+        ),
     )
 }
 
@@ -214,7 +233,7 @@ fn stack_overflow_underflow_and_truncated_commands() {
         s.cmds.push(m::cmd_pop()); // the last two underflow
     }
     s.cmds.extend(m::cmd_draw(7, 2, 2, 0, 0)); // no such format
-    s.cmds.push(0x4A00_0001); // not the IPU's: passed through
+    s.cmds.push(0x5000_0001); // not the IPU's: passed through
     s.cmds.extend(&m::cmd_draw(0, 2, 2, 0, 0)[..2]); // truncated
     for (seed, gap, stall) in [(1u64, 0.0, 0.0), (2, 0.5, 0.5), (3, 0.0, 0.9)] {
         let (_, out) = check(&b, &s, seed, gap, stall);
@@ -230,7 +249,7 @@ fn stack_overflow_underflow_and_truncated_commands() {
                 m::EV_FORMAT
             ]
         );
-        assert_eq!(out.pass, [0x4A00_0001]);
+        assert_eq!(out.pass, [0x5000_0001]);
         assert_eq!(out.dma_req.len(), 5, "the truncated draw never starts");
     }
 }
@@ -304,7 +323,8 @@ fn draw_pixels_rate_with_no_stalls() {
         "rgba8888: 1 pixel a word"
     );
     // Rows of 3 l8 pixels: a group never spans rows, so 12 pixels (3 words) take 6 beats.
-    assert!(draw_rate(&b, 5, 3, 64, 4) > 1.85);
+    // (The filter's bypass register is one more clock a draw.)
+    assert!(draw_rate(&b, 5, 3, 64, 4) > 1.8);
 }
 
 /// Builds `cfg` with module `kind`'s text mutated, runs `stream`, and returns the failed
@@ -370,7 +390,7 @@ fn broken_duts_are_caught() {
     );
     assert!(expects(&r), "{:?}", r.errors);
     // Four lanes whose last group of a row claims a lane too many.
-    let l4 = four_lanes();
+    let l4 = four_lanes_with("");
     let s = formats_stream_of(&l4);
     let r = run_broken(
         l4,
@@ -679,6 +699,46 @@ fn render_writes_the_pixels_the_draw_wrote() {
         .output()
         .expect("runs gpurtl");
     assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    // A 3x2 filter that picks its top-right tap: GL_REDUCE drops 2 columns and 1 row, and
+    // output (x, y) is input (x + 2, y + 1); alpha comes from the centre tap (1, 1).
+    let o = gpurtl()
+        .args(["render", "--image"])
+        .arg(&input)
+        .args(["--convolve", "3x2:0,0,0,0,0,1", "--out"])
+        .arg(&out)
+        .output()
+        .expect("runs gpurtl");
+    assert!(o.status.success(), "{}", text(&o));
+    // 62 x 63: not a power of two, which the texture loader wants; the PNG crate reads it.
+    let file = std::fs::File::open(&out).expect("opens the PNG");
+    let mut reader = png::Decoder::new(std::io::BufReader::new(file))
+        .read_info()
+        .expect("a PNG");
+    let mut buf = vec![0; reader.output_buffer_size().expect("a size")];
+    let info = reader.next_frame(&mut buf).expect("decodes");
+    assert_eq!((info.width, info.height), (62, 63));
+    assert_eq!(info.color_type, png::ColorType::Rgba);
+    for (x, y) in [(0u32, 0u32), (17, 40), (61, 62)] {
+        let at = 4 * (y * 62 + x) as usize;
+        let got = &buf[at..at + 4];
+        let (want, centre) = (a.get(x + 2, y + 1), a.get(x + 1, y + 1));
+        assert_eq!((&got[..3], got[3]), (&want[..3], centre[3]), "({x}, {y})");
+    }
+    for bad in [
+        "1,2,3",
+        "6x1:1,1,1,1,1,1",
+        "2x2:1,2,3",
+        "3x3:1,2,3,4,5,6,7,8,nan",
+    ] {
+        let o = gpurtl()
+            .args(["render", "--image"])
+            .arg(&input)
+            .args(["--convolve", bad, "--out"])
+            .arg(&out)
+            .output()
+            .expect("runs gpurtl");
+        assert_eq!(o.status.code(), Some(2), "{bad}: {}", text(&o));
+    }
 }
 
 /// `gpurtl render --rtl`: the seed's example through the Verilated unit equals the model's
@@ -727,7 +787,8 @@ fn render_rtl_reproduces_the_seed_example() {
 /// under DMA gaps; every state of the control FSM must be visited, and the run must pass.
 #[test]
 fn co_simulation_visits_every_fsm_state() {
-    const STATES: [&str; 9] = [
+    // By state code; FILTER (9) is the convolution filter's load, not one of the seed's.
+    const STATES: [&str; 10] = [
         "IDLE",
         "RECEIVE_1",
         "RECEIVE_2",
@@ -737,8 +798,9 @@ fn co_simulation_visits_every_fsm_state() {
         "WAIT_FIFO",
         "PIXELMAP",
         "BITMAP",
+        "FILTER",
     ];
-    let cfg = one_lane();
+    let cfg = one_lane_with(CONV3);
     let dir = scratch("fsm-coverage");
     let log = dir.join("states.txt");
     let mut design = elaborate(&cfg);
@@ -758,7 +820,11 @@ fn co_simulation_visits_every_fsm_state() {
     let b = build(cfg.clone(), &design);
     let ipu = cfg.ipu.as_ref().expect("ipu");
     let mut s = m::random_stream(ipu, 300, 51);
-    for extra in [map_stream(&cfg, 52), zoom_stream(&cfg, 53)] {
+    for extra in [
+        map_stream(&cfg, 52),
+        zoom_stream(&cfg, 53),
+        conv_stream(&cfg, 54),
+    ] {
         s.cmds.extend(extra.cmds);
         s.dma.extend(extra.dma);
     }
@@ -766,10 +832,11 @@ fn co_simulation_visits_every_fsm_state() {
     let (_, out) = check(&b, &s, 51, 0.5, 0.3);
     assert!(out.pixels > 0);
     let text = std::fs::read_to_string(&log).expect("the state log");
-    let mut seen = [false; 9];
+    let mut seen = [false; STATES.len()];
     for line in text.lines() {
         if let Ok(v) = line.trim().parse::<usize>() {
-            seen[v.min(8)] = true;
+            assert!(v < STATES.len(), "state code {v}");
+            seen[v] = true;
         }
     }
     let missing: Vec<&str> = STATES
@@ -807,6 +874,25 @@ fn bitmap_stream(seed: u64) -> m::Stream {
         }
         s.draw(&mut rng, 5, 3, 2, 10, 10);
     }
+    // glBitmap text: origins and moves from the raster position, an empty bitmap that only
+    // moves it, negative moves and origins that wrap past 0.
+    s.cmds.extend(m::cmd_raster_pos(2, 500));
+    for (k, (xo, yo, xm, ym)) in [
+        (5, 1, 9, 0),
+        (0, -2, 9, 0),
+        (-3, 0, -20, 3),
+        (1, 1, 2047, -2048),
+        (0, 0, 7, 1),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let (w, h) = if k == 2 { (0, 0) } else { (8, 3) };
+        s.cmds.extend(m::cmd_bitmap_gl(w, h, xo, yo, xm, ym));
+        for _ in 0..if w > 0 { m::bitmap_words(w, h) } else { 0 } {
+            s.dma.push(rng.next_u64() as u32);
+        }
+    }
     s
 }
 
@@ -839,4 +925,136 @@ fn broken_bitmap_is_caught() {
             ),
         ],
     );
+}
+
+/// Convolution: every filter size up to the config's (even ones too), channel masks,
+/// weights in and out of range, draws narrower than, as wide as and wider than the filter
+/// (one-pixel columns), a draw too wide for the line buffers, the filter with maps and
+/// zoom, off again, a bad size (status 6) and a truncated filter at the end.
+fn conv_stream(cfg: &Config, seed: u64) -> m::Stream {
+    let ipu = cfg.ipu.as_ref().expect("ipu");
+    let c = ipu.convolution.expect("convolution");
+    let k = c.size;
+    let line = if k > 1 { c.line.min(12) } else { 12 };
+    let fmts: Vec<u32> = (0..7u32).filter(|f| ipu.formats[*f as usize]).collect();
+    let mut rng = Rng::stream(seed, 13);
+    let mut s = m::Stream::default();
+    s.cmds.push(m::cmd_convolution(true));
+    s.draw(&mut rng, fmts[0], 4, 3, 5, 5); // the reset filter: 1x1 identity
+    let mut n = 0u32;
+    for kh in 1..=k {
+        for kw in 1..=k {
+            n += 1;
+            let weights: Vec<u32> = (0..kw * kh)
+                .map(|_| match rng.next_u64() % 10 {
+                    0 => rng.next_u64() as u32,
+                    _ => m::q16(
+                        (rng.next_u64() % 3000) as f64 / 1000.0 / f64::from(kw * kh)
+                            - 0.5 / f64::from(kw),
+                    ),
+                })
+                .collect();
+            s.cmds.extend(m::cmd_filter(n % 16, kw, kh, &weights));
+            if n % 4 == 1 && ipu.pixel_map.is_some() {
+                s.cmds.extend(m::cmd_pixelmap(n % 4, &[n as u8, 200, 30]));
+                s.cmds.push(m::cmd_mapcolor(n % 8 == 1));
+            }
+            if ipu.zoom.is_some() {
+                let z = [(1.0, 1.0), (2.0, 0.5), (-1.0, 1.5), (0.7, -2.0)][n as usize % 4];
+                s.cmds.extend(m::cmd_zoom(m::q16(z.0), m::q16(z.1)));
+            }
+            for (j, w) in [1, kw, kw + 3, line].into_iter().enumerate() {
+                let fmt = fmts[(n as usize + j) % fmts.len()];
+                s.draw(&mut rng, fmt, w, kh + j as u32 % 2, 1000 + w, 50 * n);
+            }
+        }
+    }
+    if ipu.zoom.is_some() {
+        s.cmds.extend(m::cmd_zoom(m::q16(1.0), m::q16(1.0)));
+    }
+    s.cmds.push(m::cmd_convolution(false));
+    s.draw(&mut rng, fmts[0], 5, 2, 0, 0);
+    s.cmds.push(m::cmd_convolution(true));
+    if k > 1 {
+        s.draw(&mut rng, fmts[0], c.line + 1, 1, 0, 0); // too wide: status 4
+    }
+    s.cmds.extend(m::cmd_filter(0xf, 0, 1, &[])); // bad size: status 6
+    s.cmds.extend(m::cmd_filter(0x7, k + 1, 1, &[])); // likewise
+    s.draw(&mut rng, fmts[0], k + 1, k, 9, 9);
+    s.cmds
+        .extend(&m::cmd_filter(0xf, k, k, &vec![m::q16(0.5); (k * k) as usize])[..2]);
+    s
+}
+
+#[test]
+fn convolution_matches_the_model_at_1_and_4_lanes() {
+    // (And with maps and zoom around it at one lane in co_simulation_visits_every_fsm_state.)
+    for cfg in [one_lane_plain(), four_lanes()] {
+        let b = build_cfg(cfg);
+        for (seed, gap, stall) in [(71u64, 0.0, 0.0), (72, 0.5, 0.5)] {
+            let s = conv_stream(&b.cfg, seed);
+            let (_, out) = check(&b, &s, seed, gap, stall);
+            assert!(out.pixels > 20, "{}", out.pixels);
+            assert!(out.status.iter().any(|w| w & 0xf == m::EV_FILTER));
+        }
+    }
+}
+
+/// A 5x5 blur on R, G, B (alpha from the centre tap) and a 3x3 edge filter with negative
+/// weights: the RTL's pixels (equal to the model's) are within 1 LSB of GL's formula in
+/// f64 with the float weights; and the filter's rate with no stalls.
+#[test]
+fn convolution_follows_gl() {
+    let b = build_cfg(one_lane_plain());
+    let mut rng = Rng::stream(73, 0);
+    let blur: Vec<f64> = [1.0, 4.0, 6.0, 4.0, 1.0]
+        .iter()
+        .flat_map(|a| [1.0, 4.0, 6.0, 4.0, 1.0].map(|b| a * b / 256.0))
+        .collect();
+    let edge = vec![-1.0, -1.0, -1.0, -1.0, 8.5, -1.0, -1.0, -1.0, -1.0];
+    let (w, h) = (64u32, 16u32);
+    for (k, weights) in [(5u32, &blur), (3, &edge)] {
+        let mut s = m::Stream::default();
+        let q: Vec<u32> = weights.iter().map(|v| m::q16(*v)).collect();
+        s.cmds.extend(m::cmd_filter(0x7, k, k, &q));
+        s.cmds.push(m::cmd_convolution(true));
+        s.draw(&mut rng, 0, w, h, 0, 0);
+        let (r, out) = check(&b, &s, 73, 0.0, 0.0);
+        let (ow, oh) = (w - k + 1, h - k + 1);
+        assert_eq!(out.pixels, u64::from(ow * oh));
+        for beat in &out.pix {
+            let (x, y) = (beat.field(32, 16) as u32, beat.field(48, 16) as u32);
+            for ch in 0..4 {
+                let c =
+                    |i: u32, j: u32| f64::from((s.dma[(j * w + i) as usize] >> (8 * ch)) & 0xff);
+                let gl = if ch == 3 {
+                    c(x + k / 2, y + k / 2)
+                } else {
+                    let mut acc = 0.0;
+                    for n in 0..k {
+                        for mm in 0..k {
+                            acc += weights[(n * k + mm) as usize] * c(x + mm, y + n);
+                        }
+                    }
+                    acc.clamp(0.0, 255.0).round()
+                };
+                let got = beat.field(8 * ch, 8) as f64;
+                assert!(
+                    (got - gl).abs() <= 1.0,
+                    "{k}x{k} ({x}, {y}) ch {ch}: {got} vs GL {gl}"
+                );
+            }
+        }
+        println!(
+            "{}: convolution {k}x{k}, rgba8888 {w}x{h}: {} output pixels in {} clocks, {:.3} image pixels/clock",
+            b.cfg.design.name,
+            out.pixels,
+            r.cycles,
+            f64::from(w * h) / r.cycles as f64
+        );
+        assert!(
+            f64::from(w * h) / r.cycles as f64 > 0.95,
+            "a pixel a clock in"
+        );
+    }
 }

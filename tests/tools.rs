@@ -632,7 +632,8 @@ fn mem_arb_configs_pass_lint_synth_and_icarus() {
 
 /// `[ipu]` configs beyond the presets: 2 and 4 lanes, format subsets, every register kind,
 /// both fraction widths at their ends, the smallest and largest stacks, each reset style,
-/// zoom, pixel maps and bitmap alone and together (the smallest line buffer and tables too).
+/// zoom, pixel maps, bitmap and the convolution filter alone and together (1x1, 3x3 and
+/// 5x5 filters, the narrowest and widest weights, the smallest line buffers and tables).
 #[test]
 fn ipu_configs_pass_lint_synth_and_icarus() {
     let configs = [
@@ -641,7 +642,8 @@ fn ipu_configs_pass_lint_synth_and_icarus() {
             "sync",
             "high",
             "lanes = 4\nformats = [\"l8\", \"rgb565\"]\nscale_frac_bits = 16\nbias_frac_bits = 16\n\
-             scale_int_bits = 8\nbias_int_bits = 8\nstack_depth = 1\nregisters = [\"skid\", \"fifo:3\", \"bypass\"]\n",
+             scale_int_bits = 8\nbias_int_bits = 8\nstack_depth = 1\nregisters = [\"skid\", \"fifo:3\", \"bypass\"]\n\
+             [ipu.convolution]\nenabled = true\nkernel_size = 3\nmax_line_width = 1\nweight_int_bits = 8\n",
         ),
         (
             "ipu_l2",
@@ -655,13 +657,14 @@ fn ipu_configs_pass_lint_synth_and_icarus() {
             "async",
             "low",
             "lanes = 4\nbitmap = true\nformats = [\"l8\"]\n[ipu.zoom]\nenabled = true\nmax_line_width = 1\n\
-             [ipu.pixel_map]\nenabled = true\ntable_size = 2\nmaps = [\"a_to_a\"]\n",
+             [ipu.pixel_map]\nenabled = true\ntable_size = 2\nmaps = [\"a_to_a\"]\n\
+             [ipu.convolution]\nenabled = true\nkernel_size = 5\nmax_line_width = 100\nweight_int_bits = 1\n",
         ),
         (
             "ipu_zoom_l2",
             "sync",
             "low",
-            "lanes = 2\n[ipu.zoom]\nenabled = true\nmax_line_width = 100\n",
+            "lanes = 2\n[ipu.zoom]\nenabled = true\nmax_line_width = 100\n[ipu.convolution]\nenabled = true\nkernel_size = 1\n",
         ),
         (
             "ipu_maps_l1",

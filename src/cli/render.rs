@@ -13,6 +13,14 @@
 //! harness of `gpurtl sim`), which compares every pixel beat the RTL sends with the
 //! model's; the PNG is written only when all of them match, else the exit code is 1.
 //!
+//! Kernel (`--convolve`): `[WxH:]w0,w1,...`, the filter's weights row by row, row 0 first
+//! (GL's order: row 0 is the filter image's bottom row), each in [-128, 128]; without the
+//! `WxH:` prefix the kernel is square (1, 4, 9, 16 or 25 weights). W and H are 1..=5. The
+//! weights apply to R, G and B (sent as Q15.16 in one CONVOLUTION_FILTER with mask 0x7);
+//! alpha passes unchanged from the pixel under the filter's centre tap. The filter runs in
+//! GL's GL_REDUCE border mode, so the output is W - 1 columns and H - 1 rows smaller (before
+//! zoom). The unit then also has a 5x5 filter with 8192-pixel line buffers.
+//!
 //! Map file (`--map`): lines `r`, `g`, `b` or `a` followed by the map's values, GL floats
 //! in [0, 1] separated by spaces or commas (at most 256 of them); `#` starts a comment.
 //! Each value is sent as an 8-bit entry, round(v * 255).
@@ -36,6 +44,64 @@ scale_frac_bits = 16\nbias_int_bits = 8\nbias_frac_bits = 16\n\
 [ipu.zoom]\nenabled = true\nmax_line_width = 8192\n\
 [ipu.pixel_map]\nenabled = true\ntable_size = 256\n\
 maps = [\"r_to_r\", \"g_to_g\", \"b_to_b\", \"a_to_a\"]\n";
+
+/// The unit's filter, added only for `--convolve` (so other renders reuse their build).
+const CONV: &str = "[ipu.convolution]\nenabled = true\nkernel_size = 5\nmax_line_width = 8192\n\
+weight_int_bits = 8\n";
+
+/// A `--convolve` kernel: width, height and the weights, row 0 first.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Kernel {
+    pub w: u32,
+    pub h: u32,
+    pub weights: Vec<f64>,
+}
+
+fn parse_kernel(s: &str) -> Result<Kernel, String> {
+    let bad = |why: &str| {
+        format!(
+            "`{s}`: {why}; allowed: [WxH:]w0,w1,... with W and H in 1..=5 and W * H weights in [-128, 128] (no prefix: 1, 4, 9, 16 or 25 of them, a square)"
+        )
+    };
+    let (size, list) = match s.split_once(':') {
+        Some((size, list)) => {
+            let (w, h) = size
+                .split_once(['x', 'X'])
+                .ok_or_else(|| bad("the size is not WxH"))?;
+            let parse = |t: &str| {
+                t.trim()
+                    .parse::<u32>()
+                    .map_err(|_| bad("the size is not WxH"))
+            };
+            (Some((parse(w)?, parse(h)?)), list)
+        }
+        None => (None, s),
+    };
+    let weights = list
+        .split(',')
+        .map(|t| t.trim().parse::<f64>())
+        .collect::<Result<Vec<f64>, _>>()
+        .map_err(|_| bad("a weight is not a number"))?;
+    if weights.iter().any(|v| !v.is_finite() || v.abs() > 128.0) {
+        return Err(bad("a weight is out of range"));
+    }
+    let (w, h) = match size {
+        Some(wh) => wh,
+        None => {
+            let n = (1..=5u32)
+                .find(|n| (n * n) as usize == weights.len())
+                .ok_or_else(|| bad("the weights do not make a square"))?;
+            (n, n)
+        }
+    };
+    if !(1..=5).contains(&w) || !(1..=5).contains(&h) {
+        return Err(bad("the size is out of range"));
+    }
+    if weights.len() != (w * h) as usize {
+        return Err(bad("the count of weights is not W * H"));
+    }
+    Ok(Kernel { w, h, weights })
+}
 
 /// The raster position.
 const ORIGIN: u32 = 0x8000;
@@ -76,6 +142,10 @@ pub struct RenderArgs {
     /// glPixelZoom factors X,Y.
     #[arg(long, value_name = "X,Y", value_parser = parse_zoom, allow_hyphen_values = true)]
     pub zoom: Option<[f64; 2]>,
+    /// glConvolutionFilter2D kernel on R, G, B: `[WxH:]w0,w1,...`, row 0 first (see
+    /// `gpurtl render` in README.md); turns CONVOLUTION_2D on (GL_REDUCE).
+    #[arg(long, value_name = "KERNEL", value_parser = parse_kernel, allow_hyphen_values = true)]
+    pub convolve: Option<Kernel>,
     /// Colour maps (see `gpurtl render` in README.md); turns MAP_COLOR on.
     #[arg(long, value_name = "FILE")]
     pub map: Option<PathBuf>,
@@ -149,6 +219,11 @@ fn stream(a: &RenderArgs, img: &Image, maps: &[(u32, Vec<u8>)]) -> m::Stream {
     if !maps.is_empty() {
         s.cmds.push(m::cmd_mapcolor(true));
     }
+    if let Some(k) = &a.convolve {
+        let q: Vec<u32> = k.weights.iter().map(|v| m::q16(*v)).collect();
+        s.cmds.extend(m::cmd_filter(0x7, k.w, k.h, &q));
+        s.cmds.push(m::cmd_convolution(true));
+    }
     s.cmds
         .extend(m::cmd_draw(0, img.width, img.height, ORIGIN, ORIGIN));
     s.dma = img.pixels.iter().map(|p| u32::from_le_bytes(*p)).collect();
@@ -170,7 +245,9 @@ fn picture(cfg: &Config, out: &m::Outputs) -> anyhow::Result<Image> {
         })
         .collect();
     let (Some(x0), Some(x1)) = (px.iter().map(|p| p.0).min(), px.iter().map(|p| p.0).max()) else {
-        bail!("error: the draw wrote no pixels (a zoom factor rounds the picture away)");
+        bail!(
+            "error: the draw wrote no pixels (a zoom factor rounds the picture away, or the picture is smaller than the kernel)"
+        );
     };
     let y0 = px.iter().map(|p| p.1).min().unwrap_or(0);
     let y1 = px.iter().map(|p| p.1).max().unwrap_or(0);
@@ -182,7 +259,12 @@ fn picture(cfg: &Config, out: &m::Outputs) -> anyhow::Result<Image> {
 }
 
 pub fn run(a: &RenderArgs) -> Result<u8, Failure> {
-    let cfg = config::parse(CONFIG, "render").map_err(|e| failure(anyhow!("{e}")))?;
+    let text = if a.convolve.is_some() {
+        format!("{CONFIG}{CONV}")
+    } else {
+        CONFIG.to_string()
+    };
+    let cfg = config::parse(&text, "render").map_err(|e| failure(anyhow!("{e}")))?;
     let ipu = cfg
         .ipu
         .clone()

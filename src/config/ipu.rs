@@ -1,9 +1,9 @@
 //! `[ipu]`: the image processing unit (seed 000). Implemented so far: the command decoder,
 //! the control FSM, the parameter store and stack, and the main pipeline's format
 //! conversion, scale, bias and zoom stages for the DrawPixels path (DMA words in, pixels
-//! out), the pixel map stage's colour maps and the bitmap module. Colour-index maps,
-//! convolution and the framebuffer paths are validated but rejected when enabled: "not
-//! supported yet".
+//! out), the pixel map stage's colour maps, the convolution filter and the bitmap module.
+//! Colour-index maps and the framebuffer paths are validated but rejected when enabled:
+//! "not supported yet".
 
 use serde::{Deserialize, Serialize};
 
@@ -42,8 +42,9 @@ pub const COLOUR_MAPS: [&str; 4] = ["r_to_r", "g_to_g", "b_to_b", "a_to_a"];
 pub const MAP_SUPPORTED: &str =
     "with the stage enabled: \"r_to_r\", \"g_to_g\", \"b_to_b\", \"a_to_a\"";
 pub const KERNEL_ALLOWED: &str = "an odd integer in 1..=5 (a 1x1 to 5x5 kernel)";
-pub const CONV_LINE_ALLOWED: &str = "an integer in 1..=8192 pixels";
-pub const ENABLED_ALLOWED: &str = "false (the feature is not supported yet)";
+pub const CONV_LINE_ALLOWED: &str = "an integer in 1..=8192 pixels (the widest DrawPixels the convolution filter takes; its kernel_size - 1 line buffers hold one row each)";
+pub const WEIGHT_INT_ALLOWED: &str =
+    "an integer in 1..=8: integer bits of the filter weights (signed, 16 fraction bits; default 4)";
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -104,6 +105,8 @@ pub struct ConvolutionSection {
     pub kernel_size: u32,
     #[serde(default = "default_line")]
     pub max_line_width: u32,
+    #[serde(default = "default_weight_int")]
+    pub weight_int_bits: u32,
 }
 
 fn default_lanes() -> u32 {
@@ -139,6 +142,12 @@ fn default_map_size() -> u32 {
 fn default_kernel() -> u32 {
     3
 }
+fn default_weight_int() -> u32 {
+    4
+}
+
+/// Fraction bits of a convolution weight: the command's Q15.16 value kept exactly.
+pub const WEIGHT_FRAC: u32 = 16;
 
 /// A signed fixed-point format: 1 sign bit, `int` integer bits, `frac` fraction bits.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -178,6 +187,17 @@ pub struct Ipu {
     pub pixel_map: Option<PixelMap>,
     /// The bitmap module (glBitmap).
     pub bitmap: bool,
+    /// The convolution filter (glConvolutionFilter2D) when enabled.
+    pub convolution: Option<Convolution>,
+}
+
+/// The convolution filter: the largest kernel (`size` x `size`), the widest line its
+/// line buffers hold, and the weights' format (16 fraction bits).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct Convolution {
+    pub size: u32,
+    pub line: u32,
+    pub weight: Fixed,
 }
 
 /// The colour maps R->R, G->G, B->B, A->A: the largest table and which are generated.
@@ -384,11 +404,11 @@ impl IpuSection {
                     CONV_LINE_ALLOWED,
                 ));
             }
-            if c.enabled {
+            if !(1..=8).contains(&c.weight_int_bits) {
                 errs.push(Invalid::at(
-                    &at(&["convolution", "enabled"]),
-                    "not supported yet: the convolution filter (glConvolutionFilter2D) is not implemented",
-                    ENABLED_ALLOWED,
+                    &at(&["convolution", "weight_int_bits"]),
+                    format!("{} integer bits", c.weight_int_bits),
+                    WEIGHT_INT_ALLOWED,
                 ));
             }
         }
@@ -413,6 +433,18 @@ impl IpuSection {
                 .map(|z| z.max_line_width),
             pixel_map,
             bitmap: self.bitmap,
+            convolution: self
+                .convolution
+                .as_ref()
+                .filter(|c| c.enabled)
+                .map(|c| Convolution {
+                    size: c.kernel_size,
+                    line: c.max_line_width,
+                    weight: Fixed {
+                        int: c.weight_int_bits,
+                        frac: WEIGHT_FRAC,
+                    },
+                }),
         })
     }
 }

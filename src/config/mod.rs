@@ -23,7 +23,7 @@ use toml::de::{DeTable, DeValue};
 pub use design::{ClockSection, DesignSection};
 pub use error::{ConfigError, Invalid, Seg, path};
 pub use hs_chain::{HsChain, HsChainSection, STAGE_KINDS, StageKind};
-pub use ipu::{Fixed, Ipu, IpuSection, PixelMap};
+pub use ipu::{Convolution, Fixed, Ipu, IpuSection, PixelMap};
 pub use mem::{
     ADDR_BITS, Access, MapSection, Mem, MemMap, MemSection, Policy, Requester, RequesterSection,
     clog2,
@@ -346,15 +346,16 @@ fn accepts(key: &str) -> Option<String> {
         "ipu.zoom" => "an [ipu.zoom] table with `enabled` and `max_line_width`",
         "ipu.zoom.enabled" => ipu::ON_ALLOWED,
         "ipu.pixel_map.enabled" => ipu::ON_ALLOWED,
-        "ipu.convolution.enabled" => ipu::ENABLED_ALLOWED,
+        "ipu.convolution.enabled" => ipu::ON_ALLOWED,
         "ipu.zoom.max_line_width" => ipu::ZOOM_LINE_ALLOWED,
         "ipu.pixel_map" => "an [ipu.pixel_map] table with `enabled`, `table_size` and `maps`",
         "ipu.pixel_map.table_size" => ipu::MAP_SIZE_ALLOWED,
         "ipu.pixel_map.maps" => ipu::MAPS_ALLOWED,
         "ipu.pixel_map.maps[]" => ipu::MAPS_ALLOWED,
         "ipu.convolution" => {
-            "an [ipu.convolution] table with `enabled`, `kernel_size` and `max_line_width`"
+            "an [ipu.convolution] table with `enabled`, `kernel_size`, `max_line_width` and `weight_int_bits`"
         }
+        "ipu.convolution.weight_int_bits" => ipu::WEIGHT_INT_ALLOWED,
         "ipu.convolution.kernel_size" => ipu::KERNEL_ALLOWED,
         "ipu.convolution.max_line_width" => ipu::CONV_LINE_ALLOWED,
         _ => return None,

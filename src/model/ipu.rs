@@ -16,10 +16,13 @@
 //! | `0x46` | PIXELMAP (maps enabled) | 1 + ceil(n / 4) | word 0: `[20:8]` n entries (1..=table size), `[1:0]` map (R, G, B, A); then the n 8-bit entries, four a word, little endian |
 //! | `0x47` | MAP_COLOR (maps enabled) | 1 | `[0]`: lookups on or off |
 //! | `0x48` | RASTER_COLOR (bitmap enabled) | 2 | word 1: RGBA8 `{A, B, G, R}` |
-//! | `0x49` | BITMAP (bitmap enabled) | 3 | word 1: `{height, width}`; word 2: `{y, x}`; then `ceil(width / 8) * height` bytes from `dma`, bit 7 of a byte leftmost |
+//! | `0x49` | BITMAP (bitmap enabled) | 3 | word 0: `[11:0]` xmove, `[23:12]` ymove (signed); word 1: `{height, width}`; word 2: `{yorig, xorig}` (signed), the bitmap drawn from the raster position less the origin, which then moves; then `ceil(width / 8) * height` bytes from `dma`, bit 7 of a byte leftmost |
+//! | `0x4A` | CONVOLUTION_FILTER (filter enabled) | 1 + kw * kh | word 0: `[3:0]` channel mask, `[10:8]` kw, `[14:12]` kh (1..=kernel size); then the weights `F[m, n]` row by row, row 0 first, signed Q15.16 |
+//! | `0x4B` | CONVOLUTION (filter enabled) | 1 | `[0]`: the filter on or off |
+//! | `0x4C` | RASTER_POS (bitmap enabled) | 2 | word 1: `{ry, rx}`, the current raster position for BITMAP |
 //! | other | not the IPU's | 1 | passed on unchanged, in order, on `pass` |
 //!
-//! Bits not listed are reserved and ignored. A config without zoom, maps or bitmap does
+//! Bits not listed are reserved and ignored. A config without zoom, maps, bitmap or filter does
 //! not know their opcodes. Any word whose opcode is not the IPU's is passed through, so other units' commands must carry their opcode in every word the
 //! IPU sees. A multi-word command waits for its words (RECEIVE_1, RECEIVE_2): a stream
 //! that ends inside one leaves it pending and produces nothing for it.
@@ -56,9 +59,11 @@
 //! in the low bits, each pixel `{A, B, G, R}` (R in bits `[7:0]`). A beat carries up to
 //! `lanes` consecutive pixels of one row that come from one DMA word; lane `i` is pixel
 //! `(x + i, y)`; lanes beyond the mask are zero. `status`: `{level[7:0], 4'b0, event[3:0]}`
-//! with event 1 stack overflow, 2 stack underflow, 3 format not enabled, and the stack
+//! with event 1 stack overflow, 2 stack underflow, 3 format not enabled, 4 draw wider than
+//! a line buffer, 5 pixel map size out of range, 6 filter size out of range, and the stack
 //! level at the event.
 
+use crate::config::ipu::WEIGHT_FRAC;
 use crate::config::{Fixed, Ipu};
 use crate::rng::{Rng, STREAM_DATA};
 use crate::rtl::{Dir, StreamPort};
@@ -73,12 +78,100 @@ pub const OP_PIXELMAP: u32 = 0x46;
 pub const OP_MAPCOLOR: u32 = 0x47;
 pub const OP_RASTER: u32 = 0x48;
 pub const OP_BITMAP: u32 = 0x49;
+pub const OP_CONV_FILTER: u32 = 0x4A;
+pub const OP_CONVOLUTION: u32 = 0x4B;
+pub const OP_RASTER_POS: u32 = 0x4C;
 
 pub const EV_OVERFLOW: u32 = 1;
 pub const EV_UNDERFLOW: u32 = 2;
 pub const EV_FORMAT: u32 = 3;
 pub const EV_WIDTH: u32 = 4;
 pub const EV_MAPSIZE: u32 = 5;
+pub const EV_FILTER: u32 = 6;
+
+/// The convolution filter's state (glConvolutionFilter2D, CONVOLUTION_2D): on or off,
+/// the filter's size and its weights `F[m, n]` at index `n * kw + m`, per channel, as
+/// signed fixed point with [`WEIGHT_FRAC`] fraction bits. The reset state is off with a
+/// 1x1 identity filter.
+#[derive(Debug, Clone)]
+pub struct Conv {
+    pub on: bool,
+    pub kw: u32,
+    pub kh: u32,
+    pub weights: Vec<[i64; 4]>,
+}
+
+impl Default for Conv {
+    fn default() -> Self {
+        Conv {
+            on: false,
+            kw: 1,
+            kh: 1,
+            weights: vec![[1 << WEIGHT_FRAC; 4]],
+        }
+    }
+}
+
+/// CONVOLUTION_FILTER's first word: channel mask, width and height.
+pub fn filter_fields(w0: u32) -> (u32, u32, u32) {
+    (w0 & 0xf, (w0 >> 8) & 7, (w0 >> 12) & 7)
+}
+
+/// The filter a CONVOLUTION_FILTER loads: the channels in `mask` take the `kw * kh`
+/// weights (Q15.16, saturated to `fmt`), the others a single 1.0 at the filter's centre
+/// tap `(kw / 2, kh / 2)`, so they pass unchanged from the pixel under it.
+pub fn load_filter(mask: u32, kw: u32, kh: u32, words: &[u32], fmt: Fixed) -> Conv {
+    let centre = (kh / 2) * kw + kw / 2;
+    let weights = (0..kw * kh)
+        .map(|k| {
+            std::array::from_fn(|ch| {
+                if mask >> ch & 1 == 1 {
+                    to_fixed(words[k as usize], fmt)
+                } else if k == centre {
+                    1 << WEIGHT_FRAC
+                } else {
+                    0
+                }
+            })
+        })
+        .collect();
+    Conv {
+        on: false,
+        kw,
+        kh,
+        weights,
+    }
+}
+
+/// GL_REDUCE convolution of a `w` x `h` RGBA8 image (row 0 first): the
+/// `(w - kw + 1) x (h - kh + 1)` result, empty when the filter is larger than the image.
+/// Per channel `C[i, j] = sum F[m, n] * c[i + m, j + n]` (no flip, GL's formula), exact
+/// in integers, then rounded (halves up) and clamped to 8 bits.
+pub fn convolve(conv: &Conv, image: &[u32], w: u32, h: u32) -> (Vec<u32>, u32, u32) {
+    if w < conv.kw || h < conv.kh {
+        return (Vec::new(), 0, 0);
+    }
+    let (ow, oh) = (w - conv.kw + 1, h - conv.kh + 1);
+    let mut out = Vec::with_capacity((ow * oh) as usize);
+    for j in 0..oh {
+        for i in 0..ow {
+            let mut px = 0u32;
+            for ch in 0..4 {
+                let mut acc = 0i64;
+                for n in 0..conv.kh {
+                    for m in 0..conv.kw {
+                        let c = (image[((j + n) * w + i + m) as usize] >> (8 * ch)) & 0xff;
+                        acc += conv.weights[(n * conv.kw + m) as usize][ch] * i64::from(c);
+                    }
+                }
+                let v = (acc + (1 << (WEIGHT_FRAC - 1))) >> WEIGHT_FRAC;
+                px |= (v.clamp(0, 255) as u32) << (8 * ch);
+            }
+            out.push(px);
+        }
+    }
+    (out, ow, oh)
+}
 
 /// The colour maps' state: MAP_COLOR, and per channel the loaded table (GL's initial map
 /// is one entry of 0.0).
@@ -227,8 +320,11 @@ pub fn run(ipu: &Ipu, cmds: &[u32], dma: &[u32]) -> Outputs {
     let mut bias = [0i64; 4];
     let mut zoom = (ZOOM_ONE, ZOOM_ONE);
     let mut maps = Maps::default();
+    let mut conv = Conv::default();
     // GL's initial current raster colour: (1, 1, 1, 1).
     let mut raster = 0xffff_ffffu32;
+    // GL's current raster position (window coordinates, integers), for BITMAP.
+    let mut raster_pos = (0u32, 0u32);
     type Entry = ([i64; 4], [i64; 4], (i32, i32));
     let mut stack: Vec<Entry> = Vec::new();
     let mut dma_next = 0usize;
@@ -239,17 +335,23 @@ pub fn run(ipu: &Ipu, cmds: &[u32], dma: &[u32]) -> Outputs {
         let op = w0 >> 24;
         let unknown = (op == OP_ZOOM && ipu.zoom.is_none())
             || ((op == OP_PIXELMAP || op == OP_MAPCOLOR) && ipu.pixel_map.is_none())
-            || ((op == OP_RASTER || op == OP_BITMAP) && !ipu.bitmap);
+            || ((op == OP_RASTER || op == OP_BITMAP || op == OP_RASTER_POS) && !ipu.bitmap)
+            || ((op == OP_CONV_FILTER || op == OP_CONVOLUTION) && ipu.convolution.is_none());
         // A config without the stage does not know its opcodes: passed through.
         let op = if unknown { 0 } else { op };
         let map_size = (w0 >> 8) & 0x1fff;
         let map_ok = ipu
             .pixel_map
             .is_some_and(|m| map_size >= 1 && map_size <= m.size);
+        let (fmask, kw, kh) = filter_fields(w0);
+        let filter_ok = ipu
+            .convolution
+            .is_some_and(|c| (1..=c.size).contains(&kw) && (1..=c.size).contains(&kh));
         let words = match op {
-            OP_TRANSFER | OP_ZOOM | OP_RASTER => 2,
+            OP_TRANSFER | OP_ZOOM | OP_RASTER | OP_RASTER_POS => 2,
             OP_DRAW | OP_BITMAP => 3,
             OP_PIXELMAP if map_ok => 1 + map_size.div_ceil(4) as usize,
+            OP_CONV_FILTER if filter_ok => 1 + (kw * kh) as usize,
             _ => 1,
         };
         if i + words > cmds.len() {
@@ -274,9 +376,27 @@ pub fn run(ipu: &Ipu, cmds: &[u32], dma: &[u32]) -> Outputs {
             OP_ZOOM => zoom = (zoom_field(w0), zoom_field(cmds[i + 1])),
             OP_MAPCOLOR => maps.on = w0 & 1 == 1,
             OP_RASTER => raster = cmds[i + 1],
+            OP_RASTER_POS => raster_pos = (cmds[i + 1] & 0xffff, cmds[i + 1] >> 16),
+            OP_CONVOLUTION => conv.on = w0 & 1 == 1,
+            OP_CONV_FILTER if !filter_ok => out.status.push(event(EV_FILTER, stack.len())),
+            OP_CONV_FILTER => {
+                let fmt = ipu.convolution.map_or(ipu.scale, |c| c.weight);
+                let on = conv.on;
+                conv = load_filter(fmask, kw, kh, &cmds[i + 1..i + words], fmt);
+                conv.on = on;
+            }
             OP_BITMAP => {
                 let (w, h) = (cmds[i + 1] & 0xffff, cmds[i + 1] >> 16);
-                let (x0, y0) = (cmds[i + 2] & 0xffff, cmds[i + 2] >> 16);
+                // glBitmap: the bitmap's origin at the raster position, then the raster
+                // position moves (an empty bitmap moves it too).
+                let (rx, ry) = raster_pos;
+                let x0 = rx.wrapping_sub(cmds[i + 2]) & 0xffff;
+                let y0 = ry.wrapping_sub(cmds[i + 2] >> 16) & 0xffff;
+                let (xmove, ymove) = bitmap_moves(w0);
+                raster_pos = (
+                    rx.wrapping_add(xmove) & 0xffff,
+                    ry.wrapping_add(ymove) & 0xffff,
+                );
                 if w > 0 && h > 0 {
                     let nwords = bitmap_words(w, h);
                     out.dma_req.push(nwords as u32);
@@ -311,7 +431,11 @@ pub fn run(ipu: &Ipu, cmds: &[u32], dma: &[u32]) -> Outputs {
                 let (x0, y0) = (cmds[i + 2] & 0xffff, cmds[i + 2] >> 16);
                 if fmt == 7 || !ipu.formats[fmt as usize] {
                     out.status.push(event(EV_FORMAT, stack.len()));
-                } else if ipu.zoom.is_some_and(|line| w > line) {
+                } else if ipu.zoom.is_some_and(|line| w > line)
+                    || ipu
+                        .convolution
+                        .is_some_and(|c| conv.on && c.size > 1 && w > c.line)
+                {
                     out.status.push(event(EV_WIDTH, stack.len()));
                 } else if w > 0 && h > 0 {
                     let bpp = bytes_per_pixel(fmt);
@@ -327,6 +451,7 @@ pub fn run(ipu: &Ipu, cmds: &[u32], dma: &[u32]) -> Outputs {
                         bias: &bias,
                         zoom,
                         maps: &maps,
+                        conv: (ipu.convolution.is_some() && conv.on).then_some(&conv),
                     };
                     draw(ipu, &mut out, src, fmt, (w, h), (x0, y0), &params);
                 }
@@ -344,6 +469,8 @@ struct Params<'a> {
     bias: &'a [i64; 4],
     zoom: (i32, i32),
     maps: &'a Maps,
+    /// The convolution filter, when it is on.
+    conv: Option<&'a Conv>,
 }
 
 fn draw(
@@ -393,7 +520,7 @@ fn draw(
             if lanes > 1 {
                 beat.set_field(32 * lanes + 32, lanes, (1u64 << g) - 1);
             }
-            if !zoomed {
+            if !zoomed && p.conv.is_none() {
                 out.pix.push(beat);
                 out.pixels += u64::from(g);
             }
@@ -405,8 +532,21 @@ fn draw(
             }
         }
     }
+    // The convolution filter after the main pipeline's per-pixel stages and before zoom,
+    // as in GL (the RTL places it so); its result, one pixel a beat, goes on to zoom.
+    let (image, w, h) = match p.conv {
+        Some(c) => convolve(c, &image, w, h),
+        None => (image, w, h),
+    };
     if zoomed {
         zoom(ipu, out, &image, (w, h), (x0, y0), p.zoom);
+    } else if p.conv.is_some() {
+        for j in 0..h {
+            for i in 0..w {
+                let px = image[(j * w + i) as usize];
+                push_one(ipu, out, (x0 + i) & 0xffff, (y0 + j) & 0xffff, px);
+            }
+        }
     }
 }
 
@@ -440,8 +580,9 @@ fn bitmap(
 }
 
 /// The pixel map stage (glPixelMap with MAP_COLOR): a generated map replaces the
-/// component by its table's entry at GL's index. The RTL does this after zoom; a map is
-/// a function of one pixel, so the order does not change a result.
+/// component by its table's entry at GL's index. The RTL does this after bias and before
+/// the filter and zoom, as GL does (the seed numbers it after zoom: a map is a function of
+/// one pixel, so only the filter cares).
 pub fn map(ipu: &Ipu, maps: &Maps, ch: usize, v: u32) -> u32 {
     match ipu.pixel_map {
         Some(m) if maps.on && m.maps[ch] => {
@@ -510,16 +651,52 @@ pub fn cmd_mapcolor(on: bool) -> u32 {
     (OP_MAPCOLOR << 24) | u32::from(on)
 }
 
+/// BITMAP's raster position moves, `[11:0]` xmove and `[23:12]` ymove of word 0 (signed),
+/// as 32-bit two's complement.
+pub fn bitmap_moves(w0: u32) -> (u32, u32) {
+    let sext = |v: u32| (((v << 20) as i32) >> 20) as u32;
+    (sext(w0 & 0xfff), sext((w0 >> 12) & 0xfff))
+}
+
+/// RASTER_POS: GL's current raster position (integer window coordinates, 16 bits each).
+pub fn cmd_raster_pos(x: u32, y: u32) -> [u32; 2] {
+    [OP_RASTER_POS << 24, (y << 16) | (x & 0xffff)]
+}
+
+/// BITMAP as glBitmap: origin `(xorig, yorig)` (the bitmap's pixel (xorig, yorig) lands on
+/// the raster position), then the raster position moves by `(xmove, ymove)` (12-bit
+/// signed each).
+pub fn cmd_bitmap_gl(w: u32, h: u32, xorig: i32, yorig: i32, xmove: i32, ymove: i32) -> [u32; 3] {
+    [
+        (OP_BITMAP << 24) | ((ymove as u32 & 0xfff) << 12) | (xmove as u32 & 0xfff),
+        (h << 16) | (w & 0xffff),
+        ((yorig as u32) << 16) | (xorig as u32 & 0xffff),
+    ]
+}
+
+/// A bitmap at `(x, y)` that leaves the raster position there: RASTER_POS, then BITMAP
+/// with origin and moves 0.
+pub fn cmd_bitmap(w: u32, h: u32, x: u32, y: u32) -> Vec<u32> {
+    let mut v = cmd_raster_pos(x, y).to_vec();
+    v.extend(cmd_bitmap_gl(w, h, 0, 0, 0, 0));
+    v
+}
+
 /// RASTER_COLOR: GL's current raster colour, RGBA8 `{A, B, G, R}`.
 pub fn cmd_raster(rgba: u32) -> [u32; 2] {
     [OP_RASTER << 24, rgba]
 }
-pub fn cmd_bitmap(w: u32, h: u32, x: u32, y: u32) -> [u32; 3] {
-    [
-        OP_BITMAP << 24,
-        (h << 16) | (w & 0xffff),
-        (y << 16) | (x & 0xffff),
-    ]
+
+/// CONVOLUTION_FILTER: a `kw` x `kh` filter (row 0 first) for the channels in `mask`
+/// (bit 0 R .. bit 3 A), weights as Q15.16.
+pub fn cmd_filter(mask: u32, kw: u32, kh: u32, weights: &[u32]) -> Vec<u32> {
+    let mut v = vec![(OP_CONV_FILTER << 24) | ((kh & 7) << 12) | ((kw & 7) << 8) | (mask & 0xf)];
+    v.extend(weights);
+    v
+}
+/// CONVOLUTION: the filter on (GL's glEnable(GL_CONVOLUTION_2D)) or off.
+pub fn cmd_convolution(on: bool) -> u32 {
+    (OP_CONVOLUTION << 24) | u32::from(on)
 }
 
 /// Command word builders.
@@ -624,11 +801,45 @@ pub fn random_stream(ipu: &Ipu, count: usize, seed: u64) -> Stream {
                     rng.next_u64() as u32 & 0xffff,
                     rng.next_u64() as u32 & 0xffff,
                 );
-                s.cmds.extend(cmd_bitmap(w, h, x, y));
+                if pick(&mut rng, 2) == 0 {
+                    s.cmds.extend(cmd_bitmap(w, h, x, y));
+                } else {
+                    // glBitmap from the raster position left by the one before.
+                    let v = |rng: &mut Rng, n: u64| pick(rng, 2 * n) as i32 - n as i32;
+                    let (xo, yo) = (v(&mut rng, 8), v(&mut rng, 8));
+                    let (xm, ym) = (v(&mut rng, 2048), v(&mut rng, 30));
+                    s.cmds.extend(cmd_bitmap_gl(w, h, xo, yo, xm, ym));
+                }
                 if w > 0 && h > 0 {
                     for _ in 0..bitmap_words(w, h) {
                         s.dma.push(rng.next_u64() as u32);
                     }
+                }
+            }
+            23 if ipu.convolution.is_some() => {
+                if pick(&mut rng, 3) == 0 {
+                    s.cmds.push(cmd_convolution(pick(&mut rng, 4) != 0));
+                } else {
+                    let k = ipu.convolution.map_or(1, |c| c.size);
+                    // Now and then a size out of range (0 or above the hardware's).
+                    let size = |rng: &mut Rng| match pick(rng, 12) {
+                        0 => [0, k + 1][pick(rng, 2) as usize],
+                        _ => 1 + pick(rng, u64::from(k)) as u32,
+                    };
+                    let (kw, kh) = (size(&mut rng), size(&mut rng));
+                    let n = if (1..=k).contains(&kw) && (1..=k).contains(&kh) {
+                        kw * kh
+                    } else {
+                        0
+                    };
+                    let weights: Vec<u32> = (0..n)
+                        .map(|_| match pick(&mut rng, 8) {
+                            0 => rng.next_u64() as u32,
+                            _ => q16(pick(&mut rng, 3000) as f64 / 1000.0 - 1.0),
+                        })
+                        .collect();
+                    s.cmds
+                        .extend(cmd_filter(pick(&mut rng, 16) as u32, kw, kh, &weights));
                 }
             }
             20 if ipu.zoom.is_some() => {
@@ -654,7 +865,7 @@ pub fn random_stream(ipu: &Ipu, count: usize, seed: u64) -> Stream {
             },
             _ => {
                 let mut word = rng.next_u64() as u32;
-                while (OP_TRANSFER..=OP_BITMAP).contains(&(word >> 24)) {
+                while (OP_TRANSFER..=OP_RASTER_POS).contains(&(word >> 24)) {
                     word = rng.next_u64() as u32;
                 }
                 s.cmds.push(word);
@@ -736,6 +947,7 @@ mod tests {
             zoom: None,
             pixel_map: None,
             bitmap: false,
+            convolution: None,
         }
     }
 
@@ -762,6 +974,62 @@ mod tests {
             ]
         );
         assert_eq!(out.dma_req, vec![1]);
+    }
+
+    #[test]
+    fn bitmap_moves_the_raster_position() {
+        let mut cfg = ipu(1);
+        cfg.bitmap = true;
+        // Two one-pixel bitmaps, origin (1, 0) then (0, 2), moves (5, -1) then (0, 0); an
+        // empty bitmap between them moves the position by (-3, 10).
+        let mut cmds = cmd_raster_pos(100, 50).to_vec();
+        cmds.extend(cmd_bitmap_gl(1, 1, 1, 0, 5, -1));
+        cmds.extend(cmd_bitmap_gl(0, 0, 0, 0, -3, 10));
+        cmds.extend(cmd_bitmap_gl(1, 1, 0, 2, 0, 0));
+        let out = run(&cfg, &cmds, &[0x80, 0x80]);
+        let got: Vec<(u64, u64)> = out
+            .pix
+            .iter()
+            .map(|b| (b.field(32, 16), b.field(48, 16)))
+            .collect();
+        assert_eq!(got, vec![(99, 50), (102, 57)]);
+    }
+
+    #[test]
+    fn convolution_reduces_and_follows_gls_formula() {
+        let mut cfg = ipu(1);
+        cfg.convolution = Some(crate::config::Convolution {
+            size: 3,
+            line: 8,
+            weight: Fixed { int: 4, frac: 16 },
+        });
+        // A 2x1 filter on R only: C[i] = 0.5 c[i] - 0.25 c[i + 1]; G, B, A pass from the
+        // centre tap (1, 0), the right-hand pixel.
+        let mut cmds = cmd_filter(0x1, 2, 1, &[q16(0.5), q16(-0.25)]);
+        cmds.push(cmd_convolution(true));
+        cmds.extend(cmd_draw(5, 4, 2, 10, 20));
+        cmds.extend(cmd_filter(0x1, 4, 1, &[])); // 4 > 3: status 6, nothing consumed
+        let out = run(&cfg, &cmds, &[0x4010_c864, 0x0102_0304]);
+        let got: Vec<(u64, u64, u64)> = out
+            .pix
+            .iter()
+            .map(|b| (b.field(32, 16), b.field(48, 16), b.field(0, 32)))
+            .collect();
+        let px = |r: u32, l: u32| u64::from(r | (l << 8) | (l << 16) | (0xff << 24));
+        // Row 0: l8 100, 200, 16, 64; row 1: 4, 3, 2, 1. Halves round up, negatives clamp.
+        assert_eq!(
+            got,
+            vec![
+                (10, 20, px(0, 200)),
+                (11, 20, px(96, 16)),
+                (12, 20, px(0, 64)),
+                (10, 21, px(1, 3)),
+                (11, 21, px(1, 2)),
+                (12, 21, px(1, 1)),
+            ]
+        );
+        assert_eq!(out.status, vec![EV_FILTER]);
+        assert_eq!(out.pass.len(), 0);
     }
 
     #[test]

@@ -105,6 +105,44 @@ pub struct IpuMap {
     pub shift: u32,
 }
 
+#[derive(Template)]
+#[template(path = "rtl/ipu_conv.v")]
+pub struct IpuConv {
+    pub name: String,
+    pub stamp: String,
+    pub rst: Rst,
+    pub k: u32,
+    pub line: u32,
+    pub ww: u32,
+    pub acc_w: u32,
+    pub lanes: u32,
+    pub multi: bool,
+    pub beat_w: u32,
+    pub meta: u32,
+    pub sub_w: u32,
+    /// The filtered output beat: one pixel in lane 0 at (wx_q, wy_q).
+    pub conv_beat: String,
+}
+
+/// The convolution filter as the top sees it.
+pub struct ConvView {
+    pub module: String,
+    pub k: u32,
+    pub line: u32,
+    pub ww: u32,
+    /// The draw-width check against the line buffers (kernels above 1x1).
+    pub checks_width: bool,
+}
+
+/// A handshake link between two stages: valid, ready, data, and whether the top declares
+/// its wires (not when it is the pix port or the bitmap merge's input).
+pub struct Link {
+    pub valid: String,
+    pub ready: String,
+    pub data: String,
+    pub declare: bool,
+}
+
 /// The pixel map stage as the top sees it.
 pub struct MapView {
     pub module: String,
@@ -213,9 +251,16 @@ pub struct IpuTop {
     /// The zoom stage's module and line buffer width, when enabled.
     pub zoom: Option<(String, u32)>,
     pub map: Option<MapView>,
-    /// The zoom stage's output and the map stage's input: valid, ready, data.
-    pub zoom_out: (&'static str, &'static str, &'static str),
-    pub map_in: (&'static str, &'static str, &'static str),
+    /// The bias register's output, and the input and output of the stages after it.
+    pub bias_out: Link,
+    pub map_io: Option<(Link, Link)>,
+    pub conv_io: Option<(Link, Link)>,
+    pub zoom_io: Option<(Link, Link)>,
+    /// The zoom stage's image width and height (the filtered image's with the filter).
+    pub zoom_size: (String, String),
+    pub conv: Option<ConvView>,
+    /// A draw-width check exists (zoom's or the filter's line buffers): ACT_WIDTH.
+    pub line_check: bool,
     /// The bitmap module, and the pipeline's last output (the pix port, or the merge
     /// with the bitmap's fragments before it).
     pub bitmap: bool,
@@ -226,8 +271,6 @@ pub struct IpuTop {
     pub waits_cond: String,
     /// The commands whose second word is a value (RECEIVE_1 then SEND_ONE_IDLE).
     pub value_acts: String,
-    /// Where the stage after bias takes its beats: the zoom stage or the pix port.
-    pub taken: &'static str,
     pub status_note: String,
     /// A stack entry: its width, and its fields as `_q` and `_d` concatenations.
     pub stack_w: u32,
@@ -349,16 +392,19 @@ impl<'a> IpuUnit<'a> {
                     format!("{}_ready", STAGES[i - 1]),
                 ),
             };
-            let (out_valid, out_ready, out_data) =
-                if i == STAGES.len() - 1 && ipu.zoom.is_none() && ipu.pixel_map.is_none() {
-                    (last.0.into(), last.1.into(), last.2.into())
-                } else {
-                    (
-                        format!("{stage}_valid"),
-                        format!("{stage}_ready"),
-                        format!("{stage}_data"),
-                    )
-                };
+            let (out_valid, out_ready, out_data) = if i == STAGES.len() - 1
+                && ipu.zoom.is_none()
+                && ipu.pixel_map.is_none()
+                && ipu.convolution.is_none()
+            {
+                (last.0.into(), last.1.into(), last.2.into())
+            } else {
+                (
+                    format!("{stage}_valid"),
+                    format!("{stage}_ready"),
+                    format!("{stage}_data"),
+                )
+            };
             let declare = out_valid != last.0;
             regs.push(RegView {
                 declare,
@@ -474,6 +520,93 @@ impl<'a> IpuUnit<'a> {
             }
             None => None,
         };
+        let conv = match ipu.convolution {
+            Some(c) => {
+                let cname = ctx.module_name("ipu_conv");
+                let ww = c.weight.width();
+                modules.push(Module {
+                    name: cname.clone(),
+                    kind: "ipu_conv",
+                    parameters: [("Kernel", c.size), ("MaxLine", c.line), ("WeightWidth", ww)]
+                        .into_iter()
+                        // A 1x1 filter has no line buffer.
+                        .filter(|(n, _)| c.size > 1 || *n != "MaxLine")
+                        .map(|(n, v)| (n.to_string(), u64::from(v)))
+                        .collect(),
+                    instantiates: Vec::new(),
+                    text: render(
+                        &cname,
+                        &IpuConv {
+                            name: cname.clone(),
+                            stamp: stamp.clone(),
+                            rst: ctx.rst.clone(),
+                            k: c.size,
+                            line: c.line,
+                            ww,
+                            // Products of 8 x ww bits (signed ww + 9), Taps of them, the
+                            // rounding half: never overflows.
+                            acc_w: ww + 9 + clog2(c.size * c.size) + 1,
+                            lanes: l,
+                            multi: l > 1,
+                            beat_w: pix_w,
+                            meta: meta1,
+                            sub_w: clog2(l).max(1),
+                            conv_beat: lane0_beat(l, "wy_q", "wx_q", "result"),
+                        },
+                    )?,
+                });
+                Some(ConvView {
+                    module: cname,
+                    k: c.size,
+                    line: c.line,
+                    ww,
+                    checks_width: c.size > 1,
+                })
+            }
+            None => None,
+        };
+        // The stages after bias, in GL's order: maps (per pixel), the convolution filter,
+        // zoom (rasterisation); each link is the output of the one before.
+        let after: Vec<&str> = [
+            (map.is_some(), "map"),
+            (conv.is_some(), "conv"),
+            (zoom.is_some(), "zoom"),
+        ]
+        .iter()
+        .filter(|(on, _)| *on)
+        .map(|(_, n)| *n)
+        .collect();
+        let link_of = |from: &str, is_last: bool| {
+            if is_last {
+                Link {
+                    valid: last.0.into(),
+                    ready: last.1.into(),
+                    data: last.2.into(),
+                    declare: false,
+                }
+            } else {
+                Link {
+                    valid: format!("{from}_valid"),
+                    ready: format!("{from}_ready"),
+                    data: format!("{from}_data"),
+                    declare: from != "bias",
+                }
+            }
+        };
+        let bias_out = link_of("bias", after.is_empty());
+        let stage_io = |name: &str| {
+            after.iter().position(|n| *n == name).map(|k| {
+                let input = if k == 0 {
+                    link_of("bias", false)
+                } else {
+                    link_of(after[k - 1], false)
+                };
+                (input, link_of(name, k == after.len() - 1))
+            })
+        };
+        let map_io = stage_io("map");
+        let conv_io = stage_io("conv");
+        let zoom_io = stage_io("zoom");
         let depth = ipu.stack_depth;
         let capacity = ipu.capacity();
         let name = ctx.module_name("ipu");
@@ -525,13 +658,8 @@ impl<'a> IpuUnit<'a> {
                 .collect::<Vec<_>>()
                 .join(", "),
             value_low_unused: sf.min(bf) < 16 && ipu.zoom.is_none() && !ipu.bitmap,
-            taken: if zoom.is_some() {
-                "zoom_take"
-            } else if map.is_some() {
-                "map_take"
-            } else {
-                "pix_done"
-            },
+            line_check: zoom.is_some() || ipu.convolution.is_some_and(|c| c.size > 1),
+            bias_out,
             status_note: [
                 (zoom.is_some(), ", 4 draw wider than the zoom line buffer"),
                 (map.is_some(), ", 5 pixel map size out of range"),
@@ -540,15 +668,22 @@ impl<'a> IpuUnit<'a> {
             .filter(|(on, _)| *on)
             .map(|(_, t)| *t)
             .collect(),
-            zoom_out: if map.is_some() {
-                ("zoom_valid", "zoom_ready", "zoom_data")
-            } else {
-                last
+            map_io,
+            conv_io,
+            zoom_io,
+            // With the filter, zoom takes the filtered image's size.
+            zoom_size: match (&conv, zoom.is_some()) {
+                (Some(_), true) => (
+                    "conv_on_q ? (width_q - {13'd0, kw_q} + 16'd1) : width_q".into(),
+                    "conv_on_q ? (height_q - {13'd0, kh_q} + 16'd1) : height_q".into(),
+                ),
+                _ => ("width_q".into(), "height_q".into()),
             },
+
             bitmap: ipu.bitmap,
             last,
             bm_beat: lane0_beat(l, "y0_q + row_q", "x0_q + col_q", "raster_q"),
-            draw_waits: match (zoom.is_some(), ipu.bitmap) {
+            draw_waits: match (zoom.is_some() || conv.is_some(), ipu.bitmap) {
                 (true, true) => Some("draw or bitmap"),
                 (true, false) => Some("draw"),
                 (false, true) => Some("bitmap or draw"),
@@ -563,18 +698,15 @@ impl<'a> IpuUnit<'a> {
                 (true, "ACT_TRANSFER"),
                 (zoom.is_some(), "ACT_ZOOM"),
                 (ipu.bitmap, "ACT_RASTER"),
+                (ipu.bitmap, "ACT_RPOS"),
             ]
             .iter()
             .filter(|(on, _)| *on)
             .map(|(_, a)| format!("(act_q == {a})"))
             .collect::<Vec<_>>()
             .join(" | "),
-            map_in: if zoom.is_some() {
-                ("zoom_valid", "zoom_ready", "zoom_data")
-            } else {
-                ("bias_valid", "bias_ready", "bias_data")
-            },
             map,
+            conv,
             stack_w: 4 * sw + 4 * bw + if zoom.is_some() { 48 } else { 0 },
             stack_entry_q: entry("q", zoom.is_some()),
             stack_entry_d: entry("d", zoom.is_some()),

@@ -8,7 +8,9 @@
 // Commands (cmd, 32 bits, opcode in [31:24]; see src/model/ipu.rs and README.md):
 //   0x41 PIXEL_TRANSFER (2 words), 0x42 PUSH_PIXEL, 0x43 POP_PIXEL,
 //   0x44 DRAW_PIXELS (3 words){% if zoom.is_some() %}, 0x45 ZOOM (2 words){% endif %}{% if map.is_some() %}, 0x46 PIXELMAP (1 + ceil(n / 4) words),
-//   0x47 MAP_COLOR{% endif %}{% if bitmap %}, 0x48 RASTER_COLOR (2 words), 0x49 BITMAP (3 words){% endif %}; every other word is passed on
+//   0x47 MAP_COLOR{% endif %}{% if bitmap %}, 0x48 RASTER_COLOR (2 words), 0x49 BITMAP (3 words),
+//   0x4C RASTER_POS (2 words){% endif %}{% if conv.is_some() %},
+//   0x4A CONVOLUTION_FILTER (1 + kw * kh words), 0x4B CONVOLUTION{% endif %}; every other word is passed on
 //   unchanged, in order (pass).
 // DRAW_PIXELS sends the DMA request (dma_req: 32-bit words to send), then takes that many
 // words from dma; pixels leave on pix as {% if multi %}{mask[{{ lanes }}], {% else %}{{ "{" }}{% endif %}y[15:0], x[15:0], {{ lanes }} x RGBA8}: up to {{ lanes }}
@@ -25,13 +27,24 @@
 // its line buffer ({{ line }} pixels) are dropped with status event 4.
 {%- endif %}
 {%- if let Some(m) = map %}
-// Stage (5), pixel maps (glPixelMap colour maps, {{ m.size }} entries): see its module; PIXELMAP
+// Stage (5), pixel maps (glPixelMap colour maps, {{ m.size }} entries; placed after bias, before the
+// filter and zoom, in GL's order): see its module; PIXELMAP
 // writes a table an entry a clock (state PIXELMAP) once the pipeline has drained.
+{%- endif %}
+{%- if let Some(c) = conv %}
+// Convolution filter (glConvolutionFilter2D, GL_REDUCE, up to {{ c.k }}x{{ c.k }}, weights signed
+// {{ c.ww }} bits with 16 fraction bits; not on the stack): see its module. It follows the
+// pixel maps and precedes zoom, as in GL. CONVOLUTION_FILTER loads the weights a word a
+// clock (state FILTER) once the pipeline has drained; a size of 0 or above {{ c.k }} is
+// status event 6.{% if c.checks_width %} With the filter on, draws wider than its line buffers ({{ c.line }} pixels)
+// are dropped with status event 4.{% endif %}
 {%- endif %}
 {%- if bitmap %}
 // Bitmap (glBitmap): BITMAP requests ceil(width / 8) bytes a row from the DMA and, in
 // state BITMAP, makes a fragment in the raster colour for each set bit (bit 7 of a byte
-// leftmost), one a clock, merged onto pix ahead of the (drained) pipeline.
+// leftmost), one a clock, merged onto pix ahead of the (drained) pipeline; the bitmap
+// sits at the raster position (RASTER_POS) less its origin, and the raster position then
+// moves by BITMAP's xmove, ymove.
 {%- endif %}
 // Latency: DMA word to pixel {{ regs.len() }} register stage(s) (bypass stages add none).
 // Combinational paths: pix_ready_i -> dma_ready_o (through bubble and bypass stages);
@@ -78,6 +91,21 @@ module {{ name }} #(
   localparam [3:0] ACT_RASTER    = 4'd10;
   localparam [7:0] OP_RASTER     = 8'h48;
   localparam [7:0] OP_BITMAP     = 8'h49;
+  localparam [7:0] OP_RPOS       = 8'h4C;
+  localparam [3:0] ACT_RPOS      = 4'd13;
+{%- endif %}
+{%- if let Some(c) = conv %}
+  // glConvolutionFilter2D: a weight a clock.
+  localparam [3:0] FILTER        = 4'd9;
+  localparam [3:0] ACT_CONV      = 4'd11;
+  localparam [3:0] ACT_FILTERSIZE = 4'd12;
+  localparam [7:0] OP_FILTER     = 8'h4A;
+  localparam [7:0] OP_CONV       = 8'h4B;
+  localparam [3:0] EV_FILTER     = 4'd6;
+  localparam [2:0] KernelMax     = 3'd{{ c.k }};
+{%- if c.checks_width %}
+  localparam [15:0] ConvLine     = 16'd{{ c.line }};
+{%- endif %}
 {%- endif %}
 
   localparam [7:0] OP_TRANSFER = 8'h41;
@@ -96,7 +124,10 @@ module {{ name }} #(
   localparam [3:0] ACT_FORMAT   = 4'd4;
 {%- if zoom.is_some() %}
   localparam [3:0] ACT_ZOOM     = 4'd5;
+{%- endif %}
+{%- if line_check %}
   localparam [3:0] ACT_WIDTH    = 4'd6;
+  localparam [3:0] EV_WIDTH     = 4'd4;
 {%- endif %}
 {%- if let Some(m) = map %}
   localparam [3:0] ACT_MAPSIZE  = 4'd7;
@@ -114,7 +145,6 @@ module {{ name }} #(
   localparam [3:0] EV_UNDERFLOW = 4'd2;
   localparam [3:0] EV_FORMAT    = 4'd3;
 {%- if let Some((_, line)) = zoom %}
-  localparam [3:0] EV_WIDTH     = 4'd4;
   localparam [15:0] MaxLine     = 16'd{{ line }};
 {%- endif %}
 {% for f in formats %}
@@ -158,6 +188,9 @@ module {{ name }} #(
 {%- if bitmap %}
   reg  [31:0] raster_q, raster_d;      // GL's current raster colour {A, B, G, R}
   reg         bm_valid_q, bm_valid_d;  // a bitmap fragment waits on pix
+  reg  [15:0] rx_q, rx_d, ry_q, ry_d;  // GL's current raster position (integer)
+  reg  [23:0] bmove_q;                 // BITMAP's {ymove[11:0], xmove[11:0]} (datapath)
+  reg         bmove_en;
   reg  [{{ pix_w - 1 }}:0] bm_data_q;
   // The pipeline's output, merged with the bitmap's fragments on pix.
   wire        pipe_valid;
@@ -175,18 +208,34 @@ module {{ name }} #(
   wire        map_ok   = (map_n != 13'd0) & (map_n <= MapSize);
   wire        map_busy;
 {%- endif %}
+{%- if let Some(c) = conv %}
+  reg         conv_on_q, conv_on_d;       // GL's CONVOLUTION_2D
+  reg  [2:0]  kw_q, kw_d, kh_q, kh_d;     // the filter's size
+  reg         fclr_q, fclr_d;             // FILTER: the weights are still to be cleared
+  reg  [9:0]  fsel_q;                     // CONVOLUTION_FILTER's {kh, kw, mask} (datapath)
+  reg         fsel_en, conv_clr, conv_we;
+  wire        conv_busy;
+  wire [2:0]  f_kw = cmd_data_i[10:8];
+  wire [2:0]  f_kh = cmd_data_i[14:12];
+  wire        filter_ok = (f_kw != 3'd0) & (f_kw <= KernelMax) & (f_kh != 3'd0) & (f_kh <= KernelMax);
+  // A weight: Q15.16 saturated to {{ c.ww }} bits.
+  wire        weight_fits = (&cmd_data_i[31:{{ c.ww - 1 }}]) | ~(|cmd_data_i[31:{{ c.ww - 1 }}]);
+  wire [{{ c.ww - 1 }}:0] weight_new = weight_fits ? cmd_data_i[{{ c.ww - 1 }}:0] :
+                           {cmd_data_i[31], {{ "{" }}{{ c.ww - 1 }}{~cmd_data_i[31]}}};
+{%- endif %}
 
   wire [7:0]  opcode = cmd_data_i[31:24];
   wire        is_ipu = (opcode == OP_TRANSFER) | (opcode == OP_PUSH) |
                        (opcode == OP_POP) | (opcode == OP_DRAW){% if zoom.is_some() %} | (opcode == OP_ZOOM){% endif %}{% if map.is_some() %} |
                        (opcode == OP_PIXELMAP) | (opcode == OP_MAPCOLOR){% endif %}{% if bitmap %} |
-                       (opcode == OP_RASTER) | (opcode == OP_BITMAP){% endif %};
+                       (opcode == OP_RASTER) | (opcode == OP_BITMAP) | (opcode == OP_RPOS){% endif %}{% if conv.is_some() %} |
+                       (opcode == OP_FILTER) | (opcode == OP_CONV){% endif %};
   wire        stack_full  = (sp_q == StackFull);
   wire        stack_empty = (sp_q == {SpW{1'b0}});
 {%- if zoom.is_some() %}
   wire        zoom_busy;
 {%- endif %}
-  wire        drained     = (inflight_q == {{ cnt_w }}'d0){% if zoom.is_some() %} & ~zoom_busy{% endif %}{% if map.is_some() %} & ~map_busy{% endif %}{% if bitmap %} & ~bm_valid_q{% endif %};
+  wire        drained     = (inflight_q == {{ cnt_w }}'d0){% if zoom.is_some() %} & ~zoom_busy{% endif %}{% if map.is_some() %} & ~map_busy{% endif %}{% if bitmap %} & ~bm_valid_q{% endif %}{% if conv.is_some() %} & ~conv_busy{% endif %};
 
   // PIXEL_TRANSFER value: S15.16 to the stored formats, floor then saturate.
   wire [31:0] scale_shifted = {{ scale_shift }};
@@ -248,16 +297,22 @@ module {{ name }} #(
 
   // Status: the event of the command in SEND_ONE_IDLE, if it has one.
   wire [3:0]  event_code = (act_q == ACT_FORMAT) ? EV_FORMAT :
-{%- if zoom.is_some() %}
+{%- if line_check %}
                            (act_q == ACT_WIDTH) ? EV_WIDTH :
+{%- endif %}
+{%- if conv.is_some() %}
+                           (act_q == ACT_FILTERSIZE) ? EV_FILTER :
 {%- endif %}
 {%- if map.is_some() %}
                            (act_q == ACT_MAPSIZE) ? EV_MAPSIZE :
 {%- endif %}
                            (act_q == ACT_PUSH) ? EV_OVERFLOW : EV_UNDERFLOW;
   wire        event_now  = (act_q == ACT_FORMAT) | ((act_q == ACT_PUSH) & stack_full) |
-{%- if zoom.is_some() %}
+{%- if line_check %}
                            (act_q == ACT_WIDTH) |
+{%- endif %}
+{%- if conv.is_some() %}
+                           (act_q == ACT_FILTERSIZE) |
 {%- endif %}
 {%- if map.is_some() %}
                            (act_q == ACT_MAPSIZE) |
@@ -384,45 +439,22 @@ module {{ name }} #(
   assign {{ r.out_data }} = {{ r.in_data }};
 {%- endif %}
 {% endfor %}
-{%- if let Some((zoom_mod, line)) = zoom %}
-  // Stage 4, zoom: bypassed (a plain register) while both factors are 1.0.
-  wire        zoom_take = bias_valid & bias_ready;
-{%- if map.is_some() %}
-  wire        zoom_valid;
-  wire        zoom_ready;
-  wire [{{ pix_w - 1 }}:0] zoom_data;
-{%- endif %}
-  {{ zoom_mod }} #(
-    .MaxLine ({{ line }})
-  ) u_zoom (
-    .clk_i       (clk_i),
-    .{{ rst.port }}{{ rst.pad }} ({{ rst.port }}),
-    .zx_i        (zx_q),
-    .zy_i        (zy_q),
-    .width_i     (width_q),
-    .height_i    (height_q),
-    .x0_i        (x0_q),
-    .y0_i        (y0_q),
-    .in_valid_i  (bias_valid),
-    .in_ready_o  (bias_ready),
-    .in_data_i   (bias_data),
-    .out_valid_o ({{ zoom_out.0 }}),
-    .out_ready_i ({{ zoom_out.1 }}),
-    .out_data_o  ({{ zoom_out.2 }}),
-    .busy_o      (zoom_busy)
-  );
-{%- else if map.is_some() %}
-  wire        map_take = bias_valid & bias_ready;
-{%- else %}
-  wire        pix_done = {{ last.0 }} & {{ last.1 }};
-{%- endif %}
+  // Pixels leave the bias register (the count of pixels in flight ends here).
+  wire        bias_take = {{ bias_out.valid }} & {{ bias_out.ready }};
 {%- if bitmap %}
   assign pix_valid_o = pipe_valid | bm_valid_q;
   assign pix_data_o  = bm_valid_q ? bm_data_q : pipe_data;
   assign pipe_ready  = pix_ready_i & ~bm_valid_q;
 {%- endif %}
 {%- if let Some(m) = map %}
-  // Stage 5, pixel maps: looked up while MAP_COLOR is on.
+{%- if let Some((i, o)) = map_io %}
+  // Stage 5, pixel maps: looked up while MAP_COLOR is on (a per-pixel function, placed
+  // before the filter and zoom as GL orders them).
+{%- if o.declare %}
+  wire        {{ o.valid }};
+  wire        {{ o.ready }};
+  wire [{{ pix_w - 1 }}:0] {{ o.data }};
+{%- endif %}
   {{ m.module }} #(
     .Lanes     ({{ lanes }}),
     .TableSize ({{ m.size }}),
@@ -438,14 +470,79 @@ module {{ name }} #(
     .wch_i       (sel_q[1:0]),
     .waddr_i     (e_q[MapAddrW-1:0]),
     .wdata_i     (cmd_data_i[{e_q[1:0], 3'b000} +: 8]),
-    .in_valid_i  ({{ map_in.0 }}),
-    .in_ready_o  ({{ map_in.1 }}),
-    .in_data_i   ({{ map_in.2 }}),
-    .out_valid_o ({{ last.0 }}),
-    .out_ready_i ({{ last.1 }}),
-    .out_data_o  ({{ last.2 }}),
+    .in_valid_i  ({{ i.valid }}),
+    .in_ready_o  ({{ i.ready }}),
+    .in_data_i   ({{ i.data }}),
+    .out_valid_o ({{ o.valid }}),
+    .out_ready_i ({{ o.ready }}),
+    .out_data_o  ({{ o.data }}),
     .busy_o      (map_busy)
   );
+{%- endif %}
+{%- endif %}
+{%- if let Some(c) = conv %}
+{%- if let Some((i, o)) = conv_io %}
+  // Convolution filter: a plain register while CONVOLUTION is off.
+{%- if o.declare %}
+  wire        {{ o.valid }};
+  wire        {{ o.ready }};
+  wire [{{ pix_w - 1 }}:0] {{ o.data }};
+{%- endif %}
+  {{ c.module }} #(
+    .Kernel      ({{ c.k }}),{% if c.checks_width %}
+    .MaxLine     ({{ c.line }}),{% endif %}
+    .WeightWidth ({{ c.ww }})
+  ) u_conv (
+    .clk_i       (clk_i),
+    .{{ rst.port }}{{ rst.pad }} ({{ rst.port }}),
+    .conv_on_i   (conv_on_q),
+    .kw_i        (kw_q),
+    .kh_i        (kh_q),
+    .width_i     (width_q),
+    .height_i    (height_q),
+    .x0_i        (x0_q),
+    .y0_i        (y0_q),
+    .clr_i       (conv_clr),
+    .mask_i      (fsel_q[3:0]),
+    .lkw_i       (fsel_q[6:4]),
+    .lkh_i       (fsel_q[9:7]),
+    .we_i        (conv_we),
+    .m_i         (col_q[2:0]),
+    .n_i         (row_q[2:0]),
+    .wdata_i     (weight_new),
+    .in_valid_i  ({{ i.valid }}),
+    .in_ready_o  ({{ i.ready }}),
+    .in_data_i   ({{ i.data }}),
+    .out_valid_o ({{ o.valid }}),
+    .out_ready_i ({{ o.ready }}),
+    .out_data_o  ({{ o.data }}),
+    .busy_o      (conv_busy)
+  );
+{%- endif %}
+{%- endif %}
+{%- if let Some((zoom_mod, line)) = zoom %}
+{%- if let Some((i, o)) = zoom_io %}
+  // Stage 4, zoom: bypassed (a plain register) while both factors are 1.0.
+  {{ zoom_mod }} #(
+    .MaxLine ({{ line }})
+  ) u_zoom (
+    .clk_i       (clk_i),
+    .{{ rst.port }}{{ rst.pad }} ({{ rst.port }}),
+    .zx_i        (zx_q),
+    .zy_i        (zy_q),
+    .width_i     ({{ zoom_size.0 }}),
+    .height_i    ({{ zoom_size.1 }}),
+    .x0_i        (x0_q),
+    .y0_i        (y0_q),
+    .in_valid_i  ({{ i.valid }}),
+    .in_ready_o  ({{ i.ready }}),
+    .in_data_i   ({{ i.data }}),
+    .out_valid_o ({{ o.valid }}),
+    .out_ready_i ({{ o.ready }}),
+    .out_data_o  ({{ o.data }}),
+    .busy_o      (zoom_busy)
+  );
+{%- endif %}
 {%- endif %}
   assign pass_valid_o = pass_valid_q;
   assign pass_data_o  = pass_data_q;
@@ -477,6 +574,18 @@ module {{ name }} #(
 {%- endif %}
 {%- if bitmap %}
     raster_d   = raster_q;
+    rx_d       = rx_q;
+    ry_d       = ry_q;
+    bmove_en   = 1'b0;
+{%- endif %}
+{%- if conv.is_some() %}
+    conv_on_d  = conv_on_q;
+    kw_d       = kw_q;
+    kh_d       = kh_q;
+    fclr_d     = fclr_q;
+    fsel_en    = 1'b0;
+    conv_clr   = 1'b0;
+    conv_we    = 1'b0;
 {%- endif %}
     cmd_ready_o = 1'b0;
     value_en   = 1'b0;
@@ -536,8 +645,29 @@ module {{ name }} #(
               state_d = RECEIVE_1;
             end
             OP_BITMAP: begin
-              act_d   = ACT_BITMAP;
+              act_d    = ACT_BITMAP;
+              bmove_en = 1'b1;
+              state_d  = RECEIVE_1;
+            end
+            OP_RPOS: begin
+              act_d   = ACT_RPOS;
               state_d = RECEIVE_1;
+            end
+{%- endif %}
+{%- if conv.is_some() %}
+            OP_FILTER: begin
+              fsel_en = 1'b1;
+              if (filter_ok) begin
+                fclr_d  = 1'b1;
+                state_d = FILTER;
+              end else begin
+                act_d   = ACT_FILTERSIZE;
+                state_d = SEND_ONE_IDLE;
+              end
+            end
+            OP_CONV: begin
+              act_d   = ACT_CONV;
+              state_d = SEND_ONE_IDLE;
             end
 {%- endif %}
             default: begin
@@ -574,6 +704,10 @@ module {{ name }} #(
           byte_d = 2'd0;
 {%- if bitmap %}
           if (act_q == ACT_BITMAP) begin
+            // glBitmap: drawn from the raster position less the origin (x0_q, y0_q),
+            // then the raster position moves, an empty bitmap's too.
+            rx_d    = rx_q + {{ "{{" }}4{bmove_q[11]}}, bmove_q[11:0]};
+            ry_d    = ry_q + {{ "{{" }}4{bmove_q[23]}}, bmove_q[23:12]};
             state_d = ((width_q == 16'd0) | (height_q == 16'd0)) ? IDLE : SEND_PARA;
           end else
 {%- endif %}
@@ -584,6 +718,13 @@ module {{ name }} #(
           end else if (width_q > MaxLine) begin
             act_d   = ACT_WIDTH;
             state_d = SEND_ONE_IDLE;
+{%- endif %}
+{%- if let Some(c) = conv %}
+{%- if c.checks_width %}
+          end else if (conv_on_q & (width_q > ConvLine)) begin
+            act_d   = ACT_WIDTH;
+            state_d = SEND_ONE_IDLE;
+{%- endif %}
 {%- endif %}
           end else if ((width_q == 16'd0) | (height_q == 16'd0)) begin
             state_d = IDLE;
@@ -618,6 +759,13 @@ module {{ name }} #(
 {%- if bitmap %}
           end else if (act_q == ACT_RASTER) begin
             raster_d = value_q;
+          end else if (act_q == ACT_RPOS) begin
+            rx_d = value_q[15:0];
+            ry_d = value_q[31:16];
+{%- endif %}
+{%- if conv.is_some() %}
+          end else if (act_q == ACT_CONV) begin
+            conv_on_d = sel_q[0];
 {%- endif %}
           end else if (sel_q[2]) begin
             bias_d[{{ bw }}*sel_q[1:0] +: {{ bw }}] = bias_new;
@@ -657,6 +805,37 @@ module {{ name }} #(
             msize_d[MapAddrW*sel_q[1:0] +: MapAddrW] = mlast_q[MapAddrW-1:0];
             loaded_d[sel_q[1:0]] = 1'b1;
             state_d = IDLE;
+          end
+        end
+      end
+{%- endif %}
+{%- if conv.is_some() %}
+      FILTER: begin
+        if (fclr_q) begin
+          // The weights change only once the pixels before have left: first cleared
+          // (1.0 at the centre for the channels not loaded), then a weight a word, row
+          // n = row_q, column m = col_q of the new filter.
+          if (drained) begin
+            conv_clr = 1'b1;
+            fclr_d   = 1'b0;
+            kw_d     = fsel_q[6:4];
+            kh_d     = fsel_q[9:7];
+            col_d    = 16'd0;
+            row_d    = 16'd0;
+          end
+        end else begin
+          cmd_ready_o = 1'b1;
+          if (cmd_valid_i) begin
+            conv_we = 1'b1;
+            if (col_q[2:0] == kw_q - 3'd1) begin
+              col_d = 16'd0;
+              row_d = row_q + 16'd1;
+              if (row_q[2:0] == kh_q - 3'd1) begin
+                state_d = IDLE;
+              end
+            end else begin
+              col_d = col_q + 16'd1;
+            end
           end
         end
       end
@@ -705,7 +884,7 @@ module {{ name }} #(
 {%- if bitmap %}
     bm_valid_d = bm_load | (bm_valid_q & ~pix_ready_i);
 {%- endif %}
-    inflight_d = inflight_q + {{ "{{" }}{{ cnt_w - 1 }}{1'b0}}, issue} - {{ "{{" }}{{ cnt_w - 1 }}{1'b0}}, {{ taken }}};
+    inflight_d = inflight_q + {{ "{{" }}{{ cnt_w - 1 }}{1'b0}}, issue} - {{ "{{" }}{{ cnt_w - 1 }}{1'b0}}, bias_take};
   end
 
   always @(posedge clk_i{{ rst.edge }}) begin
@@ -737,6 +916,15 @@ module {{ name }} #(
       // GL's initial raster colour: (1, 1, 1, 1).
       raster_q     <= 32'hffffffff;
       bm_valid_q   <= 1'b0;
+      rx_q         <= 16'd0;
+      ry_q         <= 16'd0;
+{%- endif %}
+{%- if conv.is_some() %}
+      // GL's initial state: CONVOLUTION_2D off; the filter is the 1x1 identity.
+      conv_on_q    <= 1'b0;
+      kw_q         <= 3'd1;
+      kh_q         <= 3'd1;
+      fclr_q       <= 1'b0;
 {%- endif %}
     end else begin
       state_q      <= state_d;
@@ -763,6 +951,14 @@ module {{ name }} #(
 {%- if bitmap %}
       raster_q     <= raster_d;
       bm_valid_q   <= bm_valid_d;
+      rx_q         <= rx_d;
+      ry_q         <= ry_d;
+{%- endif %}
+{%- if conv.is_some() %}
+      conv_on_q    <= conv_on_d;
+      kw_q         <= kw_d;
+      kh_q         <= kh_d;
+      fclr_q       <= fclr_d;
 {%- endif %}
     end
   end
@@ -777,8 +973,14 @@ module {{ name }} #(
       height_q <= cmd_data_i[31:16];
     end
     if (pos_en) begin
+{%- if bitmap %}
+      // BITMAP's word 2 is its origin {yorig, xorig}, DRAW_PIXELS' its position.
+      x0_q <= (act_q == ACT_BITMAP) ? rx_q - cmd_data_i[15:0] : cmd_data_i[15:0];
+      y0_q <= (act_q == ACT_BITMAP) ? ry_q - cmd_data_i[31:16] : cmd_data_i[31:16];
+{%- else %}
       x0_q <= cmd_data_i[15:0];
       y0_q <= cmd_data_i[31:16];
+{%- endif %}
     end
     if (pass_load) begin
       pass_data_q <= cmd_data_i;
@@ -793,7 +995,15 @@ module {{ name }} #(
       mlast_q <= map_n - 13'd1;
     end
 {%- endif %}
+{%- if conv.is_some() %}
+    if (fsel_en) begin
+      fsel_q <= {cmd_data_i[14:12], cmd_data_i[10:8], cmd_data_i[3:0]};
+    end
+{%- endif %}
 {%- if bitmap %}
+    if (bmove_en) begin
+      bmove_q <= cmd_data_i[23:0];
+    end
     if (bm_load) begin
       bm_data_q <= {{ bm_beat }};
     end
