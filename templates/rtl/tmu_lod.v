@@ -18,7 +18,7 @@
 // unknown filter reads as {{ filter_fallback_name }}, a disabled wrap as {{ wrap_fallback_name }}.
 {%- if quad_lod %}
 // LOD of each quad from its differences: lane 1 - lane 0 along x, lane 2 - lane 0 along
-// y, in base-level texels with 8 fraction bits, each clamped to 2^31 - 1; rho^2 of the
+// y, in base-level texels with 12 fraction bits, each clamped to 2^31 - 1; rho^2 of the
 // longer side; log2 by repeated squaring of a 17-bit mantissa, two squarings a stage.
 // An explicit LOD applies to every quad.
 {%- else if lod %}
@@ -154,8 +154,8 @@ module {{ name }} #(
 {%- if quad_lod %}
 
   // ---------------------------------------------------------------------------------
-  // Stage 1: per quad, u and v of its lanes 0, 1 and 2 in base-level texels (8 fraction
-  // bits), and the four differences, clamped.
+  // Stage 1: per quad, u and v of its lanes 0, 1 and 2 in base-level texels (12
+  // fraction bits), and the four differences, clamped.
   localparam integer S1W = P0W + Quads * 124;
   wire           s1_in_ready;
   wire           s1_valid;
@@ -191,12 +191,12 @@ module {{ name }} #(
       wire [63:0] fv0;
       wire [63:0] fv1;
       wire [63:0] fv2;
-      {{ fixed }} #(.KW(5)) u_fu0 (.s_i(ql[0 +: 32]),   .k_i({1'b0, lw0} + 5'd8), .sat_i(1'b0), .fixed_o(fu0));
-      {{ fixed }} #(.KW(5)) u_fu1 (.s_i(ql[65 +: 32]),  .k_i({1'b0, lw0} + 5'd8), .sat_i(1'b0), .fixed_o(fu1));
-      {{ fixed }} #(.KW(5)) u_fu2 (.s_i(ql[130 +: 32]), .k_i({1'b0, lw0} + 5'd8), .sat_i(1'b0), .fixed_o(fu2));
-      {{ fixed }} #(.KW(5)) u_fv0 (.s_i(ql[32 +: 32]),  .k_i({1'b0, lh0} + 5'd8), .sat_i(1'b0), .fixed_o(fv0));
-      {{ fixed }} #(.KW(5)) u_fv1 (.s_i(ql[97 +: 32]),  .k_i({1'b0, lh0} + 5'd8), .sat_i(1'b0), .fixed_o(fv1));
-      {{ fixed }} #(.KW(5)) u_fv2 (.s_i(ql[162 +: 32]), .k_i({1'b0, lh0} + 5'd8), .sat_i(1'b0), .fixed_o(fv2));
+      {{ fixed }} #(.KW(5)) u_fu0 (.s_i(ql[0 +: 32]),   .k_i({1'b0, lw0} + 5'd12), .sat_i(1'b0), .fixed_o(fu0));
+      {{ fixed }} #(.KW(5)) u_fu1 (.s_i(ql[65 +: 32]),  .k_i({1'b0, lw0} + 5'd12), .sat_i(1'b0), .fixed_o(fu1));
+      {{ fixed }} #(.KW(5)) u_fu2 (.s_i(ql[130 +: 32]), .k_i({1'b0, lw0} + 5'd12), .sat_i(1'b0), .fixed_o(fu2));
+      {{ fixed }} #(.KW(5)) u_fv0 (.s_i(ql[32 +: 32]),  .k_i({1'b0, lh0} + 5'd12), .sat_i(1'b0), .fixed_o(fv0));
+      {{ fixed }} #(.KW(5)) u_fv1 (.s_i(ql[97 +: 32]),  .k_i({1'b0, lh0} + 5'd12), .sat_i(1'b0), .fixed_o(fv1));
+      {{ fixed }} #(.KW(5)) u_fv2 (.s_i(ql[162 +: 32]), .k_i({1'b0, lh0} + 5'd12), .sat_i(1'b0), .fixed_o(fv2));
       assign diffs[gq*124 +: 124] = {absdiff(fv0, fv2), absdiff(fu0, fu2), absdiff(fv0, fv1), absdiff(fu0, fu1)};
     end
   endgenerate
@@ -352,8 +352,9 @@ module {{ name }} #(
   wire [P0W-1:0]  sel_p     = sel_log[P0W-1:0];
   assign lg_ready[3] = sel_ready;
   assign s0_ready = s0_write ? idle : s1_in_ready;
-  // Per quad, log2(rho) = log2(rho^2) / 2 in base-level texels: minus the 8 fraction
-  // bits. Halving drops the last fraction bit (a floor, as the model's >> 1).
+  // Per quad, log2(rho) = log2(rho^2) / 2 in base-level texels: minus the 12 fraction
+  // bits. log2(rho^2) to 8 fraction bits is log2(rho) to 9: halving rounds to 8, to
+  // nearest (the model's (x + 1) >> 1).
   wire [Quads*16-1:0] lambda_ds;
   generate
     for (gq = 0; gq < Quads; gq = gq + 1) begin : g_lambda
@@ -361,9 +362,11 @@ module {{ name }} #(
       /* verilator lint_off UNUSEDSIGNAL */
       wire [31:0]        q_log     = sel_log[P0W + gq*32 +: 32];
       wire [13:0]        log2_rho2 = {q_log[1 +: 6], q_log[24 +: 8]};
+      // log2(rho^2) < 63 * 256: adding one cannot carry out of 14 bits.
+      wire [13:0]        rounded   = log2_rho2 + 14'd1;
       /* verilator lint_on UNUSEDSIGNAL */
       assign lambda_ds[gq*16 +: 16] = q_log[0] ? -16'sd32768
-                                    : ($signed({3'd0, log2_rho2[13:1]}) - 16'sd2048);
+                                    : ($signed({3'd0, rounded[13:1]}) - 16'sd3072);
     end
   endgenerate
 {%- else %}

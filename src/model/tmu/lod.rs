@@ -6,8 +6,9 @@
 //! lengths are exact integers; log2(rho) = log2(rho^2) / 2 avoids the square root, and
 //! log2 is computed to `LOD_FRAC` fraction bits by repeated squaring (each squaring of a
 //! mantissa in [1, 2) yields the next bit), an integer algorithm the RTL repeats exactly.
-//! The only error is the truncation of each squared mantissa to `MANT_BITS` bits: lambda
-//! is within 2^-LOD_FRAC (plus a few 2^-MANT_BITS) below the real value.
+//! log2(rho^2) to `LOD_FRAC` bits is log2(rho) to one bit more, which the halving rounds
+//! to nearest: lambda is within 2^-(LOD_FRAC + 1) of the real value of the fixed-point
+//! rho (plus a few 2^-MANT_BITS, from truncating each squared mantissa).
 
 /// Fraction bits of lambda (and of the trilinear blend weight taken from it).
 pub const LOD_FRAC: u32 = 8;
@@ -58,9 +59,9 @@ pub fn lambda(u: [i64; 3], v: [i64; 3], frac: u32) -> i32 {
     if rho2 == 0 {
         return LOD_MIN;
     }
-    // log2(rho) = log2(rho2) / 2 - frac (rho2 carries 2 * frac fraction bits); the halving
-    // floors, keeping lambda a floor of the real value.
-    (log2_fixed(rho2) >> 1) - ((frac as i32) << LOD_FRAC)
+    // log2(rho) = log2(rho2) / 2 - frac (rho2 carries 2 * frac fraction bits). log2(rho2)
+    // to 8 fraction bits is log2(rho) to 9: the halving rounds that to 8, to nearest.
+    ((log2_fixed(rho2) + 1) >> 1) - ((frac as i32) << LOD_FRAC)
 }
 
 /// Bias and clamp as GL applies them: lambda + bias, then into [min, max]; all fixed
@@ -108,12 +109,26 @@ mod tests {
             lambda([0, one / 2, 0], [0, 0, one / 2], frac),
             -1 << LOD_FRAC
         );
-        // A 3-4-5 step: rho = 5, lambda = log2(5) = 2.3219, floor to 8 bits = 594/256.
+        // A 3-4-5 step: rho = 5, lambda = log2(5) = 2.3219 = 594.4/256, to nearest 594.
         let l = lambda([0, 3 * one, 0], [0, 4 * one, 0], frac);
-        assert!(
-            (f64::from(l) / 256.0 - 5f64.log2()).abs() < 2.0 / 256.0,
-            "{l}"
-        );
+        assert_eq!(l, 594);
+        // Rounded to nearest, within half a step (and a little for the mantissa).
+        let mut rng = Rng::stream(4, 0);
+        for _ in 0..20_000 {
+            let (a, b) = (
+                (rng.next_u64() % (1 << 20)) as i64,
+                (rng.next_u64() % (1 << 20)) as i64,
+            );
+            if a == 0 && b == 0 {
+                continue;
+            }
+            let exact = ((a * a + b * b) as f64).sqrt().log2() - f64::from(frac);
+            let got = f64::from(lambda([0, a, 0], [0, b, 0], frac)) / 256.0;
+            assert!(
+                (got - exact).abs() <= 0.5 / 256.0 + 1e-4,
+                "{a} {b}: {got} vs {exact}"
+            );
+        }
         assert_eq!(lambda([5; 3], [7; 3], frac), LOD_MIN);
         assert_eq!(bias_clamp(LOD_MIN, 0, 0, 10 << 8), 0);
         assert_eq!(bias_clamp(3 << 8, 1 << 8, 0, 10 << 8), 4 << 8);

@@ -143,7 +143,7 @@ pub struct Sampler {
 }
 
 /// Fraction bits of the coordinates the LOD is computed from.
-pub const DERIV_FRAC: u32 = 8;
+pub const DERIV_FRAC: u32 = 12;
 
 /// fp32 to fixed point with LOD_FRAC fraction bits, saturating to the 16-bit range the
 /// descriptors hold (+-128 levels); NaN is 0.
