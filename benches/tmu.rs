@@ -20,27 +20,17 @@ use gpurtl::sim::{self, MemTiming, SimOptions};
 /// a 128-bit bus, 8 line fills in flight: the tex_cache benchmark's 4-lane organisation,
 /// with a queue of 256 passes: at a quad per clock, a miss is hidden only when the queue
 /// holds the 116 clocks a line takes at 100 clocks of latency.
-fn bench_config() -> Config {
-    config::parse(
-        "[design]\nname = \"bench_tmu\"\nmodule_prefix = \"b_\"\n[tmu]\nlanes = 4\n\
-         [tmu.cache]\nsize_bytes = 16384\nline_bytes = 256\nways = 4\nbanks = 16\nports = 16\n\
+///
+/// `lanes` is 4 (a quad a request) or 8 (two quads, 32 cache ports).
+fn bench_config(lanes: u32) -> Config {
+    let text = format!(
+        "[design]\nname = \"bench_tmu{lanes}\"\nmodule_prefix = \"b{lanes}_\"\n[tmu]\nlanes = {lanes}\n\
+         [tmu.cache]\nsize_bytes = 16384\nline_bytes = 256\nways = 4\nbanks = 16\nports = {}\n\
          mshr_entries = 8\nreplacement = \"lru\"\nbus_bits = 128\nlayout = \"tiled4x4\"\n\
          queue_depth = 256\n",
-        "bench",
-    )
-    .expect("valid bench config")
-}
-
-/// The same organisation with 8 lanes (two quads a request) and 32 cache ports.
-fn bench_config_8() -> Config {
-    config::parse(
-        "[design]\nname = \"bench_tmu8\"\nmodule_prefix = \"b8_\"\n[tmu]\nlanes = 8\n\
-         [tmu.cache]\nsize_bytes = 16384\nline_bytes = 256\nways = 4\nbanks = 16\nports = 32\n\
-         mshr_entries = 8\nreplacement = \"lru\"\nbus_bits = 128\nlayout = \"tiled4x4\"\n\
-         queue_depth = 256\n",
-        "bench",
-    )
-    .expect("valid bench config")
+        4 * lanes
+    );
+    config::parse(&text, "bench").expect("valid bench config")
 }
 
 /// Pairs of consecutive quads as 8-lane requests (the raster's horizontal neighbours).
@@ -142,7 +132,7 @@ fn main() {
     let work = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
         .join("target")
         .join("bench-sim");
-    let cfg = bench_config();
+    let cfg = bench_config(4);
     let tmu = cfg.tmu.clone().expect("tmu");
     let (lm, ll, lml) = (Filter::Linear, Filter::Linear, Filter::LinearMipmapLinear);
     // (name, format, log2 size, picture size, angle, scale, min, mag)
@@ -266,7 +256,7 @@ fn main() {
         );
     }
     // 8 lanes: the raster's quads in horizontal pairs, a request each.
-    let cfg8 = bench_config_8();
+    let cfg8 = bench_config(8);
     let tmu8 = cfg8.tmu.clone().expect("tmu");
     let mut header = false;
     for (name, format, log2, size, angle, scale, min, mag) in runs {
