@@ -26,7 +26,7 @@ fn bench_config(lanes: u32) -> Config {
     let text = format!(
         "[design]\nname = \"bench_tmu{lanes}\"\nmodule_prefix = \"b{lanes}_\"\n[tmu]\nlanes = {lanes}\n\
          [tmu.cache]\nsize_bytes = 16384\nline_bytes = 256\nways = 4\nbanks = 16\nports = {}\n\
-         mshr_entries = 8\nreplacement = \"lru\"\nbus_bits = 128\nlayout = \"tiled4x4\"\n\
+         mshr_entries = 16\nreplacement = \"lru\"\nbus_bits = 128\nlayout = \"tiled4x4\"\n\
          queue_depth = 256\n",
         4 * lanes
     );
@@ -151,7 +151,7 @@ fn main() {
             "hits: 8x8 at 0.4, trilinear",
             TexFormat::Rgba8888,
             3,
-            64,
+            128,
             0.0,
             0.4,
             lml,
@@ -178,12 +178,12 @@ fn main() {
             ll,
         ),
         (
-            "256x256 rotated 30, minified 2x, trilinear",
+            "256x256 rotated 30, minified 2.5x, trilinear",
             TexFormat::Rgba8888,
             8,
             128,
             30.0,
-            0.5,
+            0.4,
             lml,
             ll,
         ),
@@ -198,7 +198,9 @@ fn main() {
             ll,
         ),
     ];
-    println!("## tmu: 4 lanes, 16 KiB 4-way cache, 128-bit bus, 256-pass queue (seed 1)");
+    println!(
+        "## tmu: 4 lanes, 16 KiB 4-way cache, 128-bit bus, 16 fills in flight, 256-pass queue (seed 1)"
+    );
     println!();
     println!(
         "| workload | quads | quads/clock, ideal memory | quads/clock, latency 100 | ratio | hit rate | line fills | bus busy, latency 100 |"
@@ -269,9 +271,9 @@ fn main() {
             println!("## tmu: 8 lanes (two quads a request), 32 ports, otherwise the same");
             println!();
             println!(
-                "| workload | quads | requests | quads/clock, ideal memory | quads/clock, latency 100 | hit rate |"
+                "| workload | quads | requests | quads/clock, ideal memory | quads/clock, latency 100 | ratio | hit rate |"
             );
-            println!("|---|---|---|---|---|---|");
+            println!("|---|---|---|---|---|---|---|");
             header = true;
         }
         let img = texture(format, log2, 7);
@@ -296,11 +298,12 @@ fn main() {
             hit = run.hit_rate();
         }
         println!(
-            "| {name} | {} | {} | {:.3} | {:.3} | {:.4} |",
+            "| {name} | {} | {} | {:.3} | {:.3} | {:.3} | {:.4} |",
             quads.len(),
             requests.len(),
             rates[0],
             rates[1],
+            rates[1] / rates[0],
             hit
         );
     }
