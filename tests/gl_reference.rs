@@ -204,18 +204,12 @@ scale_frac_bits = 16\nbias_int_bits = 8\nbias_frac_bits = 16\n\
 [ipu.pixel_map]\nenabled = true\ntable_size = 256\n\
 maps = [\"r_to_r\", \"g_to_g\", \"b_to_b\", \"a_to_a\"]\n";
 
-/// The pixels a model run wrote: (x, y, colour) from its one-lane pixel beats.
-fn written(out: &ipu::Outputs) -> Vec<Written> {
+/// The pixels a model run wrote: (x, y, colour), sorted by row, then column.
+fn written(unit: &gpurtl::config::Ipu, out: &ipu::Outputs) -> Vec<Written> {
     let mut px: Vec<Written> = out
-        .pix
-        .iter()
-        .map(|b| {
-            (
-                b.field(32, 16) as u32,
-                b.field(48, 16) as u32,
-                (b.field(0, 32) as u32).to_le_bytes(),
-            )
-        })
+        .written(unit)
+        .into_iter()
+        .map(|(x, y, c)| (x, y, c.to_le_bytes()))
         .collect();
     px.sort_by_key(|&(x, y, _)| (y, x));
     px
@@ -286,7 +280,7 @@ fn ipu_draw_pixels_matches_mesa_softpipe() {
         s.cmds
             .extend(ipu::cmd_draw(0, img.width, img.height, x0, y0));
         s.dma = img.pixels.iter().map(|p| u32::from_le_bytes(*p)).collect();
-        expect.push(written(&ipu::encode(&unit, &s, 1).1));
+        expect.push(written(&unit, &ipu::encode(&unit, &s, 1).1));
         draws.push(GlDraw {
             image: img,
             x: x0 as i32,
@@ -316,7 +310,7 @@ fn ipu_draw_pixels_matches_mesa_softpipe() {
         s.cmds
             .extend(ipu::cmd_draw(0, img.width, img.height, x0, y0));
         s.dma = img.pixels.iter().map(|p| u32::from_le_bytes(*p)).collect();
-        written(&ipu::encode(&unit, &s, 1).1)
+        written(&unit, &ipu::encode(&unit, &s, 1).1)
     };
     let mapped = run(true);
     let draw = GlDraw {

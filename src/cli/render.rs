@@ -232,18 +232,10 @@ fn stream(a: &RenderArgs, img: &Image, maps: &[(u32, Vec<u8>)]) -> m::Stream {
 
 /// The written pixels as a picture: row 0 the lowest framebuffer row.
 fn picture(cfg: &Config, out: &m::Outputs) -> anyhow::Result<Image> {
-    let lanes = cfg.ipu.as_ref().map_or(1, |i| i.lanes);
-    let px: Vec<(u32, u32, u32)> = out
-        .pix
-        .iter()
-        .map(|b| {
-            (
-                b.field(32 * lanes, 16) as u32,
-                b.field(32 * lanes + 16, 16) as u32,
-                b.field(0, 32) as u32,
-            )
-        })
-        .collect();
+    let px = match cfg.ipu.as_ref() {
+        Some(ipu) => out.written(ipu),
+        None => Vec::new(),
+    };
     let (Some(x0), Some(x1)) = (px.iter().map(|p| p.0).min(), px.iter().map(|p| p.0).max()) else {
         bail!(
             "error: the draw wrote no pixels (a zoom factor rounds the picture away, or the picture is smaller than the kernel)"

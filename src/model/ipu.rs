@@ -57,8 +57,9 @@
 //!
 //! `pix`: `{mask[lanes] (only when lanes > 1), y[15:0], x[15:0], rgba[lanes] x 32}`, lane 0
 //! in the low bits, each pixel `{A, B, G, R}` (R in bits `[7:0]`). A beat carries up to
-//! `lanes` consecutive pixels of one row that come from one DMA word; lane `i` is pixel
-//! `(x + i, y)`; lanes beyond the mask are zero. `status`: `{level[7:0], 4'b0, event[3:0]}`
+//! `lanes` consecutive pixels of one row that come from one DMA word, or up to `lanes`
+//! copies of one zoomed image pixel; lane `i` is pixel `(x + i, y)`; lanes beyond the mask
+//! are zero. `status`: `{level[7:0], 4'b0, event[3:0]}`
 //! with event 1 stack overflow, 2 stack underflow, 3 format not enabled, 4 draw wider than
 //! a line buffer, 5 pixel map size out of range, 6 filter size out of range, and the stack
 //! level at the event.
@@ -302,6 +303,27 @@ pub struct Outputs {
     pub status: Vec<u32>,
     /// Pixels delivered (mask bits set over all beats).
     pub pixels: u64,
+}
+
+impl Outputs {
+    /// Every pixel the `pix` beats wrote, `(x, y, {A, B, G, R})`, in beat and lane order.
+    pub fn written(&self, ipu: &Ipu) -> Vec<(u32, u32, u32)> {
+        let lanes = ipu.lanes;
+        let mut px = Vec::new();
+        for b in &self.pix {
+            let x = b.field(32 * lanes, 16) as u32;
+            let y = b.field(32 * lanes + 16, 16) as u32;
+            let mask = if lanes > 1 {
+                b.field(32 * lanes + 32, lanes)
+            } else {
+                1
+            };
+            for k in (0..lanes).filter(|k| mask >> k & 1 == 1) {
+                px.push(((x + k) & 0xffff, y, b.field(32 * k, 32) as u32));
+            }
+        }
+        px
+    }
 }
 
 /// Width of a `pix` beat.
@@ -595,21 +617,30 @@ pub fn map(ipu: &Ipu, maps: &Maps, ch: usize, v: u32) -> u32 {
 
 /// Sends one pixel at (x, y) as a beat of its own: lane 0, mask 1.
 fn push_one(ipu: &Ipu, out: &mut Outputs, x: u32, y: u32, px: u32) {
+    push_copies(ipu, out, x, y, px, 1);
+}
+
+/// Sends `n` (1..=lanes) copies of one pixel from (x, y) rightwards as one beat: lanes
+/// 0..n, mask of n ones.
+fn push_copies(ipu: &Ipu, out: &mut Outputs, x: u32, y: u32, px: u32, n: u32) {
     let lanes = ipu.lanes;
     let mut beat = Bits::zero(pix_width(ipu));
-    beat.set_field(0, 32, u64::from(px));
+    for k in 0..n {
+        beat.set_field(32 * k, 32, u64::from(px));
+    }
     beat.set_field(32 * lanes, 16, u64::from(x));
     beat.set_field(32 * lanes + 16, 16, u64::from(y));
     if lanes > 1 {
-        beat.set_field(32 * lanes + 32, lanes, 1);
+        beat.set_field(32 * lanes + 32, lanes, (1 << n) - 1);
     }
     out.pix.push(beat);
-    out.pixels += 1;
+    out.pixels += u64::from(n);
 }
 
 /// The zoom stage (glPixelZoom): every image pixel becomes the output pixels whose
-/// centres its zoomed rectangle covers, one pixel a beat (lane 0), in the order the RTL
-/// sends them: output row by output row, each left to right in image order.
+/// centres its zoomed rectangle covers, in the order the RTL sends them: output row by
+/// output row, each in image order, an image pixel's copies `lanes` a beat (the last
+/// beat takes the rest; mirrored, a beat's x is the leftmost of its copies).
 fn zoom(
     ipu: &Ipu,
     out: &mut Outputs,
@@ -624,8 +655,11 @@ fn zoom(
             let y = zoom_coord(y0, oy, zy < 0);
             for i in 0..u64::from(w) {
                 let px = image[(j * u64::from(w) + i) as usize];
-                for ox in zoom_start(i, mx)..zoom_start(i + 1, mx) {
-                    push_one(ipu, out, zoom_coord(x0, ox, zx < 0), y, px);
+                let end = zoom_start(i + 1, mx);
+                for ox in (zoom_start(i, mx)..end).step_by(ipu.lanes as usize) {
+                    let n = (end - ox).min(u64::from(ipu.lanes));
+                    let left = if zx < 0 { ox + n - 1 } else { ox };
+                    push_copies(ipu, out, zoom_coord(x0, left, zx < 0), y, px, n as u32);
                 }
             }
         }
@@ -1139,6 +1173,31 @@ mod tests {
         let out = run(&cfg, &cmd_draw(5, 17, 1, 0, 0), &[0; 5]);
         assert_eq!(out.status, vec![EV_WIDTH]);
         assert!(out.dma_req.is_empty());
+    }
+
+    #[test]
+    fn enlarged_pixels_go_out_lanes_copies_a_beat() {
+        let mut cfg = ipu(4);
+        cfg.zoom = Some(16);
+        // Two l8 pixels at -2.5 x: columns 0..=1 and 2..=4 of the mirror, x = 9 - offset.
+        let mut cmds = cmd_zoom(q16(-2.5), q16(1.0)).to_vec();
+        cmds.extend(cmd_draw(5, 2, 1, 10, 20));
+        let out = run(&cfg, &cmds, &[0x0000_0201]);
+        let beats: Vec<(u64, u64)> = out
+            .pix
+            .iter()
+            .map(|b| (b.field(128, 16), b.field(160, 4)))
+            .collect();
+        assert_eq!(beats, vec![(8, 0b11), (5, 0b111)]);
+        let grey = |v: u32| 0xff00_0000 | v * 0x01_0101;
+        let mut got = out.written(&cfg);
+        got.sort();
+        let want: Vec<(u32, u32, u32)> = [(5, 2), (6, 2), (7, 2), (8, 1), (9, 1)]
+            .iter()
+            .map(|&(x, v)| (x, 20, grey(v)))
+            .collect();
+        assert_eq!(got, want);
+        assert_eq!(out.pixels, 5);
     }
 
     #[test]

@@ -84,8 +84,10 @@ pub struct IpuZoom {
     pub meta: u32,
     pub sub_w: u32,
     pub acc_w: u32,
-    /// The zoomed output beat: one pixel in lane 0 at (x_out, y_out).
+    /// The zoomed output beat: `copies` lanes of one pixel from (x_out, y_out) on.
     pub zoom_beat: String,
+    /// With lanes > 1: the mask of the `cnt` lanes a beat's copies fill.
+    pub copies_mask: String,
 }
 
 #[derive(Template)]
@@ -164,6 +166,29 @@ fn lane0_beat(lanes: u32, y: &str, x: &str, pixel: &str) -> String {
     } else {
         format!("{{{y}, {x}, {pixel}}}")
     }
+}
+
+/// The zoom stage's output beat at `lanes` > 1: lane k carries the pixel when the beat
+/// holds more than k copies (`cnt`, the zoom's offset width), else zero; and that mask.
+fn copies_beat(lanes: u32) -> (String, String) {
+    if lanes == 1 {
+        return (lane0_beat(1, "y_out", "x_out", "src_pix"), String::new());
+    }
+    let off_w = ZOOM_ACC_W - 16;
+    let mask: Vec<String> = (1..lanes)
+        .rev()
+        .map(|k| format!("(cnt > {off_w}'d{k})"))
+        .chain(["1'b1".to_string()])
+        .collect();
+    let pixels: Vec<String> = (1..lanes)
+        .rev()
+        .map(|k| format!("(copies[{k}] ? src_pix : 32'd0)"))
+        .chain(["src_pix".to_string()])
+        .collect();
+    (
+        format!("{{copies, y_out, x_out, {}}}", pixels.join(", ")),
+        format!("{{{}}}", mask.join(", ")),
+    )
 }
 
 /// The parameter stack's entry as a concatenation of the `_q` or `_d` registers.
@@ -450,7 +475,7 @@ impl<'a> IpuUnit<'a> {
         let zoom = match ipu.zoom {
             Some(line) => {
                 let zname = ctx.module_name("ipu_zoom");
-                let zoom_beat = lane0_beat(l, "y_out", "x_out", "src_pix");
+                let (zoom_beat, copies_mask) = copies_beat(l);
                 modules.push(Module {
                     name: zname.clone(),
                     kind: "ipu_zoom",
@@ -470,6 +495,7 @@ impl<'a> IpuUnit<'a> {
                             sub_w: clog2(l).max(1),
                             acc_w: ZOOM_ACC_W,
                             zoom_beat,
+                            copies_mask,
                         },
                     )?,
                 });

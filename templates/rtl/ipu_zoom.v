@@ -9,9 +9,18 @@
 // x0 - 1 - offset for a negative factor (mirror). Rows that several output rows cover are
 // sent once from the stream and replayed from the line buffer (MaxLine pixels, written
 // while streaming, synchronous read); rows and columns that cover no centre are dropped.
-// Zoomed output: one pixel a beat, {% if multi %}{mask = 1, y, x, lane 0 = pixel, other lanes 0}{% else %}{y, x, pixel}{% endif %}.
+{%- if multi %}
+// Zoomed output: the copies of one image pixel in a row, up to {{ lanes }} a beat, {mask, y, x,
+// lanes}: lane k is the pixel at (x + k, y) while k is below the copies, else 0 (mirrored,
+// x is the leftmost of the copies, so the lanes still ascend in x).
+// Throughput: bypass, a beat a clock; zoomed, a beat of copies a clock (an image pixel a
+// clock up to a {{ lanes }}x enlargement), and a clock for each image pixel that covers no
+// output column; a replayed row costs one clock more.
+{%- else %}
+// Zoomed output: one pixel a beat, {y, x, pixel}.
 // Throughput: bypass, a beat a clock; zoomed, an output pixel a clock, and a clock for
 // each image pixel that covers no output column; a replayed row costs one clock more.
+{%- endif %}
 // Latency: one register (the output). busy_o: a draw is inside the stage.
 // Combinational paths: out_ready_i -> in_ready_o.
 module {{ name }} #(
@@ -73,7 +82,19 @@ module {{ name }} #(
   wire [OffW-1:0] y_end = ay_next[AccW-1:16];
   wire        row_live = (oy_q != y_end);
   wire        want     = row_live & (ox_q != x_end);
+{%- if multi %}
+  // Copies of this column's pixel in this beat: what is left of its coverage, at most
+  // {{ lanes }}; the column's last beat when they all fit.
+  wire [OffW-1:0] left    = x_end - ox_q;
+  localparam [OffW-1:0] Lanes = {{ lanes }};
+  wire        last_out = (left <= Lanes);
+  wire [OffW-1:0] cnt     = last_out ? left : Lanes;
+  // The last copy's offset, the leftmost when mirrored (x is 16 bits: the low 16).
+  wire [15:0] ox_last = ox_q[15:0] + cnt[15:0] - 16'd1;
+  wire [{{ lanes - 1 }}:0]  copies  = {{ copies_mask }};
+{%- else %}
   wire        last_out = (ox_q + 1'b1 == x_end);
+{%- endif %}
   wire        last_col = (i_q == width_i - 16'd1);
   wire        last_row = (j_q == height_i - 16'd1);
   wire        out_free = ~out_valid_q | out_ready_i;
@@ -89,7 +110,11 @@ module {{ name }} #(
   wire [31:0] src_pix   = streaming ? in_pix : rd_q;
   wire        advance   = src_valid & adv_ok;
   wire        emit      = src_valid & want & out_free;
+{%- if multi %}
+  wire [15:0] x_out = x0_i + (xneg ? ~ox_last : ox_q[15:0]);
+{%- else %}
   wire [15:0] x_out = x0_i + (xneg ? ~ox_q[15:0] : ox_q[15:0]);
+{%- endif %}
   wire [15:0] y_out = y0_i + (yneg ? ~oy_q[15:0] : oy_q[15:0]);
 
   always @(*) begin
@@ -117,7 +142,7 @@ module {{ name }} #(
       if (emit) begin
         out_load   = 1'b1;
         out_data_d = {{ zoom_beat }};
-        ox_d       = ox_q + 1'b1;
+        ox_d       = ox_q + {% if multi %}cnt{% else %}1'b1{% endif %};
       end
       if (st_q == Z_REWIND) begin
         st_d = Z_REPLAY;
