@@ -1189,7 +1189,7 @@ mod tests {
             .map(|b| (b.field(128, 16), b.field(160, 4)))
             .collect();
         assert_eq!(beats, vec![(8, 0b11), (5, 0b111)]);
-        let grey = |v: u32| 0xff00_0000 | v * 0x01_0101;
+        let grey = |v: u32| 0xff00_0000 | (v * 0x01_0101);
         let mut got = out.written(&cfg);
         got.sort();
         let want: Vec<(u32, u32, u32)> = [(5, 2), (6, 2), (7, 2), (8, 1), (9, 1)]
