@@ -1003,6 +1003,35 @@ fn convolution_matches_the_model_at_1_and_4_lanes() {
     }
 }
 
+#[test]
+fn broken_convolution_is_caught() {
+    let cfg = one_lane_with(CONV3);
+    // Filters whose sums leave 0..=255 both ways: all taps 1.5, then all -1.0.
+    let mut rng = Rng::stream(73, 0);
+    let mut s = m::Stream::default();
+    s.cmds.push(m::cmd_convolution(true));
+    for w in [1.5, -1.0] {
+        s.cmds.extend(m::cmd_filter(0xf, 3, 3, &[m::q16(w); 9]));
+        s.draw(&mut rng, 0, 6, 4, 10, 10);
+    }
+    broken_variants_fail(
+        &cfg,
+        &s,
+        &[
+            // Sums above 255 wrap instead of saturating.
+            (
+                "ipu_conv",
+                "(|sum[AccW-2:24]) ? 8'hff",
+                "1'b0 ? 8'hff",
+                0.3,
+                true,
+            ),
+            // Negative sums wrap instead of clamping to 0.
+            ("ipu_conv", "sum[AccW-1] ? 8'd0", "1'b0 ? 8'd0", 0.0, true),
+        ],
+    );
+}
+
 /// A 5x5 blur on R, G, B (alpha from the centre tap) and a 3x3 edge filter with negative
 /// weights: the RTL's pixels (equal to the model's) are within 1 LSB of GL's formula in
 /// f64 with the float weights; and the filter's rate with no stalls.
