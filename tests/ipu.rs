@@ -40,7 +40,7 @@ fn one_lane_with(conv: &str) -> Config {
         if conv.is_empty() { "ipu_l1" } else { "ipu_l1c" },
         ("async", "low"),
         &format!(
-            "lanes = 1\nstack_depth = 3\nbitmap = true\n[ipu.zoom]\nenabled = true\n[ipu.pixel_map]\nenabled = true\n\
+            "lanes = 1\nstack_depth = 3\nbitmap = true\nframebuffer = true\n[ipu.zoom]\nenabled = true\n[ipu.pixel_map]\nenabled = true\n\
              maps = [\"r_to_r\", \"g_to_g\", \"b_to_b\", \"a_to_a\"]\n{conv}"
         ),
     )
@@ -52,7 +52,7 @@ fn one_lane_plain() -> Config {
     ipu_config(
         "ipu_l1p",
         ("sync", "low"),
-        "lanes = 1\nstack_depth = 3\n[ipu.pixel_map]\nenabled = true\ntable_size = 4\n\
+        "lanes = 1\nstack_depth = 3\nframebuffer = true\n[ipu.pixel_map]\nenabled = true\ntable_size = 4\n\
          maps = [\"b_to_b\", \"r_to_r\"]\n[ipu.convolution]\nenabled = true\nkernel_size = 5\n\
          max_line_width = 64\nweight_int_bits = 8\n",
     )
@@ -69,7 +69,7 @@ fn four_lanes_with(conv: &str) -> Config {
         if conv.is_empty() { "ipu_l4n" } else { "ipu_l4" },
         ("sync", "high"),
         &format!(
-            "lanes = 4\nbitmap = true\nformats = [\"l8\", \"rgba8888\", \"rgb565\", \"la88\"]\nscale_frac_bits = 16\n\
+            "lanes = 4\nbitmap = true\nframebuffer = true\nformats = [\"l8\", \"rgba8888\", \"rgb565\", \"la88\"]\nscale_frac_bits = 16\n\
              bias_frac_bits = 10\nscale_int_bits = 8\nbias_int_bits = 1\nstack_depth = 1\n\
              registers = [\"skid\", \"fifo:3\", \"bypass\"]\n[ipu.zoom]\nenabled = true\nmax_line_width = 64\n\
              [ipu.pixel_map]\nenabled = true\ntable_size = 16\nmaps = [\"a_to_a\", \"r_to_r\", \"g_to_g\", \"b_to_b\"]\n{conv}"
@@ -82,7 +82,7 @@ fn two_lanes() -> Config {
     ipu_config(
         "ipu_l2",
         ("async", "high"),
-        "lanes = 2\nbitmap = true\nformats = [\"bgra8888\", \"rgba4444\", \"rgba5551\", \"l8\"]\nscale_frac_bits = 16\n\
+        "lanes = 2\nbitmap = true\nframebuffer = true\nformats = [\"bgra8888\", \"rgba4444\", \"rgba5551\", \"l8\"]\nscale_frac_bits = 16\n\
          bias_frac_bits = 16\nstack_depth = 2\nregisters = [\"bypass\", \"bubble\", \"fifo:1\"]\n\
          [ipu.zoom]\nenabled = true\nmax_line_width = 10\n\
          [ipu.pixel_map]\nenabled = true\ntable_size = 32\nmaps = [\"g_to_g\", \"a_to_a\"]\n",
@@ -129,7 +129,13 @@ fn check(
         "{}: seed {seed} gap {gap} stall {stall}: {:?} (vectors in {:?})",
         b.cfg.design.name, r.errors, r.vectors_dir
     );
-    let expected = out.pass.len() + out.dma_req.len() + out.pix.len() + out.status.len();
+    let expected = out.pass.len()
+        + out.dma_req.len()
+        + out.pix.len()
+        + out.status.len()
+        + out.fb_req.len()
+        + out.dma_out.len()
+        + out.tex.len();
     assert_eq!(r.transactions, expected as u64);
     (r, out)
 }
@@ -353,7 +359,9 @@ fn run_broken(
 
 #[test]
 fn broken_duts_are_caught() {
-    let ipu = one_lane().ipu.expect("ipu");
+    // These variants break the DrawPixels path: the mix without framebuffer commands.
+    let mut ipu = one_lane().ipu.expect("ipu");
+    ipu.framebuffer = false;
     let mix = m::random_stream(&ipu, 300, 4);
     let expects = |r: &SimReport| r.errors.iter().any(|e| e.contains("model expects"));
     // Bias stage that truncates instead of rounding.
@@ -1057,4 +1065,124 @@ fn convolution_follows_gl() {
             "a pixel a clock in"
         );
     }
+}
+
+/// The framebuffer paths: READ_PIXELS in every format code (enabled, disabled, none) at
+/// widths 1..=9 (rows that end inside a 128-bit word), COPY_TEX_IMAGE likewise from
+/// several base addresses, COPY_PIXELS with and without zoom, with transfers, maps and
+/// the filter on between them, draws and bitmaps in between, empty regions, a copy too
+/// wide for the zoom line buffer and truncated framebuffer commands at the end.
+fn fb_stream(cfg: &Config, seed: u64) -> m::Stream {
+    let ipu = cfg.ipu.as_ref().expect("ipu");
+    let mut rng = Rng::stream(seed, 14);
+    let mut s = m::Stream::default();
+    let fmts: Vec<u32> = (0..7u32).filter(|f| ipu.formats[*f as usize]).collect();
+    for w in 1..=9u32 {
+        let fmt = w % 8;
+        let h = 1 + w % 3;
+        let src = (0xfff0 + w, 3 * w);
+        s.fb_cmd(&mut rng, ipu, m::FbOp::Read(fmt), (w, h), src);
+        s.fb_cmd(
+            &mut rng,
+            ipu,
+            m::FbOp::CopyTex(7 - fmt, 0xffff_fff0 + 7 * w),
+            (w, h),
+            src,
+        );
+        s.fb_cmd(&mut rng, ipu, m::FbOp::Copy((100 + w, 200)), (w, h), src);
+        s.cmds.extend(m::cmd_transfer(
+            w % 2 == 1,
+            w % 4,
+            m::q16(f64::from(w) / 9.0),
+        ));
+        if w == 4 {
+            s.draw(&mut rng, fmts[0], 3, 2, 5, 5);
+            s.cmds.push(m::cmd_push());
+        }
+    }
+    for fmt in &fmts {
+        s.fb_cmd(&mut rng, ipu, m::FbOp::Read(*fmt), (10, 3), (1, 2));
+        s.fb_cmd(&mut rng, ipu, m::FbOp::CopyTex(*fmt, 0x100), (6, 2), (1, 2));
+    }
+    s.cmds.push(m::cmd_pop());
+    if let Some(line) = ipu.zoom {
+        s.cmds.extend(m::cmd_zoom(m::q16(2.0), m::q16(-0.5)));
+        for w in [1, 5, line.min(12)] {
+            s.fb_cmd(&mut rng, ipu, m::FbOp::Copy((7, 9)), (w, 3), (w, 4));
+            // Zoom does not apply to ReadPixels and CopyTexImage.
+            s.fb_cmd(&mut rng, ipu, m::FbOp::Read(fmts[0]), (w, 2), (0, 0));
+            s.fb_cmd(&mut rng, ipu, m::FbOp::CopyTex(fmts[0], 5), (w, 2), (0, 0));
+        }
+        s.fb_cmd(&mut rng, ipu, m::FbOp::Copy((0, 0)), (line + 1, 1), (0, 0)); // status 4
+        s.cmds.extend(m::cmd_zoom(m::q16(1.0), m::q16(1.0)));
+    }
+    if ipu.pixel_map.is_some() {
+        s.cmds.extend(m::cmd_pixelmap(1, &[9, 200, 30, 77]));
+        s.cmds.push(m::cmd_mapcolor(true));
+        s.fb_cmd(&mut rng, ipu, m::FbOp::Read(fmts[0]), (7, 2), (3, 3));
+        s.fb_cmd(&mut rng, ipu, m::FbOp::Copy((1, 1)), (7, 2), (3, 3));
+        s.cmds.push(m::cmd_mapcolor(false));
+    }
+    if let Some(c) = ipu.convolution {
+        let k = c.size;
+        let weights: Vec<u32> = (0..k * k)
+            .map(|i| m::q16(f64::from(i % 5) / 8.0 - 0.1))
+            .collect();
+        s.cmds.extend(m::cmd_filter(0xb, k, k, &weights));
+        s.cmds.push(m::cmd_convolution(true));
+        for w in [1, k, k + 3] {
+            s.fb_cmd(
+                &mut rng,
+                ipu,
+                m::FbOp::Read(fmts[w as usize % fmts.len()]),
+                (w, k + 1),
+                (8, 8),
+            );
+            s.fb_cmd(&mut rng, ipu, m::FbOp::CopyTex(fmts[0], 9), (w, k), (8, 8));
+            s.fb_cmd(&mut rng, ipu, m::FbOp::Copy((50, 50)), (w, k + 2), (8, 8));
+        }
+        s.cmds.push(m::cmd_convolution(false));
+    }
+    s.fb_cmd(&mut rng, ipu, m::FbOp::Read(fmts[0]), (0, 4), (0, 0)); // empty
+    s.fb_cmd(&mut rng, ipu, m::FbOp::Copy((0, 0)), (4, 0), (0, 0)); // empty
+    s.cmds
+        .extend(&m::cmd_copytex(fmts[0], 2, 2, (0, 0), 0)[..3]); // truncated
+    s
+}
+
+#[test]
+fn framebuffer_paths_match_the_model_at_1_2_and_4_lanes() {
+    for cfg in [one_lane(), four_lanes(), two_lanes(), one_lane_plain()] {
+        let b = build_cfg(cfg);
+        for (seed, gap, stall) in [(81u64, 0.0, 0.0), (82, 0.5, 0.5), (83, 0.2, 0.8)] {
+            let s = fb_stream(&b.cfg, seed);
+            let (_, out) = check(&b, &s, seed, gap, stall);
+            assert!(
+                out.dma_out.len() > 50 && out.tex.len() > 50,
+                "{}",
+                out.dma_out.len()
+            );
+            assert!(out.pixels > 50 && out.fb_req.len() > 20);
+            assert!(out.status.iter().any(|w| w & 0xf == m::EV_FORMAT));
+        }
+    }
+}
+
+#[test]
+fn broken_framebuffer_paths_are_caught() {
+    let cfg = two_lanes();
+    broken_variants_fail(
+        &cfg,
+        &fb_stream(&cfg, 84),
+        &[
+            // 5-bit channels packed by truncation, not GL's rounding.
+            (
+                "ipu_pack",
+                "13'd31 + 13'd127;",
+                "13'd31 + 13'd0;",
+                0.0,
+                true,
+            ),
+        ],
+    );
 }
