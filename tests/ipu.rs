@@ -142,11 +142,13 @@ fn check(
 
 const PATTERNS: [(f64, f64); 5] = [(0.0, 0.0), (0.3, 0.3), (0.9, 0.0), (0.0, 0.9), (0.5, 0.7)];
 
-/// Random mixes over seeds and gap/stall patterns; returns totals of what was exercised.
+/// Random mixes over seeds and gap/stall patterns; returns totals of what was exercised:
+/// pass, pix and status transactions, and the framebuffer paths' (requests, DMA out words
+/// and texture writes).
 fn random_mixes(b: &Built, count: usize) -> (usize, usize, usize, usize) {
     let ipu = b.cfg.ipu.as_ref().expect("ipu").clone();
     let mut totals = (0, 0, 0, 0);
-    for (k, seed) in [1u64, 2, 0xC0FFEE].into_iter().enumerate() {
+    for seed in [1u64, 2, 0xC0FFEE] {
         for (j, (gap, stall)) in PATTERNS.iter().enumerate() {
             let s = seed + 1000 * j as u64;
             let stream = m::random_stream(&ipu, count, s);
@@ -154,7 +156,7 @@ fn random_mixes(b: &Built, count: usize) -> (usize, usize, usize, usize) {
             totals.0 += out.pass.len();
             totals.1 += out.pix.len();
             totals.2 += out.status.len();
-            totals.3 += usize::from(k == 0);
+            totals.3 += out.fb_req.len() + out.dma_out.len() + out.tex.len();
         }
     }
     totals
@@ -164,11 +166,11 @@ fn random_mixes(b: &Built, count: usize) -> (usize, usize, usize, usize) {
 fn random_command_mixes_match_the_model_at_1_2_and_4_lanes() {
     for cfg in [one_lane(), four_lanes(), two_lanes(), one_lane_plain()] {
         let b = build_cfg(cfg);
-        let (pass, pix, status, _) = random_mixes(&b, 250);
+        let (pass, pix, status, fb) = random_mixes(&b, 250);
         // The mixes reach every output port.
         assert!(
-            pass > 100 && pix > 100 && status > 10,
-            "{pass} {pix} {status}"
+            pass > 100 && pix > 100 && status > 10 && fb > 100,
+            "{pass} {pix} {status} {fb}"
         );
     }
 }
@@ -832,9 +834,11 @@ fn co_simulation_visits_every_fsm_state() {
         map_stream(&cfg, 52),
         zoom_stream(&cfg, 53),
         conv_stream(&cfg, 54),
+        fb_stream(&cfg, 55),
     ] {
         s.cmds.extend(extra.cmds);
         s.dma.extend(extra.dma);
+        s.fb.extend(extra.fb);
     }
     s.cmds.insert(0, m::cmd_pop()); // an underflow first
     let (_, out) = check(&b, &s, 51, 0.5, 0.3);
@@ -1185,4 +1189,147 @@ fn broken_framebuffer_paths_are_caught() {
             ),
         ],
     );
+}
+
+/// A framebuffer path with no gaps and no stalls: region pixels per clock, measured.
+fn fb_rate(b: &Built, name: &str, op: m::FbOp, (w, h): (u32, u32), count: u32) -> f64 {
+    let ipu = b.cfg.ipu.as_ref().expect("ipu");
+    let mut rng = Rng::stream(13, 0);
+    let mut s = m::Stream::default();
+    for i in 0..count {
+        s.fb_cmd(&mut rng, ipu, op, (w, h), (0, i * h));
+    }
+    let (r, out) = check(b, &s, 13, 0.0, 0.0);
+    assert_eq!(
+        out.fb_req.len(),
+        count as usize,
+        "{name}: every region requested"
+    );
+    let pixels = u64::from(count * w * h);
+    let rate = pixels as f64 / r.cycles as f64;
+    println!(
+        "{}: {name} {w}x{h} x{count}: {pixels} pixels in {} clocks, {rate:.3} pixels/clock",
+        b.cfg.design.name, r.cycles
+    );
+    rate
+}
+
+#[test]
+fn framebuffer_paths_rate_with_no_stalls() {
+    use m::FbOp::{Copy, CopyTex, Read};
+    // One lane: a pixel a clock on every path.
+    let b = build_cfg(one_lane());
+    for (name, op) in [
+        ("ReadPixels l8", Read(5)),
+        ("ReadPixels rgba8888", Read(0)),
+        ("CopyPixels", Copy((0, 0))),
+        ("CopyTexImage rgba8888", CopyTex(0, 0)),
+        ("CopyTexImage rgb565", CopyTex(2, 0)),
+    ] {
+        assert!(fb_rate(&b, name, op, (64, 16), 4) > 0.98, "{name}");
+    }
+    // Four lanes: 4 pixels of a 128-bit word a beat; the 32-bit DMA out word holds 4 l8,
+    // 2 rgb565 or 1 rgba8888 pixel(s).
+    let b = build_cfg(four_lanes());
+    for (name, op, min) in [
+        ("ReadPixels l8", Read(5), 3.8),
+        ("ReadPixels rgb565", Read(2), 1.95),
+        ("ReadPixels rgba8888", Read(0), 0.98),
+        ("CopyPixels", Copy((0, 0)), 3.8),
+        ("CopyTexImage rgb565", CopyTex(2, 0), 1.95),
+    ] {
+        assert!(fb_rate(&b, name, op, (64, 16), 4) > min, "{name}");
+    }
+    // Two lanes, 2 pixels a beat, but this config's last register is a fifo of depth 1,
+    // which takes a beat every other clock: 1 pixel a clock.
+    let b = build_cfg(two_lanes());
+    for (name, op, min) in [
+        ("ReadPixels l8", Read(5), 0.97),
+        ("ReadPixels rgba4444", Read(3), 0.97),
+        ("CopyPixels", Copy((0, 0)), 0.97),
+        ("CopyTexImage bgra8888", CopyTex(1, 0), 0.97),
+    ] {
+        // Rows of 10: the widest its zoom line buffer takes (CopyPixels checks it).
+        assert!(fb_rate(&b, name, op, (10, 64), 4) > min, "{name}");
+    }
+}
+
+/// ReadPixels packs as GL says, computed here in f64 from the framebuffer words: with
+/// identity scale and bias, an n-bit channel is exactly round(c / 255 * (2^n - 1)) and
+/// luminance exactly round(clamp((R + G + B) / 255, 0, 1) * 255) (GL 2.0, 4.3.2); with a
+/// scale and bias, within 1 LSB of GL's float math. Rows are packed one after another,
+/// alignment 1, little endian.
+#[test]
+fn read_pixels_pack_as_gl_says() {
+    let b = build_cfg(one_lane());
+    let ipu = b.cfg.ipu.clone().expect("ipu");
+    let (w, h) = (13u32, 3u32);
+    for (scale, bias) in [(1.0, 0.0), (0.8, 0.1)] {
+        let mut rng = Rng::stream(91, 0);
+        let mut s = m::Stream::default();
+        for ch in 0..4 {
+            s.cmds.extend(m::cmd_transfer(false, ch, m::q16(scale)));
+            s.cmds.extend(m::cmd_transfer(true, ch, m::q16(bias)));
+        }
+        for fmt in 0..7 {
+            s.fb_cmd(&mut rng, &ipu, m::FbOp::Read(fmt), (w, h), (7, 7));
+        }
+        let (_, out) = check(&b, &s, 91, 0.3, 0.3);
+        let bytes: Vec<u8> = out.dma_out.iter().flat_map(|v| v.to_le_bytes()).collect();
+        let mut at = 0usize;
+        let mut word = 0usize;
+        for fmt in 0..7u32 {
+            let bpp = m::bytes_per_pixel(fmt) as usize;
+            let words = (w * h) as usize * bpp;
+            let start = at;
+            for j in 0..h as usize {
+                for i in 0..w as usize {
+                    let px = s.fb[word + j * 4 + i / 4][i % 4];
+                    let c = |ch: u32| {
+                        let v = f64::from((px >> (8 * ch)) & 0xff) / 255.0;
+                        (v * scale + bias).clamp(0.0, 1.0)
+                    };
+                    let n = |v: f64, bits: u32| (v * f64::from((1u32 << bits) - 1)).round() as i64;
+                    let l = (c(0) + c(1) + c(2)).clamp(0.0, 1.0);
+                    // GL's value of each field: (value, lowest bit, bits).
+                    let want: Vec<(i64, u32, u32)> = match fmt {
+                        0 => (0..4).map(|k| (n(c(k), 8), 8 * k, 8)).collect(),
+                        1 => [2, 1, 0, 3]
+                            .iter()
+                            .enumerate()
+                            .map(|(p, k)| (n(c(*k), 8), 8 * p as u32, 8))
+                            .collect(),
+                        2 => vec![(n(c(0), 5), 11, 5), (n(c(1), 6), 5, 6), (n(c(2), 5), 0, 5)],
+                        3 => (0..4).map(|k| (n(c(k), 4), 12 - 4 * k, 4)).collect(),
+                        4 => vec![
+                            (n(c(0), 5), 11, 5),
+                            (n(c(1), 5), 6, 5),
+                            (n(c(2), 5), 1, 5),
+                            (n(c(3), 1), 0, 1),
+                        ],
+                        5 => vec![(n(l, 8), 0, 8)],
+                        _ => vec![(n(l, 8), 0, 8), (n(c(3), 8), 8, 8)],
+                    };
+                    let got = (0..bpp).fold(0u32, |v, k| v | u32::from(bytes[at + k]) << (8 * k));
+                    for (value, lo, bits) in want {
+                        let g = i64::from((got >> lo) & ((1 << bits) - 1));
+                        let tol = if scale == 1.0 && bias == 0.0 { 0 } else { 1 };
+                        assert!(
+                            (g - value).abs() <= tol,
+                            "{} ({i}, {j}) bits {lo}+{bits}: {g} vs GL {value}",
+                            gpurtl::config::ipu::FORMATS[fmt as usize]
+                        );
+                    }
+                    at += bpp;
+                }
+            }
+            // The command's last word is zero-padded; the next starts on a word.
+            let end = at.div_ceil(4) * 4;
+            assert!(bytes[at..end].iter().all(|b| *b == 0), "padding");
+            assert_eq!(end - start, words.div_ceil(4) * 4);
+            at = end;
+            word += m::fb_words(w, h);
+        }
+        assert_eq!(at, bytes.len());
+    }
 }

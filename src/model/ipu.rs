@@ -1565,6 +1565,68 @@ mod tests {
     }
 
     #[test]
+    fn pack_narrows_by_gls_formula() {
+        // GL's conversion to an n-bit field: round(c / 255 * (2^n - 1)), in f64.
+        for bits in [1u32, 4, 5, 6, 8] {
+            let max = f64::from((1u32 << bits) - 1);
+            for c in 0..=255u32 {
+                let gl = (f64::from(c) / 255.0 * max).round() as u32;
+                assert_eq!(narrow(c, bits), gl, "{bits} bits, c {c}");
+            }
+        }
+        let px = 0x80ff_4020u32; // R 0x20, G 0x40, B 0xff, A 0x80
+        assert_eq!(pack(0, px, true), px);
+        assert_eq!(pack(1, px, true), 0x8020_40ff);
+        assert_eq!(pack(2, px, true), (4 << 11) | (16 << 5) | 31);
+        assert_eq!(pack(3, px, true), 0x24f8);
+        assert_eq!(pack(4, px, true), (4 << 11) | (8 << 6) | (31 << 1) | 1);
+        // ReadPixels' luminance R + G + B clamped; a texture's is R.
+        assert_eq!(pack(5, px, true), 255);
+        assert_eq!(pack(5, 0x0001_0203, true), 6);
+        assert_eq!(pack(6, px, false), 0x8020);
+        // Unpacking what was packed gives the pixel back for the 8-bit formats, and
+        // within GL's rounding for the narrow ones.
+        for code in [2u32, 3, 4] {
+            for c in (0..=255u32).step_by(5) {
+                let px = c | (c << 8) | (c << 16) | (c << 24);
+                let back = convert(code, pack(code, px, true));
+                assert!((back & 0xff).abs_diff(c) <= 9, "{code} {c}: {back:x}");
+            }
+        }
+    }
+
+    #[test]
+    fn read_pixels_packs_rows_back_to_back_and_pads_the_last_word() {
+        let mut cfg = ipu(2);
+        cfg.framebuffer = true;
+        // A 3 x 2 region: row 0 in word 0 (its pixel 3 ignored), row 1 in word 1.
+        let fb = [
+            [0x0000_0001, 0x0000_0002, 0x0000_0003, 0xdead_beef],
+            [0x0000_0004, 0x0000_0005, 0x0000_0006, 0x1234_5678],
+        ];
+        let mut cmds = cmd_read(5, 3, 2, 10, 20).to_vec();
+        cmds.extend(cmd_copytex(2, 3, 2, (10, 20), 0x40));
+        cmds.extend(cmd_copy(3, 2, (10, 20), (7, 8)));
+        let fb2: Vec<FbWord> = fb.iter().chain(&fb).chain(&fb).copied().collect();
+        let out = run(&cfg, &cmds, &[], &fb2);
+        let req = (2u64 << 48) | (3 << 32) | (20 << 16) | 10;
+        assert_eq!(out.fb_req, vec![req; 3]);
+        assert_eq!(out.dma_out, vec![0x0403_0201, 0x0000_0605]);
+        // rgb565 of R = 1..6: round(r * 31 / 255) is 0 up to 4, then 1.
+        assert_eq!(
+            out.tex,
+            vec![0x40u64 << 32, 0x41 << 32, (0x42 << 32) | 0x0800_0800]
+        );
+        // CopyPixels: two beats a row (2 lanes), at the destination.
+        let at: Vec<(u64, u64, u64)> = out
+            .pix
+            .iter()
+            .map(|b| (b.field(64, 16), b.field(80, 16), b.field(96, 2)))
+            .collect();
+        assert_eq!(at, vec![(7, 8, 3), (9, 8, 1), (7, 9, 3), (9, 9, 1)]);
+    }
+
+    #[test]
     fn truncated_commands_produce_nothing() {
         let cfg = ipu(1);
         let out = run(&cfg, &cmd_draw(0, 1, 1, 0, 0)[..2], &[0], &[]);

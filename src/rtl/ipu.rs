@@ -69,6 +69,9 @@ pub struct IpuPack {
     pub count_expr: String,
     /// The top bit of the byte offset that indexes the beat's bytes (and 4 more).
     pub off_hi: u32,
+    /// An enabled format stores alpha; one is luminance.
+    pub alpha: bool,
+    pub lum: bool,
 }
 
 /// The packer as the top sees it: its module, the pix side of the split at the pipeline's
@@ -702,6 +705,8 @@ impl<'a> IpuUnit<'a> {
                         count_expr,
                         // Offsets index 8 * (4 lanes + 4) bits: all the index's bits.
                         off_hi: clog2(32 * l + 32) - 4,
+                        alpha: [0, 1, 3, 4, 6].iter().any(|c| ipu.formats[*c]),
+                        lum: ipu.formats[5] || ipu.formats[6],
                     },
                 )?,
             });

@@ -90,9 +90,23 @@ module {{ name }} #(
   wire [7:0]  r{{ i }} = in_data_i[{{ 32 * i + 7 }}:{{ 32 * i }}];
   wire [7:0]  g{{ i }} = in_data_i[{{ 32 * i + 15 }}:{{ 32 * i + 8 }}];
   wire [7:0]  b{{ i }} = in_data_i[{{ 32 * i + 23 }}:{{ 32 * i + 16 }}];
+{%- if alpha %}
   wire [7:0]  a{{ i }} = in_data_i[{{ 32 * i + 31 }}:{{ 32 * i + 24 }}];
+{%- else %}
+  // No enabled format stores alpha.
+  /* verilator lint_off UNUSEDSIGNAL */
+  wire [7:0]  a{{ i }} = in_data_i[{{ 32 * i + 31 }}:{{ 32 * i + 24 }}];
+  /* verilator lint_on UNUSEDSIGNAL */
+{%- endif %}
+{%- if !lum %}
+  // No luminance format is enabled.
+  /* verilator lint_off UNUSEDSIGNAL */
+{%- endif %}
   wire [9:0]  sum{{ i }} = {2'd0, r{{ i }}} + {2'd0, g{{ i }}} + {2'd0, b{{ i }}};
   wire [7:0]  lum{{ i }} = ~lum_sum_i ? r{{ i }} : (|sum{{ i }}[9:8]) ? 8'hff : sum{{ i }}[7:0];
+{%- if !lum %}
+  /* verilator lint_on UNUSEDSIGNAL */
+{%- endif %}
   reg  [31:0] px{{ i }};
   always @(*) begin
     px{{ i }} = 32'd0;
