@@ -1,5 +1,5 @@
 {{ stamp }}
-// {{ name }}: image processing unit (seed 000), the DrawPixels path: command decoder,
+// {{ name }}: image processing unit (seed 000), the DrawPixels path{% if fb.is_some() %} and the framebuffer paths{% endif %}: command decoder,
 // control FSM, parameter store and stack, and the main pipeline's stages
 // (1) unpack: DMA words to RGBA8 pixels, (2) scale and (3) bias (glPixelTransfer:
 // c * scale + bias, clamped and rounded), a handshake register after each
@@ -57,7 +57,8 @@
 // A draw, bitmap or framebuffer command waits for the one before to leave the unit.
 {%- endif %}
 // Latency: DMA word to pixel {{ regs.len() }} register stage(s) (bypass stages add none).
-// Combinational paths: pix_ready_i -> dma_ready_o (through bubble and bypass stages);
+// Combinational paths: pix_ready_i -> dma_ready_o (through bubble and bypass stages);{% if fb.is_some() %}
+// pix_ready_i, dma_out_ready_i, tex_ready_i -> fb_ready_o (likewise, and the packer);{% endif %}
 // pass_ready_i -> cmd_ready_o. Outputs come from flops{% if regs[2].module.is_none() %} (pix from the stage before when the
 // last register is a bypass){% endif %}.
 module {{ name }} #(
