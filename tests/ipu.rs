@@ -1187,6 +1187,15 @@ fn broken_framebuffer_paths_are_caught() {
                 0.0,
                 true,
             ),
+            // A row that ends inside a 128-bit word does not release it: the next row
+            // starts in the wrong word.
+            (
+                "ipu",
+                "| last_px | (fb_act & last_col);",
+                "| last_px;",
+                0.3,
+                true,
+            ),
         ],
     );
 }
