@@ -75,12 +75,13 @@ pub struct IpuPack {
 }
 
 /// The packer as the top sees it: its module, the pix side of the split at the pipeline's
-/// end, and the image size that reaches it (the filtered image's with the filter).
+/// end, and where the image that reaches it ends (the filtered image with the filter on):
+/// x of its last pixel plus one, y of its last row.
 pub struct FbView {
     pub module: String,
     pub pix: (&'static str, &'static str, &'static str),
-    pub out_w: String,
-    pub out_h: String,
+    pub end_x: String,
+    pub last_y: String,
 }
 
 #[derive(Template)]
@@ -656,15 +657,15 @@ impl<'a> IpuUnit<'a> {
         // The image that reaches the packer or zoom: GL_REDUCE's with the filter on.
         let image_size: (String, String) = if conv.is_some() {
             (
-                "(conv_on_q ? (width_q - {13'd0, kw_q} + 16'd1) : width_q)".into(),
-                "(conv_on_q ? (height_q - {13'd0, kh_q} + 16'd1) : height_q)".into(),
+                "conv_on_q ? (width_q - {13'd0, kw_q} + 16'd1) : width_q".into(),
+                "conv_on_q ? (height_q - {13'd0, kh_q} + 16'd1) : height_q".into(),
             )
         } else {
             ("width_q".into(), "height_q".into())
         };
         let fb = if ipu.framebuffer {
             let pname = ctx.module_name("ipu_pack");
-            // Pixel `i`'s packed bytes at `bytes` a pixel, the highest lane first.
+            // The lanes' packed pixels at `n` bytes a pixel, the highest lane first, zero above.
             let bytes = |n: u32| {
                 let mut parts = Vec::new();
                 if n < 4 {
@@ -710,11 +711,19 @@ impl<'a> IpuUnit<'a> {
                     },
                 )?,
             });
+            // An expression in parentheses when it is more than a name.
+            let term = |e: &str| {
+                if e.contains(' ') {
+                    format!("({e})")
+                } else {
+                    e.to_string()
+                }
+            };
             Some(FbView {
                 module: pname,
                 pix: pix_side,
-                out_w: image_size.0.clone(),
-                out_h: image_size.1.clone(),
+                end_x: format!("x0_q + {}", term(&image_size.0)),
+                last_y: format!("y0_q + {} - 16'd1", term(&image_size.1)),
             })
         } else {
             None
@@ -784,13 +793,7 @@ impl<'a> IpuUnit<'a> {
             conv_io,
             zoom_io,
             // With the filter, zoom takes the filtered image's size.
-            zoom_size: match (&conv, zoom.is_some()) {
-                (Some(_), true) => (
-                    "conv_on_q ? (width_q - {13'd0, kw_q} + 16'd1) : width_q".into(),
-                    "conv_on_q ? (height_q - {13'd0, kh_q} + 16'd1) : height_q".into(),
-                ),
-                _ => ("width_q".into(), "height_q".into()),
-            },
+            zoom_size: image_size,
 
             bitmap: ipu.bitmap,
             last,
