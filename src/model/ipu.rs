@@ -50,7 +50,8 @@
 //!   `dma_out`, the last one zero-padded: `ceil(n * bytes_per_pixel / 4)` words for `n`
 //!   pixels. An n-bit channel is GL's `round(c * (2^n - 1) / 255)` (exact in integers,
 //!   no ties exist); l8 and la88 carry GL's luminance for ReadPixels (GL 2.0, 4.3.2,
-//!   "Final Conversion": `L = R + G + B`, clamped to [0, 1]), so `min(R + G + B, 255)`.
+//!   "Conversion to L": `L = R + G + B`, then "Final Conversion" clamps to [0, 1]), so
+//!   `min(R + G + B, 255)`.
 //! - COPY_PIXELS (glCopyPixels): as DRAW_PIXELS from the pipeline on, zoom included, the
 //!   region's pixel (i, j) drawn at the destination plus (i, j).
 //! - COPY_TEX_IMAGE (glCopyTexImage2D): no zoom; packed as READ_PIXELS (texture formats
