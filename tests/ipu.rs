@@ -1342,3 +1342,54 @@ fn read_pixels_pack_as_gl_says() {
         assert_eq!(at, bytes.len());
     }
 }
+
+/// `gpurtl render --read FORMAT`, model path: the drawn picture read back by READ_PIXELS
+/// in rgb565 is each pixel through GL's 5-6-5 rounding and back; in l8, ReadPixels'
+/// luminance min(R + G + B, 255) in R, G and B; an unknown format is a usage error.
+#[test]
+fn render_reads_back_in_a_format() {
+    let dir = scratch("render-read");
+    let input = project_dir().join("docs/ipu/seed_example_in.png");
+    let a = png(&input);
+    for fmt in ["rgb565", "l8"] {
+        let out = dir.join(format!("{fmt}.png"));
+        let o = gpurtl()
+            .args(["render", "--image"])
+            .arg(&input)
+            .args(["--read", fmt, "--out"])
+            .arg(&out)
+            .output()
+            .expect("runs gpurtl");
+        assert!(o.status.success(), "{}", text(&o));
+        let b = png(&out);
+        assert_eq!((b.width, b.height), (a.width, a.height));
+        for (i, o) in a.pixels.iter().zip(&b.pixels) {
+            let n = |c: u8, bits: u32| {
+                let max = f64::from((1u32 << bits) - 1);
+                let v = (f64::from(c) / 255.0 * max).round();
+                (v * 255.0 / max).round() as i32
+            };
+            let want = if fmt == "l8" {
+                let l = (u32::from(i[0]) + u32::from(i[1]) + u32::from(i[2])).min(255) as i32;
+                [l, l, l, 255]
+            } else {
+                [n(i[0], 5), n(i[1], 6), n(i[2], 5), 255]
+            };
+            for ch in 0..4 {
+                // Bit replication widens within 1 LSB of GL's rounding.
+                assert!(
+                    (i32::from(o[ch]) - want[ch]).abs() <= 1,
+                    "{fmt} {i:?}: {o:?}"
+                );
+            }
+        }
+    }
+    let o = gpurtl()
+        .args(["render", "--image"])
+        .arg(&input)
+        .args(["--read", "rgb555", "--out"])
+        .arg(dir.join("x.png"))
+        .output()
+        .expect("runs gpurtl");
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+}
