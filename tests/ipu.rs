@@ -40,7 +40,7 @@ fn one_lane_with(conv: &str) -> Config {
         if conv.is_empty() { "ipu_l1" } else { "ipu_l1c" },
         ("async", "low"),
         &format!(
-            "lanes = 1\nstack_depth = 3\nbitmap = true\n[ipu.zoom]\nenabled = true\n[ipu.pixel_map]\nenabled = true\n\
+            "lanes = 1\nstack_depth = 3\nbitmap = true\nframebuffer = true\n[ipu.zoom]\nenabled = true\n[ipu.pixel_map]\nenabled = true\n\
              maps = [\"r_to_r\", \"g_to_g\", \"b_to_b\", \"a_to_a\"]\n{conv}"
         ),
     )
@@ -52,7 +52,7 @@ fn one_lane_plain() -> Config {
     ipu_config(
         "ipu_l1p",
         ("sync", "low"),
-        "lanes = 1\nstack_depth = 3\n[ipu.pixel_map]\nenabled = true\ntable_size = 4\n\
+        "lanes = 1\nstack_depth = 3\nframebuffer = true\n[ipu.pixel_map]\nenabled = true\ntable_size = 4\n\
          maps = [\"b_to_b\", \"r_to_r\"]\n[ipu.convolution]\nenabled = true\nkernel_size = 5\n\
          max_line_width = 64\nweight_int_bits = 8\n",
     )
@@ -69,7 +69,7 @@ fn four_lanes_with(conv: &str) -> Config {
         if conv.is_empty() { "ipu_l4n" } else { "ipu_l4" },
         ("sync", "high"),
         &format!(
-            "lanes = 4\nbitmap = true\nformats = [\"l8\", \"rgba8888\", \"rgb565\", \"la88\"]\nscale_frac_bits = 16\n\
+            "lanes = 4\nbitmap = true\nframebuffer = true\nformats = [\"l8\", \"rgba8888\", \"rgb565\", \"la88\"]\nscale_frac_bits = 16\n\
              bias_frac_bits = 10\nscale_int_bits = 8\nbias_int_bits = 1\nstack_depth = 1\n\
              registers = [\"skid\", \"fifo:3\", \"bypass\"]\n[ipu.zoom]\nenabled = true\nmax_line_width = 64\n\
              [ipu.pixel_map]\nenabled = true\ntable_size = 16\nmaps = [\"a_to_a\", \"r_to_r\", \"g_to_g\", \"b_to_b\"]\n{conv}"
@@ -82,7 +82,7 @@ fn two_lanes() -> Config {
     ipu_config(
         "ipu_l2",
         ("async", "high"),
-        "lanes = 2\nbitmap = true\nformats = [\"bgra8888\", \"rgba4444\", \"rgba5551\", \"l8\"]\nscale_frac_bits = 16\n\
+        "lanes = 2\nbitmap = true\nframebuffer = true\nformats = [\"bgra8888\", \"rgba4444\", \"rgba5551\", \"l8\"]\nscale_frac_bits = 16\n\
          bias_frac_bits = 16\nstack_depth = 2\nregisters = [\"bypass\", \"bubble\", \"fifo:1\"]\n\
          [ipu.zoom]\nenabled = true\nmax_line_width = 10\n\
          [ipu.pixel_map]\nenabled = true\ntable_size = 32\nmaps = [\"g_to_g\", \"a_to_a\"]\n",
@@ -129,18 +129,26 @@ fn check(
         "{}: seed {seed} gap {gap} stall {stall}: {:?} (vectors in {:?})",
         b.cfg.design.name, r.errors, r.vectors_dir
     );
-    let expected = out.pass.len() + out.dma_req.len() + out.pix.len() + out.status.len();
+    let expected = out.pass.len()
+        + out.dma_req.len()
+        + out.pix.len()
+        + out.status.len()
+        + out.fb_req.len()
+        + out.dma_out.len()
+        + out.tex.len();
     assert_eq!(r.transactions, expected as u64);
     (r, out)
 }
 
 const PATTERNS: [(f64, f64); 5] = [(0.0, 0.0), (0.3, 0.3), (0.9, 0.0), (0.0, 0.9), (0.5, 0.7)];
 
-/// Random mixes over seeds and gap/stall patterns; returns totals of what was exercised.
+/// Random mixes over seeds and gap/stall patterns; returns totals of what was exercised:
+/// pass, pix and status transactions, and the framebuffer paths' (requests, DMA out words
+/// and texture writes).
 fn random_mixes(b: &Built, count: usize) -> (usize, usize, usize, usize) {
     let ipu = b.cfg.ipu.as_ref().expect("ipu").clone();
     let mut totals = (0, 0, 0, 0);
-    for (k, seed) in [1u64, 2, 0xC0FFEE].into_iter().enumerate() {
+    for seed in [1u64, 2, 0xC0FFEE] {
         for (j, (gap, stall)) in PATTERNS.iter().enumerate() {
             let s = seed + 1000 * j as u64;
             let stream = m::random_stream(&ipu, count, s);
@@ -148,7 +156,7 @@ fn random_mixes(b: &Built, count: usize) -> (usize, usize, usize, usize) {
             totals.0 += out.pass.len();
             totals.1 += out.pix.len();
             totals.2 += out.status.len();
-            totals.3 += usize::from(k == 0);
+            totals.3 += out.fb_req.len() + out.dma_out.len() + out.tex.len();
         }
     }
     totals
@@ -158,11 +166,11 @@ fn random_mixes(b: &Built, count: usize) -> (usize, usize, usize, usize) {
 fn random_command_mixes_match_the_model_at_1_2_and_4_lanes() {
     for cfg in [one_lane(), four_lanes(), two_lanes(), one_lane_plain()] {
         let b = build_cfg(cfg);
-        let (pass, pix, status, _) = random_mixes(&b, 250);
+        let (pass, pix, status, fb) = random_mixes(&b, 250);
         // The mixes reach every output port.
         assert!(
-            pass > 100 && pix > 100 && status > 10,
-            "{pass} {pix} {status}"
+            pass > 100 && pix > 100 && status > 10 && fb > 100,
+            "{pass} {pix} {status} {fb}"
         );
     }
 }
@@ -353,7 +361,9 @@ fn run_broken(
 
 #[test]
 fn broken_duts_are_caught() {
-    let ipu = one_lane().ipu.expect("ipu");
+    // These variants break the DrawPixels path: the mix without framebuffer commands.
+    let mut ipu = one_lane().ipu.expect("ipu");
+    ipu.framebuffer = false;
     let mix = m::random_stream(&ipu, 300, 4);
     let expects = |r: &SimReport| r.errors.iter().any(|e| e.contains("model expects"));
     // Bias stage that truncates instead of rounding.
@@ -827,9 +837,11 @@ fn co_simulation_visits_every_fsm_state() {
         map_stream(&cfg, 52),
         zoom_stream(&cfg, 53),
         conv_stream(&cfg, 54),
+        fb_stream(&cfg, 55),
     ] {
         s.cmds.extend(extra.cmds);
         s.dma.extend(extra.dma);
+        s.fb.extend(extra.fb);
     }
     s.cmds.insert(0, m::cmd_pop()); // an underflow first
     let (_, out) = check(&b, &s, 51, 0.5, 0.3);
@@ -1089,4 +1101,327 @@ fn convolution_follows_gl() {
             "a pixel a clock in"
         );
     }
+}
+
+/// The framebuffer paths: READ_PIXELS in every format code (enabled, disabled, none) at
+/// widths 1..=9 (rows that end inside a 128-bit word), COPY_TEX_IMAGE likewise from
+/// several base addresses, COPY_PIXELS with and without zoom, with transfers, maps and
+/// the filter on between them, draws and bitmaps in between, empty regions, a copy too
+/// wide for the zoom line buffer and truncated framebuffer commands at the end.
+fn fb_stream(cfg: &Config, seed: u64) -> m::Stream {
+    let ipu = cfg.ipu.as_ref().expect("ipu");
+    let mut rng = Rng::stream(seed, 14);
+    let mut s = m::Stream::default();
+    let fmts: Vec<u32> = (0..7u32).filter(|f| ipu.formats[*f as usize]).collect();
+    for w in 1..=9u32 {
+        let fmt = w % 8;
+        let h = 1 + w % 3;
+        let src = (0xfff0 + w, 3 * w);
+        s.fb_cmd(&mut rng, ipu, m::FbOp::Read(fmt), (w, h), src);
+        s.fb_cmd(
+            &mut rng,
+            ipu,
+            m::FbOp::CopyTex(7 - fmt, 0xffff_fff0 + 7 * w),
+            (w, h),
+            src,
+        );
+        s.fb_cmd(&mut rng, ipu, m::FbOp::Copy((100 + w, 200)), (w, h), src);
+        s.cmds.extend(m::cmd_transfer(
+            w % 2 == 1,
+            w % 4,
+            m::q16(f64::from(w) / 9.0),
+        ));
+        if w == 4 {
+            s.draw(&mut rng, fmts[0], 3, 2, 5, 5);
+            s.cmds.push(m::cmd_push());
+        }
+    }
+    for fmt in &fmts {
+        s.fb_cmd(&mut rng, ipu, m::FbOp::Read(*fmt), (10, 3), (1, 2));
+        s.fb_cmd(&mut rng, ipu, m::FbOp::CopyTex(*fmt, 0x100), (6, 2), (1, 2));
+    }
+    s.cmds.push(m::cmd_pop());
+    if let Some(line) = ipu.zoom {
+        s.cmds.extend(m::cmd_zoom(m::q16(2.0), m::q16(-0.5)));
+        for w in [1, 5, line.min(12)] {
+            s.fb_cmd(&mut rng, ipu, m::FbOp::Copy((7, 9)), (w, 3), (w, 4));
+            // Zoom does not apply to ReadPixels and CopyTexImage.
+            s.fb_cmd(&mut rng, ipu, m::FbOp::Read(fmts[0]), (w, 2), (0, 0));
+            s.fb_cmd(&mut rng, ipu, m::FbOp::CopyTex(fmts[0], 5), (w, 2), (0, 0));
+        }
+        s.fb_cmd(&mut rng, ipu, m::FbOp::Copy((0, 0)), (line + 1, 1), (0, 0)); // status 4
+        s.cmds.extend(m::cmd_zoom(m::q16(1.0), m::q16(1.0)));
+    }
+    if ipu.pixel_map.is_some() {
+        s.cmds.extend(m::cmd_pixelmap(1, &[9, 200, 30, 77]));
+        s.cmds.push(m::cmd_mapcolor(true));
+        s.fb_cmd(&mut rng, ipu, m::FbOp::Read(fmts[0]), (7, 2), (3, 3));
+        s.fb_cmd(&mut rng, ipu, m::FbOp::Copy((1, 1)), (7, 2), (3, 3));
+        s.cmds.push(m::cmd_mapcolor(false));
+    }
+    if let Some(c) = ipu.convolution {
+        let k = c.size;
+        let weights: Vec<u32> = (0..k * k)
+            .map(|i| m::q16(f64::from(i % 5) / 8.0 - 0.1))
+            .collect();
+        s.cmds.extend(m::cmd_filter(0xb, k, k, &weights));
+        s.cmds.push(m::cmd_convolution(true));
+        for w in [1, k, k + 3] {
+            s.fb_cmd(
+                &mut rng,
+                ipu,
+                m::FbOp::Read(fmts[w as usize % fmts.len()]),
+                (w, k + 1),
+                (8, 8),
+            );
+            s.fb_cmd(&mut rng, ipu, m::FbOp::CopyTex(fmts[0], 9), (w, k), (8, 8));
+            s.fb_cmd(&mut rng, ipu, m::FbOp::Copy((50, 50)), (w, k + 2), (8, 8));
+        }
+        s.cmds.push(m::cmd_convolution(false));
+    }
+    s.fb_cmd(&mut rng, ipu, m::FbOp::Read(fmts[0]), (0, 4), (0, 0)); // empty
+    s.fb_cmd(&mut rng, ipu, m::FbOp::Copy((0, 0)), (4, 0), (0, 0)); // empty
+    s.cmds
+        .extend(&m::cmd_copytex(fmts[0], 2, 2, (0, 0), 0)[..3]); // truncated
+    s
+}
+
+#[test]
+fn framebuffer_paths_match_the_model_at_1_2_and_4_lanes() {
+    for cfg in [one_lane(), four_lanes(), two_lanes(), one_lane_plain()] {
+        let b = build_cfg(cfg);
+        for (seed, gap, stall) in [(81u64, 0.0, 0.0), (82, 0.5, 0.5), (83, 0.2, 0.8)] {
+            let s = fb_stream(&b.cfg, seed);
+            let (_, out) = check(&b, &s, seed, gap, stall);
+            assert!(
+                out.dma_out.len() > 50 && out.tex.len() > 50,
+                "{}",
+                out.dma_out.len()
+            );
+            assert!(out.pixels > 50 && out.fb_req.len() > 20);
+            assert!(out.status.iter().any(|w| w & 0xf == m::EV_FORMAT));
+        }
+    }
+}
+
+#[test]
+fn broken_framebuffer_paths_are_caught() {
+    let cfg = two_lanes();
+    broken_variants_fail(
+        &cfg,
+        &fb_stream(&cfg, 84),
+        &[
+            // 5-bit channels packed by truncation, not GL's rounding.
+            (
+                "ipu_pack",
+                "13'd31 + 13'd127;",
+                "13'd31 + 13'd0;",
+                0.0,
+                true,
+            ),
+            // A row that ends inside a 128-bit word does not release it: the next row
+            // starts in the wrong word.
+            (
+                "ipu",
+                "| last_px | (fb_act & last_col);",
+                "| last_px;",
+                0.3,
+                true,
+            ),
+        ],
+    );
+}
+
+/// A framebuffer path with no gaps and no stalls: region pixels per clock, measured.
+fn fb_rate(b: &Built, name: &str, op: m::FbOp, (w, h): (u32, u32), count: u32) -> f64 {
+    let ipu = b.cfg.ipu.as_ref().expect("ipu");
+    let mut rng = Rng::stream(13, 0);
+    let mut s = m::Stream::default();
+    for i in 0..count {
+        s.fb_cmd(&mut rng, ipu, op, (w, h), (0, i * h));
+    }
+    let (r, out) = check(b, &s, 13, 0.0, 0.0);
+    assert_eq!(
+        out.fb_req.len(),
+        count as usize,
+        "{name}: every region requested"
+    );
+    let pixels = u64::from(count * w * h);
+    let rate = pixels as f64 / r.cycles as f64;
+    println!(
+        "{}: {name} {w}x{h} x{count}: {pixels} pixels in {} clocks, {rate:.3} pixels/clock",
+        b.cfg.design.name, r.cycles
+    );
+    rate
+}
+
+#[test]
+fn framebuffer_paths_rate_with_no_stalls() {
+    use m::FbOp::{Copy, CopyTex, Read};
+    // One lane: a pixel a clock on every path.
+    let b = build_cfg(one_lane());
+    for (name, op) in [
+        ("ReadPixels l8", Read(5)),
+        ("ReadPixels rgba8888", Read(0)),
+        ("CopyPixels", Copy((0, 0))),
+        ("CopyTexImage rgba8888", CopyTex(0, 0)),
+        ("CopyTexImage rgb565", CopyTex(2, 0)),
+    ] {
+        assert!(fb_rate(&b, name, op, (64, 16), 4) > 0.98, "{name}");
+    }
+    // Four lanes: 4 pixels of a 128-bit word a beat; the 32-bit DMA out word holds 4 l8,
+    // 2 rgb565 or 1 rgba8888 pixel(s).
+    let b = build_cfg(four_lanes());
+    for (name, op, min) in [
+        ("ReadPixels l8", Read(5), 3.8),
+        ("ReadPixels rgb565", Read(2), 1.95),
+        ("ReadPixels rgba8888", Read(0), 0.98),
+        ("CopyPixels", Copy((0, 0)), 3.8),
+        ("CopyTexImage rgb565", CopyTex(2, 0), 1.95),
+    ] {
+        assert!(fb_rate(&b, name, op, (64, 16), 4) > min, "{name}");
+    }
+    // Two lanes, 2 pixels a beat, but this config's last register is a fifo of depth 1,
+    // which takes a beat every other clock: 1 pixel a clock.
+    let b = build_cfg(two_lanes());
+    for (name, op, min) in [
+        ("ReadPixels l8", Read(5), 0.97),
+        ("ReadPixels rgba4444", Read(3), 0.97),
+        ("CopyPixels", Copy((0, 0)), 0.97),
+        ("CopyTexImage bgra8888", CopyTex(1, 0), 0.97),
+    ] {
+        // Rows of 10: the widest its zoom line buffer takes (CopyPixels checks it).
+        assert!(fb_rate(&b, name, op, (10, 64), 4) > min, "{name}");
+    }
+}
+
+/// ReadPixels packs as GL says, computed here in f64 from the framebuffer words: with
+/// identity scale and bias, an n-bit channel is exactly round(c / 255 * (2^n - 1)) and
+/// luminance exactly round(clamp((R + G + B) / 255, 0, 1) * 255) (GL 2.0, 4.3.2); with a
+/// scale and bias, within 1 LSB of GL's float math. Rows are packed one after another,
+/// alignment 1, little endian.
+#[test]
+fn read_pixels_pack_as_gl_says() {
+    let b = build_cfg(one_lane());
+    let ipu = b.cfg.ipu.clone().expect("ipu");
+    let (w, h) = (13u32, 3u32);
+    for (scale, bias) in [(1.0, 0.0), (0.8, 0.1)] {
+        let mut rng = Rng::stream(91, 0);
+        let mut s = m::Stream::default();
+        for ch in 0..4 {
+            s.cmds.extend(m::cmd_transfer(false, ch, m::q16(scale)));
+            s.cmds.extend(m::cmd_transfer(true, ch, m::q16(bias)));
+        }
+        for fmt in 0..7 {
+            s.fb_cmd(&mut rng, &ipu, m::FbOp::Read(fmt), (w, h), (7, 7));
+        }
+        let (_, out) = check(&b, &s, 91, 0.3, 0.3);
+        let bytes: Vec<u8> = out.dma_out.iter().flat_map(|v| v.to_le_bytes()).collect();
+        let mut at = 0usize;
+        let mut word = 0usize;
+        for fmt in 0..7u32 {
+            let bpp = m::bytes_per_pixel(fmt) as usize;
+            let words = (w * h) as usize * bpp;
+            let start = at;
+            for j in 0..h as usize {
+                for i in 0..w as usize {
+                    let px = s.fb[word + j * 4 + i / 4][i % 4];
+                    let c = |ch: u32| {
+                        let v = f64::from((px >> (8 * ch)) & 0xff) / 255.0;
+                        (v * scale + bias).clamp(0.0, 1.0)
+                    };
+                    let n = |v: f64, bits: u32| (v * f64::from((1u32 << bits) - 1)).round() as i64;
+                    let l = (c(0) + c(1) + c(2)).clamp(0.0, 1.0);
+                    // GL's value of each field: (value, lowest bit, bits).
+                    let want: Vec<(i64, u32, u32)> = match fmt {
+                        0 => (0..4).map(|k| (n(c(k), 8), 8 * k, 8)).collect(),
+                        1 => [2, 1, 0, 3]
+                            .iter()
+                            .enumerate()
+                            .map(|(p, k)| (n(c(*k), 8), 8 * p as u32, 8))
+                            .collect(),
+                        2 => vec![(n(c(0), 5), 11, 5), (n(c(1), 6), 5, 6), (n(c(2), 5), 0, 5)],
+                        3 => (0..4).map(|k| (n(c(k), 4), 12 - 4 * k, 4)).collect(),
+                        4 => vec![
+                            (n(c(0), 5), 11, 5),
+                            (n(c(1), 5), 6, 5),
+                            (n(c(2), 5), 1, 5),
+                            (n(c(3), 1), 0, 1),
+                        ],
+                        5 => vec![(n(l, 8), 0, 8)],
+                        _ => vec![(n(l, 8), 0, 8), (n(c(3), 8), 8, 8)],
+                    };
+                    let got = (0..bpp).fold(0u32, |v, k| v | u32::from(bytes[at + k]) << (8 * k));
+                    for (value, lo, bits) in want {
+                        let g = i64::from((got >> lo) & ((1 << bits) - 1));
+                        let tol = if scale == 1.0 && bias == 0.0 { 0 } else { 1 };
+                        assert!(
+                            (g - value).abs() <= tol,
+                            "{} ({i}, {j}) bits {lo}+{bits}: {g} vs GL {value}",
+                            gpurtl::config::ipu::FORMATS[fmt as usize]
+                        );
+                    }
+                    at += bpp;
+                }
+            }
+            // The command's last word is zero-padded; the next starts on a word.
+            let end = at.div_ceil(4) * 4;
+            assert!(bytes[at..end].iter().all(|b| *b == 0), "padding");
+            assert_eq!(end - start, words.div_ceil(4) * 4);
+            at = end;
+            word += m::fb_words(w, h);
+        }
+        assert_eq!(at, bytes.len());
+    }
+}
+
+/// `gpurtl render --read FORMAT`, model path: the drawn picture read back by READ_PIXELS
+/// in rgb565 is each pixel through GL's 5-6-5 rounding and back; in l8, ReadPixels'
+/// luminance min(R + G + B, 255) in R, G and B; an unknown format is a usage error.
+#[test]
+fn render_reads_back_in_a_format() {
+    let dir = scratch("render-read");
+    let input = project_dir().join("docs/ipu/seed_example_in.png");
+    let a = png(&input);
+    for fmt in ["rgb565", "l8"] {
+        let out = dir.join(format!("{fmt}.png"));
+        let o = gpurtl()
+            .args(["render", "--image"])
+            .arg(&input)
+            .args(["--read", fmt, "--out"])
+            .arg(&out)
+            .output()
+            .expect("runs gpurtl");
+        assert!(o.status.success(), "{}", text(&o));
+        let b = png(&out);
+        assert_eq!((b.width, b.height), (a.width, a.height));
+        for (i, o) in a.pixels.iter().zip(&b.pixels) {
+            let n = |c: u8, bits: u32| {
+                let max = f64::from((1u32 << bits) - 1);
+                let v = (f64::from(c) / 255.0 * max).round();
+                (v * 255.0 / max).round() as i32
+            };
+            let want = if fmt == "l8" {
+                let l = (u32::from(i[0]) + u32::from(i[1]) + u32::from(i[2])).min(255) as i32;
+                [l, l, l, 255]
+            } else {
+                [n(i[0], 5), n(i[1], 6), n(i[2], 5), 255]
+            };
+            for ch in 0..4 {
+                // Bit replication widens within 1 LSB of GL's rounding.
+                assert!(
+                    (i32::from(o[ch]) - want[ch]).abs() <= 1,
+                    "{fmt} {i:?}: {o:?}"
+                );
+            }
+        }
+    }
+    let o = gpurtl()
+        .args(["render", "--image"])
+        .arg(&input)
+        .args(["--read", "rgb555", "--out"])
+        .arg(dir.join("x.png"))
+        .output()
+        .expect("runs gpurtl");
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
 }

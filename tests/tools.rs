@@ -633,7 +633,8 @@ fn mem_arb_configs_pass_lint_synth_and_icarus() {
 /// `[ipu]` configs beyond the presets: 2 and 4 lanes, format subsets, every register kind,
 /// both fraction widths at their ends, the smallest and largest stacks, each reset style,
 /// zoom, pixel maps, bitmap and the convolution filter alone and together (1x1, 3x3 and
-/// 5x5 filters, the narrowest and widest weights, the smallest line buffers and tables).
+/// 5x5 filters, the narrowest and widest weights, the smallest line buffers and tables),
+/// the framebuffer paths with one to three formats.
 #[test]
 fn ipu_configs_pass_lint_synth_and_icarus() {
     let configs = [
@@ -641,7 +642,7 @@ fn ipu_configs_pass_lint_synth_and_icarus() {
             "ipu_l4",
             "sync",
             "high",
-            "lanes = 4\nformats = [\"l8\", \"rgb565\"]\nscale_frac_bits = 16\nbias_frac_bits = 16\n\
+            "lanes = 4\nframebuffer = true\nformats = [\"l8\", \"rgb565\"]\nscale_frac_bits = 16\nbias_frac_bits = 16\n\
              scale_int_bits = 8\nbias_int_bits = 8\nstack_depth = 1\nregisters = [\"skid\", \"fifo:3\", \"bypass\"]\n\
              [ipu.convolution]\nenabled = true\nkernel_size = 3\nmax_line_width = 1\nweight_int_bits = 8\n",
         ),
@@ -649,14 +650,14 @@ fn ipu_configs_pass_lint_synth_and_icarus() {
             "ipu_l2",
             "async",
             "high",
-            "lanes = 2\nformats = [\"bgra8888\"]\nscale_frac_bits = 10\nbias_frac_bits = 14\n\
+            "lanes = 2\nframebuffer = true\nformats = [\"bgra8888\"]\nscale_frac_bits = 10\nbias_frac_bits = 14\n\
              stack_depth = 32\nregisters = [\"bypass\", \"bypass\", \"bypass\"]\n",
         ),
         (
             "ipu_zoom_maps_l4",
             "async",
             "low",
-            "lanes = 4\nbitmap = true\nformats = [\"l8\"]\n[ipu.zoom]\nenabled = true\nmax_line_width = 1\n\
+            "lanes = 4\nbitmap = true\nframebuffer = true\nformats = [\"l8\"]\n[ipu.zoom]\nenabled = true\nmax_line_width = 1\n\
              [ipu.pixel_map]\nenabled = true\ntable_size = 2\nmaps = [\"a_to_a\"]\n\
              [ipu.convolution]\nenabled = true\nkernel_size = 5\nmax_line_width = 100\nweight_int_bits = 1\n",
         ),

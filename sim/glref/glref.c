@@ -26,6 +26,15 @@
  *
  * Stdout gets `written N`, then N lines `X Y R G B A`: every framebuffer pixel the draw
  * wrote (found by drawing twice over two different clear colours).
+ *
+ * Or a glReadPixels through the fixed-function pixel path:
+ *
+ *   read W H FORMAT             a W x H region at (0, 0), packed in FORMAT (one of
+ *                               gpurtl's DMA formats, pack alignment 1)
+ *   transfer R_SCALE G_SCALE B_SCALE A_SCALE R_BIAS G_BIAS B_BIAS A_BIAS
+ *   pixels HEX                  4 * W * H bytes, the region's RGBA8 contents, row 0 first
+ *
+ * Stdout gets `read N HEX`: the N bytes glReadPixels returned under that transfer state.
  */
 #define GL_GLEXT_PROTOTYPES 1
 #include <GL/osmesa.h>
@@ -95,6 +104,7 @@ struct format {
 
 static const struct format FORMATS[] = {
     {"rgba8888", GL_RGBA8, GL_RGBA, GL_UNSIGNED_BYTE, 4},
+    {"bgra8888", GL_RGBA8, GL_BGRA, GL_UNSIGNED_BYTE, 4},
     {"rgb565", GL_RGB565, GL_RGB, GL_UNSIGNED_SHORT_5_6_5, 2},
     {"rgba4444", GL_RGBA4, GL_RGBA, GL_UNSIGNED_SHORT_4_4_4_4, 2},
     {"rgba5551", GL_RGB5_A1, GL_RGBA, GL_UNSIGNED_SHORT_5_5_5_1, 2},
@@ -227,6 +237,41 @@ static void draw_case(GLuint prog) {
   free(px);
 }
 
+static void read_case(GLuint prog) {
+  int w, h;
+  char fname[16], word[16];
+  float scale[4], bias[4];
+  if (scanf("%d %d %15s", &w, &h, fname) != 3) die("expected `read W H FORMAT`");
+  const struct format *f = find_format(fname);
+  if (f->internal == 0 || w < 1 || h < 1 || w > FB_W || h > FB_H) die("bad read case");
+  if (scanf("%15s %f %f %f %f %f %f %f %f", word, &scale[0], &scale[1], &scale[2], &scale[3],
+            &bias[0], &bias[1], &bias[2], &bias[3]) != 9 ||
+      strcmp(word, "transfer") != 0)
+    die("expected `transfer` and 8 numbers");
+  unsigned char *px = read_hex("pixels", 4L * w * h);
+  long n = (long)w * h * f->bytes;
+  unsigned char *out = malloc((size_t)n);
+  struct transfer t = {{0}, {0}, 0, {0}, {NULL}};
+  memcpy(t.scale, scale, sizeof scale);
+  memcpy(t.bias, bias, sizeof bias);
+  glUseProgram(0);
+  /* The region's contents, drawn with GL's default transfer state (exact for RGBA8). */
+  set_transfer(NULL);
+  glPixelZoom(1.0f, 1.0f);
+  glWindowPos2i(0, 0);
+  glDrawPixels(w, h, GL_RGBA, GL_UNSIGNED_BYTE, px);
+  set_transfer(&t);
+  glReadPixels(0, 0, w, h, f->format, f->type, out);
+  set_transfer(NULL);
+  check_gl("glReadPixels");
+  glUseProgram(prog);
+  printf("read %ld ", n);
+  for (long i = 0; i < n; i++) printf("%02x", out[i]);
+  printf("\n");
+  free(out);
+  free(px);
+}
+
 int main(void) {
   int attrs[] = {OSMESA_FORMAT, OSMESA_RGBA, OSMESA_DEPTH_BITS, 0,
                  OSMESA_PROFILE, OSMESA_COMPAT_PROFILE, 0};
@@ -260,7 +305,11 @@ int main(void) {
       draw_case(prog);
       continue;
     }
-    if (strcmp(word, "case") != 0) die("expected `case` or `draw`");
+    if (strcmp(word, "read") == 0) {
+      read_case(prog);
+      continue;
+    }
+    if (strcmp(word, "case") != 0) die("expected `case`, `draw` or `read`");
     char fname[16];
     int levels;
     if (scanf("%15s %d", fname, &levels) != 2) die("expected `case FORMAT LEVELS`");

@@ -21,6 +21,13 @@
 //! GL's GL_REDUCE border mode, so the output is W - 1 columns and H - 1 rows smaller (before
 //! zoom). The unit then also has a 5x5 filter with 8192-pixel line buffers.
 //!
+//! `--read FORMAT` (one of the DMA formats, `rgba8888` .. `la88`) then reads the written
+//! rectangle back with READ_PIXELS (glReadPixels) under GL's default transfer state
+//! (scale 1, bias 0, MAP_COLOR and CONVOLUTION off), the framebuffer answering with the
+//! drawn pixels, and the output is what ReadPixels returned, widened back to RGBA8 as
+//! DRAW_PIXELS unpacks it: the format's quantisation (and ReadPixels' luminance, R + G + B
+//! clamped) made visible. The unit then also has the framebuffer paths.
+//!
 //! Map file (`--map`): lines `r`, `g`, `b` or `a` followed by the map's values, GL floats
 //! in [0, 1] separated by spaces or commas (at most 256 of them); `#` starts a comment.
 //! Each value is sent as an 8-bit entry, round(v * 255).
@@ -128,6 +135,20 @@ fn parse_zoom(s: &str) -> Result<[f64; 2], String> {
     parse_numbers(s, "X,Y", 64.0)
 }
 
+/// A DMA format's name: its code.
+fn parse_format(s: &str) -> Result<u32, String> {
+    config::ipu::FORMATS
+        .iter()
+        .position(|f| *f == s)
+        .map(|c| c as u32)
+        .ok_or_else(|| {
+            format!(
+                "unknown format {s:?}; allowed: {}",
+                config::ipu::FORMAT_ALLOWED
+            )
+        })
+}
+
 #[derive(Args, Debug, Clone)]
 pub struct RenderArgs {
     /// The picture to draw (PNG; row 0 is GL row 0).
@@ -149,6 +170,10 @@ pub struct RenderArgs {
     /// Colour maps (see `gpurtl render` in README.md); turns MAP_COLOR on.
     #[arg(long, value_name = "FILE")]
     pub map: Option<PathBuf>,
+    /// Read the drawn rectangle back with glReadPixels in FORMAT (default transfer state);
+    /// the output is what it returned, widened back to RGBA8.
+    #[arg(long, value_name = "FORMAT", value_parser = parse_format)]
+    pub read: Option<u32>,
     /// Run the Verilated RTL too; its pixels must equal the model's.
     #[arg(long)]
     pub rtl: bool,
@@ -230,6 +255,44 @@ fn stream(a: &RenderArgs, img: &Image, maps: &[(u32, Vec<u8>)]) -> m::Stream {
     s
 }
 
+/// Appends READ_PIXELS of `pic` in format `fmt` under GL's default transfer state, and the
+/// framebuffer's answer (the picture, 4 pixels a 128-bit word, rows padded).
+fn read_back(s: &mut m::Stream, pic: &Image, fmt: u32) {
+    for ch in 0..4 {
+        s.cmds.extend(m::cmd_transfer(false, ch, m::q16(1.0)));
+        s.cmds.extend(m::cmd_transfer(true, ch, 0));
+    }
+    s.cmds.push(m::cmd_mapcolor(false));
+    s.cmds.push(m::cmd_convolution(false));
+    s.cmds
+        .extend(m::cmd_read(fmt, pic.width, pic.height, ORIGIN, ORIGIN));
+    for y in 0..pic.height {
+        for k in 0..pic.width.div_ceil(4) {
+            s.fb.push(std::array::from_fn(|i| {
+                let x = 4 * k + i as u32;
+                if x < pic.width {
+                    u32::from_le_bytes(pic.get(x, y))
+                } else {
+                    0
+                }
+            }));
+        }
+    }
+}
+
+/// What READ_PIXELS returned in format `fmt`, `w` x `h`, widened back to RGBA8.
+fn read_picture(out: &m::Outputs, fmt: u32, (w, h): (u32, u32)) -> Image {
+    let bpp = m::bytes_per_pixel(fmt) as usize;
+    let bytes: Vec<u8> = out.dma_out.iter().flat_map(|v| v.to_le_bytes()).collect();
+    let mut pic = Image::new(w, h);
+    for (p, chunk) in bytes.chunks(bpp).take((w * h) as usize).enumerate() {
+        let raw = (0..bpp).fold(0u32, |v, i| v | u32::from(chunk[i]) << (8 * i));
+        let (x, y) = (p as u32 % w, p as u32 / w);
+        pic.set(x, y, m::convert(fmt, raw).to_le_bytes());
+    }
+    pic
+}
+
 /// The written pixels as a picture: row 0 the lowest framebuffer row.
 fn picture(cfg: &Config, out: &m::Outputs) -> anyhow::Result<Image> {
     let px = match cfg.ipu.as_ref() {
@@ -251,11 +314,15 @@ fn picture(cfg: &Config, out: &m::Outputs) -> anyhow::Result<Image> {
 }
 
 pub fn run(a: &RenderArgs) -> Result<u8, Failure> {
-    let text = if a.convolve.is_some() {
+    let mut text = if a.convolve.is_some() {
         format!("{CONFIG}{CONV}")
     } else {
         CONFIG.to_string()
     };
+    if a.read.is_some() {
+        // The framebuffer paths, only when reading (other renders reuse their build).
+        text = text.replacen("[ipu]\n", "[ipu]\nframebuffer = true\n", 1);
+    }
     let cfg = config::parse(&text, "render").map_err(|e| failure(anyhow!("{e}")))?;
     let ipu = cfg
         .ipu
@@ -276,9 +343,15 @@ pub fn run(a: &RenderArgs) -> Result<u8, Failure> {
         Some(p) => read_maps(p).map_err(usage)?,
         None => Vec::new(),
     };
-    let s = stream(a, &img, &maps);
-    let (vectors, out) = m::encode(&ipu, &s, 1);
-    let pic = picture(&cfg, &out).map_err(failure)?;
+    let mut s = stream(a, &img, &maps);
+    let (mut vectors, out) = m::encode(&ipu, &s, 1);
+    let mut pic = picture(&cfg, &out).map_err(failure)?;
+    if let Some(fmt) = a.read {
+        read_back(&mut s, &pic, fmt);
+        let (v, out) = m::encode(&ipu, &s, 1);
+        vectors = v;
+        pic = read_picture(&out, fmt, (pic.width, pic.height));
+    }
     if a.rtl {
         let design = rtl::elaborate(&cfg).map_err(failure)?;
         let unit = sim::find_unit(&design, "ipu").map_err(failure)?;

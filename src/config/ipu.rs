@@ -2,8 +2,9 @@
 //! the control FSM, the parameter store and stack, and the main pipeline's format
 //! conversion, scale, bias and zoom stages for the DrawPixels path (DMA words in, pixels
 //! out), the pixel map stage's colour maps, the convolution filter and the bitmap module.
-//! Colour-index maps and the framebuffer paths are validated but rejected when enabled:
-//! "not supported yet".
+//! With `framebuffer = true`, the framebuffer paths too: ReadPixels, CopyPixels and
+//! CopyTexImage (framebuffer read in, DMA out, texture-memory write out). Colour-index maps
+//! are validated but rejected when enabled: "not supported yet".
 
 use serde::{Deserialize, Serialize};
 
@@ -22,7 +23,7 @@ pub const PIXEL_MAPS: [&str; 10] = [
 ];
 
 pub const LANES_ALLOWED: &str = "1, 2 or 4 pixels per clock (default 1)";
-pub const FB_ALLOWED: &str = "128 (the seed's framebuffer word); not supported yet";
+pub const FB_ALLOWED: &str = "128 (the seed's framebuffer word of 4 RGBA8 pixels; default 128)";
 pub const DMA_ALLOWED: &str = "32 (the seed's DMA word; default 32)";
 pub const FORMATS_ALLOWED: &str = "a non-empty array of distinct formats, each one of \"rgba8888\", \"bgra8888\", \"rgb565\", \"rgba4444\", \"rgba5551\", \"l8\", \"la88\" (default: all)";
 pub const FORMAT_ALLOWED: &str =
@@ -71,6 +72,9 @@ pub struct IpuSection {
     pub registers: Vec<String>,
     #[serde(default)]
     pub bitmap: bool,
+    /// The framebuffer paths (ReadPixels, CopyPixels, CopyTexImage).
+    #[serde(default)]
+    pub framebuffer: bool,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub zoom: Option<ZoomSection>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -189,6 +193,9 @@ pub struct Ipu {
     pub bitmap: bool,
     /// The convolution filter (glConvolutionFilter2D) when enabled.
     pub convolution: Option<Convolution>,
+    /// The framebuffer paths: framebuffer read in (128-bit words), DMA out, texture write
+    /// out (glReadPixels, glCopyPixels, glCopyTexImage2D).
+    pub framebuffer: bool,
 }
 
 /// The convolution filter: the largest kernel (`size` x `size`), the widest line its
@@ -238,13 +245,14 @@ impl IpuSection {
                 LANES_ALLOWED,
             ));
         }
-        if let Some(fb) = self.fb_word_bits {
-            let msg = if fb == 128 {
-                "not supported yet: the framebuffer paths (ReadPixels, CopyPixels, CopyTexImage) are not implemented".to_string()
-            } else {
-                format!("framebuffer word of {fb} bits")
-            };
-            errs.push(Invalid::at(&at(&["fb_word_bits"]), msg, FB_ALLOWED));
+        if let Some(fb) = self.fb_word_bits
+            && fb != 128
+        {
+            errs.push(Invalid::at(
+                &at(&["fb_word_bits"]),
+                format!("framebuffer word of {fb} bits"),
+                FB_ALLOWED,
+            ));
         }
         if self.dma_word_bits != 32 {
             errs.push(Invalid::at(
@@ -433,6 +441,7 @@ impl IpuSection {
                 .map(|z| z.max_line_width),
             pixel_map,
             bitmap: self.bitmap,
+            framebuffer: self.framebuffer,
             convolution: self
                 .convolution
                 .as_ref()

@@ -330,7 +330,7 @@ fn accepts(key: &str) -> Option<String> {
         "mem.map.textures" => mem::TEXTURES_ALLOWED,
         "mem.map.mip_levels" => mem::MIP_LEVELS_ALLOWED,
         "ipu" => {
-            "an [ipu] table with lanes, dma_word_bits, formats, scale_int_bits, scale_frac_bits, bias_int_bits, bias_frac_bits, stack_depth, registers, bitmap, [ipu.zoom], [ipu.pixel_map], [ipu.convolution]"
+            "an [ipu] table with lanes, dma_word_bits, formats, scale_int_bits, scale_frac_bits, bias_int_bits, bias_frac_bits, stack_depth, registers, bitmap, framebuffer, fb_word_bits, [ipu.zoom], [ipu.pixel_map], [ipu.convolution]"
         }
         "ipu.lanes" => ipu::LANES_ALLOWED,
         "ipu.fb_word_bits" => ipu::FB_ALLOWED,
@@ -342,7 +342,7 @@ fn accepts(key: &str) -> Option<String> {
         "ipu.stack_depth" => ipu::STACK_ALLOWED,
         "ipu.registers" => ipu::REGISTERS_ALLOWED,
         "ipu.registers[]" => STAGE_KINDS,
-        "ipu.bitmap" => ipu::ON_ALLOWED,
+        "ipu.bitmap" | "ipu.framebuffer" => ipu::ON_ALLOWED,
         "ipu.zoom" => "an [ipu.zoom] table with `enabled` and `max_line_width`",
         "ipu.zoom.enabled" => ipu::ON_ALLOWED,
         "ipu.pixel_map.enabled" => ipu::ON_ALLOWED,

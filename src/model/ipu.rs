@@ -1,6 +1,7 @@
-//! Model of the `ipu` unit (seed 000's image processing unit): commands and DMA words in;
-//! passed-through commands, DMA requests, pixels and status events out. It is the
-//! reference the RTL is compared with, transaction by transaction on every output port.
+//! Model of the `ipu` unit (seed 000's image processing unit): commands, DMA words and
+//! framebuffer words in; passed-through commands, DMA requests, pixels, status events,
+//! framebuffer requests, DMA out words and texture-memory writes out. It is the reference
+//! the RTL is compared with, transaction by transaction on every output port.
 //!
 //! # Command encoding
 //!
@@ -20,6 +21,9 @@
 //! | `0x4A` | CONVOLUTION_FILTER (filter enabled) | 1 + kw * kh | word 0: `[3:0]` channel mask, `[10:8]` kw, `[14:12]` kh (1..=kernel size); then the weights `F[m, n]` row by row, row 0 first, signed Q15.16 |
 //! | `0x4B` | CONVOLUTION (filter enabled) | 1 | `[0]`: the filter on or off |
 //! | `0x4C` | RASTER_POS (bitmap enabled) | 2 | word 1: `{ry, rx}`, the current raster position for BITMAP |
+//! | `0x4D` | READ_PIXELS (framebuffer enabled) | 3 | word 0: `[2:0]` format, as DRAW_PIXELS; word 1: `{height, width}`; word 2: `{y, x}` of the region's lower left pixel in the framebuffer |
+//! | `0x4E` | COPY_PIXELS (framebuffer enabled) | 4 | word 1: `{height, width}`; word 2: `{y, x}` of the source region; word 3: `{y, x}` of the destination (GL's raster position) |
+//! | `0x4F` | COPY_TEX_IMAGE (framebuffer enabled) | 4 | word 0: `[2:0]` texture format, codes as DRAW_PIXELS; word 1: `{height, width}`; word 2: `{y, x}` of the source region; word 3: the texture's base word address |
 //! | other | not the IPU's | 1 | passed on unchanged, in order, on `pass` |
 //!
 //! Bits not listed are reserved and ignored. A config without zoom, maps, bitmap or filter does
@@ -31,6 +35,32 @@
 //! arithmetic shift right (floor) and saturated to its range. PUSH on a full stack and
 //! POP on an empty one change nothing and emit a status event; so does DRAW_PIXELS with a
 //! format the config does not enable (the draw is dropped, no DMA words are requested).
+//!
+//! # Framebuffer paths
+//!
+//! READ_PIXELS, COPY_PIXELS and COPY_TEX_IMAGE with a non-zero size send one request on
+//! `fb_req`, `{height[15:0], width[15:0], y[15:0], x[15:0]}`, and take the region from
+//! `fb`: its rows bottom up (row `y` first), each row `ceil(width / 4)` 128-bit words, pixel
+//! `4k + i` of a row in bits `[32i+31:32i]` of the row's word `k`, RGBA8 `{A, B, G, R}`;
+//! a row's last word is partly filled (the pixels past the row's end are ignored).
+//! The pixels go through scale, bias, the pixel maps and, when it is on, the convolution
+//! filter (GL applies convolution to every pixel transfer); then
+//! - READ_PIXELS (glReadPixels): no zoom (GL); packed in the format, row after row, GL's
+//!   pack alignment 1, little endian, exactly as DRAW_PIXELS unpacks, into 32-bit words on
+//!   `dma_out`, the last one zero-padded: `ceil(n * bytes_per_pixel / 4)` words for `n`
+//!   pixels. An n-bit channel is GL's `round(c * (2^n - 1) / 255)` (exact in integers,
+//!   no ties exist); l8 and la88 carry GL's luminance for ReadPixels (GL 2.0, 4.3.2,
+//!   "Conversion to L": `L = R + G + B`, then "Final Conversion" clamps to [0, 1]), so
+//!   `min(R + G + B, 255)`.
+//! - COPY_PIXELS (glCopyPixels): as DRAW_PIXELS from the pipeline on, zoom included, the
+//!   region's pixel (i, j) drawn at the destination plus (i, j).
+//! - COPY_TEX_IMAGE (glCopyTexImage2D): no zoom; packed as READ_PIXELS (texture formats
+//!   use the same codes; l8 and la88 take L = R, GL's luminance for textures), and each
+//!   32-bit word `k` written on `tex` as `{address = base + k, word}`: the texture row
+//!   major, row 0 the region's lowest.
+//!
+//! A format the config does not enable is status event 3 (nothing requested); the width
+//! checks are DRAW_PIXELS' (the zoom line buffer for COPY_PIXELS only).
 //!
 //! DRAW_PIXELS with a non-zero size sends one DMA request (`dma_req`: the number of
 //! 32-bit words, `ceil(width * height * bytes_per_pixel / 4)`) and then takes exactly that
@@ -82,6 +112,9 @@ pub const OP_BITMAP: u32 = 0x49;
 pub const OP_CONV_FILTER: u32 = 0x4A;
 pub const OP_CONVOLUTION: u32 = 0x4B;
 pub const OP_RASTER_POS: u32 = 0x4C;
+pub const OP_READ: u32 = 0x4D;
+pub const OP_COPY: u32 = 0x4E;
+pub const OP_COPYTEX: u32 = 0x4F;
 
 pub const EV_OVERFLOW: u32 = 1;
 pub const EV_UNDERFLOW: u32 = 2;
@@ -279,6 +312,51 @@ pub fn convert(code: u32, raw: u32) -> u32 {
     }
 }
 
+/// GL's `round(c * (2^bits - 1) / 255)` of an 8-bit component, exact: no ties exist
+/// (`2c(2^n - 1)` is even, `255(2k + 1)` odd), so it is `floor((c(2^n - 1) + 127) / 255)`.
+pub fn narrow(c: u32, bits: u32) -> u32 {
+    (c * ((1 << bits) - 1) + 127) / 255
+}
+
+/// The RGBA8 pixel `px` (R in bits [7:0]) in format `code`, in the low bits; the inverse
+/// of [`convert`] as GL packs: n-bit channels by [`narrow`], luminance `min(R + G + B,
+/// 255)` for ReadPixels (`lum_sum`), R for textures.
+pub fn pack(code: u32, px: u32, lum_sum: bool) -> u32 {
+    let ch = |i: u32| (px >> (8 * i)) & 0xff;
+    let (r, g, b, a) = (ch(0), ch(1), ch(2), ch(3));
+    let l = if lum_sum { (r + g + b).min(255) } else { r };
+    match code {
+        0 => px,
+        1 => b | (g << 8) | (r << 16) | (a << 24),
+        2 => (narrow(r, 5) << 11) | (narrow(g, 6) << 5) | narrow(b, 5),
+        3 => (narrow(r, 4) << 12) | (narrow(g, 4) << 8) | (narrow(b, 4) << 4) | narrow(a, 4),
+        4 => (narrow(r, 5) << 11) | (narrow(g, 5) << 6) | (narrow(b, 5) << 1) | narrow(a, 1),
+        5 => l,
+        6 => l | (a << 8),
+        _ => 0,
+    }
+}
+
+/// Pixels packed in format `code`, row after row with no padding, into little-endian
+/// 32-bit words, the last one zero-padded.
+pub fn pack_words(code: u32, pixels: &[u32], lum_sum: bool) -> Vec<u32> {
+    let bpp = bytes_per_pixel(code) as usize;
+    let mut bytes = Vec::with_capacity(pixels.len() * bpp);
+    for px in pixels {
+        let v = pack(code, *px, lum_sum);
+        bytes.extend((0..bpp).map(|i| (v >> (8 * i)) as u8));
+    }
+    bytes
+        .chunks(4)
+        .map(|c| {
+            c.iter()
+                .enumerate()
+                .map(|(i, b)| u32::from(*b) << (8 * i))
+                .sum()
+        })
+        .collect()
+}
+
 /// A Q15.16 command value in `fmt`: floor, then saturate.
 pub fn to_fixed(value: u32, fmt: Fixed) -> i64 {
     let v = i64::from(value as i32) >> (16 - fmt.frac);
@@ -301,6 +379,12 @@ pub struct Outputs {
     pub dma_req: Vec<u32>,
     pub pix: Vec<Bits>,
     pub status: Vec<u32>,
+    /// Framebuffer requests `{height, width, y, x}`.
+    pub fb_req: Vec<u64>,
+    /// READ_PIXELS' packed words.
+    pub dma_out: Vec<u32>,
+    /// COPY_TEX_IMAGE's writes `{address, word}`.
+    pub tex: Vec<u64>,
     /// Pixels delivered (mask bits set over all beats).
     pub pixels: u64,
 }
@@ -332,10 +416,31 @@ pub fn pix_width(ipu: &Ipu) -> u32 {
 }
 
 pub const STATUS_WIDTH: u32 = 16;
+/// Width of `fb` words (4 RGBA8 pixels), `fb_req` and `tex` beats.
+pub const FB_WIDTH: u32 = 128;
+pub const FB_REQ_WIDTH: u32 = 64;
+pub const TEX_WIDTH: u32 = 64;
 
-/// Runs the unit on `cmds` with DMA words `dma`; stops where the commands end or the DMA
-/// words run out.
-pub fn run(ipu: &Ipu, cmds: &[u32], dma: &[u32]) -> Outputs {
+/// A 128-bit framebuffer word: pixel `i` in bits `[32i+31:32i]`.
+pub type FbWord = [u32; 4];
+
+/// Framebuffer words of a `w` x `h` region: `ceil(w / 4)` a row.
+pub fn fb_words(w: u32, h: u32) -> usize {
+    w.div_ceil(4) as usize * h as usize
+}
+
+/// Where a pass through the pipeline ends: pix (DRAW_PIXELS, COPY_PIXELS), or the packer
+/// in a format, its words on `dma_out` (READ_PIXELS) or on `tex` from a base address
+/// (COPY_TEX_IMAGE).
+#[derive(Debug, Clone, Copy)]
+enum Sink {
+    Pix,
+    Pack { fmt: u32, tex: Option<u32> },
+}
+
+/// Runs the unit on `cmds` with DMA words `dma` and framebuffer words `fb`; stops where
+/// the commands end or the DMA or framebuffer words run out.
+pub fn run(ipu: &Ipu, cmds: &[u32], dma: &[u32], fb: &[FbWord]) -> Outputs {
     let mut out = Outputs::default();
     let one = 1i64 << ipu.scale.frac;
     let mut scale = [one; 4];
@@ -350,6 +455,7 @@ pub fn run(ipu: &Ipu, cmds: &[u32], dma: &[u32]) -> Outputs {
     type Entry = ([i64; 4], [i64; 4], (i32, i32));
     let mut stack: Vec<Entry> = Vec::new();
     let mut dma_next = 0usize;
+    let mut fb_next = 0usize;
     let mut i = 0usize;
     let event = |ev: u32, level: usize| ev | ((level as u32) << 8);
     while i < cmds.len() {
@@ -358,7 +464,8 @@ pub fn run(ipu: &Ipu, cmds: &[u32], dma: &[u32]) -> Outputs {
         let unknown = (op == OP_ZOOM && ipu.zoom.is_none())
             || ((op == OP_PIXELMAP || op == OP_MAPCOLOR) && ipu.pixel_map.is_none())
             || ((op == OP_RASTER || op == OP_BITMAP || op == OP_RASTER_POS) && !ipu.bitmap)
-            || ((op == OP_CONV_FILTER || op == OP_CONVOLUTION) && ipu.convolution.is_none());
+            || ((op == OP_CONV_FILTER || op == OP_CONVOLUTION) && ipu.convolution.is_none())
+            || ((op == OP_READ || op == OP_COPY || op == OP_COPYTEX) && !ipu.framebuffer);
         // A config without the stage does not know its opcodes: passed through.
         let op = if unknown { 0 } else { op };
         let map_size = (w0 >> 8) & 0x1fff;
@@ -371,7 +478,8 @@ pub fn run(ipu: &Ipu, cmds: &[u32], dma: &[u32]) -> Outputs {
             .is_some_and(|c| (1..=c.size).contains(&kw) && (1..=c.size).contains(&kh));
         let words = match op {
             OP_TRANSFER | OP_ZOOM | OP_RASTER | OP_RASTER_POS => 2,
-            OP_DRAW | OP_BITMAP => 3,
+            OP_DRAW | OP_BITMAP | OP_READ => 3,
+            OP_COPY | OP_COPYTEX => 4,
             OP_PIXELMAP if map_ok => 1 + map_size.div_ceil(4) as usize,
             OP_CONV_FILTER if filter_ok => 1 + (kw * kh) as usize,
             _ => 1,
@@ -475,7 +583,52 @@ pub fn run(ipu: &Ipu, cmds: &[u32], dma: &[u32]) -> Outputs {
                         maps: &maps,
                         conv: (ipu.convolution.is_some() && conv.on).then_some(&conv),
                     };
-                    draw(ipu, &mut out, src, fmt, (w, h), (x0, y0), &params);
+                    let groups = dma_groups(ipu, src, fmt, w, h);
+                    draw(ipu, &mut out, groups, (w, h), (x0, y0), &params, Sink::Pix);
+                }
+            }
+            OP_READ | OP_COPY | OP_COPYTEX => {
+                let fmt = w0 & 7;
+                let (w, h) = (cmds[i + 1] & 0xffff, cmds[i + 1] >> 16);
+                let src = cmds[i + 2];
+                let (sink, dest) = match op {
+                    OP_READ => (Sink::Pack { fmt, tex: None }, src),
+                    OP_COPY => (Sink::Pix, cmds[i + 3]),
+                    _ => (
+                        Sink::Pack {
+                            fmt,
+                            tex: Some(cmds[i + 3]),
+                        },
+                        src,
+                    ),
+                };
+                let (x0, y0) = (dest & 0xffff, dest >> 16);
+                if op != OP_COPY && (fmt == 7 || !ipu.formats[fmt as usize]) {
+                    out.status.push(event(EV_FORMAT, stack.len()));
+                } else if (op == OP_COPY && ipu.zoom.is_some_and(|line| w > line))
+                    || ipu
+                        .convolution
+                        .is_some_and(|c| conv.on && c.size > 1 && w > c.line)
+                {
+                    out.status.push(event(EV_WIDTH, stack.len()));
+                } else if w > 0 && h > 0 {
+                    out.fb_req
+                        .push((u64::from(cmds[i + 1]) << 32) | u64::from(src));
+                    let n = fb_words(w, h);
+                    if fb_next + n > fb.len() {
+                        break;
+                    }
+                    let words = &fb[fb_next..fb_next + n];
+                    fb_next += n;
+                    let params = Params {
+                        scale: &scale,
+                        bias: &bias,
+                        zoom,
+                        maps: &maps,
+                        conv: (ipu.convolution.is_some() && conv.on).then_some(&conv),
+                    };
+                    let groups = fb_groups(ipu, words, w, h);
+                    draw(ipu, &mut out, groups, (w, h), (x0, y0), &params, sink);
                 }
             }
             _ => out.pass.push(w0),
@@ -495,57 +648,26 @@ struct Params<'a> {
     conv: Option<&'a Conv>,
 }
 
-fn draw(
-    ipu: &Ipu,
-    out: &mut Outputs,
-    words: &[u32],
-    fmt: u32,
-    (w, h): (u32, u32),
-    (x0, y0): (u32, u32),
-    p: &Params,
-) {
-    let (scale, bias) = (p.scale, p.bias);
+/// A group of pixels the unpack stage issues in one beat: column and row of its first
+/// pixel, and its RGBA8 pixels.
+type Group = (u32, u32, Vec<u32>);
+
+/// The groups of a draw from DMA words: up to `lanes` consecutive pixels of one row from
+/// one DMA word.
+fn dma_groups(ipu: &Ipu, words: &[u32], fmt: u32, w: u32, h: u32) -> Vec<Group> {
     let bpp = bytes_per_pixel(fmt);
-    let lanes = ipu.lanes;
-    let width = pix_width(ipu);
-    let zoomed = ipu.zoom.is_some() && p.zoom != (ZOOM_ONE, ZOOM_ONE);
-    let mut image = Vec::new();
+    let mut groups = Vec::new();
     let mut byte = 0u32;
     let mut widx = 0usize;
     for row in 0..h {
         let mut col = 0u32;
         while col < w {
             let slots = (4 - byte) / bpp;
-            let g = lanes.min(slots).min(w - col);
-            let mut beat = Bits::zero(width);
-            for lane in 0..g {
-                let raw = words[widx] >> (8 * (byte + lane * bpp));
-                let px = convert(fmt, raw);
-                let mut o = 0u32;
-                for ch in 0..4 {
-                    let c = (px >> (8 * ch)) & 0xff;
-                    let v = transfer(
-                        c,
-                        scale[ch as usize],
-                        bias[ch as usize],
-                        ipu.scale,
-                        ipu.bias,
-                    );
-                    let v = map(ipu, p.maps, ch as usize, v);
-                    o |= v << (8 * ch);
-                }
-                image.push(o);
-                beat.set_field(32 * lane, 32, u64::from(o));
-            }
-            beat.set_field(32 * lanes, 16, u64::from((x0 + col) & 0xffff));
-            beat.set_field(32 * lanes + 16, 16, u64::from((y0 + row) & 0xffff));
-            if lanes > 1 {
-                beat.set_field(32 * lanes + 32, lanes, (1u64 << g) - 1);
-            }
-            if !zoomed && p.conv.is_none() {
-                out.pix.push(beat);
-                out.pixels += u64::from(g);
-            }
+            let g = ipu.lanes.min(slots).min(w - col);
+            let px = (0..g)
+                .map(|lane| convert(fmt, words[widx] >> (8 * (byte + lane * bpp))))
+                .collect();
+            groups.push((col, row, px));
             byte += g * bpp;
             col += g;
             if byte == 4 {
@@ -554,13 +676,92 @@ fn draw(
             }
         }
     }
+    groups
+}
+
+/// The groups of a framebuffer region: up to `lanes` consecutive pixels of one 128-bit
+/// word (lanes divide 4 and rows start on a word, so a group never spans two).
+fn fb_groups(ipu: &Ipu, words: &[FbWord], w: u32, h: u32) -> Vec<Group> {
+    let per_row = w.div_ceil(4) as usize;
+    let mut groups = Vec::new();
+    for row in 0..h {
+        let mut col = 0u32;
+        while col < w {
+            let g = ipu.lanes.min(w - col);
+            let word = &words[row as usize * per_row + (col / 4) as usize];
+            let px = (0..g)
+                .map(|lane| word[((col + lane) % 4) as usize])
+                .collect();
+            groups.push((col, row, px));
+            col += g;
+        }
+    }
+    groups
+}
+
+fn draw(
+    ipu: &Ipu,
+    out: &mut Outputs,
+    groups: Vec<Group>,
+    (w, h): (u32, u32),
+    (x0, y0): (u32, u32),
+    p: &Params,
+    sink: Sink,
+) {
+    let (scale, bias) = (p.scale, p.bias);
+    let lanes = ipu.lanes;
+    let width = pix_width(ipu);
+    let to_pix = matches!(sink, Sink::Pix);
+    // ReadPixels and CopyTexImage bypass zoom (GL).
+    let zoomed = to_pix && ipu.zoom.is_some() && p.zoom != (ZOOM_ONE, ZOOM_ONE);
+    let mut image = Vec::new();
+    for (col, row, pixels) in groups {
+        let g = pixels.len() as u32;
+        let mut beat = Bits::zero(width);
+        for (lane, px) in (0u32..).zip(pixels) {
+            let mut o = 0u32;
+            for ch in 0..4 {
+                let c = (px >> (8 * ch)) & 0xff;
+                let v = transfer(
+                    c,
+                    scale[ch as usize],
+                    bias[ch as usize],
+                    ipu.scale,
+                    ipu.bias,
+                );
+                let v = map(ipu, p.maps, ch as usize, v);
+                o |= v << (8 * ch);
+            }
+            image.push(o);
+            beat.set_field(32 * lane, 32, u64::from(o));
+        }
+        beat.set_field(32 * lanes, 16, u64::from((x0 + col) & 0xffff));
+        beat.set_field(32 * lanes + 16, 16, u64::from((y0 + row) & 0xffff));
+        if lanes > 1 {
+            beat.set_field(32 * lanes + 32, lanes, (1u64 << g) - 1);
+        }
+        if to_pix && !zoomed && p.conv.is_none() {
+            out.pix.push(beat);
+            out.pixels += u64::from(g);
+        }
+    }
     // The convolution filter after the main pipeline's per-pixel stages and before zoom,
     // as in GL (the RTL places it so); its result, one pixel a beat, goes on to zoom.
     let (image, w, h) = match p.conv {
         Some(c) => convolve(c, &image, w, h),
         None => (image, w, h),
     };
-    if zoomed {
+    if let Sink::Pack { fmt, tex } = sink {
+        let words = pack_words(fmt, &image, tex.is_none());
+        match tex {
+            None => out.dma_out.extend(words),
+            Some(base) => out.tex.extend(
+                (0u32..)
+                    .zip(words)
+                    .map(|(k, v)| (u64::from(base.wrapping_add(k)) << 32) | u64::from(v)),
+            ),
+        }
+    } else if zoomed {
         zoom(ipu, out, &image, (w, h), (x0, y0), p.zoom);
     } else if p.conv.is_some() {
         for j in 0..h {
@@ -758,6 +959,34 @@ pub fn cmd_draw(fmt: u32, w: u32, h: u32, x: u32, y: u32) -> [u32; 3] {
     ]
 }
 
+/// READ_PIXELS of a `w` x `h` region at `(x, y)` in format `fmt`.
+pub fn cmd_read(fmt: u32, w: u32, h: u32, x: u32, y: u32) -> [u32; 3] {
+    [
+        (OP_READ << 24) | (fmt & 7),
+        (h << 16) | (w & 0xffff),
+        (y << 16) | (x & 0xffff),
+    ]
+}
+/// COPY_PIXELS of the `w` x `h` region at `(x, y)` to `(dx, dy)`.
+pub fn cmd_copy(w: u32, h: u32, (x, y): (u32, u32), (dx, dy): (u32, u32)) -> [u32; 4] {
+    [
+        OP_COPY << 24,
+        (h << 16) | (w & 0xffff),
+        (y << 16) | (x & 0xffff),
+        (dy << 16) | (dx & 0xffff),
+    ]
+}
+/// COPY_TEX_IMAGE of the `w` x `h` region at `(x, y)`, in format `fmt`, to word address
+/// `base` of texture memory.
+pub fn cmd_copytex(fmt: u32, w: u32, h: u32, (x, y): (u32, u32), base: u32) -> [u32; 4] {
+    [
+        (OP_COPYTEX << 24) | (fmt & 7),
+        (h << 16) | (w & 0xffff),
+        (y << 16) | (x & 0xffff),
+        base,
+    ]
+}
+
 /// A float as the Q15.16 a driver sends (round to nearest).
 pub fn q16(v: f64) -> u32 {
     (v * 65536.0).round() as i64 as i32 as u32
@@ -768,6 +997,7 @@ pub fn q16(v: f64) -> u32 {
 pub struct Stream {
     pub cmds: Vec<u32>,
     pub dma: Vec<u32>,
+    pub fb: Vec<FbWord>,
 }
 
 impl Stream {
@@ -779,6 +1009,53 @@ impl Stream {
             self.dma.push(rng.next_u64() as u32);
         }
     }
+
+    /// Random framebuffer words for a region (the pixels past a row's end too: the unit
+    /// must ignore them).
+    pub fn fb_region(&mut self, rng: &mut Rng, w: u32, h: u32) {
+        for _ in 0..fb_words(w, h) {
+            self.fb.push(std::array::from_fn(|_| rng.next_u64() as u32));
+        }
+    }
+
+    /// A framebuffer command of a `w` x `h` region at `src`, and the framebuffer's
+    /// answer when the format is enabled and the region not empty.
+    pub fn fb_cmd(
+        &mut self,
+        rng: &mut Rng,
+        ipu: &Ipu,
+        op: FbOp,
+        (w, h): (u32, u32),
+        src: (u32, u32),
+    ) {
+        let fmt = match op {
+            FbOp::Read(fmt) => {
+                self.cmds.extend(cmd_read(fmt, w, h, src.0, src.1));
+                Some(fmt)
+            }
+            FbOp::Copy(dest) => {
+                self.cmds.extend(cmd_copy(w, h, src, dest));
+                None
+            }
+            FbOp::CopyTex(fmt, base) => {
+                self.cmds.extend(cmd_copytex(fmt, w, h, src, base));
+                Some(fmt)
+            }
+        };
+        let fmt_ok = fmt.is_none_or(|f| f != 7 && ipu.formats[f as usize]);
+        if ipu.framebuffer && fmt_ok && w > 0 && h > 0 {
+            self.fb_region(rng, w, h);
+        }
+    }
+}
+
+/// A framebuffer command: READ_PIXELS in a format, COPY_PIXELS to a destination,
+/// COPY_TEX_IMAGE in a format to a base address.
+#[derive(Debug, Clone, Copy)]
+pub enum FbOp {
+    Read(u32),
+    Copy((u32, u32)),
+    CopyTex(u32, u32),
 }
 
 /// Zoom factors of the random mixes: identity (the stage's bypass), enlarge, shrink,
@@ -876,6 +1153,29 @@ pub fn random_stream(ipu: &Ipu, count: usize, seed: u64) -> Stream {
                         .extend(cmd_filter(pick(&mut rng, 16) as u32, kw, kh, &weights));
                 }
             }
+            15..=17 if ipu.framebuffer => {
+                // Formats enabled, disabled and none; empty regions; widths across the
+                // 4-pixel words; destinations and bases anywhere.
+                let fmt = if pick(&mut rng, 10) == 0 {
+                    7
+                } else {
+                    pick(&mut rng, 7) as u32
+                };
+                let (w, h) = (pick(&mut rng, 12) as u32, pick(&mut rng, 5) as u32);
+                let mut at = || {
+                    (
+                        rng.next_u64() as u32 & 0xffff,
+                        rng.next_u64() as u32 & 0xffff,
+                    )
+                };
+                let (src, dest) = (at(), at());
+                let op = match pick(&mut rng, 3) {
+                    0 => FbOp::Read(fmt),
+                    1 => FbOp::Copy(dest),
+                    _ => FbOp::CopyTex(fmt, rng.next_u64() as u32),
+                };
+                s.fb_cmd(&mut rng, ipu, op, (w, h), src);
+            }
             20 if ipu.zoom.is_some() => {
                 let z = |rng: &mut Rng| q16(ZOOMS[pick(rng, ZOOMS.len() as u64) as usize]);
                 let (zx, zy) = (z(&mut rng), z(&mut rng));
@@ -899,19 +1199,22 @@ pub fn random_stream(ipu: &Ipu, count: usize, seed: u64) -> Stream {
             },
             _ => {
                 let mut word = rng.next_u64() as u32;
-                while (OP_TRANSFER..=OP_RASTER_POS).contains(&(word >> 24)) {
+                while (OP_TRANSFER..=OP_COPYTEX).contains(&(word >> 24)) {
                     word = rng.next_u64() as u32;
                 }
                 s.cmds.push(word);
             }
         }
     }
-    match pick(&mut rng, 6) {
+    match pick(&mut rng, if ipu.framebuffer { 9 } else { 6 }) {
         0 => s.cmds.push(cmd_transfer(false, 1, 0)[0]),
         1 => s.cmds.push(cmd_draw(0, 3, 3, 0, 0)[0]),
         2 => s.cmds.extend(&cmd_draw(0, 3, 3, 0, 0)[..2]),
         3 => s.cmds.push(cmd_zoom(q16(2.0), q16(2.0))[0]),
         4 => s.cmds.extend(&cmd_pixelmap(1, &[1, 2, 3, 4, 5])[..2]),
+        6 => s.cmds.extend(&cmd_read(0, 3, 3, 0, 0)[..2]),
+        7 => s.cmds.extend(&cmd_copy(3, 3, (0, 0), (9, 9))[..3]),
+        8 => s.cmds.extend(&cmd_copytex(0, 3, 3, (0, 0), 64)[..3]),
         _ => {}
     }
     s
@@ -919,14 +1222,14 @@ pub fn random_stream(ipu: &Ipu, count: usize, seed: u64) -> Stream {
 
 /// The vectors of a stream: stimulus on `cmd` and `dma`, the model's outputs on the rest.
 pub fn encode(ipu: &Ipu, stream: &Stream, seed: u64) -> (VectorSet, Outputs) {
-    let out = run(ipu, &stream.cmds, &stream.dma);
+    let out = run(ipu, &stream.cmds, &stream.dma, &stream.fb);
     let word = |w: u32, width: u32| Bits::from_u64(width, u64::from(w));
     let port = |name: &str, dir, width| StreamPort {
         name: name.into(),
         dir,
         width,
     };
-    let set = VectorSet {
+    let mut set = VectorSet {
         unit: "ipu".into(),
         seed,
         ports: vec![
@@ -956,6 +1259,37 @@ pub fn encode(ipu: &Ipu, stream: &Stream, seed: u64) -> (VectorSet, Outputs) {
             },
         ],
     };
+    if ipu.framebuffer {
+        let wide = |v: u64, width: u32| Bits::from_u64(width, v);
+        set.ports.extend([
+            PortVectors {
+                port: port("fb", Dir::In, FB_WIDTH),
+                items: stream
+                    .fb
+                    .iter()
+                    .map(|w| {
+                        let mut b = Bits::zero(FB_WIDTH);
+                        for (i, px) in (0u32..).zip(w) {
+                            b.set_field(32 * i, 32, u64::from(*px));
+                        }
+                        b
+                    })
+                    .collect(),
+            },
+            PortVectors {
+                port: port("fb_req", Dir::Out, FB_REQ_WIDTH),
+                items: out.fb_req.iter().map(|v| wide(*v, FB_REQ_WIDTH)).collect(),
+            },
+            PortVectors {
+                port: port("dma_out", Dir::Out, 32),
+                items: out.dma_out.iter().map(|w| word(*w, 32)).collect(),
+            },
+            PortVectors {
+                port: port("tex", Dir::Out, TEX_WIDTH),
+                items: out.tex.iter().map(|v| wide(*v, TEX_WIDTH)).collect(),
+            },
+        ]);
+    }
     (set, out)
 }
 
@@ -982,6 +1316,7 @@ mod tests {
             pixel_map: None,
             bitmap: false,
             convolution: None,
+            framebuffer: false,
         }
     }
 
@@ -992,7 +1327,7 @@ mod tests {
         let mut cmds = cmd_raster(0x1122_3344).to_vec();
         cmds.extend(cmd_bitmap(9, 2, 100, 50));
         // Row 0: bytes 0x81, 0x80 -> columns 0, 7, 8; row 1: 0x40, 0x00 -> column 1.
-        let out = run(&cfg, &cmds, &[0x0040_8081]);
+        let out = run(&cfg, &cmds, &[0x0040_8081], &[]);
         let got: Vec<(u64, u64, u64)> = out
             .pix
             .iter()
@@ -1020,7 +1355,7 @@ mod tests {
         cmds.extend(cmd_bitmap_gl(1, 1, 1, 0, 5, -1));
         cmds.extend(cmd_bitmap_gl(0, 0, 0, 0, -3, 10));
         cmds.extend(cmd_bitmap_gl(1, 1, 0, 2, 0, 0));
-        let out = run(&cfg, &cmds, &[0x80, 0x80]);
+        let out = run(&cfg, &cmds, &[0x80, 0x80], &[]);
         let got: Vec<(u64, u64)> = out
             .pix
             .iter()
@@ -1043,7 +1378,7 @@ mod tests {
         cmds.push(cmd_convolution(true));
         cmds.extend(cmd_draw(5, 4, 2, 10, 20));
         cmds.extend(cmd_filter(0x1, 4, 1, &[])); // 4 > 3: status 6, nothing consumed
-        let out = run(&cfg, &cmds, &[0x4010_c864, 0x0102_0304]);
+        let out = run(&cfg, &cmds, &[0x4010_c864, 0x0102_0304], &[]);
         let got: Vec<(u64, u64, u64)> = out
             .pix
             .iter()
@@ -1099,7 +1434,7 @@ mod tests {
         cmds.push(cmd_mapcolor(true));
         cmds.extend(cmd_draw(0, 1, 1, 0, 0));
         let px = 0x8080_8080u32;
-        let out = run(&cfg, &cmds, &[px, px]);
+        let out = run(&cfg, &cmds, &[px, px], &[]);
         assert_eq!(out.status, vec![EV_MAPSIZE]);
         assert_eq!(out.pix[0].field(0, 32), u64::from(px));
         // R: index round(128/255 * 2) = 1; G: the initial map (0); B: not generated; A: 7.
@@ -1161,7 +1496,7 @@ mod tests {
         // centres of offsets 0 and 1; row 1 lands on the row below the raster position.
         let mut cmds = cmd_zoom(q16(0.5), q16(-0.5)).to_vec();
         cmds.extend(cmd_draw(5, 4, 2, 10, 20));
-        let out = run(&cfg, &cmds, &[0x0403_0201, 0x0807_0605]);
+        let out = run(&cfg, &cmds, &[0x0403_0201, 0x0807_0605], &[]);
         let got: Vec<(u64, u64, u64)> = out
             .pix
             .iter()
@@ -1170,7 +1505,7 @@ mod tests {
         assert_eq!(got, vec![(10, 19, 6), (11, 19, 8)]);
         assert_eq!(out.pixels, 2);
         // Too wide for the line buffer: flagged, nothing requested.
-        let out = run(&cfg, &cmd_draw(5, 17, 1, 0, 0), &[0; 5]);
+        let out = run(&cfg, &cmd_draw(5, 17, 1, 0, 0), &[0; 5], &[]);
         assert_eq!(out.status, vec![EV_WIDTH]);
         assert!(out.dma_req.is_empty());
     }
@@ -1182,7 +1517,7 @@ mod tests {
         // Two l8 pixels at -2.5 x: columns 0..=1 and 2..=4 of the mirror, x = 9 - offset.
         let mut cmds = cmd_zoom(q16(-2.5), q16(1.0)).to_vec();
         cmds.extend(cmd_draw(5, 2, 1, 10, 20));
-        let out = run(&cfg, &cmds, &[0x0000_0201]);
+        let out = run(&cfg, &cmds, &[0x0000_0201], &[]);
         let beats: Vec<(u64, u64)> = out
             .pix
             .iter()
@@ -1265,7 +1600,7 @@ mod tests {
         let mut cmds = vec![cmd_pop(), cmd_push(), cmd_push(), cmd_push()];
         cmds.extend(cmd_transfer(false, 0, q16(0.5)));
         cmds.extend([cmd_pop(), cmd_pop(), cmd_pop()]);
-        let out = run(&cfg, &cmds, &[]);
+        let out = run(&cfg, &cmds, &[], &[]);
         assert_eq!(
             out.status,
             vec![EV_UNDERFLOW, EV_OVERFLOW | (2 << 8), EV_UNDERFLOW]
@@ -1277,7 +1612,7 @@ mod tests {
         let cfg = ipu(4);
         let mut cmds = cmd_draw(5, 3, 2, 10, 20).to_vec();
         cmds.push(0x1234_5678);
-        let out = run(&cfg, &cmds, &[0x0403_0201, 0x0000_0605]);
+        let out = run(&cfg, &cmds, &[0x0403_0201, 0x0000_0605], &[]);
         // Row 0: three pixels of word 0; row 1: pixel 4 of word 0, then two of word 1.
         let masks: Vec<u64> = out.pix.iter().map(|b| b.field(160, 4)).collect();
         assert_eq!(masks, vec![0b111, 0b1, 0b11]);
@@ -1290,9 +1625,71 @@ mod tests {
     }
 
     #[test]
+    fn pack_narrows_by_gls_formula() {
+        // GL's conversion to an n-bit field: round(c / 255 * (2^n - 1)), in f64.
+        for bits in [1u32, 4, 5, 6, 8] {
+            let max = f64::from((1u32 << bits) - 1);
+            for c in 0..=255u32 {
+                let gl = (f64::from(c) / 255.0 * max).round() as u32;
+                assert_eq!(narrow(c, bits), gl, "{bits} bits, c {c}");
+            }
+        }
+        let px = 0x80ff_4020u32; // R 0x20, G 0x40, B 0xff, A 0x80
+        assert_eq!(pack(0, px, true), px);
+        assert_eq!(pack(1, px, true), 0x8020_40ff);
+        assert_eq!(pack(2, px, true), (4 << 11) | (16 << 5) | 31);
+        assert_eq!(pack(3, px, true), 0x24f8);
+        assert_eq!(pack(4, px, true), (4 << 11) | (8 << 6) | (31 << 1) | 1);
+        // ReadPixels' luminance R + G + B clamped; a texture's is R.
+        assert_eq!(pack(5, px, true), 255);
+        assert_eq!(pack(5, 0x0001_0203, true), 6);
+        assert_eq!(pack(6, px, false), 0x8020);
+        // Unpacking what was packed gives the pixel back for the 8-bit formats, and
+        // within GL's rounding for the narrow ones.
+        for code in [2u32, 3, 4] {
+            for c in (0..=255u32).step_by(5) {
+                let px = c | (c << 8) | (c << 16) | (c << 24);
+                let back = convert(code, pack(code, px, true));
+                assert!((back & 0xff).abs_diff(c) <= 9, "{code} {c}: {back:x}");
+            }
+        }
+    }
+
+    #[test]
+    fn read_pixels_packs_rows_back_to_back_and_pads_the_last_word() {
+        let mut cfg = ipu(2);
+        cfg.framebuffer = true;
+        // A 3 x 2 region: row 0 in word 0 (its pixel 3 ignored), row 1 in word 1.
+        let fb = [
+            [0x0000_0001, 0x0000_0002, 0x0000_0003, 0xdead_beef],
+            [0x0000_0004, 0x0000_0005, 0x0000_0006, 0x1234_5678],
+        ];
+        let mut cmds = cmd_read(5, 3, 2, 10, 20).to_vec();
+        cmds.extend(cmd_copytex(2, 3, 2, (10, 20), 0x40));
+        cmds.extend(cmd_copy(3, 2, (10, 20), (7, 8)));
+        let fb2: Vec<FbWord> = fb.iter().chain(&fb).chain(&fb).copied().collect();
+        let out = run(&cfg, &cmds, &[], &fb2);
+        let req = (2u64 << 48) | (3 << 32) | (20 << 16) | 10;
+        assert_eq!(out.fb_req, vec![req; 3]);
+        assert_eq!(out.dma_out, vec![0x0403_0201, 0x0000_0605]);
+        // rgb565 of R = 1..6: round(r * 31 / 255) is 0 up to 4, then 1.
+        assert_eq!(
+            out.tex,
+            vec![0x40u64 << 32, 0x41 << 32, (0x42 << 32) | 0x0800_0800]
+        );
+        // CopyPixels: two beats a row (2 lanes), at the destination.
+        let at: Vec<(u64, u64, u64)> = out
+            .pix
+            .iter()
+            .map(|b| (b.field(64, 16), b.field(80, 16), b.field(96, 2)))
+            .collect();
+        assert_eq!(at, vec![(7, 8, 3), (9, 8, 1), (7, 9, 3), (9, 9, 1)]);
+    }
+
+    #[test]
     fn truncated_commands_produce_nothing() {
         let cfg = ipu(1);
-        let out = run(&cfg, &cmd_draw(0, 1, 1, 0, 0)[..2], &[0]);
+        let out = run(&cfg, &cmd_draw(0, 1, 1, 0, 0)[..2], &[0], &[]);
         assert_eq!(out, Outputs::default());
     }
 }

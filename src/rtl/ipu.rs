@@ -1,8 +1,9 @@
 //! `ipu`: the image processing unit (seed 000), rendered from `[ipu]`: the command
 //! decoder and control FSM, the parameter store and stack, and the main pipeline's
 //! unpack (format conversion), scale and bias stages with a handshake register after
-//! each. The lanes, enabled formats and field positions are decided here; the templates
-//! spell them out. The model, and the command encoding, are in `model::ipu`.
+//! each; the stages after them (maps, filter, zoom, bitmap) and, with the framebuffer
+//! paths, the packer. The lanes, enabled formats and field positions are decided here;
+//! the templates spell them out. The model, and the command encoding, are in `model::ipu`.
 
 use std::collections::BTreeMap;
 
@@ -12,7 +13,9 @@ use super::handshake::{block_kind, module_for};
 use super::{Ctx, Dir, Module, RenderError, Rst, StreamPort, Unit, render};
 use crate::config::ipu::{FORMATS, STAGES};
 use crate::config::{Ipu, StageKind};
-use crate::model::ipu::{STATUS_WIDTH, bytes_per_pixel, map_magic, pix_width};
+use crate::model::ipu::{
+    FB_REQ_WIDTH, FB_WIDTH, STATUS_WIDTH, TEX_WIDTH, bytes_per_pixel, map_magic, pix_width,
+};
 
 fn clog2(x: u32) -> u32 {
     32 - (x.max(1) - 1).leading_zeros()
@@ -43,6 +46,42 @@ pub struct IpuConvert {
     pub stamp: String,
     pub raw_w: u32,
     pub formats: Vec<FormatView>,
+}
+
+#[derive(Template)]
+#[template(path = "rtl/ipu_pack.v")]
+pub struct IpuPack {
+    pub name: String,
+    pub stamp: String,
+    pub rst: Rst,
+    pub lanes: u32,
+    pub multi: bool,
+    pub beat_w: u32,
+    /// Bits of the lanes' pixels: the beat's x, y and mask sit above them.
+    pub meta: u32,
+    pub formats: Vec<FormatView>,
+    pub lane_list: Vec<u32>,
+    /// The beat's packed bytes at 1, 2 and 4 bytes a pixel, pixel 0 lowest, zero above.
+    pub bytes1: String,
+    pub bytes2: String,
+    pub bytes4: String,
+    /// The beat's pixel count from its (contiguous) mask.
+    pub count_expr: String,
+    /// The top bit of the byte offset that indexes the beat's bytes (and 4 more).
+    pub off_hi: u32,
+    /// An enabled format stores alpha; one is luminance.
+    pub alpha: bool,
+    pub lum: bool,
+}
+
+/// The packer as the top sees it: its module, the pix side of the split at the pipeline's
+/// end, and where the image that reaches it ends (the filtered image with the filter on):
+/// x of its last pixel plus one, y of its last row.
+pub struct FbView {
+    pub module: String,
+    pub pix: (&'static str, &'static str, &'static str),
+    pub end_x: String,
+    pub last_y: String,
 }
 
 #[derive(Template)]
@@ -301,6 +340,8 @@ pub struct IpuTop {
     pub stack_w: u32,
     pub stack_entry_q: String,
     pub stack_entry_d: String,
+    /// The framebuffer paths and their packer, when enabled.
+    pub fb: Option<FbView>,
 }
 
 pub struct IpuUnit<'a> {
@@ -402,10 +443,16 @@ impl<'a> IpuUnit<'a> {
         let d2_w = meta2 + 32 + l;
         let pix_w = pix_width(ipu);
         let mut regs = Vec::new();
-        let last = if ipu.bitmap {
+        let pix_side = if ipu.bitmap {
             ("pipe_valid", "pipe_ready", "pipe_data")
         } else {
             ("pix_valid_o", "pix_ready_i", "pix_data_o")
+        };
+        // With the framebuffer paths the pipeline ends in a split: pix or the packer.
+        let last = if ipu.framebuffer {
+            ("tail_valid", "tail_ready", "tail_data")
+        } else {
+            pix_side
         };
         let widths = [d1_w, d2_w, pix_w];
         for (i, kind) in ipu.registers.iter().enumerate() {
@@ -633,6 +680,80 @@ impl<'a> IpuUnit<'a> {
         let map_io = stage_io("map");
         let conv_io = stage_io("conv");
         let zoom_io = stage_io("zoom");
+        // The image that reaches the packer or zoom: GL_REDUCE's with the filter on.
+        let image_size: (String, String) = if conv.is_some() {
+            (
+                "conv_on_q ? (width_q - {13'd0, kw_q} + 16'd1) : width_q".into(),
+                "conv_on_q ? (height_q - {13'd0, kh_q} + 16'd1) : height_q".into(),
+            )
+        } else {
+            ("width_q".into(), "height_q".into())
+        };
+        let fb = if ipu.framebuffer {
+            let pname = ctx.module_name("ipu_pack");
+            // The lanes' packed pixels at `n` bytes a pixel, the highest lane first, zero above.
+            let bytes = |n: u32| {
+                let mut parts = Vec::new();
+                if n < 4 {
+                    parts.push(format!("{}'d0", 8 * (4 - n) * l));
+                }
+                for i in (0..l).rev() {
+                    parts.push(format!("px{i}[{}:0]", 8 * n - 1));
+                }
+                format!("{{{}}}", parts.join(", "))
+            };
+            let count_expr = (0..l)
+                .map(|i| format!("{{2'd0, in_mask[{i}]}}"))
+                .collect::<Vec<_>>()
+                .join(" + ");
+            modules.push(Module {
+                name: pname.clone(),
+                kind: "ipu_pack",
+                parameters: BTreeMap::from([
+                    ("Lanes".to_string(), u64::from(l)),
+                    ("BeatWidth".to_string(), u64::from(pix_w)),
+                ]),
+                instantiates: Vec::new(),
+                text: render(
+                    &pname,
+                    &IpuPack {
+                        name: pname.clone(),
+                        stamp: stamp.clone(),
+                        rst: ctx.rst.clone(),
+                        lanes: l,
+                        multi: l > 1,
+                        beat_w: pix_w,
+                        meta: meta1,
+                        formats: formats(ipu),
+                        lane_list: (0..l).collect(),
+                        bytes1: bytes(1),
+                        bytes2: bytes(2),
+                        bytes4: bytes(4),
+                        count_expr,
+                        // Offsets index 8 * (4 lanes + 4) bits: all the index's bits.
+                        off_hi: clog2(32 * l + 32) - 4,
+                        alpha: [0, 1, 3, 4, 6].iter().any(|c| ipu.formats[*c]),
+                        lum: ipu.formats[5] || ipu.formats[6],
+                    },
+                )?,
+            });
+            // An expression in parentheses when it is more than a name.
+            let term = |e: &str| {
+                if e.contains(' ') {
+                    format!("({e})")
+                } else {
+                    e.to_string()
+                }
+            };
+            Some(FbView {
+                module: pname,
+                pix: pix_side,
+                end_x: format!("x0_q + {}", term(&image_size.0)),
+                last_y: format!("y0_q + {} - 16'd1", term(&image_size.1)),
+            })
+        } else {
+            None
+        };
         let depth = ipu.stack_depth;
         let capacity = ipu.capacity();
         let name = ctx.module_name("ipu");
@@ -698,27 +819,35 @@ impl<'a> IpuUnit<'a> {
             conv_io,
             zoom_io,
             // With the filter, zoom takes the filtered image's size.
-            zoom_size: match (&conv, zoom.is_some()) {
-                (Some(_), true) => (
-                    "conv_on_q ? (width_q - {13'd0, kw_q} + 16'd1) : width_q".into(),
-                    "conv_on_q ? (height_q - {13'd0, kh_q} + 16'd1) : height_q".into(),
-                ),
-                _ => ("width_q".into(), "height_q".into()),
-            },
+            zoom_size: image_size,
 
             bitmap: ipu.bitmap,
             last,
             bm_beat: lane0_beat(l, "y0_q + row_q", "x0_q + col_q", "raster_q"),
-            draw_waits: match (zoom.is_some() || conv.is_some(), ipu.bitmap) {
+            draw_waits: match (
+                zoom.is_some() || conv.is_some() || ipu.framebuffer,
+                ipu.bitmap,
+            ) {
                 (true, true) => Some("draw or bitmap"),
                 (true, false) => Some("draw"),
                 (false, true) => Some("bitmap or draw"),
                 (false, false) => None,
             },
-            waits_cond: if ipu.bitmap {
-                "((act_q != ACT_DRAW) & (act_q != ACT_BITMAP))".into()
-            } else {
-                "(act_q != ACT_DRAW)".into()
+            waits_cond: {
+                let acts: Vec<String> = [
+                    (true, "ACT_DRAW"),
+                    (ipu.bitmap, "ACT_BITMAP"),
+                    (ipu.framebuffer, "ACT_FB"),
+                ]
+                .iter()
+                .filter(|(on, _)| *on)
+                .map(|(_, a)| format!("(act_q != {a})"))
+                .collect();
+                if acts.len() == 1 {
+                    acts[0].clone()
+                } else {
+                    format!("({})", acts.join(" & "))
+                }
             },
             value_acts: [
                 (true, "ACT_TRANSFER"),
@@ -737,6 +866,7 @@ impl<'a> IpuUnit<'a> {
             stack_entry_q: entry("q", zoom.is_some()),
             stack_entry_d: entry("d", zoom.is_some()),
             zoom,
+            fb,
         };
         let mut instantiates: Vec<String> = modules.iter().map(|m| m.name.clone()).collect();
         instantiates.sort();
@@ -766,6 +896,15 @@ impl<'a> IpuUnit<'a> {
             ],
             mem_ports: Vec::new(),
         };
+        let mut unit = unit;
+        if ipu.framebuffer {
+            unit.ports.extend([
+                port("fb", Dir::In, FB_WIDTH),
+                port("fb_req", Dir::Out, FB_REQ_WIDTH),
+                port("dma_out", Dir::Out, 32),
+                port("tex", Dir::Out, TEX_WIDTH),
+            ]);
+        }
         Ok((unit, modules))
     }
 }

@@ -369,6 +369,67 @@ pub fn draw_pixels(
     Ok(result)
 }
 
+/// A glReadPixels of a region whose RGBA8 contents are `image` (at the framebuffer's
+/// origin), packed in one of gpurtl's DMA formats under glPixelTransfer's scale and bias.
+pub struct GlRead<'a> {
+    /// Row 0 is the region's lowest row.
+    pub image: &'a Image,
+    /// A name from `config::ipu::FORMATS`.
+    pub format: &'static str,
+    pub scale: [f32; 4],
+    pub bias: [f32; 4],
+}
+
+/// Runs every read through Mesa's `driver`: the bytes each glReadPixels returned (pack
+/// alignment 1).
+pub fn read_pixels(
+    reads: &[GlRead<'_>],
+    driver: Driver,
+    work_dir: &Path,
+) -> Result<Vec<Vec<u8>>, SimError> {
+    use std::fmt::Write as _;
+    let mut text = String::new();
+    for r in reads {
+        let _ = write!(
+            text,
+            "read {} {} {}\ntransfer",
+            r.image.width, r.image.height, r.format
+        );
+        for v in r.scale.iter().chain(&r.bias) {
+            let _ = write!(text, " {v:?}");
+        }
+        text.push_str("\npixels ");
+        for p in &r.image.pixels {
+            for b in p {
+                let _ = write!(text, "{b:02x}");
+            }
+        }
+        text.push('\n');
+    }
+    let out = run(&text, driver, work_dir)?;
+    let bad = |l: &str| SimError::Run(format!("glref ({}) printed `{l}`", driver.name()));
+    let mut lines = out.lines();
+    let mut result = Vec::with_capacity(reads.len());
+    for _ in reads {
+        let l = lines.next().unwrap_or("");
+        let mut f = l.split_whitespace();
+        let (n, hex) = match (f.next(), f.next(), f.next()) {
+            (Some("read"), Some(n), Some(hex)) => (n.parse::<usize>().map_err(|_| bad(l))?, hex),
+            _ => return Err(bad(l)),
+        };
+        let bytes: Vec<u8> = (0..hex.len() / 2)
+            .map(|i| {
+                hex.get(2 * i..2 * i + 2)
+                    .and_then(|b| u8::from_str_radix(b, 16).ok())
+            })
+            .collect::<Option<_>>()
+            .filter(|v: &Vec<u8>| v.len() == n)
+            .ok_or_else(|| bad(l))?;
+        result.push(bytes);
+    }
+    Ok(result)
+}
+
 /// The largest difference per channel between two colour lists, and how many colours
 /// differ by more than `tolerance` in some channel.
 pub fn compare(a: &[Rgba8], b: &[Rgba8], tolerance: u8) -> ([u8; 4], usize) {

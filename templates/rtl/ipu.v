@@ -1,5 +1,5 @@
 {{ stamp }}
-// {{ name }}: image processing unit (seed 000), the DrawPixels path: command decoder,
+// {{ name }}: image processing unit (seed 000), the DrawPixels path{% if fb.is_some() %} and the framebuffer paths{% endif %}: command decoder,
 // control FSM, parameter store and stack, and the main pipeline's stages
 // (1) unpack: DMA words to RGBA8 pixels, (2) scale and (3) bias (glPixelTransfer:
 // c * scale + bias, clamped and rounded), a handshake register after each
@@ -46,8 +46,19 @@
 // sits at the raster position (RASTER_POS) less its origin, and the raster position then
 // moves by BITMAP's xmove, ymove.
 {%- endif %}
+{%- if let Some(pk) = fb %}
+// Framebuffer paths: 0x4D READ_PIXELS (3 words), 0x4E COPY_PIXELS (4 words),
+// 0x4F COPY_TEX_IMAGE (4 words). Each sends fb_req {height, width, y, x} (SEND_PARA), then
+// takes the region from fb: rows bottom up, ceil(width / 4) 128-bit words a row, pixel i of
+// a word in bits [32i+31:32i] (a row's last word partly filled); stage 1 takes up to
+// {{ lanes }} pixel(s) of a word a beat. COPY_PIXELS' pixels leave on pix like a draw's, at the
+// destination; READ_PIXELS' and COPY_TEX_IMAGE's bypass zoom and go to the packer
+// ({{ pk.module }}): words on dma_out, or on tex as {address, word} from the base address.
+// A draw, bitmap or framebuffer command waits for the one before to leave the unit.
+{%- endif %}
 // Latency: DMA word to pixel {{ regs.len() }} register stage(s) (bypass stages add none).
-// Combinational paths: pix_ready_i -> dma_ready_o (through bubble and bypass stages);
+// Combinational paths: pix_ready_i -> dma_ready_o (through bubble and bypass stages);{% if fb.is_some() %}
+// pix_ready_i, dma_out_ready_i, tex_ready_i -> fb_ready_o (likewise, and the packer);{% endif %}
 // pass_ready_i -> cmd_ready_o. Outputs come from flops{% if regs[2].module.is_none() %} (pix from the stage before when the
 // last register is a bypass){% endif %}.
 module {{ name }} #(
@@ -73,7 +84,19 @@ module {{ name }} #(
   output wire [{{ pix_w - 1 }}:0] pix_data_o,
   output wire        status_valid_o,
   input  wire        status_ready_i,
-  output wire [{{ status_w - 1 }}:0] status_data_o
+  output wire [{{ status_w - 1 }}:0] status_data_o{% if fb.is_some() %},
+  input  wire        fb_valid_i,
+  output wire        fb_ready_o,
+  input  wire [127:0] fb_data_i,
+  output wire        fb_req_valid_o,
+  input  wire        fb_req_ready_i,
+  output wire [63:0] fb_req_data_o,
+  output wire        dma_out_valid_o,
+  input  wire        dma_out_ready_i,
+  output wire [31:0] dma_out_data_o,
+  output wire        tex_valid_o,
+  input  wire        tex_ready_i,
+  output wire [63:0] tex_data_o{% endif %}
 );
 
   // Control FSM states (seed 000's names).
@@ -112,6 +135,16 @@ module {{ name }} #(
   localparam [7:0] OP_PUSH     = 8'h42;
   localparam [7:0] OP_POP      = 8'h43;
   localparam [7:0] OP_DRAW     = 8'h44;
+{%- if fb.is_some() %}
+  // Framebuffer commands: opcode[1:0] tells them apart (fbop_q).
+  localparam [7:0] OP_READ     = 8'h4D;
+  localparam [7:0] OP_COPY     = 8'h4E;
+  localparam [7:0] OP_COPYTEX  = 8'h4F;
+  localparam [1:0] FB_READ     = 2'd1;
+  localparam [1:0] FB_COPY     = 2'd2;
+  localparam [1:0] FB_COPYTEX  = 2'd3;
+  localparam [3:0] ACT_FB      = 4'd14;
+{%- endif %}
 {%- if zoom.is_some() %}
   localparam [7:0] OP_ZOOM     = 8'h45;
 {%- endif %}
@@ -185,6 +218,21 @@ module {{ name }} #(
 {%- endif %}
   reg  [15:0] width_q, height_q, x0_q, y0_q;
   reg         value_en, size_en, pos_en, pass_load, push_en;
+{%- if fb.is_some() %}
+  reg  [1:0]  fbop_q, fbop_d;          // READ, COPY or COPYTEX
+  reg         got_q, got_d;            // RECEIVE_2: the source word of a 4-word command taken
+  reg         to_pack_q, to_pack_d;    // the pipeline's pixels go to the packer, not pix
+  reg         to_tex_q, to_tex_d;      // ... and its words to tex, not dma_out
+  reg  [2:0]  pkfmt_q, pkfmt_d;        // the packed format
+  reg  [31:0] taddr_q, taddr_d;        // COPY_TEX_IMAGE: the next word's address
+  reg  [31:0] fbpos_q;                 // the source region's {y, x} (datapath)
+  reg         fbpos_en;
+  wire        pack_busy;
+  // The pipeline's end, split between pix and the packer.
+  wire        tail_valid;
+  wire        tail_ready;
+  wire [{{ pix_w - 1 }}:0] tail_data;
+{%- endif %}
 {%- if bitmap %}
   reg  [31:0] raster_q, raster_d;      // GL's current raster colour {A, B, G, R}
   reg         bm_valid_q, bm_valid_d;  // a bitmap fragment waits on pix
@@ -229,13 +277,14 @@ module {{ name }} #(
                        (opcode == OP_POP) | (opcode == OP_DRAW){% if zoom.is_some() %} | (opcode == OP_ZOOM){% endif %}{% if map.is_some() %} |
                        (opcode == OP_PIXELMAP) | (opcode == OP_MAPCOLOR){% endif %}{% if bitmap %} |
                        (opcode == OP_RASTER) | (opcode == OP_BITMAP) | (opcode == OP_RPOS){% endif %}{% if conv.is_some() %} |
-                       (opcode == OP_FILTER) | (opcode == OP_CONV){% endif %};
+                       (opcode == OP_FILTER) | (opcode == OP_CONV){% endif %}{% if fb.is_some() %} |
+                       (opcode == OP_READ) | (opcode == OP_COPY) | (opcode == OP_COPYTEX){% endif %};
   wire        stack_full  = (sp_q == StackFull);
   wire        stack_empty = (sp_q == {SpW{1'b0}});
 {%- if zoom.is_some() %}
   wire        zoom_busy;
 {%- endif %}
-  wire        drained     = (inflight_q == {{ cnt_w }}'d0){% if zoom.is_some() %} & ~zoom_busy{% endif %}{% if map.is_some() %} & ~map_busy{% endif %}{% if bitmap %} & ~bm_valid_q{% endif %}{% if conv.is_some() %} & ~conv_busy{% endif %};
+  wire        drained     = (inflight_q == {{ cnt_w }}'d0){% if zoom.is_some() %} & ~zoom_busy{% endif %}{% if map.is_some() %} & ~map_busy{% endif %}{% if bitmap %} & ~bm_valid_q{% endif %}{% if conv.is_some() %} & ~conv_busy{% endif %}{% if fb.is_some() %} & ~pack_busy{% endif %};
 
   // PIXEL_TRANSFER value: S15.16 to the stored formats, floor then saturate.
   wire [31:0] scale_shifted = {{ scale_shift }};
@@ -293,7 +342,14 @@ module {{ name }} #(
     end
 {%- endif %}
   end
+{%- if fb.is_some() %}
+  wire        fb_act = (act_q == ACT_FB);
+  assign dma_req_valid_o = (state_q == SEND_PARA) & ~fb_act;
+  assign fb_req_valid_o  = (state_q == SEND_PARA) & fb_act;
+  assign fb_req_data_o   = {height_q, width_q, fbpos_q};
+{%- else %}
   assign dma_req_valid_o = (state_q == SEND_PARA);
+{%- endif %}
 
   // Status: the event of the command in SEND_ONE_IDLE, if it has one.
   wire [3:0]  event_code = (act_q == ACT_FORMAT) ? EV_FORMAT :
@@ -324,20 +380,33 @@ module {{ name }} #(
   // ---------------------------------------------------------------------------------
   // Stage 1, unpack: a group of up to {{ lanes }} pixel(s) of one row from the DMA word.
   wire        in_pipe = (state_q == PIPELINE) | (state_q == WAIT_FIFO);
-  wire [2:0]  slots = (bpp_log == 2'd0) ? (3'd4 - {1'b0, byte_q}) :
-                      (bpp_log == 2'd1) ? (byte_q[1] ? 3'd1 : 3'd2) :
+{%- if fb.is_some() %}
+  // From the framebuffer, byte_q counts pixels of the 128-bit word: one "byte" a pixel.
+  wire [1:0]  step_log = fb_act ? 2'd0 : bpp_log;
+  wire        src_valid = fb_act ? fb_valid_i : dma_valid_i;
+{%- else %}
+  wire [1:0]  step_log = bpp_log;
+  wire        src_valid = dma_valid_i;
+{%- endif %}
+  wire [2:0]  slots = (step_log == 2'd0) ? (3'd4 - {1'b0, byte_q}) :
+                      (step_log == 2'd1) ? (byte_q[1] ? 3'd1 : 3'd2) :
                       3'd1;
   wire [15:0] left  = width_q - col_q;
   wire [2:0]  cap   = (slots < 3'd{{ lanes }}) ? slots : 3'd{{ lanes }};
   wire [2:0]  group = (left < {13'd0, cap}) ? left[2:0] : cap;
-  wire [4:0]  advance  = {2'b0, group} << bpp_log;
+  wire [4:0]  advance  = {2'b0, group} << step_log;
   wire [4:0]  byte_end = {3'b0, byte_q} + advance;
   wire        last_col = (left == {13'd0, group});
   wire        last_row = (row_q == height_q - 16'd1);
   wire        last_px  = last_col & last_row;
+{%- if fb.is_some() %}
+  // A framebuffer row ends its word.
+  wire        word_done = (byte_end == 5'd4) | last_px | (fb_act & last_col);
+{%- else %}
   wire        word_done = (byte_end == 5'd4) | last_px;
+{%- endif %}
 
-  wire        unpack_in_valid = in_pipe & dma_valid_i;
+  wire        unpack_in_valid = in_pipe & src_valid;
   wire        unpack_in_ready;
   wire        issue = unpack_in_valid & unpack_in_ready;
 {%- if bitmap %}
@@ -351,9 +420,12 @@ module {{ name }} #(
   wire        bm_ok       = ~bm_bit | ~bm_valid_q | pix_ready_i;
   wire        bm_step     = in_bitmap & dma_valid_i & bm_ok;
   wire        bm_load     = bm_step & bm_bit;
-  assign dma_ready_o = (in_pipe & unpack_in_ready & word_done) | (in_bitmap & bm_ok & bm_word_end);
+  assign dma_ready_o = (in_pipe & {% if fb.is_some() %}~fb_act & {% endif %}unpack_in_ready & word_done) | (in_bitmap & bm_ok & bm_word_end);
 {%- else %}
-  assign dma_ready_o = in_pipe & unpack_in_ready & word_done;
+  assign dma_ready_o = in_pipe & {% if fb.is_some() %}~fb_act & {% endif %}unpack_in_ready & word_done;
+{%- endif %}
+{%- if fb.is_some() %}
+  assign fb_ready_o  = in_pipe & fb_act & unpack_in_ready & word_done;
 {%- endif %}
 
   wire [63:0] dma_wide = {32'd0, dma_data_i};
@@ -364,7 +436,7 @@ module {{ name }} #(
   // Lane {{ l.i }}: the pixel {{ l.i }} after the group's first, {{ l.i }} x bytes_per_pixel further on.
   reg  [1:0]  lane{{ l.i }}_step;
   always @(*) begin
-    case (bpp_log)
+    case (step_log)
       2'd0:    lane{{ l.i }}_step = 2'd{{ l.step1 }};
       2'd1:    lane{{ l.i }}_step = 2'd{{ l.step2 }};
       default: lane{{ l.i }}_step = 2'd0;
@@ -374,10 +446,16 @@ module {{ name }} #(
   assign mask[{{ l.i }}] = (group > 3'd{{ l.i }});
   wire [{{ raw_w - 1 }}:0] lane{{ l.i }}_raw = dma_wide[{1'b0, lane{{ l.i }}_byte, 3'b000} +: {{ raw_w }}];
 
+{%- if fb.is_some() %}
+  wire [31:0] lane{{ l.i }}_rgba;
+  wire [31:0] lane{{ l.i }}_fb = fb_data_i[{lane{{ l.i }}_byte, 5'b00000} +: 32];
+  assign unpack_in_data{{ l.px }} = fb_act ? lane{{ l.i }}_fb : lane{{ l.i }}_rgba;
+{%- endif %}
+
   {{ convert }} u_convert{{ l.i }} (
     .fmt_i  (sel_q),
     .raw_i  (lane{{ l.i }}_raw),
-    .rgba_o (unpack_in_data{{ l.px }})
+    .rgba_o ({% if fb.is_some() %}lane{{ l.i }}_rgba{% else %}unpack_in_data{{ l.px }}{% endif %})
   );
 {%- endfor %}
   assign unpack_in_data[{{ d1_w - 1 }}:{{ meta1 }}] = {mask, y0_q + row_q, x0_q + col_q};
@@ -528,8 +606,8 @@ module {{ name }} #(
   ) u_zoom (
     .clk_i       (clk_i),
     .{{ rst.port }}{{ rst.pad }} ({{ rst.port }}),
-    .zx_i        (zx_q),
-    .zy_i        (zy_q),
+    .zx_i        ({% if fb.is_some() %}to_pack_q ? 24'h010000 : {% endif %}zx_q),
+    .zy_i        ({% if fb.is_some() %}to_pack_q ? 24'h010000 : {% endif %}zy_q),
     .width_i     ({{ zoom_size.0 }}),
     .height_i    ({{ zoom_size.1 }}),
     .x0_i        (x0_q),
@@ -546,6 +624,41 @@ module {{ name }} #(
 {%- endif %}
   assign pass_valid_o = pass_valid_q;
   assign pass_data_o  = pass_data_q;
+{%- if let Some(pk) = fb %}
+
+  // The pipeline's end: pix for draws and copies, the packer for ReadPixels and
+  // CopyTexImage (to_pack_q changes only while the unit is empty).
+  wire        pk_in_valid = tail_valid & to_pack_q;
+  wire        pk_in_ready;
+  assign {{ pk.pix.0 }} = tail_valid & ~to_pack_q;
+  assign {{ pk.pix.2 }} = tail_data;
+  assign tail_ready = to_pack_q ? pk_in_ready : {{ pk.pix.1 }};
+  wire        pk_valid;
+  wire [31:0] pk_data;
+  wire        pk_ready = to_tex_q ? tex_ready_i : dma_out_ready_i;
+  {{ pk.module }} #(
+    .Lanes     ({{ lanes }}),
+    .BeatWidth ({{ pix_w }})
+  ) u_pack (
+    .clk_i       (clk_i),
+    .{{ rst.port }}{{ rst.pad }} ({{ rst.port }}),
+    .fmt_i       (pkfmt_q),
+    .lum_sum_i   (~to_tex_q),
+    .end_x_i     ({{ pk.end_x }}),
+    .last_y_i    ({{ pk.last_y }}),
+    .in_valid_i  (pk_in_valid),
+    .in_ready_o  (pk_in_ready),
+    .in_data_i   (tail_data),
+    .out_valid_o (pk_valid),
+    .out_ready_i (pk_ready),
+    .out_data_o  (pk_data),
+    .busy_o      (pack_busy)
+  );
+  assign dma_out_valid_o = pk_valid & ~to_tex_q;
+  assign dma_out_data_o  = pk_data;
+  assign tex_valid_o     = pk_valid & to_tex_q;
+  assign tex_data_o      = {taddr_q, pk_data};
+{%- endif %}
 
   // ---------------------------------------------------------------------------------
   // Decoder and control FSM.
@@ -586,6 +699,18 @@ module {{ name }} #(
     fsel_en    = 1'b0;
     conv_clr   = 1'b0;
     conv_we    = 1'b0;
+{%- endif %}
+{%- if fb.is_some() %}
+    fbop_d     = fbop_q;
+    got_d      = got_q;
+    to_pack_d  = to_pack_q;
+    to_tex_d   = to_tex_q;
+    pkfmt_d    = pkfmt_q;
+    taddr_d    = taddr_q;
+    fbpos_en   = 1'b0;
+    if (tex_valid_o & tex_ready_i) begin
+      taddr_d = taddr_q + 32'd1;
+    end
 {%- endif %}
     cmd_ready_o = 1'b0;
     value_en   = 1'b0;
@@ -654,6 +779,13 @@ module {{ name }} #(
               state_d = RECEIVE_1;
             end
 {%- endif %}
+{%- if fb.is_some() %}
+            OP_READ, OP_COPY, OP_COPYTEX: begin
+              act_d   = ACT_FB;
+              fbop_d  = opcode[1:0];
+              state_d = RECEIVE_1;
+            end
+{%- endif %}
 {%- if conv.is_some() %}
             OP_FILTER: begin
               fsel_en = 1'b1;
@@ -692,13 +824,37 @@ module {{ name }} #(
           end else begin
             size_en = 1'b1;
             state_d = RECEIVE_2;
+{%- if fb.is_some() %}
+            // The unit is empty here: where pixels go may change.
+            got_d     = 1'b0;
+            to_pack_d = (act_q == ACT_FB) & (fbop_q != FB_COPY);
+            to_tex_d  = (act_q == ACT_FB) & (fbop_q == FB_COPYTEX);
+            pkfmt_d   = sel_q;
+{%- endif %}
           end
         end
       end
       RECEIVE_2: begin
         cmd_ready_o = 1'b1;
+{%- if fb.is_some() %}
+        if (cmd_valid_i & fb_act & ~got_q & (fbop_q != FB_READ)) begin
+          // COPY_PIXELS' and COPY_TEX_IMAGE's source; their fourth word follows.
+          fbpos_en = 1'b1;
+          pos_en   = (fbop_q == FB_COPYTEX);
+          got_d    = 1'b1;
+        end else if (cmd_valid_i) begin
+          // READ_PIXELS' source is its position too; COPY_PIXELS' last word is its
+          // destination, COPY_TEX_IMAGE's the base address.
+          fbpos_en = fb_act & (fbop_q == FB_READ);
+          pos_en   = ~(fb_act & (fbop_q == FB_COPYTEX));
+          got_d    = 1'b0;
+          if (fb_act & (fbop_q == FB_COPYTEX)) begin
+            taddr_d = cmd_data_i;
+          end
+{%- else %}
         if (cmd_valid_i) begin
           pos_en = 1'b1;
+{%- endif %}
           col_d  = 16'd0;
           row_d  = 16'd0;
           byte_d = 2'd0;
@@ -711,11 +867,11 @@ module {{ name }} #(
             state_d = ((width_q == 16'd0) | (height_q == 16'd0)) ? IDLE : SEND_PARA;
           end else
 {%- endif %}
-          if (!fmt_ok) begin
+          if (!fmt_ok{% if fb.is_some() %} & ~(fb_act & (fbop_q == FB_COPY)){% endif %}) begin
             act_d   = ACT_FORMAT;
             state_d = SEND_ONE_IDLE;
 {%- if zoom.is_some() %}
-          end else if (width_q > MaxLine) begin
+          end else if ({% if fb.is_some() %}~to_pack_q & {% endif %}(width_q > MaxLine)) begin
             act_d   = ACT_WIDTH;
             state_d = SEND_ONE_IDLE;
 {%- endif %}
@@ -841,8 +997,8 @@ module {{ name }} #(
       end
 {%- endif %}
       SEND_PARA: begin
-        // Request the DMA transfer and wait for its acknowledge.
-        if (dma_req_ready_i) begin
+        // Request the DMA transfer{% if fb.is_some() %} or the framebuffer region{% endif %} and wait for its acknowledge.
+        if ({% if fb.is_some() %}fb_act ? fb_req_ready_i : {% endif %}dma_req_ready_i) begin
           state_d = {% if bitmap %}(act_q == ACT_BITMAP) ? BITMAP : {% endif %}PIPELINE;
         end
       end
@@ -859,11 +1015,11 @@ module {{ name }} #(
         if (issue & last_px) begin
           state_d = IDLE;
         end else if (state_q == PIPELINE) begin
-          // Stalled on an empty DMA input.
-          if (!dma_valid_i) begin
+          // Stalled on an empty DMA{% if fb.is_some() %} or framebuffer{% endif %} input.
+          if (!src_valid) begin
             state_d = WAIT_FIFO;
           end
-        end else if (dma_valid_i) begin
+        end else if (src_valid) begin
           state_d = PIPELINE;
         end
       end
@@ -926,6 +1082,14 @@ module {{ name }} #(
       kh_q         <= 3'd1;
       fclr_q       <= 1'b0;
 {%- endif %}
+{%- if fb.is_some() %}
+      fbop_q       <= FB_READ;
+      got_q        <= 1'b0;
+      to_pack_q    <= 1'b0;
+      to_tex_q     <= 1'b0;
+      pkfmt_q      <= 3'd0;
+      taddr_q      <= 32'd0;
+{%- endif %}
     end else begin
       state_q      <= state_d;
       act_q        <= act_d;
@@ -960,6 +1124,14 @@ module {{ name }} #(
       kh_q         <= kh_d;
       fclr_q       <= fclr_d;
 {%- endif %}
+{%- if fb.is_some() %}
+      fbop_q       <= fbop_d;
+      got_q        <= got_d;
+      to_pack_q    <= to_pack_d;
+      to_tex_q     <= to_tex_d;
+      pkfmt_q      <= pkfmt_d;
+      taddr_q      <= taddr_d;
+{%- endif %}
     end
   end
 
@@ -985,6 +1157,11 @@ module {{ name }} #(
     if (pass_load) begin
       pass_data_q <= cmd_data_i;
     end
+{%- if fb.is_some() %}
+    if (fbpos_en) begin
+      fbpos_q <= cmd_data_i;
+    end
+{%- endif %}
 {%- if zoom.is_some() %}
     if (zx_new_en) begin
       zx_new_q <= cmd_data_i[23:0];

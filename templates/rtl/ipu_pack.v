@@ -1,0 +1,248 @@
+{{ stamp }}
+// {{ name }}: the IPU's packer (seed 000's format conversion, framebuffer -> memory side):
+// the beats of ReadPixels and CopyTexImage, up to {{ lanes }} RGBA8 pixel(s) each, become
+// pixels in the format fmt_i, packed row after row with no padding (GL's pack alignment
+// 1), little endian, into 32-bit words; the image's last word is zero-padded. An n-bit
+// channel is GL's round(c * (2^n - 1) / 255), exact: floor((c * (2^n - 1) + 127) / 255),
+// the divide by 255 as (p + 1 + (p >> 8)) >> 8 (exact below 65535). Luminance is
+// min(R + G + B, 255) with lum_sum_i (GL's ReadPixels), else R (GL's texture images).
+// Formats generated: {% for f in formats %}{{ f.name }}{% if !loop.last %}, {% endif %}{% endfor %}.
+// The image's last beat is the one whose y is last_y_i and whose pixels end at end_x_i.
+// Throughput: 4 bytes a clock out (one word), a beat a clock in while a beat fits a word.
+// Latency: 2 registers (the beat, then the word). busy_o: a beat, bytes or a word held.
+// Combinational paths: out_ready_i -> in_ready_o.
+module {{ name }} #(
+  parameter integer Lanes     = {{ lanes }},
+  parameter integer BeatWidth = {{ beat_w }}
+) (
+  input  wire        clk_i,
+  input  wire        {{ rst.port }},
+  input  wire [2:0]  fmt_i,
+  input  wire        lum_sum_i,
+  input  wire [15:0] end_x_i,
+  input  wire [15:0] last_y_i,
+  input  wire        in_valid_i,
+  output wire        in_ready_o,
+  input  wire [BeatWidth-1:0] in_data_i,
+  output wire        out_valid_o,
+  input  wire        out_ready_i,
+  output wire [31:0] out_data_o,
+  output wire        busy_o
+);
+
+  localparam integer Bytes = 4 * Lanes;
+{% for f in formats %}
+  localparam [2:0] {{ f.name }} = 3'd{{ f.code }};
+{%- endfor %}
+
+  // GL's round(c * (2^n - 1) / 255) for n = 4, 5, 6: p = c * (2^n - 1) + 127 and
+  // q = p + 1 + (p >> 8) stay below 2^(n + 8); q >> 8 is the quotient, the low 8 bits
+  // of q the fraction it drops (unused).
+  function [3:0] narrow4;
+    input [7:0] c;
+    reg   [11:0] p;
+    /* verilator lint_off UNUSEDSIGNAL */
+    reg   [11:0] q;
+    /* verilator lint_on UNUSEDSIGNAL */
+    begin
+      p = {4'd0, c} * 12'd15 + 12'd127;
+      q = p + 12'd1 + {8'd0, p[11:8]};
+      narrow4 = q[11:8];
+    end
+  endfunction
+  function [4:0] narrow5;
+    input [7:0] c;
+    reg   [12:0] p;
+    /* verilator lint_off UNUSEDSIGNAL */
+    reg   [12:0] q;
+    /* verilator lint_on UNUSEDSIGNAL */
+    begin
+      p = {5'd0, c} * 13'd31 + 13'd127;
+      q = p + 13'd1 + {8'd0, p[12:8]};
+      narrow5 = q[12:8];
+    end
+  endfunction
+  function [5:0] narrow6;
+    input [7:0] c;
+    reg   [13:0] p;
+    /* verilator lint_off UNUSEDSIGNAL */
+    reg   [13:0] q;
+    /* verilator lint_on UNUSEDSIGNAL */
+    begin
+      p = {6'd0, c} * 14'd63 + 14'd127;
+      q = p + 14'd1 + {8'd0, p[13:8]};
+      narrow6 = q[13:8];
+    end
+  endfunction
+
+  // Bytes per pixel (log2) of the format.
+  reg  [1:0]  bpp_log;
+  always @(*) begin
+    case (fmt_i)
+{%- for f in formats %}
+      {{ f.name }}: bpp_log = 2'd{{ f.bpp_log }};
+{%- endfor %}
+      default: bpp_log = 2'd0;
+    endcase
+  end
+{% for i in lane_list %}
+  // Lane {{ i }}: its pixel in the format, in the low bits.
+  wire [7:0]  r{{ i }} = in_data_i[{{ 32 * i + 7 }}:{{ 32 * i }}];
+  wire [7:0]  g{{ i }} = in_data_i[{{ 32 * i + 15 }}:{{ 32 * i + 8 }}];
+  wire [7:0]  b{{ i }} = in_data_i[{{ 32 * i + 23 }}:{{ 32 * i + 16 }}];
+{%- if alpha %}
+  wire [7:0]  a{{ i }} = in_data_i[{{ 32 * i + 31 }}:{{ 32 * i + 24 }}];
+{%- else %}
+  // No enabled format stores alpha.
+  /* verilator lint_off UNUSEDSIGNAL */
+  wire [7:0]  a{{ i }} = in_data_i[{{ 32 * i + 31 }}:{{ 32 * i + 24 }}];
+  /* verilator lint_on UNUSEDSIGNAL */
+{%- endif %}
+{%- if !lum %}
+  // No luminance format is enabled.
+  /* verilator lint_off UNUSEDSIGNAL */
+{%- endif %}
+  wire [9:0]  sum{{ i }} = {2'd0, r{{ i }}} + {2'd0, g{{ i }}} + {2'd0, b{{ i }}};
+  wire [7:0]  lum{{ i }} = ~lum_sum_i ? r{{ i }} : (|sum{{ i }}[9:8]) ? 8'hff : sum{{ i }}[7:0];
+{%- if !lum %}
+  /* verilator lint_on UNUSEDSIGNAL */
+{%- endif %}
+  reg  [31:0] px{{ i }};
+  always @(*) begin
+    px{{ i }} = 32'd0;
+    case (fmt_i)
+{%- for f in formats %}
+{%- match f.code %}
+{%- when 0 %}
+      {{ f.name }}: px{{ i }} = {a{{ i }}, b{{ i }}, g{{ i }}, r{{ i }}};
+{%- when 1 %}
+      {{ f.name }}: px{{ i }} = {a{{ i }}, r{{ i }}, g{{ i }}, b{{ i }}};
+{%- when 2 %}
+      {{ f.name }}: px{{ i }} = {16'd0, narrow5(r{{ i }}), narrow6(g{{ i }}), narrow5(b{{ i }})};
+{%- when 3 %}
+      {{ f.name }}: px{{ i }} = {16'd0, narrow4(r{{ i }}), narrow4(g{{ i }}), narrow4(b{{ i }}), narrow4(a{{ i }})};
+{%- when 4 %}
+      {{ f.name }}: px{{ i }} = {16'd0, narrow5(r{{ i }}), narrow5(g{{ i }}), narrow5(b{{ i }}), a{{ i }}[7]};
+{%- when 5 %}
+      {{ f.name }}: px{{ i }} = {24'd0, lum{{ i }}};
+{%- else %}
+      {{ f.name }}: px{{ i }} = {16'd0, a{{ i }}, lum{{ i }}};
+{%- endmatch %}
+{%- endfor %}
+      default: px{{ i }} = 32'd0;
+    endcase
+  end
+{%- endfor %}
+
+  // The beat's bytes, pixel 0 first, and how many there are.
+  reg  [8*Bytes-1:0] bytes_in;
+  always @(*) begin
+    case (bpp_log)
+      2'd0:    bytes_in = {{ bytes1 }};
+      2'd1:    bytes_in = {{ bytes2 }};
+      default: bytes_in = {{ bytes4 }};
+    endcase
+  end
+{%- if multi %}
+  wire [{{ lanes - 1 }}:0]  in_mask = in_data_i[BeatWidth-1:BeatWidth-{{ lanes }}];
+  wire [2:0]  in_count = {{ count_expr }};
+{%- else %}
+  wire [2:0]  in_count = 3'd1;
+{%- endif %}
+  wire [4:0]  in_len = {2'd0, in_count} << bpp_log;
+  wire [15:0] in_x = in_data_i[{{ meta + 15 }}:{{ meta }}];
+  wire [15:0] in_y = in_data_i[{{ meta + 31 }}:{{ meta + 16 }}];
+  wire        in_last = (in_y == last_y_i) & (in_x + {13'd0, in_count} == end_x_i);
+
+  // The held beat (bytes off_q .. len_q - 1 still to go) and the word being filled
+  // (n_q bytes in acc_q).
+  reg         full_q, full_d;
+  reg  [4:0]  off_q, off_d;
+  reg  [4:0]  len_q;
+  reg         last_q;
+  reg  [1:0]  n_q, n_d;
+  reg  [8*Bytes-1:0] beat_q;
+  reg  [23:0] acc_q;
+  reg         out_valid_q, out_valid_d;
+  reg  [31:0] out_q;
+
+  wire [4:0]  rem    = len_q - off_q;
+  wire [2:0]  space  = 3'd4 - {1'b0, n_q};
+  wire        fits   = (rem <= {2'd0, space});
+  wire [2:0]  take   = fits ? rem[2:0] : space;
+  wire [2:0]  total  = {1'b0, n_q} + take;
+  wire [8*Bytes+31:0] beat_wide = {32'd0, beat_q};
+  wire [31:0] window = beat_wide[{off_q[{{ off_hi }}:0], 3'b000} +: 32];
+  wire [31:0] win_sh = window << {n_q, 3'b000};
+  // The word: n_q held bytes, then take bytes of the beat, zero above.
+  wire [31:0] merged = {
+    (total > 3'd3) ? win_sh[31:24] : 8'd0,
+    (n_q > 2'd2) ? acc_q[23:16] : (total > 3'd2) ? win_sh[23:16] : 8'd0,
+    (n_q > 2'd1) ? acc_q[15:8] : (total > 3'd1) ? win_sh[15:8] : 8'd0,
+    (n_q > 2'd0) ? acc_q[7:0] : win_sh[7:0]
+  };
+  wire        word_now = (total == 3'd4) | (fits & last_q);
+  wire        step = full_q & (~word_now | ~out_valid_q | out_ready_i);
+  assign in_ready_o  = ~full_q | (step & fits);
+  wire        take_in = in_valid_i & in_ready_o;
+  assign out_valid_o = out_valid_q;
+  assign out_data_o  = out_q;
+  assign busy_o      = full_q | (n_q != 2'd0) | out_valid_q;
+
+  always @(*) begin
+    full_d      = full_q;
+    off_d       = off_q;
+    n_d         = n_q;
+    out_valid_d = out_valid_q & ~out_ready_i;
+    if (step) begin
+      off_d = off_q + {2'd0, take};
+      if (fits) begin
+        full_d = 1'b0;
+      end
+      if (word_now) begin
+        out_valid_d = 1'b1;
+        n_d         = 2'd0;
+      end else begin
+        n_d = total[1:0];
+      end
+    end
+    if (take_in) begin
+      full_d = 1'b1;
+      off_d  = 5'd0;
+    end
+  end
+
+  always @(posedge clk_i{{ rst.edge }}) begin
+    if ({{ rst.active }}) begin
+      full_q      <= 1'b0;
+      off_q       <= 5'd0;
+      len_q       <= 5'd0;
+      last_q      <= 1'b0;
+      n_q         <= 2'd0;
+      out_valid_q <= 1'b0;
+    end else begin
+      full_q      <= full_d;
+      off_q       <= off_d;
+      n_q         <= n_d;
+      out_valid_q <= out_valid_d;
+      if (take_in) begin
+        len_q  <= in_len;
+        last_q <= in_last;
+      end
+    end
+  end
+
+  // Datapath: the beat's bytes, the partial word and the word out.
+  always @(posedge clk_i) begin
+    if (take_in) begin
+      beat_q <= bytes_in;
+    end
+    if (step & ~word_now) begin
+      acc_q <= merged[23:0];
+    end
+    if (step & word_now) begin
+      out_q <= merged;
+    end
+  end
+
+endmodule
