@@ -576,13 +576,7 @@ pub fn run(ipu: &Ipu, cmds: &[u32], dma: &[u32], fb: &[FbWord]) -> Outputs {
                     }
                     let src = &dma[dma_next..dma_next + nwords as usize];
                     dma_next += nwords as usize;
-                    let params = Params {
-                        scale: &scale,
-                        bias: &bias,
-                        zoom,
-                        maps: &maps,
-                        conv: (ipu.convolution.is_some() && conv.on).then_some(&conv),
-                    };
+                    let params = Params::new(ipu, &scale, &bias, zoom, &maps, &conv);
                     let groups = dma_groups(ipu, src, fmt, w, h);
                     draw(ipu, &mut out, groups, (w, h), (x0, y0), &params, Sink::Pix);
                 }
@@ -620,13 +614,7 @@ pub fn run(ipu: &Ipu, cmds: &[u32], dma: &[u32], fb: &[FbWord]) -> Outputs {
                     }
                     let words = &fb[fb_next..fb_next + n];
                     fb_next += n;
-                    let params = Params {
-                        scale: &scale,
-                        bias: &bias,
-                        zoom,
-                        maps: &maps,
-                        conv: (ipu.convolution.is_some() && conv.on).then_some(&conv),
-                    };
+                    let params = Params::new(ipu, &scale, &bias, zoom, &maps, &conv);
                     let groups = fb_groups(ipu, words, w, h);
                     draw(ipu, &mut out, groups, (w, h), (x0, y0), &params, sink);
                 }
@@ -646,6 +634,27 @@ struct Params<'a> {
     maps: &'a Maps,
     /// The convolution filter, when it is on.
     conv: Option<&'a Conv>,
+}
+
+impl<'a> Params<'a> {
+    /// The state a draw or copy runs under; the filter only when the config has one and
+    /// it is on.
+    fn new(
+        ipu: &Ipu,
+        scale: &'a [i64; 4],
+        bias: &'a [i64; 4],
+        zoom: (i32, i32),
+        maps: &'a Maps,
+        conv: &'a Conv,
+    ) -> Self {
+        Params {
+            scale,
+            bias,
+            zoom,
+            maps,
+            conv: (ipu.convolution.is_some() && conv.on).then_some(conv),
+        }
+    }
 }
 
 /// A group of pixels the unpack stage issues in one beat: column and row of its first

@@ -308,6 +308,17 @@ pub const FB_SIZE: u32 = 256;
 /// A framebuffer pixel a draw wrote: x, y (row 0 at the bottom), colour.
 pub type Written = (u32, u32, Rgba8);
 
+/// Appends an image's pixels as hex bytes, R G B A, row 0 first, and ends the line.
+fn push_hex_pixels(text: &mut String, image: &Image) {
+    use std::fmt::Write as _;
+    for p in &image.pixels {
+        for b in p {
+            let _ = write!(text, "{b:02x}");
+        }
+    }
+    text.push('\n');
+}
+
 /// Runs every draw through Mesa's `driver`: the pixels each one wrote, by row then x.
 pub fn draw_pixels(
     draws: &[GlDraw<'_>],
@@ -336,12 +347,7 @@ pub fn draw_pixels(
             text.push('\n');
         }
         text.push_str("pixels ");
-        for p in &d.image.pixels {
-            for b in p {
-                let _ = write!(text, "{b:02x}");
-            }
-        }
-        text.push('\n');
+        push_hex_pixels(&mut text, d.image);
     }
     let out = run(&text, driver, work_dir)?;
     let bad = |l: &str| SimError::Run(format!("glref ({}) printed `{l}`", driver.name()));
@@ -399,12 +405,7 @@ pub fn read_pixels(
             let _ = write!(text, " {v:?}");
         }
         text.push_str("\npixels ");
-        for p in &r.image.pixels {
-            for b in p {
-                let _ = write!(text, "{b:02x}");
-            }
-        }
-        text.push('\n');
+        push_hex_pixels(&mut text, r.image);
     }
     let out = run(&text, driver, work_dir)?;
     let bad = |l: &str| SimError::Run(format!("glref ({}) printed `{l}`", driver.name()));
