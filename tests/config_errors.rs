@@ -772,6 +772,14 @@ fn cases(many_stages: &str) -> Vec<Case> {
             Some("\"fifo:N\""),
         ),
         case(
+            "ipu_register_bypass_after_map",
+            &with_ipu(&[r#"registers = ["skid", "bubble", "bubble", "bypass", "skid"]"#]),
+            Some("ipu.registers[3]"),
+            (4, 42),
+            "\"bypass\" after the map stage, whose output is a register of its own",
+            Some("or 5 with the pixel map and zoom stages' output registers"),
+        ),
+        case(
             "ipu_dma_width",
             &with_ipu(&["dma_word_bits = 64"]),
             Some("ipu.dma_word_bits"),

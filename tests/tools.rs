@@ -657,7 +657,9 @@ fn ipu_configs_pass_lint_synth_and_icarus() {
             "ipu_zoom_maps_l4",
             "async",
             "low",
-            "lanes = 4\nbitmap = true\nframebuffer = true\nformats = [\"l8\"]\n[ipu.zoom]\nenabled = true\nmax_line_width = 1\n\
+            "lanes = 4\nbitmap = true\nframebuffer = true\nformats = [\"l8\"]\n\
+             registers = [\"bubble\", \"bubble\", \"skid\", \"fifo:4\", \"skid\"]\n\
+             [ipu.zoom]\nenabled = true\nmax_line_width = 1\n\
              [ipu.pixel_map]\nenabled = true\ntable_size = 2\nmaps = [\"a_to_a\"]\n\
              [ipu.convolution]\nenabled = true\nkernel_size = 5\nmax_line_width = 100\nweight_int_bits = 1\n",
         ),
@@ -665,7 +667,8 @@ fn ipu_configs_pass_lint_synth_and_icarus() {
             "ipu_zoom_l2",
             "sync",
             "low",
-            "lanes = 2\n[ipu.zoom]\nenabled = true\nmax_line_width = 100\n[ipu.convolution]\nenabled = true\nkernel_size = 1\n",
+            "lanes = 2\nregisters = [\"bubble\", \"bubble\", \"bubble\", \"skid\", \"fifo:1\"]\n\
+             [ipu.zoom]\nenabled = true\nmax_line_width = 100\n[ipu.convolution]\nenabled = true\nkernel_size = 1\n",
         ),
         (
             "ipu_maps_l1",

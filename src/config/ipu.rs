@@ -17,6 +17,9 @@ pub const FORMATS: [&str; 7] = [
 ];
 /// Main-pipeline stages implemented, each followed by one handshake register.
 pub const STAGES: [&str; 3] = ["unpack", "scale", "bias"];
+/// Stages with an output register of their own (a table read, the zoom's FSM), whose
+/// `registers` entries (4th and 5th) choose what follows it.
+pub const OWN_REG_STAGES: [&str; 2] = ["map", "zoom"];
 pub const PIXEL_MAPS: [&str; 10] = [
     "i_to_i", "s_to_s", "i_to_r", "i_to_g", "i_to_b", "i_to_a", "r_to_r", "g_to_g", "b_to_b",
     "a_to_a",
@@ -33,7 +36,7 @@ pub const INT_BITS_ALLOWED: &str =
 pub const FRAC_BITS_ALLOWED: &str =
     "an integer in 10..=16: fraction bits (10 or more keep results within 1 LSB of GL)";
 pub const STACK_ALLOWED: &str = "an integer in 1..=32 (default 4)";
-pub const REGISTERS_ALLOWED: &str = "an array of 3 handshake kinds, one after each stage (unpack, scale, bias); default all \"bubble\"";
+pub const REGISTERS_ALLOWED: &str = "an array of 3 handshake kinds, one after each stage (unpack, scale, bias), or 5 with the pixel map and zoom stages' output registers (\"bubble\", their own; \"skid\" or \"fifo:N\" also after it; not \"bypass\"); default all \"bubble\"";
 pub const ZOOM_LINE_ALLOWED: &str = "an integer in 1..=8192 pixels (the widest DrawPixels the zoom stage takes; its line buffer holds one row)";
 pub const ON_ALLOWED: &str = "true or false";
 pub const MAP_SIZE_ALLOWED: &str = "a power of two in 2..=4096 entries";
@@ -185,6 +188,10 @@ pub struct Ipu {
     pub stack_depth: u32,
     /// Handshake register after unpack, scale and bias.
     pub registers: Vec<StageKind>,
+    /// After the pixel map and zoom stages' own output registers: none (`Bubble`, the
+    /// default), or a skid or FIFO register that stops ready rippling through them.
+    pub map_register: StageKind,
+    pub zoom_register: StageKind,
     /// The zoom stage (glPixelZoom) when enabled: its line buffer's width in pixels.
     pub zoom: Option<u32>,
     /// The pixel map stage (glPixelMap) when enabled.
@@ -320,7 +327,8 @@ impl IpuSection {
             ));
         }
         let mut registers = Vec::new();
-        if self.registers.len() != STAGES.len() {
+        let own = STAGES.len() + OWN_REG_STAGES.len();
+        if self.registers.len() != STAGES.len() && self.registers.len() != own {
             errs.push(Invalid::at(
                 &at(&["registers"]),
                 format!("{} registers given", self.registers.len()),
@@ -328,15 +336,24 @@ impl IpuSection {
             ));
         }
         for (i, text) in self.registers.iter().enumerate() {
+            let mut p = at(&["registers"]);
+            p.push(Seg::Index(i));
             match StageKind::parse(text) {
+                Ok(StageKind::Bypass) if i >= STAGES.len() => errs.push(Invalid::at(
+                    &p,
+                    format!(
+                        "\"bypass\" after the {} stage, whose output is a register of its own",
+                        OWN_REG_STAGES[(i - STAGES.len()).min(OWN_REG_STAGES.len() - 1)]
+                    ),
+                    REGISTERS_ALLOWED,
+                )),
                 Ok(k) => registers.push(k),
-                Err(msg) => {
-                    let mut p = at(&["registers"]);
-                    p.push(Seg::Index(i));
-                    errs.push(Invalid::at(&p, msg, STAGE_KINDS));
-                }
+                Err(msg) => errs.push(Invalid::at(&p, msg, STAGE_KINDS)),
             }
         }
+        // The map and zoom entries, when given, leave the main three.
+        let own_regs: Vec<StageKind> = registers.split_off(STAGES.len().min(registers.len()));
+        let own_reg = |k: usize| own_regs.get(k).copied().unwrap_or(StageKind::Bubble);
         if let Some(z) = &self.zoom
             && !(1..=8192).contains(&z.max_line_width)
         {
@@ -434,6 +451,8 @@ impl IpuSection {
             },
             stack_depth: self.stack_depth,
             registers,
+            map_register: own_reg(0),
+            zoom_register: own_reg(1),
             zoom: self
                 .zoom
                 .as_ref()

@@ -1321,6 +1321,8 @@ mod tests {
             bias: Fixed { int: 2, frac: 12 },
             stack_depth: 2,
             registers: vec![StageKind::Bubble; 3],
+            map_register: StageKind::Bubble,
+            zoom_register: StageKind::Bubble,
             zoom: None,
             pixel_map: None,
             bitmap: false,

@@ -320,6 +320,11 @@ pub struct IpuTop {
     pub map_io: Option<(Link, Link)>,
     pub conv_io: Option<(Link, Link)>,
     pub zoom_io: Option<(Link, Link)>,
+    /// Skid or FIFO registers behind the map's and zoom's own output registers, and the
+    /// wires that say they hold pixels.
+    pub map_reg: Option<RegView>,
+    pub zoom_reg: Option<RegView>,
+    pub reg_busy: Vec<String>,
     /// The zoom stage's image width and height (the filtered image's with the filter).
     pub zoom_size: (String, String),
     pub conv: Option<ConvView>,
@@ -677,9 +682,56 @@ impl<'a> IpuUnit<'a> {
                 (input, link_of(name, k == after.len() - 1))
             })
         };
-        let map_io = stage_io("map");
+        let mut map_io = stage_io("map");
         let conv_io = stage_io("conv");
-        let zoom_io = stage_io("zoom");
+        let mut zoom_io = stage_io("zoom");
+        // A skid or FIFO register behind the map's or zoom's own output register: the
+        // stage drives `<stage>_own_*`, the register the link the stage drove before.
+        let mut behind = |io: &mut Option<(Link, Link)>,
+                          stage: &'static str,
+                          kind: StageKind|
+         -> Result<Option<RegView>, RenderError> {
+            let Some((_, o)) = io.as_mut().filter(|_| kind != StageKind::Bubble) else {
+                return Ok(None);
+            };
+            let own = Link {
+                valid: format!("{stage}_own_valid"),
+                ready: format!("{stage}_own_ready"),
+                data: format!("{stage}_own_data"),
+                declare: true,
+            };
+            let out = std::mem::replace(o, own);
+            if let Some(m) = module_for(ctx, kind, pix_w)?
+                && !modules.iter().any(|x| x.name == m.name)
+            {
+                modules.push(m);
+            }
+            Ok(Some(RegView {
+                stage,
+                label: kind.label(),
+                inst: format!("u_{stage}_reg"),
+                module: block_kind(kind).map(|b| ctx.module_name(b)),
+                depth: match kind {
+                    StageKind::Fifo { depth } => Some(depth),
+                    _ => None,
+                },
+                width: pix_w,
+                in_valid: format!("{stage}_own_valid"),
+                in_ready: format!("{stage}_own_ready"),
+                in_data: format!("{stage}_own_data"),
+                out_valid: out.valid,
+                out_ready: out.ready,
+                out_data: out.data,
+                declare: out.declare,
+            }))
+        };
+        let map_reg = behind(&mut map_io, "map", ipu.map_register)?;
+        let zoom_reg = behind(&mut zoom_io, "zoom", ipu.zoom_register)?;
+        // Their contents count as the pipeline's: `drained` waits for them.
+        let reg_busy: Vec<String> = [&map_reg, &zoom_reg]
+            .iter()
+            .filter_map(|r| r.as_ref().map(|r| format!("{}_reg_busy", r.stage)))
+            .collect();
         // The image that reaches the packer or zoom: GL_REDUCE's with the filter on.
         let image_size: (String, String) = if conv.is_some() {
             (
@@ -802,6 +854,12 @@ impl<'a> IpuUnit<'a> {
                 .iter()
                 .zip(STAGES)
                 .map(|(k, s)| format!("{s}: {}", k.label()))
+                .chain(
+                    [&map_reg, &zoom_reg]
+                        .into_iter()
+                        .flatten()
+                        .map(|r| format!("behind {}: {}", r.stage, r.label)),
+                )
                 .collect::<Vec<_>>()
                 .join(", "),
             value_low_unused: sf.min(bf) < 16 && ipu.zoom.is_none() && !ipu.bitmap,
@@ -818,6 +876,9 @@ impl<'a> IpuUnit<'a> {
             map_io,
             conv_io,
             zoom_io,
+            map_reg,
+            zoom_reg,
+            reg_busy,
             // With the filter, zoom takes the filtered image's size.
             zoom_size: image_size,
 

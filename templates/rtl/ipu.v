@@ -284,7 +284,10 @@ module {{ name }} #(
 {%- if zoom.is_some() %}
   wire        zoom_busy;
 {%- endif %}
-  wire        drained     = (inflight_q == {{ cnt_w }}'d0){% if zoom.is_some() %} & ~zoom_busy{% endif %}{% if map.is_some() %} & ~map_busy{% endif %}{% if bitmap %} & ~bm_valid_q{% endif %}{% if conv.is_some() %} & ~conv_busy{% endif %}{% if fb.is_some() %} & ~pack_busy{% endif %};
+{%- for b in reg_busy %}
+  wire        {{ b }};
+{%- endfor %}
+  wire        drained     = (inflight_q == {{ cnt_w }}'d0){% for b in reg_busy %} & ~{{ b }}{% endfor %}{% if zoom.is_some() %} & ~zoom_busy{% endif %}{% if map.is_some() %} & ~map_busy{% endif %}{% if bitmap %} & ~bm_valid_q{% endif %}{% if conv.is_some() %} & ~conv_busy{% endif %}{% if fb.is_some() %} & ~pack_busy{% endif %};
 
   // PIXEL_TRANSFER value: S15.16 to the stored formats, floor then saturate.
   wire [31:0] scale_shifted = {{ scale_shift }};
@@ -491,31 +494,7 @@ module {{ name }} #(
   assign bias_in_data[{{ pix_w - 1 }}:{{ meta1 }}] = scale_data[{{ meta2 + 31 }}:{{ meta2 }}];
 {%- endif %}
 {% endif %}
-  // {{ r.inst }}: {{ r.label }} after {{ r.stage }}
-{%- if r.declare %}
-  wire        {{ r.out_valid }};
-  wire        {{ r.out_ready }};
-  wire [{{ r.width - 1 }}:0] {{ r.out_data }};
-{%- endif %}
-{%- if let Some(module) = r.module %}
-  {{ module }} #(
-    .Width ({{ r.width }}){% if let Some(depth) = r.depth %},
-    .Depth ({{ depth }}){% endif %}
-  ) {{ r.inst }} (
-    .clk_i       (clk_i),
-    .{{ rst.port }}{{ rst.pad }} ({{ rst.port }}),
-    .in_valid_i  ({{ r.in_valid }}),
-    .in_ready_o  ({{ r.in_ready }}),
-    .in_data_i   ({{ r.in_data }}),
-    .out_valid_o ({{ r.out_valid }}),
-    .out_ready_i ({{ r.out_ready }}),
-    .out_data_o  ({{ r.out_data }})
-  );
-{%- else %}
-  assign {{ r.out_valid }} = {{ r.in_valid }};
-  assign {{ r.in_ready }} = {{ r.out_ready }};
-  assign {{ r.out_data }} = {{ r.in_data }};
-{%- endif %}
+{% include "rtl/ipu_reg.v" %}
 {% endfor %}
   // Pixels leave the bias register (the count of pixels in flight ends here).
   wire        bias_take = {{ bias_out.valid }} & {{ bias_out.ready }};
@@ -556,6 +535,10 @@ module {{ name }} #(
     .out_data_o  ({{ o.data }}),
     .busy_o      (map_busy)
   );
+{%- if let Some(r) = map_reg %}
+{% include "rtl/ipu_reg.v" %}
+  assign map_reg_busy = {{ r.out_valid }};
+{%- endif %}
 {%- endif %}
 {%- endif %}
 {%- if let Some(c) = conv %}
@@ -601,6 +584,11 @@ module {{ name }} #(
 {%- if let Some((zoom_mod, line)) = zoom %}
 {%- if let Some((i, o)) = zoom_io %}
   // Stage 4, zoom: bypassed (a plain register) while both factors are 1.0.
+{%- if o.declare %}
+  wire        {{ o.valid }};
+  wire        {{ o.ready }};
+  wire [{{ pix_w - 1 }}:0] {{ o.data }};
+{%- endif %}
   {{ zoom_mod }} #(
     .MaxLine ({{ line }})
   ) u_zoom (
@@ -620,6 +608,10 @@ module {{ name }} #(
     .out_data_o  ({{ o.data }}),
     .busy_o      (zoom_busy)
   );
+{%- if let Some(r) = zoom_reg %}
+{% include "rtl/ipu_reg.v" %}
+  assign zoom_reg_busy = {{ r.out_valid }};
+{%- endif %}
 {%- endif %}
 {%- endif %}
   assign pass_valid_o = pass_valid_q;
