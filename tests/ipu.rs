@@ -429,8 +429,12 @@ fn formats_stream_of(cfg: &Config) -> m::Stream {
 
 #[test]
 fn cli_sim_runs_the_ipu_of_the_default_preset() {
+    // As a user runs it: the default, relative work dir (sim/build under the current one).
+    let cwd = work_dir().join("cli-default");
+    std::fs::create_dir_all(&cwd).expect("creates the directory");
     let out = gpurtl()
-        .env("GPURTL_SIM_DIR", work_dir())
+        .current_dir(&cwd)
+        .env_remove("GPURTL_SIM_DIR")
         .args([
             "sim", "--unit", "ipu", "--count", "300", "--seed", "9", "--gap", "0.2", "--stall",
             "0.2",

@@ -368,7 +368,11 @@ pub fn build(
 /// cannot be built: each build then compiles its own, as Verilator does by default.
 fn runtime(work_dir: &Path, trace: bool, version: &str) -> Option<PathBuf> {
     let key = format!("{version}\n{trace}\n{MAKEFILE}");
-    let dir = work_dir.join(format!("runtime-{}", &sha256_hex(key.as_bytes())[..16]));
+    // Absolute: the build's make runs in its own directory (`make -C`), and the default
+    // work dir is relative.
+    let dir = std::path::absolute(work_dir)
+        .ok()?
+        .join(format!("runtime-{}", &sha256_hex(key.as_bytes())[..16]));
     let ready =
         |d: &Path| d.join("verilated.o").is_file() && d.join("verilated_threads.o").is_file();
     if ready(&dir) {
