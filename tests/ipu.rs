@@ -930,6 +930,37 @@ fn bitmaps_match_the_model_at_1_2_and_4_lanes() {
     }
 }
 
+/// glBitmap with no stalls: bitmap pixels (bits) per clock for a bitmap of `bits`
+/// words, 4 of 64 x 16 back to back.
+fn bitmap_rate(b: &Built, bits: u32) -> f64 {
+    let mut s = m::Stream::default();
+    s.cmds.extend(m::cmd_raster(0xff20_4080));
+    for i in 0..4 {
+        s.cmds.extend(m::cmd_bitmap(64, 16, 0, 16 * i));
+        s.dma
+            .extend(std::iter::repeat_n(bits, m::bitmap_words(64, 16)));
+    }
+    let (r, out) = check(b, &s, 14, 0.0, 0.0);
+    assert_eq!(out.pixels, 4 * 16 * 64 * u64::from(bits.count_ones()) / 32);
+    let rate = f64::from(4 * 64 * 16) / r.cycles as f64;
+    println!(
+        "{}: Bitmap 64x16 x4, words {bits:#010x}: {} fragments in {} clocks, {rate:.3} bitmap pixels/clock",
+        b.cfg.design.name, out.pixels, r.cycles
+    );
+    rate
+}
+
+#[test]
+fn bitmap_rate_with_no_stalls() {
+    // A bit a clock at any lane count, whether or not it makes a fragment.
+    for cfg in [one_lane(), four_lanes()] {
+        let b = build_cfg(cfg);
+        for bits in [0xffff_ffff, 0xaaaa_aaaa] {
+            assert!(bitmap_rate(&b, bits) > 0.97);
+        }
+    }
+}
+
 #[test]
 fn broken_bitmap_is_caught() {
     let cfg = two_lanes();
