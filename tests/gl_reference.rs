@@ -206,6 +206,16 @@ scale_frac_bits = 16\nbias_int_bits = 8\nbias_frac_bits = 16\n\
 [ipu.pixel_map]\nenabled = true\ntable_size = 256\n\
 maps = [\"r_to_r\", \"g_to_g\", \"b_to_b\", \"a_to_a\"]\n";
 
+/// PIXEL_TRANSFER commands setting the four scales and the four biases.
+fn transfers(scale: &[f64; 4], bias: &[f64; 4]) -> Vec<u32> {
+    let mut cmds = Vec::new();
+    for ch in 0..4 {
+        cmds.extend(ipu::cmd_transfer(false, ch, ipu::q16(scale[ch as usize])));
+        cmds.extend(ipu::cmd_transfer(true, ch, ipu::q16(bias[ch as usize])));
+    }
+    cmds
+}
+
 /// The pixels a model run wrote: (x, y, colour), sorted by row, then column.
 fn written(unit: &gpurtl::config::Ipu, out: &ipu::Outputs) -> Vec<Written> {
     let mut px: Vec<Written> = out
@@ -272,12 +282,7 @@ fn ipu_draw_pixels_matches_mesa_softpipe() {
     let mut expect = Vec::new();
     for (img, &(scale, bias, (zx, zy))) in images.iter().zip(&params) {
         let mut s = ipu::Stream::default();
-        for ch in 0..4 {
-            s.cmds
-                .extend(ipu::cmd_transfer(false, ch, ipu::q16(scale[ch as usize])));
-            s.cmds
-                .extend(ipu::cmd_transfer(true, ch, ipu::q16(bias[ch as usize])));
-        }
+        s.cmds.extend(transfers(&scale, &bias));
         s.cmds.extend(ipu::cmd_zoom(ipu::q16(zx), ipu::q16(zy)));
         s.cmds
             .extend(ipu::cmd_draw(0, img.width, img.height, x0, y0));
@@ -414,12 +419,7 @@ fn ipu_read_pixels_matches_mesa_softpipe() {
     let mut worst = 0i64;
     for ((img, fmt, scale, bias), mesa) in cases.iter().zip(&got) {
         let mut s = ipu::Stream::default();
-        for ch in 0..4 {
-            s.cmds
-                .extend(ipu::cmd_transfer(false, ch, ipu::q16(scale[ch as usize])));
-            s.cmds
-                .extend(ipu::cmd_transfer(true, ch, ipu::q16(bias[ch as usize])));
-        }
+        s.cmds.extend(transfers(scale, bias));
         s.cmds.extend(ipu::cmd_read(*fmt, w, h, 0, 0));
         // The region as the framebuffer answers: 4 pixels a 128-bit word, rows padded.
         for j in 0..h {
