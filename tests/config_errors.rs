@@ -781,11 +781,11 @@ fn cases(many_stages: &str) -> Vec<Case> {
         ),
         case(
             "ipu_dma_width",
-            &with_ipu(&["dma_word_bits = 64"]),
+            &with_ipu(&["dma_word_bits = 48"]),
             Some("ipu.dma_word_bits"),
             (4, 17),
-            "DMA word of 64 bits",
-            Some("32"),
+            "DMA word of 48 bits",
+            Some("32 (the seed's DMA word; default), 64 or 128"),
         ),
         case(
             "ipu_framebuffer_word",

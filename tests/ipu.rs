@@ -58,8 +58,8 @@ fn one_lane_plain() -> Config {
     )
 }
 
-/// Four lanes, some formats, mixed registers (a FIFO behind the maps, a skid behind zoom),
-/// the smallest stack, a 1x1 filter with the
+/// Four lanes, a 128-bit DMA word (32 bits without the filter), some formats, mixed
+/// registers (a FIFO behind the maps, a skid behind zoom), the smallest stack, a 1x1 filter with the
 /// narrowest weights (the filter's line buffers are co-simulated at one lane: builds cost).
 fn four_lanes() -> Config {
     four_lanes_with("[ipu.convolution]\nenabled = true\nkernel_size = 1\nweight_int_bits = 1\n")
@@ -70,21 +70,27 @@ fn four_lanes_with(conv: &str) -> Config {
         if conv.is_empty() { "ipu_l4n" } else { "ipu_l4" },
         ("sync", "high"),
         &format!(
-            "lanes = 4\nbitmap = true\nframebuffer = true\nformats = [\"l8\", \"rgba8888\", \"rgb565\", \"la88\"]\nscale_frac_bits = 16\n\
+            "lanes = 4\n{}bitmap = true\nframebuffer = true\nformats = [\"l8\", \"rgba8888\", \"rgb565\", \"la88\"]\nscale_frac_bits = 16\n\
              bias_frac_bits = 10\nscale_int_bits = 8\nbias_int_bits = 1\nstack_depth = 1\n\
              registers = [\"skid\", \"fifo:3\", \"bypass\", \"fifo:2\", \"skid\"]\n\
              [ipu.zoom]\nenabled = true\nmax_line_width = 64\n\
-             [ipu.pixel_map]\nenabled = true\ntable_size = 16\nmaps = [\"a_to_a\", \"r_to_r\", \"g_to_g\", \"b_to_b\"]\n{conv}"
+             [ipu.pixel_map]\nenabled = true\ntable_size = 16\nmaps = [\"a_to_a\", \"r_to_r\", \"g_to_g\", \"b_to_b\"]\n{conv}",
+            if conv.is_empty() {
+                ""
+            } else {
+                "dma_word_bits = 128\n"
+            }
         ),
     )
 }
 
-/// Two lanes, registers that pass ready straight through (and a skid behind the maps).
+/// Two lanes, a 64-bit DMA word, registers that pass ready straight through (and a skid
+/// behind the maps).
 fn two_lanes() -> Config {
     ipu_config(
         "ipu_l2",
         ("async", "high"),
-        "lanes = 2\nbitmap = true\nframebuffer = true\nformats = [\"bgra8888\", \"rgba4444\", \"rgba5551\", \"l8\"]\nscale_frac_bits = 16\n\
+        "lanes = 2\ndma_word_bits = 64\nbitmap = true\nframebuffer = true\nformats = [\"bgra8888\", \"rgba4444\", \"rgba5551\", \"l8\"]\nscale_frac_bits = 16\n\
          bias_frac_bits = 16\nstack_depth = 2\n\
          registers = [\"bypass\", \"bubble\", \"fifo:1\", \"skid\", \"bubble\"]\n\
          [ipu.zoom]\nenabled = true\nmax_line_width = 10\n\
@@ -320,22 +326,20 @@ fn draw_pixels_rate_with_no_stalls() {
     for fmt in [0, 2, 5] {
         assert!(draw_rate(&b, fmt, 64, 16, 4) > 0.99);
     }
-    // Four lanes: as many pixels as a 32-bit DMA word holds, up to 4.
+    // Four lanes and a 128-bit DMA word: 4 pixels a clock in every format (a word holds
+    // 16 l8, 8 rgb565 or 4 rgba8888 pixels).
     let b = build_cfg(four_lanes());
     // With zoom in the config a draw waits for the one before to leave the unit (here
     // through a FIFO behind the maps and a skid behind zoom): a few clocks a draw.
-    assert!(draw_rate(&b, 5, 64, 16, 4) > 3.84, "l8: 4 pixels a word");
-    assert!(
-        draw_rate(&b, 2, 64, 16, 4) > 1.95,
-        "rgb565: 2 pixels a word"
-    );
-    assert!(
-        draw_rate(&b, 0, 64, 16, 4) > 0.99,
-        "rgba8888: 1 pixel a word"
-    );
-    // Rows of 3 l8 pixels: a group never spans rows, so 12 pixels (3 words) take 6 beats.
-    // (The filter's bypass register is one more clock a draw.)
-    assert!(draw_rate(&b, 5, 3, 64, 4) > 1.8);
+    for (fmt, name) in [(5, "l8"), (2, "rgb565"), (0, "rgba8888")] {
+        assert!(
+            draw_rate(&b, fmt, 64, 16, 4) > 3.84,
+            "{name}: 4 pixels a clock"
+        );
+    }
+    // Rows of 3 l8 pixels: a group never spans rows or words, so a row is one beat, or
+    // two where a 16-byte word ends inside it (64 rows, 12 words: 76 beats a draw).
+    assert!(draw_rate(&b, 5, 3, 64, 4) > 2.3);
 }
 
 /// Builds `cfg` with module `kind`'s text mutated, runs `stream`, and returns the failed
@@ -971,8 +975,8 @@ fn broken_bitmap_is_caught() {
             // Bit 0 of a byte taken as its leftmost pixel (GL's LSB_FIRST).
             (
                 "ipu",
-                "{byte_q, 3'b111} - {2'b0, col_q[2:0]}",
-                "{byte_q, 3'b000} + {2'b0, col_q[2:0]}",
+                "{byte_q, 3'b111} - {{3{1'b0}}, col_q[2:0]}",
+                "{byte_q, 3'b000} + {{3{1'b0}}, col_q[2:0]}",
                 0.0,
                 true,
             ),

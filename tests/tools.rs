@@ -650,14 +650,14 @@ fn ipu_configs_pass_lint_synth_and_icarus() {
             "ipu_l2",
             "async",
             "high",
-            "lanes = 2\nframebuffer = true\nformats = [\"bgra8888\"]\nscale_frac_bits = 10\nbias_frac_bits = 14\n\
+            "lanes = 2\ndma_word_bits = 64\nframebuffer = true\nformats = [\"bgra8888\"]\nscale_frac_bits = 10\nbias_frac_bits = 14\n\
              stack_depth = 32\nregisters = [\"bypass\", \"bypass\", \"bypass\"]\n",
         ),
         (
             "ipu_zoom_maps_l4",
             "async",
             "low",
-            "lanes = 4\nbitmap = true\nframebuffer = true\nformats = [\"l8\"]\n\
+            "lanes = 4\ndma_word_bits = 128\nbitmap = true\nframebuffer = true\nformats = [\"l8\"]\n\
              registers = [\"bubble\", \"bubble\", \"skid\", \"fifo:4\", \"skid\"]\n\
              [ipu.zoom]\nenabled = true\nmax_line_width = 1\n\
              [ipu.pixel_map]\nenabled = true\ntable_size = 2\nmaps = [\"a_to_a\"]\n\

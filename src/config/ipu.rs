@@ -27,7 +27,7 @@ pub const PIXEL_MAPS: [&str; 10] = [
 
 pub const LANES_ALLOWED: &str = "1, 2 or 4 pixels per clock (default 1)";
 pub const FB_ALLOWED: &str = "128 (the seed's framebuffer word of 4 RGBA8 pixels; default 128)";
-pub const DMA_ALLOWED: &str = "32 (the seed's DMA word; default 32)";
+pub const DMA_ALLOWED: &str = "32 (the seed's DMA word; default), 64 or 128: the DMA input word (dma); DMA output words (dma_out) are 32 bits";
 pub const FORMATS_ALLOWED: &str = "a non-empty array of distinct formats, each one of \"rgba8888\", \"bgra8888\", \"rgb565\", \"rgba4444\", \"rgba5551\", \"l8\", \"la88\" (default: all)";
 pub const FORMAT_ALLOWED: &str =
     "\"rgba8888\", \"bgra8888\", \"rgb565\", \"rgba4444\", \"rgba5551\", \"l8\", \"la88\"";
@@ -261,7 +261,7 @@ impl IpuSection {
                 FB_ALLOWED,
             ));
         }
-        if self.dma_word_bits != 32 {
+        if ![32, 64, 128].contains(&self.dma_word_bits) {
             errs.push(Invalid::at(
                 &at(&["dma_word_bits"]),
                 format!("DMA word of {} bits", self.dma_word_bits),

@@ -63,10 +63,12 @@
 //! checks are DRAW_PIXELS' (the zoom line buffer for COPY_PIXELS only).
 //!
 //! DRAW_PIXELS with a non-zero size sends one DMA request (`dma_req`: the number of
-//! 32-bit words, `ceil(width * height * bytes_per_pixel / 4)`) and then takes exactly that
-//! many words from `dma`. Pixels are packed row after row with no padding (GL's unpack
-//! alignment 1), pixel `p` at byte `p * bytes_per_pixel` of the stream, little endian in a
-//! word (byte 0 is bits `[7:0]`). Formats as GL's packed types: rgb565 is
+//! DMA words, `ceil(width * height * bytes_per_pixel / B)` for B bytes a word,
+//! `dma_word_bits / 8`) and then takes exactly that many words from `dma` (a bitmap
+//! likewise, `ceil(ceil(width / 8) * height / B)` words). Pixels are packed row after row
+//! with no padding (GL's unpack alignment 1), pixel `p` at byte `p * bytes_per_pixel` of
+//! the stream, little endian in a word (byte 0 is bits `[7:0]`); a beat takes up to
+//! `lanes` pixels of one row from one word. Formats as GL's packed types: rgb565 is
 //! `R[15:11] G[10:5] B[4:0]`, rgba4444 `R[15:12] G[11:8] B[7:4] A[3:0]`, rgba5551
 //! `R[15:11] G[10:6] B[5:1] A[0]`, rgba8888 bytes R, G, B, A, bgra8888 bytes B, G, R, A,
 //! l8 one byte L (R = G = B = L, A = 255), la88 bytes L, A. An n-bit channel becomes 8
@@ -385,6 +387,9 @@ pub struct Outputs {
     pub dma_out: Vec<u32>,
     /// COPY_TEX_IMAGE's writes `{address, word}`.
     pub tex: Vec<u64>,
+    /// The 32-bit units of the `dma` stream each draw and bitmap took, in order: each
+    /// starts a DMA word, its last word zero-padded (see [`dma_words`]).
+    pub dma_chunks: Vec<usize>,
     /// Pixels delivered (mask bits set over all beats).
     pub pixels: u64,
 }
@@ -442,6 +447,7 @@ enum Sink {
 /// the commands end or the DMA or framebuffer words run out.
 pub fn run(ipu: &Ipu, cmds: &[u32], dma: &[u32], fb: &[FbWord]) -> Outputs {
     let mut out = Outputs::default();
+    let word_bytes = u64::from(ipu.dma_word_bits / 8);
     let one = 1i64 << ipu.scale.frac;
     let mut scale = [one; 4];
     let mut bias = [0i64; 4];
@@ -528,13 +534,15 @@ pub fn run(ipu: &Ipu, cmds: &[u32], dma: &[u32], fb: &[FbWord]) -> Outputs {
                     ry.wrapping_add(ymove) & 0xffff,
                 );
                 if w > 0 && h > 0 {
-                    let nwords = bitmap_words(w, h);
-                    out.dma_req.push(nwords as u32);
-                    if dma_next + nwords > dma.len() {
+                    let bytes = u64::from(w.div_ceil(8)) * u64::from(h);
+                    out.dma_req.push(bytes.div_ceil(word_bytes) as u32);
+                    let units = bitmap_words(w, h);
+                    if dma_next + units > dma.len() {
                         break;
                     }
-                    let src = &dma[dma_next..dma_next + nwords];
-                    dma_next += nwords;
+                    let src = &dma[dma_next..dma_next + units];
+                    dma_next += units;
+                    out.dma_chunks.push(units);
                     bitmap(ipu, &mut out, src, (w, h), (x0, y0), raster);
                 }
             }
@@ -569,13 +577,15 @@ pub fn run(ipu: &Ipu, cmds: &[u32], dma: &[u32], fb: &[FbWord]) -> Outputs {
                     out.status.push(event(EV_WIDTH, stack.len()));
                 } else if w > 0 && h > 0 {
                     let bpp = bytes_per_pixel(fmt);
-                    let nwords = (u64::from(w) * u64::from(h) * u64::from(bpp)).div_ceil(4);
-                    out.dma_req.push(nwords as u32);
-                    if dma_next + nwords as usize > dma.len() {
+                    let bytes = u64::from(w) * u64::from(h) * u64::from(bpp);
+                    out.dma_req.push(bytes.div_ceil(word_bytes) as u32);
+                    let units = bytes.div_ceil(4) as usize;
+                    if dma_next + units > dma.len() {
                         break;
                     }
-                    let src = &dma[dma_next..dma_next + nwords as usize];
-                    dma_next += nwords as usize;
+                    let src = &dma[dma_next..dma_next + units];
+                    dma_next += units;
+                    out.dma_chunks.push(units);
                     let params = Params::new(ipu, &scale, &bias, zoom, &maps, &conv);
                     let groups = dma_groups(ipu, src, fmt, w, h);
                     draw(ipu, &mut out, groups, (w, h), (x0, y0), &params, Sink::Pix);
@@ -665,27 +675,51 @@ type Group = (u32, u32, Vec<u32>);
 /// one DMA word.
 fn dma_groups(ipu: &Ipu, words: &[u32], fmt: u32, w: u32, h: u32) -> Vec<Group> {
     let bpp = bytes_per_pixel(fmt);
+    let wb = ipu.dma_word_bits / 8;
     let mut groups = Vec::new();
-    let mut byte = 0u32;
-    let mut widx = 0usize;
+    // Byte offset in the stream; a pixel never straddles a 32-bit unit (bpp divides 4).
+    let mut off = 0u32;
     for row in 0..h {
         let mut col = 0u32;
         while col < w {
-            let slots = (4 - byte) / bpp;
+            let slots = (wb - off % wb) / bpp;
             let g = ipu.lanes.min(slots).min(w - col);
             let px = (0..g)
-                .map(|lane| convert(fmt, words[widx] >> (8 * (byte + lane * bpp))))
+                .map(|lane| {
+                    let b = off + lane * bpp;
+                    convert(fmt, words[(b / 4) as usize] >> (8 * (b % 4)))
+                })
                 .collect();
             groups.push((col, row, px));
-            byte += g * bpp;
+            off += g * bpp;
             col += g;
-            if byte == 4 {
-                byte = 0;
-                widx += 1;
-            }
         }
     }
     groups
+}
+
+/// The `dma` port's words for a stream of 32-bit units: each command's units (`chunks`)
+/// start a word, `dma_word_bits / 32` units a word, unit 0 in the low bits, the last word
+/// of a command zero-padded; units after the last command's likewise.
+pub fn dma_words(ipu: &Ipu, units: &[u32], chunks: &[usize]) -> Vec<Bits> {
+    let per = (ipu.dma_word_bits / 32) as usize;
+    let mut words = Vec::new();
+    let mut pack = |part: &[u32]| {
+        for w in part.chunks(per) {
+            let mut b = Bits::zero(ipu.dma_word_bits);
+            for (i, u) in (0u32..).zip(w) {
+                b.set_field(32 * i, 32, u64::from(*u));
+            }
+            words.push(b);
+        }
+    };
+    let mut next = 0;
+    for &c in chunks {
+        pack(&units[next..next + c]);
+        next += c;
+    }
+    pack(&units[next..]);
+    words
 }
 
 /// The groups of a framebuffer region: up to `lanes` consecutive pixels of one 128-bit
@@ -1247,8 +1281,8 @@ pub fn encode(ipu: &Ipu, stream: &Stream, seed: u64) -> (VectorSet, Outputs) {
                 items: stream.cmds.iter().map(|w| word(*w, 32)).collect(),
             },
             PortVectors {
-                port: port("dma", Dir::In, 32),
-                items: stream.dma.iter().map(|w| word(*w, 32)).collect(),
+                port: port("dma", Dir::In, ipu.dma_word_bits),
+                items: dma_words(ipu, &stream.dma, &out.dma_chunks),
             },
             PortVectors {
                 port: port("pass", Dir::Out, 32),
@@ -1544,6 +1578,33 @@ mod tests {
             .collect();
         assert_eq!(got, want);
         assert_eq!(out.pixels, 5);
+    }
+
+    #[test]
+    fn wide_dma_words_start_each_command_and_pad_its_last() {
+        let mut cfg = ipu(4);
+        cfg.dma_word_bits = 128;
+        // 3 rgba8888 pixels (12 bytes) and 5 l8 pixels (5 bytes): one 128-bit word each.
+        let mut cmds = cmd_draw(0, 3, 1, 0, 0).to_vec();
+        cmds.extend(cmd_draw(5, 5, 1, 0, 1));
+        let units = [
+            0x0403_0201,
+            0x0807_0605,
+            0x0c0b_0a09,
+            0x1312_1110,
+            0x0000_0014,
+        ];
+        let out = run(&cfg, &cmds, &units, &[]);
+        assert_eq!(out.dma_req, vec![1, 1]);
+        assert_eq!(out.dma_chunks, vec![3, 2]);
+        let words = dma_words(&cfg, &units, &out.dma_chunks);
+        assert_eq!(words.len(), 2);
+        assert_eq!(words[0].field(64, 64), 0x0c0b_0a09);
+        assert_eq!(words[1].field(0, 64), 0x0000_0014_1312_1110);
+        // One beat of 3 pixels, then one of 4 and one of 1 (a beat is one word's, one row's).
+        let masks: Vec<u64> = out.pix.iter().map(|b| b.field(160, 4)).collect();
+        assert_eq!(masks, vec![0b0111, 0b1111, 0b0001]);
+        assert_eq!(out.written(&cfg)[6].2, 0xff13_1313);
     }
 
     #[test]

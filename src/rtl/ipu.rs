@@ -268,11 +268,16 @@ pub struct LaneView {
     /// Byte step of this lane from the group's first pixel, for 1, 2 and 4 bytes a pixel.
     pub step1: u32,
     pub step2: u32,
+    pub step4: u32,
 }
 
 #[derive(Template)]
 #[template(path = "rtl/ipu.v")]
 pub struct IpuTop {
+    /// The DMA input word: bits, bytes, and bits of a byte index into it.
+    pub dma_w: u32,
+    pub wb: u32,
+    pub byte_w: u32,
     pub name: String,
     pub stamp: String,
     pub rst: Rst,
@@ -507,13 +512,17 @@ impl<'a> IpuUnit<'a> {
                 modules.push(m);
             }
         }
+        // The DMA word: its bytes and the width of a byte index into it.
+        let wb = ipu.dma_word_bits / 8;
+        let byte_w = clog2(wb);
         let lanes_v_list = (0..l)
             .map(|i| LaneView {
                 i,
                 px: format!("[{}:{}]", 32 * i + 31, 32 * i),
                 prod: format!("[{}:{}]", prod_w * i + prod_w - 1, prod_w * i),
-                step1: i % 4,
-                step2: (2 * i) % 4,
+                step1: i % wb,
+                step2: (2 * i) % wb,
+                step4: (4 * i) % wb,
             })
             .collect();
         let shift = |frac: u32| {
@@ -841,6 +850,9 @@ impl<'a> IpuUnit<'a> {
             capacity,
             regs,
             lanes_v_list,
+            dma_w: ipu.dma_word_bits,
+            wb,
+            byte_w,
             d1_w,
             d2_w,
             pix_w,
@@ -949,7 +961,7 @@ impl<'a> IpuUnit<'a> {
             modules: modules.iter().map(|m| m.name.clone()).collect(),
             ports: vec![
                 port("cmd", Dir::In, 32),
-                port("dma", Dir::In, 32),
+                port("dma", Dir::In, ipu.dma_word_bits),
                 port("pass", Dir::Out, 32),
                 port("dma_req", Dir::Out, 32),
                 port("pix", Dir::Out, pix_w),

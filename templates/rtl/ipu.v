@@ -72,7 +72,7 @@ module {{ name }} #(
   input  wire [31:0] cmd_data_i,
   input  wire        dma_valid_i,
   output wire        dma_ready_o,
-  input  wire [31:0] dma_data_i,
+  input  wire [{{ dma_w - 1 }}:0] dma_data_i,
   output wire        pass_valid_o,
   input  wire        pass_ready_i,
   output wire [31:0] pass_data_o,
@@ -196,7 +196,7 @@ module {{ name }} #(
   reg  [SpW-1:0]  sp_q, sp_d;            // stack level
   reg  [15:0] col_q, col_d;
   reg  [15:0] row_q, row_d;
-  reg  [1:0]  byte_q, byte_d;        // byte of the next pixel in the current DMA word
+  reg  [{{ byte_w - 1 }}:0]  byte_q, byte_d;        // byte of the next pixel in the current DMA word
   reg  [{{ cnt_w - 1 }}:0]  inflight_q, inflight_d; // pixels issued and not yet out
   reg         pass_valid_q, pass_valid_d;
   reg  [31:0] pass_data_q;
@@ -329,16 +329,15 @@ module {{ name }} #(
   // DMA words of a bitmap: rows of ceil(width / 8) bytes.
   wire [15:0] bm_row_bytes = {3'b0, width_q[15:3]} + {15'd0, |width_q[2:0]};
   wire [31:0] bm_bytes = {16'd0, bm_row_bytes} * {16'd0, height_q};
-  wire [31:0] bm_words = {2'b0, bm_bytes[31:2]} + {31'd0, |bm_bytes[1:0]};
+  wire [31:0] bm_words = {{ "{{" }}{{ byte_w }}{1'b0}}, bm_bytes[31:{{ byte_w }}]} + {31'd0, |bm_bytes[{{ byte_w - 1 }}:0]};
 {%- endif %}
-  // DMA words of the draw: ceil(width * height * bytes_per_pixel / 4).
+  // DMA words of the draw: ceil(width * height * bytes_per_pixel / {{ wb }}).
   wire [31:0] area = {16'd0, width_q} * {16'd0, height_q};
+  /* verilator lint_off UNUSEDSIGNAL */
+  wire [35:0] draw_bytes = {4'b0, area} << bpp_log;
+  /* verilator lint_on UNUSEDSIGNAL */
   always @(*) begin
-    case (bpp_log)
-      2'd2:    dma_req_data_o = area;
-      2'd1:    dma_req_data_o = {1'b0, area[31:1]} + {31'd0, area[0]};
-      default: dma_req_data_o = {2'b0, area[31:2]} + {31'd0, |area[1:0]};
-    endcase
+    dma_req_data_o = draw_bytes[{{ byte_w + 31 }}:{{ byte_w }}] + {31'd0, |draw_bytes[{{ byte_w - 1 }}:0]};
 {%- if bitmap %}
     if (act_q == ACT_BITMAP) begin
       dma_req_data_o = bm_words;
@@ -391,22 +390,26 @@ module {{ name }} #(
   wire [1:0]  step_log = bpp_log;
   wire        src_valid = dma_valid_i;
 {%- endif %}
-  wire [2:0]  slots = (step_log == 2'd0) ? (3'd4 - {1'b0, byte_q}) :
-                      (step_log == 2'd1) ? (byte_q[1] ? 3'd1 : 3'd2) :
-                      3'd1;
+  // Pixels left in the word: its bytes after byte_q, by bytes per pixel.
+{%- if fb.is_some() %}
+  wire [{{ byte_w }}:0]  room  = fb_act ? ({{ byte_w + 1 }}'d4 - {1'b0, byte_q}) : ({{ byte_w + 1 }}'d{{ wb }} - {1'b0, byte_q});
+{%- else %}
+  wire [{{ byte_w }}:0]  room  = {{ byte_w + 1 }}'d{{ wb }} - {1'b0, byte_q};
+{%- endif %}
+  wire [{{ byte_w }}:0]  slots = room >> step_log;
   wire [15:0] left  = width_q - col_q;
-  wire [2:0]  cap   = (slots < 3'd{{ lanes }}) ? slots : 3'd{{ lanes }};
+  wire [2:0]  cap   = (slots < {{ byte_w + 1 }}'d{{ lanes }}) ? slots[2:0] : 3'd{{ lanes }};
   wire [2:0]  group = (left < {13'd0, cap}) ? left[2:0] : cap;
-  wire [4:0]  advance  = {2'b0, group} << step_log;
-  wire [4:0]  byte_end = {3'b0, byte_q} + advance;
+  wire [{{ byte_w + 1 }}:0]  advance  = {{ "{{" }}{{ byte_w - 1 }}{1'b0}}, group} << step_log;
+  wire [{{ byte_w + 1 }}:0]  byte_end = {2'b0, byte_q} + advance;
   wire        last_col = (left == {13'd0, group});
   wire        last_row = (row_q == height_q - 16'd1);
   wire        last_px  = last_col & last_row;
 {%- if fb.is_some() %}
   // A framebuffer row ends its word.
-  wire        word_done = (byte_end == 5'd4) | last_px | (fb_act & last_col);
+  wire        word_done = (byte_end == (fb_act ? {{ byte_w + 2 }}'d4 : {{ byte_w + 2 }}'d{{ wb }})) | last_px | (fb_act & last_col);
 {%- else %}
-  wire        word_done = (byte_end == 5'd4) | last_px;
+  wire        word_done = (byte_end == {{ byte_w + 2 }}'d{{ wb }}) | last_px;
 {%- endif %}
 
   wire        unpack_in_valid = in_pipe & src_valid;
@@ -415,11 +418,11 @@ module {{ name }} #(
 {%- if bitmap %}
   // Bitmap: bit 7 - col[2:0] of byte byte_q is the pixel at col; a set bit waits for pix.
   wire        in_bitmap   = (state_q == BITMAP);
-  wire [4:0]  bm_index    = {byte_q, 3'b111} - {2'b0, col_q[2:0]};
+  wire [{{ byte_w + 2 }}:0]  bm_index    = {byte_q, 3'b111} - {{ "{{" }}{{ byte_w }}{1'b0}}, col_q[2:0]};
   wire        bm_bit      = dma_data_i[bm_index];
   wire        bm_last_col = (col_q == width_q - 16'd1);
   wire        bm_byte_end = (col_q[2:0] == 3'd7) | bm_last_col;
-  wire        bm_word_end = bm_byte_end & ((byte_q == 2'd3) | (bm_last_col & last_row));
+  wire        bm_word_end = bm_byte_end & ((&byte_q) | (bm_last_col & last_row));
   wire        bm_ok       = ~bm_bit | ~bm_valid_q | pix_ready_i;
   wire        bm_step     = in_bitmap & dma_valid_i & bm_ok;
   wire        bm_load     = bm_step & bm_bit;
@@ -431,27 +434,27 @@ module {{ name }} #(
   assign fb_ready_o  = in_pipe & fb_act & unpack_in_ready & word_done;
 {%- endif %}
 
-  wire [63:0] dma_wide = {32'd0, dma_data_i};
+  wire [{{ dma_w + 31 }}:0] dma_wide = {32'd0, dma_data_i};
   wire [{{ lanes - 1 }}:0]  mask;
   wire [{{ d1_w - 1 }}:0] unpack_in_data;
 {%- for l in lanes_v_list %}
 
   // Lane {{ l.i }}: the pixel {{ l.i }} after the group's first, {{ l.i }} x bytes_per_pixel further on.
-  reg  [1:0]  lane{{ l.i }}_step;
+  reg  [{{ byte_w - 1 }}:0]  lane{{ l.i }}_step;
   always @(*) begin
     case (step_log)
-      2'd0:    lane{{ l.i }}_step = 2'd{{ l.step1 }};
-      2'd1:    lane{{ l.i }}_step = 2'd{{ l.step2 }};
-      default: lane{{ l.i }}_step = 2'd0;
+      2'd0:    lane{{ l.i }}_step = {{ byte_w }}'d{{ l.step1 }};
+      2'd1:    lane{{ l.i }}_step = {{ byte_w }}'d{{ l.step2 }};
+      default: lane{{ l.i }}_step = {{ byte_w }}'d{{ l.step4 }};
     endcase
   end
-  wire [1:0]  lane{{ l.i }}_byte = byte_q + lane{{ l.i }}_step;
+  wire [{{ byte_w - 1 }}:0]  lane{{ l.i }}_byte = byte_q + lane{{ l.i }}_step;
   assign mask[{{ l.i }}] = (group > 3'd{{ l.i }});
   wire [{{ raw_w - 1 }}:0] lane{{ l.i }}_raw = dma_wide[{1'b0, lane{{ l.i }}_byte, 3'b000} +: {{ raw_w }}];
 
 {%- if fb.is_some() %}
   wire [31:0] lane{{ l.i }}_rgba;
-  wire [31:0] lane{{ l.i }}_fb = fb_data_i[{lane{{ l.i }}_byte, 5'b00000} +: 32];
+  wire [31:0] lane{{ l.i }}_fb = fb_data_i[{lane{{ l.i }}_byte[1:0], 5'b00000} +: 32];
   assign unpack_in_data{{ l.px }} = fb_act ? lane{{ l.i }}_fb : lane{{ l.i }}_rgba;
 {%- endif %}
 
@@ -849,7 +852,7 @@ module {{ name }} #(
 {%- endif %}
           col_d  = 16'd0;
           row_d  = 16'd0;
-          byte_d = 2'd0;
+          byte_d = {{ byte_w }}'d0;
 {%- if bitmap %}
           if (act_q == ACT_BITMAP) begin
             // glBitmap: drawn from the raster position less the origin (x0_q, y0_q),
@@ -927,7 +930,7 @@ module {{ name }} #(
       BITMAP: begin
         if (bm_step) begin
           if (bm_byte_end) begin
-            byte_d = byte_q + 2'd1;
+            byte_d = byte_q + {{ byte_w }}'d1;
           end
           if (bm_last_col) begin
             col_d = 16'd0;
@@ -996,7 +999,7 @@ module {{ name }} #(
       end
       PIPELINE, WAIT_FIFO: begin
         if (issue) begin
-          byte_d = word_done ? 2'd0 : byte_end[1:0];
+          byte_d = word_done ? {{ byte_w }}'d0 : byte_end[{{ byte_w - 1 }}:0];
           if (last_col) begin
             col_d = 16'd0;
             row_d = row_q + 16'd1;
@@ -1043,7 +1046,7 @@ module {{ name }} #(
       sp_q         <= {SpW{1'b0}};
       col_q        <= 16'd0;
       row_q        <= 16'd0;
-      byte_q       <= 2'd0;
+      byte_q       <= {{ byte_w }}'d0;
       inflight_q   <= {{ cnt_w }}'d0;
       pass_valid_q <= 1'b0;
       // GL's initial state: scale 1.0, bias 0.0.
