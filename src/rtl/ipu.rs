@@ -177,6 +177,7 @@ pub struct ConvView {
 
 /// A handshake link between two stages: valid, ready, data, and whether the top declares
 /// its wires (not when it is the pix port or the bitmap merge's input).
+#[derive(Clone)]
 pub struct Link {
     pub valid: String,
     pub ready: String,
@@ -228,6 +229,42 @@ fn copies_beat(lanes: u32) -> (String, String) {
         format!("{{copies, y_out, x_out, {}}}", pixels.join(", ")),
         format!("{{{}}}", mask.join(", ")),
     )
+}
+
+/// A handshake register of `kind` from `input` to `output` (whose wires it declares when
+/// `output.declare`), its module added to `modules` once.
+fn reg_view(
+    ctx: &Ctx,
+    modules: &mut Vec<Module>,
+    stage: &'static str,
+    kind: StageKind,
+    width: u32,
+    input: Link,
+    output: Link,
+) -> Result<RegView, RenderError> {
+    if let Some(m) = module_for(ctx, kind, width)?
+        && !modules.iter().any(|x| x.name == m.name)
+    {
+        modules.push(m);
+    }
+    Ok(RegView {
+        stage,
+        label: kind.label(),
+        inst: format!("u_{stage}_reg"),
+        module: block_kind(kind).map(|b| ctx.module_name(b)),
+        depth: match kind {
+            StageKind::Fifo { depth } => Some(depth),
+            _ => None,
+        },
+        width,
+        in_valid: input.valid,
+        in_ready: input.ready,
+        in_data: input.data,
+        out_valid: output.valid,
+        out_ready: output.ready,
+        out_data: output.data,
+        declare: output.declare,
+    })
 }
 
 /// The parameter stack's entry as a concatenation of the `_q` or `_d` registers.
@@ -488,29 +525,19 @@ impl<'a> IpuUnit<'a> {
                 )
             };
             let declare = out_valid != last.0;
-            regs.push(RegView {
+            let input = Link {
+                valid: in_valid,
+                ready: in_ready,
+                data: format!("{stage}_in_data"),
+                declare: false,
+            };
+            let output = Link {
+                valid: out_valid,
+                ready: out_ready,
+                data: out_data,
                 declare,
-                stage,
-                label: kind.label(),
-                inst: format!("u_{stage}_reg"),
-                module: block_kind(*kind).map(|b| ctx.module_name(b)),
-                depth: match kind {
-                    StageKind::Fifo { depth } => Some(*depth),
-                    _ => None,
-                },
-                width: widths[i],
-                in_valid,
-                in_ready,
-                in_data: format!("{stage}_in_data"),
-                out_valid,
-                out_ready,
-                out_data,
-            });
-            if let Some(m) = module_for(ctx, *kind, widths[i])?
-                && !modules.iter().any(|x| x.name == m.name)
-            {
-                modules.push(m);
-            }
+            };
+            regs.push(reg_view(ctx, &mut modules, stage, *kind, widths[i], input, output)?);
         }
         // The DMA word: its bytes and the width of a byte index into it.
         let wb = ipu.dma_word_bits / 8;
@@ -709,30 +736,8 @@ impl<'a> IpuUnit<'a> {
                 data: format!("{stage}_own_data"),
                 declare: true,
             };
-            let out = std::mem::replace(o, own);
-            if let Some(m) = module_for(ctx, kind, pix_w)?
-                && !modules.iter().any(|x| x.name == m.name)
-            {
-                modules.push(m);
-            }
-            Ok(Some(RegView {
-                stage,
-                label: kind.label(),
-                inst: format!("u_{stage}_reg"),
-                module: block_kind(kind).map(|b| ctx.module_name(b)),
-                depth: match kind {
-                    StageKind::Fifo { depth } => Some(depth),
-                    _ => None,
-                },
-                width: pix_w,
-                in_valid: format!("{stage}_own_valid"),
-                in_ready: format!("{stage}_own_ready"),
-                in_data: format!("{stage}_own_data"),
-                out_valid: out.valid,
-                out_ready: out.ready,
-                out_data: out.data,
-                declare: out.declare,
-            }))
+            let out = std::mem::replace(o, own.clone());
+            reg_view(ctx, &mut modules, stage, kind, pix_w, own, out).map(Some)
         };
         let map_reg = behind(&mut map_io, "map", ipu.map_register)?;
         let zoom_reg = behind(&mut zoom_io, "zoom", ipu.zoom_register)?;
