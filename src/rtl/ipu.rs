@@ -537,7 +537,15 @@ impl<'a> IpuUnit<'a> {
                 data: out_data,
                 declare,
             };
-            regs.push(reg_view(ctx, &mut modules, stage, *kind, widths[i], input, output)?);
+            regs.push(reg_view(
+                ctx,
+                &mut modules,
+                stage,
+                *kind,
+                widths[i],
+                input,
+                output,
+            )?);
         }
         // The DMA word: its bytes and the width of a byte index into it.
         let wb = ipu.dma_word_bits / 8;
