@@ -3,18 +3,23 @@
 //! conversion, scale, bias and zoom stages for the DrawPixels path (DMA words in, pixels
 //! out), the pixel map stage's colour maps, the convolution filter and the bitmap module.
 //! With `framebuffer = true`, the framebuffer paths too: ReadPixels, CopyPixels and
-//! CopyTexImage (framebuffer read in, DMA out, texture-memory write out). Colour-index maps
-//! are validated but rejected when enabled: "not supported yet".
+//! CopyTexImage (framebuffer read in, DMA out, texture-memory write out). With the `ci8`
+//! format, colour-index DrawPixels through the `i_to_*` maps (GL's INDEX_SHIFT,
+//! INDEX_OFFSET and colour index lookup). `i_to_i` and `s_to_s` are rejected: they apply to
+//! a colour-index framebuffer and to stencil draws, which this RGBA unit has not.
 
 use serde::{Deserialize, Serialize};
 
 use super::error::{Invalid, Seg, path};
 use super::hs_chain::{STAGE_KINDS, StageKind};
 
-/// The DMA pixel formats, in the order of their 3-bit code in the DRAW_PIXELS command.
-pub const FORMATS: [&str; 7] = [
-    "rgba8888", "bgra8888", "rgb565", "rgba4444", "rgba5551", "l8", "la88",
+/// The DMA pixel formats, in the order of their 3-bit code in the DRAW_PIXELS command;
+/// `ci8` (code 7) is GL_COLOR_INDEX, one unsigned byte a pixel, DrawPixels only.
+pub const FORMATS: [&str; 8] = [
+    "rgba8888", "bgra8888", "rgb565", "rgba4444", "rgba5551", "l8", "la88", "ci8",
 ];
+/// Code of the colour-index format.
+pub const CI8: usize = 7;
 /// Main-pipeline stages implemented, each followed by one handshake register.
 pub const STAGES: [&str; 3] = ["unpack", "scale", "bias"];
 /// Stages with an output register of their own (a table read, the zoom's FSM), whose
@@ -28,9 +33,10 @@ pub const PIXEL_MAPS: [&str; 10] = [
 pub const LANES_ALLOWED: &str = "1, 2 or 4 pixels per clock (default 1)";
 pub const FB_ALLOWED: &str = "128 (the seed's framebuffer word of 4 RGBA8 pixels; default 128)";
 pub const DMA_ALLOWED: &str = "32 (the seed's DMA word; default), 64 or 128: the DMA input word (dma); DMA output words (dma_out) are 32 bits";
-pub const FORMATS_ALLOWED: &str = "a non-empty array of distinct formats, each one of \"rgba8888\", \"bgra8888\", \"rgb565\", \"rgba4444\", \"rgba5551\", \"l8\", \"la88\" (default: all)";
+pub const FORMATS_ALLOWED: &str = "a non-empty array of distinct formats, each one of \"rgba8888\", \"bgra8888\", \"rgb565\", \"rgba4444\", \"rgba5551\", \"l8\", \"la88\", \"ci8\" (default: all but ci8; ci8 needs [ipu.pixel_map] with i_to_* maps)";
 pub const FORMAT_ALLOWED: &str =
-    "\"rgba8888\", \"bgra8888\", \"rgb565\", \"rgba4444\", \"rgba5551\", \"l8\", \"la88\"";
+    "\"rgba8888\", \"bgra8888\", \"rgb565\", \"rgba4444\", \"rgba5551\", \"l8\", \"la88\", \"ci8\"";
+pub const CI8_ALLOWED: &str = "ci8 with [ipu.pixel_map] enabled = true and at least one of \"i_to_r\", \"i_to_g\", \"i_to_b\", \"i_to_a\" in its maps (colour indices become RGBA only through them)";
 pub const INT_BITS_ALLOWED: &str =
     "an integer in 1..=8: integer bits of the signed fixed-point value, sign not counted";
 pub const FRAC_BITS_ALLOWED: &str =
@@ -41,10 +47,11 @@ pub const ZOOM_LINE_ALLOWED: &str = "an integer in 1..=8192 pixels (the widest D
 pub const ON_ALLOWED: &str = "true or false";
 pub const MAP_SIZE_ALLOWED: &str = "a power of two in 2..=4096 entries";
 pub const MAPS_ALLOWED: &str = "an array of distinct map names, each one of \"i_to_i\", \"s_to_s\", \"i_to_r\", \"i_to_g\", \"i_to_b\", \"i_to_a\", \"r_to_r\", \"g_to_g\", \"b_to_b\", \"a_to_a\"";
-/// The maps the pixel map stage implements, by channel.
+/// The maps the pixel map stage implements, by channel: colour maps, and the colour-index
+/// to RGBA maps of the ci8 format.
 pub const COLOUR_MAPS: [&str; 4] = ["r_to_r", "g_to_g", "b_to_b", "a_to_a"];
-pub const MAP_SUPPORTED: &str =
-    "with the stage enabled: \"r_to_r\", \"g_to_g\", \"b_to_b\", \"a_to_a\"";
+pub const INDEX_MAPS: [&str; 4] = ["i_to_r", "i_to_g", "i_to_b", "i_to_a"];
+pub const MAP_SUPPORTED: &str = "with the stage enabled: \"r_to_r\", \"g_to_g\", \"b_to_b\", \"a_to_a\", and with the ci8 format \"i_to_r\", \"i_to_g\", \"i_to_b\", \"i_to_a\" (i_to_i and s_to_s apply to colour-index framebuffers and stencil draws: this unit draws RGBA pixels)";
 pub const KERNEL_ALLOWED: &str = "an odd integer in 1..=5 (a 1x1 to 5x5 kernel)";
 pub const CONV_LINE_ALLOWED: &str = "an integer in 1..=8192 pixels (the widest DrawPixels the convolution filter takes; its kernel_size - 1 line buffers hold one row each)";
 pub const WEIGHT_INT_ALLOWED: &str =
@@ -123,7 +130,7 @@ fn default_dma_bits() -> u32 {
     32
 }
 fn default_formats() -> Vec<String> {
-    FORMATS.iter().map(|f| f.to_string()).collect()
+    FORMATS[..CI8].iter().map(|f| f.to_string()).collect()
 }
 fn default_scale_int() -> u32 {
     4
@@ -182,7 +189,7 @@ pub struct Ipu {
     pub lanes: u32,
     pub dma_word_bits: u32,
     /// Enabled formats by code (index into [`FORMATS`]).
-    pub formats: [bool; 7],
+    pub formats: [bool; 8],
     pub scale: Fixed,
     pub bias: Fixed,
     pub stack_depth: u32,
@@ -214,12 +221,15 @@ pub struct Convolution {
     pub weight: Fixed,
 }
 
-/// The colour maps R->R, G->G, B->B, A->A: the largest table and which are generated.
+/// The colour maps R->R, G->G, B->B, A->A and the colour-index maps I->R, I->G, I->B,
+/// I->A: the largest table and which are generated.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub struct PixelMap {
     pub size: u32,
     /// By channel: R, G, B, A.
     pub maps: [bool; 4],
+    /// The I_TO_* maps by channel (only with the ci8 format).
+    pub index_maps: [bool; 4],
 }
 
 impl Ipu {
@@ -268,7 +278,7 @@ impl IpuSection {
                 DMA_ALLOWED,
             ));
         }
-        let mut formats = [false; 7];
+        let mut formats = [false; 8];
         if self.formats.is_empty() {
             errs.push(Invalid::at(
                 &at(&["formats"]),
@@ -374,6 +384,7 @@ impl IpuSection {
             }
             let mut seen = Vec::new();
             let mut colour = [false; 4];
+            let mut index = [false; 4];
             if m.enabled && m.maps.is_empty() {
                 errs.push(Invalid::at(
                     &at(&["pixel_map", "maps"]),
@@ -398,10 +409,19 @@ impl IpuSection {
                     ));
                 } else if let Some(ch) = COLOUR_MAPS.iter().position(|c| c == name) {
                     colour[ch] = true;
+                } else if let Some(ch) = INDEX_MAPS.iter().position(|c| c == name) {
+                    index[ch] = true;
+                    if m.enabled && !formats[CI8] {
+                        errs.push(Invalid::at(
+                            &p,
+                            format!("map {name:?} converts colour indices, but formats does not list \"ci8\""),
+                            MAP_SUPPORTED,
+                        ));
+                    }
                 } else if m.enabled {
                     errs.push(Invalid::at(
                         &p,
-                        format!("not supported yet: map {name:?} needs the colour-index path, which is not implemented"),
+                        format!("map {name:?} applies to a colour-index framebuffer or stencil draws, which this unit has not"),
                         MAP_SUPPORTED,
                     ));
                 }
@@ -411,8 +431,22 @@ impl IpuSection {
                 pixel_map = Some(PixelMap {
                     size: m.table_size,
                     maps: colour,
+                    index_maps: index,
                 });
             }
+        }
+        // Colour indices become RGBA only through the I_TO_* maps.
+        if formats[CI8]
+            && !pixel_map.is_some_and(|m: PixelMap| m.index_maps.iter().any(|on| *on))
+            && let Some(i) = self.formats.iter().position(|f| f == FORMATS[CI8])
+        {
+            let mut p = at(&["formats"]);
+            p.push(Seg::Index(i));
+            errs.push(Invalid::at(
+                &p,
+                "format \"ci8\" without an enabled [ipu.pixel_map] listing i_to_* maps",
+                CI8_ALLOWED,
+            ));
         }
         if let Some(c) = &self.convolution {
             if !(c.kernel_size % 2 == 1 && (1..=5).contains(&c.kernel_size)) {

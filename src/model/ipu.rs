@@ -96,7 +96,7 @@
 //! a line buffer, 5 pixel map size out of range, 6 filter size out of range, and the stack
 //! level at the event.
 
-use crate::config::ipu::WEIGHT_FRAC;
+use crate::config::ipu::{CI8, WEIGHT_FRAC};
 use crate::config::{Fixed, Ipu};
 use crate::rng::{Rng, STREAM_DATA};
 use crate::rtl::{Dir, StreamPort};
@@ -117,6 +117,7 @@ pub const OP_RASTER_POS: u32 = 0x4C;
 pub const OP_READ: u32 = 0x4D;
 pub const OP_COPY: u32 = 0x4E;
 pub const OP_COPYTEX: u32 = 0x4F;
+pub const OP_INDEX: u32 = 0x50;
 
 pub const EV_OVERFLOW: u32 = 1;
 pub const EV_UNDERFLOW: u32 = 2;
@@ -209,12 +210,13 @@ pub fn convolve(conv: &Conv, image: &[u32], w: u32, h: u32) -> (Vec<u32>, u32, u
     (out, ow, oh)
 }
 
-/// The colour maps' state: MAP_COLOR, and per channel the loaded table (GL's initial map
-/// is one entry of 0.0).
+/// The maps' state: MAP_COLOR, and per channel the loaded colour map and colour-index map
+/// (GL's initial map is one entry of 0.0).
 #[derive(Debug, Clone)]
 pub struct Maps {
     pub on: bool,
     pub tables: [Vec<u32>; 4],
+    pub index_tables: [Vec<u32>; 4],
 }
 
 impl Default for Maps {
@@ -222,8 +224,48 @@ impl Default for Maps {
         Maps {
             on: false,
             tables: std::array::from_fn(|_| vec![0]),
+            index_tables: std::array::from_fn(|_| vec![0]),
         }
     }
+}
+
+/// GL's INDEX_SHIFT and INDEX_OFFSET (both 0 initially).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct IndexArith {
+    pub shift: i32,
+    pub offset: u32,
+}
+
+/// GL's arithmetic on a colour index: shifted left by `shift` bits (right when negative)
+/// and `offset` added. Indices here have no fraction bits (GL leaves their number open),
+/// so bits shifted out to the right are lost: a floor, as Mesa does. Only the low bits
+/// survive the lookup's mask, so the sum wraps.
+pub fn index_arith(i: u32, a: IndexArith) -> u32 {
+    let shifted = match a.shift {
+        s @ 0..=31 => i << s,
+        s @ -31..=-1 => i >> -s,
+        _ => 0,
+    };
+    shifted.wrapping_add(a.offset)
+}
+
+/// GL's colour index lookup for RGBA pixels: channel `ch` is the I_TO_* table's entry at
+/// the index ANDed with its size - 1 (sizes are powers of two); a map the config does not
+/// generate stays GL's initial one, whose single entry is 0.
+pub fn index_map(ipu: &Ipu, maps: &Maps, ch: usize, index: u32) -> u32 {
+    match ipu.pixel_map {
+        Some(m) if m.index_maps[ch] => {
+            let t = &maps.index_tables[ch];
+            t[index as usize & (t.len() - 1)]
+        }
+        _ => 0,
+    }
+}
+
+/// Whether a PIXELMAP's size suits map `sel` (`[2:0]` of its word 0): 1..=`max`, and a
+/// power of two for the I_TO_* maps (GL's rule).
+pub fn map_size_ok(sel: u32, n: u32, max: u32) -> bool {
+    (1..=max).contains(&n) && (sel & 4 == 0 || n.is_power_of_two())
 }
 
 /// GL's map index `round(c / 255 * (size - 1))` of an 8-bit component, exact in integers
@@ -274,17 +316,18 @@ pub fn zoom_coord(origin: u32, off: u64, negative: bool) -> u32 {
     v & 0xffff
 }
 
-/// Bytes per pixel of each format code; code 7 is no format.
+/// Bytes per pixel of each format code.
 pub fn bytes_per_pixel(code: u32) -> u32 {
     match code {
         0 | 1 => 4,
         2..=4 | 6 => 2,
-        5 => 1,
+        5 | 7 => 1,
         _ => 0,
     }
 }
 
-/// The pixel in the low bits of `raw` in format `code` as RGBA8, R in bits [7:0].
+/// The pixel in the low bits of `raw` in format `code` as RGBA8, R in bits [7:0]; a ci8
+/// pixel's index sits in R (the map stage turns it into RGBA).
 pub fn convert(code: u32, raw: u32) -> u32 {
     let rgba = |r: u32, g: u32, b: u32, a: u32| r | (g << 8) | (b << 16) | (a << 24);
     let x5 = |v: u32| (v << 3) | (v >> 2);
@@ -310,6 +353,7 @@ pub fn convert(code: u32, raw: u32) -> u32 {
         ),
         5 => rgba(byte(0), byte(0), byte(0), 255),
         6 => rgba(byte(0), byte(0), byte(0), byte(1)),
+        7 => byte(0),
         _ => 0,
     }
 }
@@ -453,6 +497,7 @@ pub fn run(ipu: &Ipu, cmds: &[u32], dma: &[u32], fb: &[FbWord]) -> Outputs {
     let mut bias = [0i64; 4];
     let mut zoom = (ZOOM_ONE, ZOOM_ONE);
     let mut maps = Maps::default();
+    let mut index = IndexArith::default();
     let mut conv = Conv::default();
     // GL's initial current raster colour: (1, 1, 1, 1).
     let mut raster = 0xffff_ffffu32;
@@ -471,19 +516,20 @@ pub fn run(ipu: &Ipu, cmds: &[u32], dma: &[u32], fb: &[FbWord]) -> Outputs {
             || ((op == OP_PIXELMAP || op == OP_MAPCOLOR) && ipu.pixel_map.is_none())
             || ((op == OP_RASTER || op == OP_BITMAP || op == OP_RASTER_POS) && !ipu.bitmap)
             || ((op == OP_CONV_FILTER || op == OP_CONVOLUTION) && ipu.convolution.is_none())
-            || ((op == OP_READ || op == OP_COPY || op == OP_COPYTEX) && !ipu.framebuffer);
+            || ((op == OP_READ || op == OP_COPY || op == OP_COPYTEX) && !ipu.framebuffer)
+            || (op == OP_INDEX && !ipu.formats[CI8]);
         // A config without the stage does not know its opcodes: passed through.
         let op = if unknown { 0 } else { op };
         let map_size = (w0 >> 8) & 0x1fff;
         let map_ok = ipu
             .pixel_map
-            .is_some_and(|m| map_size >= 1 && map_size <= m.size);
+            .is_some_and(|m| map_size_ok(w0 & 7, map_size, m.size));
         let (fmask, kw, kh) = filter_fields(w0);
         let filter_ok = ipu
             .convolution
             .is_some_and(|c| (1..=c.size).contains(&kw) && (1..=c.size).contains(&kh));
         let words = match op {
-            OP_TRANSFER | OP_ZOOM | OP_RASTER | OP_RASTER_POS => 2,
+            OP_TRANSFER | OP_ZOOM | OP_RASTER | OP_RASTER_POS | OP_INDEX => 2,
             OP_DRAW | OP_BITMAP | OP_READ => 3,
             OP_COPY | OP_COPYTEX => 4,
             OP_PIXELMAP if map_ok => 1 + map_size.div_ceil(4) as usize,
@@ -510,6 +556,8 @@ pub fn run(ipu: &Ipu, cmds: &[u32], dma: &[u32], fb: &[FbWord]) -> Outputs {
                 }
             }
             OP_ZOOM => zoom = (zoom_field(w0), zoom_field(cmds[i + 1])),
+            OP_INDEX if w0 & 1 == 0 => index.shift = cmds[i + 1] as i32,
+            OP_INDEX => index.offset = cmds[i + 1],
             OP_MAPCOLOR => maps.on = w0 & 1 == 1,
             OP_RASTER => raster = cmds[i + 1],
             OP_RASTER_POS => raster_pos = (cmds[i + 1] & 0xffff, cmds[i + 1] >> 16),
@@ -549,10 +597,16 @@ pub fn run(ipu: &Ipu, cmds: &[u32], dma: &[u32], fb: &[FbWord]) -> Outputs {
             OP_PIXELMAP if !map_ok => out.status.push(event(EV_MAPSIZE, stack.len())),
             OP_PIXELMAP => {
                 let ch = (w0 & 3) as usize;
-                if ipu.pixel_map.is_some_and(|m| m.maps[ch]) {
-                    maps.tables[ch] = (0..map_size as usize)
+                let is_index = w0 & 4 != 0;
+                let table = || {
+                    (0..map_size as usize)
                         .map(|k| (cmds[i + 1 + k / 4] >> (8 * (k % 4))) & 0xff)
-                        .collect();
+                        .collect()
+                };
+                match ipu.pixel_map {
+                    Some(m) if is_index && m.index_maps[ch] => maps.index_tables[ch] = table(),
+                    Some(m) if !is_index && m.maps[ch] => maps.tables[ch] = table(),
+                    _ => {}
                 }
             }
             OP_POP => match stack.pop() {
@@ -567,7 +621,7 @@ pub fn run(ipu: &Ipu, cmds: &[u32], dma: &[u32], fb: &[FbWord]) -> Outputs {
                 let fmt = w0 & 7;
                 let (w, h) = (cmds[i + 1] & 0xffff, cmds[i + 1] >> 16);
                 let (x0, y0) = (cmds[i + 2] & 0xffff, cmds[i + 2] >> 16);
-                if fmt == 7 || !ipu.formats[fmt as usize] {
+                if !ipu.formats[fmt as usize] {
                     out.status.push(event(EV_FORMAT, stack.len()));
                 } else if ipu.zoom.is_some_and(|line| w > line)
                     || ipu
@@ -586,7 +640,8 @@ pub fn run(ipu: &Ipu, cmds: &[u32], dma: &[u32], fb: &[FbWord]) -> Outputs {
                     let src = &dma[dma_next..dma_next + units];
                     dma_next += units;
                     out.dma_chunks.push(units);
-                    let params = Params::new(ipu, &scale, &bias, zoom, &maps, &conv);
+                    let mut params = Params::new(ipu, &scale, &bias, zoom, &maps, &conv);
+                    params.index = (fmt == CI8 as u32).then_some(index);
                     let groups = dma_groups(ipu, src, fmt, w, h);
                     draw(ipu, &mut out, groups, (w, h), (x0, y0), &params, Sink::Pix);
                 }
@@ -644,6 +699,9 @@ struct Params<'a> {
     maps: &'a Maps,
     /// The convolution filter, when it is on.
     conv: Option<&'a Conv>,
+    /// For a colour-index draw: the index arithmetic (scale, bias and the colour maps do
+    /// not apply: GL converts indices to RGBA after them).
+    index: Option<IndexArith>,
 }
 
 impl<'a> Params<'a> {
@@ -663,6 +721,7 @@ impl<'a> Params<'a> {
             zoom,
             maps,
             conv: (ipu.convolution.is_some() && conv.on).then_some(conv),
+            index: None,
         }
     }
 }
@@ -765,14 +824,19 @@ fn draw(
             let mut o = 0u32;
             for ch in 0..4 {
                 let c = (px >> (8 * ch)) & 0xff;
-                let v = transfer(
-                    c,
-                    scale[ch as usize],
-                    bias[ch as usize],
-                    ipu.scale,
-                    ipu.bias,
-                );
-                let v = map(ipu, p.maps, ch as usize, v);
+                let v = match p.index {
+                    Some(a) => index_map(ipu, p.maps, ch as usize, index_arith(px, a)),
+                    None => {
+                        let v = transfer(
+                            c,
+                            scale[ch as usize],
+                            bias[ch as usize],
+                            ipu.scale,
+                            ipu.bias,
+                        );
+                        map(ipu, p.maps, ch as usize, v)
+                    }
+                };
                 o |= v << (8 * ch);
             }
             image.push(o);
@@ -910,10 +974,15 @@ fn zoom(
     }
 }
 
-/// PIXELMAP: loads `values` (8-bit, v / 255) into map `channel` (0 R->R .. 3 A->A).
-pub fn cmd_pixelmap(channel: u32, values: &[u8]) -> Vec<u32> {
-    let mut words =
-        vec![(OP_PIXELMAP << 24) | ((values.len() as u32 & 0x1fff) << 8) | (channel & 3)];
+/// INDEX_TRANSFER: GL's INDEX_SHIFT (`offset` false) or INDEX_OFFSET, a signed integer.
+pub fn cmd_index(offset: bool, value: i32) -> [u32; 2] {
+    [(OP_INDEX << 24) | u32::from(offset), value as u32]
+}
+
+/// PIXELMAP: loads `values` (8-bit, v / 255) into map `map` (0 R->R .. 3 A->A, 4 I->R ..
+/// 7 I->A).
+pub fn cmd_pixelmap(map: u32, values: &[u8]) -> Vec<u32> {
+    let mut words = vec![(OP_PIXELMAP << 24) | ((values.len() as u32 & 0x1fff) << 8) | (map & 7)];
     for chunk in values.chunks(4) {
         words.push(
             chunk
@@ -1140,7 +1209,7 @@ pub fn random_stream(ipu: &Ipu, count: usize, seed: u64) -> Stream {
                 let h = pick(&mut rng, 5) as u32;
                 let x = rng.next_u64() as u32 & 0xffff;
                 let y = rng.next_u64() as u32 & 0xffff;
-                if fmt != 7 && ipu.formats[fmt as usize] {
+                if ipu.formats[fmt as usize] {
                     s.draw(&mut rng, fmt, w, h, x, y);
                 } else {
                     s.cmds.extend(cmd_draw(fmt, w, h, x, y));
@@ -1224,6 +1293,44 @@ pub fn random_stream(ipu: &Ipu, count: usize, seed: u64) -> Stream {
                 let (zx, zy) = (z(&mut rng), z(&mut rng));
                 s.cmds.extend(cmd_zoom(zx, zy));
             }
+            18 if ipu.formats[CI8] => {
+                // Colour indices: shifts either way (some past every index bit), offsets of
+                // either sign, index maps of powers of two (and some that are not: flagged).
+                match pick(&mut rng, 3) {
+                    0 => {
+                        let shift = match pick(&mut rng, 6) {
+                            0 => rng.next_u64() as i32,
+                            _ => pick(&mut rng, 25) as i32 - 12,
+                        };
+                        s.cmds.extend(cmd_index(false, shift));
+                    }
+                    1 => {
+                        let offset = match pick(&mut rng, 4) {
+                            0 => rng.next_u64() as i32,
+                            _ => pick(&mut rng, 600) as i32 - 300,
+                        };
+                        s.cmds.extend(cmd_index(true, offset));
+                    }
+                    _ => {
+                        let max = ipu.pixel_map.map_or(1, |m| m.size).min(64);
+                        let n = match pick(&mut rng, 8) {
+                            0 => 3,
+                            _ => 1 << pick(&mut rng, u64::from(max.trailing_zeros()) + 1),
+                        };
+                        let values: Vec<u8> = (0..n).map(|_| rng.next_u64() as u8).collect();
+                        s.cmds
+                            .extend(cmd_pixelmap(4 + pick(&mut rng, 4) as u32, &values));
+                    }
+                }
+                if pick(&mut rng, 2) == 0 {
+                    let (w, h) = (pick(&mut rng, 12) as u32, pick(&mut rng, 5) as u32);
+                    let (x, y) = (
+                        rng.next_u64() as u32 & 0xffff,
+                        rng.next_u64() as u32 & 0xffff,
+                    );
+                    s.draw(&mut rng, CI8 as u32, w, h, x, y);
+                }
+            }
             21 if ipu.pixel_map.is_some() => match pick(&mut rng, 4) {
                 0 => s.cmds.push(cmd_mapcolor(pick(&mut rng, 3) != 0)),
                 1 => {
@@ -1242,7 +1349,7 @@ pub fn random_stream(ipu: &Ipu, count: usize, seed: u64) -> Stream {
             },
             _ => {
                 let mut word = rng.next_u64() as u32;
-                while (OP_TRANSFER..=OP_COPYTEX).contains(&(word >> 24)) {
+                while (OP_TRANSFER..=OP_INDEX).contains(&(word >> 24)) {
                     word = rng.next_u64() as u32;
                 }
                 s.cmds.push(word);
@@ -1350,7 +1457,7 @@ mod tests {
         Ipu {
             lanes,
             dma_word_bits: 32,
-            formats: [true; 7],
+            formats: [true, true, true, true, true, true, true, false],
             scale: Fixed { int: 4, frac: 12 },
             bias: Fixed { int: 2, frac: 12 },
             stack_depth: 2,
@@ -1471,6 +1578,7 @@ mod tests {
         cfg.pixel_map = Some(crate::config::PixelMap {
             size: 8,
             maps: [true, true, false, true],
+            index_maps: [false; 4],
         });
         let mut cmds = cmd_pixelmap(0, &[10, 20, 30]);
         cmds.extend(cmd_pixelmap(3, &[7]));

@@ -11,7 +11,7 @@ use askama::Template;
 
 use super::handshake::{block_kind, module_for};
 use super::{Ctx, Dir, Module, RenderError, Rst, StreamPort, Unit, render};
-use crate::config::ipu::{FORMATS, STAGES};
+use crate::config::ipu::{CI8, FORMATS, STAGES};
 use crate::config::{Ipu, StageKind};
 use crate::model::ipu::{
     FB_REQ_WIDTH, FB_WIDTH, STATUS_WIDTH, TEX_WIDTH, bytes_per_pixel, map_magic, pix_width,
@@ -29,7 +29,7 @@ pub struct FormatView {
 }
 
 fn formats(ipu: &Ipu) -> Vec<FormatView> {
-    (0..7u32)
+    (0..FORMATS.len() as u32)
         .filter(|c| ipu.formats[*c as usize])
         .map(|c| FormatView {
             code: c,
@@ -139,6 +139,9 @@ pub struct IpuMap {
     pub multi: bool,
     pub size: u32,
     pub maps_bits: String,
+    /// The colour-index maps (with the ci8 format), `A B G R` as Verilog binary digits.
+    pub index: bool,
+    pub imaps_bits: String,
     pub beat_w: u32,
     /// The divide by 255: multiplier, its width, and the shift.
     pub k: u64,
@@ -192,6 +195,8 @@ pub struct MapView {
     pub addr_w: u32,
     /// Which maps exist, `A B G R` as Verilog binary digits.
     pub bits: String,
+    /// Which colour-index maps exist, likewise, when the ci8 format is enabled.
+    pub ibits: Option<String>,
 }
 
 /// Accumulator width of the zoom stage: a 16-bit index times a 24-bit factor magnitude,
@@ -389,6 +394,8 @@ pub struct IpuTop {
     pub stack_entry_d: String,
     /// The framebuffer paths and their packer, when enabled.
     pub fb: Option<FbView>,
+    /// The ci8 format: colour-index draws, INDEX_TRANSFER and the I_TO_* maps.
+    pub ci: bool,
 }
 
 pub struct IpuUnit<'a> {
@@ -603,10 +610,14 @@ impl<'a> IpuUnit<'a> {
             Some(pm) => {
                 let mname = ctx.module_name("ipu_map");
                 let (k, shift) = map_magic(pm.size);
-                let bits: String = (0..4)
-                    .rev()
-                    .map(|c| if pm.maps[c] { '1' } else { '0' })
-                    .collect();
+                let digits = |on: [bool; 4]| -> String {
+                    on.iter()
+                        .rev()
+                        .map(|m| if *m { '1' } else { '0' })
+                        .collect()
+                };
+                let bits = digits(pm.maps);
+                let ibits = ipu.formats[CI8].then(|| digits(pm.index_maps));
                 modules.push(Module {
                     name: mname.clone(),
                     kind: "ipu_map",
@@ -626,6 +637,8 @@ impl<'a> IpuUnit<'a> {
                             multi: l > 1,
                             size: pm.size,
                             maps_bits: bits.clone(),
+                            index: ibits.is_some(),
+                            imaps_bits: ibits.clone().unwrap_or_default(),
                             beat_w: pix_w,
                             k,
                             k_bits: 64 - k.leading_zeros(),
@@ -638,6 +651,7 @@ impl<'a> IpuUnit<'a> {
                     size: pm.size,
                     addr_w: clog2(pm.size).max(1),
                     bits,
+                    ibits,
                 })
             }
             None => None,
@@ -798,7 +812,11 @@ impl<'a> IpuUnit<'a> {
                         multi: l > 1,
                         beat_w: pix_w,
                         meta: meta1,
-                        formats: formats(ipu),
+                        // Colour indices are drawn, never read or copied to a texture.
+                        formats: formats(ipu)
+                            .into_iter()
+                            .filter(|f| f.code != CI8 as u32)
+                            .collect(),
                         lane_list: (0..l).collect(),
                         bytes1: bytes(1),
                         bytes2: bytes(2),
@@ -887,7 +905,10 @@ impl<'a> IpuUnit<'a> {
                 )
                 .collect::<Vec<_>>()
                 .join(", "),
-            value_low_unused: sf.min(bf) < 16 && ipu.zoom.is_none() && !ipu.bitmap,
+            value_low_unused: sf.min(bf) < 16
+                && ipu.zoom.is_none()
+                && !ipu.bitmap
+                && !ipu.formats[CI8],
             line_check: zoom.is_some() || ipu.convolution.is_some_and(|c| c.size > 1),
             bias_out,
             status_note: [
@@ -910,8 +931,10 @@ impl<'a> IpuUnit<'a> {
             bitmap: ipu.bitmap,
             last,
             bm_beat: lane0_beat(l, "y0_q + row_q", "x0_q + col_q", "raster_q"),
+            // A colour-index draw switches scale, bias and the maps to its path for all its
+            // pixels: the draw before must have left them.
             draw_waits: match (
-                zoom.is_some() || conv.is_some() || ipu.framebuffer,
+                zoom.is_some() || conv.is_some() || ipu.framebuffer || ipu.formats[CI8],
                 ipu.bitmap,
             ) {
                 (true, true) => Some("draw or bitmap"),
@@ -940,6 +963,7 @@ impl<'a> IpuUnit<'a> {
                 (zoom.is_some(), "ACT_ZOOM"),
                 (ipu.bitmap, "ACT_RASTER"),
                 (ipu.bitmap, "ACT_RPOS"),
+                (ipu.formats[CI8], "ACT_INDEX"),
             ]
             .iter()
             .filter(|(on, _)| *on)
@@ -953,6 +977,7 @@ impl<'a> IpuUnit<'a> {
             stack_entry_d: entry("d", zoom.is_some()),
             zoom,
             fb,
+            ci: ipu.formats[CI8],
         };
         let mut instantiates: Vec<String> = modules.iter().map(|m| m.name.clone()).collect();
         instantiates.sort();

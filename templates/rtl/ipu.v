@@ -31,6 +31,12 @@
 // filter and zoom, in GL's order): see its module; PIXELMAP
 // writes a table an entry a clock (state PIXELMAP) once the pipeline has drained.
 {%- endif %}
+{%- if ci %}
+// Colour-index draws (format ci8, GL_COLOR_INDEX): 0x50 INDEX_TRANSFER (2 words) sets GL's
+// INDEX_SHIFT or INDEX_OFFSET (not on the stack); a ci8 draw's index skips scale and bias
+// (both set to the identity for its pixels) and the map stage turns it into RGBA through
+// the I_TO_* maps. A draw waits for the one before to leave the unit.
+{%- endif %}
 {%- if let Some(c) = conv %}
 // Convolution filter (glConvolutionFilter2D, GL_REDUCE, up to {{ c.k }}x{{ c.k }}, weights signed
 // {{ c.ww }} bits with 16 fraction bits; not on the stack): see its module. It follows the
@@ -148,6 +154,10 @@ module {{ name }} #(
 {%- if zoom.is_some() %}
   localparam [7:0] OP_ZOOM     = 8'h45;
 {%- endif %}
+{%- if ci %}
+  localparam [7:0] OP_INDEX    = 8'h50;
+  localparam [3:0] ACT_INDEX   = 4'd15;
+{%- endif %}
 
   // What SEND_ONE_IDLE does.
   localparam [3:0] ACT_TRANSFER = 4'd0;
@@ -253,8 +263,23 @@ module {{ name }} #(
   reg  [12:0] mlast_q;                     // PIXELMAP: entries - 1
   reg         map_we, mlast_en;
   wire [12:0] map_n    = cmd_data_i[20:8];
-  wire        map_ok   = (map_n != 13'd0) & (map_n <= MapSize);
+  // 1..=MapSize entries, a power of two for the I_TO_* maps (map code 4..7; GL's rule).
+  wire        map_ok   = (map_n != 13'd0) & (map_n <= MapSize) &
+                         (~cmd_data_i[2] | ((map_n & (map_n - 13'd1)) == 13'd0));
   wire        map_busy;
+{%- endif %}
+{%- if ci %}
+  reg         ci_q, ci_d;                  // the pipeline's pixels are a ci8 draw's
+  reg  [4:0]  ishift_q, ishift_d;          // GL's INDEX_SHIFT, saturated to -16..15
+  reg  [MapAddrW-1:0] ioff_q, ioff_d;      // GL's INDEX_OFFSET, modulo MapSize
+  reg  [4*MapAddrW-1:0] imask_q, imask_d;  // per I_TO_* map: entries - 1
+  reg  [3:0]  iloaded_q, iloaded_d;
+  // INDEX_SHIFT: shifts past -16 or 15 clear every index bit, as those do.
+  wire        ishift_fits = (&value_q[31:4]) | ~(|value_q[31:4]);
+  wire [4:0]  ishift_new  = ishift_fits ? value_q[4:0] : {value_q[31], {4{~value_q[31]}}};
+  // Scale and bias are the identity for a colour-index draw's pixels.
+  wire [{{ 4 * sw - 1 }}:0] scale_use = ci_q ? { {{- scale_one }}, {{ scale_one }}, {{ scale_one }}, {{ scale_one -}} } : scale_q;
+  wire [{{ 4 * bw - 1 }}:0] bias_use  = ci_q ? {{ 4 * bw }}'d0 : bias_q;
 {%- endif %}
 {%- if let Some(c) = conv %}
   reg         conv_on_q, conv_on_d;       // GL's CONVOLUTION_2D
@@ -278,7 +303,8 @@ module {{ name }} #(
                        (opcode == OP_PIXELMAP) | (opcode == OP_MAPCOLOR){% endif %}{% if bitmap %} |
                        (opcode == OP_RASTER) | (opcode == OP_BITMAP) | (opcode == OP_RPOS){% endif %}{% if conv.is_some() %} |
                        (opcode == OP_FILTER) | (opcode == OP_CONV){% endif %}{% if fb.is_some() %} |
-                       (opcode == OP_READ) | (opcode == OP_COPY) | (opcode == OP_COPYTEX){% endif %};
+                       (opcode == OP_READ) | (opcode == OP_COPY) | (opcode == OP_COPYTEX){% endif %}{% if ci %} |
+                       (opcode == OP_INDEX){% endif %};
   wire        stack_full  = (sp_q == StackFull);
   wire        stack_empty = (sp_q == {SpW{1'b0}});
 {%- if zoom.is_some() %}
@@ -472,7 +498,7 @@ module {{ name }} #(
 {%- for l in lanes_v_list %}
   {{ scale_mod }} u_scale{{ l.i }} (
     .rgba_i  (unpack_data{{ l.px }}),
-    .scale_i (scale_q),
+    .scale_i ({% if ci %}scale_use{% else %}scale_q{% endif %}),
     .prod_o  (scale_in_data{{ l.prod }})
   );
 {%- endfor %}
@@ -486,7 +512,7 @@ module {{ name }} #(
   wire [31:0] bias_px{{ l.i }};
   {{ bias_mod }} u_bias{{ l.i }} (
     .prod_i (scale_data{{ l.prod }}),
-    .bias_i (bias_q),
+    .bias_i ({% if ci %}bias_use{% else %}bias_q{% endif %}),
     .rgba_o (bias_px{{ l.i }})
   );
   assign bias_in_data{{ l.px }} = bias_mask[{{ l.i }}] ? bias_px{{ l.i }} : 32'd0;
@@ -519,6 +545,9 @@ module {{ name }} #(
     .Lanes     ({{ lanes }}),
     .TableSize ({{ m.size }}),
     .Maps      (4'b{{ m.bits }}),
+{%- if let Some(ib) = m.ibits %}
+    .IndexMaps (4'b{{ ib }}),
+{%- endif %}
     .BeatWidth ({{ pix_w }})
   ) u_map (
     .clk_i       (clk_i),
@@ -526,8 +555,15 @@ module {{ name }} #(
     .map_color_i (map_color_q),
     .size_i      (msize_q),
     .loaded_i    (loaded_q),
+{%- if ci %}
+    .index_i     (ci_q),
+    .ishift_i    (ishift_q),
+    .ioff_i      (ioff_q),
+    .imask_i     (imask_q),
+    .iloaded_i   (iloaded_q),
+{%- endif %}
     .we_i        (map_we),
-    .wch_i       (sel_q[1:0]),
+    .wsel_i      (sel_q),
     .waddr_i     (e_q[MapAddrW-1:0]),
     .wdata_i     (cmd_data_i[{e_q[1:0], 3'b000} +: 8]),
     .in_valid_i  ({{ i.valid }}),
@@ -680,6 +716,13 @@ module {{ name }} #(
     map_we     = 1'b0;
     mlast_en   = 1'b0;
 {%- endif %}
+{%- if ci %}
+    ci_d       = ci_q;
+    ishift_d   = ishift_q;
+    ioff_d     = ioff_q;
+    imask_d    = imask_q;
+    iloaded_d  = iloaded_q;
+{%- endif %}
 {%- if bitmap %}
     raster_d   = raster_q;
     rx_d       = rx_q;
@@ -736,6 +779,12 @@ module {{ name }} #(
               act_d   = ACT_DRAW;
               state_d = RECEIVE_1;
             end
+{%- if ci %}
+            OP_INDEX: begin
+              act_d   = ACT_INDEX;
+              state_d = RECEIVE_1;
+            end
+{%- endif %}
 {%- if zoom.is_some() %}
             OP_ZOOM: begin
               act_d     = ACT_ZOOM;
@@ -853,6 +902,10 @@ module {{ name }} #(
           col_d  = 16'd0;
           row_d  = 16'd0;
           byte_d = {{ byte_w }}'d0;
+{%- if ci %}
+          // The unit is empty (the draw waited): the path of its pixels may change.
+          ci_d   = (act_q == ACT_DRAW) & (sel_q == FMT_CI8);
+{%- endif %}
 {%- if bitmap %}
           if (act_q == ACT_BITMAP) begin
             // glBitmap: drawn from the raster position less the origin (x0_q, y0_q),
@@ -862,7 +915,12 @@ module {{ name }} #(
             state_d = ((width_q == 16'd0) | (height_q == 16'd0)) ? IDLE : SEND_PARA;
           end else
 {%- endif %}
+{%- if fb.is_some() && ci %}
+          // Colour indices are drawn only: READ_PIXELS and COPY_TEX_IMAGE reject ci8.
+          if ((~fmt_ok | (fb_act & (sel_q == FMT_CI8))) & ~(fb_act & (fbop_q == FB_COPY))) begin
+{%- else %}
           if (!fmt_ok{% if fb.is_some() %} & ~(fb_act & (fbop_q == FB_COPY)){% endif %}) begin
+{%- endif %}
             act_d   = ACT_FORMAT;
             state_d = SEND_ONE_IDLE;
 {%- if zoom.is_some() %}
@@ -918,6 +976,14 @@ module {{ name }} #(
           end else if (act_q == ACT_CONV) begin
             conv_on_d = sel_q[0];
 {%- endif %}
+{%- if ci %}
+          end else if (act_q == ACT_INDEX) begin
+            if (sel_q[0]) begin
+              ioff_d = value_q[MapAddrW-1:0];
+            end else begin
+              ishift_d = ishift_new;
+            end
+{%- endif %}
           end else if (sel_q[2]) begin
             bias_d[{{ bw }}*sel_q[1:0] +: {{ bw }}] = bias_new;
           end else begin
@@ -953,8 +1019,15 @@ module {{ name }} #(
           map_we = 1'b1;
           e_d    = e_q + 13'd1;
           if (e_q == mlast_q) begin
-            msize_d[MapAddrW*sel_q[1:0] +: MapAddrW] = mlast_q[MapAddrW-1:0];
-            loaded_d[sel_q[1:0]] = 1'b1;
+            if (~sel_q[2]) begin
+              msize_d[MapAddrW*sel_q[1:0] +: MapAddrW] = mlast_q[MapAddrW-1:0];
+              loaded_d[sel_q[1:0]] = 1'b1;
+{%- if ci %}
+            end else begin
+              imask_d[MapAddrW*sel_q[1:0] +: MapAddrW] = mlast_q[MapAddrW-1:0];
+              iloaded_d[sel_q[1:0]] = 1'b1;
+{%- endif %}
+            end
             state_d = IDLE;
           end
         end
@@ -1063,6 +1136,14 @@ module {{ name }} #(
       loaded_q     <= 4'd0;
       e_q          <= 13'd0;
 {%- endif %}
+{%- if ci %}
+      // GL's initial INDEX_SHIFT and INDEX_OFFSET: 0; I_TO_* maps: one entry of 0.0.
+      ci_q         <= 1'b0;
+      ishift_q     <= 5'd0;
+      ioff_q       <= {MapAddrW{1'b0}};
+      imask_q      <= {(4*MapAddrW){1'b0}};
+      iloaded_q    <= 4'd0;
+{%- endif %}
 {%- if bitmap %}
       // GL's initial raster colour: (1, 1, 1, 1).
       raster_q     <= 32'hffffffff;
@@ -1106,6 +1187,13 @@ module {{ name }} #(
       msize_q      <= msize_d;
       loaded_q     <= loaded_d;
       e_q          <= e_d;
+{%- endif %}
+{%- if ci %}
+      ci_q         <= ci_d;
+      ishift_q     <= ishift_d;
+      ioff_q       <= ioff_d;
+      imask_q      <= imask_d;
+      iloaded_q    <= iloaded_d;
 {%- endif %}
 {%- if bitmap %}
       raster_q     <= raster_d;

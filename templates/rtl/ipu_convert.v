@@ -2,7 +2,8 @@
 // {{ name }}: format conversion of one IPU lane (seed 000, main pipeline stage 1): the
 // pixel in the low bits of raw_i, in the DMA format fmt_i, becomes RGBA8 {A, B, G, R}.
 // An n-bit channel is widened by bit replication (within 1 LSB of GL's
-// round(c * 255 / (2^n - 1))); a missing alpha is 255, luminance feeds R, G and B.
+// round(c * 255 / (2^n - 1))); a missing alpha is 255, luminance feeds R, G and B; a
+// colour index (ci8) goes to R, the rest 0.
 // Formats generated: {% for f in formats %}{{ f.name }}{% if !loop.last %}, {% endif %}{% endfor %}; any other code gives 0.
 // RawWidth is the widest enabled format's pixel ({{ raw_w }} bits): the enabled formats fix it.
 // Latency 0 (combinational); no registers.
@@ -38,8 +39,11 @@ module {{ name }} #(
                              raw_i[15:11], raw_i[15:13]};
 {%- when 5 %}
       {{ f.name }}: rgba_o = {8'hff, raw_i[7:0], raw_i[7:0], raw_i[7:0]};
-{%- else %}
+{%- when 6 %}
       {{ f.name }}: rgba_o = {raw_i[15:8], raw_i[7:0], raw_i[7:0], raw_i[7:0]};
+{%- else %}
+      // A colour index: in R, for the map stage's I_TO_* lookups.
+      {{ f.name }}: rgba_o = {24'd0, raw_i[7:0]};
 {%- endmatch %}
 {%- endfor %}
       default: rgba_o = 32'd0;
