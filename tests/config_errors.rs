@@ -812,7 +812,7 @@ fn cases(many_stages: &str) -> Vec<Case> {
             Some("1..=8192 pixels"),
         ),
         case(
-            "ipu_pixel_map_index_map_not_supported",
+            "ipu_pixel_map_index_map_without_ci8",
             &with_ipu(&[
                 "[ipu.pixel_map]",
                 "enabled = true",
@@ -820,8 +820,34 @@ fn cases(many_stages: &str) -> Vec<Case> {
             ]),
             Some("ipu.pixel_map.maps[1]"),
             (6, 19),
-            "not supported yet: map \"i_to_r\" needs the colour-index path, which is not implemented",
-            Some("\"r_to_r\""),
+            "map \"i_to_r\" converts colour indices, but formats does not list \"ci8\"",
+            Some("with the ci8 format \"i_to_r\""),
+        ),
+        case(
+            "ipu_pixel_map_index_to_index",
+            &with_ipu(&[
+                r#"formats = ["ci8"]"#,
+                "[ipu.pixel_map]",
+                "enabled = true",
+                r#"maps = ["i_to_r", "s_to_s"]"#,
+            ]),
+            Some("ipu.pixel_map.maps[1]"),
+            (7, 19),
+            "map \"s_to_s\" applies to a colour-index framebuffer or stencil draws, which this unit has not",
+            Some("this unit draws RGBA pixels"),
+        ),
+        case(
+            "ipu_ci8_without_index_maps",
+            &with_ipu(&[
+                r#"formats = ["l8", "ci8"]"#,
+                "[ipu.pixel_map]",
+                "enabled = true",
+                r#"maps = ["r_to_r"]"#,
+            ]),
+            Some("ipu.formats[1]"),
+            (4, 18),
+            "format \"ci8\" without an enabled [ipu.pixel_map] listing i_to_* maps",
+            Some("at least one of \"i_to_r\""),
         ),
         case(
             "ipu_pixel_map_unknown_map",

@@ -26,7 +26,8 @@ fn ipu_config(name: &str, reset: (&str, &str), body: &str) -> Config {
     )
 }
 
-/// The seed's organisation: one lane, bubble registers, zoom, maps, bitmap.
+/// The seed's organisation: one lane, bubble registers, zoom, maps (colour and
+/// colour-index), bitmap; every format but bgra8888 (two_lanes has it).
 fn one_lane() -> Config {
     one_lane_with("")
 }
@@ -40,8 +41,10 @@ fn one_lane_with(conv: &str) -> Config {
         if conv.is_empty() { "ipu_l1" } else { "ipu_l1c" },
         ("async", "low"),
         &format!(
-            "lanes = 1\nstack_depth = 3\nbitmap = true\nframebuffer = true\n[ipu.zoom]\nenabled = true\n[ipu.pixel_map]\nenabled = true\n\
-             maps = [\"r_to_r\", \"g_to_g\", \"b_to_b\", \"a_to_a\"]\n{conv}"
+            "lanes = 1\nstack_depth = 3\nbitmap = true\nframebuffer = true\n\
+             formats = [\"rgba8888\", \"rgb565\", \"rgba4444\", \"rgba5551\", \"l8\", \"la88\", \"ci8\"]\n\
+             [ipu.zoom]\nenabled = true\n[ipu.pixel_map]\nenabled = true\n\
+             maps = [\"r_to_r\", \"g_to_g\", \"b_to_b\", \"a_to_a\", \"i_to_r\", \"i_to_g\", \"i_to_b\", \"i_to_a\"]\n{conv}"
         ),
     )
 }
@@ -58,7 +61,8 @@ fn one_lane_plain() -> Config {
     )
 }
 
-/// Four lanes, a 128-bit DMA word (32 bits without the filter), some formats, mixed
+/// Four lanes, a 128-bit DMA word (32 bits without the filter), some formats (ci8 with two
+/// index maps when the filter is on), mixed
 /// registers (a FIFO behind the maps, a skid behind zoom), the smallest stack, a 1x1 filter with the
 /// narrowest weights (the filter's line buffers are co-simulated at one lane: builds cost).
 fn four_lanes() -> Config {
@@ -70,31 +74,37 @@ fn four_lanes_with(conv: &str) -> Config {
         if conv.is_empty() { "ipu_l4n" } else { "ipu_l4" },
         ("sync", "high"),
         &format!(
-            "lanes = 4\n{}bitmap = true\nframebuffer = true\nformats = [\"l8\", \"rgba8888\", \"rgb565\", \"la88\"]\nscale_frac_bits = 16\n\
+            "lanes = 4\n{}bitmap = true\nframebuffer = true\nformats = [\"l8\", \"rgba8888\", \"rgb565\", \"la88\"{}]\nscale_frac_bits = 16\n\
              bias_frac_bits = 10\nscale_int_bits = 8\nbias_int_bits = 1\nstack_depth = 1\n\
              registers = [\"skid\", \"fifo:3\", \"bypass\", \"fifo:2\", \"skid\"]\n\
              [ipu.zoom]\nenabled = true\nmax_line_width = 64\n\
-             [ipu.pixel_map]\nenabled = true\ntable_size = 16\nmaps = [\"a_to_a\", \"r_to_r\", \"g_to_g\", \"b_to_b\"]\n{conv}",
+             [ipu.pixel_map]\nenabled = true\ntable_size = 16\nmaps = [\"a_to_a\", \"r_to_r\", \"g_to_g\", \"b_to_b\"{}]\n{conv}",
             if conv.is_empty() {
                 ""
             } else {
                 "dma_word_bits = 128\n"
-            }
+            },
+            if conv.is_empty() { "" } else { ", \"ci8\"" },
+            if conv.is_empty() {
+                ""
+            } else {
+                ", \"i_to_g\", \"i_to_a\""
+            },
         ),
     )
 }
 
 /// Two lanes, a 64-bit DMA word, registers that pass ready straight through (and a skid
-/// behind the maps).
+/// behind the maps), ci8 with two of the four index maps.
 fn two_lanes() -> Config {
     ipu_config(
         "ipu_l2",
         ("async", "high"),
-        "lanes = 2\ndma_word_bits = 64\nbitmap = true\nframebuffer = true\nformats = [\"bgra8888\", \"rgba4444\", \"rgba5551\", \"l8\"]\nscale_frac_bits = 16\n\
+        "lanes = 2\ndma_word_bits = 64\nbitmap = true\nframebuffer = true\nformats = [\"bgra8888\", \"rgba4444\", \"ci8\", \"rgba5551\", \"l8\"]\nscale_frac_bits = 16\n\
          bias_frac_bits = 16\nstack_depth = 2\n\
          registers = [\"bypass\", \"bubble\", \"fifo:1\", \"skid\", \"bubble\"]\n\
          [ipu.zoom]\nenabled = true\nmax_line_width = 10\n\
-         [ipu.pixel_map]\nenabled = true\ntable_size = 32\nmaps = [\"g_to_g\", \"a_to_a\"]\n",
+         [ipu.pixel_map]\nenabled = true\ntable_size = 32\nmaps = [\"g_to_g\", \"i_to_b\", \"a_to_a\", \"i_to_r\"]\n",
     )
 }
 
@@ -205,7 +215,7 @@ fn formats_stream(b: &Built, seed: u64) -> m::Stream {
     let ipu = b.cfg.ipu.as_ref().expect("ipu");
     let mut rng = Rng::stream(seed, 9);
     let mut s = m::Stream::default();
-    for fmt in 0..7u32 {
+    for fmt in 0..8u32 {
         if !ipu.formats[fmt as usize] {
             continue;
         }
@@ -249,8 +259,8 @@ fn stack_overflow_underflow_and_truncated_commands() {
         s.draw(&mut rng, 0, 3, 2, 1, 1);
         s.cmds.push(m::cmd_pop()); // the last two underflow
     }
-    s.cmds.extend(m::cmd_draw(7, 2, 2, 0, 0)); // no such format
-    s.cmds.push(0x5000_0001); // not the IPU's: passed through
+    s.cmds.extend(m::cmd_draw(1, 2, 2, 0, 0)); // bgra8888: not enabled here
+    s.cmds.push(0x5100_0001); // not the IPU's: passed through
     s.cmds.extend(&m::cmd_draw(0, 2, 2, 0, 0)[..2]); // truncated
     for (seed, gap, stall) in [(1u64, 0.0, 0.0), (2, 0.5, 0.5), (3, 0.0, 0.9)] {
         let (_, out) = check(&b, &s, seed, gap, stall);
@@ -266,7 +276,7 @@ fn stack_overflow_underflow_and_truncated_commands() {
                 m::EV_FORMAT
             ]
         );
-        assert_eq!(out.pass, [0x5000_0001]);
+        assert_eq!(out.pass, [0x5100_0001]);
         assert_eq!(out.dma_req.len(), 5, "the truncated draw never starts");
     }
 }
@@ -674,6 +684,159 @@ fn broken_maps_are_caught() {
                 "ipu_map",
                 "* MulK + Half;",
                 "* MulK + (Half >> 1);",
+                0.0,
+                true,
+            ),
+        ],
+    );
+}
+
+/// Colour-index draws: I_TO_* maps of every power-of-two size on every channel (generated
+/// or not), INDEX_SHIFT both ways (past every index bit too) and INDEX_OFFSET of either
+/// sign, a scale, a bias and colour maps that must not touch indices but must apply to
+/// the RGBA draws between them, zoomed indices, a size that is not a power of two, ci8
+/// reads and texture copies (rejected) and a truncated INDEX_TRANSFER.
+fn index_stream(cfg: &Config, seed: u64) -> m::Stream {
+    let ipu = cfg.ipu.as_ref().expect("ipu");
+    let size = ipu.pixel_map.expect("maps").size;
+    let rgba = (0..7u32)
+        .find(|f| ipu.formats[*f as usize])
+        .expect("an RGBA format");
+    let ci = m::FORMAT_CI8;
+    let mut rng = Rng::stream(seed, 12);
+    let mut s = m::Stream::default();
+    let table =
+        |rng: &mut Rng, n: u32| -> Vec<u8> { (0..n).map(|_| rng.next_u64() as u8).collect() };
+    s.draw(&mut rng, ci, 5, 2, 1, 1); // maps never loaded: GL's initial 0
+    s.cmds.extend(m::cmd_transfer(false, 0, m::q16(0.5)));
+    s.cmds.extend(m::cmd_transfer(true, 1, m::q16(0.25)));
+    s.cmds.push(m::cmd_mapcolor(true));
+    for ch in 0..4 {
+        let t = table(&mut rng, size.min(16));
+        s.cmds.extend(m::cmd_pixelmap(ch, &t));
+    }
+    let shifts = [0, 2, -1, -3, 5, -9, 13, -20, 40, i32::MIN];
+    let offsets = [0, 3, -5, 1000, -1, i32::MAX];
+    for (k, n) in [1u32, 2, size / 2, size].into_iter().enumerate() {
+        for ch in 0..4 {
+            let t = table(&mut rng, n);
+            s.cmds.extend(m::cmd_pixelmap(4 + ch, &t));
+        }
+        s.cmds.extend(m::cmd_index(false, shifts[2 * k]));
+        s.cmds.extend(m::cmd_index(true, offsets[k]));
+        s.draw(&mut rng, ci, 7, 2, 20, 20);
+        // Scale, bias and the colour maps are back for the next RGBA draw.
+        s.draw(&mut rng, rgba, 6, 1, 3, 3);
+        s.cmds.extend(m::cmd_index(false, shifts[2 * k + 1]));
+        if ipu.zoom.is_some() {
+            s.cmds.extend(m::cmd_zoom(m::q16(1.5), m::q16(-2.0)));
+        }
+        s.draw(&mut rng, ci, 9, 3, 40, 40);
+        if ipu.zoom.is_some() {
+            s.cmds.extend(m::cmd_zoom(m::q16(1.0), m::q16(1.0)));
+        }
+    }
+    // Three entries for an I_TO_* map: status 5, the entry word passes through.
+    s.cmds.extend(m::cmd_pixelmap(5, &[1, 2, 3]));
+    if ipu.framebuffer {
+        s.fb_cmd(&mut rng, ipu, m::FbOp::Read(ci), (3, 2), (0, 0));
+        s.fb_cmd(&mut rng, ipu, m::FbOp::CopyTex(ci, 64), (3, 2), (0, 0));
+    }
+    s.draw(&mut rng, ci, 4, 4, 0, 0);
+    s.cmds.extend(&m::cmd_index(true, 9)[..1]); // truncated
+    s
+}
+
+#[test]
+fn colour_index_draws_match_the_model_at_1_2_and_4_lanes() {
+    for cfg in [one_lane(), two_lanes(), four_lanes()] {
+        let b = build_cfg(cfg);
+        for (seed, gap, stall) in [(61u64, 0.0, 0.0), (62, 0.5, 0.6)] {
+            let s = index_stream(&b.cfg, seed);
+            let (_, out) = check(&b, &s, seed, gap, stall);
+            assert!(out.status.iter().any(|w| w & 0xf == m::EV_MAPSIZE));
+            assert!(out.status.iter().any(|w| w & 0xf == m::EV_FORMAT));
+        }
+    }
+}
+
+/// GL 2.0's colour index lookup (section 3.6.5) in plain integers: the index shifted
+/// left by INDEX_SHIFT bits (right when negative: bits below the point are lost, indices
+/// having no fraction bits here), INDEX_OFFSET added, ANDed with the map's size - 1.
+fn gl_index(i: u32, shift: i32, offset: i32, n: usize) -> usize {
+    let v = if shift >= 0 {
+        i64::from(i) << shift
+    } else {
+        i64::from(i) >> -shift
+    };
+    ((v + i64::from(offset)) & (n as i64 - 1)) as usize
+}
+
+/// Every index 0..=255 through I_TO_* maps of 256, 64, 2 and 16 entries under shifts and
+/// offsets both ways: each channel is its map's entry at GL's index, from the RTL.
+#[test]
+fn colour_index_follows_gl() {
+    let b = build_cfg(one_lane());
+    let mut rng = Rng::stream(63, 0);
+    let mut s = m::Stream::default();
+    let tables: Vec<Vec<u8>> = [256usize, 64, 2, 16]
+        .iter()
+        .map(|n| (0..*n).map(|_| rng.next_u64() as u8).collect())
+        .collect();
+    for (ch, t) in tables.iter().enumerate() {
+        s.cmds.extend(m::cmd_pixelmap(4 + ch as u32, t));
+    }
+    // A colour map and a scale, which indices must not see.
+    s.cmds.extend(m::cmd_pixelmap(0, &[255; 4]));
+    s.cmds.push(m::cmd_mapcolor(true));
+    s.cmds.extend(m::cmd_transfer(false, 0, m::q16(0.25)));
+    let settings = [(0, 0), (2, -3), (-2, 7), (-9, 1), (3, 200)];
+    let words: Vec<u32> = (0..64u32)
+        .map(|k| (0..4).map(|b| (4 * k + b) << (8 * b)).sum())
+        .collect();
+    for (shift, offset) in settings {
+        s.cmds.extend(m::cmd_index(false, shift));
+        s.cmds.extend(m::cmd_index(true, offset));
+        s.cmds.extend(m::cmd_draw(m::FORMAT_CI8, 16, 16, 0, 0));
+        s.dma.extend(&words);
+    }
+    let (_, out) = check(&b, &s, 63, 0.2, 0.2);
+    assert_eq!(out.pix.len(), 256 * settings.len());
+    for (k, beat) in out.pix.iter().enumerate() {
+        let (shift, offset) = settings[k / 256];
+        for (ch, t) in tables.iter().enumerate() {
+            let want = t[gl_index(k as u32 % 256, shift, offset, t.len())];
+            assert_eq!(
+                beat.field(8 * ch as u32, 8),
+                u64::from(want),
+                "index {k}, channel {ch}"
+            );
+        }
+    }
+}
+
+#[test]
+fn broken_colour_index_is_caught() {
+    let cfg = two_lanes();
+    broken_variants_fail(
+        &cfg,
+        &index_stream(&cfg, 64),
+        &[
+            // Indices scaled and biased like colours.
+            ("ipu", "scale_use = ci_q ?", "scale_use = 1'b0 ?", 0.0, true),
+            // INDEX_SHIFT's sign ignored: right shifts become left shifts.
+            (
+                "ipu_map",
+                "ishift_i[4] ? ci_shr : ci_shl",
+                "ci_shl",
+                0.0,
+                true,
+            ),
+            // The index not masked to the loaded map's size.
+            (
+                "ipu_map",
+                "ci_index & imask_i[AddrW*ch +: AddrW]",
+                "ci_index",
                 0.0,
                 true,
             ),

@@ -634,7 +634,8 @@ fn mem_arb_configs_pass_lint_synth_and_icarus() {
 /// both fraction widths at their ends, the smallest and largest stacks, each reset style,
 /// zoom, pixel maps, bitmap and the convolution filter alone and together (1x1, 3x3 and
 /// 5x5 filters, the narrowest and widest weights, the smallest line buffers and tables),
-/// the framebuffer paths with one to three formats.
+/// the framebuffer paths with one to three formats, colour-index draws with the smallest
+/// and largest tables.
 #[test]
 fn ipu_configs_pass_lint_synth_and_icarus() {
     let configs = [
@@ -657,10 +658,10 @@ fn ipu_configs_pass_lint_synth_and_icarus() {
             "ipu_zoom_maps_l4",
             "async",
             "low",
-            "lanes = 4\ndma_word_bits = 128\nbitmap = true\nframebuffer = true\nformats = [\"l8\"]\n\
+            "lanes = 4\ndma_word_bits = 128\nbitmap = true\nframebuffer = true\nformats = [\"l8\", \"ci8\"]\n\
              registers = [\"bubble\", \"bubble\", \"skid\", \"fifo:4\", \"skid\"]\n\
              [ipu.zoom]\nenabled = true\nmax_line_width = 1\n\
-             [ipu.pixel_map]\nenabled = true\ntable_size = 2\nmaps = [\"a_to_a\"]\n\
+             [ipu.pixel_map]\nenabled = true\ntable_size = 2\nmaps = [\"a_to_a\", \"i_to_g\"]\n\
              [ipu.convolution]\nenabled = true\nkernel_size = 5\nmax_line_width = 100\nweight_int_bits = 1\n",
         ),
         (
@@ -674,8 +675,8 @@ fn ipu_configs_pass_lint_synth_and_icarus() {
             "ipu_maps_l1",
             "sync",
             "high",
-            "lanes = 1\nbitmap = true\n[ipu.pixel_map]\nenabled = true\ntable_size = 4096\n\
-             maps = [\"r_to_r\", \"g_to_g\", \"b_to_b\", \"a_to_a\"]\n",
+            "lanes = 1\nbitmap = true\nformats = [\"ci8\", \"rgb565\"]\n[ipu.pixel_map]\nenabled = true\ntable_size = 4096\n\
+             maps = [\"r_to_r\", \"g_to_g\", \"b_to_b\", \"a_to_a\", \"i_to_r\", \"i_to_g\", \"i_to_b\", \"i_to_a\"]\n",
         ),
     ];
     for (name, kind, active, body) in configs {

@@ -118,6 +118,8 @@ pub const OP_READ: u32 = 0x4D;
 pub const OP_COPY: u32 = 0x4E;
 pub const OP_COPYTEX: u32 = 0x4F;
 pub const OP_INDEX: u32 = 0x50;
+/// The colour-index format's code in DRAW_PIXELS.
+pub const FORMAT_CI8: u32 = CI8 as u32;
 
 pub const EV_OVERFLOW: u32 = 1;
 pub const EV_UNDERFLOW: u32 = 2;
@@ -1864,6 +1866,50 @@ mod tests {
             .map(|b| (b.field(64, 16), b.field(80, 16), b.field(96, 2)))
             .collect();
         assert_eq!(at, vec![(7, 8, 3), (9, 8, 1), (7, 9, 3), (9, 9, 1)]);
+    }
+
+    #[test]
+    fn colour_indices_become_rgba_through_the_index_maps() {
+        let mut cfg = ipu(1);
+        cfg.formats[CI8] = true;
+        cfg.pixel_map = Some(crate::config::PixelMap {
+            size: 16,
+            maps: [true; 4],
+            index_maps: [true, false, true, true],
+        });
+        let r: Vec<u8> = (0..16).map(|k| 100 + k).collect();
+        let mut cmds = cmd_pixelmap(4, &r);
+        cmds.extend(cmd_pixelmap(6, &[7, 9]));
+        cmds.extend(cmd_pixelmap(5, &[1, 2, 3, 4])); // I->G not generated: ignored
+        cmds.extend(cmd_pixelmap(0, &[255; 2])); // R->R: not for indices
+        cmds.push(cmd_mapcolor(true));
+        cmds.extend(cmd_transfer(false, 0, q16(0.5))); // nor is the scale
+        cmds.extend(cmd_index(false, -1));
+        cmds.extend(cmd_index(true, 3));
+        cmds.extend(cmd_draw(FORMAT_CI8, 3, 1, 0, 0));
+        let out = run(&cfg, &cmds, &[0x00_09_05_04], &[]);
+        // (i >> 1) + 3: 5, 5, 7; R from 16 entries, B from 2 (index & 1), A's map never
+        // loaded and G's not generated: 0.
+        let px: Vec<u64> = out.pix.iter().map(|b| b.field(0, 32)).collect();
+        assert_eq!(px, [105 | (9 << 16), 105 | (9 << 16), 107 | (9 << 16)]);
+        // Index arithmetic: left and right, offsets that wrap, shifts past every bit.
+        let a = |shift, offset| IndexArith { shift, offset };
+        assert_eq!(index_arith(0x81, a(3, 0)), 0x408);
+        assert_eq!(index_arith(0x81, a(-7, (-2i32) as u32)), u32::MAX);
+        assert_eq!(index_arith(0xff, a(40, 5)), 5);
+        assert_eq!(index_arith(0xff, a(i32::MIN, 0)), 0);
+        // A size that is not a power of two is flagged for I_TO_* maps only.
+        assert!(!map_size_ok(4, 3, 16) && map_size_ok(0, 3, 16) && map_size_ok(7, 16, 16));
+        // Reads and texture copies of colour indices are errors; without ci8 the format
+        // and INDEX_TRANSFER are unknown.
+        cfg.framebuffer = true;
+        let mut cmds = cmd_read(FORMAT_CI8, 2, 2, 0, 0).to_vec();
+        cmds.extend(cmd_copytex(FORMAT_CI8, 2, 2, (0, 0), 0));
+        let out = run(&cfg, &cmds, &[], &[]);
+        assert_eq!(out.status, [EV_FORMAT, EV_FORMAT]);
+        assert!(out.fb_req.is_empty());
+        let out = run(&ipu(1), &cmd_index(true, 3), &[], &[]);
+        assert_eq!(out.pass, cmd_index(true, 3));
     }
 
     #[test]
