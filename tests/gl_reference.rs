@@ -14,7 +14,7 @@ use gpurtl::model::tmu::lod::LOD_FRAC;
 use gpurtl::model::tmu::sampler::{Filter, MipImage, Sampler, sample_quad};
 use gpurtl::rng::Rng;
 use gpurtl::sim::glref::{
-    self, Driver, GlCase, GlDraw, GlRead, GlSample, Lod, Written, quad_samples,
+    self, Driver, GlCase, GlDraw, GlIndexDraw, GlRead, GlSample, Lod, Written, quad_samples,
 };
 use gpurtl::texio::{Image, TextureFile, mip};
 use gpurtl::workload::Wrap;
@@ -471,4 +471,72 @@ fn ipu_read_pixels_matches_mesa_softpipe() {
         "{} reads of {w} x {h} in 7 formats: the default transfer bit-exact with Mesa, largest field difference {worst}",
         cases.len()
     );
+}
+
+/// Colour-index glDrawPixels (GL_COLOR_INDEX, GL_UNSIGNED_BYTE): every index 0..=255
+/// through random I_TO_* maps of 256, 32, 2 and 1 entries (GL's lookup for an RGBA
+/// framebuffer, MAP_COLOR off): the model's pixels equal Mesa's exactly. Mesa 22 drops
+/// INDEX_SHIFT and INDEX_OFFSET on this path (its DrawPixels converts indices with the
+/// transfer state cleared): with them set it draws what the model draws without them,
+/// which the last draw shows; the unit follows GL there (`colour_index_follows_gl` in
+/// tests/ipu.rs).
+#[test]
+fn ipu_colour_index_draw_matches_mesa_softpipe() {
+    let cfg = parse(
+        &IPU.replacen("[ipu]\n", "[ipu]\nformats = [\"rgba8888\", \"ci8\"]\n", 1)
+            .replacen(
+                "\"a_to_a\"]",
+                "\"a_to_a\", \"i_to_r\", \"i_to_g\", \"i_to_b\", \"i_to_a\"]",
+                1,
+            ),
+        "glref ipu index",
+    );
+    let unit = cfg.ipu.clone().expect("[ipu]");
+    let mut rng = Rng::stream(14, 0);
+    let (w, h) = (16u32, 16u32);
+    let mut draws = Vec::new();
+    let mut expect = Vec::new();
+    // (INDEX_SHIFT, INDEX_OFFSET) for Mesa; the model's are 0 throughout.
+    for (k, (shift, offset)) in [(0, 0), (0, 0), (0, 0), (1, -7)].into_iter().enumerate() {
+        // Every index once, in an order of the draw's own: Mesa 22 reuses its texture of
+        // the last glDrawPixels when the pixels are the same bytes.
+        let indices: Vec<u8> = (0..=255u32)
+            .map(|i| (i * (2 * k as u32 + 1) + 17 * k as u32) as u8)
+            .collect();
+        let tables: [Vec<u8>; 4] =
+            [256usize, 32, 2, 1].map(|n| (0..n).map(|_| rng.next_u64() as u8).collect());
+        let mut s = ipu::Stream::default();
+        for (ch, t) in tables.iter().enumerate() {
+            s.cmds.extend(ipu::cmd_pixelmap(4 + ch as u32, t));
+        }
+        s.cmds.extend(ipu::cmd_draw(ipu::FORMAT_CI8, w, h, 0, 0));
+        s.dma = indices
+            .chunks(4)
+            .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+            .collect();
+        let out = ipu::encode(&unit, &s, 1).1;
+        expect.push(
+            written(&unit, &out)
+                .into_iter()
+                .flat_map(|(_, _, c)| c)
+                .collect::<Vec<u8>>(),
+        );
+        draws.push(GlIndexDraw {
+            width: w,
+            height: h,
+            shift,
+            offset,
+            maps: tables
+                .clone()
+                .map(|t| t.iter().map(|v| f32::from(*v) / 255.0).collect()),
+            indices,
+        });
+    }
+    let got = glref::index_pixels(&draws, Driver::Softpipe, &scratch("glref-index"))
+        .expect("Mesa draws colour indices");
+    for (k, (g, e)) in got.iter().zip(&expect).enumerate() {
+        assert_eq!(g.len(), e.len(), "draw {k}: pixels written");
+        let diffs = g.iter().zip(e).filter(|(a, b)| a != b).count();
+        assert_eq!(diffs, 0, "draw {k}: {diffs} bytes differ from Mesa");
+    }
 }

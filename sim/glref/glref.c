@@ -35,6 +35,16 @@
  *   pixels HEX                  4 * W * H bytes, the region's RGBA8 contents, row 0 first
  *
  * Stdout gets `read N HEX`: the N bytes glReadPixels returned under that transfer state.
+ *
+ * Or a colour-index glDrawPixels (GL_COLOR_INDEX, GL_UNSIGNED_BYTE) into the RGBA
+ * framebuffer:
+ *
+ *   index W H SHIFT OFFSET      drawn at (0, 0) under GL_INDEX_SHIFT and GL_INDEX_OFFSET
+ *   map CHANNEL N V0 .. VN-1    four lines, I_TO_R = 0 .. I_TO_A = 3 in order, N a power
+ *                               of two, values in [0, 1]
+ *   pixels HEX                  W * H indices, GL row 0 first
+ *
+ * Stdout gets `index N HEX`: the drawn region read back as RGBA8, N = 4 * W * H bytes.
  */
 #define GL_GLEXT_PROTOTYPES 1
 #include <GL/osmesa.h>
@@ -272,6 +282,50 @@ static void read_case(GLuint prog) {
   free(px);
 }
 
+static void index_case(GLuint prog) {
+  static const GLenum map[4] = {GL_PIXEL_MAP_I_TO_R, GL_PIXEL_MAP_I_TO_G, GL_PIXEL_MAP_I_TO_B,
+                                GL_PIXEL_MAP_I_TO_A};
+  int w, h, shift, offset;
+  char word[16];
+  if (scanf("%d %d %d %d", &w, &h, &shift, &offset) != 4 || w < 1 || h < 1 || w > FB_W ||
+      h > FB_H)
+    die("expected `index W H SHIFT OFFSET`");
+  GLfloat *values[4];
+  int size[4];
+  for (int c = 0; c < 4; c++) {
+    int ch, n;
+    if (scanf("%15s %d %d", word, &ch, &n) != 3 || strcmp(word, "map") != 0 || ch != c ||
+        n < 1 || n > 4096 || (n & (n - 1)) != 0)
+      die("expected `map CHANNEL N VALUES`, channels in order, N a power of two");
+    values[c] = malloc(sizeof(GLfloat) * (size_t)n);
+    size[c] = n;
+    for (int j = 0; j < n; j++)
+      if (scanf("%f", &values[c][j]) != 1) die("expected a map value");
+  }
+  unsigned char *px = read_hex("pixels", (long)w * h);
+  long n = 4L * w * h;
+  unsigned char *out = malloc((size_t)n);
+  glUseProgram(0);
+  set_transfer(NULL);
+  for (int c = 0; c < 4; c++) glPixelMapfv(map[c], size[c], values[c]);
+  glPixelTransferi(GL_INDEX_SHIFT, shift);
+  glPixelTransferi(GL_INDEX_OFFSET, offset);
+  glPixelZoom(1.0f, 1.0f);
+  glWindowPos2i(0, 0);
+  glDrawPixels(w, h, GL_COLOR_INDEX, GL_UNSIGNED_BYTE, px);
+  glPixelTransferi(GL_INDEX_SHIFT, 0);
+  glPixelTransferi(GL_INDEX_OFFSET, 0);
+  glReadPixels(0, 0, w, h, GL_RGBA, GL_UNSIGNED_BYTE, out);
+  check_gl("glDrawPixels (colour index)");
+  glUseProgram(prog);
+  printf("index %ld ", n);
+  for (long i = 0; i < n; i++) printf("%02x", out[i]);
+  printf("\n");
+  for (int c = 0; c < 4; c++) free(values[c]);
+  free(out);
+  free(px);
+}
+
 int main(void) {
   int attrs[] = {OSMESA_FORMAT, OSMESA_RGBA, OSMESA_DEPTH_BITS, 0,
                  OSMESA_PROFILE, OSMESA_COMPAT_PROFILE, 0};
@@ -309,7 +363,11 @@ int main(void) {
       read_case(prog);
       continue;
     }
-    if (strcmp(word, "case") != 0) die("expected `case`, `draw` or `read`");
+    if (strcmp(word, "index") == 0) {
+      index_case(prog);
+      continue;
+    }
+    if (strcmp(word, "case") != 0) die("expected `case`, `draw`, `read` or `index`");
     char fname[16];
     int levels;
     if (scanf("%15s %d", fname, &levels) != 2) die("expected `case FORMAT LEVELS`");

@@ -408,27 +408,80 @@ pub fn read_pixels(
         push_hex_pixels(&mut text, r.image);
     }
     let out = run(&text, driver, work_dir)?;
-    let bad = |l: &str| SimError::Run(format!("glref ({}) printed `{l}`", driver.name()));
     let mut lines = out.lines();
-    let mut result = Vec::with_capacity(reads.len());
-    for _ in reads {
-        let l = lines.next().unwrap_or("");
-        let mut f = l.split_whitespace();
-        let (n, hex) = match (f.next(), f.next(), f.next()) {
-            (Some("read"), Some(n), Some(hex)) => (n.parse::<usize>().map_err(|_| bad(l))?, hex),
-            _ => return Err(bad(l)),
-        };
-        let bytes: Vec<u8> = (0..hex.len() / 2)
-            .map(|i| {
-                hex.get(2 * i..2 * i + 2)
-                    .and_then(|b| u8::from_str_radix(b, 16).ok())
-            })
-            .collect::<Option<_>>()
-            .filter(|v: &Vec<u8>| v.len() == n)
-            .ok_or_else(|| bad(l))?;
-        result.push(bytes);
+    reads
+        .iter()
+        .map(|_| hex_line(lines.next().unwrap_or(""), "read", driver))
+        .collect()
+}
+
+/// A colour-index glDrawPixels (GL_COLOR_INDEX, GL_UNSIGNED_BYTE) at the framebuffer's
+/// origin under GL_INDEX_SHIFT, GL_INDEX_OFFSET and the I_TO_* maps.
+pub struct GlIndexDraw {
+    pub width: u32,
+    pub height: u32,
+    pub shift: i32,
+    pub offset: i32,
+    /// I_TO_R .. I_TO_A, each a power of two of values in [0, 1].
+    pub maps: [Vec<f32>; 4],
+    /// Row 0 first.
+    pub indices: Vec<u8>,
+}
+
+/// Runs every colour-index draw through Mesa's `driver`: the drawn region read back as
+/// RGBA8 bytes, row 0 first.
+pub fn index_pixels(
+    draws: &[GlIndexDraw],
+    driver: Driver,
+    work_dir: &Path,
+) -> Result<Vec<Vec<u8>>, SimError> {
+    use std::fmt::Write as _;
+    let mut text = String::new();
+    for d in draws {
+        let _ = writeln!(
+            text,
+            "index {} {} {} {}",
+            d.width, d.height, d.shift, d.offset
+        );
+        for (ch, values) in d.maps.iter().enumerate() {
+            let _ = write!(text, "map {ch} {}", values.len());
+            for v in values {
+                let _ = write!(text, " {v:?}");
+            }
+            text.push('\n');
+        }
+        text.push_str("pixels ");
+        for b in &d.indices {
+            let _ = write!(text, "{b:02x}");
+        }
+        text.push('\n');
     }
-    Ok(result)
+    let out = run(&text, driver, work_dir)?;
+    let mut lines = out.lines();
+    draws
+        .iter()
+        .map(|_| hex_line(lines.next().unwrap_or(""), "index", driver))
+        .collect()
+}
+
+/// A `KEYWORD N HEX` line's N bytes.
+fn hex_line(l: &str, keyword: &str, driver: Driver) -> Result<Vec<u8>, SimError> {
+    let bad = || SimError::Run(format!("glref ({}) printed `{l}`", driver.name()));
+    let mut f = l.split_whitespace();
+    let (n, hex) = match (f.next(), f.next(), f.next()) {
+        (Some(k), Some(n), Some(hex)) if k == keyword => {
+            (n.parse::<usize>().map_err(|_| bad())?, hex)
+        }
+        _ => return Err(bad()),
+    };
+    (0..hex.len() / 2)
+        .map(|i| {
+            hex.get(2 * i..2 * i + 2)
+                .and_then(|b| u8::from_str_radix(b, 16).ok())
+        })
+        .collect::<Option<Vec<u8>>>()
+        .filter(|v| v.len() == n)
+        .ok_or_else(bad)
 }
 
 /// The largest difference per channel between two colour lists, and how many colours
