@@ -1048,14 +1048,75 @@ mod tests {
         clocks(ipu, &v).expect("finishes")
     }
 
+    /// A stream of commands and 32-bit DMA units.
+    fn stream(cmds: &[u32], dma: &[u32]) -> Stream {
+        Stream {
+            cmds: cmds.to_vec(),
+            dma: dma.to_vec(),
+            ..Stream::default()
+        }
+    }
+
     #[test]
     fn a_passed_word_takes_two_clocks() {
-        let i = ipu("lanes = 1\n");
-        let s = Stream {
-            cmds: vec![0x1000_0000],
-            ..Stream::default()
-        };
         // Taken in IDLE at clock 0, out of the pass register at clock 1.
-        assert_eq!(model_clocks(&i, &s), 2);
+        assert_eq!(model_clocks(&ipu("lanes = 1\n"), &stream(&[0x1000_0000], &[])), 2);
+    }
+
+    #[test]
+    fn draws_cost_their_words_request_beats_and_latency() {
+        // Bubble x 3, nothing after bias, no drain wait: words at clocks 0, 1, 2, the
+        // request at 3, a beat a clock from 4 (one rgba8888 pixel a 32-bit word), each
+        // on pix 3 clocks after its issue: N pixels end at clock N + 7.
+        let plain = ipu("lanes = 1\n");
+        let draw = m::cmd_draw(0, 2, 2, 0, 0);
+        assert_eq!(model_clocks(&plain, &stream(&draw, &[1, 2, 3, 4])), 11);
+        // The next draw's first word is taken the clock after the last issue.
+        let two: Vec<u32> = draw.iter().chain(&draw).copied().collect();
+        assert_eq!(model_clocks(&plain, &stream(&two, &[7; 8])), 19);
+        // 4 l8 pixels share a word but take a beat each at one lane.
+        let l8 = m::cmd_draw(5, 4, 1, 0, 0);
+        assert_eq!(model_clocks(&plain, &stream(&l8, &[0])), 11);
+        // 4 lanes: one beat for the word's 4 pixels.
+        let four = ipu("lanes = 4\n");
+        assert_eq!(model_clocks(&four, &stream(&l8, &[0])), 8);
+        // With zoom (a bubble register in bypass) and maps after bias, the next draw
+        // waits in RECEIVE_1 for the pipeline to drain: 5 registers, so N + 8 a draw.
+        let staged = ipu("lanes = 1\n[ipu.zoom]\nenabled = true\n[ipu.pixel_map]\nenabled = true\nmaps = [\"r_to_r\"]\n");
+        assert_eq!(model_clocks(&staged, &stream(&draw, &[0; 4])), 4 + 4 + 5);
+        assert_eq!(model_clocks(&staged, &stream(&two, &[0; 8])), 12 + 4 + 4 + 5);
+        // A one-deep FIFO after unpack takes a beat every other clock.
+        let slow = ipu("lanes = 1\nregisters = [\"fifo:1\", \"bubble\", \"bubble\"]\n");
+        assert_eq!(model_clocks(&slow, &stream(&draw, &[0; 4])), 4 + 2 * 3 + 1 + 3);
+    }
+
+    #[test]
+    fn stack_events_and_bitmaps() {
+        // Two pushes on a one-deep stack: the second is status event 1 at clock 3.
+        let one = ipu("lanes = 1\nstack_depth = 1\n");
+        assert_eq!(
+            model_clocks(&one, &stream(&[m::cmd_push(), m::cmd_push()], &[])),
+            4
+        );
+        // RASTER_POS (clocks 0-2), BITMAP's words (3-5), its request (6), a bit a clock
+        // from 7, a fragment on pix the clock after its bit.
+        let bm = ipu("lanes = 1\nbitmap = true\n");
+        let cmds = m::cmd_bitmap(8, 1, 0, 0);
+        assert_eq!(model_clocks(&bm, &stream(&cmds, &[0xff])), 16);
+        // Only the first bit (bit 7, the leftmost pixel) set: its fragment at clock 8.
+        assert_eq!(model_clocks(&bm, &stream(&cmds, &[0x80])), 9);
+    }
+
+    #[test]
+    fn zoom_replays_rows_and_takes_a_pixel_a_clock() {
+        // 2x zoom at one lane of a 2 x 1 l8 draw (one DMA word): ZOOM (clocks 0-2), the
+        // draw's words (3-5), the request (6), the pixels issued at 7 and 8. Zoom sees
+        // pixel 0 after the 3 registers at 10 and sends its two copies at 10 and 11,
+        // pixel 1's at 12 and 13; then a rewind clock (14) and the row replayed from the
+        // line buffer, 15 to 18. Each copy is on pix a clock later: the last at 19.
+        let z = ipu("lanes = 1\n[ipu.zoom]\nenabled = true\n");
+        let mut cmds = m::cmd_zoom(m::q16(2.0), m::q16(2.0)).to_vec();
+        cmds.extend(m::cmd_draw(5, 2, 1, 0, 0));
+        assert_eq!(model_clocks(&z, &stream(&cmds, &[0])), 20);
     }
 }
