@@ -25,7 +25,9 @@ use super::ipu::{
 };
 
 /// Output ports, in the order the model counts their transfers.
-const OUT_PORTS: [&str; 7] = ["pass", "dma_req", "pix", "status", "fb_req", "dma_out", "tex"];
+const OUT_PORTS: [&str; 7] = [
+    "pass", "dma_req", "pix", "status", "fb_req", "dma_out", "tex",
+];
 const PASS: usize = 0;
 const DMA_REQ: usize = 1;
 const PIX: usize = 2;
@@ -207,7 +209,11 @@ impl Zoom {
     }
 
     fn busy(&self) -> bool {
-        self.out.is_some() || self.st != ZoomSt::Stream || self.i != 0 || self.j != 0 || self.sub != 0
+        self.out.is_some()
+            || self.st != ZoomSt::Stream
+            || self.i != 0
+            || self.j != 0
+            || self.sub != 0
     }
 
     /// (want, last_out, cnt) of the current column.
@@ -436,7 +442,11 @@ impl Pack {
         let mut next = self.clone();
         next.out = false;
         if self.full {
-            let take = if fits { self.len - self.off } else { 4 - self.n };
+            let take = if fits {
+                self.len - self.off
+            } else {
+                4 - self.n
+            };
             let total = self.n + take;
             let word_now = total == 4 || (fits && self.last);
             next.off = self.off + take;
@@ -460,6 +470,8 @@ impl Pack {
     }
 }
 
+/// The FSM's states; WAIT_FIFO issues like PIPELINE (it only names an empty source), so
+/// both are `Pipeline`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum State {
     Idle,
@@ -473,6 +485,7 @@ enum State {
     Filter,
 }
 
+/// What SEND_ONE_IDLE (or the command in RECEIVE_1/2) does: `act_q`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Act {
     Transfer,
@@ -644,7 +657,10 @@ impl<'a> Sim<'a> {
     /// (enabled, bytes per pixel log2) of the pending command's format.
     fn format(&self) -> (bool, u32) {
         let ok = self.inp.ipu.formats.get(self.sel as usize).copied() == Some(true);
-        (ok, bytes_per_pixel(self.sel).max(1).trailing_zeros() * u32::from(ok))
+        (
+            ok,
+            bytes_per_pixel(self.sel).max(1).trailing_zeros() * u32::from(ok),
+        )
     }
 
     fn fb_act(&self) -> bool {
@@ -882,7 +898,7 @@ impl<'a> Sim<'a> {
                             .map(|c| c.line);
                         if self.act == Act::Bitmap {
                             self.state = if empty { State::Idle } else { State::SendPara };
-                        } else if !fmt_ok && !(self.fb_act() && self.fbop == 2) {
+                        } else if !(fmt_ok || (self.fb_act() && self.fbop == 2)) {
                             self.act = Act::Format;
                             self.state = State::SendOneIdle;
                         } else if self
@@ -1037,10 +1053,7 @@ mod tests {
 
     fn ipu(body: &str) -> Ipu {
         let text = format!("[design]\nname = \"t\"\n[ipu]\n{body}");
-        config::parse(&text, "t")
-            .expect("valid")
-            .ipu
-            .expect("ipu")
+        config::parse(&text, "t").expect("valid").ipu.expect("ipu")
     }
 
     fn model_clocks(ipu: &Ipu, s: &Stream) -> u64 {
@@ -1060,7 +1073,10 @@ mod tests {
     #[test]
     fn a_passed_word_takes_two_clocks() {
         // Taken in IDLE at clock 0, out of the pass register at clock 1.
-        assert_eq!(model_clocks(&ipu("lanes = 1\n"), &stream(&[0x1000_0000], &[])), 2);
+        assert_eq!(
+            model_clocks(&ipu("lanes = 1\n"), &stream(&[0x1000_0000], &[])),
+            2
+        );
     }
 
     #[test]
@@ -1082,12 +1098,20 @@ mod tests {
         assert_eq!(model_clocks(&four, &stream(&l8, &[0])), 8);
         // With zoom (a bubble register in bypass) and maps after bias, the next draw
         // waits in RECEIVE_1 for the pipeline to drain: 5 registers, so N + 8 a draw.
-        let staged = ipu("lanes = 1\n[ipu.zoom]\nenabled = true\n[ipu.pixel_map]\nenabled = true\nmaps = [\"r_to_r\"]\n");
+        let staged = ipu(
+            "lanes = 1\n[ipu.zoom]\nenabled = true\n[ipu.pixel_map]\nenabled = true\nmaps = [\"r_to_r\"]\n",
+        );
         assert_eq!(model_clocks(&staged, &stream(&draw, &[0; 4])), 4 + 4 + 5);
-        assert_eq!(model_clocks(&staged, &stream(&two, &[0; 8])), 12 + 4 + 4 + 5);
+        assert_eq!(
+            model_clocks(&staged, &stream(&two, &[0; 8])),
+            12 + 4 + 4 + 5
+        );
         // A one-deep FIFO after unpack takes a beat every other clock.
         let slow = ipu("lanes = 1\nregisters = [\"fifo:1\", \"bubble\", \"bubble\"]\n");
-        assert_eq!(model_clocks(&slow, &stream(&draw, &[0; 4])), 4 + 2 * 3 + 1 + 3);
+        assert_eq!(
+            model_clocks(&slow, &stream(&draw, &[0; 4])),
+            4 + 2 * 3 + 1 + 3
+        );
     }
 
     #[test]
