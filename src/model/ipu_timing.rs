@@ -698,7 +698,8 @@ impl<'a> Sim<'a> {
         }
     }
 
-    /// The unpack stage's next group: (pixels, last pixel of the draw, word done).
+    /// The unpack stage's next group: (pixels, last of its row, last of the draw, the
+    /// word done).
     fn group(&self) -> (u32, bool, bool, bool) {
         let fb = self.fb_act();
         let (_, bpp_log) = self.format();
