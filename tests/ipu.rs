@@ -1630,3 +1630,151 @@ fn render_reads_back_in_a_format() {
         .expect("runs gpurtl");
     assert_eq!(o.status.code(), Some(2), "{}", text(&o));
 }
+
+/// Runs `s` at gap = stall = 0 and checks the cycle model (`model::ipu_timing`) predicted
+/// the measured clocks exactly (the run fails on a difference; this also fails when the
+/// model gave no prediction). Returns the clocks.
+fn exact_clocks(b: &Built, name: &str, s: &m::Stream, seed: u64) -> u64 {
+    let (r, _) = check(b, s, seed, 0.0, 0.0);
+    println!(
+        "{}: {name}: {} clocks measured, model {:?}; {:.3} transactions/clock measured, model {:.3?}",
+        b.cfg.design.name, r.cycles, r.model_cycles, r.throughput, r.model_throughput
+    );
+    assert_eq!(r.model_cycles, Some(r.cycles), "{name}: model clocks");
+    assert!(r.model_throughput.is_some(), "{name}: model throughput");
+    r.cycles
+}
+
+/// The rate tests' streams (same seeds, sizes and positions): DrawPixels in `formats`
+/// (`(w, h)`, 4 draws), zoomed l8 draws, bitmaps and the framebuffer paths in `fb`.
+fn rate_streams(
+    cfg: &Config,
+    formats: &[u32],
+    (w, h): (u32, u32),
+    fb: &[(&str, m::FbOp)],
+    fb_size: (u32, u32),
+) -> Vec<(String, m::Stream, u64)> {
+    let ipu = cfg.ipu.as_ref().expect("ipu");
+    let mut out = Vec::new();
+    for &fmt in formats {
+        let mut rng = Rng::stream(11, 0);
+        let mut s = m::Stream::default();
+        for i in 0..4 {
+            s.draw(&mut rng, fmt, w, h, 0, i * h);
+        }
+        let name = gpurtl::config::ipu::FORMATS[fmt as usize];
+        out.push((format!("DrawPixels {name} {w}x{h} x4"), s, 11));
+    }
+    for z in [2.0, 0.5] {
+        let mut rng = Rng::stream(12, 0);
+        let mut s = m::Stream::default();
+        s.cmds.extend(m::cmd_zoom(m::q16(z), m::q16(z)));
+        let zw = ipu.zoom.unwrap_or(64).min(64);
+        for i in 0..4 {
+            s.draw(&mut rng, 5, zw, 16, 0, i * 64);
+        }
+        out.push((format!("DrawPixels l8 {zw}x16 x4 zoom {z}"), s, 12));
+    }
+    for bits in [0xffff_ffff, 0xaaaa_aaaa] {
+        let mut s = m::Stream::default();
+        s.cmds.extend(m::cmd_raster(0xff20_4080));
+        for i in 0..4 {
+            s.cmds.extend(m::cmd_bitmap(64, 16, 0, 16 * i));
+            s.dma
+                .extend(std::iter::repeat_n(bits, m::bitmap_words(64, 16)));
+        }
+        out.push((format!("Bitmap 64x16 x4 words {bits:#010x}"), s, 14));
+    }
+    for (name, op) in fb {
+        let mut rng = Rng::stream(13, 0);
+        let mut s = m::Stream::default();
+        for i in 0..4 {
+            s.fb_cmd(&mut rng, ipu, *op, fb_size, (0, i * fb_size.1));
+        }
+        out.push((format!("{name} {}x{} x4", fb_size.0, fb_size.1), s, 13));
+    }
+    out
+}
+
+#[test]
+fn cycle_model_predicts_the_rate_streams_at_1_lane() {
+    use m::FbOp::{Copy, CopyTex, Read};
+    // Every format, zoom, bitmaps and every framebuffer path.
+    let b = build_cfg(one_lane());
+    let fb = [
+        ("ReadPixels l8", Read(5)),
+        ("ReadPixels rgba8888", Read(0)),
+        ("CopyPixels", Copy((0, 0))),
+        ("CopyTexImage rgba8888", CopyTex(0, 0)),
+        ("CopyTexImage rgb565", CopyTex(2, 0)),
+    ];
+    for (name, s, seed) in rate_streams(&b.cfg, &[0, 1, 2, 3, 4, 5, 6], (64, 16), &fb, (64, 16)) {
+        exact_clocks(&b, &name, &s, seed);
+    }
+    // The convolution rate (`convolution_follows_gl`): filter words, then a draw.
+    let b = build_cfg(one_lane_plain());
+    let mut rng = Rng::stream(73, 0);
+    for k in [5u32, 3] {
+        let mut s = m::Stream::default();
+        let weights = vec![m::q16(1.0 / f64::from(k * k)); (k * k) as usize];
+        s.cmds.extend(m::cmd_filter(0x7, k, k, &weights));
+        s.cmds.push(m::cmd_convolution(true));
+        s.draw(&mut rng, 0, 64, 16, 0, 0);
+        exact_clocks(&b, &format!("convolution {k}x{k} rgba8888 64x16"), &s, 73);
+    }
+}
+
+#[test]
+fn cycle_model_predicts_the_rate_streams_at_2_and_4_lanes() {
+    use m::FbOp::{Copy, CopyTex, Read};
+    let b = build_cfg(four_lanes());
+    let fb = [
+        ("ReadPixels l8", Read(5)),
+        ("ReadPixels rgb565", Read(2)),
+        ("ReadPixels rgba8888", Read(0)),
+        ("CopyPixels", Copy((0, 0))),
+        ("CopyTexImage rgb565", CopyTex(2, 0)),
+    ];
+    for (name, s, seed) in rate_streams(&b.cfg, &[5, 2, 0, 6], (64, 16), &fb, (64, 16)) {
+        exact_clocks(&b, &name, &s, seed);
+    }
+    // Rows of 3 l8 pixels: one or two beats a row.
+    for (name, s, seed) in rate_streams(&b.cfg, &[5], (3, 64), &[], (0, 0))
+        .into_iter()
+        .take(1)
+    {
+        exact_clocks(&b, &name, &s, seed);
+    }
+    // Two lanes, a 64-bit DMA word and a one-deep FIFO (a beat every other clock).
+    let b = build_cfg(two_lanes());
+    let fb = [
+        ("ReadPixels l8", Read(5)),
+        ("ReadPixels rgba4444", Read(3)),
+        ("CopyPixels", Copy((0, 0))),
+        ("CopyTexImage bgra8888", CopyTex(1, 0)),
+    ];
+    for (name, s, seed) in rate_streams(&b.cfg, &[1, 3, 4, 5], (10, 64), &fb, (10, 64)) {
+        exact_clocks(&b, &name, &s, seed);
+    }
+}
+
+#[test]
+fn cycle_model_predicts_random_mixes_and_stays_out_of_runs_with_gaps() {
+    // Every command kind (transfers, stack events, maps, filters, bitmaps, the
+    // framebuffer paths, other units' words, truncated commands) at gap = stall = 0.
+    for cfg in [one_lane(), two_lanes(), four_lanes(), one_lane_plain()] {
+        let b = build_cfg(cfg);
+        let ipu = b.cfg.ipu.as_ref().expect("ipu").clone();
+        for seed in [21u64, 22, 23] {
+            let s = m::random_stream(&ipu, 120, seed);
+            exact_clocks(&b, &format!("random mix, seed {seed}"), &s, seed);
+        }
+        // With gaps or stalls the model predicts nothing: no false timing failures.
+        let s = m::random_stream(&ipu, 60, 24);
+        for (gap, stall) in [(0.3, 0.0), (0.0, 0.3)] {
+            let (r, _) = check(&b, &s, 24, gap, stall);
+            assert_eq!(r.model_cycles, None, "gap {gap} stall {stall}");
+            assert_eq!(r.model_throughput, None);
+        }
+    }
+}

@@ -3,6 +3,7 @@
 pub mod handshake;
 pub mod hs_chain;
 pub mod ipu;
+pub mod ipu_timing;
 pub mod mem_arb;
 pub mod mem_mgr;
 pub mod memory;
@@ -128,8 +129,26 @@ pub fn expectation(cfg: &Config, unit: &str, v: &VectorSet, gap: f64, stall: f64
             cache: None,
         },
         ("ipu", _) => Expectation {
-            cycles: None,
-            peak_rate: 1.0,
+            // The cycle model assumes every input offers at once and every output is
+            // always ready; with gaps or stalls there is no prediction.
+            cycles: cfg
+                .ipu
+                .as_ref()
+                .filter(|_| gap == 0.0 && stall == 0.0)
+                .and_then(|i| ipu_timing::clocks(i, v)),
+            // A beat a clock (up to `lanes` pixels on pix), halved by a one-deep FIFO.
+            peak_rate: cfg.ipu.as_ref().map_or(1.0, |i| {
+                let behind = [
+                    (i.pixel_map.is_some(), i.map_register),
+                    (i.zoom.is_some(), i.zoom_register),
+                ];
+                i.registers
+                    .iter()
+                    .copied()
+                    .chain(behind.iter().filter(|(on, _)| *on).map(|(_, k)| *k))
+                    .map(|k| k.peak_rate())
+                    .fold(1.0, f64::min)
+            }),
             // Pixels in the stage registers, plus the output registers.
             capacity: cfg.ipu.as_ref().map_or(0, |i| u64::from(i.capacity()) + 8),
             cache: None,

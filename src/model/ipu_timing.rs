@@ -1,0 +1,1147 @@
+//! Cycle model of the `ipu` unit with no input gaps and no output stalls: the clocks the
+//! co-simulation takes for a vector set, from reset release to the last output transfer
+//! (the harness's `cycles`).
+//!
+//! It mirrors `templates/rtl/ipu.v` register for register where timing depends on it: the
+//! control FSM (IDLE, RECEIVE_1/2, SEND_ONE_IDLE, SEND_PARA, PIPELINE/WAIT_FIFO, PIXELMAP,
+//! BITMAP, FILTER, with the `drained` waits), the unpack stage's groups, the three
+//! handshake registers, the map stage and the registers behind it and zoom
+//! (`hs_*.v`), the filter (`ipu_conv.v`), zoom's FSM (`ipu_zoom.v`) and the packer
+//! (`ipu_pack.v`). Beats carry only what timing reads (pixel count, last of the image);
+//! pixel values never change timing once every output is always ready, except a bitmap's
+//! bits (which ones make fragments), read from the DMA words.
+
+use std::collections::VecDeque;
+
+use crate::config::StageKind;
+use crate::config::ipu::Ipu;
+use crate::rtl::ipu::ZOOM_ACC_W;
+use crate::vectors::{Bits, VectorSet};
+
+use super::ipu::{
+    OP_BITMAP, OP_CONV_FILTER, OP_CONVOLUTION, OP_COPY, OP_COPYTEX, OP_DRAW, OP_MAPCOLOR,
+    OP_PIXELMAP, OP_POP, OP_PUSH, OP_RASTER, OP_RASTER_POS, OP_READ, OP_TRANSFER, OP_ZOOM,
+    bytes_per_pixel,
+};
+
+/// Output ports, in the order the model counts their transfers.
+const OUT_PORTS: [&str; 7] = [
+    "pass", "dma_req", "pix", "status", "fb_req", "dma_out", "tex",
+];
+const PASS: usize = 0;
+const DMA_REQ: usize = 1;
+const PIX: usize = 2;
+const STATUS: usize = 3;
+const FB_REQ: usize = 4;
+const DMA_OUT: usize = 5;
+const TEX: usize = 6;
+
+/// Runs longer than this are not predicted.
+const MAX_CLOCKS: u64 = 1 << 32;
+
+/// Zoom factor 1.0 (Q7.16).
+const ONE: u32 = 0x1_0000;
+
+/// Clocks from reset release to the last output transfer when `v` runs through the unit
+/// with every input offering its next item at once and every output always ready; `None`
+/// if the stream leaves expected outputs undelivered (the model would wait forever).
+pub fn clocks(ipu: &Ipu, v: &VectorSet) -> Option<u64> {
+    let items = |p: &str| v.port(p).map_or(&[][..], |p| p.items.as_slice());
+    let cmds: Vec<u32> = items("cmd").iter().map(|b| b.low_u64() as u32).collect();
+    let mut expected = [0u64; 7];
+    for (e, p) in expected.iter_mut().zip(OUT_PORTS) {
+        *e = items(p).len() as u64;
+    }
+    let mut sim = Sim::new(Inputs {
+        ipu,
+        cmds: &cmds,
+        dma: items("dma"),
+        fb_words: items("fb").len(),
+    });
+    let mut cycles = 0u64;
+    while sim.sent.iter().zip(&expected).any(|(s, e)| s < e) {
+        // A clock that changes nothing repeats forever: outputs would never come.
+        if !sim.clock() || cycles > MAX_CLOCKS {
+            return None;
+        }
+        cycles += 1;
+    }
+    Some(cycles)
+}
+
+/// What a beat carries for timing: its pixels, and whether it ends the image (the
+/// packer's `in_last`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Beat {
+    n: u32,
+    last: bool,
+}
+
+/// A handshake register (`hs_bypass`, `hs_bubble`, `hs_skid`, `hs_fifo`).
+#[derive(Debug, Clone, PartialEq)]
+enum Reg {
+    Bypass,
+    Bubble(Option<Beat>),
+    Skid(Option<Beat>, Option<Beat>),
+    Fifo(usize, VecDeque<Beat>),
+}
+
+impl Reg {
+    fn new(kind: StageKind) -> Self {
+        match kind {
+            StageKind::Bypass => Self::Bypass,
+            StageKind::Bubble => Self::Bubble(None),
+            StageKind::Skid => Self::Skid(None, None),
+            StageKind::Fifo { depth } => Self::Fifo(depth as usize, VecDeque::new()),
+        }
+    }
+
+    fn offer(&self, input: Option<Beat>) -> Option<Beat> {
+        match self {
+            Self::Bypass => input,
+            Self::Bubble(b) | Self::Skid(b, _) => *b,
+            Self::Fifo(_, q) => q.front().copied(),
+        }
+    }
+
+    fn ready(&self, out_ready: bool) -> bool {
+        match self {
+            Self::Bypass => out_ready,
+            Self::Bubble(b) => out_ready || b.is_none(),
+            Self::Skid(_, s) => s.is_none(),
+            Self::Fifo(d, q) => q.len() < *d,
+        }
+    }
+
+    fn clock(&mut self, accepted: Option<Beat>, taken: bool) {
+        match self {
+            Self::Bypass => {}
+            Self::Bubble(b) => {
+                if taken || b.is_none() {
+                    *b = accepted;
+                }
+            }
+            Self::Skid(out, skid) => {
+                if taken || out.is_none() {
+                    *out = skid.take().or(accepted);
+                } else if accepted.is_some() {
+                    *skid = accepted;
+                }
+            }
+            Self::Fifo(_, q) => {
+                if taken {
+                    q.pop_front();
+                }
+                if let Some(a) = accepted {
+                    q.push_back(a);
+                }
+            }
+        }
+    }
+}
+
+/// The FSM's registers the stages read.
+#[derive(Debug, Clone, Copy)]
+struct Ctx {
+    lanes: u32,
+    width: u32,
+    height: u32,
+    conv_on: bool,
+    kw: u32,
+    kh: u32,
+    zoom_on: bool,
+    xmag: u64,
+    ymag: u64,
+}
+
+impl Ctx {
+    /// The image after the filter (GL_REDUCE), 16-bit as in the RTL.
+    fn image(&self) -> (u32, u32) {
+        if self.conv_on {
+            (
+                (self.width + 1).wrapping_sub(self.kw) & 0xffff,
+                (self.height + 1).wrapping_sub(self.kh) & 0xffff,
+            )
+        } else {
+            (self.width, self.height)
+        }
+    }
+}
+
+const OFF_MASK: u64 = (1 << (ZOOM_ACC_W - 16)) - 1;
+const ACC_MASK: u64 = (1 << ZOOM_ACC_W) - 1;
+const ACC_INIT: u64 = 0x7fff;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum ZoomSt {
+    Stream,
+    Rewind,
+    Replay,
+}
+
+/// `ipu_zoom.v`: a bubble register while both factors are 1.0, else its row FSM.
+#[derive(Debug, Clone, PartialEq)]
+struct Zoom {
+    st: ZoomSt,
+    i: u32,
+    j: u32,
+    sub: u32,
+    ax: u64,
+    ay: u64,
+    ox: u64,
+    oy: u64,
+    out: Option<Beat>,
+}
+
+impl Zoom {
+    fn new() -> Self {
+        Self {
+            st: ZoomSt::Stream,
+            i: 0,
+            j: 0,
+            sub: 0,
+            ax: ACC_INIT,
+            ay: ACC_INIT,
+            ox: 0,
+            oy: 0,
+            out: None,
+        }
+    }
+
+    fn busy(&self) -> bool {
+        self.out.is_some()
+            || self.st != ZoomSt::Stream
+            || self.i != 0
+            || self.j != 0
+            || self.sub != 0
+    }
+
+    /// (want, last_out, cnt) of the current column.
+    fn column(&self, c: &Ctx) -> (bool, bool, u64) {
+        let x_end = ((self.ax + c.xmag) & ACC_MASK) >> 16;
+        let y_end = ((self.ay + c.ymag) & ACC_MASK) >> 16;
+        let want = self.oy != y_end && self.ox != x_end;
+        let left = x_end.wrapping_sub(self.ox) & OFF_MASK;
+        let lanes = u64::from(c.lanes);
+        let last_out = left <= lanes;
+        (want, last_out, if last_out { left } else { lanes })
+    }
+
+    fn ready(&self, input: Option<Beat>, out_ready: bool, c: &Ctx) -> bool {
+        let out_free = self.out.is_none() || out_ready;
+        if !c.zoom_on {
+            return out_free;
+        }
+        let (want, last_out, _) = self.column(c);
+        let last_in_beat = input.is_none_or(|b| self.sub + 1 >= b.n);
+        self.st == ZoomSt::Stream && last_in_beat && (!want || (out_free && last_out))
+    }
+
+    fn clock(&mut self, input: Option<Beat>, out_ready: bool, c: &Ctx) {
+        let out_free = self.out.is_none() || out_ready;
+        let taken = self.out.is_some() && out_ready;
+        if !c.zoom_on {
+            if out_free {
+                self.out = input;
+            }
+            return;
+        }
+        let (w, h) = c.image();
+        let (want, last_out, cnt) = self.column(c);
+        let streaming = self.st == ZoomSt::Stream;
+        let src_valid = if streaming {
+            input.is_some()
+        } else {
+            self.st == ZoomSt::Replay
+        };
+        let adv_ok = !want || (out_free && last_out);
+        let advance = src_valid && adv_ok;
+        let emit = src_valid && want && out_free;
+        let y_end = ((self.ay + c.ymag) & ACC_MASK) >> 16;
+        let row_live = self.oy != y_end;
+        let mut next = self.clone();
+        if emit {
+            next.ox = (self.ox + cnt) & OFF_MASK;
+        }
+        if self.st == ZoomSt::Rewind {
+            next.st = ZoomSt::Replay;
+        }
+        if advance {
+            if streaming {
+                let last_in_beat = input.is_none_or(|b| self.sub + 1 >= b.n);
+                next.sub = if last_in_beat { 0 } else { self.sub + 1 };
+            }
+            next.ax = (self.ax + c.xmag) & ACC_MASK;
+            next.i = (self.i + 1) & 0xffff;
+            if self.i == w.wrapping_sub(1) & 0xffff {
+                next.i = 0;
+                next.ax = ACC_INIT;
+                next.ox = 0;
+                if row_live && (self.oy + 1) & OFF_MASK != y_end {
+                    next.oy = (self.oy + 1) & OFF_MASK;
+                    next.st = if streaming {
+                        ZoomSt::Rewind
+                    } else {
+                        ZoomSt::Replay
+                    };
+                } else {
+                    next.oy = y_end;
+                    next.st = ZoomSt::Stream;
+                    next.j = (self.j + 1) & 0xffff;
+                    next.ay = (self.ay + c.ymag) & ACC_MASK;
+                    if self.j == h.wrapping_sub(1) & 0xffff {
+                        next.j = 0;
+                        next.ay = ACC_INIT;
+                        next.oy = 0;
+                    }
+                }
+            }
+        }
+        next.out = if emit {
+            Some(Beat { n: 1, last: false })
+        } else if taken {
+            None
+        } else {
+            self.out
+        };
+        *self = next;
+    }
+}
+
+/// `ipu_conv.v`: a bubble register while CONVOLUTION is off, else a pixel a clock into
+/// the window, then the output register.
+#[derive(Debug, Clone, PartialEq)]
+struct Conv {
+    c: u32,
+    r: u32,
+    sub: u32,
+    win: Option<Beat>,
+    out: Option<Beat>,
+}
+
+impl Conv {
+    fn busy(&self) -> bool {
+        self.out.is_some() || self.win.is_some() || self.c != 0 || self.r != 0 || self.sub != 0
+    }
+
+    fn ready(&self, input: Option<Beat>, out_ready: bool, c: &Ctx) -> bool {
+        let out_free = self.out.is_none() || out_ready;
+        if !c.conv_on {
+            return out_free;
+        }
+        let win_free = self.win.is_none() || out_free;
+        win_free && input.is_none_or(|b| self.sub + 1 >= b.n)
+    }
+
+    fn clock(&mut self, input: Option<Beat>, out_ready: bool, c: &Ctx) {
+        let out_free = self.out.is_none() || out_ready;
+        let taken = self.out.is_some() && out_ready;
+        if !c.conv_on {
+            if out_free {
+                self.out = input;
+            }
+            return;
+        }
+        let win_free = self.win.is_none() || out_free;
+        let mut out = if taken { None } else { self.out };
+        let mut win = if out_free { None } else { self.win };
+        if self.win.is_some() && out_free {
+            out = self.win;
+        }
+        if let Some(b) = input.filter(|_| win_free) {
+            let last_col = self.c == c.width.wrapping_sub(1) & 0xffff;
+            let last_row = self.r == c.height.wrapping_sub(1) & 0xffff;
+            let complete = self.c + 1 >= c.kw && self.r + 1 >= c.kh;
+            win = complete.then_some(Beat {
+                n: 1,
+                last: last_col && last_row,
+            });
+            self.sub = if self.sub + 1 >= b.n { 0 } else { self.sub + 1 };
+            self.c = (self.c + 1) & 0xffff;
+            if last_col {
+                self.c = 0;
+                self.r = if last_row { 0 } else { (self.r + 1) & 0xffff };
+            }
+        }
+        self.win = win;
+        self.out = out;
+    }
+}
+
+/// A stage after the bias register.
+#[derive(Debug, Clone, PartialEq)]
+enum Elem {
+    Reg(Reg),
+    Conv(Conv),
+    Zoom(Zoom),
+}
+
+impl Elem {
+    fn offer(&self, input: Option<Beat>) -> Option<Beat> {
+        match self {
+            Self::Reg(r) => r.offer(input),
+            Self::Conv(c) => c.out,
+            Self::Zoom(z) => z.out,
+        }
+    }
+
+    fn ready(&self, input: Option<Beat>, out_ready: bool, c: &Ctx) -> bool {
+        match self {
+            Self::Reg(r) => r.ready(out_ready),
+            Self::Conv(v) => v.ready(input, out_ready, c),
+            Self::Zoom(z) => z.ready(input, out_ready, c),
+        }
+    }
+
+    fn clock(&mut self, input: Option<Beat>, in_ready: bool, out_ready: bool, c: &Ctx) {
+        let taken = self.offer(input).is_some() && out_ready;
+        match self {
+            Self::Reg(r) => r.clock(input.filter(|_| in_ready), taken),
+            Self::Conv(v) => v.clock(input, out_ready, c),
+            Self::Zoom(z) => z.clock(input, out_ready, c),
+        }
+    }
+
+    /// The stage's part of `drained` (registers before bias count as `inflight`).
+    fn busy(&self) -> bool {
+        match self {
+            Self::Reg(r) => r.offer(None).is_some(),
+            Self::Conv(c) => c.busy(),
+            Self::Zoom(z) => z.busy(),
+        }
+    }
+}
+
+/// `ipu_pack.v`: bytes of a held beat into 32-bit words.
+#[derive(Debug, Clone, PartialEq)]
+struct Pack {
+    full: bool,
+    off: u32,
+    len: u32,
+    last: bool,
+    n: u32,
+    out: bool,
+}
+
+impl Pack {
+    fn busy(&self) -> bool {
+        self.full || self.n != 0 || self.out
+    }
+
+    fn fits(&self) -> bool {
+        self.len - self.off <= 4 - self.n
+    }
+
+    fn ready(&self) -> bool {
+        !self.full || self.fits()
+    }
+
+    /// A clock with the output always ready; `input` the beat taken, if any.
+    fn clock(&mut self, input: Option<Beat>, bpp_log: u32) {
+        let fits = self.fits();
+        let mut next = self.clone();
+        next.out = false;
+        if self.full {
+            let take = if fits {
+                self.len - self.off
+            } else {
+                4 - self.n
+            };
+            let total = self.n + take;
+            let word_now = total == 4 || (fits && self.last);
+            next.off = self.off + take;
+            if fits {
+                next.full = false;
+            }
+            if word_now {
+                next.out = true;
+                next.n = 0;
+            } else {
+                next.n = total;
+            }
+        }
+        if let Some(b) = input {
+            next.full = true;
+            next.off = 0;
+            next.len = b.n << bpp_log;
+            next.last = b.last;
+        }
+        *self = next;
+    }
+}
+
+/// The FSM's states; WAIT_FIFO issues like PIPELINE (it only names an empty source), so
+/// both are `Pipeline`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum State {
+    Idle,
+    Receive1,
+    Receive2,
+    SendOneIdle,
+    SendPara,
+    Pipeline,
+    PixelMap,
+    Bitmap,
+    Filter,
+}
+
+/// What SEND_ONE_IDLE (or the command in RECEIVE_1/2) does: `act_q`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Act {
+    Transfer,
+    Push,
+    Pop,
+    Draw,
+    Format,
+    Zoom,
+    Width,
+    MapSize,
+    MapColor,
+    Raster,
+    Bitmap,
+    RasterPos,
+    Conv,
+    FilterSize,
+    Fb,
+}
+
+/// What a run reads and never changes.
+#[derive(Debug, Clone, Copy)]
+struct Inputs<'a> {
+    ipu: &'a Ipu,
+    cmds: &'a [u32],
+    dma: &'a [Bits],
+    fb_words: usize,
+}
+
+/// Equal within a run: a clock that changes nothing else changed nothing.
+impl PartialEq for Inputs<'_> {
+    fn eq(&self, _: &Self) -> bool {
+        true
+    }
+}
+
+/// The unit, clock by clock.
+#[derive(Debug, Clone, PartialEq)]
+struct Sim<'a> {
+    inp: Inputs<'a>,
+    cmd_i: usize,
+    dma_i: usize,
+    fb_i: usize,
+    sent: [u64; 7],
+    state: State,
+    act: Act,
+    sel: u32,
+    sp: u32,
+    col: u32,
+    row: u32,
+    byte: u32,
+    inflight: u32,
+    pass_valid: bool,
+    zx: u32,
+    zy: u32,
+    zx_new: u32,
+    value: u32,
+    stack: Vec<(u32, u32)>,
+    width: u32,
+    height: u32,
+    fbop: u32,
+    got: bool,
+    to_pack: bool,
+    to_tex: bool,
+    pkfmt: u32,
+    bm_valid: bool,
+    conv_on: bool,
+    kw: u32,
+    kh: u32,
+    fclr: bool,
+    fsel: (u32, u32),
+    e: u32,
+    mlast: u32,
+    /// Registers after unpack, scale and bias.
+    regs: [Reg; 3],
+    /// Stages after bias: maps (and a register behind), filter, zoom (and a register).
+    after: Vec<Elem>,
+    pack: Pack,
+}
+
+impl<'a> Sim<'a> {
+    fn new(inp: Inputs<'a>) -> Self {
+        let ipu = inp.ipu;
+        let kind = |i: usize| ipu.registers.get(i).copied().unwrap_or(StageKind::Bubble);
+        let mut after = Vec::new();
+        if ipu.pixel_map.is_some() {
+            after.push(Elem::Reg(Reg::Bubble(None)));
+            if ipu.map_register != StageKind::Bubble {
+                after.push(Elem::Reg(Reg::new(ipu.map_register)));
+            }
+        }
+        if ipu.convolution.is_some() {
+            after.push(Elem::Conv(Conv {
+                c: 0,
+                r: 0,
+                sub: 0,
+                win: None,
+                out: None,
+            }));
+        }
+        if ipu.zoom.is_some() {
+            after.push(Elem::Zoom(Zoom::new()));
+            if ipu.zoom_register != StageKind::Bubble {
+                after.push(Elem::Reg(Reg::new(ipu.zoom_register)));
+            }
+        }
+        Self {
+            inp,
+            cmd_i: 0,
+            dma_i: 0,
+            fb_i: 0,
+            sent: [0; 7],
+            state: State::Idle,
+            act: Act::Transfer,
+            sel: 0,
+            sp: 0,
+            col: 0,
+            row: 0,
+            byte: 0,
+            inflight: 0,
+            pass_valid: false,
+            zx: ONE,
+            zy: ONE,
+            zx_new: ONE,
+            value: 0,
+            stack: vec![(ONE, ONE); ipu.stack_depth as usize],
+            width: 0,
+            height: 0,
+            fbop: 1,
+            got: false,
+            to_pack: false,
+            to_tex: false,
+            pkfmt: 0,
+            bm_valid: false,
+            conv_on: false,
+            kw: 1,
+            kh: 1,
+            fclr: false,
+            fsel: (1, 1),
+            e: 0,
+            mlast: 0,
+            regs: [Reg::new(kind(0)), Reg::new(kind(1)), Reg::new(kind(2))],
+            after,
+            pack: Pack {
+                full: false,
+                off: 0,
+                len: 0,
+                last: false,
+                n: 0,
+                out: false,
+            },
+        }
+    }
+
+    /// Bytes a DMA word holds.
+    fn wb(&self) -> u32 {
+        self.inp.ipu.dma_word_bits / 8
+    }
+
+    fn is_ipu(&self, op: u32) -> bool {
+        let i = self.inp.ipu;
+        matches!(op, OP_TRANSFER | OP_PUSH | OP_POP | OP_DRAW)
+            || (i.zoom.is_some() && op == OP_ZOOM)
+            || (i.pixel_map.is_some() && matches!(op, OP_PIXELMAP | OP_MAPCOLOR))
+            || (i.bitmap && matches!(op, OP_RASTER | OP_BITMAP | OP_RASTER_POS))
+            || (i.convolution.is_some() && matches!(op, OP_CONV_FILTER | OP_CONVOLUTION))
+            || (i.framebuffer && matches!(op, OP_READ | OP_COPY | OP_COPYTEX))
+    }
+
+    /// (enabled, bytes per pixel log2) of the pending command's format.
+    fn format(&self) -> (bool, u32) {
+        let ok = self.inp.ipu.formats.get(self.sel as usize).copied() == Some(true);
+        (
+            ok,
+            bytes_per_pixel(self.sel).max(1).trailing_zeros() * u32::from(ok),
+        )
+    }
+
+    fn fb_act(&self) -> bool {
+        self.act == Act::Fb
+    }
+
+    fn drained(&self) -> bool {
+        self.inflight == 0
+            && self.after.iter().all(|e| !e.busy())
+            && !self.bm_valid
+            && !self.pack.busy()
+    }
+
+    fn ctx(&self) -> Ctx {
+        let pack = self.to_pack;
+        let (zx, zy) = if pack { (ONE, ONE) } else { (self.zx, self.zy) };
+        let mag = |z: u32| {
+            let z = z & 0xff_ffff;
+            u64::from(if z & 0x80_0000 != 0 {
+                0x100_0000 - z
+            } else {
+                z
+            })
+        };
+        Ctx {
+            lanes: self.inp.ipu.lanes,
+            width: self.width,
+            height: self.height,
+            conv_on: self.conv_on,
+            kw: self.kw,
+            kh: self.kh,
+            zoom_on: zx & 0xff_ffff != ONE || zy & 0xff_ffff != ONE,
+            xmag: mag(zx),
+            ymag: mag(zy),
+        }
+    }
+
+    /// The unpack stage's next group: (pixels, last of its row, last of the draw, the
+    /// word done).
+    fn group(&self) -> (u32, bool, bool, bool) {
+        let fb = self.fb_act();
+        let (_, bpp_log) = self.format();
+        let step_log = if fb { 0 } else { bpp_log };
+        let word = if fb { 4 } else { self.wb() };
+        let slots = (word - self.byte) >> step_log;
+        let left = self.width.wrapping_sub(self.col) & 0xffff;
+        let cap = slots.min(self.inp.ipu.lanes);
+        let group = left.min(cap);
+        let byte_end = self.byte + (group << step_log);
+        let last_col = left == group;
+        let last_row = self.row == self.height.wrapping_sub(1) & 0xffff;
+        let last_px = last_col && last_row;
+        let word_done = byte_end == word || last_px || (fb && last_col);
+        (group, last_col, last_px, word_done)
+    }
+
+    /// One clock; false when nothing changed (the unit waits for input that never comes).
+    fn clock(&mut self) -> bool {
+        let before = self.clone();
+        let ctx = self.ctx();
+        let drained = self.drained();
+        let cmd = self.inp.cmds.get(self.cmd_i).copied();
+        let in_pipe = self.state == State::Pipeline;
+        let src_valid = if self.fb_act() {
+            self.fb_i < self.inp.fb_words
+        } else {
+            self.dma_i < self.inp.dma.len()
+        };
+
+        // The pipeline: offers forward, readies backward.
+        let (group, last_col, last_px, word_done) = self.group();
+        let unpack = (in_pipe && src_valid).then_some(Beat {
+            n: group,
+            last: last_px,
+        });
+        let mut offers = vec![unpack];
+        for r in &self.regs {
+            let o = r.offer(*offers.last().unwrap_or(&None));
+            offers.push(o);
+        }
+        for e in &self.after {
+            let o = e.offer(*offers.last().unwrap_or(&None));
+            offers.push(o);
+        }
+        let n = offers.len() - 1;
+        let tail_ready = if self.to_pack {
+            self.pack.ready()
+        } else {
+            !self.bm_valid
+        };
+        let mut readies = vec![false; n + 1];
+        readies[n] = tail_ready;
+        for k in (0..self.after.len()).rev() {
+            readies[3 + k] = self.after[k].ready(offers[3 + k], readies[4 + k], &ctx);
+        }
+        for k in (0..3).rev() {
+            readies[k] = self.regs[k].ready(readies[k + 1]);
+        }
+        let issue = unpack.is_some() && readies[0];
+        let bias_take = offers[3].is_some() && readies[3];
+        let tail = offers[n].filter(|_| tail_ready);
+        for k in 0..3 {
+            let taken = offers[k + 1].is_some() && readies[k + 1];
+            self.regs[k].clock(offers[k].filter(|_| readies[k]), taken);
+        }
+        for k in 0..self.after.len() {
+            self.after[k].clock(offers[3 + k], readies[3 + k], readies[4 + k], &ctx);
+        }
+        if self.pack.out {
+            self.sent[if self.to_tex { TEX } else { DMA_OUT }] += 1;
+        }
+        let pk_bpp_log = bytes_per_pixel(self.pkfmt).max(1).trailing_zeros();
+        self.pack.clock(tail.filter(|_| self.to_pack), pk_bpp_log);
+        if tail.is_some() && !self.to_pack {
+            self.sent[PIX] += 1;
+        }
+        self.inflight = self.inflight + u32::from(issue) - u32::from(bias_take);
+
+        // Pass and bitmap registers.
+        if self.pass_valid {
+            self.sent[PASS] += 1;
+        }
+        self.pass_valid = false;
+        if self.bm_valid {
+            self.sent[PIX] += 1;
+        }
+        self.bm_valid = false;
+
+        // The FSM.
+        let mut take_cmd = false;
+        match self.state {
+            State::Idle => {
+                if let Some(w) = cmd {
+                    take_cmd = true;
+                    let op = w >> 24;
+                    if self.is_ipu(op) {
+                        self.sel = w & 7;
+                    }
+                    let go = |s: &mut Self, act: Act, state: State| {
+                        s.act = act;
+                        s.state = state;
+                    };
+                    match op {
+                        OP_TRANSFER => go(self, Act::Transfer, State::Receive1),
+                        OP_PUSH => go(self, Act::Push, State::SendOneIdle),
+                        OP_POP => go(self, Act::Pop, State::SendOneIdle),
+                        OP_DRAW => go(self, Act::Draw, State::Receive1),
+                        OP_ZOOM if self.inp.ipu.zoom.is_some() => {
+                            self.zx_new = w & 0xff_ffff;
+                            go(self, Act::Zoom, State::Receive1);
+                        }
+                        OP_PIXELMAP if self.inp.ipu.pixel_map.is_some() => {
+                            let size = self.inp.ipu.pixel_map.map_or(0, |p| p.size);
+                            let entries = (w >> 8) & 0x1fff;
+                            self.e = 0;
+                            self.mlast = entries.wrapping_sub(1) & 0x1fff;
+                            if entries != 0 && entries <= size {
+                                self.state = State::PixelMap;
+                            } else {
+                                go(self, Act::MapSize, State::SendOneIdle);
+                            }
+                        }
+                        OP_MAPCOLOR if self.inp.ipu.pixel_map.is_some() => {
+                            go(self, Act::MapColor, State::SendOneIdle);
+                        }
+                        OP_RASTER if self.inp.ipu.bitmap => go(self, Act::Raster, State::Receive1),
+                        OP_BITMAP if self.inp.ipu.bitmap => go(self, Act::Bitmap, State::Receive1),
+                        OP_RASTER_POS if self.inp.ipu.bitmap => {
+                            go(self, Act::RasterPos, State::Receive1);
+                        }
+                        OP_READ | OP_COPY | OP_COPYTEX if self.inp.ipu.framebuffer => {
+                            self.fbop = op & 3;
+                            go(self, Act::Fb, State::Receive1);
+                        }
+                        OP_CONV_FILTER if self.inp.ipu.convolution.is_some() => {
+                            let k = self.inp.ipu.convolution.map_or(0, |c| c.size);
+                            let (kw, kh) = ((w >> 8) & 7, (w >> 12) & 7);
+                            self.fsel = (kw, kh);
+                            if kw != 0 && kw <= k && kh != 0 && kh <= k {
+                                self.fclr = true;
+                                self.state = State::Filter;
+                            } else {
+                                go(self, Act::FilterSize, State::SendOneIdle);
+                            }
+                        }
+                        OP_CONVOLUTION if self.inp.ipu.convolution.is_some() => {
+                            go(self, Act::Conv, State::SendOneIdle);
+                        }
+                        _ => self.pass_valid = true,
+                    }
+                }
+            }
+            State::Receive1 => {
+                let waits = self.inp.ipu.zoom.is_some()
+                    || self.inp.ipu.convolution.is_some()
+                    || self.inp.ipu.framebuffer
+                    || self.inp.ipu.bitmap;
+                let ready =
+                    !waits || !matches!(self.act, Act::Draw | Act::Bitmap | Act::Fb) || drained;
+                if let Some(w) = cmd.filter(|_| ready) {
+                    take_cmd = true;
+                    if matches!(
+                        self.act,
+                        Act::Transfer | Act::Zoom | Act::Raster | Act::RasterPos
+                    ) {
+                        self.value = w;
+                        self.state = State::SendOneIdle;
+                    } else {
+                        self.width = w & 0xffff;
+                        self.height = w >> 16;
+                        self.state = State::Receive2;
+                        self.got = false;
+                        self.to_pack = self.fb_act() && self.fbop != 2;
+                        self.to_tex = self.fb_act() && self.fbop == 3;
+                        self.pkfmt = self.sel;
+                    }
+                }
+            }
+            State::Receive2 => {
+                if cmd.is_some() {
+                    take_cmd = true;
+                    if self.fb_act() && !self.got && self.fbop != 1 {
+                        self.got = true;
+                    } else {
+                        self.got = false;
+                        self.col = 0;
+                        self.row = 0;
+                        self.byte = 0;
+                        let (fmt_ok, _) = self.format();
+                        let empty = self.width == 0 || self.height == 0;
+                        let conv_line = self
+                            .inp
+                            .ipu
+                            .convolution
+                            .filter(|c| c.size > 1)
+                            .map(|c| c.line);
+                        if self.act == Act::Bitmap {
+                            self.state = if empty { State::Idle } else { State::SendPara };
+                        } else if !(fmt_ok || (self.fb_act() && self.fbop == 2)) {
+                            self.act = Act::Format;
+                            self.state = State::SendOneIdle;
+                        } else if self
+                            .inp
+                            .ipu
+                            .zoom
+                            .is_some_and(|line| !self.to_pack && self.width > line)
+                            || conv_line.is_some_and(|line| self.conv_on && self.width > line)
+                        {
+                            self.act = Act::Width;
+                            self.state = State::SendOneIdle;
+                        } else if empty {
+                            self.state = State::Idle;
+                        } else {
+                            self.state = State::SendPara;
+                        }
+                    }
+                }
+            }
+            State::SendOneIdle => {
+                let full = self.sp == self.inp.ipu.stack_depth;
+                let event = matches!(
+                    self.act,
+                    Act::Format | Act::Width | Act::FilterSize | Act::MapSize
+                ) || (self.act == Act::Push && full)
+                    || (self.act == Act::Pop && self.sp == 0);
+                if event {
+                    self.sent[STATUS] += 1;
+                    self.state = State::Idle;
+                } else if self.act == Act::Push {
+                    self.stack[self.sp as usize] = (self.zx, self.zy);
+                    self.sp += 1;
+                    self.state = State::Idle;
+                } else if drained {
+                    match self.act {
+                        Act::Pop => {
+                            self.sp -= 1;
+                            (self.zx, self.zy) = self.stack[self.sp as usize];
+                        }
+                        Act::Zoom => {
+                            self.zx = self.zx_new;
+                            self.zy = self.value & 0xff_ffff;
+                        }
+                        Act::Conv => self.conv_on = self.sel & 1 == 1,
+                        _ => {}
+                    }
+                    self.state = State::Idle;
+                }
+            }
+            State::Bitmap => {
+                if self.dma_i < self.inp.dma.len() {
+                    let word = &self.inp.dma[self.dma_i];
+                    let bit = word.field(self.byte * 8 + 7 - (self.col & 7), 1) == 1;
+                    let last_col = self.col == self.width.wrapping_sub(1) & 0xffff;
+                    let last_row = self.row == self.height.wrapping_sub(1) & 0xffff;
+                    let byte_end = self.col & 7 == 7 || last_col;
+                    let word_end =
+                        byte_end && (self.byte == self.wb() - 1 || (last_col && last_row));
+                    self.bm_valid = bit;
+                    if byte_end {
+                        self.byte = (self.byte + 1) % self.wb();
+                    }
+                    if word_end {
+                        self.dma_i += 1;
+                    }
+                    if last_col {
+                        self.col = 0;
+                        self.row += 1;
+                        if last_row {
+                            self.state = State::Idle;
+                        }
+                    } else {
+                        self.col += 1;
+                    }
+                }
+            }
+            State::PixelMap => {
+                let ready = drained && (self.e & 3 == 3 || self.e == self.mlast);
+                if cmd.is_some() && drained {
+                    take_cmd = ready;
+                    if self.e == self.mlast {
+                        self.state = State::Idle;
+                    }
+                    self.e += 1;
+                }
+            }
+            State::Filter => {
+                if self.fclr {
+                    if drained {
+                        self.fclr = false;
+                        (self.kw, self.kh) = self.fsel;
+                        self.col = 0;
+                        self.row = 0;
+                    }
+                } else if cmd.is_some() {
+                    take_cmd = true;
+                    if (self.col & 7) == (self.kw.wrapping_sub(1) & 7) {
+                        self.col = 0;
+                        if (self.row & 7) == (self.kh.wrapping_sub(1) & 7) {
+                            self.state = State::Idle;
+                        }
+                        self.row += 1;
+                    } else {
+                        self.col += 1;
+                    }
+                }
+            }
+            State::SendPara => {
+                self.sent[if self.fb_act() { FB_REQ } else { DMA_REQ }] += 1;
+                self.state = if self.act == Act::Bitmap {
+                    State::Bitmap
+                } else {
+                    State::Pipeline
+                };
+            }
+            State::Pipeline => {
+                if issue {
+                    if word_done {
+                        self.byte = 0;
+                        if self.fb_act() {
+                            self.fb_i += 1;
+                        } else {
+                            self.dma_i += 1;
+                        }
+                    } else {
+                        self.byte += group << if self.fb_act() { 0 } else { self.format().1 };
+                    }
+                    if last_col {
+                        self.col = 0;
+                        self.row = (self.row + 1) & 0xffff;
+                    } else {
+                        self.col += group;
+                    }
+                    if last_px {
+                        self.state = State::Idle;
+                    }
+                }
+            }
+        }
+        if take_cmd {
+            self.cmd_i += 1;
+        }
+        *self != before
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config;
+    use crate::model::ipu::{self as m, Stream};
+
+    fn ipu(body: &str) -> Ipu {
+        let text = format!("[design]\nname = \"t\"\n[ipu]\n{body}");
+        config::parse(&text, "t").expect("valid").ipu.expect("ipu")
+    }
+
+    fn model_clocks(ipu: &Ipu, s: &Stream) -> u64 {
+        let (v, _) = m::encode(ipu, s, 1);
+        clocks(ipu, &v).expect("finishes")
+    }
+
+    /// A stream of commands and 32-bit DMA units.
+    fn stream(cmds: &[u32], dma: &[u32]) -> Stream {
+        Stream {
+            cmds: cmds.to_vec(),
+            dma: dma.to_vec(),
+            ..Stream::default()
+        }
+    }
+
+    #[test]
+    fn a_passed_word_takes_two_clocks() {
+        // Taken in IDLE at clock 0, out of the pass register at clock 1.
+        assert_eq!(
+            model_clocks(&ipu("lanes = 1\n"), &stream(&[0x1000_0000], &[])),
+            2
+        );
+    }
+
+    #[test]
+    fn draws_cost_their_words_request_beats_and_latency() {
+        // Bubble x 3, nothing after bias, no drain wait: words at clocks 0, 1, 2, the
+        // request at 3, a beat a clock from 4 (one rgba8888 pixel a 32-bit word), each
+        // on pix 3 clocks after its issue: N pixels end at clock N + 7.
+        let plain = ipu("lanes = 1\n");
+        let draw = m::cmd_draw(0, 2, 2, 0, 0);
+        assert_eq!(model_clocks(&plain, &stream(&draw, &[1, 2, 3, 4])), 11);
+        // The next draw's first word is taken the clock after the last issue.
+        let two: Vec<u32> = draw.iter().chain(&draw).copied().collect();
+        assert_eq!(model_clocks(&plain, &stream(&two, &[7; 8])), 19);
+        // 4 l8 pixels share a word but take a beat each at one lane.
+        let l8 = m::cmd_draw(5, 4, 1, 0, 0);
+        assert_eq!(model_clocks(&plain, &stream(&l8, &[0])), 11);
+        // 4 lanes: one beat for the word's 4 pixels.
+        let four = ipu("lanes = 4\n");
+        assert_eq!(model_clocks(&four, &stream(&l8, &[0])), 8);
+        // With zoom (a bubble register in bypass) and maps after bias, the next draw
+        // waits in RECEIVE_1 for the pipeline to drain: 5 registers, so N + 8 a draw.
+        let staged = ipu(
+            "lanes = 1\n[ipu.zoom]\nenabled = true\n[ipu.pixel_map]\nenabled = true\nmaps = [\"r_to_r\"]\n",
+        );
+        assert_eq!(model_clocks(&staged, &stream(&draw, &[0; 4])), 4 + 4 + 5);
+        assert_eq!(
+            model_clocks(&staged, &stream(&two, &[0; 8])),
+            12 + 4 + 4 + 5
+        );
+        // A one-deep FIFO after unpack takes a beat every other clock.
+        let slow = ipu("lanes = 1\nregisters = [\"fifo:1\", \"bubble\", \"bubble\"]\n");
+        assert_eq!(
+            model_clocks(&slow, &stream(&draw, &[0; 4])),
+            4 + 2 * 3 + 1 + 3
+        );
+    }
+
+    #[test]
+    fn stack_events_and_bitmaps() {
+        // Two pushes on a one-deep stack: the second is status event 1 at clock 3.
+        let one = ipu("lanes = 1\nstack_depth = 1\n");
+        assert_eq!(
+            model_clocks(&one, &stream(&[m::cmd_push(), m::cmd_push()], &[])),
+            4
+        );
+        // RASTER_POS (clocks 0-2), BITMAP's words (3-5), its request (6), a bit a clock
+        // from 7, a fragment on pix the clock after its bit.
+        let bm = ipu("lanes = 1\nbitmap = true\n");
+        let cmds = m::cmd_bitmap(8, 1, 0, 0);
+        assert_eq!(model_clocks(&bm, &stream(&cmds, &[0xff])), 16);
+        // Only the first bit (bit 7, the leftmost pixel) set: its fragment at clock 8.
+        assert_eq!(model_clocks(&bm, &stream(&cmds, &[0x80])), 9);
+    }
+
+    #[test]
+    fn zoom_replays_rows_and_takes_a_pixel_a_clock() {
+        // 2x zoom at one lane of a 2 x 1 l8 draw (one DMA word): ZOOM (clocks 0-2), the
+        // draw's words (3-5), the request (6), the pixels issued at 7 and 8. Zoom sees
+        // pixel 0 after the 3 registers at 10 and sends its two copies at 10 and 11,
+        // pixel 1's at 12 and 13; then a rewind clock (14) and the row replayed from the
+        // line buffer, 15 to 18. Each copy is on pix a clock later: the last at 19.
+        let z = ipu("lanes = 1\n[ipu.zoom]\nenabled = true\n");
+        let mut cmds = m::cmd_zoom(m::q16(2.0), m::q16(2.0)).to_vec();
+        cmds.extend(m::cmd_draw(5, 2, 1, 0, 0));
+        assert_eq!(model_clocks(&z, &stream(&cmds, &[0])), 20);
+    }
+}
