@@ -27,7 +27,7 @@ fn ipu_config(name: &str, reset: (&str, &str), body: &str) -> Config {
 }
 
 /// The seed's organisation: one lane, bubble registers, zoom, maps (colour and
-/// colour-index), bitmap; every format but bgra8888 (two_lanes has it).
+/// colour-index), bitmap; every format.
 fn one_lane() -> Config {
     one_lane_with("")
 }
@@ -42,7 +42,7 @@ fn one_lane_with(conv: &str) -> Config {
         ("async", "low"),
         &format!(
             "lanes = 1\nstack_depth = 3\nbitmap = true\nframebuffer = true\n\
-             formats = [\"rgba8888\", \"rgb565\", \"rgba4444\", \"rgba5551\", \"l8\", \"la88\", \"ci8\"]\n\
+             formats = [\"rgba8888\", \"bgra8888\", \"rgb565\", \"rgba4444\", \"rgba5551\", \"l8\", \"la88\", \"ci8\"]\n\
              [ipu.zoom]\nenabled = true\n[ipu.pixel_map]\nenabled = true\n\
              maps = [\"r_to_r\", \"g_to_g\", \"b_to_b\", \"a_to_a\", \"i_to_r\", \"i_to_g\", \"i_to_b\", \"i_to_a\"]\n{conv}"
         ),
@@ -259,7 +259,8 @@ fn stack_overflow_underflow_and_truncated_commands() {
         s.draw(&mut rng, 0, 3, 2, 1, 1);
         s.cmds.push(m::cmd_pop()); // the last two underflow
     }
-    s.cmds.extend(m::cmd_draw(1, 2, 2, 0, 0)); // bgra8888: not enabled here
+    // Every format code is enabled here; ReadPixels of colour indices is the format error.
+    s.cmds.extend(m::cmd_read(m::FORMAT_CI8, 2, 2, 0, 0));
     s.cmds.push(0x5100_0001); // not the IPU's: passed through
     s.cmds.extend(&m::cmd_draw(0, 2, 2, 0, 0)[..2]); // truncated
     for (seed, gap, stall) in [(1u64, 0.0, 0.0), (2, 0.5, 0.5), (3, 0.0, 0.9)] {

@@ -14,14 +14,14 @@
 use std::collections::VecDeque;
 
 use crate::config::StageKind;
-use crate::config::ipu::Ipu;
+use crate::config::ipu::{CI8, Ipu};
 use crate::rtl::ipu::ZOOM_ACC_W;
 use crate::vectors::{Bits, VectorSet};
 
 use super::ipu::{
-    OP_BITMAP, OP_CONV_FILTER, OP_CONVOLUTION, OP_COPY, OP_COPYTEX, OP_DRAW, OP_MAPCOLOR,
+    OP_BITMAP, OP_CONV_FILTER, OP_CONVOLUTION, OP_COPY, OP_COPYTEX, OP_DRAW, OP_INDEX, OP_MAPCOLOR,
     OP_PIXELMAP, OP_POP, OP_PUSH, OP_RASTER, OP_RASTER_POS, OP_READ, OP_TRANSFER, OP_ZOOM,
-    bytes_per_pixel,
+    bytes_per_pixel, map_size_ok,
 };
 
 /// Output ports, in the order the model counts their transfers.
@@ -652,6 +652,7 @@ impl<'a> Sim<'a> {
             || (i.bitmap && matches!(op, OP_RASTER | OP_BITMAP | OP_RASTER_POS))
             || (i.convolution.is_some() && matches!(op, OP_CONV_FILTER | OP_CONVOLUTION))
             || (i.framebuffer && matches!(op, OP_READ | OP_COPY | OP_COPYTEX))
+            || (i.formats[CI8] && op == OP_INDEX)
     }
 
     /// (enabled, bytes per pixel log2) of the pending command's format.
@@ -808,6 +809,10 @@ impl<'a> Sim<'a> {
                         OP_PUSH => go(self, Act::Push, State::SendOneIdle),
                         OP_POP => go(self, Act::Pop, State::SendOneIdle),
                         OP_DRAW => go(self, Act::Draw, State::Receive1),
+                        // INDEX_TRANSFER takes the clocks of a PIXEL_TRANSFER.
+                        OP_INDEX if self.inp.ipu.formats[CI8] => {
+                            go(self, Act::Transfer, State::Receive1)
+                        }
                         OP_ZOOM if self.inp.ipu.zoom.is_some() => {
                             self.zx_new = w & 0xff_ffff;
                             go(self, Act::Zoom, State::Receive1);
@@ -817,7 +822,7 @@ impl<'a> Sim<'a> {
                             let entries = (w >> 8) & 0x1fff;
                             self.e = 0;
                             self.mlast = entries.wrapping_sub(1) & 0x1fff;
-                            if entries != 0 && entries <= size {
+                            if map_size_ok(w & 7, entries, size) {
                                 self.state = State::PixelMap;
                             } else {
                                 go(self, Act::MapSize, State::SendOneIdle);
@@ -857,7 +862,8 @@ impl<'a> Sim<'a> {
                 let waits = self.inp.ipu.zoom.is_some()
                     || self.inp.ipu.convolution.is_some()
                     || self.inp.ipu.framebuffer
-                    || self.inp.ipu.bitmap;
+                    || self.inp.ipu.bitmap
+                    || self.inp.ipu.formats[CI8];
                 let ready =
                     !waits || !matches!(self.act, Act::Draw | Act::Bitmap | Act::Fb) || drained;
                 if let Some(w) = cmd.filter(|_| ready) {
@@ -890,6 +896,8 @@ impl<'a> Sim<'a> {
                         self.row = 0;
                         self.byte = 0;
                         let (fmt_ok, _) = self.format();
+                        // Colour indices are drawn only.
+                        let fmt_ok = fmt_ok && !(self.fb_act() && self.sel == CI8 as u32);
                         let empty = self.width == 0 || self.height == 0;
                         let conv_line = self
                             .inp
