@@ -1642,7 +1642,11 @@ fn exact_clocks(b: &Built, name: &str, s: &m::Stream, seed: u64) -> u64 {
         b.cfg.design.name, r.cycles, r.model_cycles, r.throughput, r.model_throughput
     );
     assert_eq!(r.model_cycles, Some(r.cycles), "{name}: model clocks");
-    assert!(r.model_throughput.is_some(), "{name}: model throughput");
+    assert_eq!(
+        r.model_throughput,
+        Some(r.throughput),
+        "{name}: model throughput"
+    );
     r.cycles
 }
 

@@ -641,7 +641,8 @@ pub fn run_vectors_rows(
         model_cycles: expectation.cycles,
         model_throughput: expectation
             .cycles
-            .map(|c| ratio(transactions.max(opt.count as u64), c)),
+            // The items the model expects on the outputs, over its clocks.
+            .map(|c| ratio(outs.iter().map(|p| p.expected).sum(), c)),
         peak_rate: expectation.peak_rate,
         passed,
         errors,
