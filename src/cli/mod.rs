@@ -522,7 +522,7 @@ pub fn describe(cfg: &Config, design: &Design) -> String {
         }
     }
     if let Some(i) = &cfg.ipu {
-        let fmts: Vec<&str> = (0..7)
+        let fmts: Vec<&str> = (0..crate::config::ipu::FORMATS.len())
             .filter(|c| i.formats[*c])
             .map(|c| crate::config::ipu::FORMATS[c])
             .collect();

@@ -135,18 +135,13 @@ fn parse_zoom(s: &str) -> Result<[f64; 2], String> {
     parse_numbers(s, "X,Y", 64.0)
 }
 
-/// A DMA format's name: its code.
+/// A DMA format's name: its code. ReadPixels packs RGBA formats only (not ci8).
 fn parse_format(s: &str) -> Result<u32, String> {
-    config::ipu::FORMATS
-        .iter()
+    let rgba = &config::ipu::FORMATS[..config::ipu::CI8];
+    rgba.iter()
         .position(|f| *f == s)
         .map(|c| c as u32)
-        .ok_or_else(|| {
-            format!(
-                "unknown format {s:?}; allowed: {}",
-                config::ipu::FORMAT_ALLOWED
-            )
-        })
+        .ok_or_else(|| format!("unknown format {s:?}; allowed: {}", rgba.join(", ")))
 }
 
 #[derive(Args, Debug, Clone)]

@@ -12,9 +12,9 @@
 //! | `0x41` | PIXEL_TRANSFER | 2 | word 0: `[2]` 0 scale / 1 bias, `[1:0]` channel (0 R, 1 G, 2 B, 3 A); word 1: the value, signed Q15.16 (two's complement, value / 65536) |
 //! | `0x42` | PUSH_PIXEL | 1 | pushes the 4 scales and 4 biases |
 //! | `0x43` | POP_PIXEL | 1 | pops them back |
-//! | `0x44` | DRAW_PIXELS | 3 | word 0: `[2:0]` format (0 rgba8888, 1 bgra8888, 2 rgb565, 3 rgba4444, 4 rgba5551, 5 l8, 6 la88); word 1: `{height[15:0], width[15:0]}`; word 2: `{y[15:0], x[15:0]}` of the first pixel |
+//! | `0x44` | DRAW_PIXELS | 3 | word 0: `[2:0]` format (0 rgba8888, 1 bgra8888, 2 rgb565, 3 rgba4444, 4 rgba5551, 5 l8, 6 la88, 7 ci8); word 1: `{height[15:0], width[15:0]}`; word 2: `{y[15:0], x[15:0]}` of the first pixel |
 //! | `0x45` | ZOOM (zoom enabled) | 2 | word 0 `[23:0]`: x factor, word 1 `[23:0]`: y factor, signed Q7.16 |
-//! | `0x46` | PIXELMAP (maps enabled) | 1 + ceil(n / 4) | word 0: `[20:8]` n entries (1..=table size), `[1:0]` map (R, G, B, A); then the n 8-bit entries, four a word, little endian |
+//! | `0x46` | PIXELMAP (maps enabled) | 1 + ceil(n / 4) | word 0: `[20:8]` n entries (1..=table size, a power of two for I_TO_*), `[2:0]` map (R->R, G->G, B->B, A->A, I->R, I->G, I->B, I->A); then the n 8-bit entries, four a word, little endian |
 //! | `0x47` | MAP_COLOR (maps enabled) | 1 | `[0]`: lookups on or off |
 //! | `0x48` | RASTER_COLOR (bitmap enabled) | 2 | word 1: RGBA8 `{A, B, G, R}` |
 //! | `0x49` | BITMAP (bitmap enabled) | 3 | word 0: `[11:0]` xmove, `[23:12]` ymove (signed); word 1: `{height, width}`; word 2: `{yorig, xorig}` (signed), the bitmap drawn from the raster position less the origin, which then moves; then `ceil(width / 8) * height` bytes from `dma`, bit 7 of a byte leftmost |
@@ -24,6 +24,7 @@
 //! | `0x4D` | READ_PIXELS (framebuffer enabled) | 3 | word 0: `[2:0]` format, as DRAW_PIXELS; word 1: `{height, width}`; word 2: `{y, x}` of the region's lower left pixel in the framebuffer |
 //! | `0x4E` | COPY_PIXELS (framebuffer enabled) | 4 | word 1: `{height, width}`; word 2: `{y, x}` of the source region; word 3: `{y, x}` of the destination (GL's raster position) |
 //! | `0x4F` | COPY_TEX_IMAGE (framebuffer enabled) | 4 | word 0: `[2:0]` texture format, codes as DRAW_PIXELS; word 1: `{height, width}`; word 2: `{y, x}` of the source region; word 3: the texture's base word address |
+//! | `0x50` | INDEX_TRANSFER (ci8 enabled) | 2 | word 0: `[0]` 0 INDEX_SHIFT / 1 INDEX_OFFSET; word 1: a signed integer |
 //! | other | not the IPU's | 1 | passed on unchanged, in order, on `pass` |
 //!
 //! Bits not listed are reserved and ignored. A config without zoom, maps, bitmap or filter does
@@ -71,7 +72,10 @@
 //! `lanes` pixels of one row from one word. Formats as GL's packed types: rgb565 is
 //! `R[15:11] G[10:5] B[4:0]`, rgba4444 `R[15:12] G[11:8] B[7:4] A[3:0]`, rgba5551
 //! `R[15:11] G[10:6] B[5:1] A[0]`, rgba8888 bytes R, G, B, A, bgra8888 bytes B, G, R, A,
-//! l8 one byte L (R = G = B = L, A = 255), la88 bytes L, A. An n-bit channel becomes 8
+//! l8 one byte L (R = G = B = L, A = 255), la88 bytes L, A, ci8 one byte, a colour index
+//! (GL_COLOR_INDEX): shifted and offset by [`index_arith`], then looked up per channel in
+//! the I_TO_* maps by [`index_map`], MAP_COLOR or not; scale, bias and the colour maps do
+//! not apply to it (GL's order). READ_PIXELS and COPY_TEX_IMAGE take no ci8. An n-bit channel becomes 8
 //! bits by bit replication, within 1 LSB of GL's `round(c * 255 / (2^n - 1))`.
 //!
 //! # Pixel transfer arithmetic
