@@ -332,9 +332,9 @@ fn draw_rate(b: &Built, fmt: u32, w: u32, h: u32, draws: u32) -> f64 {
 
 #[test]
 fn draw_pixels_rate_with_no_stalls() {
-    // One lane: a pixel per clock for every format.
+    // One lane: a pixel per clock for every format (colour indices too).
     let b = build_cfg(one_lane());
-    for fmt in [0, 2, 5] {
+    for fmt in [0, 2, 5, m::FORMAT_CI8] {
         assert!(draw_rate(&b, fmt, 64, 16, 4) > 0.99);
     }
     // Four lanes and a 128-bit DMA word: 4 pixels a clock in every format (a word holds
@@ -342,7 +342,12 @@ fn draw_pixels_rate_with_no_stalls() {
     let b = build_cfg(four_lanes());
     // With zoom in the config a draw waits for the one before to leave the unit (here
     // through a FIFO behind the maps and a skid behind zoom): a few clocks a draw.
-    for (fmt, name) in [(5, "l8"), (2, "rgb565"), (0, "rgba8888")] {
+    for (fmt, name) in [
+        (5, "l8"),
+        (2, "rgb565"),
+        (0, "rgba8888"),
+        (m::FORMAT_CI8, "ci8"),
+    ] {
         assert!(
             draw_rate(&b, fmt, 64, 16, 4) > 3.84,
             "{name}: 4 pixels a clock"
