@@ -309,19 +309,25 @@ impl Zoom {
 }
 
 /// `ipu_conv.v`: a bubble register while CONVOLUTION is off, else a pixel a clock into
-/// the window, then the output register.
+/// the window, then the row-sum register, then the output register.
 #[derive(Debug, Clone, PartialEq)]
 struct Conv {
     c: u32,
     r: u32,
     sub: u32,
     win: Option<Beat>,
+    rs: Option<Beat>,
     out: Option<Beat>,
 }
 
 impl Conv {
     fn busy(&self) -> bool {
-        self.out.is_some() || self.win.is_some() || self.c != 0 || self.r != 0 || self.sub != 0
+        self.out.is_some()
+            || self.rs.is_some()
+            || self.win.is_some()
+            || self.c != 0
+            || self.r != 0
+            || self.sub != 0
     }
 
     fn ready(&self, input: Option<Beat>, out_ready: bool, c: &Ctx) -> bool {
@@ -329,7 +335,8 @@ impl Conv {
         if !c.conv_on {
             return out_free;
         }
-        let win_free = self.win.is_none() || out_free;
+        let rs_free = self.rs.is_none() || out_free;
+        let win_free = self.win.is_none() || rs_free;
         win_free && input.is_none_or(|b| self.sub + 1 >= b.n)
     }
 
@@ -342,12 +349,17 @@ impl Conv {
             }
             return;
         }
-        let win_free = self.win.is_none() || out_free;
+        let rs_free = self.rs.is_none() || out_free;
+        let win_free = self.win.is_none() || rs_free;
         let mut out = if taken { None } else { self.out };
-        let mut win = if out_free { None } else { self.win };
-        if self.win.is_some() && out_free {
-            out = self.win;
+        if self.rs.is_some() && out_free {
+            out = self.rs;
         }
+        let mut rs = if out_free { None } else { self.rs };
+        if self.win.is_some() && rs_free {
+            rs = self.win;
+        }
+        let mut win = if rs_free { None } else { self.win };
         if let Some(b) = input.filter(|_| win_free) {
             let last_col = self.c == c.width.wrapping_sub(1) & 0xffff;
             let last_row = self.r == c.height.wrapping_sub(1) & 0xffff;
@@ -364,6 +376,7 @@ impl Conv {
             }
         }
         self.win = win;
+        self.rs = rs;
         self.out = out;
     }
 }
@@ -582,6 +595,7 @@ impl<'a> Sim<'a> {
                 r: 0,
                 sub: 0,
                 win: None,
+                rs: None,
                 out: None,
             }));
         }

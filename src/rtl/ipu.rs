@@ -164,7 +164,7 @@ pub struct IpuConv {
     pub beat_w: u32,
     pub meta: u32,
     pub sub_w: u32,
-    /// The filtered output beat: one pixel in lane 0 at (wx_q, wy_q).
+    /// The filtered output beat: one pixel in lane 0 at (rx_q, ry_q), the row sums' pixel.
     pub conv_beat: String,
 }
 
@@ -687,7 +687,7 @@ impl<'a> IpuUnit<'a> {
                             beat_w: pix_w,
                             meta: meta1,
                             sub_w: clog2(l).max(1),
-                            conv_beat: lane0_beat(l, "wy_q", "wx_q", "result"),
+                            conv_beat: lane0_beat(l, "ry_q", "rx_q", "result"),
                         },
                     )?,
                 });

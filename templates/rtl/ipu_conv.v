@@ -17,9 +17,11 @@
 // (m_i, n_i) of the channels in mask_i.
 // Datapath: {% if k > 1 %}{{ k - 1 }} line buffer(s) of MaxLine RGBA8 pixels (rows r-1 .. r-{{ k - 1 }}, written as a row
 // streams in, read synchronously a column ahead), {% endif %}the window registers, then
-// {{ 4 * k * k }} multipliers (8 x WeightWidth bits) and four {{ k * k }}-input adder chains into the output register.
+// {{ 4 * k * k }} multipliers (8 x WeightWidth bits) and per channel and window row a {{ k }}-input sum
+// into the row-sum register, then per channel the {{ k }} row sums, rounded and clamped, into
+// the output register (the register between splits multiply-and-add in two for timing).
 // Throughput: a pixel a clock in (a beat of several pixels takes a clock each); latency
-// two registers (window, output). busy_o: a draw is inside the stage.
+// three registers (window, row sums, output). busy_o: a draw is inside the stage.
 // Combinational paths: out_ready_i -> in_ready_o.
 module {{ name }} #(
   // The largest filter: Kernel x Kernel taps.
@@ -74,6 +76,9 @@ module {{ name }} #(
 {%- endif %}
   reg         win_valid_q, win_valid_d;  // the window holds an output pixel
   reg  [15:0] wx_q, wy_q;           // ... at (wx, wy)
+  reg         rs_valid_q, rs_valid_d;    // the row sums hold an output pixel
+  reg  [15:0] rx_q, ry_q;           // ... at (rx, ry)
+  reg         rs_load;
   reg         out_valid_q, out_valid_d;
   reg  [{{ beat_w - 1 }}:0] out_data_q, out_data_d;
   reg         out_load;
@@ -83,8 +88,10 @@ module {{ name }} #(
 
 {%- include "rtl/ipu_beat_pixel.v" %}
   wire        out_free = ~out_valid_q | out_ready_i;
+  // The row sums may take the window's pixel: they hold none, or theirs moves on now.
+  wire        rs_free  = ~rs_valid_q | out_free;
   // The window may take a pixel: it holds no output, or its output moves on now.
-  wire        win_free = ~win_valid_q | out_free;
+  wire        win_free = ~win_valid_q | rs_free;
   wire        take     = conv_on_i & in_valid_i & win_free;
   wire        last_col = (c_q == width_i - 16'd1);
   wire        last_row = (r_q == height_i - 16'd1);
@@ -100,8 +107,10 @@ module {{ name }} #(
     sub_d      = sub_q;
 {%- endif %}
     out_load   = 1'b0;
+    rs_load    = 1'b0;
     out_data_d = out_data_q;
-    win_valid_d = win_valid_q & ~out_free;
+    win_valid_d = win_valid_q & ~rs_free;
+    rs_valid_d  = rs_valid_q & ~out_free;
     if (!conv_on_i) begin
       // Off: a bubble register.
       in_ready_o = out_free;
@@ -109,9 +118,13 @@ module {{ name }} #(
       out_data_d = in_data_i;
     end else begin
       in_ready_o = win_free & last_in_beat;
-      if (win_valid_q & out_free) begin
+      if (rs_valid_q & out_free) begin
         out_load   = 1'b1;
         out_data_d = {{ conv_beat }};
+      end
+      if (win_valid_q & rs_free) begin
+        rs_load    = 1'b1;
+        rs_valid_d = 1'b1;
       end
       if (take) begin
 {%- if multi %}
@@ -130,7 +143,7 @@ module {{ name }} #(
 
   assign out_valid_o = out_valid_q;
   assign out_data_o  = out_data_q;
-  assign busy_o = out_valid_q | win_valid_q | (|c_q) | (|r_q){% if multi %} | (|sub_q){% endif %};
+  assign busy_o = out_valid_q | rs_valid_q | win_valid_q | (|c_q) | (|r_q){% if multi %} | (|sub_q){% endif %};
 
   always @(posedge clk_i{{ rst.edge }}) begin
     if ({{ rst.active }}) begin
@@ -140,6 +153,7 @@ module {{ name }} #(
       sub_q       <= {{ sub_w }}'d0;
 {%- endif %}
       win_valid_q <= 1'b0;
+      rs_valid_q  <= 1'b0;
       out_valid_q <= 1'b0;
     end else begin
       c_q         <= c_d;
@@ -148,16 +162,23 @@ module {{ name }} #(
       sub_q       <= sub_d;
 {%- endif %}
       win_valid_q <= win_valid_d;
+      rs_valid_q  <= rs_valid_d;
       out_valid_q <= out_valid_d;
     end
   end
 
-  // Datapath: the window shifts a column on every pixel taken; the output beat.
+  // Datapath: the window shifts a column on every pixel taken; the row sums; the output
+  // beat.
   always @(posedge clk_i) begin
     if (take) begin
       win_q <= win_d;
       wx_q  <= x0_i + c_q - kw_m1;
       wy_q  <= y0_i + r_q - kh_m1;
+    end
+    if (rs_load) begin
+      rsum_q <= rsum_d;
+      rx_q   <= wx_q;
+      ry_q   <= wy_q;
     end
     if (out_load) begin
       out_data_q <= out_data_d;
@@ -246,19 +267,39 @@ module {{ name }} #(
     end
   endgenerate
 
-  // Per channel the sum of its products, sign-extended; rounded at 16 fraction bits
-  // (the bits below are dropped by design) and clamped.
+  // Per channel and window row the sum of the row's products, sign-extended (exact: AccW
+  // holds the sum of all Taps products).
+  reg  [AccW-1:0] racc;
+  reg  [4*Kernel*AccW-1:0] rsum_d;
+  reg  [4*Kernel*AccW-1:0] rsum_q;
+  integer t, row, chn;
+  always @(*) begin
+    racc   = {AccW{1'b0}};
+    rsum_d = {(4*Kernel*AccW){1'b0}};
+    for (chn = 0; chn < 4; chn = chn + 1) begin
+      for (row = 0; row < Kernel; row = row + 1) begin
+        racc = {AccW{1'b0}};
+        for (t = 0; t < Kernel; t = t + 1) begin
+          racc = racc + {{ "{{" }}(AccW-ProdW){prods[ProdW*(Taps*chn+Kernel*row+t) + ProdW-1]}}, prods[ProdW*(Taps*chn+Kernel*row+t) +: ProdW]};
+        end
+        rsum_d[AccW*(Kernel*chn+row) +: AccW] = racc;
+      end
+    end
+  end
+
+  // Per channel the sum of its row sums; rounded at 16 fraction bits (the bits below are
+  // dropped by design) and clamped.
   /* verilator lint_off UNUSEDSIGNAL */
   reg  [AccW-1:0] sum;
   /* verilator lint_on UNUSEDSIGNAL */
   reg  [31:0] result;
-  integer t, chn;
   always @(*) begin
     result = 32'd0;
+    sum    = Half;
     for (chn = 0; chn < 4; chn = chn + 1) begin
       sum = Half;
-      for (t = 0; t < Taps; t = t + 1) begin
-        sum = sum + {{ "{{" }}(AccW-ProdW){prods[ProdW*(Taps*chn+t) + ProdW-1]}}, prods[ProdW*(Taps*chn+t) +: ProdW]};
+      for (row = 0; row < Kernel; row = row + 1) begin
+        sum = sum + rsum_q[AccW*(Kernel*chn+row) +: AccW];
       end
       result[8*chn +: 8] = sum[AccW-1] ? 8'd0 : (|sum[AccW-2:24]) ? 8'hff : sum[23:16];
     end
