@@ -47,9 +47,9 @@
 //! The pixels go through scale, bias, the pixel maps and, when it is on, the convolution
 //! filter (GL applies convolution to every pixel transfer); then
 //! - READ_PIXELS (glReadPixels): no zoom (GL); packed in the format, row after row, GL's
-//!   pack alignment 1, little endian, exactly as DRAW_PIXELS unpacks, into 32-bit words on
-//!   `dma_out`, the last one zero-padded: `ceil(n * bytes_per_pixel / 4)` words for `n`
-//!   pixels. An n-bit channel is GL's `round(c * (2^n - 1) / 255)` (exact in integers,
+//!   pack alignment 1, little endian, exactly as DRAW_PIXELS unpacks, into words of
+//!   `dma_word_bits` on `dma_out`, the first starting the command's pixels and the last one
+//!   zero-padded: `ceil(n * bytes_per_pixel / B)` words for `n` pixels (B bytes a word). An n-bit channel is GL's `round(c * (2^n - 1) / 255)` (exact in integers,
 //!   no ties exist); l8 and la88 carry GL's luminance for ReadPixels (GL 2.0, 4.3.2,
 //!   "Conversion to L": `L = R + G + B`, then "Final Conversion" clamps to [0, 1]), so
 //!   `min(R + G + B, 255)`.
@@ -433,8 +433,12 @@ pub struct Outputs {
     pub status: Vec<u32>,
     /// Framebuffer requests `{height, width, y, x}`.
     pub fb_req: Vec<u64>,
-    /// READ_PIXELS' packed words.
+    /// READ_PIXELS' packed bytes, in 32-bit units (little endian); each READ_PIXELS
+    /// starts a `dma_out` word of `dma_word_bits` and zero-pads its last (see
+    /// [`Outputs::dma_out_words`]).
     pub dma_out: Vec<u32>,
+    /// The units of `dma_out` each READ_PIXELS sent, in order.
+    pub dma_out_chunks: Vec<usize>,
     /// COPY_TEX_IMAGE's writes `{address, word}`.
     pub tex: Vec<u64>,
     /// The 32-bit units of the `dma` stream each draw and bitmap took, in order: each
@@ -445,6 +449,11 @@ pub struct Outputs {
 }
 
 impl Outputs {
+    /// The `dma_out` port's words: each READ_PIXELS' units, `dma_word_bits / 32` a word.
+    pub fn dma_out_words(&self, ipu: &Ipu) -> Vec<Bits> {
+        dma_words(ipu, &self.dma_out, &self.dma_out_chunks)
+    }
+
     /// Every pixel the `pix` beats wrote, `(x, y, {A, B, G, R})`, in beat and lane order.
     pub fn written(&self, ipu: &Ipu) -> Vec<(u32, u32, u32)> {
         let lanes = ipu.lanes;
@@ -867,7 +876,10 @@ fn draw(
     if let Sink::Pack { fmt, tex } = sink {
         let words = pack_words(fmt, &image, tex.is_none());
         match tex {
-            None => out.dma_out.extend(words),
+            None => {
+                out.dma_out_chunks.push(words.len());
+                out.dma_out.extend(words);
+            }
             Some(base) => out.tex.extend(
                 (0u32..)
                     .zip(words)
@@ -1437,8 +1449,8 @@ pub fn encode(ipu: &Ipu, stream: &Stream, seed: u64) -> (VectorSet, Outputs) {
                 items: out.fb_req.iter().map(|v| wide(*v, FB_REQ_WIDTH)).collect(),
             },
             PortVectors {
-                port: port("dma_out", Dir::Out, 32),
-                items: out.dma_out.iter().map(|w| word(*w, 32)).collect(),
+                port: port("dma_out", Dir::Out, ipu.dma_word_bits),
+                items: out.dma_out_words(ipu),
             },
             PortVectors {
                 port: port("tex", Dir::Out, TEX_WIDTH),

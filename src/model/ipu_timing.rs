@@ -425,7 +425,8 @@ impl Elem {
     }
 }
 
-/// `ipu_pack.v`: bytes of a held beat into 32-bit words.
+/// `ipu_pack.v`: bytes of a held beat into words of `word` bytes (`dma_word_bits / 8`
+/// for ReadPixels, 4 for CopyTexImage).
 #[derive(Debug, Clone, PartialEq)]
 struct Pack {
     full: bool,
@@ -434,6 +435,7 @@ struct Pack {
     last: bool,
     n: u32,
     out: bool,
+    word: u32,
 }
 
 impl Pack {
@@ -442,7 +444,7 @@ impl Pack {
     }
 
     fn fits(&self) -> bool {
-        self.len - self.off <= 4 - self.n
+        self.len - self.off <= self.word - self.n
     }
 
     fn ready(&self) -> bool {
@@ -458,10 +460,10 @@ impl Pack {
             let take = if fits {
                 self.len - self.off
             } else {
-                4 - self.n
+                self.word - self.n
             };
             let total = self.n + take;
-            let word_now = total == 4 || (fits && self.last);
+            let word_now = total == self.word || (fits && self.last);
             next.off = self.off + take;
             if fits {
                 next.full = false;
@@ -649,6 +651,7 @@ impl<'a> Sim<'a> {
                 last: false,
                 n: 0,
                 out: false,
+                word: 4,
             },
         }
     }
@@ -734,6 +737,9 @@ impl<'a> Sim<'a> {
 
     /// One clock; false when nothing changed (the unit waits for input that never comes).
     fn clock(&mut self) -> bool {
+        // The packer's word: CopyTexImage's 32 bits, else a DMA word (to_tex_q changes
+        // only while the unit is empty).
+        self.pack.word = if self.to_tex { 4 } else { self.wb() };
         let before = self.clone();
         let ctx = self.ctx();
         let drained = self.drained();

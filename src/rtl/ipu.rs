@@ -67,11 +67,25 @@ pub struct IpuPack {
     pub bytes4: String,
     /// The beat's pixel count from its (contiguous) mask.
     pub count_expr: String,
-    /// The top bit of the byte offset that indexes the beat's bytes (and 4 more).
+    /// The top bit of the byte offset that indexes the beat's bytes (and a word more).
     pub off_hi: u32,
+    /// Bytes of a `dma_out` word (`dma_word_bits / 8`); `tex` words are 4 bytes.
+    pub wbytes: u32,
+    /// Bits of the count of bytes held in the word being filled (0 .. wbytes - 1).
+    pub nw: u32,
+    /// The word's bytes from the top.
+    pub word_bytes: Vec<WordByte>,
     /// An enabled format stores alpha; one is luminance.
     pub alpha: bool,
     pub lum: bool,
+}
+
+/// A byte of the packer's word: its index, and whether it is the lowest (always held
+/// or the beat's) or may hold a byte kept from the beat before.
+pub struct WordByte {
+    pub k: u32,
+    pub first: bool,
+    pub held: bool,
 }
 
 /// The packer as the top sees it: its module, the pix side of the split at the pipeline's
@@ -82,6 +96,8 @@ pub struct FbView {
     pub pix: (&'static str, &'static str, &'static str),
     pub end_x: String,
     pub last_y: String,
+    /// Bytes of its output word (`dma_out`'s).
+    pub wbytes: u32,
 }
 
 #[derive(Template)]
@@ -800,6 +816,7 @@ impl<'a> IpuUnit<'a> {
                 parameters: BTreeMap::from([
                     ("Lanes".to_string(), u64::from(l)),
                     ("BeatWidth".to_string(), u64::from(pix_w)),
+                    ("WordBytes".to_string(), u64::from(ipu.dma_word_bits / 8)),
                 ]),
                 instantiates: Vec::new(),
                 text: render(
@@ -822,8 +839,18 @@ impl<'a> IpuUnit<'a> {
                         bytes2: bytes(2),
                         bytes4: bytes(4),
                         count_expr,
-                        // Offsets index 8 * (4 lanes + 4) bits: all the index's bits.
-                        off_hi: clog2(32 * l + 32) - 4,
+                        // Offsets index 8 * (4 lanes + wbytes) bits: all the index's bits.
+                        off_hi: clog2(32 * l + ipu.dma_word_bits) - 4,
+                        wbytes: ipu.dma_word_bits / 8,
+                        nw: clog2(ipu.dma_word_bits / 8),
+                        word_bytes: (0..ipu.dma_word_bits / 8)
+                            .rev()
+                            .map(|k| WordByte {
+                                k,
+                                first: k == 0,
+                                held: k + 1 < ipu.dma_word_bits / 8,
+                            })
+                            .collect(),
                         alpha: [0, 1, 3, 4, 6].iter().any(|c| ipu.formats[*c]),
                         lum: ipu.formats[5] || ipu.formats[6],
                     },
@@ -842,6 +869,7 @@ impl<'a> IpuUnit<'a> {
                 pix: pix_side,
                 end_x: format!("x0_q + {}", term(&image_size.0)),
                 last_y: format!("y0_q + {} - 16'd1", term(&image_size.1)),
+                wbytes: ipu.dma_word_bits / 8,
             })
         } else {
             None
@@ -1012,7 +1040,7 @@ impl<'a> IpuUnit<'a> {
             unit.ports.extend([
                 port("fb", Dir::In, FB_WIDTH),
                 port("fb_req", Dir::Out, FB_REQ_WIDTH),
-                port("dma_out", Dir::Out, 32),
+                port("dma_out", Dir::Out, ipu.dma_word_bits),
                 port("tex", Dir::Out, TEX_WIDTH),
             ]);
         }

@@ -99,7 +99,7 @@ module {{ name }} #(
   output wire [63:0] fb_req_data_o,
   output wire        dma_out_valid_o,
   input  wire        dma_out_ready_i,
-  output wire [31:0] dma_out_data_o,
+  output wire [{{ dma_w - 1 }}:0] dma_out_data_o,
   output wire        tex_valid_o,
   input  wire        tex_ready_i,
   output wire [63:0] tex_data_o{% endif %}
@@ -665,16 +665,20 @@ module {{ name }} #(
   assign {{ pk.pix.2 }} = tail_data;
   assign tail_ready = to_pack_q ? pk_in_ready : {{ pk.pix.1 }};
   wire        pk_valid;
-  wire [31:0] pk_data;
+  wire [{{ dma_w - 1 }}:0] pk_data;
   wire        pk_ready = to_tex_q ? tex_ready_i : dma_out_ready_i;
   {{ pk.module }} #(
     .Lanes     ({{ lanes }}),
-    .BeatWidth ({{ pix_w }})
+    .BeatWidth ({{ pix_w }}),
+    .WordBytes ({{ pk.wbytes }})
   ) u_pack (
     .clk_i       (clk_i),
     .{{ rst.port }}{{ rst.pad }} ({{ rst.port }}),
     .fmt_i       (pkfmt_q),
     .lum_sum_i   (~to_tex_q),
+{%- if dma_w > 32 %}
+    .narrow_i    (to_tex_q),
+{%- endif %}
     .end_x_i     ({{ pk.end_x }}),
     .last_y_i    ({{ pk.last_y }}),
     .in_valid_i  (pk_in_valid),
@@ -688,7 +692,7 @@ module {{ name }} #(
   assign dma_out_valid_o = pk_valid & ~to_tex_q;
   assign dma_out_data_o  = pk_data;
   assign tex_valid_o     = pk_valid & to_tex_q;
-  assign tex_data_o      = {taddr_q, pk_data};
+  assign tex_data_o      = {taddr_q, pk_data[31:0]};
 {%- endif %}
 
   // ---------------------------------------------------------------------------------

@@ -2,23 +2,29 @@
 // {{ name }}: the IPU's packer (seed 000's format conversion, framebuffer -> memory side):
 // the beats of ReadPixels and CopyTexImage, up to {{ lanes }} RGBA8 pixel(s) each, become
 // pixels in the format fmt_i, packed row after row with no padding (GL's pack alignment
-// 1), little endian, into 32-bit words; the image's last word is zero-padded. An n-bit
+// 1), little endian, into words of WordBytes bytes ({{ wbytes }}: the DMA word){% if wbytes > 4 %}, or of 4 bytes while
+// narrow_i (CopyTexImage's texture-memory words){% endif %}; the image's last word is zero-padded. An n-bit
 // channel is GL's round(c * (2^n - 1) / 255), exact: floor((c * (2^n - 1) + 127) / 255),
 // the divide by 255 as (p + 1 + (p >> 8)) >> 8 (exact below 65535). Luminance is
 // min(R + G + B, 255) with lum_sum_i (GL's ReadPixels), else R (GL's texture images).
 // Formats generated: {% for f in formats %}{{ f.name }}{% if !loop.last %}, {% endif %}{% endfor %}.
 // The image's last beat is the one whose y is last_y_i and whose pixels end at end_x_i.
-// Throughput: 4 bytes a clock out (one word), a beat a clock in while a beat fits a word.
+// Throughput: a word a clock out, a beat a clock in while a beat fits a word.
 // Latency: 2 registers (the beat, then the word). busy_o: a beat, bytes or a word held.
 // Combinational paths: out_ready_i -> in_ready_o.
 module {{ name }} #(
   parameter integer Lanes     = {{ lanes }},
-  parameter integer BeatWidth = {{ beat_w }}
+  parameter integer BeatWidth = {{ beat_w }},
+  // Bytes of an output word (dma_out's).
+  parameter integer WordBytes = {{ wbytes }}
 ) (
   input  wire        clk_i,
   input  wire        {{ rst.port }},
   input  wire [2:0]  fmt_i,
   input  wire        lum_sum_i,
+{%- if wbytes > 4 %}
+  input  wire        narrow_i,
+{%- endif %}
   input  wire [15:0] end_x_i,
   input  wire [15:0] last_y_i,
   input  wire        in_valid_i,
@@ -26,7 +32,7 @@ module {{ name }} #(
   input  wire [BeatWidth-1:0] in_data_i,
   output wire        out_valid_o,
   input  wire        out_ready_i,
-  output wire [31:0] out_data_o,
+  output wire [8*WordBytes-1:0] out_data_o,
   output wire        busy_o
 );
 
@@ -149,7 +155,7 @@ module {{ name }} #(
 {%- else %}
   wire [2:0]  in_count = 3'd1;
 {%- endif %}
-  wire [4:0]  in_len = {2'd0, in_count} << bpp_log;
+  wire [5:0]  in_len = {3'd0, in_count} << bpp_log;
   wire [15:0] in_x = in_data_i[{{ meta + 15 }}:{{ meta }}];
   wire [15:0] in_y = in_data_i[{{ meta + 31 }}:{{ meta + 16 }}];
   wire        in_last = (in_y == last_y_i) & (in_x + {13'd0, in_count} == end_x_i);
@@ -157,37 +163,48 @@ module {{ name }} #(
   // The held beat (bytes off_q .. len_q - 1 still to go) and the word being filled
   // (n_q bytes in acc_q).
   reg         full_q, full_d;
-  reg  [4:0]  off_q, off_d;
-  reg  [4:0]  len_q;
+  reg  [5:0]  off_q, off_d;
+  reg  [5:0]  len_q;
   reg         last_q;
-  reg  [1:0]  n_q, n_d;
+  reg  [{{ nw - 1 }}:0]  n_q, n_d;
   reg  [8*Bytes-1:0] beat_q;
-  reg  [23:0] acc_q;
+  reg  [8*WordBytes-9:0] acc_q;
   reg         out_valid_q, out_valid_d;
-  reg  [31:0] out_q;
+  reg  [8*WordBytes-1:0] out_q;
 
-  wire [4:0]  rem    = len_q - off_q;
-  wire [2:0]  space  = 3'd4 - {1'b0, n_q};
-  wire        fits   = (rem <= {2'd0, space});
-  wire [2:0]  take   = fits ? rem[2:0] : space;
-  wire [2:0]  total  = {1'b0, n_q} + take;
-  wire [8*Bytes+31:0] beat_wide = {32'd0, beat_q};
-  wire [31:0] window = beat_wide[{off_q[{{ off_hi }}:0], 3'b000} +: 32];
-  wire [31:0] win_sh = window << {n_q, 3'b000};
+{%- if wbytes > 4 %}
+  // The word being filled: WordBytes bytes for dma_out, 4 for tex.
+  wire [5:0]  wbytes = narrow_i ? 6'd4 : 6'd{{ wbytes }};
+{%- else %}
+  wire [5:0]  wbytes = 6'd4;
+{%- endif %}
+  wire [5:0]  rem    = len_q - off_q;
+  wire [5:0]  space  = wbytes - {{ "{{" }}{{ 6 - nw }}{1'b0}}, n_q};
+  wire        fits   = (rem <= space);
+  wire [5:0]  take   = fits ? rem : space;
+  wire [5:0]  total  = {{ "{{" }}{{ 6 - nw }}{1'b0}}, n_q} + take;
+  wire [8*Bytes+8*WordBytes-1:0] beat_wide = {{ "{{" }}(8*WordBytes){1'b0}}, beat_q};
+  wire [8*WordBytes-1:0] window = beat_wide[{off_q[{{ off_hi }}:0], 3'b000} +: 8*WordBytes];
+  wire [8*WordBytes-1:0] win_sh = window << {n_q, 3'b000};
   // The word: n_q held bytes, then take bytes of the beat, zero above.
-  wire [31:0] merged = {
-    (total > 3'd3) ? win_sh[31:24] : 8'd0,
-    (n_q > 2'd2) ? acc_q[23:16] : (total > 3'd2) ? win_sh[23:16] : 8'd0,
-    (n_q > 2'd1) ? acc_q[15:8] : (total > 3'd1) ? win_sh[15:8] : 8'd0,
-    (n_q > 2'd0) ? acc_q[7:0] : win_sh[7:0]
+  wire [8*WordBytes-1:0] merged = {
+{%- for b in word_bytes %}
+{%- if b.first %}
+    (n_q > {{ nw }}'d0) ? acc_q[7:0] : win_sh[7:0]
+{%- else if b.held %}
+    (n_q > {{ nw }}'d{{ b.k }}) ? acc_q[{{ 8 * b.k + 7 }}:{{ 8 * b.k }}] : (total > 6'd{{ b.k }}) ? win_sh[{{ 8 * b.k + 7 }}:{{ 8 * b.k }}] : 8'd0,
+{%- else %}
+    (total > 6'd{{ b.k }}) ? win_sh[{{ 8 * b.k + 7 }}:{{ 8 * b.k }}] : 8'd0,
+{%- endif %}
+{%- endfor %}
   };
-  wire        word_now = (total == 3'd4) | (fits & last_q);
+  wire        word_now = (total == wbytes) | (fits & last_q);
   wire        step = full_q & (~word_now | ~out_valid_q | out_ready_i);
   assign in_ready_o  = ~full_q | (step & fits);
   wire        take_in = in_valid_i & in_ready_o;
   assign out_valid_o = out_valid_q;
   assign out_data_o  = out_q;
-  assign busy_o      = full_q | (n_q != 2'd0) | out_valid_q;
+  assign busy_o      = full_q | (n_q != {{ nw }}'d0) | out_valid_q;
 
   always @(*) begin
     full_d      = full_q;
@@ -195,30 +212,30 @@ module {{ name }} #(
     n_d         = n_q;
     out_valid_d = out_valid_q & ~out_ready_i;
     if (step) begin
-      off_d = off_q + {2'd0, take};
+      off_d = off_q + take;
       if (fits) begin
         full_d = 1'b0;
       end
       if (word_now) begin
         out_valid_d = 1'b1;
-        n_d         = 2'd0;
+        n_d         = {{ nw }}'d0;
       end else begin
-        n_d = total[1:0];
+        n_d = total[{{ nw - 1 }}:0];
       end
     end
     if (take_in) begin
       full_d = 1'b1;
-      off_d  = 5'd0;
+      off_d  = 6'd0;
     end
   end
 
   always @(posedge clk_i{{ rst.edge }}) begin
     if ({{ rst.active }}) begin
       full_q      <= 1'b0;
-      off_q       <= 5'd0;
-      len_q       <= 5'd0;
+      off_q       <= 6'd0;
+      len_q       <= 6'd0;
       last_q      <= 1'b0;
-      n_q         <= 2'd0;
+      n_q         <= {{ nw }}'d0;
       out_valid_q <= 1'b0;
     end else begin
       full_q      <= full_d;
@@ -238,7 +255,7 @@ module {{ name }} #(
       beat_q <= bytes_in;
     end
     if (step & ~word_now) begin
-      acc_q <= merged[23:0];
+      acc_q <= merged[8*WordBytes-9:0];
     end
     if (step & word_now) begin
       out_q <= merged;
