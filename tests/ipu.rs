@@ -562,12 +562,23 @@ fn zoom_rate_with_no_stalls() {
     for cfg in [one_lane(), four_lanes()] {
         let lanes = cfg.ipu.as_ref().expect("ipu").lanes;
         let b = build_cfg(cfg);
+        let lanes = f64::from(lanes);
+        // A group of `lanes` image pixels covers 2 * lanes columns: two full beats.
         let (out2, _) = zoom_rate(&b, 5, 2.0);
-        // An image pixel a clock; with lanes, its two copies go out in one beat.
-        let copies = f64::from(lanes.min(2));
-        assert!(out2 > 0.95 * copies, "2x: {copies} output pixels a clock");
+        assert!(out2 > 0.95 * lanes, "2x: {lanes} output pixels a clock");
+        // A group a clock, its columns in one beat, and the rows that cover no centre.
         let (_, in_half) = zoom_rate(&b, 5, 0.5);
-        assert!(in_half > 0.94, "0.5x: an image pixel a clock");
+        assert!(in_half > 0.94 * lanes, "0.5x: {lanes} image pixels a clock");
+        // 3x fills every beat too; 1.5x gives a group 6 columns per 4 pixels: at 4 lanes
+        // beats of 4 and 2, 3 output pixels a clock.
+        let (out3, _) = zoom_rate(&b, 5, 3.0);
+        assert!(out3 > 0.95 * lanes, "3x: {lanes} output pixels a clock");
+        let (out15, _) = zoom_rate(&b, 5, 1.5);
+        let beats = if lanes > 1.0 { 0.75 } else { 1.0 };
+        assert!(
+            out15 > 0.94 * beats * lanes,
+            "1.5x: {beats} of a beat's lanes"
+        );
     }
 }
 
@@ -603,6 +614,25 @@ fn broken_zoom_is_caught() {
             ),
             // Mirrored copies placed from the first copy's column, not the leftmost.
             ("ipu_zoom", "~ox_last", "~ox_q[15:0]", 0.0, true),
+            // A column on a pixel's end shows that pixel, not the next.
+            ("ipu_zoom", "(e_1 <= off_0)", "(e_1 < off_0)", 0.0, true),
+            // Mirrored, the lanes keep the columns' ascending offsets (not reversed).
+            (
+                "ipu_zoom",
+                "pos_0 = xneg ? cnt_m1 : 1'd0",
+                "pos_0 = 1'd0",
+                0.0,
+                true,
+            ),
+            // A group starting on an odd column writes its second pixel at the first's
+            // bank address (rows replayed after unaligned DMA beats read it).
+            (
+                "ipu_zoom",
+                " + {{AddrW-1{1'b0}}, (i_q[LaneW-1:0] > 1'd0)}",
+                "",
+                0.0,
+                true,
+            ),
         ],
     );
 }

@@ -832,8 +832,12 @@ fn draw(
     // ReadPixels and CopyTexImage bypass zoom (GL).
     let zoomed = to_pix && ipu.zoom.is_some() && p.zoom != (ZOOM_ONE, ZOOM_ONE);
     let mut image = Vec::new();
+    // Zoom streams each row in the beats that reach it: the unpack stage's, or the
+    // filter's one pixel a beat.
+    let mut beats: Vec<Vec<u32>> = vec![Vec::new(); h as usize];
     for (col, row, pixels) in groups {
         let g = pixels.len() as u32;
+        beats[row as usize].push(g);
         let mut beat = Bits::zero(width);
         for (lane, px) in (0u32..).zip(pixels) {
             let mut o = 0u32;
@@ -870,7 +874,11 @@ fn draw(
     // The convolution filter after the main pipeline's per-pixel stages and before zoom,
     // as in GL (the RTL places it so); its result, one pixel a beat, goes on to zoom.
     let (image, w, h) = match p.conv {
-        Some(c) => convolve(c, &image, w, h),
+        Some(c) => {
+            let (image, w, h) = convolve(c, &image, w, h);
+            beats = vec![vec![1; w as usize]; h as usize];
+            (image, w, h)
+        }
         None => (image, w, h),
     };
     if let Sink::Pack { fmt, tex } = sink {
@@ -887,7 +895,7 @@ fn draw(
             ),
         }
     } else if zoomed {
-        zoom(ipu, out, &image, (w, h), (x0, y0), p.zoom);
+        zoom(ipu, out, &image, &beats, (w, h), (x0, y0), p.zoom);
     } else if p.conv.is_some() {
         for j in 0..h {
             for i in 0..w {
@@ -943,16 +951,16 @@ pub fn map(ipu: &Ipu, maps: &Maps, ch: usize, v: u32) -> u32 {
 
 /// Sends one pixel at (x, y) as a beat of its own: lane 0, mask 1.
 fn push_one(ipu: &Ipu, out: &mut Outputs, x: u32, y: u32, px: u32) {
-    push_copies(ipu, out, x, y, px, 1);
+    push_beat(ipu, out, x, y, &|_| px, 1);
 }
 
-/// Sends `n` (1..=lanes) copies of one pixel from (x, y) rightwards as one beat: lanes
-/// 0..n, mask of n ones.
-fn push_copies(ipu: &Ipu, out: &mut Outputs, x: u32, y: u32, px: u32, n: u32) {
+/// Sends `n` (1..=lanes) pixels `px(0) .. px(n - 1)` from (x, y) rightwards as one beat:
+/// lanes 0..n, mask of n ones.
+fn push_beat(ipu: &Ipu, out: &mut Outputs, x: u32, y: u32, px: &dyn Fn(u64) -> u32, n: u32) {
     let lanes = ipu.lanes;
     let mut beat = Bits::zero(pix_width(ipu));
     for k in 0..n {
-        beat.set_field(32 * k, 32, u64::from(px));
+        beat.set_field(32 * k, 32, u64::from(px(u64::from(k))));
     }
     beat.set_field(32 * lanes, 16, u64::from(x));
     beat.set_field(32 * lanes + 16, 16, u64::from(y));
@@ -965,28 +973,58 @@ fn push_copies(ipu: &Ipu, out: &mut Outputs, x: u32, y: u32, px: u32, n: u32) {
 
 /// The zoom stage (glPixelZoom): every image pixel becomes the output pixels whose
 /// centres its zoomed rectangle covers, in the order the RTL sends them: output row by
-/// output row, each in image order, an image pixel's copies `lanes` a beat (the last
-/// beat takes the rest; mirrored, a beat's x is the leftmost of its copies).
+/// output row, each in image order. The stage takes a row's pixels in groups: the beats
+/// that reach it (`beats[j]`, pixel counts) for a row's first output row, `lanes` pixels
+/// from column 0 for the rows it replays from its line buffer. A group's output columns go
+/// out `lanes` to a beat (the last beat takes the rest; a beat never spans groups); lane k
+/// is column `x + k`, and mirrored, `x` is the beat's leftmost column.
 fn zoom(
     ipu: &Ipu,
     out: &mut Outputs,
     image: &[u32],
+    beats: &[Vec<u32>],
     (w, h): (u32, u32),
     (x0, y0): (u32, u32),
     (zx, zy): (i32, i32),
 ) {
     let (mx, my) = (u64::from(zx.unsigned_abs()), u64::from(zy.unsigned_abs()));
+    let lanes = u64::from(ipu.lanes);
+    let replayed: Vec<u32> = (0..w)
+        .step_by(ipu.lanes as usize)
+        .map(|i| ipu.lanes.min(w - i))
+        .collect();
     for j in 0..u64::from(h) {
+        let row = &image[(j * u64::from(w)) as usize..((j + 1) * u64::from(w)) as usize];
         for oy in zoom_start(j, my)..zoom_start(j + 1, my) {
             let y = zoom_coord(y0, oy, zy < 0);
-            for i in 0..u64::from(w) {
-                let px = image[(j * u64::from(w) + i) as usize];
-                let end = zoom_start(i + 1, mx);
-                for ox in (zoom_start(i, mx)..end).step_by(ipu.lanes as usize) {
-                    let n = (end - ox).min(u64::from(ipu.lanes));
-                    let left = if zx < 0 { ox + n - 1 } else { ox };
-                    push_copies(ipu, out, zoom_coord(x0, left, zx < 0), y, px, n as u32);
+            let groups = if oy == zoom_start(j, my) {
+                &beats[j as usize]
+            } else {
+                &replayed
+            };
+            let mut i = 0u64;
+            for &n in groups {
+                let end = zoom_start(i + u64::from(n), mx);
+                for ox in (zoom_start(i, mx)..end).step_by(lanes as usize) {
+                    let cnt = (end - ox).min(lanes);
+                    // Lane k shows column ox + k, or ox + cnt - 1 - k mirrored: the pixel
+                    // of the group whose coverage holds that column.
+                    let lane_px = |k: u64| {
+                        let col = if zx < 0 { ox + cnt - 1 - k } else { ox + k };
+                        let p = (i..).find(|&p| zoom_start(p + 1, mx) > col).unwrap_or(i);
+                        row[p as usize]
+                    };
+                    let left = if zx < 0 { ox + cnt - 1 } else { ox };
+                    push_beat(
+                        ipu,
+                        out,
+                        zoom_coord(x0, left, zx < 0),
+                        y,
+                        &lane_px,
+                        cnt as u32,
+                    );
                 }
+                i += u64::from(n);
             }
         }
     }
@@ -1682,20 +1720,31 @@ mod tests {
     }
 
     #[test]
-    fn enlarged_pixels_go_out_lanes_copies_a_beat() {
+    fn enlarged_pixels_of_a_group_share_beats() {
         let mut cfg = ipu(4);
         cfg.zoom = Some(16);
-        // Two l8 pixels at -2.5 x: columns 0..=1 and 2..=4 of the mirror, x = 9 - offset.
+        // Two l8 pixels (one beat, one group) at -2.5 x: offsets 0..=1 and 2..=4 of the
+        // mirror, x = 9 - offset. The first beat holds offsets 3..=0 (x 6..=9: pixel 2
+        // twice, then pixel 1 twice), the second offset 4 (x 5).
         let mut cmds = cmd_zoom(q16(-2.5), q16(1.0)).to_vec();
         cmds.extend(cmd_draw(5, 2, 1, 10, 20));
         let out = run(&cfg, &cmds, &[0x0000_0201], &[]);
-        let beats: Vec<(u64, u64)> = out
+        let grey = |v: u32| 0xff00_0000 | (v * 0x01_0101);
+        let beats: Vec<(u64, u64, Vec<u32>)> = out
             .pix
             .iter()
-            .map(|b| (b.field(128, 16), b.field(160, 4)))
+            .map(|b| {
+                let lanes = (0..4).map(|k| b.field(32 * k, 32) as u32).collect();
+                (b.field(128, 16), b.field(160, 4), lanes)
+            })
             .collect();
-        assert_eq!(beats, vec![(8, 0b11), (5, 0b111)]);
-        let grey = |v: u32| 0xff00_0000 | (v * 0x01_0101);
+        assert_eq!(
+            beats,
+            vec![
+                (6, 0b1111, vec![grey(2), grey(2), grey(1), grey(1)]),
+                (5, 0b0001, vec![grey(2), 0, 0, 0]),
+            ]
+        );
         let mut got = out.written(&cfg);
         got.sort();
         let want: Vec<(u32, u32, u32)> = [(5, 2), (6, 2), (7, 2), (8, 1), (9, 1)]

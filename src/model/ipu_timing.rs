@@ -179,18 +179,30 @@ enum ZoomSt {
     Replay,
 }
 
-/// `ipu_zoom.v`: a bubble register while both factors are 1.0, else its row FSM.
+/// `ipu_zoom.v`: a bubble register while both factors are 1.0, else its row FSM over
+/// groups of a row's pixels: an input beat while streaming, `lanes` pixels of the line
+/// buffer (fewer at the row's end) while replaying; a group's columns `lanes` a beat.
 #[derive(Debug, Clone, PartialEq)]
 struct Zoom {
     st: ZoomSt,
     i: u32,
     j: u32,
-    sub: u32,
     ax: u64,
     ay: u64,
     ox: u64,
     oy: u64,
     out: Option<Beat>,
+}
+
+/// The current group as the RTL's combinational logic sees it.
+struct Group {
+    /// Its pixels.
+    n: u32,
+    /// The accumulator after it.
+    ax_next: u64,
+    want: bool,
+    last_out: bool,
+    cnt: u64,
 }
 
 impl Zoom {
@@ -199,7 +211,6 @@ impl Zoom {
             st: ZoomSt::Stream,
             i: 0,
             j: 0,
-            sub: 0,
             ax: ACC_INIT,
             ay: ACC_INIT,
             ox: 0,
@@ -209,22 +220,30 @@ impl Zoom {
     }
 
     fn busy(&self) -> bool {
-        self.out.is_some()
-            || self.st != ZoomSt::Stream
-            || self.i != 0
-            || self.j != 0
-            || self.sub != 0
+        self.out.is_some() || self.st != ZoomSt::Stream || self.i != 0 || self.j != 0
     }
 
-    /// (want, last_out, cnt) of the current column.
-    fn column(&self, c: &Ctx) -> (bool, bool, u64) {
-        let x_end = ((self.ax + c.xmag) & ACC_MASK) >> 16;
+    fn group(&self, input: Option<Beat>, c: &Ctx) -> Group {
+        let (w, _) = c.image();
+        let n = if self.st == ZoomSt::Stream {
+            input.map_or(1, |b| b.n)
+        } else {
+            c.lanes.min(w.wrapping_sub(self.i) & 0xffff)
+        };
+        let ax_next = (self.ax + u64::from(n) * c.xmag) & ACC_MASK;
+        let x_end = ax_next >> 16;
         let y_end = ((self.ay + c.ymag) & ACC_MASK) >> 16;
         let want = self.oy != y_end && self.ox != x_end;
         let left = x_end.wrapping_sub(self.ox) & OFF_MASK;
         let lanes = u64::from(c.lanes);
         let last_out = left <= lanes;
-        (want, last_out, if last_out { left } else { lanes })
+        Group {
+            n,
+            ax_next,
+            want,
+            last_out,
+            cnt: if last_out { left } else { lanes },
+        }
     }
 
     fn ready(&self, input: Option<Beat>, out_ready: bool, c: &Ctx) -> bool {
@@ -232,9 +251,8 @@ impl Zoom {
         if !c.zoom_on {
             return out_free;
         }
-        let (want, last_out, _) = self.column(c);
-        let last_in_beat = input.is_none_or(|b| self.sub + 1 >= b.n);
-        self.st == ZoomSt::Stream && last_in_beat && (!want || (out_free && last_out))
+        let g = self.group(input, c);
+        self.st == ZoomSt::Stream && (!g.want || (out_free && g.last_out))
     }
 
     fn clock(&mut self, input: Option<Beat>, out_ready: bool, c: &Ctx) {
@@ -247,33 +265,29 @@ impl Zoom {
             return;
         }
         let (w, h) = c.image();
-        let (want, last_out, cnt) = self.column(c);
+        let g = self.group(input, c);
         let streaming = self.st == ZoomSt::Stream;
         let src_valid = if streaming {
             input.is_some()
         } else {
             self.st == ZoomSt::Replay
         };
-        let adv_ok = !want || (out_free && last_out);
+        let adv_ok = !g.want || (out_free && g.last_out);
         let advance = src_valid && adv_ok;
-        let emit = src_valid && want && out_free;
+        let emit = src_valid && g.want && out_free;
         let y_end = ((self.ay + c.ymag) & ACC_MASK) >> 16;
         let row_live = self.oy != y_end;
         let mut next = self.clone();
         if emit {
-            next.ox = (self.ox + cnt) & OFF_MASK;
+            next.ox = (self.ox + g.cnt) & OFF_MASK;
         }
         if self.st == ZoomSt::Rewind {
             next.st = ZoomSt::Replay;
         }
         if advance {
-            if streaming {
-                let last_in_beat = input.is_none_or(|b| self.sub + 1 >= b.n);
-                next.sub = if last_in_beat { 0 } else { self.sub + 1 };
-            }
-            next.ax = (self.ax + c.xmag) & ACC_MASK;
-            next.i = (self.i + 1) & 0xffff;
-            if self.i == w.wrapping_sub(1) & 0xffff {
+            next.ax = g.ax_next;
+            next.i = (self.i + g.n) & 0xffff;
+            if next.i == w {
                 next.i = 0;
                 next.ax = ACC_INIT;
                 next.ox = 0;
@@ -298,7 +312,10 @@ impl Zoom {
             }
         }
         next.out = if emit {
-            Some(Beat { n: 1, last: false })
+            Some(Beat {
+                n: g.cnt as u32,
+                last: false,
+            })
         } else if taken {
             None
         } else {
@@ -1171,5 +1188,20 @@ mod tests {
         let mut cmds = m::cmd_zoom(m::q16(2.0), m::q16(2.0)).to_vec();
         cmds.extend(m::cmd_draw(5, 2, 1, 0, 0));
         assert_eq!(model_clocks(&z, &stream(&cmds, &[0])), 20);
+    }
+
+    #[test]
+    fn zoom_sends_a_groups_columns_lanes_a_beat() {
+        // The same at 4 lanes with a 4 x 1 l8 draw: one DMA word, one beat issued at 7,
+        // one group at zoom at 10. Its 8 columns leave in two beats (10, 11), a rewind
+        // (12), the replayed group's two beats (13, 14); the last on pix at 15.
+        let z = ipu("lanes = 4\n[ipu.zoom]\nenabled = true\n");
+        let mut cmds = m::cmd_zoom(m::q16(2.0), m::q16(2.0)).to_vec();
+        cmds.extend(m::cmd_draw(5, 4, 1, 0, 0));
+        assert_eq!(model_clocks(&z, &stream(&cmds, &[0])), 16);
+        // Shrunk to 0.5 x 1.0, the group's 2 columns leave in one beat (10), on pix at 11.
+        let mut cmds = m::cmd_zoom(m::q16(0.5), m::q16(1.0)).to_vec();
+        cmds.extend(m::cmd_draw(5, 4, 1, 0, 0));
+        assert_eq!(model_clocks(&z, &stream(&cmds, &[0])), 12);
     }
 }

@@ -137,12 +137,68 @@ pub struct IpuZoom {
     pub beat_w: u32,
     /// Bits of the lanes' pixels: the beat's x, y and mask sit above them.
     pub meta: u32,
-    pub sub_w: u32,
     pub acc_w: u32,
-    /// The zoomed output beat: `copies` lanes of one pixel from (x_out, y_out) on.
+    /// The zoomed output beat: `cnt` lanes from (x_out, y_out) on.
     pub zoom_beat: String,
-    /// With lanes > 1: the mask of the `cnt` lanes a beat's copies fill.
+    /// With lanes > 1: the mask of the `cnt` lanes a beat fills.
     pub copies_mask: String,
+    /// With lanes > 1: bits of a group's pixel count (0..=lanes) and of a lane index.
+    pub cnt_w: u32,
+    pub lane_w: u32,
+    /// The input beat's pixel count from its contiguous mask.
+    pub in_count_expr: String,
+    /// The group's pixel ends 1..=lanes.
+    pub ends: Vec<u32>,
+    /// Each of the beat's columns (and banks of the line buffer).
+    pub positions: Vec<ZoomPos>,
+}
+
+/// Column `p` of a zoomed beat: `sel`, which of the group's pixels covers it (the count of
+/// the group's pixel ends at or before it), and `mirror`, the column lane `p` shows when
+/// the factor is negative.
+pub struct ZoomPos {
+    pub p: u32,
+    /// Its offset: `ox_q + p`.
+    pub off: String,
+    pub sel: String,
+    pub mirror: String,
+    /// Bank `p` may hold the column after `i_q`'s word (`p` below the last lane).
+    pub carry: bool,
+}
+
+impl ZoomPos {
+    fn all(lanes: u32) -> Vec<Self> {
+        let lane_w = clog2(lanes);
+        (0..lanes)
+            .map(|p| {
+                let terms: Vec<String> = (1..lanes)
+                    .map(|j| {
+                        let c = format!("(e_{j} <= off_{p})");
+                        if lane_w > 1 {
+                            format!("{{{}'d0, {c}}}", lane_w - 1)
+                        } else {
+                            c
+                        }
+                    })
+                    .collect();
+                ZoomPos {
+                    p,
+                    off: if p == 0 {
+                        "ox_q".to_string()
+                    } else {
+                        format!("ox_q + {}'d{p}", ZOOM_ACC_W - 16)
+                    },
+                    sel: terms.join(" + "),
+                    mirror: if p == 0 {
+                        "cnt_m1".to_string()
+                    } else {
+                        format!("cnt_m1 - {lane_w}'d{p}")
+                    },
+                    carry: p + 1 < lanes,
+                }
+            })
+            .collect()
+    }
 }
 
 #[derive(Template)]
@@ -229,22 +285,22 @@ fn lane0_beat(lanes: u32, y: &str, x: &str, pixel: &str) -> String {
     }
 }
 
-/// The zoom stage's output beat at `lanes` > 1: lane k carries the pixel when the beat
-/// holds more than k copies (`cnt`, the zoom's offset width), else zero; and that mask.
+/// The zoom stage's output beat at `lanes` > 1: lane k carries its column's pixel
+/// (`lane_k`) when the beat holds more than k columns (`cnt`), else zero; and that mask.
 fn copies_beat(lanes: u32) -> (String, String) {
     if lanes == 1 {
         return (lane0_beat(1, "y_out", "x_out", "src_pix"), String::new());
     }
-    let off_w = ZOOM_ACC_W - 16;
+    let cnt_w = clog2(lanes) + 1;
     let mask: Vec<String> = (1..lanes)
         .rev()
-        .map(|k| format!("(cnt > {off_w}'d{k})"))
+        .map(|k| format!("(cnt > {cnt_w}'d{k})"))
         .chain(["1'b1".to_string()])
         .collect();
     let pixels: Vec<String> = (1..lanes)
         .rev()
-        .map(|k| format!("(copies[{k}] ? src_pix : 32'd0)"))
-        .chain(["src_pix".to_string()])
+        .map(|k| format!("(copies[{k}] ? lane_{k} : 32'd0)"))
+        .chain(["lane_0".to_string()])
         .collect();
     (
         format!("{{copies, y_out, x_out, {}}}", pixels.join(", ")),
@@ -611,10 +667,17 @@ impl<'a> IpuUnit<'a> {
                             multi: l > 1,
                             beat_w: pix_w,
                             meta: meta1,
-                            sub_w: clog2(l).max(1),
                             acc_w: ZOOM_ACC_W,
                             zoom_beat,
                             copies_mask,
+                            cnt_w: clog2(l) + 1,
+                            lane_w: clog2(l),
+                            in_count_expr: (0..l)
+                                .map(|i| format!("{{{}'d0, in_mask[{i}]}}", clog2(l)))
+                                .collect::<Vec<_>>()
+                                .join(" + "),
+                            ends: (1..=l).collect(),
+                            positions: if l > 1 { ZoomPos::all(l) } else { Vec::new() },
                         },
                     )?,
                 });

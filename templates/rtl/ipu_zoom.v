@@ -10,19 +10,24 @@
 // sent once from the stream and replayed from the line buffer (MaxLine pixels, written
 // while streaming, synchronous read); rows and columns that cover no centre are dropped.
 {%- if multi %}
-// Zoomed output: the copies of one image pixel in a row, up to {{ lanes }} a beat, {mask, y, x,
-// lanes}: lane k is the pixel at (x + k, y) while k is below the copies, else 0 (mirrored,
-// x is the leftmost of the copies, so the lanes still ascend in x).
-// Throughput: bypass, a beat a clock; zoomed, a beat of copies a clock (an image pixel a
-// clock up to a {{ lanes }}x enlargement), and a clock for each image pixel that covers no
-// output column; a replayed row costs one clock more.
+// Zoomed, the stage works on groups of up to {{ lanes }} image pixels of a row: an input beat
+// while streaming, {{ lanes }} pixels of the line buffer ({{ lanes }} banks, pixel i in bank i % {{ lanes }})
+// while replaying. A group's output columns leave {{ lanes }} to a beat, {mask, y, x, lanes}:
+// lane k is the pixel at (x + k, y) while k is below the beat's count, else 0; lanes may
+// carry copies of different image pixels of the group (mirrored, x is the leftmost, so
+// the lanes still ascend in x). Beats do not span groups.
+// Throughput: bypass, a beat a clock; zoomed, a beat a clock: a group a clock when it
+// covers at most {{ lanes }} columns (shrinking: {{ lanes }} image pixels a clock), else
+// ceil(columns / {{ lanes }}) clocks ({{ lanes }} output pixels a clock at integer enlargements); a
+// replayed row costs one clock more.
 {%- else %}
 // Zoomed output: one pixel a beat, {y, x, pixel}.
 // Throughput: bypass, a beat a clock; zoomed, an output pixel a clock, and a clock for
 // each image pixel that covers no output column; a replayed row costs one clock more.
 {%- endif %}
 // Latency: one register (the output). busy_o: a draw is inside the stage.
-// Combinational paths: out_ready_i -> in_ready_o.
+// Combinational paths: out_ready_i -> in_ready_o{% if multi %}; in_data_i (the beat's mask, its group's
+// size) -> in_ready_o{% endif %}.
 module {{ name }} #(
   // Pixels of the line buffer: the widest row that can be zoomed.
   parameter integer MaxLine = {{ line }}
@@ -44,7 +49,16 @@ module {{ name }} #(
   output wire        busy_o
 );
 
+{%- if multi %}
+  // The line buffer's banks: a pixel of each of the Lanes consecutive columns of a group
+  // (Lanes, the beat's pixels, is a power of two: a column's bank is its low bits).
+  localparam integer Lanes  = {{ lanes }};
+  localparam integer LaneW  = $clog2(Lanes);
+  localparam integer Depth  = (MaxLine + Lanes - 1) / Lanes;
+  localparam integer AddrW  = (Depth > 1) ? $clog2(Depth) : 1;
+{%- else %}
   localparam integer AddrW = (MaxLine > 1) ? $clog2(MaxLine) : 1;
+{%- endif %}
   // Accumulators i*|z| + 2^15 - 1: 16-bit index times a 24-bit magnitude.
   localparam integer AccW  = {{ acc_w }};
   localparam integer OffW  = AccW - 16;
@@ -63,9 +77,6 @@ module {{ name }} #(
   reg  [1:0]  st_q, st_d;
   reg  [15:0] i_q, i_d;             // image column
   reg  [15:0] j_q, j_d;             // image row
-{%- if multi %}
-  reg  [{{ sub_w - 1 }}:0]  sub_q, sub_d;         // lane of the current pixel in the input beat
-{%- endif %}
   reg  [AccW-1:0] ax_q, ax_d;       // i * |zx| + 2^15 - 1
   reg  [AccW-1:0] ay_q, ay_d;       // j * |zy| + 2^15 - 1
   reg  [OffW-1:0] ox_q, ox_d;       // next output column offset
@@ -75,29 +86,85 @@ module {{ name }} #(
   reg         out_load, line_we;
 
   localparam [AccW-1:0] AccInit = {{ "{{" }}(AccW-15){1'b0}}, 15'h7fff};
-  wire [AccW-1:0] ax_next = ax_q + {{ "{{" }}(AccW-24){1'b0}}, xmag};
   wire [AccW-1:0] ay_next = ay_q + {{ "{{" }}(AccW-24){1'b0}}, ymag};
-  // Offsets where this column's and row's coverage ends.
-  wire [OffW-1:0] x_end = ax_next[AccW-1:16];
   wire [OffW-1:0] y_end = ay_next[AccW-1:16];
   wire        row_live = (oy_q != y_end);
-  wire        want     = row_live & (ox_q != x_end);
-{%- if multi %}
-  // Copies of this column's pixel in this beat: what is left of its coverage, at most
-  // {{ lanes }}; the column's last beat when they all fit.
-  wire [OffW-1:0] left    = x_end - ox_q;
-  localparam [OffW-1:0] Lanes = {{ lanes }};
-  wire        last_out = (left <= Lanes);
-  wire [OffW-1:0] cnt     = last_out ? left : Lanes;
-  // The last copy's offset, the leftmost when mirrored (x is 16 bits: the low 16).
-  wire [15:0] ox_last = ox_q[15:0] + cnt[15:0] - 16'd1;
-  wire [{{ lanes - 1 }}:0]  copies  = {{ copies_mask }};
-{%- else %}
-  wire        last_out = (ox_q + 1'b1 == x_end);
-{%- endif %}
-  wire        last_col = (i_q == width_i - 16'd1);
   wire        last_row = (j_q == height_i - 16'd1);
   wire        out_free = ~out_valid_q | out_ready_i;
+  wire        streaming = (st_q == Z_STREAM);
+  wire        src_valid = streaming ? in_valid_i : (st_q == Z_REPLAY);
+{%- if multi %}
+
+  // The group: n pixels from column i_q, the input beat's (its mask is contiguous from
+  // lane 0) or the line buffer's Lanes (fewer at the row's end).
+  localparam [{{ cnt_w - 1 }}:0] LanesN = {{ cnt_w }}'d{{ lanes }};
+  wire [{{ lanes - 1 }}:0]  in_mask = in_data_i[{{ beat_w - 1 }}:{{ meta + 32 }}];
+  wire [{{ cnt_w - 1 }}:0]  in_n    = {{ in_count_expr }};
+  wire [15:0] rest    = width_i - i_q;
+  wire [{{ cnt_w - 1 }}:0]  rep_n   = (rest >= {{ "{" }}{{ 16 - cnt_w }}'d0, LanesN}) ? LanesN : rest[{{ cnt_w - 1 }}:0];
+  wire [{{ cnt_w - 1 }}:0]  n       = streaming ? in_n : rep_n;
+  wire [{{ 32 * lanes - 1 }}:0] rd_pix;
+  wire [{{ 32 * lanes - 1 }}:0] grp_pix = streaming ? in_data_i[{{ 32 * lanes - 1 }}:0] : rd_pix;
+  // acc_k = (i_q + k) * |zx| + 2^15 - 1; e_k = ceil((i_q + k) * |zx| - 0.5), where the
+  // group's pixel k - 1 ends.
+{%- for k in ends %}
+  wire [AccW-1:0] acc_{{ k }} = ax_q + ({{ "{{" }}(AccW-24){1'b0}}, xmag} * {{ acc_w }}'d{{ k }});
+{%- if *k < lanes %}
+  wire [OffW-1:0] e_{{ k }}   = acc_{{ k }}[AccW-1:16];
+{%- endif %}
+{%- endfor %}
+  reg  [AccW-1:0] ax_grp;           // acc_n: the next group's accumulator
+  always @(*) begin
+    case (n)
+{%- for k in ends %}
+      {{ cnt_w }}'d{{ k }}: ax_grp = acc_{{ k }};
+{%- endfor %}
+      default: ax_grp = ax_q;
+    endcase
+  end
+  // Offset where the group's coverage ends; the beat: what is left of it, at most Lanes.
+  wire [OffW-1:0] x_end    = ax_grp[AccW-1:16];
+  wire        want     = row_live & (ox_q != x_end);
+  wire [OffW-1:0] left     = x_end - ox_q;
+  wire        last_out = (left <= {{ "{" }}{{ acc_w - 16 - cnt_w }}'d0, LanesN});
+  wire [{{ cnt_w - 1 }}:0]  cnt      = last_out ? left[{{ cnt_w - 1 }}:0] : LanesN;
+  wire [LaneW-1:0] cnt_m1  = cnt[LaneW-1:0] - {{ lane_w }}'d1;  // cnt is 1..Lanes
+  // The last column's offset, the leftmost when mirrored (x is 16 bits: the low 16).
+  wire [15:0] ox_last  = ox_q[15:0] + {{ "{" }}{{ 16 - cnt_w }}'d0, cnt} - 16'd1;
+  wire [{{ lanes - 1 }}:0]  copies   = {{ copies_mask }};
+  // Column ox_q + p of the beat shows the group's pixel sel_p: the count of pixel ends
+  // at or before it.
+{%- for p in positions %}
+  wire [OffW-1:0] off_{{ p.p }} = {{ p.off }};
+  wire [LaneW-1:0] sel_{{ p.p }} = {{ p.sel }};
+{%- endfor %}
+  // Lane m of the beat: column ox_q + m, or ox_q + cnt - 1 - m mirrored.
+{%- for p in positions %}
+  wire [LaneW-1:0] pos_{{ p.p }} = xneg ? {{ p.mirror }} : {{ lane_w }}'d{{ p.p }};
+  reg  [LaneW-1:0] gsel_{{ p.p }};
+  always @(*) begin
+    case (pos_{{ p.p }})
+{%- for q in positions %}
+      {{ lane_w }}'d{{ q.p }}: gsel_{{ p.p }} = sel_{{ q.p }};
+{%- endfor %}
+      default: gsel_{{ p.p }} = {{ lane_w }}'d0;
+    endcase
+  end
+  wire [31:0] lane_{{ p.p }} = grp_pix[32*gsel_{{ p.p }} +: 32];
+{%- endfor %}
+  wire        last_col = (i_q + {{ "{" }}{{ 16 - cnt_w }}'d0, n} == width_i);
+  // This group may advance: nothing (more) to send, or its last beat goes out now.
+  wire        adv_ok   = ~want | (out_free & last_out);
+  wire        advance  = src_valid & adv_ok;
+  wire        emit     = src_valid & want & out_free;
+  wire [15:0] x_out = x0_i + (xneg ? ~ox_last : ox_q[15:0]);
+{%- else %}
+  wire [AccW-1:0] ax_next = ax_q + {{ "{{" }}(AccW-24){1'b0}}, xmag};
+  // Offset where this column's coverage ends.
+  wire [OffW-1:0] x_end = ax_next[AccW-1:16];
+  wire        want     = row_live & (ox_q != x_end);
+  wire        last_out = (ox_q + 1'b1 == x_end);
+  wire        last_col = (i_q == width_i - 16'd1);
   // This column may advance: nothing (more) to send, or its last pixel goes out now.
   wire        adv_ok   = ~want | (out_free & last_out);
 
@@ -105,14 +172,9 @@ module {{ name }} #(
 {%- include "rtl/ipu_beat_pixel.v" %}
   reg  [31:0] line_q [0:MaxLine-1];
   reg  [31:0] rd_q;
-  wire        streaming = (st_q == Z_STREAM);
-  wire        src_valid = streaming ? in_valid_i : (st_q == Z_REPLAY);
   wire [31:0] src_pix   = streaming ? in_pix : rd_q;
   wire        advance   = src_valid & adv_ok;
   wire        emit      = src_valid & want & out_free;
-{%- if multi %}
-  wire [15:0] x_out = x0_i + (xneg ? ~ox_last : ox_q[15:0]);
-{%- else %}
   wire [15:0] x_out = x0_i + (xneg ? ~ox_q[15:0] : ox_q[15:0]);
 {%- endif %}
   wire [15:0] y_out = y0_i + (yneg ? ~oy_q[15:0] : oy_q[15:0]);
@@ -122,7 +184,6 @@ module {{ name }} #(
     i_d      = i_q;
     j_d      = j_q;
 {%- if multi %}
-    sub_d    = sub_q;
 {%- endif %}
     ax_d     = ax_q;
     ay_d     = ay_q;
@@ -138,11 +199,15 @@ module {{ name }} #(
       out_load   = in_valid_i & out_free;
       out_data_d = in_data_i;
     end else begin
+{%- if multi %}
+      in_ready_o = streaming & adv_ok;
+{%- else %}
       in_ready_o = streaming & last_in_beat & adv_ok;
+{%- endif %}
       if (emit) begin
         out_load   = 1'b1;
         out_data_d = {{ zoom_beat }};
-        ox_d       = ox_q + {% if multi %}cnt{% else %}1'b1{% endif %};
+        ox_d       = ox_q + {% if multi %}{{ "{" }}{{ acc_w - 16 - cnt_w }}'d0, cnt}{% else %}1'b1{% endif %};
       end
       if (st_q == Z_REWIND) begin
         st_d = Z_REPLAY;
@@ -150,12 +215,12 @@ module {{ name }} #(
       if (advance) begin
         line_we = streaming;
 {%- if multi %}
-        if (streaming) begin
-          sub_d = last_in_beat ? {{ sub_w }}'d0 : sub_q + 1'b1;
-        end
-{%- endif %}
+        ax_d = ax_grp;
+        i_d  = i_q + {{ "{" }}{{ 16 - cnt_w }}'d0, n};
+{%- else %}
         ax_d = ax_next;
         i_d  = i_q + 16'd1;
+{%- endif %}
         if (last_col) begin
           i_d  = 16'd0;
           ax_d = AccInit;
@@ -183,16 +248,13 @@ module {{ name }} #(
 
   assign out_valid_o = out_valid_q;
   assign out_data_o  = out_data_q;
-  assign busy_o = out_valid_q | (st_q != Z_STREAM) | (|i_q) | (|j_q){% if multi %} | (|sub_q){% endif %};
+  assign busy_o = out_valid_q | (st_q != Z_STREAM) | (|i_q) | (|j_q);
 
   always @(posedge clk_i{{ rst.edge }}) begin
     if ({{ rst.active }}) begin
       st_q        <= Z_STREAM;
       i_q         <= 16'd0;
       j_q         <= 16'd0;
-{%- if multi %}
-      sub_q       <= {{ sub_w }}'d0;
-{%- endif %}
       ax_q        <= AccInit;
       ay_q        <= AccInit;
       ox_q        <= {OffW{1'b0}};
@@ -202,9 +264,6 @@ module {{ name }} #(
       st_q        <= st_d;
       i_q         <= i_d;
       j_q         <= j_d;
-{%- if multi %}
-      sub_q       <= sub_d;
-{%- endif %}
       ax_q        <= ax_d;
       ay_q        <= ay_d;
       ox_q        <= ox_d;
@@ -214,12 +273,34 @@ module {{ name }} #(
   end
 
   // Datapath: the output beat and the line buffer (written while streaming, read
-  // synchronously at the next column, so rd_q holds pixel i_q while replaying).
+  // synchronously at the next {% if multi %}group, so rd_pix holds pixels i_q.. {% else %}column, so rd_q holds pixel i_q {% endif %}while replaying).
   always @(posedge clk_i) begin
     if (out_load) begin
       out_data_q <= out_data_d;
     end
   end
+{%- if multi %}
+
+  // Bank b takes the group's lane (b - i_q) % Lanes, column i_q + that lane, at that
+  // column's address in the bank: i_q / Lanes, plus one when b is below i_q % Lanes. A
+  // replayed group starts on a multiple of Lanes, so every bank reads the same address.
+  wire [AddrW-1:0] rd_addr = i_d[AddrW+LaneW-1:LaneW];
+{%- for b in positions %}
+
+  wire [LaneW-1:0] bank{{ b.p }}_lane = {{ lane_w }}'d{{ b.p }} - i_q[LaneW-1:0];
+  wire [AddrW-1:0] bank{{ b.p }}_addr = i_q[AddrW+LaneW-1:LaneW]{% if b.carry %} + {{ "{" }}{AddrW-1{1'b0}}, (i_q[LaneW-1:0] > {{ lane_w }}'d{{ b.p }})}{% endif %};
+  wire             bank{{ b.p }}_we   = line_we & ({{ "{" }}{{ cnt_w - lane_w }}'d0, bank{{ b.p }}_lane} < n);
+  reg  [31:0]      bank{{ b.p }}_q [0:Depth-1];
+  reg  [31:0]      bank{{ b.p }}_rd_q;
+  always @(posedge clk_i) begin
+    if (bank{{ b.p }}_we) begin
+      bank{{ b.p }}_q[bank{{ b.p }}_addr] <= in_data_i[32*bank{{ b.p }}_lane +: 32];
+    end
+    bank{{ b.p }}_rd_q <= bank{{ b.p }}_q[rd_addr];
+  end
+  assign rd_pix[{{ 32 * b.p + 31 }}:{{ 32 * b.p }}] = bank{{ b.p }}_rd_q;
+{%- endfor %}
+{%- else %}
 
   always @(posedge clk_i) begin
     if (line_we) begin
@@ -227,5 +308,6 @@ module {{ name }} #(
     end
     rd_q <= line_q[i_d[AddrW-1:0]];
   end
+{%- endif %}
 
 endmodule
