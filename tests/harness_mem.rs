@@ -89,6 +89,7 @@ fn design(text: String) -> (Design, Unit) {
             data_width: BUS,
             beats: BEATS,
         }],
+        probes: Vec::new(),
     };
     let module = Module {
         name: "memtest_reader".into(),

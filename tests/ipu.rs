@@ -464,6 +464,9 @@ fn cli_sim_runs_the_ipu_of_the_default_preset() {
     let log = text(&out);
     assert!(out.status.success(), "{log}");
     assert!(log.contains("PASS ipu: seed 9"), "{log}");
+    // The control FSM's coverage (the default preset has the framebuffer paths, no maps,
+    // no bitmap and no filter).
+    assert!(log.contains("  fsm states: 7 of 7 visited\n"), "{log}");
 }
 
 /// Zoom: enlarge, shrink, mirror, zero and uneven factors (with pushes and pops of the
@@ -1010,38 +1013,17 @@ fn render_rtl_reproduces_the_seed_example() {
 /// under DMA gaps; every state of the control FSM must be visited, and the run must pass.
 #[test]
 fn co_simulation_visits_every_fsm_state() {
-    // By state code; FILTER (9) is the convolution filter's load, not one of the seed's.
-    const STATES: [&str; 10] = [
-        "IDLE",
-        "RECEIVE_1",
-        "RECEIVE_2",
-        "SEND_ONE_IDLE",
-        "SEND_PARA",
-        "PIPELINE",
-        "WAIT_FIFO",
-        "PIXELMAP",
-        "BITMAP",
-        "FILTER",
-    ];
+    // The report's probe of the control FSM (state_q, read after every clock): the
+    // seed's nine states and FILTER (the convolution filter's load), with the maps,
+    // bitmap and filter this config has.
     let cfg = one_lane_with(CONV3);
-    let dir = scratch("fsm-coverage");
-    let log = dir.join("states.txt");
-    let mut design = elaborate(&cfg);
-    let top = design
-        .modules
-        .iter_mut()
-        .find(|x| x.kind == "ipu")
-        .expect("ipu");
-    let probe = format!(
-        "\n  // Test instrumentation: the states entered.\n  integer fsm_log;\n  \
-         initial fsm_log = $fopen(\"{}\", \"w\");\n  \
-         always @(posedge clk_i) begin\n    $fwrite(fsm_log, \"%0d\\n\", state_q);\n    \
-         $fflush(fsm_log);\n  end\n\nendmodule",
-        log.display()
-    );
-    top.text = mutate(&top.text, "\nendmodule", &probe);
-    let b = build(cfg.clone(), &design);
+    let b = build_cfg(cfg.clone());
     let ipu = cfg.ipu.as_ref().expect("ipu");
+    let names: Vec<&str> = gpurtl::rtl::ipu::fsm_states(ipu)
+        .iter()
+        .map(|s| s.1)
+        .collect();
+    assert_eq!(names.len(), 10, "{names:?}");
     let mut s = m::random_stream(ipu, 300, 51);
     for extra in [
         map_stream(&cfg, 52),
@@ -1054,28 +1036,34 @@ fn co_simulation_visits_every_fsm_state() {
         s.fb.extend(extra.fb);
     }
     s.cmds.insert(0, m::cmd_pop()); // an underflow first
-    let (_, out) = check(&b, &s, 51, 0.5, 0.3);
+    let (r, out) = check(&b, &s, 51, 0.5, 0.3);
     assert!(out.pixels > 0);
-    let text = std::fs::read_to_string(&log).expect("the state log");
-    let mut seen = [false; STATES.len()];
-    for line in text.lines() {
-        if let Ok(v) = line.trim().parse::<usize>() {
-            assert!(v < STATES.len(), "state code {v}");
-            seen[v] = true;
-        }
-    }
-    let missing: Vec<&str> = STATES
+    let fsm = r
+        .probes
         .iter()
-        .zip(seen)
-        .filter(|(_, s)| !s)
-        .map(|(n, _)| *n)
-        .collect();
-    println!(
-        "FSM states visited: {} of {}",
-        STATES.len() - missing.len(),
-        STATES.len()
+        .find(|p| p.name == "fsm")
+        .expect("the fsm probe");
+    let reported: Vec<&str> = fsm.states.iter().map(|s| s.name.as_str()).collect();
+    assert_eq!(reported, names);
+    assert_eq!(fsm.unnamed, 0);
+    // Every clock of the run is in one state.
+    let clocks: u64 = fsm.states.iter().map(|s| s.clocks).sum();
+    assert_eq!(clocks, r.cycles);
+    println!("FSM states visited: {:?}", fsm.states);
+    assert!(
+        fsm.missing().is_empty(),
+        "states never visited: {:?}",
+        fsm.missing()
     );
-    assert!(missing.is_empty(), "states never visited: {missing:?}");
+    // Without input gaps the DMA never runs dry: WAIT_FIFO is not visited, and the
+    // report says so.
+    let (r, _) = check(&b, &m::random_stream(ipu, 100, 56), 56, 0.0, 0.0);
+    let fsm = r
+        .probes
+        .iter()
+        .find(|p| p.name == "fsm")
+        .expect("the fsm probe");
+    assert_eq!(fsm.missing(), vec!["WAIT_FIFO"]);
 }
 
 /// Bitmaps: widths across byte and word boundaries, raster colour changes, empty bitmaps,

@@ -13,6 +13,8 @@
 //     clock at most, a beat slot lost with probability --mem-gap (bandwidth), and the
 //     request ready held low with probability --mem-stall (backpressure); the word at
 //     each address is memory_word(address) (rng.h);
+//   - reads each state probe (an FSM's state register, public to Verilator) after every
+//     clock and counts the clocks in each named state;
 //   - counts clocks and writes a JSON report.
 // Port i draws its gaps or stalls from RNG stream kStreamPortBase + i of --seed, which
 // the Rust cycle model replays (src/model/hs_chain.rs).
@@ -186,6 +188,26 @@ struct InPort {
   Rng rng;
 };
 
+// A state register's coverage: clocks per named state, and in values with no name.
+struct Probe {
+  std::string name;
+  std::function<uint64_t()> value;
+  std::vector<std::pair<uint64_t, std::string>> states;
+  std::vector<uint64_t> clocks;
+  uint64_t unnamed = 0;
+
+  void sample() {
+    const uint64_t v = value();
+    for (size_t k = 0; k < states.size(); ++k) {
+      if (states[k].first == v) {
+        ++clocks[k];
+        return;
+      }
+    }
+    ++unnamed;
+  }
+};
+
 struct OutPort {
   std::string name;
   int width;
@@ -350,6 +372,18 @@ class Bench {
     ins_.push_back(std::move(p));
   }
 
+  // A state register (an FSM's state_q) read after every clock of the run: the report
+  // counts the clocks in each named state and in values with no name.
+  void add_probe(const char* name, std::function<uint64_t()> value,
+                 std::vector<std::pair<uint64_t, std::string>> states) {
+    Probe q;
+    q.name = name;
+    q.value = std::move(value);
+    q.states = std::move(states);
+    q.clocks.assign(q.states.size(), 0);
+    probes_.push_back(std::move(q));
+  }
+
   void add_output(const char* name, int width, CData* valid, CData* ready,
                   std::function<Word()> data) {
     OutPort p;
@@ -500,6 +534,7 @@ class Bench {
       }
       tick();
       ++cycle;
+      for (auto& q : probes_) q.sample();
       for (auto& p : outs_) {
         if (!p.stuck && p.next < p.expected.size() && cycle - p.last_transfer > opt_.max_idle) {
           error("port " + p.name + ": stuck for " + std::to_string(opt_.max_idle) +
@@ -910,6 +945,15 @@ class Bench {
         << ",\"image_words\":" << m.expected_image.size()
         << ",\"image_mismatches\":" << m.image_mismatches << "}";
     }
+    j << "],\"probes\":[";
+    for (size_t i = 0; i < probes_.size(); ++i) {
+      const auto& q = probes_[i];
+      j << (i ? "," : "") << "{\"name\":\"" << json_escape(q.name) << "\",\"states\":[";
+      for (size_t k = 0; k < q.states.size(); ++k)
+        j << (k ? "," : "") << "{\"name\":\"" << json_escape(q.states[k].second)
+          << "\",\"clocks\":" << q.clocks[k] << "}";
+      j << "],\"unnamed\":" << q.unnamed << "}";
+    }
     j << "],\"errors\":[";
     for (size_t i = 0; i < errors_.size(); ++i)
       j << (i ? "," : "") << "\"" << json_escape(errors_[i]) << "\"";
@@ -929,6 +973,7 @@ class Bench {
   std::vector<OutPort> outs_;
   std::vector<MemPort> mems_;
   std::vector<RwMem> rws_;
+  std::vector<Probe> probes_;
   std::vector<std::string> errors_;
   uint64_t port_count_ = 0;
   bool comb_reported_ = false;

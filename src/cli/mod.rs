@@ -576,6 +576,19 @@ fn summary(r: &SimReport) -> String {
         s += &format!("  model: {mc} cycles, {mt:.3} items/clock");
     }
     s += "\n";
+    for p in &r.probes {
+        let missing = p.missing();
+        s += &format!(
+            "  {} states: {} of {} visited",
+            p.name,
+            p.states.len() - missing.len(),
+            p.states.len()
+        );
+        if !missing.is_empty() {
+            s += &format!(" (never: {})", missing.join(", "));
+        }
+        s += "\n";
+    }
     if let Some(c) = &r.cache {
         s += &format!(
             "  cache ({}): hit rate {:.4}, {} misses, {:.3} memory bytes/texel, {:.3} texels/clock\n",

@@ -136,6 +136,7 @@ impl<'a> HsChainTop<'a> {
                 },
             ],
             mem_ports: Vec::new(),
+            probes: Vec::new(),
         };
         Ok((unit, modules))
     }

@@ -10,7 +10,7 @@ use std::collections::BTreeMap;
 use askama::Template;
 
 use super::handshake::{block_kind, module_for};
-use super::{Ctx, Dir, Module, RenderError, Rst, StreamPort, Unit, render};
+use super::{Ctx, Dir, Module, Probe, RenderError, Rst, StreamPort, Unit, render};
 use crate::config::ipu::{CI8, FORMATS, STAGES};
 use crate::config::{Ipu, StageKind};
 use crate::model::ipu::{
@@ -269,6 +269,31 @@ pub struct MapView {
     pub bits: String,
     /// Which colour-index maps exist, likewise, when the ci8 format is enabled.
     pub ibits: Option<String>,
+}
+
+/// The control FSM's states, code and the seed's name (`ipu.v`'s localparams), those the
+/// config generates: PIXELMAP with maps, BITMAP with the bitmap module, FILTER (a filter
+/// load; not one of the seed's) with the convolution filter.
+pub fn fsm_states(ipu: &Ipu) -> Vec<(u32, &'static str)> {
+    let mut states = vec![
+        (0, "IDLE"),
+        (1, "RECEIVE_1"),
+        (2, "RECEIVE_2"),
+        (3, "SEND_ONE_IDLE"),
+        (4, "SEND_PARA"),
+        (5, "PIPELINE"),
+        (6, "WAIT_FIFO"),
+    ];
+    if ipu.pixel_map.is_some() {
+        states.push((7, "PIXELMAP"));
+    }
+    if ipu.bitmap {
+        states.push((8, "BITMAP"));
+    }
+    if ipu.convolution.is_some() {
+        states.push((9, "FILTER"));
+    }
+    states
 }
 
 /// Accumulator width of the zoom stage: a 16-bit index times a 24-bit factor magnitude,
@@ -1097,6 +1122,11 @@ impl<'a> IpuUnit<'a> {
                 port("status", Dir::Out, STATUS_WIDTH),
             ],
             mem_ports: Vec::new(),
+            probes: vec![Probe {
+                name: "fsm",
+                signal: "state_q",
+                states: fsm_states(ipu),
+            }],
         };
         let mut unit = unit;
         if ipu.framebuffer {
@@ -1108,5 +1138,37 @@ impl<'a> IpuUnit<'a> {
             ]);
         }
         Ok((unit, modules))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The probe's state codes are the template's localparams, for every optional state.
+    #[test]
+    fn fsm_states_name_the_tops_state_codes() {
+        for (body, n) in [
+            ("", 7),
+            (
+                "bitmap = true\n[ipu.pixel_map]\nenabled = true\nmaps = [\"r_to_r\"]\n\
+                 [ipu.convolution]\nenabled = true\n",
+                10,
+            ),
+        ] {
+            let src = format!("[design]\nname = \"t\"\n[ipu]\n{body}");
+            let cfg = crate::config::parse(&src, "test").expect("valid");
+            let design = crate::rtl::elaborate(&cfg).expect("elaborates");
+            let unit = design.unit("ipu").expect("ipu");
+            let top = design.module(&unit.top).expect("top");
+            let states = fsm_states(cfg.ipu.as_ref().expect("ipu"));
+            assert_eq!(states.len(), n);
+            assert_eq!(unit.probes[0].states, states);
+            for (code, name) in states {
+                let decl = format!("localparam [3:0] {name:<13} = 4'd{code};");
+                assert!(top.text.contains(&decl), "{decl}");
+            }
+            assert!(top.text.contains("state_q /* verilator public_flat_rd */;"));
+        }
     }
 }

@@ -317,6 +317,7 @@ impl MemArb {
             modules: modules.iter().map(|m| m.name.clone()).collect(),
             ports: unit_ports(mem),
             mem_ports: Vec::new(),
+            probes: Vec::new(),
         };
         Ok((unit, modules))
     }

@@ -435,6 +435,7 @@ impl MemMgr {
             modules: vec![self.name.clone()],
             ports: StreamPort::req_rsp(self.enc.req_bits, self.enc.rsp_bits),
             mem_ports: Vec::new(),
+            probes: Vec::new(),
         };
         Ok((unit, vec![module]))
     }

@@ -96,6 +96,20 @@ pub struct Unit {
     pub ports: Vec<StreamPort>,
     /// Memory read ports, served by the harness's memory model.
     pub mem_ports: Vec<MemPort>,
+    /// State registers the co-simulation reports the coverage of.
+    pub probes: Vec<Probe>,
+}
+
+/// A state register of a unit's top module (an FSM's `state_q`, marked public for
+/// Verilator's reads), read every clock of a co-simulation: the report counts the clocks
+/// spent in each named state, and a value with no name is an error.
+#[derive(Debug, Clone, Serialize)]
+pub struct Probe {
+    pub name: &'static str,
+    /// The register in the top module.
+    pub signal: &'static str,
+    /// Its states: code and name, every one the config generates.
+    pub states: Vec<(u32, &'static str)>,
 }
 
 /// Everything one config generates.

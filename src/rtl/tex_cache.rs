@@ -244,6 +244,7 @@ impl TexCacheTop {
                 data_width: self.bus_bits,
                 beats: self.beats,
             }],
+            probes: Vec::new(),
         };
         Ok((unit, modules))
     }

@@ -195,6 +195,7 @@ impl TexFilter {
             modules: modules.iter().map(|m| m.name.clone()).collect(),
             ports: StreamPort::req_rsp(self.req_w, self.rsp_w),
             mem_ports: Vec::new(),
+            probes: Vec::new(),
         };
         Ok((unit, modules))
     }

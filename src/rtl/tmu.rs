@@ -383,6 +383,7 @@ impl<'a> TmuUnit<'a> {
                 data_width: tmu.cache.bus_bits,
                 beats: tmu.cache.beats_per_line,
             }],
+            probes: Vec::new(),
         };
         Ok((unit, modules))
     }

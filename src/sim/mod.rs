@@ -69,6 +69,7 @@ pub struct Glue {
     pub rw_mem_ports: Vec<crate::rtl::mem_arb::RwMemPort>,
     pub rst_port: &'static str,
     pub rst_active_low: bool,
+    pub probes: Vec<crate::rtl::Probe>,
 }
 
 /// How to run one simulation.
@@ -142,7 +143,35 @@ struct HarnessReport {
     ports: Vec<PortReport>,
     #[serde(default)]
     memory: Vec<MemReport>,
+    #[serde(default)]
+    probes: Vec<ProbeReport>,
     errors: Vec<String>,
+}
+
+/// A state probe's coverage: the clocks spent in each named state (from reset release to
+/// the last output transfer) and in values with no name.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct ProbeReport {
+    pub name: String,
+    pub states: Vec<StateClocks>,
+    pub unnamed: u64,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct StateClocks {
+    pub name: String,
+    pub clocks: u64,
+}
+
+impl ProbeReport {
+    /// The states never entered.
+    pub fn missing(&self) -> Vec<&str> {
+        self.states
+            .iter()
+            .filter(|s| s.clocks == 0)
+            .map(|s| s.name.as_str())
+            .collect()
+    }
 }
 
 /// What a memory port did.
@@ -221,6 +250,8 @@ pub struct SimReport {
     pub passed: bool,
     pub errors: Vec<String>,
     pub ports: Vec<PortReport>,
+    /// State coverage of the unit's probes (the IPU's control FSM).
+    pub probes: Vec<ProbeReport>,
     /// Memory ports: requests, beats and bus utilisation.
     pub memory: Vec<MemReport>,
     /// For the texture cache: hit rate and where the clocks went.
@@ -294,6 +325,7 @@ pub fn build(
         rw_mem_ports: crate::rtl::rw_mem_ports(cfg, unit.name),
         rst_port: cfg.reset.port(),
         rst_active_low: cfg.reset.active == ResetActive::Low,
+        probes: unit.probes.clone(),
     };
     let glue_text = crate::rtl::render("glue", &glue)?;
     let modules = design.unit_modules(unit);
@@ -621,6 +653,12 @@ pub fn run_vectors_rows(
             h.cycles
         ));
     }
+    for p in h.probes.iter().filter(|p| p.unnamed > 0) {
+        errors.push(format!(
+            "probe {}: {} clocks in a state with no name",
+            p.name, p.unnamed
+        ));
+    }
     let passed = h.passed && errors.is_empty() && mismatches == 0;
     let vectors_dir = if passed {
         let _ = fs::remove_dir_all(&run_dir);
@@ -647,6 +685,7 @@ pub fn run_vectors_rows(
         passed,
         errors,
         ports: h.ports,
+        probes: h.probes,
         cache: expectation.cache.map(|c| CacheReport {
             workload: opt.workload.clone().unwrap_or_else(|| "mixed".into()),
             requests: c.requests,

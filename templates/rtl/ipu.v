@@ -200,7 +200,9 @@ module {{ name }} #(
 
   // ---------------------------------------------------------------------------------
   // Control state and parameters.
-  reg  [3:0]  state_q, state_d;
+  // state_q is readable from Verilator's C++: the co-simulation reports the states visited.
+  reg  [3:0]  state_q /* verilator public_flat_rd */;
+  reg  [3:0]  state_d;
   reg  [3:0]  act_q, act_d;
   reg  [2:0]  sel_q, sel_d;          // PIXEL_TRANSFER: {bias, channel[1:0]}; DRAW: format
   reg  [SpW-1:0]  sp_q, sp_d;            // stack level

@@ -3,6 +3,9 @@
 // (sim/harness/harness.h). Ports are registered in the unit's port order, which fixes the
 // random stream each one draws from.
 #include "V{{ top }}.h"
+{%- if !probes.is_empty() %}
+#include "V{{ top }}___024root.h"
+{%- endif %}
 #include "harness.h"
 
 int main(int argc, char** argv) {
@@ -45,6 +48,11 @@ int main(int argc, char** argv) {
     b.set_rdata = [&top](const gpurtl::Word& w) { gpurtl::put(top.{{ m.name }}_rdata_data_i, w); };
     bench.add_rw_memory("{{ m.name }}", {{ m.addr_width }}, {{ m.len_width }}, {{ m.id_width }}, {{ m.data_width }}, std::move(b));
   }
+{%- endfor %}
+{%- for q in probes %}
+  bench.add_probe("{{ q.name }}",
+                  [&top]() { return static_cast<uint64_t>(top.rootp->{{ top }}__DOT__{{ q.signal }}); },
+                  { {% for s in q.states %}{ {{ s.0 }}, "{{ s.1 }}" }{% if !loop.last %}, {% endif %}{% endfor %} });
 {%- endfor %}
   return bench.run(ctx, top, top.clk_i, top.{{ rst_port }}, {{ rst_active_low }});
 }
