@@ -236,6 +236,14 @@ fn written(unit: &gpurtl::config::Ipu, out: &ipu::Outputs) -> Vec<Written> {
 fn ipu_draw_pixels_matches_mesa_softpipe() {
     let cfg = parse(IPU, "glref ipu");
     let unit = cfg.ipu.clone().expect("[ipu]");
+    // The same unit at 4 lanes with a 128-bit DMA word: zoom takes groups of 4 pixels
+    // and sends several pixels' columns in a beat; the pixels written are the same.
+    let wide = parse(
+        &IPU.replace("lanes = 1", "lanes = 4\ndma_word_bits = 128"),
+        "glref ipu, 4 lanes",
+    )
+    .ipu
+    .expect("[ipu]");
     let mut rng = Rng::stream(12, 0);
     let zooms = [
         (1.0, 1.0),
@@ -288,6 +296,12 @@ fn ipu_draw_pixels_matches_mesa_softpipe() {
             .extend(ipu::cmd_draw(0, img.width, img.height, x0, y0));
         s.dma = img.pixels.iter().map(|p| u32::from_le_bytes(*p)).collect();
         expect.push(written(&unit, &ipu::encode(&unit, &s, 1).1));
+        let at4 = written(&wide, &ipu::encode(&wide, &s, 1).1);
+        assert_eq!(
+            at4,
+            expect[expect.len() - 1],
+            "zoom ({zx}, {zy}) at 4 lanes"
+        );
         draws.push(GlDraw {
             image: img,
             x: x0 as i32,
