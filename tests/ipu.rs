@@ -1422,10 +1422,13 @@ fn framebuffer_paths_match_the_model_at_1_2_and_4_lanes() {
         for (seed, gap, stall) in [(81u64, 0.0, 0.0), (82, 0.5, 0.5), (83, 0.2, 0.8)] {
             let s = fb_stream(&b.cfg, seed);
             let (_, out) = check(&b, &s, seed, gap, stall);
+            // In 32-bit units: dma_out's, and the tex words' of dma_word_bits.
+            let units = (b.cfg.ipu.as_ref().expect("ipu").dma_word_bits / 32) as usize;
             assert!(
-                out.dma_out.len() > 50 && out.tex.len() > 50,
-                "{}",
-                out.dma_out.len()
+                out.dma_out.len() > 50 && out.tex.len() * units > 50,
+                "{} {}",
+                out.dma_out.len(),
+                out.tex.len()
             );
             assert!(out.pixels > 50 && out.fb_req.len() > 20);
             assert!(out.status.iter().any(|w| w & 0xf == m::EV_FORMAT));
@@ -1498,16 +1501,17 @@ fn framebuffer_paths_rate_with_no_stalls() {
     ] {
         assert!(fb_rate(&b, name, op, (64, 16), 4) > 0.98, "{name}");
     }
-    // Four lanes: 4 pixels of a 128-bit framebuffer word a beat; ReadPixels packs them
-    // into 128-bit DMA out words (this config's dma_word_bits), 4 pixels a clock in every
-    // format; CopyTexImage's 32-bit texture word holds 2 rgb565 pixels.
+    // Four lanes: 4 pixels of a 128-bit framebuffer word a beat; ReadPixels and
+    // CopyTexImage pack them into 128-bit words (this config's dma_word_bits), 4 pixels a
+    // clock in every format.
     let b = build_cfg(four_lanes());
     for (name, op, min) in [
         ("ReadPixels l8", Read(5), 3.8),
         ("ReadPixels rgb565", Read(2), 3.8),
         ("ReadPixels rgba8888", Read(0), 3.8),
         ("CopyPixels", Copy((0, 0)), 3.8),
-        ("CopyTexImage rgb565", CopyTex(2, 0), 1.94),
+        ("CopyTexImage rgb565", CopyTex(2, 0), 3.8),
+        ("CopyTexImage rgba8888", CopyTex(0, 0), 3.8),
     ] {
         assert!(fb_rate(&b, name, op, (64, 16), 4) > min, "{name}");
     }

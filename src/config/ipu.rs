@@ -32,7 +32,7 @@ pub const PIXEL_MAPS: [&str; 10] = [
 
 pub const LANES_ALLOWED: &str = "1, 2 or 4 pixels per clock (default 1)";
 pub const FB_ALLOWED: &str = "128 (the seed's framebuffer word of 4 RGBA8 pixels; default 128)";
-pub const DMA_ALLOWED: &str = "32 (the seed's DMA word; default), 64 or 128: the DMA words of dma (DrawPixels, Bitmap) and dma_out (ReadPixels)";
+pub const DMA_ALLOWED: &str = "32 (the seed's DMA word; default), 64 or 128: the memory words of dma (DrawPixels, Bitmap), dma_out (ReadPixels) and tex (CopyTexImage)";
 pub const FORMATS_ALLOWED: &str = "a non-empty array of distinct formats, each one of \"rgba8888\", \"bgra8888\", \"rgb565\", \"rgba4444\", \"rgba5551\", \"l8\", \"la88\", \"ci8\" (default: all but ci8; ci8 needs [ipu.pixel_map] with i_to_* maps)";
 pub const FORMAT_ALLOWED: &str =
     "\"rgba8888\", \"bgra8888\", \"rgb565\", \"rgba4444\", \"rgba5551\", \"l8\", \"la88\", \"ci8\"";

@@ -56,9 +56,9 @@
 //! - COPY_PIXELS (glCopyPixels): as DRAW_PIXELS from the pipeline on, zoom included, the
 //!   region's pixel (i, j) drawn at the destination plus (i, j).
 //! - COPY_TEX_IMAGE (glCopyTexImage2D): no zoom; packed as READ_PIXELS (texture formats
-//!   use the same codes; l8 and la88 take L = R, GL's luminance for textures), and each
-//!   32-bit word `k` written on `tex` as `{address = base + k, word}`: the texture row
-//!   major, row 0 the region's lowest.
+//!   use the same codes; l8 and la88 take L = R, GL's luminance for textures) into words
+//!   of `dma_word_bits`, and word `k` written on `tex` as `{address = base + k, word}`:
+//!   the texture row major, row 0 the region's lowest.
 //!
 //! A format the config does not enable is status event 3 (nothing requested); the width
 //! checks are DRAW_PIXELS' (the zoom line buffer for COPY_PIXELS only).
@@ -440,7 +440,7 @@ pub struct Outputs {
     /// The units of `dma_out` each READ_PIXELS sent, in order.
     pub dma_out_chunks: Vec<usize>,
     /// COPY_TEX_IMAGE's writes `{address, word}`.
-    pub tex: Vec<u64>,
+    pub tex: Vec<Bits>,
     /// The 32-bit units of the `dma` stream each draw and bitmap took, in order: each
     /// starts a DMA word, its last word zero-padded (see [`dma_words`]).
     pub dma_chunks: Vec<usize>,
@@ -483,7 +483,12 @@ pub const STATUS_WIDTH: u32 = 16;
 /// Width of `fb` words (4 RGBA8 pixels), `fb_req` and `tex` beats.
 pub const FB_WIDTH: u32 = 128;
 pub const FB_REQ_WIDTH: u32 = 64;
-pub const TEX_WIDTH: u32 = 64;
+
+/// Width of `tex` beats: `{address[31:0], word}`, a word of `dma_word_bits` (texture
+/// memory is written in the memory's words, as DMA reads and writes them).
+pub fn tex_width(ipu: &Ipu) -> u32 {
+    32 + ipu.dma_word_bits
+}
 
 /// A 128-bit framebuffer word: pixel `i` in bits `[32i+31:32i]`.
 pub type FbWord = [u32; 4];
@@ -888,11 +893,17 @@ fn draw(
                 out.dma_out_chunks.push(words.len());
                 out.dma_out.extend(words);
             }
-            Some(base) => out.tex.extend(
-                (0u32..)
-                    .zip(words)
-                    .map(|(k, v)| (u64::from(base.wrapping_add(k)) << 32) | u64::from(v)),
-            ),
+            Some(base) => {
+                let dw = ipu.dma_word_bits;
+                for (k, w) in (0u32..).zip(dma_words(ipu, &words, &[words.len()])) {
+                    let mut beat = Bits::zero(tex_width(ipu));
+                    for i in 0..dw / 32 {
+                        beat.set_field(32 * i, 32, w.field(32 * i, 32));
+                    }
+                    beat.set_field(dw, 32, u64::from(base.wrapping_add(k)));
+                    out.tex.push(beat);
+                }
+            }
         }
     } else if zoomed {
         zoom(ipu, out, &image, &beats, (w, h), (x0, y0), p.zoom);
@@ -1491,8 +1502,8 @@ pub fn encode(ipu: &Ipu, stream: &Stream, seed: u64) -> (VectorSet, Outputs) {
                 items: out.dma_out_words(ipu),
             },
             PortVectors {
-                port: port("tex", Dir::Out, TEX_WIDTH),
-                items: out.tex.iter().map(|v| wide(*v, TEX_WIDTH)).collect(),
+                port: port("tex", Dir::Out, tex_width(ipu)),
+                items: out.tex.clone(),
             },
         ]);
     }
@@ -1920,10 +1931,12 @@ mod tests {
         assert_eq!(out.fb_req, vec![req; 3]);
         assert_eq!(out.dma_out, vec![0x0403_0201, 0x0000_0605]);
         // rgb565 of R = 1..6: round(r * 31 / 255) is 0 up to 4, then 1.
-        assert_eq!(
-            out.tex,
-            vec![0x40u64 << 32, 0x41 << 32, (0x42 << 32) | 0x0800_0800]
-        );
+        let tex: Vec<(u64, u64)> = out
+            .tex
+            .iter()
+            .map(|b| (b.field(32, 32), b.field(0, 32)))
+            .collect();
+        assert_eq!(tex, vec![(0x40, 0), (0x41, 0), (0x42, 0x0800_0800)]);
         // CopyPixels: two beats a row (2 lanes), at the destination.
         let at: Vec<(u64, u64, u64)> = out
             .pix

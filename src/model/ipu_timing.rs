@@ -442,8 +442,7 @@ impl Elem {
     }
 }
 
-/// `ipu_pack.v`: bytes of a held beat into words of `word` bytes (`dma_word_bits / 8`
-/// for ReadPixels, 4 for CopyTexImage).
+/// `ipu_pack.v`: bytes of a held beat into words of `word` bytes (`dma_word_bits / 8`).
 #[derive(Debug, Clone, PartialEq)]
 struct Pack {
     full: bool,
@@ -668,7 +667,7 @@ impl<'a> Sim<'a> {
                 last: false,
                 n: 0,
                 out: false,
-                word: 4,
+                word: ipu.dma_word_bits / 8,
             },
         }
     }
@@ -754,9 +753,6 @@ impl<'a> Sim<'a> {
 
     /// One clock; false when nothing changed (the unit waits for input that never comes).
     fn clock(&mut self) -> bool {
-        // The packer's word: CopyTexImage's 32 bits, else a DMA word (to_tex_q changes
-        // only while the unit is empty).
-        self.pack.word = if self.to_tex { 4 } else { self.wb() };
         let before = self.clone();
         let ctx = self.ctx();
         let drained = self.drained();

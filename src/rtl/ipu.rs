@@ -14,7 +14,7 @@ use super::{Ctx, Dir, Module, Probe, RenderError, Rst, StreamPort, Unit, render}
 use crate::config::ipu::{CI8, FORMATS, STAGES};
 use crate::config::{Ipu, StageKind};
 use crate::model::ipu::{
-    FB_REQ_WIDTH, FB_WIDTH, STATUS_WIDTH, TEX_WIDTH, bytes_per_pixel, map_magic, pix_width,
+    FB_REQ_WIDTH, FB_WIDTH, STATUS_WIDTH, bytes_per_pixel, map_magic, pix_width, tex_width,
 };
 
 fn clog2(x: u32) -> u32 {
@@ -1134,7 +1134,7 @@ impl<'a> IpuUnit<'a> {
                 port("fb", Dir::In, FB_WIDTH),
                 port("fb_req", Dir::Out, FB_REQ_WIDTH),
                 port("dma_out", Dir::Out, ipu.dma_word_bits),
-                port("tex", Dir::Out, TEX_WIDTH),
+                port("tex", Dir::Out, tex_width(ipu)),
             ]);
         }
         Ok((unit, modules))

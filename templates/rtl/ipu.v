@@ -102,7 +102,7 @@ module {{ name }} #(
   output wire [{{ dma_w - 1 }}:0] dma_out_data_o,
   output wire        tex_valid_o,
   input  wire        tex_ready_i,
-  output wire [63:0] tex_data_o{% endif %}
+  output wire [{{ dma_w + 31 }}:0] tex_data_o{% endif %}
 );
 
   // Control FSM states (seed 000's names).
@@ -678,9 +678,6 @@ module {{ name }} #(
     .{{ rst.port }}{{ rst.pad }} ({{ rst.port }}),
     .fmt_i       (pkfmt_q),
     .lum_sum_i   (~to_tex_q),
-{%- if dma_w > 32 %}
-    .narrow_i    (to_tex_q),
-{%- endif %}
     .end_x_i     ({{ pk.end_x }}),
     .last_y_i    ({{ pk.last_y }}),
     .in_valid_i  (pk_in_valid),
@@ -694,7 +691,7 @@ module {{ name }} #(
   assign dma_out_valid_o = pk_valid & ~to_tex_q;
   assign dma_out_data_o  = pk_data;
   assign tex_valid_o     = pk_valid & to_tex_q;
-  assign tex_data_o      = {taddr_q, pk_data[31:0]};
+  assign tex_data_o      = {taddr_q, pk_data};
 {%- endif %}
 
   // ---------------------------------------------------------------------------------

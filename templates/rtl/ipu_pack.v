@@ -2,8 +2,8 @@
 // {{ name }}: the IPU's packer (seed 000's format conversion, framebuffer -> memory side):
 // the beats of ReadPixels and CopyTexImage, up to {{ lanes }} RGBA8 pixel(s) each, become
 // pixels in the format fmt_i, packed row after row with no padding (GL's pack alignment
-// 1), little endian, into words of WordBytes bytes ({{ wbytes }}: the DMA word){% if wbytes > 4 %}, or of 4 bytes while
-// narrow_i (CopyTexImage's texture-memory words){% endif %}; the image's last word is zero-padded. An n-bit
+// 1), little endian, into words of WordBytes bytes ({{ wbytes }}: the DMA word, also the
+// texture memory's); the image's last word is zero-padded. An n-bit
 // channel is GL's round(c * (2^n - 1) / 255), exact: floor((c * (2^n - 1) + 127) / 255),
 // the divide by 255 as (p + 1 + (p >> 8)) >> 8 (exact below 65535). Luminance is
 // min(R + G + B, 255) with lum_sum_i (GL's ReadPixels), else R (GL's texture images).
@@ -22,9 +22,6 @@ module {{ name }} #(
   input  wire        {{ rst.port }},
   input  wire [2:0]  fmt_i,
   input  wire        lum_sum_i,
-{%- if wbytes > 4 %}
-  input  wire        narrow_i,
-{%- endif %}
   input  wire [15:0] end_x_i,
   input  wire [15:0] last_y_i,
   input  wire        in_valid_i,
@@ -172,14 +169,9 @@ module {{ name }} #(
   reg         out_valid_q, out_valid_d;
   reg  [8*WordBytes-1:0] out_q;
 
-{%- if wbytes > 4 %}
-  // The word being filled: WordBytes bytes for dma_out, 4 for tex.
-  wire [5:0]  wbytes = narrow_i ? 6'd4 : 6'd{{ wbytes }};
-{%- else %}
-  wire [5:0]  wbytes = 6'd4;
-{%- endif %}
+  localparam [5:0] WBytes = WordBytes[5:0];
   wire [5:0]  rem    = len_q - off_q;
-  wire [5:0]  space  = wbytes - {{ "{{" }}{{ 6 - nw }}{1'b0}}, n_q};
+  wire [5:0]  space  = WBytes - {{ "{{" }}{{ 6 - nw }}{1'b0}}, n_q};
   wire        fits   = (rem <= space);
   wire [5:0]  take   = fits ? rem : space;
   wire [5:0]  total  = {{ "{{" }}{{ 6 - nw }}{1'b0}}, n_q} + take;
@@ -198,7 +190,7 @@ module {{ name }} #(
 {%- endif %}
 {%- endfor %}
   };
-  wire        word_now = (total == wbytes) | (fits & last_q);
+  wire        word_now = (total == WBytes) | (fits & last_q);
   wire        step = full_q & (~word_now | ~out_valid_q | out_ready_i);
   assign in_ready_o  = ~full_q | (step & fits);
   wire        take_in = in_valid_i & in_ready_o;
