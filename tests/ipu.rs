@@ -1064,6 +1064,20 @@ fn co_simulation_visits_every_fsm_state() {
         .find(|p| p.name == "fsm")
         .expect("the fsm probe");
     assert_eq!(fsm.missing(), vec!["WAIT_FIFO"]);
+    // A state code the probe does not name (WAIT_FIFO moved to 14) fails the run, though
+    // every output is right.
+    let r = run_broken(
+        cfg.clone(),
+        "ipu",
+        "localparam [3:0] WAIT_FIFO     = 4'd6;",
+        "localparam [3:0] WAIT_FIFO     = 4'd14;",
+        &m::random_stream(ipu, 100, 57),
+        0.5,
+        0.0,
+    );
+    assert_eq!(r.mismatches, 0, "{:?}", r.errors);
+    let unnamed = |e: &String| e.starts_with("probe fsm: ") && e.ends_with("a state with no name");
+    assert!(r.errors.iter().any(unnamed), "{:?}", r.errors);
 }
 
 /// Bitmaps: widths across byte and word boundaries, raster colour changes, empty bitmaps,
