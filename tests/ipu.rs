@@ -464,9 +464,9 @@ fn cli_sim_runs_the_ipu_of_the_default_preset() {
     let log = text(&out);
     assert!(out.status.success(), "{log}");
     assert!(log.contains("PASS ipu: seed 9"), "{log}");
-    // The control FSM's coverage (the default preset has the framebuffer paths, no maps,
-    // no bitmap and no filter).
-    assert!(log.contains("  fsm states: 7 of 7 visited\n"), "{log}");
+    // The control FSM's coverage (the default preset has the seed's maps and bitmap and no
+    // filter).
+    assert!(log.contains("  fsm states: 9 of 9 visited\n"), "{log}");
 }
 
 /// Zoom: enlarge, shrink, mirror, zero and uneven factors (with pushes and pops of the
