@@ -69,7 +69,7 @@ pub struct IpuPack {
     pub count_expr: String,
     /// The top bit of the byte offset that indexes the beat's bytes (and a word more).
     pub off_hi: u32,
-    /// Bytes of a `dma_out` word (`dma_word_bits / 8`); `tex` words are 4 bytes.
+    /// Bytes of an output word, `dma_out`'s and `tex`'s (`dma_word_bits / 8`).
     pub wbytes: u32,
     /// Bits of the count of bytes held in the word being filled (0 .. wbytes - 1).
     pub nw: u32,
@@ -96,7 +96,7 @@ pub struct FbView {
     pub pix: (&'static str, &'static str, &'static str),
     pub end_x: String,
     pub last_y: String,
-    /// Bytes of its output word (`dma_out`'s).
+    /// Bytes of its output word (`dma_out`'s and `tex`'s).
     pub wbytes: u32,
 }
 

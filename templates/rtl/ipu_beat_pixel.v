@@ -1,4 +1,4 @@
-{#- Included by ipu_zoom.v and ipu_conv.v: the pixel of lane sub_q of the input beat, and
+{#- Included by ipu_zoom.v (one lane) and ipu_conv.v: the pixel of lane sub_q of the input beat, and
     whether it is the beat's last. Needs multi, lanes, beat_w and meta. -#}
 {%- if multi %}
   // The beat's mask is contiguous from lane 0: a pixel is its beat's last when the lane

@@ -15,7 +15,7 @@
 module {{ name }} #(
   parameter integer Lanes     = {{ lanes }},
   parameter integer BeatWidth = {{ beat_w }},
-  // Bytes of an output word (dma_out's).
+  // Bytes of an output word (dma_out's and tex's: the DMA word).
   parameter integer WordBytes = {{ wbytes }}
 ) (
   input  wire        clk_i,
