@@ -8,6 +8,7 @@ pub mod model;
 pub mod rng;
 pub mod rtl;
 pub mod sim;
+pub mod synth;
 pub mod texio;
 pub mod vectors;
 pub mod workload;
