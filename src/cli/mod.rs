@@ -16,6 +16,7 @@ use crate::{emit, model};
 mod draw;
 mod render;
 mod sample;
+mod synth;
 mod tmu_rtl;
 
 #[derive(Parser, Debug)]
@@ -102,7 +103,7 @@ impl RunArgs {
 
 #[derive(Subcommand, Debug)]
 pub enum Cmd {
-    /// Generate Verilog, files.f, a FuseSoC core and manifest.json.
+    /// Generate Verilog, files.f, timing constraints (.sdc), a FuseSoC core and manifest.json.
     Generate {
         #[command(flatten)]
         config: ConfigArg,
@@ -170,6 +171,8 @@ pub enum Cmd {
     Draw(draw::DrawArgs),
     /// Draw a PNG through the image processing unit (DrawPixels) into a PNG.
     Render(render::RenderArgs),
+    /// Synthesize, place and route, and time units (ecp5, ice40, xilinx7, asic, generic).
+    Synth(synth::SynthArgs),
 }
 
 fn parse_probability(s: &str) -> Result<f64, String> {
@@ -382,6 +385,7 @@ fn run(cli: Cli) -> Result<u8, Failure> {
         Cmd::Sample(args) => sample::run(&args),
         Cmd::Draw(args) => draw::run(&args),
         Cmd::Render(args) => render::run(&args),
+        Cmd::Synth(args) => synth::run(&args),
     }
 }
 

@@ -1,6 +1,8 @@
-//! Writing a design to disk: one `.v` per module, `files.f`, a FuseSoC core and
-//! `manifest.json`. Deterministic (same config, same bytes) and atomic (a temp dir is
+//! Writing a design to disk: one `.v` per module, `files.f`, `<design>.sdc`, a FuseSoC
+//! core and `manifest.json`. Deterministic (same config, same bytes) and atomic (a temp dir is
 //! renamed into place, so a failed run leaves the previous output untouched).
+
+pub mod sdc;
 
 use std::fs;
 use std::io;
@@ -17,7 +19,7 @@ use crate::rtl::{Design, GENERATOR, Module, Unit, stamp};
 pub struct OutFile {
     pub name: String,
     pub bytes: Vec<u8>,
-    /// For the summary table: `module`, `filelist`, `fusesoc`, `manifest`.
+    /// For the summary table: `module`, `filelist`, `sdc`, `fusesoc`, `manifest`.
     pub what: &'static str,
     /// Lines of Verilog, or of the file.
     pub lines: usize,
@@ -75,6 +77,7 @@ pub fn files(design: &Design, cfg: &Config) -> Vec<OutFile> {
         filelist += &format!("{}\n", m.file_name());
     }
     out.push(text_file("files.f", "filelist", filelist));
+    out.push(text_file(&sdc_name(design), "sdc", sdc::sdc(cfg)));
     out.push(text_file(
         &format!("{}.core", design.name),
         "fusesoc",
@@ -113,6 +116,11 @@ fn text_file(name: &str, what: &'static str, text: String) -> OutFile {
     }
 }
 
+/// The timing constraints' file name.
+pub fn sdc_name(design: &Design) -> String {
+    format!("{}.sdc", design.name)
+}
+
 /// A FuseSoC CAPI2 core: one fileset, one target per unit with its top module.
 fn fusesoc_core(design: &Design, cfg: &Config) -> String {
     // CAPI=2 must be the first line; the stamp follows as a YAML comment.
@@ -127,7 +135,11 @@ fn fusesoc_core(design: &Design, cfg: &Config) -> String {
     for m in &design.modules {
         s += &format!("      - {}\n", m.file_name());
     }
-    s += "\ntargets:\n  default:\n    filesets: [rtl]\n";
+    s += &format!(
+        "  constraints:\n    file_type: SDC\n    files:\n      - {}\n",
+        sdc_name(design)
+    );
+    s += "\ntargets:\n  default:\n    filesets: [rtl, constraints]\n";
     if let Some(first) = design.units.first() {
         s += &format!("    toplevel: {}\n", first.top);
     }

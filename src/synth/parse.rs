@@ -1,0 +1,505 @@
+//! Reading what the tools wrote: Yosys `stat -json`, Yosys JSON netlists, nextpnr's
+//! `--report` JSON and OpenSTA's text reports. Every figure in a synthesis report comes
+//! from here, straight from the tool's own output.
+
+use std::collections::{BTreeMap, HashMap};
+
+use serde::{Deserialize, Serialize};
+
+/// Cell counts of one `stat -json`.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+pub struct Stat {
+    /// The whole design (the top and everything under it): cell type -> count.
+    pub cells_by_type: BTreeMap<String, u64>,
+    pub cells: u64,
+    pub port_bits: u64,
+    /// Per module: its own cells (without submodules).
+    pub module_cells: BTreeMap<String, u64>,
+    /// `stat -liberty`: the design's area in the liberty's units (um^2 for OSU 0.18).
+    pub area: Option<f64>,
+}
+
+#[derive(Deserialize)]
+struct StatJson {
+    modules: BTreeMap<String, StatModule>,
+    design: Option<StatModule>,
+}
+
+#[derive(Deserialize)]
+struct StatModule {
+    num_cells: u64,
+    #[serde(default)]
+    num_port_bits: u64,
+    #[serde(default)]
+    num_cells_by_type: BTreeMap<String, u64>,
+    area: Option<f64>,
+}
+
+/// Parses Yosys's `stat -json`; `$scopeinfo` (hierarchy bookkeeping, no hardware) is
+/// left out of the counts.
+pub fn stat(json: &str, top: &str) -> Result<Stat, String> {
+    let s: StatJson = serde_json::from_str(json).map_err(|e| format!("stat -json: {e}"))?;
+    let name = |k: &str| k.trim_start_matches('\\').to_string();
+    let module_cells: BTreeMap<String, u64> = s
+        .modules
+        .iter()
+        .map(|(k, m)| {
+            let scope = m.num_cells_by_type.get("$scopeinfo").copied().unwrap_or(0);
+            (name(k), m.num_cells - scope)
+        })
+        .collect();
+    let whole = match &s.design {
+        Some(d) => d,
+        None => s
+            .modules
+            .iter()
+            .find(|(k, _)| name(k) == top)
+            .map(|(_, m)| m)
+            .ok_or_else(|| format!("stat -json has no module {top}"))?,
+    };
+    let top_ports = s
+        .modules
+        .iter()
+        .find(|(k, _)| name(k) == top)
+        .map_or(whole.num_port_bits, |(_, m)| m.num_port_bits);
+    let mut cells_by_type = whole.num_cells_by_type.clone();
+    let scope = cells_by_type.remove("$scopeinfo").unwrap_or(0);
+    Ok(Stat {
+        cells: whole.num_cells - scope,
+        cells_by_type,
+        port_bits: top_ports,
+        module_cells,
+        area: whole.area,
+    })
+}
+
+impl Stat {
+    /// The sum of the counts of the cell types `pred` accepts.
+    pub fn sum(&self, pred: impl Fn(&str) -> bool) -> u64 {
+        self.cells_by_type
+            .iter()
+            .filter(|(k, _)| pred(k))
+            .map(|(_, v)| v)
+            .sum()
+    }
+}
+
+/// What nextpnr's `--report` says about one run.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct PnrRun {
+    pub seed: u32,
+    /// None when the design has no clocked path (wires only).
+    pub fmax_mhz: Option<f64>,
+    pub critical_path: Option<CriticalPath>,
+    /// nextpnr's device utilisation: resource -> used.
+    pub used: BTreeMap<String, u64>,
+}
+
+/// The worst register-to-register path, named by the generated signals of its ends.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct CriticalPath {
+    /// The register the path starts at (the flop cell's name as the tool reports it, with
+    /// the mapper's cell-type suffix taken off: `u_stage2.count_q`).
+    pub from: String,
+    pub to: String,
+    /// LUTs (FPGA) or gates (ASIC) between the two flops.
+    pub logic_levels: u32,
+    pub delay_ns: f64,
+    /// The cells as the tool names them, for looking the path up in its own report.
+    pub from_cell: String,
+    pub to_cell: String,
+    /// Where Yosys says the two cells come from in the generated Verilog (`file.v:line.col-line.col`).
+    #[serde(default)]
+    pub from_src: Option<String>,
+    #[serde(default)]
+    pub to_src: Option<String>,
+}
+
+#[derive(Deserialize)]
+struct NextpnrReport {
+    #[serde(default)]
+    fmax: BTreeMap<String, NextpnrClock>,
+    #[serde(default)]
+    critical_paths: Vec<NextpnrPath>,
+    #[serde(default)]
+    utilization: BTreeMap<String, NextpnrUse>,
+}
+
+#[derive(Deserialize)]
+struct NextpnrClock {
+    achieved: f64,
+}
+
+#[derive(Deserialize)]
+struct NextpnrUse {
+    used: u64,
+}
+
+#[derive(Deserialize)]
+struct NextpnrPath {
+    from: String,
+    to: String,
+    path: Vec<NextpnrSeg>,
+}
+
+#[derive(Deserialize)]
+struct NextpnrSeg {
+    #[serde(rename = "type")]
+    kind: String,
+    delay: f64,
+    from: NextpnrPin,
+    to: NextpnrPin,
+}
+
+#[derive(Deserialize)]
+struct NextpnrPin {
+    cell: String,
+}
+
+/// Parses nextpnr's `--report` JSON: the clock's achieved frequency (the lowest when
+/// there are several) and the worst clock-to-clock path.
+pub fn nextpnr(json: &str, seed: u32) -> Result<PnrRun, String> {
+    let r: NextpnrReport =
+        serde_json::from_str(json).map_err(|e| format!("nextpnr report: {e}"))?;
+    let fmax_mhz = r
+        .fmax
+        .values()
+        .map(|c| c.achieved)
+        .min_by(|a, b| a.total_cmp(b));
+    let worst = r
+        .critical_paths
+        .iter()
+        .filter(|p| p.from.starts_with("posedge") && p.to.starts_with("posedge"))
+        .max_by(|a, b| path_delay(a).total_cmp(&path_delay(b)));
+    let critical_path = worst.and_then(|p| {
+        let first = p.path.first()?;
+        let last = p.path.last()?;
+        Some(CriticalPath {
+            from: register_name(&first.from.cell),
+            to: register_name(&last.to.cell),
+            logic_levels: p.path.iter().filter(|s| s.kind == "logic").count() as u32,
+            delay_ns: path_delay(p),
+            from_cell: first.from.cell.clone(),
+            to_cell: last.to.cell.clone(),
+            from_src: None,
+            to_src: None,
+        })
+    });
+    Ok(PnrRun {
+        seed,
+        fmax_mhz,
+        critical_path,
+        used: r
+            .utilization
+            .into_iter()
+            .filter(|(_, u)| u.used > 0)
+            .map(|(k, u)| (k, u.used))
+            .collect(),
+    })
+}
+
+fn path_delay(p: &NextpnrPath) -> f64 {
+    p.path.iter().map(|s| s.delay).sum()
+}
+
+/// The register behind a mapped flop or memory cell. Yosys's `autoname` names a cell
+/// after the wire it drives plus the cell type and port (`u_q.count_q_TRELLIS_FF_Q_3`,
+/// `valid_q_DFFSR_Q`), and nextpnr adds its own packing suffix (`mem_q.0.3$DPRAM_COMB3`):
+/// both are taken off, leaving the generated signal's name.
+pub fn register_name(cell: &str) -> String {
+    let name = cell.split('$').next().unwrap_or(cell);
+    let parts: Vec<&str> = name.split('_').collect();
+    let upper = |p: &str| {
+        p.chars().any(|c| c.is_ascii_uppercase())
+            && p.chars()
+                .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit())
+    };
+    let digits = |p: &str| !p.is_empty() && p.chars().all(|c| c.is_ascii_digit());
+    // The longest tail of upper-case and number tokens (cell types, ports, uniquifiers,
+    // packers' suffixes such as `_DFFLC`) with at least one upper-case token goes.
+    let mut keep = parts.len();
+    let mut cut = None;
+    while keep > 1 && (upper(parts[keep - 1]) || digits(parts[keep - 1])) {
+        keep -= 1;
+        if upper(parts[keep]) {
+            cut = Some(keep);
+        }
+    }
+    match cut {
+        Some(k) => parts[..k].join("_"),
+        None => name.to_string(),
+    }
+}
+
+/// The source location Yosys recorded for a cell of a JSON netlist (`file.v:12.3-14.9`),
+/// looked up by the name a tool reports (nextpnr's packing suffix after `$` ignored).
+pub fn cell_sources(netlist_json: &str, top: &str, cells: &[&str]) -> Vec<Option<String>> {
+    let Ok(v) = serde_json::from_str::<serde_json::Value>(netlist_json) else {
+        return vec![None; cells.len()];
+    };
+    let module = v["modules"]
+        .as_object()
+        .and_then(|m| m.iter().find(|(k, _)| k.trim_start_matches('\\') == top))
+        .map(|(_, m)| m);
+    cells
+        .iter()
+        .map(|c| {
+            let base = c.split('$').next().unwrap_or(c);
+            let cell = module?
+                .get("cells")?
+                .get(base)
+                .or_else(|| module?.get("cells")?.get(*c))?;
+            let src = cell.get("attributes")?.get("src")?.as_str()?;
+            // Several locations joined by `|`: the first is the register's own.
+            Some(src.split('|').next().unwrap_or(src).to_string())
+        })
+        .collect()
+}
+
+/// The longest chain of combinational cells between sequential ones, ports or constants,
+/// in a Yosys JSON netlist of one flat module: cells whose type `comb` accepts are logic
+/// levels, every other cell and every port ends a chain.
+pub fn logic_depth(
+    netlist_json: &str,
+    top: &str,
+    comb: impl Fn(&str) -> bool,
+) -> Result<u32, String> {
+    let v: serde_json::Value =
+        serde_json::from_str(netlist_json).map_err(|e| format!("netlist json: {e}"))?;
+    let module = v["modules"]
+        .as_object()
+        .and_then(|m| m.iter().find(|(k, _)| k.trim_start_matches('\\') == top))
+        .map(|(_, m)| m)
+        .ok_or_else(|| format!("netlist has no module {top}"))?;
+    let cells = module["cells"].as_object().ok_or("netlist has no cells")?;
+    // bit -> combinational cell index driving it; cell -> its input bits.
+    let mut comb_cells: Vec<Vec<u64>> = Vec::new();
+    let mut driver: HashMap<u64, usize> = HashMap::new();
+    for cell in cells.values() {
+        let ty = cell["type"].as_str().unwrap_or("");
+        if !comb(ty) {
+            continue;
+        }
+        let idx = comb_cells.len();
+        let mut inputs = Vec::new();
+        let dirs = cell["port_directions"].as_object();
+        if let (Some(conns), Some(dirs)) = (cell["connections"].as_object(), dirs) {
+            for (port, bits) in conns {
+                let out = dirs.get(port).and_then(|d| d.as_str()) == Some("output");
+                for b in bits
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .filter_map(|b| b.as_u64())
+                {
+                    if out {
+                        driver.insert(b, idx);
+                    } else {
+                        inputs.push(b);
+                    }
+                }
+            }
+        }
+        comb_cells.push(inputs);
+    }
+    // Longest path by memoised depth-first search; the netlist of a synthesized design
+    // has no combinational loop (`check -assert` ran), so the recursion ends.
+    let mut depth: Vec<Option<u32>> = vec![None; comb_cells.len()];
+    fn visit(
+        i: usize,
+        cells: &[Vec<u64>],
+        driver: &HashMap<u64, usize>,
+        depth: &mut Vec<Option<u32>>,
+        on_stack: &mut Vec<bool>,
+    ) -> u32 {
+        if let Some(d) = depth[i] {
+            return d;
+        }
+        if on_stack[i] {
+            return 0;
+        }
+        on_stack[i] = true;
+        let mut best = 0;
+        for b in &cells[i] {
+            if let Some(&j) = driver.get(b) {
+                best = best.max(visit(j, cells, driver, depth, on_stack));
+            }
+        }
+        on_stack[i] = false;
+        depth[i] = Some(best + 1);
+        best + 1
+    }
+    let mut on_stack = vec![false; comb_cells.len()];
+    let mut worst = 0;
+    for i in 0..comb_cells.len() {
+        worst = worst.max(visit(i, &comb_cells, &driver, &mut depth, &mut on_stack));
+    }
+    Ok(worst)
+}
+
+/// OpenSTA's answers for one design.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct StaResult {
+    /// `report_worst_slack`: over every path, ports included, at the config's clock.
+    pub worst_slack_ns: Option<f64>,
+    /// The worst register-to-register path's slack at the config's clock.
+    pub reg_slack_ns: Option<f64>,
+    pub critical_path: Option<CriticalPath>,
+}
+
+/// Parses the text of the STA script [`crate::synth`] runs: `report_worst_slack`, then
+/// the register-to-register `report_checks` after a line `=== reg2reg`.
+pub fn sta(text: &str, flop_cells: &[&str]) -> StaResult {
+    let worst_slack_ns = text
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("worst slack "))
+        .and_then(|v| v.trim().parse().ok());
+    let r2r = text.split("=== reg2reg").nth(1).unwrap_or("");
+    let mut from = None;
+    let mut to = None;
+    let mut slack = None;
+    let mut arrival = None;
+    let mut levels = 0u32;
+    for l in r2r.lines() {
+        let t = l.trim();
+        if let Some(s) = t.strip_prefix("Startpoint: ") {
+            from = Some(s.split_whitespace().next().unwrap_or(s).to_string());
+        } else if let Some(s) = t.strip_prefix("Endpoint: ") {
+            to = Some(s.split_whitespace().next().unwrap_or(s).to_string());
+        } else if t.ends_with("slack (MET)") || t.ends_with("slack (VIOLATED)") {
+            slack = t.split_whitespace().next().and_then(|v| v.parse().ok());
+        } else if t.ends_with("data arrival time") && arrival.is_none() {
+            arrival = t.split_whitespace().next().and_then(|v| v.parse().ok());
+        } else if slack.is_none() && arrival.is_none() {
+            // A pin line: `0.109    0.497 ^ u_x/Y (NOR2X1)`; a gate is a level.
+            if let (Some(open), true) = (t.rfind('('), t.ends_with(')')) {
+                let cell = &t[open + 1..t.len() - 1];
+                let pin_line = t.contains(" ^ ") || t.contains(" v ");
+                if pin_line && !flop_cells.contains(&cell) {
+                    levels += 1;
+                }
+            }
+        }
+    }
+    let critical_path = match (from, to) {
+        (Some(f), Some(t)) => Some(CriticalPath {
+            from: register_name(&f),
+            to: register_name(&t),
+            logic_levels: levels,
+            delay_ns: arrival.unwrap_or(0.0),
+            from_cell: f,
+            to_cell: t,
+            from_src: None,
+            to_src: None,
+        }),
+        _ => None,
+    };
+    StaResult {
+        worst_slack_ns,
+        reg_slack_ns: slack,
+        critical_path,
+    }
+}
+
+/// The area of one cell in a liberty file (`cell (NAND2X1) { area : 24; ...`).
+pub fn liberty_cell_area(liberty: &str, cell: &str) -> Option<f64> {
+    let start = liberty.find(&format!("cell ({cell})"))?;
+    let rest = &liberty[start..];
+    let a = rest.find("area")?;
+    let after = rest[a + 4..].trim_start().strip_prefix(':')?;
+    let value: String = after
+        .trim_start()
+        .chars()
+        .take_while(|c| c.is_ascii_digit() || *c == '.')
+        .collect();
+    value.parse().ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn register_names_lose_the_mappers_suffixes() {
+        assert_eq!(
+            register_name("u_stage2.count_q_DFFSR_Q_1"),
+            "u_stage2.count_q"
+        );
+        assert_eq!(
+            register_name("u_stage2.mem_q[1]_DFFPOSX1_Q_10"),
+            "u_stage2.mem_q[1]"
+        );
+        assert_eq!(register_name("valid_q_TRELLIS_FF_Q"), "valid_q");
+        assert_eq!(
+            register_name("u_stage2.mem_q.0.3$DPRAM_COMB3"),
+            "u_stage2.mem_q.0.3"
+        );
+        assert_eq!(register_name("plain_name"), "plain_name");
+        assert_eq!(register_name("u_s.data_q_SB_DFFE_Q_30_DFFLC"), "u_s.data_q");
+        assert_eq!(register_name("mem_q_1"), "mem_q_1");
+    }
+
+    #[test]
+    fn nextpnr_report_gives_fmax_levels_and_ends() {
+        let json = r#"{"fmax": {"clk_i": {"achieved": 275.5, "constraint": 200}},
+          "utilization": {"TRELLIS_FF": {"available": 10, "used": 4}, "DP16KD": {"available": 3, "used": 0}},
+          "critical_paths": [{"from": "posedge clk_i", "to": "posedge clk_i", "path": [
+            {"type": "clk-to-q", "delay": 0.5, "from": {"cell": "a_q_TRELLIS_FF_Q"}, "to": {"cell": "a_q_TRELLIS_FF_Q"}},
+            {"type": "routing", "delay": 0.9, "from": {"cell": "a_q_TRELLIS_FF_Q"}, "to": {"cell": "x_LUT4_Z"}},
+            {"type": "logic", "delay": 0.25, "from": {"cell": "x_LUT4_Z"}, "to": {"cell": "x_LUT4_Z"}},
+            {"type": "routing", "delay": 0.6, "from": {"cell": "x_LUT4_Z"}, "to": {"cell": "b_q_TRELLIS_FF_Q_2"}},
+            {"type": "setup", "delay": 0.1, "from": {"cell": "b_q_TRELLIS_FF_Q_2"}, "to": {"cell": "b_q_TRELLIS_FF_Q_2"}}]}]}"#;
+        let r = nextpnr(json, 3).expect("parses");
+        assert_eq!(r.fmax_mhz, Some(275.5));
+        assert_eq!(r.used.get("TRELLIS_FF"), Some(&4));
+        assert!(!r.used.contains_key("DP16KD"));
+        let p = r.critical_path.expect("path");
+        assert_eq!(
+            (p.from.as_str(), p.to.as_str(), p.logic_levels),
+            ("a_q", "b_q", 1)
+        );
+        assert!((p.delay_ns - 2.35).abs() < 1e-9);
+    }
+
+    #[test]
+    fn sta_text_gives_slacks_and_the_register_path() {
+        let text = "worst slack 2.484\ntns 0.000\n=== reg2reg\n\
+Startpoint: u_s.count_q_DFFSR_Q_1\n            (rising edge-triggered flip-flop clocked by clk)\n\
+Endpoint: u_s.mem_q[1]_DFFPOSX1_Q_10\n\
+   0.000    0.000 ^ u_s.count_q_DFFSR_Q_1/CLK (DFFSR)\n\
+   0.237    0.237 v u_s.count_q_DFFSR_Q_1/Q (DFFSR)\n\
+   0.151    0.387 v n1/Y (BUFX2)\n\
+   0.109    0.497 ^ n2/Y (NOR2X1)\n\
+   0.000    0.497 ^ u_s.mem_q[1]_DFFPOSX1_Q_10/D (DFFPOSX1)\n\
+            0.497   data arrival time\n\
+   5.000    5.000 ^ u_s.mem_q[1]_DFFPOSX1_Q_10/CLK (DFFPOSX1)\n\
+            4.321   slack (MET)\n";
+        let r = sta(text, &["DFFSR", "DFFPOSX1"]);
+        assert_eq!(r.worst_slack_ns, Some(2.484));
+        assert_eq!(r.reg_slack_ns, Some(4.321));
+        let p = r.critical_path.expect("path");
+        assert_eq!(p.from, "u_s.count_q");
+        assert_eq!(p.to, "u_s.mem_q[1]");
+        assert_eq!(p.logic_levels, 2);
+        assert_eq!(p.delay_ns, 0.497);
+    }
+
+    #[test]
+    fn logic_depth_counts_the_longest_combinational_chain() {
+        // a -> L1 -> L2 -> FF, and a -> L3 -> FF: depth 2.
+        let json = r#"{"modules": {"t": {"cells": {
+          "l1": {"type": "LUT2", "port_directions": {"I0": "input", "O": "output"}, "connections": {"I0": [2], "O": [3]}},
+          "l2": {"type": "LUT2", "port_directions": {"I0": "input", "O": "output"}, "connections": {"I0": [3], "O": [4]}},
+          "l3": {"type": "LUT2", "port_directions": {"I0": "input", "O": "output"}, "connections": {"I0": [2], "O": [5]}},
+          "ff": {"type": "FDRE", "port_directions": {"D": "input", "Q": "output"}, "connections": {"D": [4], "Q": [2]}}
+        }}}}"#;
+        assert_eq!(logic_depth(json, "t", |t| t.starts_with("LUT")), Ok(2));
+    }
+
+    #[test]
+    fn liberty_area_of_a_cell() {
+        let lib = "cell (INVX1) {\narea : 16;\n}\ncell (NAND2X1) {\narea : 24;\n";
+        assert_eq!(liberty_cell_area(lib, "NAND2X1"), Some(24.0));
+        assert_eq!(liberty_cell_area(lib, "NOR2X1"), None);
+    }
+}
