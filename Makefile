@@ -4,6 +4,7 @@
 #                     into rtl_out/gpurtl_default/ (needs only cargo)
 #   make test         install missing tools, then fmt check, clippy, all tests
 #   make lint         verilator --lint-only -Wall on every module of every preset
+#   make synth        gpurtl synth --all through ecp5 and asic (CONFIG= picks a config)
 #   make bench        cargo bench
 #   make deps         install missing tools (scripts/install-deps.sh)
 #   make clean        remove build output, generated RTL and the sim build cache
@@ -19,7 +20,7 @@ GPURTL := ./target/release/gpurtl
 
 .DEFAULT_GOAL := all
 
-.PHONY: all generate build test deps lint bench clean help
+.PHONY: all generate build test deps lint synth bench clean help
 
 all: generate
 
@@ -55,6 +56,12 @@ lint: deps build
 	  echo "lint ok  $$cfg: $$(echo $$files | sed 's/\.v//g')"; \
 	done
 
+# Place-and-route of every unit: minutes per big unit; runs are cached in sim/build/synth.
+synth: build
+	@bash scripts/install-deps.sh --synth
+	$(GPURTL) synth --all --target ecp5$(if $(CONFIG), --config $(CONFIG))
+	$(GPURTL) synth --all --target asic$(if $(CONFIG), --config $(CONFIG))
+
 bench:
 	$(CARGO) bench
 
@@ -64,4 +71,4 @@ clean:
 	if [ -d rtl_out ]; then find rtl_out -mindepth 1 -maxdepth 1 ! -name README.md -exec rm -rf {} +; fi
 
 help:
-	@sed -n '3,13p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '3,14p' Makefile | sed 's/^# \{0,1\}//'
