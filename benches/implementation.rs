@@ -1,0 +1,139 @@
+//! Every unit of every preset through the implementation flow (`gpurtl synth`'s library
+//! entry point): ECP5-85F speed 6 out of context over three placement seeds, and the OSU
+//! 0.18 um ASIC estimate; prints the BENCHMARKS.md table rows.
+//!
+//! `cargo bench --bench implementation`; `GPURTL_BENCH_PRESETS=default,wide` picks presets
+//! (`default` is the embedded one), `GPURTL_BENCH_TARGETS=ecp5` the targets. Runs are
+//! cached in sim/build/synth, so an interrupted run resumes. Only does work when cargo
+//! passes `--bench`.
+
+use std::path::Path;
+
+use gpurtl::config;
+use gpurtl::rtl;
+use gpurtl::synth::{self, Event, Options, Target, UnitReport};
+
+fn main() {
+    if !std::env::args().any(|a| a == "--bench") {
+        println!("implementation: skipped (run it with `cargo bench --bench implementation`)");
+        return;
+    }
+    let presets: Vec<String> = std::env::var("GPURTL_BENCH_PRESETS")
+        .map(|v| v.split(',').map(String::from).collect())
+        .unwrap_or_else(|_| {
+            let mut v: Vec<String> = std::fs::read_dir("configs")
+                .expect("configs/")
+                .filter_map(|e| e.ok())
+                .map(|e| e.path())
+                .filter(|p| p.extension().is_some_and(|x| x == "toml"))
+                .filter_map(|p| p.file_stem().map(|s| s.to_string_lossy().into_owned()))
+                .collect();
+            v.sort();
+            v
+        });
+    let targets: Vec<Target> = std::env::var("GPURTL_BENCH_TARGETS")
+        .map(|v| {
+            v.split(',')
+                .map(|t| match t {
+                    "ecp5" => Target::Ecp5,
+                    "asic" => Target::Asic,
+                    "xilinx7" => Target::Xilinx7,
+                    "ice40" => Target::Ice40,
+                    "generic" => Target::Generic,
+                    other => panic!("unknown target {other}"),
+                })
+                .collect()
+        })
+        .unwrap_or_else(|_| vec![Target::Ecp5, Target::Asic]);
+    let progress = |e: Event| {
+        if let Event::Done {
+            unit,
+            step,
+            seconds,
+            cached,
+        } = e
+        {
+            eprintln!(
+                "  {unit} {step}: {seconds:.1} s{}",
+                if cached { " (cached)" } else { "" }
+            );
+        }
+    };
+    let mut rows = Vec::new();
+    for preset in &presets {
+        let path = Path::new("configs").join(format!("{preset}.toml"));
+        let cfg = config::load(Some(&path)).unwrap_or_else(|e| panic!("{preset}: {e}"));
+        let design = rtl::elaborate(&cfg).expect("renders");
+        let units: Vec<String> = design.units.iter().map(|u| u.name.to_string()).collect();
+        for &target in &targets {
+            eprintln!("{preset}: {} on {} units", target.name(), units.len());
+            let opt = Options {
+                target,
+                seeds: 3,
+                ..Options::default()
+            };
+            // One unit at a time, so that a unit whose tools fail is reported and the
+            // others still run.
+            for u in &units {
+                match synth::run(&cfg, &design, std::slice::from_ref(u), &opt, &progress) {
+                    Ok(r) => rows.extend(r.into_iter().map(|r| (preset.clone(), r))),
+                    Err(e) => eprintln!("{preset} {u} {}: FAILED: {e}", target.name()),
+                }
+            }
+        }
+    }
+    print_rows(&rows);
+}
+
+fn print_rows(rows: &[(String, UnitReport)]) {
+    println!(
+        "| preset | unit | target MHz | LUT4 | FF | EBR | DSP | Fmax median (min..max) | slack ns | critical path (levels) |"
+    );
+    println!("|---|---|---|---|---|---|---|---|---|---|");
+    for (p, r) in rows.iter().filter(|(_, r)| r.target == Target::Ecp5) {
+        let get = |k: &str| r.resources.get(k).copied().unwrap_or(0);
+        println!(
+            "| {p} | {} | {} | {} | {} | {} | {} | {} ({}..{}) | {} | {} |",
+            r.unit,
+            r.target_mhz,
+            get("LUT4"),
+            get("FF"),
+            get("EBR"),
+            get("DSP"),
+            fmt(r.fmax_mhz),
+            fmt(r.fmax_min_mhz),
+            fmt(r.fmax_max_mhz),
+            r.slack_ns.map_or("-".into(), |s| format!("{s:+.2}")),
+            path(r)
+        );
+    }
+    println!();
+    println!(
+        "| preset | unit | cells | FF | area um^2 | NAND2 eq | Fmax MHz | worst slack ns (SDC) | critical path (levels) |"
+    );
+    println!("|---|---|---|---|---|---|---|---|---|");
+    for (p, r) in rows.iter().filter(|(_, r)| r.target == Target::Asic) {
+        let get = |k: &str| r.resources.get(k).copied().unwrap_or(0);
+        println!(
+            "| {p} | {} | {} | {} | {:.0} | {:.0} | {} | {} | {} |",
+            r.unit,
+            get("cells"),
+            get("FF"),
+            r.area_um2.unwrap_or(0.0),
+            r.nand2_equivalents.unwrap_or(0.0),
+            fmt(r.fmax_mhz),
+            r.worst_slack_ns.map_or("-".into(), |s| format!("{s:+.2}")),
+            path(r)
+        );
+    }
+}
+
+fn fmt(v: Option<f64>) -> String {
+    v.map_or("-".into(), |f| format!("{f:.1}"))
+}
+
+fn path(r: &UnitReport) -> String {
+    r.critical_path.as_ref().map_or("-".into(), |p| {
+        format!("`{}` -> `{}` ({})", p.from, p.to, p.logic_levels)
+    })
+}
