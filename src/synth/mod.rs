@@ -679,6 +679,16 @@ fn locate(ctx: &Ctx, netlist: &str, top: &str, path: &mut Option<CriticalPath>) 
     let mut src = parse::cell_sources(&json, top, &[&p.from_cell, &p.to_cell]).into_iter();
     p.from_src = src.next().flatten();
     p.to_src = src.next().flatten();
+    // A register synthesis re-encoded keeps no name of its own: `autoname` then names it
+    // after the logic around it (`x_i_L6MUX21_SD_Z_LUT4_Z`), which would mislead.
+    for (name, src) in [(&mut p.from, &p.from_src), (&mut p.to, &p.to_src)] {
+        if parse::is_autonamed(name) {
+            *name = match src {
+                Some(s) => format!("(unnamed register of {s})"),
+                None => format!("(unnamed register {name})"),
+            };
+        }
+    }
 }
 
 fn run_sta(ctx: &Ctx, ts: &Toolset, top: &str, sdc_text: &str) -> Result<StaResult, SynthError> {

@@ -231,6 +231,17 @@ pub fn register_name(cell: &str) -> String {
     }
 }
 
+/// Whether a name still carries a mapped cell type after [`register_name`] (`x_LUT4_Z_1`):
+/// the generated Verilog's signal names are lower case.
+pub fn is_autonamed(name: &str) -> bool {
+    name.split(['_', '.']).any(|p| {
+        p.len() > 1
+            && p.chars()
+                .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit())
+            && p.chars().any(|c| c.is_ascii_uppercase())
+    })
+}
+
 /// The source location Yosys recorded for a cell of a JSON netlist (`file.v:12.3-14.9`),
 /// looked up by the name a tool reports (nextpnr's packing suffix after `$` ignored).
 pub fn cell_sources(netlist_json: &str, top: &str, cells: &[&str]) -> Vec<Option<String>> {
@@ -437,6 +448,9 @@ mod tests {
         assert_eq!(register_name("plain_name"), "plain_name");
         assert_eq!(register_name("u_s.data_q_SB_DFFE_Q_30_DFFLC"), "u_s.data_q");
         assert_eq!(register_name("mem_q_1"), "mem_q_1");
+        assert!(is_autonamed("host_i_L6MUX21_SD_Z_L6MUX21_D1_Z_LUT4_Z_1"));
+        assert!(!is_autonamed("u_stage2.mem_q[1]"));
+        assert!(!is_autonamed("u_stage2.mem_q.0.4"));
     }
 
     #[test]
