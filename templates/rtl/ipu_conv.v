@@ -85,6 +85,9 @@ module {{ name }} #(
   reg  [Taps*32-1:0] win_q;         // row a, column b at tap a * Kernel + b; newest last
   wire [Taps*32-1:0] win_d;
   wire [4*Taps*ProdW-1:0] prods;  // per channel and tap: weight x component
+  reg  [4*Kernel*AccW-1:0] rsum_d;  // per channel and window row: the row's products summed
+  reg  [4*Kernel*AccW-1:0] rsum_q;
+  reg  [31:0] result;               // the row sums summed, rounded and clamped
 
 {%- include "rtl/ipu_beat_pixel.v" %}
   wire        out_free = ~out_valid_q | out_ready_i;
@@ -270,8 +273,6 @@ module {{ name }} #(
   // Per channel and window row the sum of the row's products, sign-extended (exact: AccW
   // holds the sum of all Taps products).
   reg  [AccW-1:0] racc;
-  reg  [4*Kernel*AccW-1:0] rsum_d;
-  reg  [4*Kernel*AccW-1:0] rsum_q;
   integer t, row, chn;
   always @(*) begin
     racc   = {AccW{1'b0}};
@@ -292,7 +293,6 @@ module {{ name }} #(
   /* verilator lint_off UNUSEDSIGNAL */
   reg  [AccW-1:0] sum;
   /* verilator lint_on UNUSEDSIGNAL */
-  reg  [31:0] result;
   always @(*) begin
     result = 32'd0;
     sum    = Half;

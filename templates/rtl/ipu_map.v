@@ -27,14 +27,17 @@ module {{ name }} #(
   parameter [3:0]   IndexMaps = 4'b{{ imaps_bits }},
 {%- endif %}
   // Beat: {% if multi %}{mask[Lanes], y, x, Lanes x RGBA8}{% else %}{y, x, RGBA8}{% endif %}.
-  parameter integer BeatWidth = {{ beat_w }}
+  parameter integer BeatWidth = {{ beat_w }},
+  // Derived, not for overriding: a table address. A parameter only because ports need it
+  // and Verilog-2005 declares localparams after the port list.
+  parameter integer AddrW     = (TableSize > 1) ? $clog2(TableSize) : 1
 ) (
   input  wire        clk_i,
   input  wire        {{ rst.port }},
   input  wire        map_color_i,
   // A channel whose map is not generated reads neither its size nor its loaded bit.
   /* verilator lint_off UNUSEDSIGNAL */
-  input  wire [4*SizeW-1:0] size_i,
+  input  wire [4*AddrW-1:0] size_i,
   input  wire [3:0]  loaded_i,
   /* verilator lint_on UNUSEDSIGNAL */
 {%- if index %}
@@ -61,7 +64,6 @@ module {{ name }} #(
   output wire        busy_o
 );
 
-  localparam integer AddrW    = (TableSize > 1) ? $clog2(TableSize) : 1;
   localparam integer SizeW    = AddrW;
   localparam integer MulShift = {{ shift }};
   localparam integer ProdW    = 8 + SizeW;

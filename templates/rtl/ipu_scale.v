@@ -8,14 +8,15 @@
 // Latency 0 (combinational); four 8 x ScaleWidth-bit multipliers.
 // Combinational paths: rgba_i, scale_i -> prod_o.
 module {{ name }} #(
-  parameter integer ScaleWidth = {{ sw }}
+  parameter integer ScaleWidth = {{ sw }},
+  // Derived, not for overriding: a product's width. A parameter only because a port
+  // needs it and Verilog-2005 declares localparams after the port list.
+  parameter integer ProdWidth  = ScaleWidth + 9
 ) (
   input  wire [31:0]             rgba_i,
   input  wire [4*ScaleWidth-1:0] scale_i,
   output wire [4*ProdWidth-1:0]  prod_o
 );
-
-  localparam integer ProdWidth = ScaleWidth + 9;
 
   genvar ch;
   generate

@@ -225,9 +225,12 @@ module {{ name }} #(
     integer victim;    // slot to allocate; -1 when every way is pinned
     integer m2;        // first texel after an allocated miss that still misses
     reg [31:0] best_age;
+    // Every local gets a value before the first branch: one assigned on some paths only
+    // (w, by the victim search alone) keeps its old value on the others, a latch.
     pos = {{ "{" }}{{ pos_pad }}, pos_q};
     m2 = Ports;
     s = 0;
+    w = 0;
     q_push = 1'b0;
     q_in = {PassW{1'b0}};
 {%- if lru %}

@@ -12,6 +12,7 @@ use gpurtl::config::{self, Config};
 use gpurtl::emit;
 use gpurtl::rtl::{self, Design};
 use gpurtl::sim::SimOptions;
+use gpurtl::synth::tools;
 
 pub fn project_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -78,6 +79,22 @@ pub fn tool(program: &str, args: &[&str], cwd: &Path) -> Output {
         .unwrap_or_else(|e| {
             panic!("`{program}` could not run ({e}): install it (`make test` runs scripts/install-deps.sh)")
         })
+}
+
+/// One of the current open tools from the project venv (`gpurtl::synth::tools`); panics
+/// (fails the test) with the install hint when it is missing.
+pub fn current_tool(found: Result<tools::Tool, tools::MissingTool>) -> tools::Tool {
+    found.unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// Runs a current tool in `cwd` (YoWASP tools see only the tree under it, so their file
+/// arguments are relative names in `cwd`).
+pub fn run_current(t: &tools::Tool, args: &[&str], cwd: &Path) -> Output {
+    t.command()
+        .args(args)
+        .current_dir(cwd)
+        .output()
+        .unwrap_or_else(|e| panic!("`{}` could not run ({e})", t.program.display()))
 }
 
 pub fn text(o: &Output) -> String {
