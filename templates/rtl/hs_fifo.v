@@ -82,6 +82,8 @@ module {{ name }} #(
   reg [PtrW-1:0] f_slot;
   reg [Width-1:0] f_expect;
   always @(*) begin
+    // The loop counter too gets a value outside the branch, or it is a latch.
+    f_i = 0;
     f_slot = rd_ptr_q;
     f_expect = f_out_seq;
     if (f_past_valid && !({{ rst.active }})) begin
