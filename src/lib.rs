@@ -4,6 +4,7 @@ pub mod cli;
 pub mod config;
 pub mod emit;
 pub mod formal;
+pub mod iface;
 pub mod model;
 pub mod rng;
 pub mod rtl;

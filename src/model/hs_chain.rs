@@ -2,8 +2,8 @@
 //! replays the harness's random gaps and stalls to predict the clocks a run takes.
 
 use crate::config::HsChain;
+use crate::iface::{Dir, StreamPort};
 use crate::rng::{Rng, STREAM_DATA, STREAM_PORT_BASE};
-use crate::rtl::{Dir, StreamPort};
 use crate::vectors::{Bits, PortVectors, VectorSet};
 
 use super::handshake::Stage;

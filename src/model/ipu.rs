@@ -102,8 +102,8 @@
 
 use crate::config::ipu::{CI8, WEIGHT_FRAC};
 use crate::config::{Fixed, Ipu};
+use crate::iface::{Dir, StreamPort};
 use crate::rng::{Rng, STREAM_DATA};
-use crate::rtl::{Dir, StreamPort};
 use crate::vectors::{Bits, PortVectors, VectorSet};
 
 pub const OP_TRANSFER: u32 = 0x41;

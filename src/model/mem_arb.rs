@@ -12,9 +12,9 @@
 use std::collections::BTreeMap;
 
 use crate::config::{ADDR_BITS, Mem};
+use crate::iface::{Dir, StreamPort};
 use crate::rng::{Rng, memory_word};
 use crate::rtl::mem_arb::{req_width, rw_mem_port, unit_ports};
-use crate::rtl::{Dir, StreamPort};
 use crate::vectors::{Bits, PortVectors, VectorSet};
 
 /// Requester `i`'s traffic is drawn from random stream `STREAM_TRAFFIC + i` of the seed.

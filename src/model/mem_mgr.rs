@@ -5,8 +5,8 @@
 //! answers in order, so the responses alone are compared.
 
 use crate::config::MemMap;
+use crate::iface::StreamPort;
 use crate::rng::Rng;
-use crate::rtl::StreamPort;
 use crate::rtl::mem_mgr::{Code, Encoding, IMAGE_SLOTS, op};
 use crate::vectors::{Bits, PortVectors, VectorSet};
 

@@ -511,9 +511,9 @@ pub fn sim_traffic(
 
 /// Request and response words of the `tex_cache` unit, as rtl/tex_cache.rs lays them out.
 pub fn encode(cfg: &TexCache, ops: &[CacheOp], seed: u64) -> crate::vectors::VectorSet {
+    use crate::iface::{Dir, StreamPort};
     use crate::rng::memory_word;
     use crate::rtl::tex_cache::WORD_ADDR_BITS as AW;
-    use crate::rtl::{Dir, StreamPort};
     use crate::vectors::{Bits, PortVectors, VectorSet};
     let p = cfg.ports;
     let req_w = p * AW + p + 1;

@@ -65,7 +65,7 @@ pub struct Glue {
     pub unit: String,
     pub top: String,
     pub ports: Vec<GluePort>,
-    pub mem_ports: Vec<crate::rtl::MemPort>,
+    pub mem_ports: Vec<crate::iface::MemPort>,
     pub rw_mem_ports: Vec<crate::rtl::mem_arb::RwMemPort>,
     pub rst_port: &'static str,
     pub rst_active_low: bool,

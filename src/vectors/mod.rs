@@ -20,8 +20,8 @@ use std::fmt::Write as _;
 use std::fs;
 use std::path::Path;
 
+use crate::iface::{Dir, StreamPort};
 use crate::rng::Rng;
-use crate::rtl::{Dir, StreamPort};
 
 /// A bit vector of a fixed width, as 32-bit limbs, least significant first.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]

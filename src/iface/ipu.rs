@@ -1,0 +1,1 @@
+//! The contract of the image processing unit: what its RTL and its model agree on.

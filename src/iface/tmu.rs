@@ -1,0 +1,1 @@
+//! The contract of the texture mapping unit: what its RTL and its model agree on.
