@@ -7,8 +7,8 @@
 //! Timings per run:
 //! - `run_built`: the whole library call: model vectors, vector files, the cycle model's
 //!   prediction, the Vsim process, reading its report (best of `RUN_REPEATS`).
-//! - its parts, repeated here one by one: `model::vectors`, writing the files,
-//!   `model::expectation`, and the Vsim process alone, started with the arguments
+//! - its parts, repeated here one by one: `units::vectors`, writing the files,
+//!   `units::expectation`, and the Vsim process alone, started with the arguments
 //!   `run_built` gives it (best of `REPEATS`);
 //! - `Vsim load`: the same process with `--max-errors 0`, which loads the vector files and
 //!   writes its report but clocks nothing; `Vsim - load` is the clocked loop alone.
@@ -19,9 +19,9 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use gpurtl::config::{self, Config};
-use gpurtl::model;
-use gpurtl::rtl::{self, Design};
+use gpurtl::rtl::Design;
 use gpurtl::sim::{self, SimOptions, SimReport};
+use gpurtl::units;
 
 const SEED: u64 = 1;
 /// `run_built` is timed best of `RUN_REPEATS`, the bare Vsim process best of `REPEATS`.
@@ -46,7 +46,7 @@ fn main() {
 
     // Default chain: speed and throughput.
     let cfg = config::parse(config::DEFAULT_TOML, config::DEFAULT_ORIGIN).expect("default preset");
-    let design = rtl::elaborate(&cfg).expect("elaborate");
+    let design = units::elaborate(&cfg).expect("elaborate");
     let (build_dir, cached, build_time) = build(&cfg, &design, &work_dir);
     let stages: Vec<String> = cfg
         .hs_chain
@@ -133,7 +133,7 @@ fn main() {
             kind.replace(':', "")
         );
         let cfg = config::parse(&toml, kind).expect("one-stage config");
-        let design = rtl::elaborate(&cfg).expect("elaborate");
+        let design = units::elaborate(&cfg).expect("elaborate");
         let (build_dir, cached, build_time) = build(&cfg, &design, &work_dir);
         for (gap, stall) in [(0.0, 0.0), (0.3, 0.3)] {
             let opt = options(count, gap, stall, &work_dir);
@@ -192,11 +192,11 @@ fn run(
 
 /// The parts of one `run_built`, timed one by one.
 struct Parts {
-    /// `model::vectors`: stimulus and expected output.
+    /// `units::vectors`: stimulus and expected output.
     vectors: Duration,
     /// Writing the vector files.
     write: Duration,
-    /// `model::expectation`: the cycle model's prediction.
+    /// `units::expectation`: the cycle model's prediction.
     model: Duration,
     /// The Vsim process, best of `REPEATS`.
     vsim: Duration,
@@ -208,7 +208,7 @@ struct Parts {
 /// arguments `run_built` gives it, and must report the same clocks.
 fn time_parts(cfg: &Config, build_dir: &Path, opt: &SimOptions, cycles: u64) -> Parts {
     let t = Instant::now();
-    let vectors = model::vectors(cfg, UNIT, opt.count, opt.seed, None).expect("vectors");
+    let vectors = units::vectors(cfg, UNIT, opt.count, opt.seed, None).expect("vectors");
     let t_vectors = t.elapsed();
     let dir = opt.work_dir.join("runs").join(format!(
         "bench-{}-{}-{}",
@@ -220,7 +220,7 @@ fn time_parts(cfg: &Config, build_dir: &Path, opt: &SimOptions, cycles: u64) -> 
     vectors.write(&dir).expect("writing vectors");
     let t_write = t.elapsed();
     let t = Instant::now();
-    let expectation = model::expectation(cfg, UNIT, &vectors, opt.gap, opt.stall);
+    let expectation = units::expectation(cfg, UNIT, &vectors, opt.gap, opt.stall);
     let t_model = t.elapsed();
     assert_eq!(
         expectation.cycles,

@@ -9,7 +9,8 @@ use std::path::{Path, PathBuf};
 
 mod timing;
 
-use gpurtl::{config, emit, rtl};
+use gpurtl::units;
+use gpurtl::{config, emit};
 
 /// Every `configs/*.toml`, read now (at bench time), sorted by file name.
 fn presets() -> Vec<(String, String)> {
@@ -37,7 +38,7 @@ fn presets() -> Vec<(String, String)> {
 
 fn generate_in_memory(text: &str, origin: &str) -> Vec<emit::OutFile> {
     let cfg = config::parse(text, origin).unwrap_or_else(|e| panic!("{origin}: {e}"));
-    let design = rtl::elaborate(&cfg).unwrap_or_else(|e| panic!("{origin}: {e}"));
+    let design = units::elaborate(&cfg).unwrap_or_else(|e| panic!("{origin}: {e}"));
     emit::files(&design, &cfg)
 }
 

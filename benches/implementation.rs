@@ -10,8 +10,8 @@
 use std::path::Path;
 
 use gpurtl::config;
-use gpurtl::rtl;
 use gpurtl::synth::{self, Event, Options, Target, UnitReport};
+use gpurtl::units;
 
 fn main() {
     if !std::env::args().any(|a| a == "--bench") {
@@ -63,7 +63,7 @@ fn main() {
     for preset in &presets {
         let path = Path::new("configs").join(format!("{preset}.toml"));
         let cfg = config::load(Some(&path)).unwrap_or_else(|e| panic!("{preset}: {e}"));
-        let design = rtl::elaborate(&cfg).expect("renders");
+        let design = units::elaborate(&cfg).expect("renders");
         let units: Vec<String> = design.units.iter().map(|u| u.name.to_string()).collect();
         for &target in &targets {
             eprintln!("{preset}: {} on {} units", target.name(), units.len());

@@ -3,7 +3,7 @@
 //! cell counts of the paper-like organisation.
 //!
 //! Every run goes through the library as `gpurtl sim` does (`sim::build`,
-//! `ipu::encode`, `model::expectation`, `sim::run_vectors`), with no input gaps and no
+//! `ipu::encode`, `units::expectation`, `sim::run_vectors`), with no input gaps and no
 //! output stalls, and is checked against the model: a mismatch or a clock count that
 //! differs from the cycle model stops the bench. Only runs under `cargo bench --bench ipu`
 //! (the `--bench` flag cargo passes); under `cargo test` it prints a note and returns.
@@ -14,10 +14,10 @@ use std::process::Command;
 use std::time::Instant;
 
 use gpurtl::config::{self, Config};
-use gpurtl::model::{self, ipu as m};
+use gpurtl::model::ipu as m;
 use gpurtl::rng::Rng;
-use gpurtl::rtl;
 use gpurtl::sim::{self, SimOptions};
+use gpurtl::units;
 
 /// The organisations measured: the seed's (1 lane, 32-bit DMA words), 2 lanes with 64-bit
 /// words and 4 lanes with 128-bit words; each with zoom, the four colour maps, bitmap and
@@ -109,14 +109,14 @@ fn streams(ipu: &gpurtl::config::Ipu) -> Vec<(String, m::Stream, u64)> {
 fn rates(lanes: u32, work: &Path) -> Vec<Row> {
     let cfg = bench_config(lanes);
     let ipu = cfg.ipu.clone().expect("ipu");
-    let design = rtl::elaborate(&cfg).expect("elaborates");
+    let design = units::elaborate(&cfg).expect("elaborates");
     let unit = design.unit("ipu").expect("ipu unit").clone();
     let (dir, _) = sim::build(&cfg, &design, &unit, false, work).expect("verilates");
     let mut rows = Vec::new();
     for (path, s, pixels) in streams(&ipu) {
         let seed = 1;
         let (v, _) = m::encode(&ipu, &s, seed);
-        let e = model::expectation(&cfg, "ipu", &v, 0.0, 0.0);
+        let e = units::expectation(&cfg, "ipu", &v, 0.0, 0.0);
         let opt = SimOptions {
             gap: 0.0,
             stall: 0.0,
@@ -157,7 +157,7 @@ fn model_speed() -> (u64, f64) {
 /// Yosys 0.23's generic cell and flop counts of `text`'s `ipu` unit, flattened.
 fn cells(text: &str, dir: &Path) -> (u64, u64) {
     let cfg = config::parse(text, "bench").expect("valid");
-    let design = rtl::elaborate(&cfg).expect("elaborates");
+    let design = units::elaborate(&cfg).expect("elaborates");
     let unit = design.unit("ipu").expect("ipu");
     std::fs::create_dir_all(dir).expect("dir");
     let mut files = Vec::new();

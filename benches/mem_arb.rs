@@ -11,8 +11,8 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use gpurtl::config::{self, Config};
-use gpurtl::rtl;
 use gpurtl::sim::{self, MemRows, MemTiming, SimOptions};
+use gpurtl::units;
 
 const SEED: u64 = 1;
 
@@ -142,7 +142,7 @@ fn main() {
     ];
     let mut failed = false;
     for (name, cfg, workload, mem, rows, gap, stall) in runs {
-        let design = rtl::elaborate(cfg).expect("renders");
+        let design = units::elaborate(cfg).expect("renders");
         let opt = SimOptions {
             gap,
             stall,
@@ -187,7 +187,7 @@ fn main() {
 /// state (gnt_q, busy_q, rr_mask_q, sent_q, wbeat_q, wdone_q) and of every request ready, back to
 /// flops and ports: everything but the address, length, write-data and read-data paths.
 fn synth(cfg: &Config, dir: &Path) {
-    let design = rtl::elaborate(cfg).expect("renders");
+    let design = units::elaborate(cfg).expect("renders");
     let unit = design.unit("mem_arb").expect("unit");
     std::fs::create_dir_all(dir).expect("dir");
     let mut files = Vec::new();

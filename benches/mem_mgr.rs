@@ -13,11 +13,12 @@ use std::process::Command;
 use std::time::Instant;
 
 use gpurtl::config::{self, Config, MemMap};
+use gpurtl::model::mem_mgr;
 use gpurtl::model::mem_mgr::Cmd;
-use gpurtl::model::{self, mem_mgr};
 use gpurtl::rtl::mem_mgr::op;
-use gpurtl::rtl::{self, Design, Unit};
+use gpurtl::rtl::{Design, Unit};
 use gpurtl::sim::{self, SimOptions};
+use gpurtl::units;
 
 const SEED: u64 = 1;
 
@@ -35,7 +36,7 @@ fn cmd(op: u32, id: u32, arg: u32) -> Cmd {
 /// initialisation. Panics if the RTL and the model disagree.
 fn clocks(cfg: &Config, map: &MemMap, unit: &Unit, dir: &Path, work: &Path, cmds: &[Cmd]) -> u64 {
     let v = mem_mgr::encode(map, cmds, SEED);
-    let e = model::expectation(cfg, "mem_mgr", &v, 0.0, 0.0);
+    let e = units::expectation(cfg, "mem_mgr", &v, 0.0, 0.0);
     let opt = SimOptions::new(cmds.len(), SEED, work.to_path_buf());
     let r = sim::run_vectors(unit, dir, true, &opt, &v, &e).expect("runs");
     assert!(r.passed, "{:?}", r.errors);
@@ -56,7 +57,7 @@ fn main() {
     let text = std::fs::read_to_string(root.join("configs/seed002_hmgpu.toml")).expect("preset");
     let cfg = config::parse(&text, "seed002_hmgpu.toml").expect("valid");
     let map = cfg.mem.as_ref().and_then(|m| m.map.clone()).expect("map");
-    let design: Design = rtl::elaborate(&cfg).expect("renders");
+    let design: Design = units::elaborate(&cfg).expect("renders");
     let unit = design.unit("mem_mgr").expect("unit").clone();
     let (dir, _) = sim::build(&cfg, &design, &unit, false, &work).expect("verilates");
     let pb = map.page_bytes as u32;
@@ -146,7 +147,7 @@ fn main() {
         ),
     ] {
         let cfg = config::load(path.as_deref()).expect("preset");
-        let design = rtl::elaborate(&cfg).expect("renders");
+        let design = units::elaborate(&cfg).expect("renders");
         let m = design
             .modules
             .iter()

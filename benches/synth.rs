@@ -12,6 +12,7 @@ use std::time::Instant;
 
 use gpurtl::config;
 use gpurtl::rtl;
+use gpurtl::units;
 
 /// Cell counts from one `stat`.
 #[derive(Default)]
@@ -108,7 +109,7 @@ fn chain_toml(stages: &str) -> String {
 /// For a one-stage config the top is the stage's own module; for the chain, the chain top.
 fn generate(toml: &str, dir: &Path, whole_unit: bool) -> ((String, Vec<PathBuf>), String) {
     let cfg = config::parse(toml, "synth bench").unwrap_or_else(|e| panic!("{e}"));
-    let design = rtl::elaborate(&cfg).expect("elaborate");
+    let design = units::elaborate(&cfg).expect("elaborate");
     let unit = design.unit("hs_chain").expect("hs_chain unit");
     let modules = design.unit_modules(unit);
     let chosen: Vec<&rtl::Module> = if whole_unit {

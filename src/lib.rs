@@ -11,5 +11,6 @@ pub mod rtl;
 pub mod sim;
 pub mod synth;
 pub mod texio;
+pub mod units;
 pub mod vectors;
 pub mod workload;

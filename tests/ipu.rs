@@ -11,10 +11,11 @@ use std::path::PathBuf;
 
 use common::*;
 use gpurtl::config::Config;
-use gpurtl::model::{self, ipu as m};
+use gpurtl::model::ipu as m;
 use gpurtl::rng::Rng;
 use gpurtl::rtl::{Design, Unit};
 use gpurtl::sim::{self, SimReport};
+use gpurtl::units;
 
 fn ipu_config(name: &str, reset: (&str, &str), body: &str) -> Config {
     parse(
@@ -129,7 +130,7 @@ fn build_cfg(cfg: Config) -> Built {
 fn run(b: &Built, stream: &m::Stream, seed: u64, gap: f64, stall: f64) -> (SimReport, m::Outputs) {
     let ipu = b.cfg.ipu.as_ref().expect("ipu");
     let (v, out) = m::encode(ipu, stream, seed);
-    let e = model::expectation(&b.cfg, "ipu", &v, gap, stall);
+    let e = units::expectation(&b.cfg, "ipu", &v, gap, stall);
     let opt = sim_options(stream.cmds.len(), seed, gap, stall);
     let r = sim::run_vectors(&b.unit, &b.dir, true, &opt, &v, &e).expect("runs");
     (r, out)

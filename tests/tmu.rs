@@ -10,8 +10,9 @@ mod common;
 
 use common::*;
 use gpurtl::config::Config;
-use gpurtl::model::{self, tmu::unit};
+use gpurtl::model::tmu::unit;
 use gpurtl::sim::{self, MemTiming};
+use gpurtl::units;
 
 fn preset(name: &str) -> Config {
     let text =
@@ -62,7 +63,7 @@ fn every_combination(cfg: &Config) {
         latency: 20,
         ..Default::default()
     };
-    let e = model::expectation(cfg, "tmu", &v, opt.gap, opt.stall);
+    let e = units::expectation(cfg, "tmu", &v, opt.gap, opt.stall);
     let r = sim::run_vectors(&unit, &dir, cached, &opt, &v, &e).expect("runs");
     assert!(
         r.passed,

@@ -9,9 +9,9 @@ use anyhow::{Context, Result, bail};
 use clap::{Args, Parser, Subcommand};
 
 use crate::config::{self, Config, LoadError, StageKind};
-use crate::rtl::{self, Design, GENERATOR};
+use crate::rtl::{Design, GENERATOR};
 use crate::sim::{self, SimOptions, SimReport};
-use crate::{emit, model};
+use crate::{emit, units};
 
 mod draw;
 mod render;
@@ -72,26 +72,23 @@ impl RunArgs {
         let Some(w) = &self.workload else {
             return Ok(());
         };
-        if self.unit == "mem_arb" {
-            let names = crate::model::mem_arb::WORKLOADS;
-            if !names.contains(&w.as_str()) {
-                return Err(usage(anyhow::anyhow!(
-                    "unknown mem_arb workload `{w}`; allowed: {}",
-                    names.join(", ")
-                )));
-            }
+        // An unknown unit is reported by `load`, with the config's list of units.
+        let Some(def) = units::find(&self.unit) else {
             return Ok(());
-        }
-        if self.unit != "tex_cache" {
+        };
+        let names = def.workloads();
+        if names.is_empty() {
+            let with: Vec<&str> = units::UNITS
+                .iter()
+                .filter(|u| !u.workloads().is_empty())
+                .map(|u| u.name())
+                .collect();
             return Err(usage(anyhow::anyhow!(
-                "--workload applies to tex_cache and mem_arb only"
+                "--workload applies to {} only",
+                with.join(" and ")
             )));
         }
-        if crate::workload::Workload::from_name(w).is_none() {
-            let names: Vec<&str> = crate::workload::Workload::ALL
-                .iter()
-                .map(|w| w.name())
-                .collect();
+        if !names.contains(&w.as_str()) {
             return Err(usage(anyhow::anyhow!(
                 "unknown workload `{w}`; allowed: {}",
                 names.join(", ")
@@ -229,7 +226,7 @@ fn load(arg: &ConfigArg) -> Result<(Config, Design), Failure> {
         LoadError::Invalid(errs) => usage(anyhow::Error::new(errs)),
         other => usage(other),
     })?;
-    let design = rtl::elaborate(&cfg).map_err(failure)?;
+    let design = units::elaborate(&cfg).map_err(failure)?;
     Ok((cfg, design))
 }
 
@@ -260,15 +257,11 @@ fn run(cli: Cli) -> Result<u8, Failure> {
                     u.top,
                     ports.join(", ")
                 );
-                if let (Some(mem), "mem_arb") = (&cfg.mem, u.name) {
-                    for w in crate::rtl::mem_arb::worst_case_waits(mem) {
-                        println!("             worst-case wait {}", w.describe());
-                    }
-                }
-                if let (Some(map), "mem_mgr") =
-                    (cfg.mem.as_ref().and_then(|m| m.map.as_ref()), u.name)
+                for note in units::find(u.name)
+                    .map(|d| d.notes(&cfg))
+                    .unwrap_or_default()
                 {
-                    println!("             {}", crate::rtl::mem_mgr::describe(map));
+                    println!("             {note}");
                 }
             }
             Ok(0)
@@ -282,7 +275,7 @@ fn run(cli: Cli) -> Result<u8, Failure> {
                 workload,
                 ..
             } = run;
-            let set = model::vectors(&cfg, &unit, count, seed, workload.as_deref())
+            let set = units::vectors(&cfg, &unit, count, seed, workload.as_deref())
                 .with_context(|| format!("no model for unit {unit}"))
                 .map_err(failure)?;
             let dir = out.unwrap_or_else(|| {

@@ -39,10 +39,10 @@ use clap::Args;
 
 use super::{Failure, failure, usage};
 use crate::config::{self, Config};
-use crate::model::{self, ipu as m};
-use crate::rtl;
+use crate::model::ipu as m;
 use crate::sim::{self, SimOptions};
 use crate::texio::{self, Image};
+use crate::units;
 
 /// The unit `render` runs: one lane, zoom with the widest line, four 256-entry maps.
 const CONFIG: &str = "[design]\nname = \"render\"\nmodule_prefix = \"render_\"\n\
@@ -348,11 +348,11 @@ pub fn run(a: &RenderArgs) -> Result<u8, Failure> {
         pic = read_picture(&out, fmt, (pic.width, pic.height));
     }
     if a.rtl {
-        let design = rtl::elaborate(&cfg).map_err(failure)?;
+        let design = units::elaborate(&cfg).map_err(failure)?;
         let unit = sim::find_unit(&design, "ipu").map_err(failure)?;
         let work_dir = SimOptions::default_work_dir();
         let (dir, cached) = sim::build(&cfg, &design, unit, false, &work_dir).map_err(failure)?;
-        let e = model::expectation(&cfg, "ipu", &vectors, 0.0, 0.0);
+        let e = units::expectation(&cfg, "ipu", &vectors, 0.0, 0.0);
         let opt = SimOptions::new(s.cmds.len(), 1, work_dir);
         let r = sim::run_vectors(unit, &dir, cached, &opt, &vectors, &e).map_err(failure)?;
         if !r.passed {

@@ -1158,9 +1158,12 @@ mod tests {
         ] {
             let src = format!("[design]\nname = \"t\"\n[ipu]\n{body}");
             let cfg = crate::config::parse(&src, "test").expect("valid");
-            let design = crate::rtl::elaborate(&cfg).expect("elaborates");
-            let unit = design.unit("ipu").expect("ipu");
-            let top = design.module(&unit.top).expect("top");
+            let ctx = Ctx::new(&cfg);
+            let (unit, modules) = IpuUnit::new(&ctx, cfg.ipu.as_ref().expect("ipu"))
+                .elaborate()
+                .expect("elaborates");
+            let unit = &unit;
+            let top = modules.iter().find(|m| m.name == unit.top).expect("top");
             let states = fsm_states(cfg.ipu.as_ref().expect("ipu"));
             assert_eq!(states.len(), n);
             assert_eq!(unit.probes[0].states, states);

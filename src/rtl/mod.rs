@@ -76,7 +76,7 @@ impl Design {
         unit.modules.iter().filter_map(|m| self.module(m)).collect()
     }
 
-    fn add(&mut self, module: Module) {
+    pub(crate) fn add(&mut self, module: Module) {
         // A module kind shared by two units is rendered once.
         if self.module(&module.name).is_none() {
             self.modules.push(module);
@@ -90,71 +90,6 @@ impl Design {
 pub struct RenderError {
     pub module: String,
     pub source: askama::Error,
-}
-
-/// Elaborates every unit of the config.
-pub fn elaborate(cfg: &Config) -> Result<Design, RenderError> {
-    let ctx = Ctx::new(cfg);
-    let mut design = Design {
-        name: cfg.design.name.clone(),
-        modules: Vec::new(),
-        units: Vec::new(),
-    };
-    if let Some(chain) = &cfg.hs_chain {
-        let (unit, modules) = hs_chain::HsChainTop::new(&ctx, chain).elaborate()?;
-        for m in modules {
-            design.add(m);
-        }
-        design.units.push(unit);
-    }
-    if let Some(tmu) = &cfg.tmu {
-        let (unit, modules) = tex_cache::TexCacheTop::new(&ctx, &tmu.cache).elaborate(&ctx)?;
-        for m in modules {
-            design.add(m);
-        }
-        design.units.push(unit);
-        let (unit, modules) = tex_filter::TexFilter::new(&ctx, tmu).elaborate(&ctx)?;
-        for m in modules {
-            design.add(m);
-        }
-        design.units.push(unit);
-        let (unit, modules) = tmu::TmuUnit::new(&ctx, tmu).elaborate()?;
-        for m in modules {
-            design.add(m);
-        }
-        design.units.push(unit);
-    }
-    if let Some(mem) = &cfg.mem {
-        let (unit, modules) = mem_arb::MemArb::new(&ctx, mem).elaborate(&ctx, mem)?;
-        for m in modules {
-            design.add(m);
-        }
-        design.units.push(unit);
-        if let Some(map) = &mem.map {
-            let (unit, modules) = mem_mgr::MemMgr::new(&ctx, map).elaborate()?;
-            for m in modules {
-                design.add(m);
-            }
-            design.units.push(unit);
-        }
-    }
-    if let Some(ipu) = &cfg.ipu {
-        let (unit, modules) = ipu::IpuUnit::new(&ctx, ipu).elaborate()?;
-        for m in modules {
-            design.add(m);
-        }
-        design.units.push(unit);
-    }
-    Ok(design)
-}
-
-/// The read/write memory ports of a unit (served by the harness's read/write memory
-/// model); only `mem_arb` has one.
-pub fn rw_mem_ports(cfg: &Config, unit: &str) -> Vec<mem_arb::RwMemPort> {
-    match (unit, &cfg.mem) {
-        ("mem_arb", Some(mem)) => vec![mem_arb::rw_mem_port(mem)],
-        _ => Vec::new(),
-    }
 }
 
 /// What every block needs from the config besides its own section.

@@ -15,9 +15,9 @@ use serde::{Deserialize, Serialize};
 
 use crate::config::{Config, ResetActive};
 use crate::emit::sha256_hex;
-use crate::model;
 use crate::rtl::{Design, Dir, Unit};
 use crate::vectors::VectorSet;
+use crate::{model, units};
 
 const HARNESS_H: &str = include_str!("../../sim/harness/harness.h");
 const RNG_H: &str = include_str!("../../sim/harness/rng.h");
@@ -322,7 +322,7 @@ pub fn build(
             })
             .collect(),
         mem_ports: unit.mem_ports.clone(),
-        rw_mem_ports: crate::rtl::rw_mem_ports(cfg, unit.name),
+        rw_mem_ports: crate::units::rw_mem_ports(cfg, unit.name),
         rst_port: cfg.reset.port(),
         rst_active_low: cfg.reset.active == ResetActive::Low,
         probes: unit.probes.clone(),
@@ -552,9 +552,9 @@ pub fn run_built_rows(
     opt: &SimOptions,
     rows: MemRows,
 ) -> Result<SimReport, SimError> {
-    let vectors = model::vectors(cfg, unit.name, opt.count, opt.seed, opt.workload.as_deref())
+    let vectors = units::vectors(cfg, unit.name, opt.count, opt.seed, opt.workload.as_deref())
         .ok_or_else(|| SimError::Run(format!("no model for unit {}", unit.name)))?;
-    let expectation = model::expectation(cfg, unit.name, &vectors, opt.gap, opt.stall);
+    let expectation = units::expectation(cfg, unit.name, &vectors, opt.gap, opt.stall);
     run_vectors_rows(
         unit,
         build_dir,

@@ -7,8 +7,7 @@ use super::{SimError, SimOptions, SimReport};
 use crate::config::Config;
 use crate::model::tmu::format::Rgba8;
 use crate::model::tmu::unit::{Memory, TmuCmd, TmuModel, vectors_for};
-use crate::model::{self};
-use crate::rtl;
+use crate::units;
 
 /// A run of the RTL on given commands.
 #[derive(Debug)]
@@ -40,7 +39,7 @@ pub fn run(
     memory: Memory,
     opt: &SimOptions,
 ) -> Result<TmuRun, SimError> {
-    let design = rtl::elaborate(cfg)?;
+    let design = units::elaborate(cfg)?;
     let unit = super::find_unit(&design, "tmu")?.clone();
     let tmu = cfg
         .tmu
@@ -55,7 +54,7 @@ pub fn run(
         m.reads.get()
     };
     let (v, colours) = vectors_for(tmu, cmds, memory, opt.seed);
-    let e = model::expectation(cfg, "tmu", &v, opt.gap, opt.stall);
+    let e = units::expectation(cfg, "tmu", &v, opt.gap, opt.stall);
     let report = super::run_vectors(&unit, &dir, cached, opt, &v, &e)?;
     let fills = report.memory.iter().map(|m| m.requests).sum();
     Ok(TmuRun {

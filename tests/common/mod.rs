@@ -10,9 +10,10 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use gpurtl::config::{self, Config};
 use gpurtl::emit;
-use gpurtl::rtl::{self, Design};
+use gpurtl::rtl::Design;
 use gpurtl::sim::SimOptions;
 use gpurtl::synth::tools;
+use gpurtl::units;
 
 pub fn project_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -43,7 +44,7 @@ pub fn parse(text: &str, origin: &str) -> Config {
 }
 
 pub fn elaborate(cfg: &Config) -> Design {
-    rtl::elaborate(cfg).expect("renders")
+    units::elaborate(cfg).expect("renders")
 }
 
 /// A fresh directory under the target dir, unique per call.

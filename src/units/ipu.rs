@@ -1,0 +1,64 @@
+//! The image processing unit: `[ipu]`.
+
+use super::UnitDef;
+use crate::config::Config;
+use crate::model::{self, Expectation};
+use crate::rtl::{self, Ctx, Module, RenderError, Unit};
+use crate::vectors::VectorSet;
+
+pub struct Ipu;
+
+impl UnitDef for Ipu {
+    fn name(&self) -> &'static str {
+        "ipu"
+    }
+
+    fn elaborate(
+        &self,
+        ctx: &Ctx,
+        cfg: &Config,
+    ) -> Option<Result<(Unit, Vec<Module>), RenderError>> {
+        Some(rtl::ipu::IpuUnit::new(ctx, cfg.ipu.as_ref()?).elaborate())
+    }
+
+    fn vectors(
+        &self,
+        cfg: &Config,
+        count: usize,
+        seed: u64,
+        _workload: Option<&str>,
+    ) -> Option<VectorSet> {
+        Some(model::ipu::vectors(cfg.ipu.as_ref()?, count, seed))
+    }
+
+    fn expectation(&self, cfg: &Config, v: &VectorSet, gap: f64, stall: f64) -> Expectation {
+        let Some(i) = cfg.ipu.as_ref() else {
+            return Expectation::none();
+        };
+        // A beat a clock (up to `lanes` pixels on pix), halved by a one-deep FIFO.
+        let behind = [
+            (i.pixel_map.is_some(), i.map_register),
+            (i.zoom.is_some(), i.zoom_register),
+        ];
+        let peak_rate = i
+            .registers
+            .iter()
+            .copied()
+            .chain(behind.iter().filter(|(on, _)| *on).map(|(_, k)| *k))
+            .map(|k| k.peak_rate())
+            .fold(1.0, f64::min);
+        Expectation {
+            // The cycle model assumes every input offers at once and every output is
+            // always ready; with gaps or stalls there is no prediction.
+            cycles: if gap == 0.0 && stall == 0.0 {
+                model::ipu_timing::clocks(i, v)
+            } else {
+                None
+            },
+            peak_rate,
+            // Pixels in the stage registers, plus the output registers.
+            capacity: u64::from(i.capacity()) + 8,
+            cache: None,
+        }
+    }
+}

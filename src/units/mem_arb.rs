@@ -1,0 +1,67 @@
+//! The memory arbiter: `[mem]`.
+
+use super::UnitDef;
+use crate::config::Config;
+use crate::model::{self, Expectation};
+use crate::rtl::mem_arb::RwMemPort;
+use crate::rtl::{self, Ctx, Module, RenderError, Unit};
+use crate::vectors::VectorSet;
+
+pub struct MemArb;
+
+impl UnitDef for MemArb {
+    fn name(&self) -> &'static str {
+        "mem_arb"
+    }
+
+    fn elaborate(
+        &self,
+        ctx: &Ctx,
+        cfg: &Config,
+    ) -> Option<Result<(Unit, Vec<Module>), RenderError>> {
+        let mem = cfg.mem.as_ref()?;
+        Some(rtl::mem_arb::MemArb::new(ctx, mem).elaborate(ctx, mem))
+    }
+
+    fn vectors(
+        &self,
+        cfg: &Config,
+        count: usize,
+        seed: u64,
+        workload: Option<&str>,
+    ) -> Option<VectorSet> {
+        model::mem_arb::vectors(cfg.mem.as_ref()?, count, seed, workload)
+    }
+
+    fn expectation(&self, cfg: &Config, _v: &VectorSet, _gap: f64, _stall: f64) -> Expectation {
+        let Some(mem) = cfg.mem.as_ref() else {
+            return Expectation::none();
+        };
+        Expectation {
+            cycles: None,
+            // One beat per clock at most on the memory port.
+            peak_rate: 1.0,
+            // Beats held in the two skids and read bursts in flight.
+            capacity: u64::from(mem.outstanding_reads) * u64::from(mem.max_burst) + 4,
+            cache: None,
+        }
+    }
+
+    fn workloads(&self) -> Vec<&'static str> {
+        model::mem_arb::WORKLOADS.to_vec()
+    }
+
+    fn rw_mem_ports(&self, cfg: &Config) -> Vec<RwMemPort> {
+        cfg.mem.iter().map(rtl::mem_arb::rw_mem_port).collect()
+    }
+
+    fn notes(&self, cfg: &Config) -> Vec<String> {
+        let Some(mem) = cfg.mem.as_ref() else {
+            return Vec::new();
+        };
+        rtl::mem_arb::worst_case_waits(mem)
+            .iter()
+            .map(|w| format!("worst-case wait {}", w.describe()))
+            .collect()
+    }
+}

@@ -1,0 +1,53 @@
+//! The memory manager: `[mem.map]`.
+
+use super::UnitDef;
+use crate::config::{Config, MemMap};
+use crate::model::{self, Expectation};
+use crate::rtl::{self, Ctx, Module, RenderError, Unit};
+use crate::vectors::VectorSet;
+
+pub struct MemMgr;
+
+fn map(cfg: &Config) -> Option<&MemMap> {
+    cfg.mem.as_ref()?.map.as_ref()
+}
+
+impl UnitDef for MemMgr {
+    fn name(&self) -> &'static str {
+        "mem_mgr"
+    }
+
+    fn elaborate(
+        &self,
+        ctx: &Ctx,
+        cfg: &Config,
+    ) -> Option<Result<(Unit, Vec<Module>), RenderError>> {
+        Some(rtl::mem_mgr::MemMgr::new(ctx, map(cfg)?).elaborate())
+    }
+
+    fn vectors(
+        &self,
+        cfg: &Config,
+        count: usize,
+        seed: u64,
+        _workload: Option<&str>,
+    ) -> Option<VectorSet> {
+        Some(model::mem_mgr::vectors(map(cfg)?, count, seed))
+    }
+
+    fn expectation(&self, _cfg: &Config, _v: &VectorSet, _gap: f64, _stall: f64) -> Expectation {
+        Expectation {
+            cycles: None,
+            // A command takes two clocks at best (take, decide; the next is taken as the
+            // response leaves), walks aside.
+            peak_rate: 0.5,
+            // One command in execution and its response.
+            capacity: 2,
+            cache: None,
+        }
+    }
+
+    fn notes(&self, cfg: &Config) -> Vec<String> {
+        map(cfg).map(rtl::mem_mgr::describe).into_iter().collect()
+    }
+}

@@ -1,0 +1,44 @@
+//! The texture filter on its own: `[tmu]`'s filter lanes.
+
+use super::UnitDef;
+use crate::config::Config;
+use crate::model::{self, Expectation};
+use crate::rtl::{self, Ctx, Module, RenderError, Unit};
+use crate::vectors::VectorSet;
+
+pub struct TexFilter;
+
+impl UnitDef for TexFilter {
+    fn name(&self) -> &'static str {
+        "tex_filter"
+    }
+
+    fn elaborate(
+        &self,
+        ctx: &Ctx,
+        cfg: &Config,
+    ) -> Option<Result<(Unit, Vec<Module>), RenderError>> {
+        let tmu = cfg.tmu.as_ref()?;
+        Some(rtl::tex_filter::TexFilter::new(ctx, tmu).elaborate(ctx))
+    }
+
+    fn vectors(
+        &self,
+        cfg: &Config,
+        count: usize,
+        seed: u64,
+        _workload: Option<&str>,
+    ) -> Option<VectorSet> {
+        Some(model::tex_filter::vectors(cfg.tmu.as_ref()?, count, seed))
+    }
+
+    fn expectation(&self, _cfg: &Config, _v: &VectorSet, _gap: f64, _stall: f64) -> Expectation {
+        Expectation {
+            cycles: None,
+            peak_rate: 1.0,
+            // Five two-entry skid registers.
+            capacity: 10,
+            cache: None,
+        }
+    }
+}

@@ -1,0 +1,47 @@
+//! The whole texture mapping unit: `[tmu]`.
+
+use super::UnitDef;
+use crate::config::Config;
+use crate::model::{self, Expectation};
+use crate::rtl::{self, Ctx, Module, RenderError, Unit};
+use crate::vectors::VectorSet;
+
+pub struct Tmu;
+
+impl UnitDef for Tmu {
+    fn name(&self) -> &'static str {
+        "tmu"
+    }
+
+    fn elaborate(
+        &self,
+        ctx: &Ctx,
+        cfg: &Config,
+    ) -> Option<Result<(Unit, Vec<Module>), RenderError>> {
+        let tmu = cfg.tmu.as_ref()?;
+        Some(rtl::tmu::TmuUnit::new(ctx, tmu).elaborate())
+    }
+
+    fn vectors(
+        &self,
+        cfg: &Config,
+        count: usize,
+        seed: u64,
+        _workload: Option<&str>,
+    ) -> Option<VectorSet> {
+        Some(model::tmu::unit::vectors(cfg.tmu.as_ref()?, count, seed))
+    }
+
+    fn expectation(&self, cfg: &Config, _v: &VectorSet, _gap: f64, _stall: f64) -> Expectation {
+        let Some(tmu) = cfg.tmu.as_ref() else {
+            return Expectation::none();
+        };
+        Expectation {
+            cycles: None,
+            peak_rate: 1.0,
+            // Samples in the LOD and address stages, the cache's queue and the filter.
+            capacity: u64::from(tmu.cache.queue_depth) + 48,
+            cache: None,
+        }
+    }
+}
