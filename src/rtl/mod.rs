@@ -1,6 +1,7 @@
 //! The Rust descriptions of the hardware blocks: one struct per module kind, built from
 //! the validated config, each rendering one Verilog module through one askama template.
 
+pub mod align;
 pub mod handshake;
 pub mod hs_chain;
 pub mod ipu;
@@ -158,8 +159,15 @@ impl Rst {
     }
 }
 
-/// Renders an askama template and restores the final newline askama drops.
+/// Renders a Verilog module's template: the text askama makes, with its final newline
+/// restored and its declarations aligned ([`align::declarations`]).
 pub fn render<T: askama::Template>(name: &str, t: &T) -> Result<String, RenderError> {
+    Ok(align::declarations(&render_text(name, t)?))
+}
+
+/// Renders any other template (C++ glue) as askama makes it, with the final newline
+/// askama drops.
+pub fn render_text<T: askama::Template>(name: &str, t: &T) -> Result<String, RenderError> {
     let mut text = t.render().map_err(|source| RenderError {
         module: name.to_string(),
         source,

@@ -327,7 +327,7 @@ pub fn build(
         rst_active_low: cfg.reset.active == ResetActive::Low,
         probes: unit.probes.clone(),
     };
-    let glue_text = crate::rtl::render("glue", &glue)?;
+    let glue_text = crate::rtl::render_text("glue", &glue)?;
     let modules = design.unit_modules(unit);
 
     let mut key = format!("{version}\n{trace}\n{HARNESS_H}{RNG_H}{MAKEFILE}{glue_text}");
