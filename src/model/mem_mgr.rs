@@ -1,13 +1,13 @@
 //! Model of the memory manager `mem_mgr` (seed 002): the same state as the RTL (texture
 //! table, shader ping-pong bits, the next-page table with the free list threaded through
 //! it, the index blocks) and the same answer to every command, error codes included. The
-//! command encoding is documented in `rtl::mem_mgr`. Timing is not modelled: the RTL
+//! command encoding is the contract in `iface::mem_mgr`. Timing is not modelled: the RTL
 //! answers in order, so the responses alone are compared.
 
 use crate::config::MemMap;
 use crate::iface::StreamPort;
+use crate::iface::mem_mgr::{Code, Encoding, IMAGE_SLOTS, op};
 use crate::rng::Rng;
-use crate::rtl::mem_mgr::{Code, Encoding, IMAGE_SLOTS, op};
 use crate::vectors::{Bits, PortVectors, VectorSet};
 
 /// Commands are drawn from random stream `STREAM_CMDS` of the seed.
@@ -255,22 +255,33 @@ impl MemMgr {
     }
 }
 
-/// The request word of a command.
+/// The request word of a command, laid out by the contract's `req_fields`.
 pub fn encode_cmd(enc: &Encoding, c: &Cmd) -> Bits {
     let mut w = Bits::zero(enc.req_bits);
-    w.set_field(0, 4, c.op.into());
-    w.set_field(enc.kind_lsb(), 1, c.kind.into());
-    w.set_field(enc.id_lsb(), enc.id_bits, c.id.into());
-    w.set_field(enc.level_lsb(), enc.level_bits, c.level.into());
-    w.set_field(enc.arg_lsb(), 32, c.arg.into());
+    for f in enc.req_fields() {
+        let v = match f.name {
+            "Op" => c.op,
+            "Kind" => c.kind,
+            "Id" => c.id,
+            "Level" => c.level,
+            _ => c.arg,
+        };
+        w.set_field(f.lsb, f.width, v.into());
+    }
     w
 }
 
-/// The response word.
+/// The response word, laid out by the contract's `rsp_fields`.
 pub fn encode_rsp(enc: &Encoding, r: &Rsp) -> Bits {
     let mut w = Bits::zero(enc.rsp_bits);
-    w.set_field(0, 4, r.code as u64);
-    w.set_field(4, 32, r.data.into());
+    for f in enc.rsp_fields() {
+        let v = if f.name == "Code" {
+            r.code as u32
+        } else {
+            r.data
+        };
+        w.set_field(f.lsb, f.width, v.into());
+    }
     w
 }
 
