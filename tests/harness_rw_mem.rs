@@ -9,10 +9,10 @@ use std::collections::BTreeMap;
 
 use common::*;
 use gpurtl::config::Config;
+use gpurtl::iface::mem_arb::unit_ports;
 use gpurtl::model::Expectation;
 use gpurtl::model::mem_arb::{Stream, traffic, vectors};
 use gpurtl::model::memory::{RwBurst, RwMemory, Timing};
-use gpurtl::rtl::mem_arb::unit_ports;
 use gpurtl::rtl::{Design, Module, Unit};
 use gpurtl::sim::{self, MemRows, MemTiming, SimOptions};
 

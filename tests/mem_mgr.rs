@@ -7,8 +7,8 @@ mod common;
 
 use common::*;
 use gpurtl::config::Config;
+use gpurtl::iface::mem_mgr::init_clocks;
 use gpurtl::model::mem_mgr;
-use gpurtl::rtl::mem_mgr::init_clocks;
 use gpurtl::sim;
 
 /// A map of `pages` 256-byte pages, 3 buffer objects, 5 display lists, 3 textures x 3

@@ -11,10 +11,10 @@
 
 use std::collections::BTreeMap;
 
-use crate::config::{ADDR_BITS, Mem};
+use crate::config::Mem;
+use crate::iface::mem_arb::{req_fields, req_width, rw_mem_port, unit_ports};
 use crate::iface::{Dir, StreamPort};
 use crate::rng::{Rng, memory_word};
-use crate::rtl::mem_arb::{req_width, rw_mem_port, unit_ports};
 use crate::vectors::{Bits, PortVectors, VectorSet};
 
 /// Requester `i`'s traffic is drawn from random stream `STREAM_TRAFFIC + i` of the seed.
@@ -133,14 +133,17 @@ pub fn run(mem: &Mem, streams: &[Stream]) -> (Vec<Vec<Bits>>, BTreeMap<u64, Bits
     (reads, image)
 }
 
-/// A requester's request word: {write (when it both reads and writes), beats - 1, addr}.
+/// A requester's request word, laid out by the contract's `req_fields`: {write (when it
+/// both reads and writes), beats - 1, addr}.
 pub fn encode_request(mem: &Mem, i: usize, b: &Burst, width: u32) -> Bits {
     let mut w = Bits::zero(width);
-    w.set_field(0, ADDR_BITS, b.addr);
-    w.set_field(ADDR_BITS, mem.len_bits(), u64::from(b.beats - 1));
-    let r = &mem.requesters[i];
-    if r.access.reads() && r.access.writes() {
-        w.set_field(ADDR_BITS + mem.len_bits(), 1, u64::from(b.write));
+    for f in req_fields(mem, i) {
+        let v = match f.name {
+            "Addr" => b.addr,
+            "Len" => u64::from(b.beats - 1),
+            _ => u64::from(b.write),
+        };
+        w.set_field(f.lsb, f.width, v);
     }
     w
 }

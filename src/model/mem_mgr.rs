@@ -1,13 +1,13 @@
 //! Model of the memory manager `mem_mgr` (seed 002): the same state as the RTL (texture
 //! table, shader ping-pong bits, the next-page table with the free list threaded through
 //! it, the index blocks) and the same answer to every command, error codes included. The
-//! command encoding is documented in `rtl::mem_mgr`. Timing is not modelled: the RTL
+//! command encoding is the contract in `iface::mem_mgr`. Timing is not modelled: the RTL
 //! answers in order, so the responses alone are compared.
 
 use crate::config::MemMap;
 use crate::iface::StreamPort;
+use crate::iface::mem_mgr::{Code, Encoding, IMAGE_SLOTS, op};
 use crate::rng::Rng;
-use crate::rtl::mem_mgr::{Code, Encoding, IMAGE_SLOTS, op};
 use crate::vectors::{Bits, PortVectors, VectorSet};
 
 /// Commands are drawn from random stream `STREAM_CMDS` of the seed.
@@ -108,128 +108,145 @@ impl MemMgr {
 
     /// Executes one command.
     pub fn exec(&mut self, c: &Cmd) -> Rsp {
-        let m = &self.map;
         match c.op {
-            op::TEX_SET | op::TEX_GET => {
-                if c.id >= m.textures || c.level >= m.mip_levels {
-                    return Rsp::err(Code::BadId);
-                }
-                let i = (c.id * m.mip_levels + c.level) as usize;
-                if c.op == op::TEX_GET {
-                    return self.tex[i].map_or(Rsp::err(Code::NotAllocated), |a| Rsp::ok(a.into()));
-                }
-                let base = m.texture_base + u64::from(c.id) * m.bytes_per_texture;
-                let a = u64::from(c.arg);
-                if a < base || a >= base + m.bytes_per_texture {
-                    return Rsp::err(Code::Range);
-                }
-                self.tex[i] = Some(c.arg);
-                Rsp::ok(a)
-            }
-            op::IMG_ADDR => {
-                if u64::from(c.id) >= IMAGE_SLOTS {
-                    return Rsp::err(Code::BadId);
-                }
-                if u64::from(c.arg) >= self.enc.image_slot_bytes {
-                    return Rsp::err(Code::Range);
-                }
-                Rsp::ok(
-                    m.image_base + u64::from(c.id) * self.enc.image_slot_bytes + u64::from(c.arg),
-                )
-            }
-            op::SHADER_LOAD | op::SHADER_ACTIVE => {
-                if c.id >= 2 {
-                    return Rsp::err(Code::BadId);
-                }
-                let p = c.id as usize;
-                let slot = if c.op == op::SHADER_LOAD {
-                    let s = self.shader_next[p];
-                    self.shader_next[p] ^= 1;
-                    s
-                } else {
-                    self.shader_next[p] ^ 1
-                };
-                Rsp::ok(m.shader_base + u64::from(2 * c.id + slot) * self.enc.shader_slot_bytes)
-            }
+            op::TEX_SET | op::TEX_GET => self.texture(c),
+            op::IMG_ADDR => self.image(c),
+            op::SHADER_LOAD | op::SHADER_ACTIVE => self.shader(c),
             op::FREE_PAGES => Rsp::ok(self.free.into()),
-            op::ALLOC => {
-                let Some(i) = self.obj_index(c.kind, c.id) else {
-                    return Rsp::err(Code::BadId);
-                };
-                if self.objs[i].is_some() {
-                    return Rsp::err(Code::AlreadyAllocated);
-                }
-                if c.arg == 0 {
-                    return Rsp::err(Code::Range);
-                }
-                let n = self.pages_for(c.arg);
-                if n > u64::from(self.free) {
-                    return Rsp::err(Code::NoMemory);
-                }
-                // Walk n next pointers from the head: the last page taken ends the chain,
-                // the page after it is the new head (any page once the list is empty).
-                let start = self.head;
-                let mut prev = start;
-                let mut cur = start;
-                for _ in 0..n {
-                    prev = cur;
-                    cur = self.next[cur as usize];
-                }
-                self.head = cur;
-                self.free -= n as u32;
-                self.objs[i] = Some(Obj {
-                    start,
-                    end: prev,
-                    size: c.arg,
-                    param: 0,
-                });
-                Rsp::ok(self.page_addr(start, 0))
-            }
+            op::ALLOC => self.alloc(c),
             op::FREE | op::TRANSLATE | op::SET_PARAM | op::GET_PARAM | op::OBJ_SIZE => {
-                let Some(i) = self.obj_index(c.kind, c.id) else {
-                    return Rsp::err(Code::BadId);
-                };
-                let Some(o) = self.objs[i] else {
-                    return Rsp::err(if c.op == op::FREE {
-                        Code::DoubleFree
-                    } else {
-                        Code::NotAllocated
-                    });
-                };
-                match c.op {
-                    op::FREE => {
-                        // Append the chain to the tail of the free list.
-                        if self.free == 0 {
-                            self.head = o.start;
-                        } else {
-                            self.next[self.tail as usize] = o.start;
-                        }
-                        self.tail = o.end;
-                        let n = self.pages_for(o.size);
-                        self.free += n as u32;
-                        self.objs[i] = None;
-                        Rsp::ok(n)
-                    }
-                    op::TRANSLATE => {
-                        if c.arg >= o.size {
-                            return Rsp::err(Code::Range);
-                        }
-                        let off = u64::from(c.arg);
-                        let mut page = o.start;
-                        for _ in 0..off >> self.enc.page_log {
-                            page = self.next[page as usize];
-                        }
-                        Rsp::ok(self.page_addr(page, off & (m.page_bytes - 1)))
-                    }
-                    op::SET_PARAM => {
-                        self.objs[i] = Some(Obj { param: c.arg, ..o });
-                        Rsp::ok(c.arg.into())
-                    }
-                    op::GET_PARAM => Rsp::ok(o.param.into()),
-                    _ => Rsp::ok(o.size.into()),
-                }
+                self.object(c)
             }
             _ => Rsp::err(Code::BadOpcode),
+        }
+    }
+
+    /// TEX_SET and TEX_GET: the texture table.
+    fn texture(&mut self, c: &Cmd) -> Rsp {
+        let m = &self.map;
+        if c.id >= m.textures || c.level >= m.mip_levels {
+            return Rsp::err(Code::BadId);
+        }
+        let i = (c.id * m.mip_levels + c.level) as usize;
+        if c.op == op::TEX_GET {
+            return self.tex[i].map_or(Rsp::err(Code::NotAllocated), |a| Rsp::ok(a.into()));
+        }
+        let base = m.texture_base + u64::from(c.id) * m.bytes_per_texture;
+        let a = u64::from(c.arg);
+        if a < base || a >= base + m.bytes_per_texture {
+            return Rsp::err(Code::Range);
+        }
+        self.tex[i] = Some(c.arg);
+        Rsp::ok(a)
+    }
+
+    /// IMG_ADDR: a fixed slot's base plus the offset.
+    fn image(&self, c: &Cmd) -> Rsp {
+        if u64::from(c.id) >= IMAGE_SLOTS {
+            return Rsp::err(Code::BadId);
+        }
+        if u64::from(c.arg) >= self.enc.image_slot_bytes {
+            return Rsp::err(Code::Range);
+        }
+        Rsp::ok(
+            self.map.image_base + u64::from(c.id) * self.enc.image_slot_bytes + u64::from(c.arg),
+        )
+    }
+
+    /// SHADER_LOAD and SHADER_ACTIVE: a program's two slots, ping-pong.
+    fn shader(&mut self, c: &Cmd) -> Rsp {
+        if c.id >= 2 {
+            return Rsp::err(Code::BadId);
+        }
+        let p = c.id as usize;
+        let slot = if c.op == op::SHADER_LOAD {
+            let s = self.shader_next[p];
+            self.shader_next[p] ^= 1;
+            s
+        } else {
+            self.shader_next[p] ^ 1
+        };
+        Rsp::ok(self.map.shader_base + u64::from(2 * c.id + slot) * self.enc.shader_slot_bytes)
+    }
+
+    /// ALLOC: pages from the head of the free list.
+    fn alloc(&mut self, c: &Cmd) -> Rsp {
+        let Some(i) = self.obj_index(c.kind, c.id) else {
+            return Rsp::err(Code::BadId);
+        };
+        if self.objs[i].is_some() {
+            return Rsp::err(Code::AlreadyAllocated);
+        }
+        if c.arg == 0 {
+            return Rsp::err(Code::Range);
+        }
+        let n = self.pages_for(c.arg);
+        if n > u64::from(self.free) {
+            return Rsp::err(Code::NoMemory);
+        }
+        // Walk n next pointers from the head: the last page taken ends the chain,
+        // the page after it is the new head (any page once the list is empty).
+        let start = self.head;
+        let mut prev = start;
+        let mut cur = start;
+        for _ in 0..n {
+            prev = cur;
+            cur = self.next[cur as usize];
+        }
+        self.head = cur;
+        self.free -= n as u32;
+        self.objs[i] = Some(Obj {
+            start,
+            end: prev,
+            size: c.arg,
+            param: 0,
+        });
+        Rsp::ok(self.page_addr(start, 0))
+    }
+
+    /// FREE, TRANSLATE and the parameter ops: a live object's index block.
+    fn object(&mut self, c: &Cmd) -> Rsp {
+        let Some(i) = self.obj_index(c.kind, c.id) else {
+            return Rsp::err(Code::BadId);
+        };
+        let Some(o) = self.objs[i] else {
+            return Rsp::err(if c.op == op::FREE {
+                Code::DoubleFree
+            } else {
+                Code::NotAllocated
+            });
+        };
+        match c.op {
+            op::FREE => {
+                // Append the chain to the tail of the free list.
+                if self.free == 0 {
+                    self.head = o.start;
+                } else {
+                    self.next[self.tail as usize] = o.start;
+                }
+                self.tail = o.end;
+                let n = self.pages_for(o.size);
+                self.free += n as u32;
+                self.objs[i] = None;
+                Rsp::ok(n)
+            }
+            op::TRANSLATE => {
+                if c.arg >= o.size {
+                    return Rsp::err(Code::Range);
+                }
+                let off = u64::from(c.arg);
+                let mut page = o.start;
+                for _ in 0..off >> self.enc.page_log {
+                    page = self.next[page as usize];
+                }
+                Rsp::ok(self.page_addr(page, off & (self.map.page_bytes - 1)))
+            }
+            op::SET_PARAM => {
+                self.objs[i] = Some(Obj { param: c.arg, ..o });
+                Rsp::ok(c.arg.into())
+            }
+            op::GET_PARAM => Rsp::ok(o.param.into()),
+            _ => Rsp::ok(o.size.into()),
         }
     }
 
@@ -255,22 +272,33 @@ impl MemMgr {
     }
 }
 
-/// The request word of a command.
+/// The request word of a command, laid out by the contract's `req_fields`.
 pub fn encode_cmd(enc: &Encoding, c: &Cmd) -> Bits {
     let mut w = Bits::zero(enc.req_bits);
-    w.set_field(0, 4, c.op.into());
-    w.set_field(enc.kind_lsb(), 1, c.kind.into());
-    w.set_field(enc.id_lsb(), enc.id_bits, c.id.into());
-    w.set_field(enc.level_lsb(), enc.level_bits, c.level.into());
-    w.set_field(enc.arg_lsb(), 32, c.arg.into());
+    for f in enc.req_fields() {
+        let v = match f.name {
+            "Op" => c.op,
+            "Kind" => c.kind,
+            "Id" => c.id,
+            "Level" => c.level,
+            _ => c.arg,
+        };
+        w.set_field(f.lsb, f.width, v.into());
+    }
     w
 }
 
-/// The response word.
+/// The response word, laid out by the contract's `rsp_fields`.
 pub fn encode_rsp(enc: &Encoding, r: &Rsp) -> Bits {
     let mut w = Bits::zero(enc.rsp_bits);
-    w.set_field(0, 4, r.code as u64);
-    w.set_field(4, 32, r.data.into());
+    for f in enc.rsp_fields() {
+        let v = if f.name == "Code" {
+            r.code as u32
+        } else {
+            r.data
+        };
+        w.set_field(f.lsb, f.width, v.into());
+    }
     w
 }
 
@@ -361,6 +389,107 @@ struct MgrView {
     dl: u32,
 }
 
+/// A random ALLOC size: now and then zero or huge, else up to `max_pages` pages.
+fn random_size(rng: &mut Rng, max_pages: u64, pb: u64) -> u32 {
+    match rng.next_u64() % 20 {
+        0 => 0,
+        1 => rng.next_u64() as u32,
+        2 | 3 => ((1 + rng.next_u64() % max_pages) * pb) as u32,
+        _ => (1 + rng.next_u64() % (max_pages * pb)) as u32,
+    }
+}
+
+/// What the phases of `commands` draw before choosing the op.
+struct Shape {
+    kind: u32,
+    id: u32,
+    /// A percentage drawn for the op's choices.
+    r: u64,
+    max_pages: u64,
+}
+
+/// One command of the random mix: any op, bad opcodes included.
+fn mix_cmd(rng: &mut Rng, map: &MemMap, enc: &Encoding, sh: Shape) -> Cmd {
+    let Shape {
+        kind,
+        id,
+        r,
+        max_pages,
+    } = sh;
+    let pb = map.page_bytes;
+    let id_max = (1u32 << enc.id_bits) - 1;
+    let size = |rng: &mut Rng| random_size(rng, max_pages, pb);
+    let ops = [
+        op::ALLOC,
+        op::ALLOC,
+        op::FREE,
+        op::FREE,
+        op::TRANSLATE,
+        op::TRANSLATE,
+        op::TRANSLATE,
+        op::SET_PARAM,
+        op::GET_PARAM,
+        op::OBJ_SIZE,
+        op::FREE_PAGES,
+        op::TEX_SET,
+        op::TEX_GET,
+        op::IMG_ADDR,
+        op::SHADER_LOAD,
+        op::SHADER_ACTIVE,
+        0,
+        0xE,
+    ];
+    let o = ops[(rng.next_u64() % ops.len() as u64) as usize];
+    match o {
+        op::TEX_SET | op::TEX_GET | op::IMG_ADDR | op::SHADER_LOAD | op::SHADER_ACTIVE => {
+            let t = (rng.next_u64() % u64::from(map.textures + 1)) as u32;
+            let level = (rng.next_u64() % u64::from(map.mip_levels + 1)) as u32;
+            let level = level.min((1 << enc.level_bits) - 1);
+            let tex_addr = map.texture_base
+                + u64::from(t) * map.bytes_per_texture
+                + rng.next_u64() % (map.bytes_per_texture + 8);
+            let arg = match o {
+                op::TEX_SET if r < 10 => rng.next_u64() as u32,
+                op::TEX_SET => tex_addr as u32,
+                op::IMG_ADDR => {
+                    (rng.next_u64() % (enc.image_slot_bytes + enc.image_slot_bytes / 8)) as u32
+                }
+                _ => rng.next_u64() as u32,
+            };
+            let id = match o {
+                op::IMG_ADDR => (rng.next_u64() % 5) as u32,
+                op::SHADER_LOAD | op::SHADER_ACTIVE => (rng.next_u64() % 3) as u32,
+                _ => t,
+            };
+            Cmd {
+                op: o,
+                kind,
+                id: id.min(id_max),
+                level,
+                arg,
+            }
+        }
+        op::ALLOC => Cmd {
+            op: o,
+            kind,
+            id,
+            level: 0,
+            arg: size(rng),
+        },
+        _ => Cmd {
+            op: o,
+            kind,
+            id,
+            level: 0,
+            arg: if rng.chance(0.8) {
+                (rng.next_u64() % (max_pages * pb)) as u32
+            } else {
+                rng.next_u64() as u32
+            },
+        },
+    }
+}
+
 /// `count` commands: the directed ones, then phases of allocation that fill the area,
 /// frees of every other object (fragmenting the free list), and random mixes.
 pub fn commands(map: &MemMap, count: usize, seed: u64) -> Vec<Cmd> {
@@ -376,14 +505,7 @@ pub fn commands(map: &MemMap, count: usize, seed: u64) -> Vec<Cmd> {
     // Object sizes scale with the area so that a small map runs out of memory often and a
     // big one fragments: up to a 16th of the area per object, at most 16 pages.
     let max_pages = (map.pages / 16).clamp(1, 16);
-    let size = |rng: &mut Rng| -> u32 {
-        match rng.next_u64() % 20 {
-            0 => 0,
-            1 => rng.next_u64() as u32,
-            2 | 3 => ((1 + rng.next_u64() % max_pages) * pb) as u32,
-            _ => (1 + rng.next_u64() % (max_pages * pb)) as u32,
-        }
-    };
+    let size = |rng: &mut Rng| random_size(rng, max_pages, pb);
     let mut n = 0usize;
     while cmds.len() < count {
         let phase = (n / 48) % 3;
@@ -433,82 +555,17 @@ pub fn commands(map: &MemMap, count: usize, seed: u64) -> Vec<Cmd> {
                 }
             }
             // Random mix of every op.
-            _ => {
-                let ops = [
-                    op::ALLOC,
-                    op::ALLOC,
-                    op::FREE,
-                    op::FREE,
-                    op::TRANSLATE,
-                    op::TRANSLATE,
-                    op::TRANSLATE,
-                    op::SET_PARAM,
-                    op::GET_PARAM,
-                    op::OBJ_SIZE,
-                    op::FREE_PAGES,
-                    op::TEX_SET,
-                    op::TEX_GET,
-                    op::IMG_ADDR,
-                    op::SHADER_LOAD,
-                    op::SHADER_ACTIVE,
-                    0,
-                    0xE,
-                ];
-                let o = ops[(rng.next_u64() % ops.len() as u64) as usize];
-                match o {
-                    op::TEX_SET
-                    | op::TEX_GET
-                    | op::IMG_ADDR
-                    | op::SHADER_LOAD
-                    | op::SHADER_ACTIVE => {
-                        let t = (rng.next_u64() % u64::from(map.textures + 1)) as u32;
-                        let level = (rng.next_u64() % u64::from(map.mip_levels + 1)) as u32;
-                        let level = level.min((1 << enc.level_bits) - 1);
-                        let tex_addr = map.texture_base
-                            + u64::from(t) * map.bytes_per_texture
-                            + rng.next_u64() % (map.bytes_per_texture + 8);
-                        let arg = match o {
-                            op::TEX_SET if r < 10 => rng.next_u64() as u32,
-                            op::TEX_SET => tex_addr as u32,
-                            op::IMG_ADDR => {
-                                (rng.next_u64() % (enc.image_slot_bytes + enc.image_slot_bytes / 8))
-                                    as u32
-                            }
-                            _ => rng.next_u64() as u32,
-                        };
-                        let id = match o {
-                            op::IMG_ADDR => (rng.next_u64() % 5) as u32,
-                            op::SHADER_LOAD | op::SHADER_ACTIVE => (rng.next_u64() % 3) as u32,
-                            _ => t,
-                        };
-                        Cmd {
-                            op: o,
-                            kind,
-                            id: id.min(id_max),
-                            level,
-                            arg,
-                        }
-                    }
-                    op::ALLOC => Cmd {
-                        op: o,
-                        kind,
-                        id,
-                        level: 0,
-                        arg: size(&mut rng),
-                    },
-                    _ => Cmd {
-                        op: o,
-                        kind,
-                        id,
-                        level: 0,
-                        arg: if rng.chance(0.8) {
-                            (rng.next_u64() % (max_pages * pb)) as u32
-                        } else {
-                            rng.next_u64() as u32
-                        },
-                    },
-                }
-            }
+            _ => mix_cmd(
+                &mut rng,
+                map,
+                &enc,
+                Shape {
+                    kind,
+                    id,
+                    r,
+                    max_pages,
+                },
+            ),
         };
         cmds.push(cmd);
     }

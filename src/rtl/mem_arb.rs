@@ -9,20 +9,13 @@ use askama::Template;
 use serde::Serialize;
 
 use super::handshake::module_for;
-use super::{Ctx, Dir, Module, RenderError, Rst, StreamPort, Unit, render};
+use super::{Ctx, Module, RenderError, Rst, Unit, render};
 use crate::config::{ADDR_BITS, Mem, Policy, StageKind};
-
-/// The memory side of `mem_arb`, served by the harness's read/write memory model: a
-/// request per burst (`mem_req_*`: addr, len = beats - 1, write, id), write beats out
-/// (`mem_wdata_*`), read beats in (`mem_rdata_*`).
-#[derive(Debug, Clone, Serialize)]
-pub struct RwMemPort {
-    pub name: String,
-    pub addr_width: u32,
-    pub len_width: u32,
-    pub id_width: u32,
-    pub data_width: u32,
-}
+#[cfg(test)]
+use crate::iface::mem_arb::width;
+use crate::iface::mem_arb::{describe, lsb_params, req_fields, tag_fields};
+// rtl/mod.rs, sim and the tests name the port and the ports here.
+pub use crate::iface::mem_arb::{RwMemPort, req_width, rw_mem_port, unit_ports};
 
 /// A requester's worst-case wait for the port.
 #[derive(Debug, Clone, Serialize)]
@@ -115,6 +108,8 @@ pub struct ReqCtx {
 
 pub struct ClassCtx {
     pub label: String,
+    /// The localparam holding the class's member count (`N` for a class of everyone).
+    pub size: String,
     pub rr: bool,
     pub k: usize,
     pub member_names: String,
@@ -127,6 +122,8 @@ pub struct ClassCtx {
 pub struct BoundCtx {
     pub name: String,
     pub class_label: String,
+    /// The class's member-count localparam.
+    pub class_size: String,
     pub k: usize,
     pub pos: usize,
     pub bound: u32,
@@ -147,6 +144,9 @@ pub struct MemArb {
     pub len_bits: u32,
     pub id_bits: u32,
     pub outstanding: u32,
+    /// Field offsets of the request words and of a read tag, as localparams.
+    pub lsbs: Vec<(String, u32)>,
+    pub tag_layout: String,
     /// `wfire` widened to the beat counter's `LenW` bits.
     pub wfire_ext: String,
     pub reqs: Vec<ReqCtx>,
@@ -158,95 +158,101 @@ pub struct MemArb {
     pub waits: Vec<String>,
 }
 
-/// Width of requester `i`'s request word: address, length, and a write flag when it both
-/// reads and writes.
-pub fn req_width(mem: &Mem, i: usize) -> u32 {
+/// Requester `i` as the template sees it.
+fn req_ctx(mem: &Mem, i: usize) -> ReqCtx {
     let r = &mem.requesters[i];
-    ADDR_BITS + mem.len_bits() + u32::from(r.access.reads() && r.access.writes())
+    ReqCtx {
+        name: r.name.clone(),
+        idx: i,
+        access: r.access.label(),
+        reads: r.access.reads(),
+        writes: r.access.writes(),
+        priority: r.priority,
+        max_burst: r.max_burst,
+        req_w: req_width(mem, i),
+        req_layout: describe(&req_fields(mem, i)),
+        write_expr: match (r.access.reads(), r.access.writes()) {
+            (true, true) => format!("{}_req_data_i[ReqWriteLsb]", r.name),
+            (true, false) => "1'b0".into(),
+            _ => "1'b1".into(),
+        },
+        id_lit: format!("{}'d{i}", mem.id_bits()),
+    }
+}
+
+/// An arbitration class (its members in list order) as the template sees it.
+fn class_ctx(mem: &Mem, members: &[usize]) -> ClassCtx {
+    let k = members.len();
+    let label = match mem.policy {
+        Policy::RoundRobin => "rr".to_string(),
+        _ => format!("p{}", mem.requesters[members[0]].priority),
+    };
+    let size = if k == mem.requesters.len() {
+        "N".to_string()
+    } else {
+        // `rr` -> `RrN`, `p2` -> `P2N`.
+        format!("{}{}N", label[..1].to_ascii_uppercase(), &label[1..])
+    };
+    let names: Vec<&str> = members
+        .iter()
+        .map(|&i| mem.requesters[i].name.as_str())
+        .collect();
+    let picks: Vec<String> = members.iter().map(|m| format!("pick[{m}]")).collect();
+    if k == 1 {
+        let m = members[0];
+        return ClassCtx {
+            label,
+            size,
+            rr: false,
+            k,
+            member_names: names.join(", "),
+            req_concat: String::new(),
+            any_req: format!("req_valid[{m}]"),
+            any_pick: picks.join(" | "),
+            assigns: vec![format!("pick[{m}] = 1'b1;")],
+        };
+    }
+    let rev: Vec<String> = members
+        .iter()
+        .rev()
+        .map(|m| format!("req_valid[{m}]"))
+        .collect();
+    ClassCtx {
+        any_req: format!("|{label}_req"),
+        assigns: members
+            .iter()
+            .enumerate()
+            .map(|(p, m)| format!("pick[{m}] = {label}_pick[{p}];"))
+            .collect(),
+        label,
+        size,
+        rr: true,
+        k,
+        member_names: names.join(", "),
+        req_concat: format!("{{{}}}", rev.join(", ")),
+        any_pick: picks.join(" | "),
+    }
+}
+
+/// The request words' field offsets: every requester's fields lie at the same place
+/// (the write flag only exists in some), so one localparam per field name serves all.
+fn req_lsbs(mem: &Mem) -> Vec<(String, u32)> {
+    let mut lsbs: Vec<(String, u32)> = Vec::new();
+    for i in 0..mem.requesters.len() {
+        for p in lsb_params("Req", &req_fields(mem, i)) {
+            if !lsbs.iter().any(|(n, _)| *n == p.0) {
+                lsbs.push(p);
+            }
+        }
+    }
+    lsbs
 }
 
 impl MemArb {
     pub fn new(ctx: &Ctx, mem: &Mem) -> Self {
         let len_w = mem.len_bits();
-        let id_w = mem.id_bits();
-        let reqs: Vec<ReqCtx> = mem
-            .requesters
-            .iter()
-            .enumerate()
-            .map(|(i, r)| {
-                let both = r.access.reads() && r.access.writes();
-                ReqCtx {
-                    name: r.name.clone(),
-                    idx: i,
-                    access: r.access.label(),
-                    reads: r.access.reads(),
-                    writes: r.access.writes(),
-                    priority: r.priority,
-                    max_burst: r.max_burst,
-                    req_w: req_width(mem, i),
-                    req_layout: if both {
-                        format!("{{write, len[{len_w}], addr[{ADDR_BITS}]}}")
-                    } else {
-                        format!("{{len[{len_w}], addr[{ADDR_BITS}]}}")
-                    },
-                    write_expr: match (r.access.reads(), r.access.writes()) {
-                        (true, true) => format!("{}_req_data_i[AddrW+LenW]", r.name),
-                        (true, false) => "1'b0".into(),
-                        _ => "1'b1".into(),
-                    },
-                    id_lit: format!("{id_w}'d{i}"),
-                }
-            })
-            .collect();
-        let classes: Vec<ClassCtx> = mem
-            .classes()
-            .iter()
-            .map(|members| {
-                let k = members.len();
-                let label = match mem.policy {
-                    Policy::RoundRobin => "rr".to_string(),
-                    _ => format!("p{}", mem.requesters[members[0]].priority),
-                };
-                let names: Vec<&str> = members
-                    .iter()
-                    .map(|&i| mem.requesters[i].name.as_str())
-                    .collect();
-                let picks: Vec<String> = members.iter().map(|m| format!("pick[{m}]")).collect();
-                if k == 1 {
-                    let m = members[0];
-                    ClassCtx {
-                        label,
-                        rr: false,
-                        k,
-                        member_names: names.join(", "),
-                        req_concat: String::new(),
-                        any_req: format!("req_valid[{m}]"),
-                        any_pick: picks.join(" | "),
-                        assigns: vec![format!("pick[{m}] = 1'b1;")],
-                    }
-                } else {
-                    let rev: Vec<String> = members
-                        .iter()
-                        .rev()
-                        .map(|m| format!("req_valid[{m}]"))
-                        .collect();
-                    ClassCtx {
-                        any_req: format!("|{label}_req"),
-                        assigns: members
-                            .iter()
-                            .enumerate()
-                            .map(|(p, m)| format!("pick[{m}] = {label}_pick[{p}];"))
-                            .collect(),
-                        label,
-                        rr: true,
-                        k,
-                        member_names: names.join(", "),
-                        req_concat: format!("{{{}}}", rev.join(", ")),
-                        any_pick: picks.join(" | "),
-                    }
-                }
-            })
-            .collect();
+        let reqs: Vec<ReqCtx> = (0..mem.requesters.len()).map(|i| req_ctx(mem, i)).collect();
+        let classes: Vec<ClassCtx> = mem.classes().iter().map(|m| class_ctx(mem, m)).collect();
         let waits = worst_case_waits(mem);
         let top = &mem.classes()[0];
         let bounds = waits
@@ -257,6 +263,7 @@ impl MemArb {
                 Some(BoundCtx {
                     name: w.name.clone(),
                     class_label: classes[0].label.clone(),
+                    class_size: classes[0].size.clone(),
                     k: top.len(),
                     pos: top.iter().position(|&m| m == i).unwrap_or(0),
                     bound,
@@ -278,12 +285,14 @@ impl MemArb {
             data_bits: mem.data_bits,
             addr_bits: ADDR_BITS,
             len_bits: len_w,
-            id_bits: id_w,
+            id_bits: mem.id_bits(),
             outstanding: mem.outstanding_reads,
+            lsbs: [req_lsbs(mem), lsb_params("Tag", &tag_fields(mem))].concat(),
+            tag_layout: describe(&tag_fields(mem)),
             wfire_ext: if len_w == 1 {
                 "wfire".into()
             } else {
-                format!("{{{}'d0, wfire}}", len_w - 1)
+                "{{(LenW-1){1'b0}}, wfire}".into()
             },
             any_rr: classes.iter().any(|c| c.rr),
             any_writer: mem.requesters.iter().any(|r| r.access.writes()),
@@ -323,41 +332,79 @@ impl MemArb {
     }
 }
 
-/// The requesters' stream ports, in order: per requester its request, its write data (if
-/// it writes) and its read data (if it reads).
-pub fn unit_ports(mem: &Mem) -> Vec<StreamPort> {
-    let mut ports = Vec::new();
-    for (i, r) in mem.requesters.iter().enumerate() {
-        ports.push(StreamPort {
-            name: format!("{}_req", r.name),
-            dir: Dir::In,
-            width: req_width(mem, i),
-        });
-        if r.access.writes() {
-            ports.push(StreamPort {
-                name: format!("{}_wdata", r.name),
-                dir: Dir::In,
-                width: mem.data_bits,
-            });
-        }
-        if r.access.reads() {
-            ports.push(StreamPort {
-                name: format!("{}_rdata", r.name),
-                dir: Dir::Out,
-                width: mem.data_bits,
-            });
-        }
-    }
-    ports
+/// The `localparam`s a rendered module declares: name -> value (integers and sized
+/// literals), for the tests that compare them with the contract's tables.
+#[cfg(test)]
+pub(crate) fn localparams(text: &str) -> BTreeMap<String, u64> {
+    text.lines()
+        .filter_map(|l| {
+            let decl = l.trim().strip_prefix("localparam ")?;
+            let (lhs, rhs) = decl.split_once('=')?;
+            let name = lhs.split_whitespace().last()?.to_string();
+            let v = rhs.split(';').next()?.trim();
+            let value = match v.split_once('\'') {
+                None => v.parse().ok()?,
+                Some((_, lit)) => {
+                    let radix = match lit.chars().next()? {
+                        'h' => 16,
+                        'b' => 2,
+                        _ => 10,
+                    };
+                    u64::from_str_radix(&lit[1..], radix).ok()?
+                }
+            };
+            Some((name, value))
+        })
+        .collect()
 }
 
-/// The read/write memory port of `mem_arb`.
-pub fn rw_mem_port(mem: &Mem) -> RwMemPort {
-    RwMemPort {
-        name: "mem".into(),
-        addr_width: ADDR_BITS,
-        len_width: mem.len_bits(),
-        id_width: mem.id_bits(),
-        data_width: mem.data_bits,
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config;
+
+    fn arb(policy: &str) -> (Ctx, Mem) {
+        let toml = format!(
+            "[design]\nname = \"t\"\n[mem]\ndata_bits = 64\nmax_burst = 8\npolicy = \"{policy}\"\n\
+             [[mem.requesters]]\nname = \"a\"\naccess = \"both\"\nmax_burst = 8\npriority = 1\n\
+             [[mem.requesters]]\nname = \"b\"\naccess = \"read\"\nmax_burst = 4\npriority = 2\n\
+             [[mem.requesters]]\nname = \"c\"\naccess = \"write\"\nmax_burst = 2\npriority = 2\n\
+             [[mem.requesters]]\nname = \"d\"\naccess = \"read\"\nmax_burst = 2\npriority = 2\n"
+        );
+        let cfg = config::parse(&toml, "test").expect("valid");
+        (Ctx::new(&cfg), cfg.mem.expect("mem"))
+    }
+
+    /// The field offsets and class sizes the arbiter declares are the contract's.
+    #[test]
+    fn rendered_localparams_are_the_contracts_layouts() {
+        for policy in ["fixed", "round_robin", "classes"] {
+            let (ctx, mem) = arb(policy);
+            let arb = MemArb::new(&ctx, &mem);
+            let declared = localparams(&render(&arb.name, &arb).expect("renders"));
+            let mut words = vec![tag_fields(&mem)];
+            words.extend((0..mem.requesters.len()).map(|i| req_fields(&mem, i)));
+            for (w, fields) in words.iter().enumerate() {
+                let word = if w == 0 { "Tag" } else { "Req" };
+                for (name, lsb) in lsb_params(word, fields) {
+                    assert_eq!(
+                        declared.get(&name),
+                        Some(&u64::from(lsb)),
+                        "{policy} {name}"
+                    );
+                }
+            }
+            // TagW = IdW + LenW in the RTL.
+            assert_eq!(
+                declared["IdW"] + declared["LenW"],
+                u64::from(width(&tag_fields(&mem)))
+            );
+            for c in &arb.classes {
+                if c.rr {
+                    let n = declared.get(&c.size).or(declared.get("N"));
+                    assert_eq!(n, Some(&(c.k as u64)), "{policy} {}", c.size);
+                }
+            }
+        }
     }
 }

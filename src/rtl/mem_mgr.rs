@@ -2,217 +2,29 @@
 //! derives the command encoding, the field widths and every constant address; the
 //! template spells out the FSM and the on-chip RAMs. The model is `model::mem_mgr`.
 //!
-//! # Command encoding
-//!
-//! One command per `req` transfer, one response per command on `rsp`, in order.
-//!
-//! `req_data_i = {arg[32], level[LevelW], id[IdW], kind[1], op[4]}` (op in the low bits);
-//! `rsp_data_o = {data[32], code[4]}`. `IdW` fits the largest of the buffer-object,
-//! display-list and texture counts and the four image slots; `LevelW` fits the mip levels
-//! (both at least 1 bit). `kind` picks the index blocks of the paged ops: 0 buffer
-//! objects, 1 display lists; other ops ignore it, as they ignore fields they do not name.
-//!
-//! | op  | name          | fields                | response data on success            |
-//! |-----|---------------|-----------------------|-------------------------------------|
-//! | 0x1 | TEX_SET       | id=texture, level, arg=byte address | the address stored    |
-//! | 0x2 | TEX_GET       | id=texture, level     | the level's base address            |
-//! | 0x3 | IMG_ADDR      | id=slot (0 source, 1 destination, 2 mask, 3 2D graphics), arg=byte offset | physical address |
-//! | 0x4 | SHADER_LOAD   | id=program (0 vertex, 1 pixel) | base of the slot to load into; the program's slots flip |
-//! | 0x5 | SHADER_ACTIVE | id=program            | base of the slot loaded last (slot 1 before any load) |
-//! | 0x6 | ALLOC         | kind, id, arg=bytes   | physical address of the first page  |
-//! | 0x7 | FREE          | kind, id              | pages returned to the free list     |
-//! | 0x8 | TRANSLATE     | kind, id, arg=byte offset | physical address (page chain walked) |
-//! | 0x9 | SET_PARAM     | kind, id, arg=value   | the value                           |
-//! | 0xA | GET_PARAM     | kind, id              | the value (0 after ALLOC)           |
-//! | 0xB | OBJ_SIZE      | kind, id              | the object's size in bytes          |
-//! | 0xC | FREE_PAGES    | -                     | pages on the free list              |
-//!
-//! Response codes: 0 OK; 1 BAD_OPCODE (0x0, 0xD..0xF); 2 BAD_ID (id, texture, level, slot
-//! or program out of range); 3 NOT_ALLOCATED (TEX_GET of a level never set, TRANSLATE or
-//! a parameter op on a free id); 4 ALREADY_ALLOCATED (ALLOC of a live id); 5 DOUBLE_FREE
-//! (FREE of an id that is not allocated); 6 NO_MEMORY (ALLOC of more pages than are free);
-//! 7 RANGE (TEX_SET outside the texture's partition, IMG_ADDR past its slot, ALLOC of 0
-//! bytes, TRANSLATE at or past the object's size). Checks go in that order of the list
-//! per op (BAD_ID first); an error response carries data 0 and changes nothing.
-//!
-//! # Areas
-//!
-//! - Texture area: a fixed partition, texture `t` owns `bytes_per_texture` bytes from
-//!   `texture_base + t * bytes_per_texture`; an on-chip table holds each (texture, level)'s
-//!   base address, which TEX_SET must place inside the texture's partition.
-//! - Image area: four equal fixed slots (source, destination, mask, 2D graphics), in that
-//!   order; IMG_ADDR adds a byte offset to its slot's base.
-//! - Shader area: four equal fixed slots, vertex 0, vertex 1, pixel 0, pixel 1; each
-//!   program's two slots are used ping-pong.
-//! - User area: `pages` pages of `page_bytes`; a free list threaded through an on-chip
-//!   next-page table (head, tail, count), initialised after reset to 0 -> 1 -> ... -> P-1
-//!   (with the index blocks and the texture table, in `init_clocks` clocks with the request
-//!   port not ready). ALLOC takes N = ceil(bytes / page_bytes)
-//!   pages from the head (walking N next pointers: the chain stays linked as the free list
-//!   linked it), FREE appends the object's chain to the tail in one write, TRANSLATE walks
-//!   offset / page_bytes next pointers from the object's first page. Index blocks (start
-//!   page, end page, size, parameter) of the buffer objects then the display lists live in
-//!   one on-chip RAM with a live bit each; the texture table has a set bit per level.
+//! The command encoding, the opcodes, the response codes, the FSM states and the RAM
+//! entry layouts are the contract in `iface::mem_mgr`; this file renders them.
 
 use std::collections::BTreeMap;
 
 use askama::Template;
-use serde::Serialize;
 
 use super::{Ctx, Module, RenderError, Rst, StreamPort, Unit, render};
 use crate::config::{ADDR_BITS, MemMap, clog2};
-
-pub const OP_BITS: u32 = 4;
-pub const CODE_BITS: u32 = 4;
-pub const ARG_BITS: u32 = 32;
-
-/// Opcodes of the command word.
-pub mod op {
-    pub const TEX_SET: u32 = 0x1;
-    pub const TEX_GET: u32 = 0x2;
-    pub const IMG_ADDR: u32 = 0x3;
-    pub const SHADER_LOAD: u32 = 0x4;
-    pub const SHADER_ACTIVE: u32 = 0x5;
-    pub const ALLOC: u32 = 0x6;
-    pub const FREE: u32 = 0x7;
-    pub const TRANSLATE: u32 = 0x8;
-    pub const SET_PARAM: u32 = 0x9;
-    pub const GET_PARAM: u32 = 0xA;
-    pub const OBJ_SIZE: u32 = 0xB;
-    pub const FREE_PAGES: u32 = 0xC;
-    /// Every opcode with its name, for the template and the docs.
-    pub const ALL: &[(u32, &str)] = &[
-        (TEX_SET, "TEX_SET"),
-        (TEX_GET, "TEX_GET"),
-        (IMG_ADDR, "IMG_ADDR"),
-        (SHADER_LOAD, "SHADER_LOAD"),
-        (SHADER_ACTIVE, "SHADER_ACTIVE"),
-        (ALLOC, "ALLOC"),
-        (FREE, "FREE"),
-        (TRANSLATE, "TRANSLATE"),
-        (SET_PARAM, "SET_PARAM"),
-        (GET_PARAM, "GET_PARAM"),
-        (OBJ_SIZE, "OBJ_SIZE"),
-        (FREE_PAGES, "FREE_PAGES"),
-    ];
-}
-
-/// Response codes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[repr(u32)]
-pub enum Code {
-    Ok = 0,
-    BadOpcode = 1,
-    BadId = 2,
-    NotAllocated = 3,
-    AlreadyAllocated = 4,
-    DoubleFree = 5,
-    NoMemory = 6,
-    Range = 7,
-}
-
-impl Code {
-    pub const ALL: [Code; 8] = [
-        Code::Ok,
-        Code::BadOpcode,
-        Code::BadId,
-        Code::NotAllocated,
-        Code::AlreadyAllocated,
-        Code::DoubleFree,
-        Code::NoMemory,
-        Code::Range,
-    ];
-
-    pub fn from_bits(v: u64) -> Option<Code> {
-        Code::ALL.into_iter().find(|c| *c as u64 == v)
-    }
-
-    /// The localparam name in the RTL.
-    pub fn rtl_name(self) -> &'static str {
-        match self {
-            Code::Ok => "CodeOk",
-            Code::BadOpcode => "CodeBadOpcode",
-            Code::BadId => "CodeBadId",
-            Code::NotAllocated => "CodeNotAllocated",
-            Code::AlreadyAllocated => "CodeAlreadyAllocated",
-            Code::DoubleFree => "CodeDoubleFree",
-            Code::NoMemory => "CodeNoMemory",
-            Code::Range => "CodeRange",
-        }
-    }
-}
-
-/// Image slots and shader slots: four each.
-pub const IMAGE_SLOTS: u64 = 4;
-pub const SHADER_SLOTS: u64 = 4;
-
-/// The field widths and constants of a map's command encoding, shared by the RTL and the
-/// model.
-#[derive(Debug, Clone, Serialize)]
-pub struct Encoding {
-    pub id_bits: u32,
-    pub level_bits: u32,
-    pub req_bits: u32,
-    pub rsp_bits: u32,
-    pub page_log: u32,
-    /// Bits of a page number, of a free-page count (0..=pages), of an index-block index.
-    pub page_bits: u32,
-    pub count_bits: u32,
-    pub obj_bits: u32,
-    pub tex_id_bits: u32,
-    pub image_slot_bytes: u64,
-    pub shader_slot_bytes: u64,
-}
-
-impl Encoding {
-    pub fn new(map: &MemMap) -> Self {
-        let id_bits = clog2(
-            map.buffer_objects
-                .max(map.display_lists)
-                .max(map.textures)
-                .max(IMAGE_SLOTS as u32),
-        )
-        .max(1);
-        let level_bits = clog2(map.mip_levels).max(1);
-        // pages <= 2^32 / 256 = 2^24, so the counts fit u32.
-        let pages = map.pages as u32;
-        Self {
-            id_bits,
-            level_bits,
-            req_bits: OP_BITS + 1 + id_bits + level_bits + ARG_BITS,
-            rsp_bits: CODE_BITS + ARG_BITS,
-            page_log: map.page_bytes.trailing_zeros(),
-            page_bits: clog2(pages).max(1),
-            count_bits: clog2(pages + 1).max(1),
-            obj_bits: clog2(map.buffer_objects + map.display_lists).max(1),
-            tex_id_bits: clog2(map.textures).max(1),
-            image_slot_bytes: map.image_bytes / IMAGE_SLOTS,
-            shader_slot_bytes: map.shader_bytes / SHADER_SLOTS,
-        }
-    }
-
-    /// Bit offsets of the request fields.
-    pub fn kind_lsb(&self) -> u32 {
-        OP_BITS
-    }
-    pub fn id_lsb(&self) -> u32 {
-        OP_BITS + 1
-    }
-    pub fn level_lsb(&self) -> u32 {
-        self.id_lsb() + self.id_bits
-    }
-    pub fn arg_lsb(&self) -> u32 {
-        self.level_lsb() + self.level_bits
-    }
-}
+use crate::iface::mem_arb::{describe as describe_fields, lsb_params, width};
+use crate::iface::mem_mgr::{OPS, STATE_BITS, STATES, tex_fields};
+// Callers outside rtl (the CLI, the benches, the tests) reach the contract here too.
+pub use crate::iface::mem_mgr::{
+    ARG_BITS, CODE_BITS, Code, Encoding, IMAGE_SLOTS, OP_BITS, SHADER_SLOTS, init_clocks, op,
+};
 
 /// The request and response layouts and the initialisation time, for `gpurtl units`.
 pub fn describe(map: &MemMap) -> String {
     let e = Encoding::new(map);
     format!(
-        "req = {{arg[32], level[{}], id[{}], kind[1], op[4]}}, rsp = {{data[32], code[4]}}; {} clocks of RAM initialisation after reset",
-        e.level_bits,
-        e.id_bits,
+        "req = {}, rsp = {}; {} clocks of RAM initialisation after reset",
+        describe_fields(&e.req_fields()),
+        describe_fields(&e.rsp_fields()),
         init_clocks(map)
     )
 }
@@ -258,8 +70,27 @@ pub struct MemMgr {
     /// The RAMs, each with its port signals' prefix: one write and one registered read
     /// port, in the same always block shape.
     pub rams: Vec<(&'static str, &'static str)>,
+    /// The contract's tables as localparams: (name, value) each, opcodes as hex literals.
     pub ops: Vec<(String, String)>,
     pub codes: Vec<(String, u32)>,
+    pub states: Vec<(String, u32)>,
+    pub state_bits: u32,
+    pub op_bits: u32,
+    pub code_bits: u32,
+    pub arg_bits: u32,
+    /// Field offsets of the command word, an index block and a texture-table entry.
+    pub lsbs: Vec<(String, u32)>,
+    /// Widths of an index block and a texture-table entry.
+    pub obj_entry_bits: u32,
+    pub tex_entry_bits: u32,
+    /// The header's lines: the word layouts, the opcodes, the codes and the states.
+    pub req_layout: String,
+    pub rsp_layout: String,
+    pub obj_layout: String,
+    pub tex_layout: String,
+    pub op_lines: Vec<String>,
+    pub code_lines: Vec<String>,
+    pub state_lines: Vec<String>,
     /// Width of an id widened to compare with the counts and to index the index blocks.
     pub ix_bits: u32,
     /// Zero padding (`N'd0, ` or nothing) that widens an id to `ix_bits`, the free count
@@ -290,15 +121,6 @@ pub struct MemMgr {
     pub init_tex: String,
     pub init_last: String,
     pub init_one: String,
-}
-
-/// Clocks the RAMs' initialisation takes after reset, with the request port not ready:
-/// one word of every RAM per clock, the deepest RAM's depth.
-pub fn init_clocks(map: &MemMap) -> u64 {
-    let enc = Encoding::new(map);
-    map.pages
-        .max(u64::from(map.buffer_objects + map.display_lists))
-        .max(1 << (enc.tex_id_bits + enc.level_bits))
 }
 
 /// `N'd0, ` for `n > 0` pad bits, else nothing.
@@ -369,13 +191,45 @@ impl MemMgr {
             bytes_per_texture: addr_lit(map.bytes_per_texture),
             image_slot_bytes: addr_lit(enc.image_slot_bytes),
             rams: vec![("next_mem", "pt"), ("obj_mem", "obj"), ("tex_mem", "tex")],
-            ops: op::ALL
+            ops: OPS
                 .iter()
-                .map(|(v, n)| (op_param(n), format!("{OP_BITS}'h{v:x}")))
+                .map(|o| (o.rtl_name(), format!("{OP_BITS}'h{:x}", o.code)))
                 .collect(),
             codes: Code::ALL
                 .iter()
-                .map(|c| (c.rtl_name().to_string(), *c as u32))
+                .map(|c| (c.rtl_name(), *c as u32))
+                .collect(),
+            states: STATES
+                .iter()
+                .map(|(v, n, _)| ((*n).to_string(), *v))
+                .collect(),
+            state_bits: STATE_BITS,
+            op_bits: OP_BITS,
+            code_bits: CODE_BITS,
+            arg_bits: ARG_BITS,
+            lsbs: [
+                lsb_params("Req", &enc.req_fields()),
+                lsb_params("Obj", &enc.obj_fields()),
+                lsb_params("Tex", &tex_fields()),
+            ]
+            .concat(),
+            obj_entry_bits: width(&enc.obj_fields()),
+            tex_entry_bits: width(&tex_fields()),
+            req_layout: describe_fields(&enc.req_fields()),
+            rsp_layout: describe_fields(&enc.rsp_fields()),
+            obj_layout: describe_fields(&enc.obj_fields()),
+            tex_layout: describe_fields(&tex_fields()),
+            op_lines: OPS
+                .iter()
+                .map(|o| format!("0x{:X} {}({}): {}", o.code, o.name, o.fields, o.response))
+                .collect(),
+            code_lines: Code::ALL
+                .iter()
+                .map(|c| format!("{} {}: {}", *c as u32, c.name(), c.meaning()))
+                .collect(),
+            state_lines: STATES
+                .iter()
+                .map(|(_, n, what)| format!("{n}: {what}"))
                 .collect(),
             ix_bits,
             ix_pad: pad(ix_bits - enc.id_bits),
@@ -441,40 +295,52 @@ impl MemMgr {
     }
 }
 
-/// `TEX_SET` -> `OpTexSet`.
-fn op_param(name: &str) -> String {
-    let mut s = String::from("Op");
-    for word in name.split('_') {
-        let mut c = word.chars();
-        if let Some(f) = c.next() {
-            s.push(f);
-            s.extend(c.map(|x| x.to_ascii_lowercase()));
-        }
-    }
-    s
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    /// The opcodes, codes, states, field offsets and entry widths the manager declares
+    /// are the contract's tables.
     #[test]
-    fn op_names_are_upper_camel() {
-        assert_eq!(op_param("TEX_SET"), "OpTexSet");
-        assert_eq!(op_param("FREE_PAGES"), "OpFreePages");
-    }
-
-    #[test]
-    fn seed_map_encoding() {
-        let cfg = crate::config::load(None).expect("default");
-        let map = cfg.mem.and_then(|m| m.map).expect("map");
-        let e = Encoding::new(&map);
-        // 256 display lists need 8 id bits; 12 levels 4 bits.
-        assert_eq!((e.id_bits, e.level_bits), (8, 4));
-        assert_eq!(e.req_bits, 4 + 1 + 8 + 4 + 32);
-        assert_eq!(e.page_log, 10);
-        assert_eq!(e.page_bits, 13);
-        assert_eq!(e.count_bits, 14);
-        assert_eq!(e.obj_bits, 9);
+    fn rendered_localparams_are_the_contracts_tables() {
+        for file in ["configs/default.toml", "configs/seed002_hmgpu.toml"] {
+            let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(file);
+            let cfg = crate::config::load(Some(&path)).expect("preset");
+            let map = cfg.mem.as_ref().and_then(|m| m.map.clone()).expect("map");
+            let mgr = MemMgr::new(&Ctx::new(&cfg), &map);
+            let declared =
+                crate::rtl::mem_arb::localparams(&render(&mgr.name, &mgr).expect("renders"));
+            let mut want: Vec<(String, u64)> = Vec::new();
+            want.extend(OPS.iter().map(|o| (o.rtl_name(), u64::from(o.code))));
+            want.extend(Code::ALL.iter().map(|c| (c.rtl_name(), *c as u64)));
+            want.extend(
+                STATES
+                    .iter()
+                    .map(|(v, n, _)| ((*n).to_string(), u64::from(*v))),
+            );
+            let enc = Encoding::new(&map);
+            for (word, fields) in [
+                ("Req", enc.req_fields()),
+                ("Obj", enc.obj_fields()),
+                ("Tex", tex_fields()),
+            ] {
+                want.extend(
+                    lsb_params(word, &fields)
+                        .into_iter()
+                        .map(|(n, v)| (n, u64::from(v))),
+                );
+            }
+            want.push(("EntryW".into(), width(&enc.obj_fields()).into()));
+            want.push(("TexEntryW".into(), width(&tex_fields()).into()));
+            want.push(("IdW".into(), enc.id_bits.into()));
+            want.push(("LevelW".into(), enc.level_bits.into()));
+            want.push(("OpW".into(), OP_BITS.into()));
+            want.push(("CodeW".into(), CODE_BITS.into()));
+            want.push(("ArgW".into(), ARG_BITS.into()));
+            want.push(("StateW".into(), STATE_BITS.into()));
+            for (name, v) in want {
+                assert_eq!(declared.get(&name), Some(&v), "{file}: {name}");
+            }
+        }
     }
 }

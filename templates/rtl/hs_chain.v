@@ -11,17 +11,8 @@
 module {{ name }} #(
   parameter integer Width = {{ width }}
 ) (
-{%- if registered %}
   input  wire             clk_i,
   input  wire             {{ rst.port }},
-{%- else %}
-  // Every stage is a bypass: clock and reset are kept so the unit's ports do not
-  // depend on its stage kinds, and are unused.
-  /* verilator lint_off UNUSEDSIGNAL */
-  input  wire             clk_i,
-  input  wire             {{ rst.port }},
-  /* verilator lint_on UNUSEDSIGNAL */
-{%- endif %}
   input  wire             in_valid_i,
   output wire             in_ready_o,
   input  wire [Width-1:0] in_data_i,
@@ -29,6 +20,13 @@ module {{ name }} #(
   input  wire             out_ready_i,
   output wire [Width-1:0] out_data_o
 );
+{%- if !registered %}
+
+  // Every stage is a bypass: clock and reset are kept so the unit's ports do not depend
+  // on its stage kinds, and sink here unused.
+  wire unused_clk_rst;
+  assign unused_clk_rst = ^{clk_i, {{ rst.port }}};
+{%- endif %}
 {% for s in stages %}
   // {{ s.inst }}: {{ s.label }}
   wire             {{ s.out_valid }};

@@ -78,13 +78,23 @@ module {{ name }} #(
   localparam integer IdW   = {{ id_bits }};
   localparam integer DataW = {{ data_bits }};
   localparam integer TagW  = IdW + LenW;
+  // Field offsets: the request words (every requester's fields at the same place) and a
+  // read tag {{ tag_layout }}.
+{%- for (n, v) in lsbs %}
+  localparam integer {{ n }} = {{ v }};
+{%- endfor %}
+{%- for c in classes %}
+{%- if c.rr && c.size != "N" %}
+  localparam integer {{ c.size }} = {{ c.k }};  // members of class {{ c.label }}
+{%- endif %}
+{%- endfor %}
 
   // ---------------------------------------------------------------------------------
   // Requests, by requester index.
   wire [N-1:0] req_valid;
 {%- for r in reqs %}
-  wire [AddrW-1:0] r_{{ r.name }}_addr  = {{ r.name }}_req_data_i[AddrW-1:0];
-  wire [LenW-1:0]  r_{{ r.name }}_len   = {{ r.name }}_req_data_i[AddrW+LenW-1:AddrW];
+  wire [AddrW-1:0] r_{{ r.name }}_addr  = {{ r.name }}_req_data_i[ReqAddrLsb +: AddrW];
+  wire [LenW-1:0]  r_{{ r.name }}_len   = {{ r.name }}_req_data_i[ReqLenLsb +: LenW];
   wire             r_{{ r.name }}_write = {{ r.write_expr }};
 {%- endfor %}
 {%- for r in reqs %}
@@ -98,11 +108,11 @@ module {{ name }} #(
 {%- if c.rr %}
   // Class {{ c.label }}: {{ c.member_names }}, round robin: the first member after the last
   // winner of the class, else the first member.
-  reg  [{{ c.k - 1 }}:0] {{ c.label }}_req;
-  reg  [{{ c.k - 1 }}:0] {{ c.label }}_pick;
-  reg  [{{ c.k - 1 }}:0] {{ c.label }}_hit;
-  reg  [{{ c.k - 1 }}:0] {{ c.label }}_mask_q;  // members after the last winner
-  reg  [{{ c.k - 1 }}:0] {{ c.label }}_mask_d;
+  reg  [{{ c.size }}-1:0] {{ c.label }}_req;
+  reg  [{{ c.size }}-1:0] {{ c.label }}_pick;
+  reg  [{{ c.size }}-1:0] {{ c.label }}_hit;
+  reg  [{{ c.size }}-1:0] {{ c.label }}_mask_q;  // members after the last winner
+  reg  [{{ c.size }}-1:0] {{ c.label }}_mask_d;
   reg                {{ c.label }}_found;
 {%- endif %}
 {%- endfor %}
@@ -116,15 +126,15 @@ module {{ name }} #(
 {%- if c.rr %}
     {{ c.label }}_req   = {{ c.req_concat }};
     {{ c.label }}_hit   = {{ c.label }}_req & {{ c.label }}_mask_q;
-    {{ c.label }}_pick  = {{ c.k }}'d0;
+    {{ c.label }}_pick  = { {{- c.size }}{1'b0}};
     {{ c.label }}_found = 1'b0;
-    for (k = 0; k < {{ c.k }}; k = k + 1) begin
+    for (k = 0; k < {{ c.size }}; k = k + 1) begin
       if ({{ c.label }}_hit[k] && !{{ c.label }}_found) begin
         {{ c.label }}_pick[k] = 1'b1;
         {{ c.label }}_found   = 1'b1;
       end
     end
-    for (k = 0; k < {{ c.k }}; k = k + 1) begin
+    for (k = 0; k < {{ c.size }}; k = k + 1) begin
       if ({{ c.label }}_req[k] && !{{ c.label }}_found) begin
         {{ c.label }}_pick[k] = 1'b1;
         {{ c.label }}_found   = 1'b1;
@@ -132,7 +142,7 @@ module {{ name }} #(
     end
     // After this class wins, the members above the winner come first.
     {{ c.label }}_mask_d[0] = 1'b0;
-    for (k = 1; k < {{ c.k }}; k = k + 1) begin
+    for (k = 1; k < {{ c.size }}; k = k + 1) begin
       {{ c.label }}_mask_d[k] = {{ c.label }}_mask_d[k-1] | {{ c.label }}_pick[k-1];
     end
 {%- endif %}
@@ -257,7 +267,7 @@ module {{ name }} #(
 
   always @(posedge clk_i{{ rst.edge }}) begin
     if ({{ rst.active }}) begin
-      {{ c.label }}_mask_q <= {{ c.k }}'d0;
+      {{ c.label }}_mask_q <= { {{- c.size }}{1'b0}};
     end else if (take & ({{ c.any_pick }})) begin
       {{ c.label }}_mask_q <= {{ c.label }}_mask_d;
     end
@@ -311,8 +321,8 @@ module {{ name }} #(
   // back through a skid register and go to the requester at the head tag.
   wire             tag_valid;
   wire [TagW-1:0]  tag_data;
-  wire [IdW-1:0]   tag_id  = tag_data[TagW-1:LenW];
-  wire [LenW-1:0]  tag_len = tag_data[LenW-1:0];
+  wire [IdW-1:0]   tag_id  = tag_data[TagIdLsb +: IdW];
+  wire [LenW-1:0]  tag_len = tag_data[TagLenLsb +: LenW];
   wire             rd_valid;
   wire [DataW-1:0] rd_data;
   reg              rd_sel_ready;
@@ -362,7 +372,7 @@ module {{ name }} #(
   always @(*) begin
     rbeat_d = rbeat_q;
     if (rd_fire) begin
-      rbeat_d = rd_last ? {LenW{1'b0}} : rbeat_q + {{ len_bits }}'d1;
+      rbeat_d = rd_last ? {LenW{1'b0}} : rbeat_q + 1'b1;
     end
   end
 
@@ -399,7 +409,7 @@ module {{ name }} #(
 {%- endfor %}
 
   always @(*) begin
-    f_wbeats_d = take ? {(LenW + 1){1'b0}} : f_wbeats_q + { {{- len_bits }}'d0, f_wfire};
+    f_wbeats_d = take ? {(LenW + 1){1'b0}} : f_wbeats_q + { {LenW{1'b0}}, f_wfire};
   end
 
   always @(posedge clk_i) begin
@@ -429,7 +439,7 @@ module {{ name }} #(
 {%- if b.k > 1 %}
     // Members of {{ b.class_label }} the round robin serves before {{ b.name }} (position {{ b.pos }}).
     f_ahead_{{ b.name }} = 6'd0;
-    for (k = 0; k < {{ b.k }}; k = k + 1) begin
+    for (k = 0; k < {{ b.class_size }}; k = k + 1) begin
       if ({{ b.class_label }}_mask_q[{{ b.pos }}] ? ({{ b.class_label }}_mask_q[k] && k < {{ b.pos }})
                                   : ({{ b.class_label }}_mask_q[k] || k < {{ b.pos }})) begin
         f_ahead_{{ b.name }} = f_ahead_{{ b.name }} + 6'd1;
@@ -444,7 +454,7 @@ module {{ name }} #(
     end
     if (f_past_valid && !({{ rst.active }})) begin
       // At most one grant, and a grant exactly while a burst runs.
-      assert((gnt_q & (gnt_q - {{ n }}'d1)) == {N{1'b0}});
+      assert((gnt_q & (gnt_q - 1'b1)) == {N{1'b0}});
       assert(busy_q == (|gnt_q));
       // No grant without a request: a request is taken only while it is offered.
 {%- for r in reqs %}
@@ -458,7 +468,7 @@ module {{ name }} #(
         assert(gnt_q == f_gnt_q);
       end
       // Write beats: only the granted writer's, exactly len + 1 per write burst.
-      assert(f_wbeats_q == (wdone_q ? len_ext + {{ len_bits + 1 }}'d1 : {1'b0, wbeat_q}));
+      assert(f_wbeats_q == (wdone_q ? len_ext + 1'b1 : {1'b0, wbeat_q}));
       if (busy_q & write_q & ~wdone_q) begin
         assert(wbeat_q <= len_q);
       end
@@ -470,12 +480,12 @@ module {{ name }} #(
         assert(!f_wfire);
       end
       if (burst_done & write_q) begin
-        assert(f_wbeats_q + { {{- len_bits }}'d0, f_wfire} == len_ext + {{ len_bits + 1 }}'d1);
+        assert(f_wbeats_q + { {LenW{1'b0}}, f_wfire} == len_ext + 1'b1);
       end
 {%- for c in classes %}
 {%- if c.rr %}
       // The round-robin mask of {{ c.label }} is a thermometer: the members above a winner.
-      for (k = 1; k < {{ c.k }}; k = k + 1) begin
+      for (k = 1; k < {{ c.size }}; k = k + 1) begin
         if ({{ c.label }}_mask_q[k-1]) begin
           assert({{ c.label }}_mask_q[k]);
         end

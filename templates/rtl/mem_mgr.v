@@ -2,14 +2,17 @@
 // {{ name }}: memory manager (seed 002, HMGPU): where everything lives in the shared
 // memory. Commands in on req_*, one response per command out on rsp_*, in order.
 //
-// req_data_i = {arg[32], level[{{ enc.level_bits }}], id[{{ enc.id_bits }}], kind[1], op[4]}; rsp_data_o = {data[32], code[4]}.
-// Ops: 1 TEX_SET(texture, level, address), 2 TEX_GET(texture, level), 3 IMG_ADDR(slot,
-// offset), 4 SHADER_LOAD(program), 5 SHADER_ACTIVE(program), 6 ALLOC(kind, id, bytes),
-// 7 FREE(kind, id), 8 TRANSLATE(kind, id, offset), 9 SET_PARAM(kind, id, value),
-// 10 GET_PARAM(kind, id), 11 OBJ_SIZE(kind, id), 12 FREE_PAGES. kind 0: buffer objects,
-// 1: display lists. Codes: 0 OK, 1 BAD_OPCODE, 2 BAD_ID, 3 NOT_ALLOCATED,
-// 4 ALREADY_ALLOCATED, 5 DOUBLE_FREE, 6 NO_MEMORY, 7 RANGE; an error carries data 0 and
-// changes nothing. (The full table is in the generator's src/rtl/mem_mgr.rs.)
+// req_data_i = {{ req_layout }}; rsp_data_o = {{ rsp_layout }}.
+// kind 0: buffer objects, 1: display lists. Ops (fields: response data on success):
+{%- for l in op_lines %}
+//   {{ l }}
+{%- endfor %}
+// Other opcodes answer BAD_OPCODE. Codes, checked in this order per op:
+{%- for l in code_lines %}
+//   {{ l }}
+{%- endfor %}
+// An error carries data 0 and changes nothing. (The contract is the generator's
+// src/iface/mem_mgr.rs.)
 //
 // Map: shader area at {{ shader_base }} (vertex 0, vertex 1, pixel 0, pixel 1, ping-pong per
 // program); image area at {{ image_base }} (source, destination, mask, 2D graphics, {{ image_slot_bytes }} bytes
@@ -20,9 +23,13 @@
 // On-chip RAMs (synchronous read and write, no reset: block RAM or macros):
 //   next_mem [Pages]      next-page pointer of every page: the free list (head_q,
 //                         tail_q, free_q) and every object's page chain
-//   obj_mem  [Objs]       index blocks {live, param, size, end page, start page}: buffer
-//                         objects, then display lists
-//   tex_mem  [TexEntries] {set, base address} of each {texture, level}
+//   obj_mem  [Objs]       index blocks {{ obj_layout }}:
+//                         buffer objects, then display lists
+//   tex_mem  [TexEntries] {{ tex_layout }} of each {texture, level}
+// FSM states:
+{%- for l in state_lines %}
+//   {{ l }}
+{%- endfor %}
 // Flops: the FSM, the shader ping-pong bits, the free list's head, tail and count, the
 // command and the response.
 //
@@ -62,28 +69,36 @@ module {{ name }} #(
   localparam integer CountW  = {{ enc.count_bits }};
   localparam integer ObjW    = {{ enc.obj_bits }};
   localparam integer IxW     = {{ ix_bits }};
-  localparam integer EntryW  = 2 * PageW + 65;
+  localparam integer EntryW  = {{ obj_entry_bits }};
+  localparam integer TexEntryW = {{ tex_entry_bits }};
   localparam integer InitW   = {{ init_bits }};
+  localparam integer OpW     = {{ op_bits }};
+  localparam integer CodeW   = {{ code_bits }};
+  localparam integer ArgW    = {{ arg_bits }};
+  localparam integer StateW  = {{ state_bits }};
+
+  // Field offsets: the command word, an index block, a texture-table entry.
+{%- for (n, v) in lsbs %}
+  localparam integer {{ n }} = {{ v }};
+{%- endfor %}
 
 {%- for (n, v) in ops %}
-  localparam [3:0] {{ n }} = {{ v }};
+  localparam [OpW-1:0] {{ n }} = {{ v }};
 {%- endfor %}
 {%- for (n, v) in codes %}
-  localparam [3:0] {{ n }} = 4'd{{ v }};
+  localparam [CodeW-1:0] {{ n }} = {{ code_bits }}'d{{ v }};
 {%- endfor %}
-
-  localparam [1:0] StInit   = 2'd0;
-  localparam [1:0] StIdle   = 2'd1;
-  localparam [1:0] StDecide = 2'd2;
-  localparam [1:0] StWalk   = 2'd3;
+{%- for (n, v) in states %}
+  localparam [StateW-1:0] {{ n }} = {{ state_bits }}'d{{ v }};
+{%- endfor %}
 
   // ---------------------------------------------------------------------------------
   // The request's fields, and the RAM addresses read while it is taken.
-  wire [3:0]        req_op    = req_data_i[3:0];
-  wire              req_kind  = req_data_i[4];
-  wire [IdW-1:0]    req_id    = req_data_i[IdW+4:5];
-  wire [LevelW-1:0] req_level = req_data_i[LevelW+IdW+4:IdW+5];
-  wire [31:0]       req_arg   = req_data_i[LevelW+IdW+36:LevelW+IdW+5];
+  wire [OpW-1:0]    req_op    = req_data_i[ReqOpLsb +: OpW];
+  wire              req_kind  = req_data_i[ReqKindLsb];
+  wire [IdW-1:0]    req_id    = req_data_i[ReqIdLsb +: IdW];
+  wire [LevelW-1:0] req_level = req_data_i[ReqLevelLsb +: LevelW];
+  wire [ArgW-1:0]   req_arg   = req_data_i[ReqArgLsb +: ArgW];
   // Index block: buffer object `id`, or display list `id` after the buffer objects.
   wire [IxW-1:0]    req_id_ix  = { {{- ix_pad }}req_id};
   wire              req_obj_ok = req_kind ? (req_id_ix < {{ dl_ix }}) : (req_id_ix < {{ bo_ix }});
@@ -94,7 +109,7 @@ module {{ name }} #(
 
   // ---------------------------------------------------------------------------------
   // State.
-  reg  [1:0]          state_q, state_d;
+  reg  [StateW-1:0]   state_q, state_d;
   reg  [InitW-1:0]    init_q, init_d;
   reg  [PageW-1:0]    head_q, head_d;
   reg  [PageW-1:0]    tail_q, tail_d;
@@ -102,9 +117,9 @@ module {{ name }} #(
   reg  [1:0]          shader_next_q, shader_next_d;  // per program: the slot to load next
   reg                 rsp_valid_q, rsp_valid_d;
   // The command being executed (datapath: no reset).
-  reg  [3:0]          cmd_op_q;
+  reg  [OpW-1:0]      cmd_op_q;
   reg  [IdW-1:0]      cmd_id_q;
-  reg  [31:0]         cmd_arg_q;
+  reg  [ArgW-1:0]     cmd_arg_q;
   reg                 cmd_obj_ok_q;
   reg  [ObjW-1:0]     cmd_obj_q;
   reg                 cmd_tex_ok_q;
@@ -115,8 +130,8 @@ module {{ name }} #(
   reg                 walk;       // ALLOC and TRANSLATE: start a walk of walk_hops pages
   reg  [PageW-1:0]    walk_from;
   reg  [CountW-1:0]   walk_hops;
-  reg  [3:0]          rsp_code_q, rsp_code_d;
-  reg  [31:0]         rsp_arg_q, rsp_arg_d;
+  reg  [CodeW-1:0]    rsp_code_q, rsp_code_d;
+  reg  [ArgW-1:0]     rsp_arg_q, rsp_arg_d;
 
   assign req_ready_o = (state_q == StIdle) & (~rsp_valid_q | rsp_ready_i);
   assign rsp_valid_o = rsp_valid_q;
@@ -134,12 +149,12 @@ module {{ name }} #(
   reg  [ObjW-1:0]   obj_waddr;
   reg  [EntryW-1:0] obj_wdata;
   reg  [EntryW-1:0] obj_rdata_q;
-  reg  [32:0]       tex_mem [0:TexEntries-1];
+  reg  [TexEntryW-1:0] tex_mem [0:TexEntries-1];
   reg               tex_we;
   reg  [TexW-1:0]   tex_waddr;
-  reg  [32:0]       tex_wdata;
+  reg  [TexEntryW-1:0] tex_wdata;
   reg  [TexW-1:0]   tex_raddr;
-  reg  [32:0]       tex_rdata_q;
+  reg  [TexEntryW-1:0] tex_rdata_q;
 
 {%- for (mem, port) in rams %}
 
@@ -151,12 +166,12 @@ module {{ name }} #(
   end
 {%- endfor %}
 
-  // The index block read for the command: {live, param, size, end, start}.
-  wire [PageW-1:0] obj_start = obj_rdata_q[PageW-1:0];
-  wire [PageW-1:0] obj_end   = obj_rdata_q[2*PageW-1:PageW];
-  wire [31:0]      obj_size  = obj_rdata_q[2*PageW+31:2*PageW];
-  wire [31:0]      obj_param = obj_rdata_q[2*PageW+63:2*PageW+32];
-  wire             obj_live  = cmd_obj_ok_q & obj_rdata_q[EntryW-1];
+  // The index block read for the command: {{ obj_layout }}.
+  wire [PageW-1:0] obj_start = obj_rdata_q[ObjStartLsb +: PageW];
+  wire [PageW-1:0] obj_end   = obj_rdata_q[ObjEndLsb +: PageW];
+  wire [31:0]      obj_size  = obj_rdata_q[ObjSizeLsb +: 32];
+  wire [31:0]      obj_param = obj_rdata_q[ObjParamLsb +: 32];
+  wire             obj_live  = cmd_obj_ok_q & obj_rdata_q[ObjLiveLsb];
 
   // Pages a size takes: ceil(bytes / {{ page_bytes }}).
   wire [31:0]      arg_pages  = (cmd_arg_q >> PageLog) + {31'd0, |cmd_arg_q[PageLog-1:0]};
@@ -238,7 +253,7 @@ module {{ name }} #(
         obj_waddr = init_q[ObjW-1:0];
         obj_wdata = {EntryW{1'b0}};
         tex_waddr = init_q[TexW-1:0];
-        tex_wdata = 33'd0;
+        tex_wdata = {TexEntryW{1'b0}};
         if (init_q[PageW-1:0] == {{ last_page }}) begin
           pt_wdata = {PageW{1'b0}};
         end
@@ -274,10 +289,10 @@ module {{ name }} #(
           OpTexGet: begin
             if (!cmd_tex_ok_q) begin
               rsp_code_d = CodeBadId;
-            end else if (!tex_rdata_q[32]) begin
+            end else if (!tex_rdata_q[TexSetLsb]) begin
               rsp_code_d = CodeNotAllocated;
             end else begin
-              rsp_arg_d = tex_rdata_q[31:0];
+              rsp_arg_d = tex_rdata_q[TexBaseLsb +: ArgW];
             end
           end
           OpImgAddr: begin
