@@ -4,9 +4,9 @@
 //! requests.
 
 use crate::config::{TexFormat, TexOutput, Tmu};
+use crate::iface::tex_filter::FilterLayout;
 use crate::iface::{Dir, StreamPort};
 use crate::rng::Rng;
-use crate::rtl::tex_filter::FilterLayout;
 use crate::vectors::{Bits, PortVectors, VectorSet};
 
 use super::tmu::filter::{bilinear_sum, round, trilinear, unorm8_to_f32};

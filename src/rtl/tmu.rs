@@ -11,27 +11,10 @@ use askama::Template;
 use super::handshake::module_for;
 use super::tex_cache::TexCacheTop;
 use super::tex_filter::{FilterLayout, TexFilter};
-use super::{Ctx, MemPort, Module, RenderError, Rst, StreamPort, Unit, render};
+use super::{Ctx, MemPort, Module, RenderError, Rst, Unit, render};
 use crate::config::{Filter, StageKind, TexLayout, TexOutput, Tmu, Wrap};
+use crate::iface::tmu::{LANE_W, TmuLayout};
 
-/// Bits of one lane of a sample request: s, t (fp32) and the active bit.
-pub const LANE_W: u32 = 65;
-/// Descriptor registers: control, LOD bias, LOD limits, then one base per level.
-pub const REG_CTRL: u32 = 0;
-pub const REG_BIAS: u32 = 1;
-pub const REG_LODS: u32 = 2;
-pub const REG_BASE0: u32 = 3;
-/// Fields of the control register: (name, lsb, bits).
-pub const CTRL_FIELDS: [(&str, u32, u32); 8] = [
-    ("format", 0, 3),
-    ("min_filter", 3, 3),
-    ("mag_linear", 6, 1),
-    ("wrap_s", 7, 2),
-    ("wrap_t", 9, 2),
-    ("log2_width", 11, 4),
-    ("log2_height", 15, 4),
-    ("last_level", 19, 4),
-];
 /// Bits of a plan besides its lanes: format, two wraps, then per quad its
 /// [`PLAN_QUAD_W`] bits.
 const PLAN_META_W: u32 = 3 + 2 + 2;
@@ -39,45 +22,6 @@ const PLAN_META_W: u32 = 3 + 2 + 2;
 const PLAN_QUAD_W: u32 = 8 + 1 + 1 + 2 * (4 + 4 + 30);
 /// A quad's part of a pass in `tmu_addr` between its stages: lw, lh, base, linear, skip.
 const PASS_QUAD_W: u32 = 4 + 4 + 30 + 1 + 1;
-
-fn clog2(x: u32) -> u32 {
-    32 - (x.max(1) - 1).leading_zeros()
-}
-
-/// The command and response words of the unit.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct TmuLayout {
-    pub lanes: u32,
-    /// Bits of a texture id and of a register index.
-    pub tex_w: u32,
-    pub reg_w: u32,
-    /// Registers per descriptor.
-    pub regs: u32,
-    pub req_w: u32,
-    pub rsp_w: u32,
-}
-
-impl TmuLayout {
-    pub fn new(tmu: &Tmu) -> Self {
-        let tex_w = clog2(tmu.textures).max(1);
-        let regs = REG_BASE0 + tmu.mip_levels;
-        let reg_w = clog2(regs);
-        let sample_w = tmu.lanes * LANE_W + 33 + tex_w;
-        let write_w = 32 + reg_w + tex_w;
-        Self {
-            lanes: tmu.lanes,
-            tex_w,
-            reg_w,
-            regs,
-            req_w: sample_w.max(write_w) + 1,
-            rsp_w: FilterLayout::new(tmu).rsp_w,
-        }
-    }
-
-    pub fn ports(&self) -> Vec<StreamPort> {
-        StreamPort::req_rsp(self.req_w, self.rsp_w)
-    }
-}
 
 #[derive(Template)]
 #[template(path = "rtl/tmu_fixed.v")]

@@ -22,11 +22,11 @@ use super::sampler::{
     Filter, MipImage, Sampler, TexImage, lod_fixed, quad_lambda, sample_lanes, select_levels,
 };
 use crate::config::{TexFormat, TexLayout, Tmu, Wrap};
+use crate::iface::tex_filter::FilterLayout;
+use crate::iface::tmu::{CTRL_FIELDS, LANE_W, REG_BASE0, REG_BIAS, REG_CTRL, REG_LODS, TmuLayout};
 use crate::iface::{Dir, StreamPort};
 use crate::model::tex_filter::encode_rsp;
 use crate::rng::{Rng, memory_word};
-use crate::rtl::tex_filter::FilterLayout;
-use crate::rtl::tmu::{CTRL_FIELDS, LANE_W, REG_BASE0, REG_BIAS, REG_CTRL, REG_LODS, TmuLayout};
 use crate::vectors::{Bits, PortVectors, VectorSet};
 
 /// One command of the unit's input stream.
