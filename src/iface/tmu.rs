@@ -13,7 +13,14 @@ pub const REG_CTRL: u32 = 0;
 pub const REG_BIAS: u32 = 1;
 pub const REG_LODS: u32 = 2;
 pub const REG_BASE0: u32 = 3;
-/// Fields of the control register: (name, lsb, bits).
+/// The descriptor registers by name (the RTL's localparams), in register order.
+pub const REGS: [(&str, u32); 4] = [
+    ("RegCtrl", REG_CTRL),
+    ("RegBias", REG_BIAS),
+    ("RegLods", REG_LODS),
+    ("RegBase", REG_BASE0),
+];
+/// Fields of the control register: (name, lsb, bits), lowest first.
 pub const CTRL_FIELDS: [(&str, u32, u32); 8] = [
     ("format", 0, 3),
     ("min_filter", 3, 3),
@@ -24,6 +31,25 @@ pub const CTRL_FIELDS: [(&str, u32, u32); 8] = [
     ("log2_height", 15, 4),
     ("last_level", 19, 4),
 ];
+
+/// Bits of the control register: the end of its last field.
+pub fn ctrl_w() -> u32 {
+    CTRL_FIELDS.iter().map(|f| f.1 + f.2).max().unwrap_or(0)
+}
+
+/// A control field's localparam in the RTL: `CtrlLog2WidthLsb` for `log2_width`.
+pub fn ctrl_lsb_name(field: &str) -> String {
+    let camel: String = field
+        .split('_')
+        .map(|w| {
+            let mut c = w.chars();
+            c.next()
+                .map(|f| f.to_ascii_uppercase().to_string() + c.as_str())
+                .unwrap_or_default()
+        })
+        .collect();
+    format!("Ctrl{camel}Lsb")
+}
 
 fn clog2(x: u32) -> u32 {
     32 - (x.max(1) - 1).leading_zeros()

@@ -13,7 +13,7 @@ use super::tex_cache::TexCacheTop;
 use super::tex_filter::{FilterLayout, TexFilter};
 use super::{Ctx, MemPort, Module, RenderError, Rst, Unit, render};
 use crate::config::{Filter, StageKind, TexLayout, TexOutput, Tmu, Wrap};
-use crate::iface::tmu::{LANE_W, TmuLayout};
+use crate::iface::tmu::{CTRL_FIELDS, LANE_W, REGS, TmuLayout, ctrl_lsb_name, ctrl_w};
 
 /// Bits of a plan besides its lanes: format, two wraps, then per quad its
 /// [`PLAN_QUAD_W`] bits.
@@ -61,7 +61,18 @@ pub struct TmuLod {
     pub wrap_fallback: u32,
     pub wrap_fallback_name: &'static str,
     pub wrap_list: String,
+    /// A sample request's lane, the descriptor registers and the control fields the
+    /// body reads: (localparam, value), from src/iface/tmu.rs.
+    pub lane_w: u32,
+    pub regs: Vec<(&'static str, u32)>,
+    pub ctrl_w: u32,
+    pub ctrl_fields: Vec<(String, u32)>,
+    pub reg_desc: String,
+    pub ctrl_desc: String,
 }
+
+/// Control fields that only the LOD hardware reads.
+const LOD_CTRL_FIELDS: [&str; 3] = ["min_filter", "mag_linear", "last_level"];
 
 #[derive(Template)]
 #[template(path = "rtl/tmu_addr.v")]
@@ -215,6 +226,32 @@ impl<'a> TmuUnit<'a> {
             wrap_fallback: tmu.wraps[0].code(),
             wrap_fallback_name: tmu.wraps[0].name(),
             wrap_list: wrap_list.clone(),
+            lane_w: LANE_W,
+            regs: REGS.to_vec(),
+            ctrl_w: ctrl_w(),
+            ctrl_fields: CTRL_FIELDS
+                .iter()
+                .filter(|f| lod || !LOD_CTRL_FIELDS.contains(&f.0))
+                .map(|f| (ctrl_lsb_name(f.0), f.1))
+                .collect(),
+            reg_desc: format!(
+                "{} control, {} LOD bias, {} {{max_lod, min_lod}} (16-bit signed,\n//   8 \
+                 fraction bits), {} + level: the level's word address",
+                REGS[0].1, REGS[1].1, REGS[2].1, REGS[3].1
+            ),
+            ctrl_desc: CTRL_FIELDS
+                .chunks(4)
+                .map(|c| {
+                    c.iter()
+                        .map(|(n, lsb, w)| match w {
+                            1 => format!("{n}[{lsb}]"),
+                            _ => format!("{n}[{}:{lsb}]", lsb + w - 1),
+                        })
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                })
+                .collect::<Vec<_>>()
+                .join(",\n//   "),
         };
         let addr_block = TmuAddr {
             name: ctx.module_name("tmu_addr"),

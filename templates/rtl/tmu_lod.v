@@ -3,9 +3,11 @@
 // the level of detail of each request and the choice of mip level(s), as
 // src/model/tmu/lod.rs and select_levels in src/model/tmu/sampler.rs compute them.
 //
-// in_data_i: a command (see src/model/tmu/unit.rs for the descriptor registers)
+// in_data_i: a command (src/iface/tmu.rs holds the layout and the descriptor registers)
 //   sample: {1'b0, tex[{{ tex_w }}], has_lod, lod fp32, lane[{{ lanes }}] = {active, t fp32, s fp32}}, lane 0 lowest
 //   write:  {1'b1, ..., tex[{{ tex_w }}], reg[{{ reg_w }}], data[31:0]}
+// Descriptor registers: {{ reg_desc }}.
+// Control register: {{ ctrl_desc }}.
 // A write waits until no earlier sample is inside this module, so every sample reads
 // the descriptors as they were when it arrived, and the registers can be read at any
 // stage.
@@ -48,9 +50,13 @@ module {{ name }} #(
   localparam integer ReqW    = {{ req_w }};
   localparam integer TexW    = {{ tex_w }};
   localparam integer RegW    = {{ reg_w }};
-  localparam integer LanesW  = 65 * Lanes;
+  localparam integer LaneW   = {{ lane_w }};   // a lane of a sample request
+  localparam integer LanesW  = LaneW * Lanes;
   localparam integer PlanW   = {{ plan_w }};
-  localparam integer CtrlW   = 23;
+  localparam integer CtrlW   = {{ ctrl_w }};   // the control register's fields
+{%- for f in ctrl_fields %}
+  localparam integer {{ f.0 }} = {{ f.1 }};
+{%- endfor %}
   localparam integer DescW   = CtrlW + 16 + 32;          // control, bias, LOD limits
   localparam integer P0W     = DescW + TexW + 33 + LanesW;  // a sample and its descriptor
   localparam integer InflW   = {{ infl_w }};
@@ -63,10 +69,9 @@ module {{ name }} #(
   localparam [2:0]   FilterFallback = 3'd{{ filter_fallback }};
   localparam [3:0]   WrapMask = 4'b{{ wrap_mask }};
   localparam [1:0]   WrapFallback = 2'd{{ wrap_fallback }};
-  localparam [RegW-1:0] RegCtrl = {{ reg_w }}'d0;
-  localparam [RegW-1:0] RegBias = {{ reg_w }}'d1;
-  localparam [RegW-1:0] RegLods = {{ reg_w }}'d2;
-  localparam [RegW-1:0] RegBase = {{ reg_w }}'d3;
+{%- for r in regs %}
+  localparam [RegW-1:0] {{ r.0 }} = {{ reg_w }}'d{{ r.1 }};
+{%- endfor %}
 
   // Sizes and level counts past the largest level read as the largest.
   function automatic [3:0] sat_log2;
@@ -161,8 +166,8 @@ module {{ name }} #(
   wire           s1_valid;
   wire           s1_ready;
   wire [S1W-1:0] s1_data;
-  wire [3:0]     lw0 = sat_log2(s0_desc[14:11]);
-  wire [3:0]     lh0 = sat_log2(s0_desc[18:15]);
+  wire [3:0]     lw0 = sat_log2(s0_desc[CtrlLog2WidthLsb +: 4]);
+  wire [3:0]     lh0 = sat_log2(s0_desc[CtrlLog2HeightLsb +: 4]);
 
   // |b - a| modulo 2^64, clamped to 2^31 - 1.
   function automatic [30:0] absdiff;
@@ -386,15 +391,17 @@ module {{ name }} #(
   // ---------------------------------------------------------------------------------
   // Selection: explicit LOD or the differences', bias, clamp; mag or min; the level(s),
   // per quad.
+  wire [CtrlW-1:0]   ctrl     = sel_p[LanesW + 33 + TexW +: CtrlW];
+{%- if !lod %}
   // Without LOD hardware the filter codes and the level count go unread.
-  /* verilator lint_off UNUSEDSIGNAL */
-  wire [22:0]        ctrl     = sel_p[LanesW + 33 + TexW +: 23];
-  /* verilator lint_on UNUSEDSIGNAL */
+  wire unused_ctrl;
+  assign unused_ctrl = ^ctrl;
+{%- endif %}
   wire [TexW-1:0]    sel_tex  = sel_p[LanesW + 33 +: TexW];
 {%- if lod %}
-  wire signed [15:0] bias     = sel_p[LanesW + 33 + TexW + 23 +: 16];
-  wire signed [15:0] min_lod  = sel_p[LanesW + 33 + TexW + 39 +: 16];
-  wire signed [15:0] max_lod  = sel_p[LanesW + 33 + TexW + 55 +: 16];
+  wire signed [15:0] bias     = sel_p[LanesW + 33 + TexW + CtrlW +: 16];
+  wire signed [15:0] min_lod  = sel_p[LanesW + 33 + TexW + CtrlW + 16 +: 16];
+  wire signed [15:0] max_lod  = sel_p[LanesW + 33 + TexW + CtrlW + 32 +: 16];
   wire               has_lod  = sel_p[LanesW + 32];
   wire [63:0]        lod_fix;
   {{ fixed }} #(.KW(5)) u_lod (.s_i(sel_p[LanesW +: 32]), .k_i(5'd8), .sat_i(1'b1), .fixed_o(lod_fix));
@@ -403,18 +410,18 @@ module {{ name }} #(
                            : ($signed(lod_fix) > 64'sd32767) ? 16'sd32767
                            : lod_fix[15:0];
   wire signed [15:0] lod_hi = (max_lod < min_lod) ? min_lod : max_lod;
-  wire [2:0]  min_code = ctrl[5:3];
-  wire [2:0]  mag_code = {2'd0, ctrl[6]};
+  wire [2:0]  min_code = ctrl[CtrlMinFilterLsb +: 3];
+  wire [2:0]  mag_code = {2'd0, ctrl[CtrlMagLinearLsb]};
   wire [2:0]  min_f    = FilterMask[min_code] ? min_code : FilterFallback;
   wire [2:0]  mag_f    = FilterMask[mag_code] ? mag_code : FilterFallback;
-  wire [3:0]  last     = sat_log2(ctrl[22:19]);
+  wire [3:0]  last     = sat_log2(ctrl[CtrlLastLevelLsb +: 4]);
   // GL's switch-over point c: 1/2 for LINEAR magnification with a NEAREST_MIPMAP minifier.
   wire        c_half   = (mag_f == 3'd1) & ((min_f == 3'd2) | (min_f == 3'd4));
 {%- endif %}
-  wire [1:0]  wrap_s   = WrapMask[ctrl[8:7]] ? ctrl[8:7] : WrapFallback;
-  wire [1:0]  wrap_t   = WrapMask[ctrl[10:9]] ? ctrl[10:9] : WrapFallback;
-  wire [3:0]  lw       = sat_log2(ctrl[14:11]);
-  wire [3:0]  lh       = sat_log2(ctrl[18:15]);
+  wire [1:0]  wrap_s   = WrapMask[ctrl[CtrlWrapSLsb +: 2]] ? ctrl[CtrlWrapSLsb +: 2] : WrapFallback;
+  wire [1:0]  wrap_t   = WrapMask[ctrl[CtrlWrapTLsb +: 2]] ? ctrl[CtrlWrapTLsb +: 2] : WrapFallback;
+  wire [3:0]  lw       = sat_log2(ctrl[CtrlLog2WidthLsb +: 4]);
+  wire [3:0]  lh       = sat_log2(ctrl[CtrlLog2HeightLsb +: 4]);
   wire        tex_ok   = ({1'b0, sel_tex} < Textures[TexW:0]);
   wire [31:0] tex32    = {{ "{{" }}(32 - TexW){1'b0}}, sel_tex};
 
@@ -493,7 +500,7 @@ module {{ name }} #(
     .{{ rst.port }}{{ rst.pad }} ({{ rst.port }}),
     .in_valid_i  (sel_valid),
     .in_ready_o  (sel_ready),
-    .in_data_i   ({plan_quads, wrap_t, wrap_s, ctrl[2:0], sel_p[LanesW-1:0]}),
+    .in_data_i   ({plan_quads, wrap_t, wrap_s, ctrl[CtrlFormatLsb +: 3], sel_p[LanesW-1:0]}),
     .out_valid_o (out_valid_o),
     .out_ready_i (out_ready_i),
     .out_data_o  (out_data_o)
