@@ -206,17 +206,17 @@ module {{ name }} #(
         wire [14:0] u        = gk[0] ? i1s : i0s;
         wire [14:0] v        = gk[1] ? i1t : i0t;
         // At most 2^26 tiles (a 2^15 x 2^15 level): the top bits of tile stay zero.
-        /* verilator lint_off UNUSEDSIGNAL */
         wire [29:0] tile     = ({17'd0, v[14:2]} << tile_sh) + {17'd0, u[14:2]};
-        /* verilator lint_on UNUSEDSIGNAL */
+        wire unused_tile;
+        assign unused_tile = ^tile;
         wire [3:0]  in_tile  = {v[1:0], u[1:0]};
         // The DXT1 block's index (sampler::dxt1_block): a group is 4 blocks, a row of
         // groups 2 x 2^tile_sh blocks.
-        /* verilator lint_off UNUSEDSIGNAL */
         wire [29:0] block    = grouped ? (({18'd0, v[14:3]} << (tile_sh + 4'd1)) + {16'd0, u[14:3], 2'b00}
                                           + {28'd0, v[2], u[2]})
                                        : tile;
-        /* verilator lint_on UNUSEDSIGNAL */
+        wire unused_block;
+        assign unused_block = ^block;
 {%- if tiled %}
         wire [29:0] index    = {tile[25:0], in_tile};
 {%- else %}
@@ -224,9 +224,9 @@ module {{ name }} #(
 {%- endif %}
         wire [29:0] word     = (c_format == 3'd7) ? {block[28:0], 1'b0} : (index >> per_sh);
         // SubW bits of it reach the filter: enough for every enabled format.
-        /* verilator lint_off UNUSEDSIGNAL */
         wire [3:0]  sub      = (c_format == 3'd7) ? in_tile : (index[3:0] & ((4'd1 << per_sh) - 4'd1));
-        /* verilator lint_on UNUSEDSIGNAL */
+        wire unused_sub;
+        assign unused_sub = ^sub;
         assign subs[gk*SubW +: SubW] = sub[SubW-1:0];
         assign o_addr[(4*gi + gk)*30 +: 30] = c_base + word;
         assign o_active[4*gi + gk] = ln[0] & (c_linear | (gk == 0)) & ~c_skip;

@@ -187,9 +187,9 @@ module {{ name }} #(
   generate
     for (gq = 0; gq < Quads; gq = gq + 1) begin : g_diff
       // The quad's lanes 0, 1, 2: (x, y), (x + 1, y), (x, y + 1); their active bits go unread.
-      /* verilator lint_off UNUSEDSIGNAL */
       wire [3*65-1:0] ql = s0_data[gq*4*65 +: 3*65];
-      /* verilator lint_on UNUSEDSIGNAL */
+      wire unused_ql;
+      assign unused_ql = ^ql;
       wire [63:0] fu0;
       wire [63:0] fu1;
       wire [63:0] fu2;
@@ -278,10 +278,10 @@ module {{ name }} #(
       wire [62:0] rho2 = s2_data[P0W + gq*63 +: 63];
       wire [5:0]  msb  = msb_of(rho2);
       // The mantissa is the 17 bits from the leading one down.
-      /* verilator lint_off UNUSEDSIGNAL */
       wire [62:0] norm_r = rho2 >> (msb - 6'd16);
       wire [62:0] norm_l = rho2 << (6'd16 - msb);
-      /* verilator lint_on UNUSEDSIGNAL */
+      wire unused_norm;
+      assign unused_norm = ^{norm_r[62:17], norm_l[62:17]};
       wire [16:0] mant0  = (msb >= 6'd16) ? norm_r[16:0] : norm_l[16:0];
       assign norms[gq*32 +: 32] = {8'd0, mant0, msb, (rho2 == 63'd0)};
     end
@@ -327,9 +327,9 @@ module {{ name }} #(
       for (gq = 0; gq < Quads; gq = gq + 1) begin : g_quad
         wire [31:0]     q_in = d_in[P0W + gq*32 +: 32];
         // Two new fraction bits enter at the bottom; the top two are still zero.
-        /* verilator lint_off UNUSEDSIGNAL */
         wire [7:0]      f_in = q_in[24 +: 8];
-        /* verilator lint_on UNUSEDSIGNAL */
+        wire unused_f_in;
+        assign unused_f_in = ^f_in[7:6];
         wire [17:0]     st1  = square_step(q_in[7 +: 17]);
         wire [17:0]     st2  = square_step(st1[16:0]);
         assign steps[gq*32 +: 32] = {f_in[5:0], st1[17], st2[17], st2[16:0], q_in[0 +: 7]};
@@ -364,12 +364,12 @@ module {{ name }} #(
   generate
     for (gq = 0; gq < Quads; gq = gq + 1) begin : g_lambda
       // The mantissa and the last fraction bit go unread.
-      /* verilator lint_off UNUSEDSIGNAL */
       wire [31:0]        q_log     = sel_log[P0W + gq*32 +: 32];
       wire [13:0]        log2_rho2 = {q_log[1 +: 6], q_log[24 +: 8]};
       // log2(rho^2) < 63 * 256: adding one cannot carry out of 14 bits.
       wire [13:0]        rounded   = log2_rho2 + 14'd1;
-      /* verilator lint_on UNUSEDSIGNAL */
+      wire unused_log;
+      assign unused_log = ^{q_log[23:7], rounded[0]};
       assign lambda_ds[gq*16 +: 16] = q_log[0] ? -16'sd32768
                                     : ($signed({3'd0, rounded[13:1]}) - 16'sd3072);
     end
@@ -379,9 +379,9 @@ module {{ name }} #(
   wire            sel_valid = s0_valid & ~s0_write;
   wire            sel_ready;
   // Without LOD hardware the LOD fields and the LOD registers go unread.
-  /* verilator lint_off UNUSEDSIGNAL */
   wire [P0W-1:0]  sel_p     = s0_p;
-  /* verilator lint_on UNUSEDSIGNAL */
+  wire unused_sel_p;
+  assign unused_sel_p = ^sel_p;
   assign s0_ready = s0_write ? idle : sel_ready;
 {%- if lod %}
   wire [Quads*16-1:0] lambda_ds = {(Quads*16){1'b0}};
@@ -443,9 +443,9 @@ module {{ name }} #(
       wire        mag      = (lambda <= (c_half ? 17'sd128 : 17'sd0));
       // Level ceil(lambda + 1/2) - 1 (lambda > 1/2 here) and floor(lambda), 8 bits.
       // lambda + 383 < 2^16: bit 16 stays zero, and bits 7:0 are the fraction dropped.
-      /* verilator lint_off UNUSEDSIGNAL */
       wire [16:0] near_sum = lambda[16:0] + 17'd383;
-      /* verilator lint_on UNUSEDSIGNAL */
+      wire unused_near_sum;
+      assign unused_near_sum = ^{near_sum[16], near_sum[7:0]};
       wire [7:0]  near_d   = near_sum[15:8] - 8'd1;
       wire [7:0]  floor_d  = lambda[15:8];
       always @(*) begin
@@ -482,10 +482,12 @@ module {{ name }} #(
       wire [3:0]  lw2 = (lw > d2) ? lw - d2 : 4'd0;
       wire [3:0]  lh2 = (lh > d2) ? lh - d2 : 4'd0;
       // Bit offsets into base_all, far below 2^32.
-      /* verilator lint_off UNUSEDSIGNAL */
       wire [31:0] at1    = (tex32 * MipLevels + {28'd0, d1}) * 30;
       wire [31:0] at2    = (tex32 * MipLevels + {28'd0, d2}) * 30;
-      /* verilator lint_on UNUSEDSIGNAL */
+      wire unused_at1;
+      assign unused_at1 = ^at1;
+      wire unused_at2;
+      assign unused_at2 = ^at2;
       wire [29:0] base1  = tex_ok ? base_all[at1 +: 30] : 30'd0;
       wire [29:0] base2  = tex_ok ? base_all[at2 +: 30] : 30'd0;
       assign plan_quads[gp*QuadW +: QuadW] = {base2, lh2, lw2, base1, lh1, lw1, linear,
