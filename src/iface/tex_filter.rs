@@ -3,6 +3,12 @@
 
 use crate::config::{TexFormat, TexOutput, Tmu};
 
+/// Pass codes: a single-level sample, the first level of a trilinear pair (no response),
+/// and the second (blended with the first).
+pub const PASS_SINGLE: u32 = 0;
+pub const PASS_FIRST: u32 = 1;
+pub const PASS_SECOND: u32 = 2;
+
 /// A channel as fp32 in [0, 1]: exactly c / 255 rounded to the nearest float, the
 /// normalisation GL specifies for unsigned normalised 8-bit values.
 pub fn unorm8_to_f32(c: u8) -> f32 {

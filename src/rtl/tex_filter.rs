@@ -11,7 +11,7 @@ use super::handshake::module_for;
 use super::{Ctx, Module, RenderError, Rst, StreamPort, Unit};
 use crate::config::{StageKind, TexFormat, TexOutput, Tmu};
 pub use crate::iface::tex_filter::FilterLayout;
-use crate::iface::tex_filter::unorm8_to_f32;
+use crate::iface::tex_filter::{PASS_FIRST, PASS_SECOND, unorm8_to_f32};
 
 /// One enabled format's converter: its code and the Verilog expression of its texel.
 pub struct FormatCase {
@@ -49,6 +49,8 @@ pub struct TexFilter {
     pub format_codes: String,
     /// (c, fp32 bits of c / 255 in hex) for the fp32 output table.
     pub fp32_table: Vec<(u32, String)>,
+    pub pass_first: u32,
+    pub pass_second: u32,
 }
 
 fn format_expr(f: TexFormat) -> &'static str {
@@ -121,6 +123,8 @@ impl TexFilter {
             } else {
                 Vec::new()
             },
+            pass_first: PASS_FIRST,
+            pass_second: PASS_SECOND,
         }
     }
 

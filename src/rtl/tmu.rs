@@ -139,19 +139,23 @@ fn mask(width: usize, enabled: impl Fn(usize) -> bool) -> String {
         .collect()
 }
 
-/// The whole unit, ready to elaborate.
-pub struct TmuUnit<'a> {
-    ctx: &'a Ctx,
-    tmu: &'a Tmu,
+/// What the blocks of the unit share: layouts, widths and the filter fallback.
+struct Geometry {
+    layout: TmuLayout,
+    fl: FilterLayout,
+    quads: u32,
+    plan_w: u32,
+    pass_w: u32,
+    ports: u32,
+    fallback: Filter,
+    lod: bool,
+    wrap_list: String,
+    skid: String,
+    fixed: String,
 }
 
-impl<'a> TmuUnit<'a> {
-    pub fn new(ctx: &'a Ctx, tmu: &'a Tmu) -> Self {
-        Self { ctx, tmu }
-    }
-
-    pub fn elaborate(&self) -> Result<(Unit, Vec<Module>), RenderError> {
-        let (ctx, tmu) = (self.ctx, self.tmu);
+impl Geometry {
+    fn new(ctx: &Ctx, tmu: &Tmu) -> Self {
         let layout = TmuLayout::new(tmu);
         let fl = FilterLayout::new(tmu);
         let quads = tmu.quads();
@@ -176,6 +180,39 @@ impl<'a> TmuUnit<'a> {
         let skid = ctx.module_name("hs_skid");
         let fixed = ctx.module_name("tmu_fixed");
 
+        Self {
+            layout,
+            fl,
+            quads,
+            plan_w,
+            pass_w,
+            ports,
+            fallback,
+            lod,
+            wrap_list,
+            skid,
+            fixed,
+        }
+    }
+}
+
+/// The whole unit, ready to elaborate.
+pub struct TmuUnit<'a> {
+    ctx: &'a Ctx,
+    tmu: &'a Tmu,
+}
+
+impl<'a> TmuUnit<'a> {
+    pub fn new(ctx: &'a Ctx, tmu: &'a Tmu) -> Self {
+        Self { ctx, tmu }
+    }
+
+    pub fn elaborate(&self) -> Result<(Unit, Vec<Module>), RenderError> {
+        let (ctx, tmu) = (self.ctx, self.tmu);
+        let g = Geometry::new(ctx, tmu);
+        let fixed = g.fixed.clone();
+        let layout = g.layout;
+
         let mut modules = Vec::new();
         for kind in [StageKind::Skid, StageKind::Fifo { depth: 4 }] {
             if let Some(m) = module_for(ctx, kind, 32)? {
@@ -194,7 +231,84 @@ impl<'a> TmuUnit<'a> {
             instantiates: Vec::new(),
             text: render(&fx.name, &fx)?,
         });
-        let lod_block = TmuLod {
+        let lod_block = self.lod_block(&g);
+        let addr_block = self.addr_block(&g);
+        for (m, kind, params) in [
+            (
+                render(&lod_block.name, &lod_block)?,
+                "tmu_lod",
+                vec![("Textures", tmu.textures), ("MipLevels", tmu.mip_levels)],
+            ),
+            (
+                render(&addr_block.name, &addr_block)?,
+                "tmu_addr",
+                vec![("WBits", tmu.weight_bits)],
+            ),
+        ] {
+            modules.push(Module {
+                name: ctx.module_name(kind),
+                kind,
+                parameters: params
+                    .into_iter()
+                    .map(|(k, v)| (k.to_string(), u64::from(v)))
+                    .collect(),
+                instantiates: vec![fixed.clone(), g.skid.clone()],
+                text: m,
+            });
+        }
+        let cache = TexCacheTop::new(ctx, &tmu.cache);
+        let (_, cache_modules) = cache.elaborate(ctx)?;
+        let filter = TexFilter::new(ctx, tmu);
+        let (_, filter_modules) = filter.elaborate(ctx)?;
+        for m in cache_modules.into_iter().chain(filter_modules) {
+            if !modules.iter().any(|x| x.name == m.name) {
+                modules.push(m);
+            }
+        }
+        let top = self.top(
+            &g,
+            &lod_block.name,
+            &addr_block.name,
+            &cache.name,
+            &filter.name,
+        );
+        let mut instantiates = vec![
+            lod_block.name.clone(),
+            addr_block.name.clone(),
+            top.fifo.clone(),
+            top.cache.clone(),
+            top.filter.clone(),
+        ];
+        instantiates.sort();
+        modules.push(Module {
+            name: top.name.clone(),
+            kind: "tmu",
+            parameters: BTreeMap::from([("SideDepth".to_string(), u64::from(top.side_depth))]),
+            instantiates,
+            text: render(&top.name, &top)?,
+        });
+        let unit = Unit {
+            name: "tmu",
+            top: top.name.clone(),
+            modules: modules.iter().map(|m| m.name.clone()).collect(),
+            ports: layout.ports(),
+            mem_ports: vec![MemPort {
+                name: "mem".into(),
+                addr_width: 32,
+                data_width: tmu.cache.bus_bits,
+                beats: tmu.cache.beats_per_line,
+            }],
+            probes: Vec::new(),
+        };
+        Ok((unit, modules))
+    }
+
+    /// The front: descriptors, LOD and level choice.
+    fn lod_block(&self, g: &Geometry) -> TmuLod {
+        let (ctx, tmu) = (self.ctx, self.tmu);
+        let (layout, quads, plan_w, lod) = (g.layout, g.quads, g.plan_w, g.lod);
+        let (skid, fixed, fallback, wrap_list) = (&g.skid, &g.fixed, g.fallback, &g.wrap_list);
+        TmuLod {
             name: ctx.module_name("tmu_lod"),
             stamp: ctx.stamp.clone(),
             rst: ctx.rst.clone(),
@@ -236,7 +350,7 @@ impl<'a> TmuUnit<'a> {
                 .collect(),
             reg_desc: format!(
                 "{} control, {} LOD bias, {} {{max_lod, min_lod}} (16-bit signed,\n//   8 \
-                 fraction bits), {} + level: the level's word address",
+             fraction bits), {} + level: the level's word address",
                 REGS[0].1, REGS[1].1, REGS[2].1, REGS[3].1
             ),
             ctrl_desc: CTRL_FIELDS
@@ -252,8 +366,15 @@ impl<'a> TmuUnit<'a> {
                 })
                 .collect::<Vec<_>>()
                 .join(",\n//   "),
-        };
-        let addr_block = TmuAddr {
+        }
+    }
+
+    /// Texel address generation.
+    fn addr_block(&self, g: &Geometry) -> TmuAddr {
+        let (ctx, tmu) = (self.ctx, self.tmu);
+        let (fl, quads, plan_w, pass_w, ports) = (&g.fl, g.quads, g.plan_w, g.pass_w, g.ports);
+        let (skid, fixed, wrap_list) = (&g.skid, &g.fixed, g.wrap_list.clone());
+        TmuAddr {
             name: ctx.module_name("tmu_addr"),
             stamp: ctx.stamp.clone(),
             rst: ctx.rst.clone(),
@@ -277,48 +398,22 @@ impl<'a> TmuUnit<'a> {
                 TexLayout::Linear => "row-major",
             },
             wrap_list,
-        };
-        for (m, kind, params) in [
-            (
-                render(&lod_block.name, &lod_block)?,
-                "tmu_lod",
-                vec![("Textures", tmu.textures), ("MipLevels", tmu.mip_levels)],
-            ),
-            (
-                render(&addr_block.name, &addr_block)?,
-                "tmu_addr",
-                vec![("WBits", tmu.weight_bits)],
-            ),
-        ] {
-            modules.push(Module {
-                name: ctx.module_name(kind),
-                kind,
-                parameters: params
-                    .into_iter()
-                    .map(|(k, v)| (k.to_string(), u64::from(v)))
-                    .collect(),
-                instantiates: vec![fixed.clone(), skid.clone()],
-                text: m,
-            });
         }
-        let cache = TexCacheTop::new(ctx, &tmu.cache);
-        let (_, cache_modules) = cache.elaborate(ctx)?;
-        let filter = TexFilter::new(ctx, tmu);
-        let (_, filter_modules) = filter.elaborate(ctx)?;
-        for m in cache_modules.into_iter().chain(filter_modules) {
-            if !modules.iter().any(|x| x.name == m.name) {
-                modules.push(m);
-            }
-        }
-        let top = TmuTop {
+    }
+
+    /// The top module, joining the blocks, the cache and the filter.
+    fn top(&self, g: &Geometry, lod: &str, addr: &str, cache: &str, filter: &str) -> TmuTop {
+        let (ctx, tmu) = (self.ctx, self.tmu);
+        let (layout, fl, quads, plan_w, pass_w) = (g.layout, &g.fl, g.quads, g.plan_w, g.pass_w);
+        TmuTop {
             name: ctx.module_name("tmu"),
             stamp: ctx.stamp.clone(),
             rst: ctx.rst.clone(),
             cache_pad: " ".repeat("mem_req_valid_o".len() - ctx.rst.port.len()),
-            lod: lod_block.name.clone(),
-            addr: addr_block.name.clone(),
-            cache: cache.name.clone(),
-            filter: filter.name.clone(),
+            lod: lod.to_string(),
+            addr: addr.to_string(),
+            cache: cache.to_string(),
+            filter: filter.to_string(),
             fifo: ctx.module_name("hs_fifo"),
             lanes: tmu.lanes,
             quads,
@@ -337,35 +432,6 @@ impl<'a> TmuUnit<'a> {
                 TexOutput::Rgba8 => "RGBA8 (R lowest)",
                 TexOutput::Fp32 => "four fp32 channels (R lowest)",
             },
-        };
-        let mut instantiates = vec![
-            lod_block.name.clone(),
-            addr_block.name.clone(),
-            top.fifo.clone(),
-            top.cache.clone(),
-            top.filter.clone(),
-        ];
-        instantiates.sort();
-        modules.push(Module {
-            name: top.name.clone(),
-            kind: "tmu",
-            parameters: BTreeMap::from([("SideDepth".to_string(), u64::from(top.side_depth))]),
-            instantiates,
-            text: render(&top.name, &top)?,
-        });
-        let unit = Unit {
-            name: "tmu",
-            top: top.name.clone(),
-            modules: modules.iter().map(|m| m.name.clone()).collect(),
-            ports: layout.ports(),
-            mem_ports: vec![MemPort {
-                name: "mem".into(),
-                addr_width: 32,
-                data_width: tmu.cache.bus_bits,
-                beats: tmu.cache.beats_per_line,
-            }],
-            probes: Vec::new(),
-        };
-        Ok((unit, modules))
+        }
     }
 }

@@ -54,8 +54,8 @@ module {{ name }} #(
   localparam integer S3W     = CtlW + Lanes * S3LaneW;
   localparam integer OutLaneW = {{ out_lane_w }};
   localparam integer RspW  = Lanes * OutLaneW;
-  localparam [1:0]   PassFirst  = 2'd1;
-  localparam [1:0]   PassSecond = 2'd2;
+  localparam [1:0]   PassFirst  = 2'd{{ pass_first }};  // pass codes (iface::tex_filter)
+  localparam [1:0]   PassSecond = 2'd{{ pass_second }};
 
   // ---------------------------------------------------------------------------------
   // Format conversion. Widening is GL's round(c * 255 / (2^n - 1)), exactly.
