@@ -38,6 +38,9 @@ pub fn pass_fields(ports: u32, tex_w: u32) -> Vec<(&'static str, u32, u32)> {
         .collect()
 }
 
+/// Responses the output queue holds; stage 1 issues a completing read only with a credit.
+const OUT_DEPTH: u32 = 4;
+
 fn log2(x: u32) -> u32 {
     x.trailing_zeros()
 }
@@ -115,8 +118,9 @@ pub struct TexCacheTop {
     pub slot_base: String,
     pub slot_base_m: String,
     pub fill_off_expr: String,
-    pub pos_pad: String,
-    pub credit_pad: String,
+    /// Depth of the response queue, and the bits of stage 1's credit count for it.
+    pub out_depth: u32,
+    pub credit_w: u32,
     pub port_list: Vec<u32>,
     pub port_list_rev: Vec<u32>,
     /// The bank check's result: clocks of the worst 2x2 footprint, and the request bound.
@@ -139,7 +143,6 @@ impl TexCacheTop {
             .rev()
             .filter(|b| !bank_bits.contains(b))
             .collect();
-        let pos_w = clog2(c.ports + 1);
         let slot_base = |v: &str| {
             if c.sets == 1 {
                 "0".to_string()
@@ -216,8 +219,8 @@ impl TexCacheTop {
             } else {
                 format!("{{beat_q, i[{}:0]}}", wpb_w - 1)
             },
-            pos_pad: format!("{}'b0", 32 - pos_w),
-            credit_pad: "2'b0".into(),
+            out_depth: OUT_DEPTH,
+            credit_w: clog2(OUT_DEPTH + 1),
             port_list: (0..c.ports).collect(),
             port_list_rev: (0..c.ports).rev().collect(),
         }

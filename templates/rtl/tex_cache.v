@@ -25,6 +25,10 @@
 // Bank check at elaboration: the worst of {{ footprints_checked }} 2x2 footprints (every position,
 // wrap mode and mip level) reads in {{ footprint_clocks }} clock(s); a full request in at most {{ request_bound }}.
 // Combinational paths: none between ports (in and out go through registers).
+// Parameters: QueueDepth and MshrEntries are free to override. Every other value below is
+// structural, so a localparam: the port list, the bank functions, the pass layout and the
+// per-texel replication are rendered in Rust (src/rtl/tex_cache.rs) for these sizes, and
+// the bank check above holds only for them.
 module {{ name }} #(
   // Passes queued between tags and data, and line fills in flight: free to override.
   parameter integer QueueDepth  = {{ queue_depth }},
@@ -84,8 +88,9 @@ module {{ name }} #(
   localparam integer ReqActLsb = {{ req_act_lsb }};  // request fields
   localparam integer ReqInvLsb = {{ req_inv_lsb }};
   localparam integer WordW     = {{ word_w }};
-  localparam integer OutDepth  = 4;
-  localparam [2:0]   OutCredits = OutDepth[2:0];
+  localparam integer OutDepth  = {{ out_depth }};   // response queue, and stage 1's credits
+  localparam integer CreditW   = {{ credit_w }};
+  localparam [CreditW-1:0] OutCredits = OutDepth[CreditW-1:0];
   localparam integer PosW      = $clog2(Ports + 1);
   localparam integer LastBeatIdx = Beats - 1;
   localparam [BeatW-1:0] LastBeat = LastBeatIdx[BeatW-1:0];
@@ -247,7 +252,7 @@ module {{ name }} #(
     reg [31:0] best_age;
     // Every local gets a value before the first branch: one assigned on some paths only
     // (w, by the victim search alone) keeps its old value on the others, a latch.
-    pos = {{ "{" }}{{ pos_pad }}, pos_q};
+    pos = {{ "{" }}{(32 - PosW){1'b0}}, pos_q};
     m2 = Ports;
     s = 0;
     w = 0;
@@ -547,8 +552,8 @@ module {{ name }} #(
   reg [Ports-1:0]  serve;
   reg              complete;   // this round finishes the request
   reg [Lines-1:0]  ref_dec;
-  reg [2:0] credit_q;
-  reg [2:0] credit_d;
+  reg [CreditW-1:0] credit_q;
+  reg [CreditW-1:0] credit_d;
   wire             out_pop;
 
   wire             s1_last   = s1_q[PassLastLsb];
@@ -597,7 +602,7 @@ module {{ name }} #(
       serve[i] = pend_q[i] && rd_addr[s1_bank[i]] == s1_addr[i];
     end
     complete = s1_last && (pend_q & ~serve) == {Ports{1'b0}};
-    issue    = s1_valid_q && lines_ready && (!complete || credit_q != 0);
+    issue    = s1_valid_q && lines_ready && (!complete || credit_q != {CreditW{1'b0}});
     s1_done  = issue && (pend_q & ~serve) == {Ports{1'b0}};
     s1_load  = q_out_valid && (!s1_valid_q || s1_done);
     q_pop    = s1_load;
@@ -616,7 +621,7 @@ module {{ name }} #(
         end
       end
     end
-    credit_d = credit_q - {{ "{" }}{{ credit_pad }}, issue && complete} + {{ "{" }}{{ credit_pad }}, out_pop};
+    credit_d = credit_q - {{ "{" }}{(CreditW-1){1'b0}}, issue && complete} + {{ "{" }}{(CreditW-1){1'b0}}, out_pop};
   end
 
   wire [WordW-1:0] bank_rdata [0:Banks-1];
