@@ -91,7 +91,6 @@ module {{ name }} #(
 
   // floor(i) wrapped into a level 2^lg texels wide. Which bits of i and mode matter
   // depends on the wraps enabled.
-  /* verilator lint_off UNUSEDSIGNAL */
   function automatic [14:0] wrap;
     input [63:0] i;
     input [3:0]  lg;
@@ -101,12 +100,15 @@ module {{ name }} #(
     reg   [15:0] m;
     reg   [14:0] mir;
 {%- endif %}
+    reg          unused_args;  // the bits the enabled wraps leave unread
     begin
+      unused_args = ^{i, mode{% if mirror %}, m{% endif %}};
       mask = (15'd1 << lg) - 15'd1;
 {%- if mirror %}
       m    = i[15:0] & {mask, 1'b1};
       mir  = mask - m[14:0] + mask + 15'd1;  // 2n - 1 - m, below n
 {%- endif %}
+{%- if clamp || mirror %}
       case (mode)
 {%- if clamp %}
         Clamp:   wrap = i[63] ? 15'd0 : ((i[62:15] != 48'd0 || i[14:0] > mask) ? mask : i[14:0]);
@@ -116,9 +118,11 @@ module {{ name }} #(
 {%- endif %}
         default: wrap = i[14:0] & mask;  // repeat
       endcase
+{%- else %}
+      wrap = i[14:0] & mask;  // repeat, the only wrap enabled
+{%- endif %}
     end
   endfunction
-  /* verilator lint_on UNUSEDSIGNAL */
 
   // ---------------------------------------------------------------------------------
   // Stage 1: per lane, the texel pair and the weight along each axis.
