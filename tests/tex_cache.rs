@@ -224,3 +224,126 @@ fn broken_line_generations_are_caught() {
         &runs,
     );
 }
+
+/// The rendered `localparam integer <name> = <value>;` of a module, as a number.
+fn localparam(text: &str, name: &str) -> u32 {
+    text.lines()
+        .map(str::trim)
+        .filter_map(|l| l.strip_prefix("localparam integer "))
+        .filter_map(|l| l.strip_prefix(name))
+        .find_map(|l| {
+            let v = l.trim_start().strip_prefix('=')?;
+            v.split(';').next()?.trim().parse().ok()
+        })
+        .unwrap_or_else(|| panic!("no numeric localparam {name}"))
+}
+
+/// Runs the rendered bank functions of `cfg`'s cache (bank_of, idx_of, bank_addr) in
+/// Icarus over every word offset of a line and checks them against the one Rust
+/// definition, `TexCache::bank`, at several line addresses; and that each bank's
+/// words get distinct addresses in it.
+fn check_bank_functions(cfg: &Config) {
+    let c = &cfg.tmu.as_ref().expect("tmu").cache;
+    let design = elaborate(cfg);
+    let top = design
+        .modules
+        .iter()
+        .find(|m| m.kind == "tex_cache")
+        .expect("tex_cache module");
+    let t = &top.text;
+    let start = t
+        .find("function [BankW-1:0] bank_of")
+        .expect("bank_of rendered");
+    let addr = t[start..].find("bank_addr(input").expect("bank_addr") + start;
+    let end = t[addr..].find("endfunction").expect("its end") + addr + "endfunction".len();
+    let params: String = ["OffW", "BankW", "SlotW", "BankAddrW"]
+        .iter()
+        .map(|n| format!("  localparam integer {n} = {};\n", localparam(t, n)))
+        .collect();
+    let (off_w, slot_w) = (localparam(t, "OffW"), localparam(t, "SlotW"));
+    assert_eq!(1 << off_w, c.words_per_line);
+    let tb = format!(
+        "module tb;\n{params}  {}\n  integer o;\n  reg [SlotW-1:0] slot;\n  initial begin\n    \
+         slot = {{SlotW{{1'b1}}}};\n    for (o = 0; o < (1 << OffW); o = o + 1) begin\n      \
+         $display(\"%0d %0d %0d\", o, bank_of(o[OffW-1:0]), bank_addr(slot, o[OffW-1:0]));\n    \
+         end\n    $finish;\n  end\nendmodule\n",
+        &t[start..end]
+    );
+    let dir = scratch("bank_fn");
+    std::fs::write(dir.join("tb.v"), tb).expect("writes tb");
+    let out = tool("iverilog", &["-g2005", "-o", "tb.vvp", "tb.v"], &dir);
+    assert!(out.status.success(), "iverilog: {}", text(&out));
+    let out = tool("vvp", &["-n", "tb.vvp"], &dir);
+    assert!(out.status.success(), "vvp: {}", text(&out));
+    let rows: Vec<Vec<u64>> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter(|l| !l.is_empty() && l.chars().all(|ch| ch.is_ascii_digit() || ch == ' '))
+        .map(|l| l.split(' ').map(|x| x.parse().expect("number")).collect())
+        .collect();
+    assert_eq!(rows.len() as u32, c.words_per_line, "{}", text(&out));
+    let slot_bits = ((1u64 << slot_w) - 1) << (localparam(t, "BankAddrW") - slot_w);
+    let mut seen = std::collections::BTreeSet::new();
+    for r in &rows {
+        let (off, bank, baddr) = (r[0], r[1] as u32, r[2]);
+        for line in [0u64, 1, 5, 0x3ff_fff] {
+            let byte = (line * u64::from(c.words_per_line) + off) * 4;
+            assert_eq!(
+                bank,
+                c.bank(byte),
+                "{}: offset {off} of line {line}",
+                cfg.design.name
+            );
+        }
+        assert_eq!(
+            baddr & slot_bits,
+            slot_bits,
+            "slot in the high address bits"
+        );
+        assert!(
+            seen.insert((bank, baddr)),
+            "offset {off} shares a bank word"
+        );
+    }
+}
+
+#[test]
+fn rendered_bank_functions_match_the_bank_mapping() {
+    for (name, text) in presets() {
+        let cfg = parse(&text, &name);
+        if cfg.tmu.is_some() {
+            check_bank_functions(&cfg);
+        }
+    }
+    for (size, line, ways, banks, ports, bus, layout) in [
+        (1024, 64, 1, 4, 4, 32, "linear"),
+        (1024, 64, 1, 4, 4, 32, "tiled4x4"),
+        (2048, 128, 16, 16, 16, 128, "tiled4x4"),
+        (4096, 64, 4, 16, 16, 64, "linear"),
+        (16384, 256, 4, 4, 8, 64, "tiled4x4"),
+        (65536, 4096, 2, 16, 16, 256, "linear"),
+    ] {
+        let cfg = cache_config("bk", size, line, ways, banks, ports, "lru", bus, layout);
+        check_bank_functions(&cfg);
+    }
+}
+
+/// The rendered localparams of a queued pass are the Rust table's.
+#[test]
+fn rendered_pass_fields_match_the_table() {
+    let cfg = cache_config("pf", 2048, 128, 16, 16, 16, "lru", 128, "tiled4x4");
+    let c = &cfg.tmu.as_ref().expect("tmu").cache;
+    let design = elaborate(&cfg);
+    let t = &design
+        .modules
+        .iter()
+        .find(|m| m.kind == "tex_cache")
+        .expect("tex_cache module")
+        .text;
+    let tex_w = localparam(t, "SlotW") + localparam(t, "GenW") + localparam(t, "OffW");
+    let fields = gpurtl::rtl::tex_cache::pass_fields(c.ports, tex_w);
+    for (name, lsb, _) in &fields {
+        assert_eq!(localparam(t, name), *lsb, "{name}");
+    }
+    let (_, lsb, w) = fields.last().expect("fields");
+    assert_eq!(localparam(t, "PassW"), lsb + w);
+}

@@ -136,3 +136,40 @@ fn eight_lanes_two_quads_with_their_own_lods_match_the_model() {
     assert!(mixed >= 10, "{mixed} requests with mixed pass counts");
     run(&cfg, None, 600, &runs);
 }
+
+/// tmu_lod's register and control-field localparams are the contract's tables.
+#[test]
+fn rendered_register_map_matches_the_tables() {
+    use gpurtl::iface::tmu::{CTRL_FIELDS, REGS, ctrl_lsb_name, ctrl_w};
+    let cfg = preset("default.toml");
+    let design = elaborate(&cfg);
+    let lod = design
+        .modules
+        .iter()
+        .find(|m| m.kind == "tmu_lod")
+        .expect("tmu_lod module");
+    let lines: Vec<String> = lod
+        .text
+        .lines()
+        .map(|l| l.split_whitespace().collect::<Vec<_>>().join(" "))
+        .collect();
+    let has = |l: String| assert!(lines.contains(&l), "missing `{l}`");
+    has(format!(
+        "localparam integer CtrlW = {}; // the control register's fields",
+        ctrl_w()
+    ));
+    for (name, lsb, _) in CTRL_FIELDS {
+        has(format!(
+            "localparam integer {} = {lsb};",
+            ctrl_lsb_name(name)
+        ));
+    }
+    let reg_w = lines
+        .iter()
+        .find_map(|l| l.strip_prefix("localparam integer RegW = "))
+        .and_then(|v| v.trim_end_matches(';').parse::<u32>().ok())
+        .expect("RegW");
+    for (name, value) in REGS {
+        has(format!("localparam [RegW-1:0] {name} = {reg_w}'d{value};"));
+    }
+}

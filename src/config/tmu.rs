@@ -590,13 +590,23 @@ impl TexCache {
     /// the bank takes the low u and v bits and a 2x2 footprint hits four banks at every
     /// position and wrap. In the linear layout only u is in the low bits: vertical
     /// neighbours may share a bank, which the bank checker reports as a second clock.
+    /// This is the one definition of the mapping: the RTL's `bank_of` is rendered from
+    /// [`TexCache::bank_bit`], and tests/tex_cache.rs runs both over every word offset.
     pub fn bank(&self, addr: u64) -> u32 {
-        let word = (addr >> 2) as u32;
-        let bits = self.banks.trailing_zeros() / 2; // bits of u and of v in the bank
-        let mask = (1u32 << bits) - 1;
+        let word = addr >> 2;
+        (0..self.banks.trailing_zeros()).fold(0, |bank, k| {
+            bank | ((((word >> self.bank_bit(k)) & 1) as u32) << k)
+        })
+    }
+
+    /// The word-address bit that is bit `k` of a word's bank. Tiled: the low half of the
+    /// bank bits are u's low bits (word bits 0..), the high half v's (word bits 2..).
+    /// Linear: the word address's low bits.
+    pub fn bank_bit(&self, k: u32) -> u32 {
+        let half = self.banks.trailing_zeros() / 2; // bits of u and of v in the bank
         match self.layout {
-            TexLayout::Tiled4x4 => (word & mask) | (((word >> 2) & mask) << bits),
-            TexLayout::Linear => word % self.banks,
+            TexLayout::Tiled4x4 if k >= half => k - half + 2,
+            _ => k,
         }
     }
 

@@ -1,1 +1,179 @@
-//! The contract of the texture cache: what its RTL and its model agree on.
+//! The contract of the texture cache: what its RTL and its model agree on. The request
+//! and response words, the width of a texel address, and the bank check that both the
+//! header comment and `gpurtl` report. The bank mapping itself is
+//! [`TexCache::bank_bit`] in the config, since validation needs it; the RTL renders its
+//! `bank_of` from that function and tests/tex_cache.rs runs both over every word offset.
+
+use crate::config::TexCache;
+
+/// Texel addresses in a request are word addresses of this many bits (32-bit bytes >> 2).
+pub const WORD_ADDR_BITS: u32 = 30;
+
+/// A hit or miss count in a response: 8 bits each.
+pub const COUNT_W: u32 = 8;
+
+/// Where the fields of a request and a response lie (texel 0 lowest):
+/// request `{inv, active[ports], word address[ports] x WORD_ADDR_BITS}`,
+/// response `{misses[8], hits[8], texel word[ports] x 32}`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CacheLayout {
+    pub ports: u32,
+    pub req_w: u32,
+    pub rsp_w: u32,
+}
+
+impl CacheLayout {
+    pub fn new(cfg: &TexCache) -> Self {
+        let p = cfg.ports;
+        Self {
+            ports: p,
+            req_w: p * WORD_ADDR_BITS + p + 1,
+            rsp_w: p * 32 + 2 * COUNT_W,
+        }
+    }
+
+    /// Texel `i`'s word address.
+    pub fn addr_lsb(&self, i: u32) -> u32 {
+        i * WORD_ADDR_BITS
+    }
+
+    /// Texel `i`'s active bit.
+    pub fn act_lsb(&self, i: u32) -> u32 {
+        self.ports * WORD_ADDR_BITS + i
+    }
+
+    /// The invalidate bit (the request's top bit).
+    pub fn inv_lsb(&self) -> u32 {
+        self.req_w - 1
+    }
+
+    /// Texel `i`'s word in a response.
+    pub fn word_lsb(&self, i: u32) -> u32 {
+        i * 32
+    }
+
+    pub fn hits_lsb(&self) -> u32 {
+        self.ports * 32
+    }
+
+    pub fn misses_lsb(&self) -> u32 {
+        self.ports * 32 + COUNT_W
+    }
+}
+
+/// Data-stage clocks for one request's texels: the most distinct words any bank holds
+/// (at least one clock).
+pub fn bank_clocks(cfg: &TexCache, texels: &[Option<u64>]) -> u32 {
+    let mut words: Vec<u64> = texels.iter().flatten().map(|a| a >> 2).collect();
+    words.sort_unstable();
+    words.dedup();
+    let mut per_bank = vec![0u32; cfg.banks as usize];
+    for w in words {
+        per_bank[cfg.bank(w << 2) as usize] += 1;
+    }
+    per_bank.into_iter().max().unwrap_or(0).max(1)
+}
+
+/// The result of checking the bank mapping against every 2x2 footprint.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BankCheck {
+    /// Worst data-stage clocks of a single 2x2 footprint (1 means conflict free).
+    pub footprint_clocks: u32,
+    /// Upper bound on the clocks of a full request: its `ports / 4` footprints, each
+    /// adding at most `footprint_clocks` words to any bank.
+    pub request_bound: u32,
+    /// Footprints examined.
+    pub footprints: u64,
+}
+
+/// Checks every 2x2 footprint, at every position, with every wrap mode, on every mip
+/// level of square and oblong textures, against the configured bank mapping.
+pub fn bank_check(cfg: &TexCache) -> BankCheck {
+    use crate::workload::{Texture, Wrap, texel_address, wrap};
+    let wraps = [Wrap::Repeat, Wrap::ClampToEdge, Wrap::MirroredRepeat];
+    let mut worst = 0;
+    let mut footprints = 0;
+    for (lw, lh) in [(5, 5), (5, 1), (1, 5), (3, 0), (0, 0)] {
+        let tex = Texture::new(crate::workload::TEXTURE_BASE, lw, lh, 4);
+        for level in 0..tex.levels {
+            let (w, h) = (tex.level_width(level), tex.level_height(level));
+            for ws in wraps {
+                for wt in wraps {
+                    // i0 runs one past each edge, so i0 + 1 wraps at both ends.
+                    for j in -1..=i64::from(h) {
+                        for i in -1..=i64::from(w) {
+                            let us = [wrap(i, w, ws), wrap(i + 1, w, ws)];
+                            let vs = [wrap(j, h, wt), wrap(j + 1, h, wt)];
+                            let texels: Vec<Option<u64>> = vs
+                                .iter()
+                                .flat_map(|v| us.iter().map(move |u| (*u, *v)))
+                                .map(|(u, v)| Some(texel_address(&tex, cfg.layout, level, u, v)))
+                                .collect();
+                            worst = worst.max(bank_clocks(cfg, &texels));
+                            footprints += 1;
+                        }
+                    }
+                }
+            }
+        }
+    }
+    BankCheck {
+        footprint_clocks: worst,
+        request_bound: worst * (cfg.ports / 4),
+        footprints,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::{CacheSection, Replacement, TexLayout};
+
+    fn cache(banks: u32, ports: u32, layout: TexLayout) -> TexCache {
+        let section = CacheSection {
+            size_bytes: 16384,
+            line_bytes: 256,
+            ways: 64,
+            banks,
+            ports,
+            mshr_entries: 8,
+            replacement: Replacement::Lru,
+            bus_bits: if banks == 4 { 64 } else { 128 },
+            layout,
+            queue_depth: 64,
+        };
+        section.validate(&mut Vec::new()).expect("valid cache")
+    }
+
+    #[test]
+    fn tiled_layout_makes_every_footprint_conflict_free() {
+        for banks in [4, 16] {
+            let c = bank_check(&cache(banks, 16, TexLayout::Tiled4x4));
+            assert_eq!(c.footprint_clocks, 1, "{banks} banks");
+            assert!(c.footprints > 10_000);
+        }
+    }
+
+    #[test]
+    fn linear_layout_can_put_vertical_neighbours_in_one_bank() {
+        let c = bank_check(&cache(4, 4, TexLayout::Linear));
+        assert_eq!(c.footprint_clocks, 2);
+    }
+
+    #[test]
+    fn bank_clocks_count_distinct_words_per_bank() {
+        let c = cache(4, 4, TexLayout::Linear);
+        // Words 0 and 4 share bank 0 in the linear mapping; a repeated word costs nothing.
+        assert_eq!(bank_clocks(&c, &[Some(0), Some(16), Some(0), None]), 2);
+        assert_eq!(bank_clocks(&c, &[Some(0), Some(4), Some(8), Some(12)]), 1);
+    }
+
+    #[test]
+    fn request_and_response_fields_tile_their_words() {
+        let l = CacheLayout::new(&cache(16, 16, TexLayout::Tiled4x4));
+        assert_eq!(l.act_lsb(0), l.addr_lsb(15) + WORD_ADDR_BITS);
+        assert_eq!(l.inv_lsb(), l.act_lsb(15) + 1);
+        assert_eq!(l.hits_lsb(), l.word_lsb(15) + 32);
+        assert_eq!(l.misses_lsb() + COUNT_W, l.rsp_w);
+    }
+}

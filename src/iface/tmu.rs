@@ -1,1 +1,91 @@
-//! The contract of the texture mapping unit: what its RTL and its model agree on.
+//! The contract of the texture mapping unit: the command word, the descriptor registers
+//! and the fields of the control register, which the RTL (tmu_lod) decodes and the model
+//! (model::tmu::unit) encodes.
+
+use super::StreamPort;
+use super::tex_filter::FilterLayout;
+use crate::config::Tmu;
+
+/// Bits of one lane of a sample request: s, t (fp32) and the active bit.
+pub const LANE_W: u32 = 65;
+/// Descriptor registers: control, LOD bias, LOD limits, then one base per level.
+pub const REG_CTRL: u32 = 0;
+pub const REG_BIAS: u32 = 1;
+pub const REG_LODS: u32 = 2;
+pub const REG_BASE0: u32 = 3;
+/// The descriptor registers by name (the RTL's localparams), in register order.
+pub const REGS: [(&str, u32); 4] = [
+    ("RegCtrl", REG_CTRL),
+    ("RegBias", REG_BIAS),
+    ("RegLods", REG_LODS),
+    ("RegBase", REG_BASE0),
+];
+/// Fields of the control register: (name, lsb, bits), lowest first.
+pub const CTRL_FIELDS: [(&str, u32, u32); 8] = [
+    ("format", 0, 3),
+    ("min_filter", 3, 3),
+    ("mag_linear", 6, 1),
+    ("wrap_s", 7, 2),
+    ("wrap_t", 9, 2),
+    ("log2_width", 11, 4),
+    ("log2_height", 15, 4),
+    ("last_level", 19, 4),
+];
+
+/// Bits of the control register: the end of its last field.
+pub fn ctrl_w() -> u32 {
+    CTRL_FIELDS.iter().map(|f| f.1 + f.2).max().unwrap_or(0)
+}
+
+/// A control field's localparam in the RTL: `CtrlLog2WidthLsb` for `log2_width`.
+pub fn ctrl_lsb_name(field: &str) -> String {
+    let camel: String = field
+        .split('_')
+        .map(|w| {
+            let mut c = w.chars();
+            c.next()
+                .map(|f| f.to_ascii_uppercase().to_string() + c.as_str())
+                .unwrap_or_default()
+        })
+        .collect();
+    format!("Ctrl{camel}Lsb")
+}
+
+fn clog2(x: u32) -> u32 {
+    32 - (x.max(1) - 1).leading_zeros()
+}
+
+/// The command and response words of the unit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TmuLayout {
+    pub lanes: u32,
+    /// Bits of a texture id and of a register index.
+    pub tex_w: u32,
+    pub reg_w: u32,
+    /// Registers per descriptor.
+    pub regs: u32,
+    pub req_w: u32,
+    pub rsp_w: u32,
+}
+
+impl TmuLayout {
+    pub fn new(tmu: &Tmu) -> Self {
+        let tex_w = clog2(tmu.textures).max(1);
+        let regs = REG_BASE0 + tmu.mip_levels;
+        let reg_w = clog2(regs);
+        let sample_w = tmu.lanes * LANE_W + 33 + tex_w;
+        let write_w = 32 + reg_w + tex_w;
+        Self {
+            lanes: tmu.lanes,
+            tex_w,
+            reg_w,
+            regs,
+            req_w: sample_w.max(write_w) + 1,
+            rsp_w: FilterLayout::new(tmu).rsp_w,
+        }
+    }
+
+    pub fn ports(&self) -> Vec<StreamPort> {
+        StreamPort::req_rsp(self.req_w, self.rsp_w)
+    }
+}

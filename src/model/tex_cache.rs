@@ -18,6 +18,8 @@
 use std::collections::VecDeque;
 
 use crate::config::{Replacement, TexCache};
+pub use crate::iface::tex_cache::{BankCheck, bank_check, bank_clocks};
+use crate::iface::tex_cache::{COUNT_W, CacheLayout, WORD_ADDR_BITS as AW};
 
 /// What one request did to the tags.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -215,69 +217,6 @@ mod tests {
     }
 }
 
-/// Clocks the data stage needs for one request: the largest number of distinct texel
-/// words any one bank must deliver (one read port per bank).
-pub fn bank_clocks(cfg: &TexCache, texels: &[Option<u64>]) -> u32 {
-    let mut words: Vec<u64> = texels.iter().flatten().map(|a| a >> 2).collect();
-    words.sort_unstable();
-    words.dedup();
-    let mut per_bank = vec![0u32; cfg.banks as usize];
-    for w in words {
-        per_bank[cfg.bank(w << 2) as usize] += 1;
-    }
-    per_bank.into_iter().max().unwrap_or(0).max(1)
-}
-
-/// The result of checking the bank mapping against every 2x2 footprint.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct BankCheck {
-    /// Worst data-stage clocks of a single 2x2 footprint (1 means conflict free).
-    pub footprint_clocks: u32,
-    /// Upper bound on the clocks of a full request: its `ports / 4` footprints, each
-    /// adding at most `footprint_clocks` words to any bank.
-    pub request_bound: u32,
-    /// Footprints examined.
-    pub footprints: u64,
-}
-
-/// Checks every 2x2 footprint, at every position, with every wrap mode, on every mip
-/// level of square and oblong textures, against the configured bank mapping.
-pub fn bank_check(cfg: &TexCache) -> BankCheck {
-    use crate::workload::{Texture, Wrap, texel_address, wrap};
-    let wraps = [Wrap::Repeat, Wrap::ClampToEdge, Wrap::MirroredRepeat];
-    let mut worst = 0;
-    let mut footprints = 0;
-    for (lw, lh) in [(5, 5), (5, 1), (1, 5), (3, 0), (0, 0)] {
-        let tex = Texture::new(crate::workload::TEXTURE_BASE, lw, lh, 4);
-        for level in 0..tex.levels {
-            let (w, h) = (tex.level_width(level), tex.level_height(level));
-            for ws in wraps {
-                for wt in wraps {
-                    // i0 runs one past each edge, so i0 + 1 wraps at both ends.
-                    for j in -1..=i64::from(h) {
-                        for i in -1..=i64::from(w) {
-                            let us = [wrap(i, w, ws), wrap(i + 1, w, ws)];
-                            let vs = [wrap(j, h, wt), wrap(j + 1, h, wt)];
-                            let texels: Vec<Option<u64>> = vs
-                                .iter()
-                                .flat_map(|v| us.iter().map(move |u| (*u, *v)))
-                                .map(|(u, v)| Some(texel_address(&tex, cfg.layout, level, u, v)))
-                                .collect();
-                            worst = worst.max(bank_clocks(cfg, &texels));
-                            footprints += 1;
-                        }
-                    }
-                }
-            }
-        }
-    }
-    BankCheck {
-        footprint_clocks: worst,
-        request_bound: worst * (cfg.ports / 4),
-        footprints,
-    }
-}
-
 /// What the model says a stream of requests does to the cache.
 #[derive(Debug, Clone, Copy, Default, PartialEq, serde::Serialize)]
 pub struct TrafficStats {
@@ -338,16 +277,17 @@ pub fn run_ops(cfg: &TexCache, ops: &[CacheOp]) -> TrafficStats {
 
 /// The operations a `tex_cache` request vector encodes (the inverse of [`encode`]).
 pub fn decode_requests(cfg: &TexCache, reqs: &[crate::vectors::Bits]) -> Vec<CacheOp> {
-    use crate::rtl::tex_cache::WORD_ADDR_BITS as AW;
-    let p = cfg.ports;
+    let l = CacheLayout::new(cfg);
     reqs.iter()
         .map(|r| {
-            if r.field(p * AW + p, 1) == 1 {
+            if r.field(l.inv_lsb(), 1) == 1 {
                 CacheOp::Invalidate
             } else {
                 CacheOp::Read(
-                    (0..p)
-                        .map(|i| (r.field(p * AW + i, 1) == 1).then(|| r.field(i * AW, AW) << 2))
+                    (0..l.ports)
+                        .map(|i| {
+                            (r.field(l.act_lsb(i), 1) == 1).then(|| r.field(l.addr_lsb(i), AW) << 2)
+                        })
                         .collect(),
                 )
             }
@@ -387,21 +327,6 @@ mod traffic_tests {
     }
 
     #[test]
-    fn tiled_layout_makes_every_footprint_conflict_free() {
-        for banks in [4, 16] {
-            let c = bank_check(&cache(64, banks, 16, TexLayout::Tiled4x4));
-            assert_eq!(c.footprint_clocks, 1, "{banks} banks");
-            assert!(c.footprints > 10_000);
-        }
-    }
-
-    #[test]
-    fn linear_layout_can_put_vertical_neighbours_in_one_bank() {
-        let c = bank_check(&cache(64, 4, 4, TexLayout::Linear));
-        assert_eq!(c.footprint_clocks, 2);
-    }
-
-    #[test]
     fn realistic_traffic_hits_and_adversarial_traffic_misses() {
         let c = cache(64, 16, 16, TexLayout::Tiled4x4);
         let run = |w: Workload| run_traffic(&c, &generate(w, 4, c.layout, c.shape(), 1, 4000));
@@ -425,14 +350,6 @@ mod traffic_tests {
             "same-line hit rate {}",
             same.hit_rate()
         );
-    }
-
-    #[test]
-    fn bank_clocks_count_distinct_words_per_bank() {
-        let c = cache(64, 4, 4, TexLayout::Linear);
-        // Words 0 and 4 share bank 0 in the linear mapping; a repeated word costs nothing.
-        assert_eq!(bank_clocks(&c, &[Some(0), Some(16), Some(0), None]), 2);
-        assert_eq!(bank_clocks(&c, &[Some(0), Some(4), Some(8), Some(12)]), 1);
     }
 }
 
@@ -509,15 +426,13 @@ pub fn sim_traffic(
     Some(ops)
 }
 
-/// Request and response words of the `tex_cache` unit, as rtl/tex_cache.rs lays them out.
+/// Request and response words of the `tex_cache` unit, as iface::tex_cache::CacheLayout lays them out.
 pub fn encode(cfg: &TexCache, ops: &[CacheOp], seed: u64) -> crate::vectors::VectorSet {
     use crate::iface::{Dir, StreamPort};
     use crate::rng::memory_word;
-    use crate::rtl::tex_cache::WORD_ADDR_BITS as AW;
     use crate::vectors::{Bits, PortVectors, VectorSet};
-    let p = cfg.ports;
-    let req_w = p * AW + p + 1;
-    let rsp_w = p * 32 + 16;
+    let l = CacheLayout::new(cfg);
+    let (p, req_w, rsp_w) = (l.ports, l.req_w, l.rsp_w);
     let mut tags = TagModel::new(cfg);
     let (mut reqs, mut rsps) = (Vec::new(), Vec::new());
     for op in ops {
@@ -525,21 +440,21 @@ pub fn encode(cfg: &TexCache, ops: &[CacheOp], seed: u64) -> crate::vectors::Vec
         let mut rsp = Bits::zero(rsp_w);
         match op {
             CacheOp::Invalidate => {
-                req.set_field(req_w - 1, 1, 1);
+                req.set_field(l.inv_lsb(), 1, 1);
                 tags.invalidate();
             }
             CacheOp::Read(texels) => {
                 for (i, t) in texels.iter().enumerate().take(p as usize) {
                     if let Some(a) = t {
                         let i = i as u32;
-                        req.set_field(i * AW, AW, a >> 2);
-                        req.set_field(p * AW + i, 1, 1);
-                        rsp.set_field(i * 32, 32, u64::from(memory_word(*a)));
+                        req.set_field(l.addr_lsb(i), AW, a >> 2);
+                        req.set_field(l.act_lsb(i), 1, 1);
+                        rsp.set_field(l.word_lsb(i), 32, u64::from(memory_word(*a)));
                     }
                 }
                 let o = tags.access(&texels[..texels.len().min(p as usize)]);
-                rsp.set_field(p * 32, 8, u64::from(o.hits));
-                rsp.set_field(p * 32 + 8, 8, u64::from(o.misses));
+                rsp.set_field(l.hits_lsb(), COUNT_W, u64::from(o.hits));
+                rsp.set_field(l.misses_lsb(), COUNT_W, u64::from(o.misses));
             }
         }
         reqs.push(req);

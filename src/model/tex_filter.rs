@@ -4,20 +4,16 @@
 //! requests.
 
 use crate::config::{TexFormat, TexOutput, Tmu};
+use crate::iface::tex_filter::FilterLayout;
 use crate::iface::{Dir, StreamPort};
 use crate::rng::Rng;
-use crate::rtl::tex_filter::FilterLayout;
 use crate::vectors::{Bits, PortVectors, VectorSet};
 
 use super::tmu::filter::{bilinear_sum, round, trilinear, unorm8_to_f32};
 use super::tmu::format::{Rgba8, decode_dxt1, decode_word};
 use super::tmu::lod::LOD_FRAC;
 
-/// Pass codes: a single-level sample, the first level of a trilinear pair (no response),
-/// and the second (blended with the first).
-pub const PASS_SINGLE: u32 = 0;
-pub const PASS_FIRST: u32 = 1;
-pub const PASS_SECOND: u32 = 2;
+pub use crate::iface::tex_filter::{PASS_FIRST, PASS_SECOND, PASS_SINGLE};
 
 /// One texel as the cache delivers it: the word holding it, the DXT1 index word, and
 /// its index in the word (or block).

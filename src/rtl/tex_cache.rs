@@ -9,14 +9,37 @@ use askama::Template;
 use super::handshake::module_for;
 use super::{Ctx, MemPort, Module, RenderError, Rst, StreamPort, Unit, render};
 use crate::config::{Replacement, StageKind, TexCache, TexLayout};
-
-/// Texel addresses in a request are word addresses of this many bits (32-bit bytes >> 2).
-pub const WORD_ADDR_BITS: u32 = 30;
+pub use crate::iface::tex_cache::WORD_ADDR_BITS;
+use crate::iface::tex_cache::{COUNT_W, CacheLayout, bank_check};
 
 /// A slot's line generation: 2 bits let three fills of one slot be in flight, so a miss
 /// whose victim is still being filled rarely waits (a wider count costs queue bits per
 /// texel).
 const GEN_BITS: u32 = 2;
+
+/// A queued pass, lowest field first: (localparam name, lsb, width). Texel `i` of
+/// `ports` sits at `(ports - 1 - i) * tex_w` in the texel field,
+/// as `{slot, generation, word offset}`.
+pub fn pass_fields(ports: u32, tex_w: u32) -> Vec<(&'static str, u32, u32)> {
+    let widths = [
+        ("PassTexelsLsb", ports * tex_w),
+        ("PassMaskLsb", ports),
+        ("PassMissesLsb", COUNT_W),
+        ("PassHitsLsb", COUNT_W),
+        ("PassLastLsb", 1),
+    ];
+    let mut lsb = 0;
+    widths
+        .iter()
+        .map(|&(name, w)| {
+            lsb += w;
+            (name, lsb - w, w)
+        })
+        .collect()
+}
+
+/// Responses the output queue holds; stage 1 issues a completing read only with a credit.
+const OUT_DEPTH: u32 = 4;
 
 fn log2(x: u32) -> u32 {
     x.trailing_zeros()
@@ -75,6 +98,8 @@ pub struct TexCacheTop {
     pub idx_w: u32,
     pub bank_addr_w: u32,
     pub bank_depth: u32,
+    /// A texel word.
+    pub word_w: u32,
     pub beat_w: u32,
     pub words_per_beat: u32,
     pub pass_w: u32,
@@ -83,13 +108,19 @@ pub struct TexCacheTop {
     pub max_pending: u32,
     pub req_w: u32,
     pub rsp_w: u32,
+    /// Request fields: texel 0's active bit and the invalidate bit.
+    pub req_act_lsb: u32,
+    pub req_inv_lsb: u32,
+    /// A queued pass's fields, lowest first: (localparam name, lsb).
+    pub pass_fields: Vec<(&'static str, u32)>,
     pub bank_expr: String,
     pub idx_expr: String,
     pub slot_base: String,
     pub slot_base_m: String,
     pub fill_off_expr: String,
-    pub pos_pad: String,
-    pub credit_pad: String,
+    /// Depth of the response queue, and the bits of stage 1's credit count for it.
+    pub out_depth: u32,
+    pub credit_w: u32,
     pub port_list: Vec<u32>,
     pub port_list_rev: Vec<u32>,
     /// The bank check's result: clocks of the worst 2x2 footprint, and the request bound.
@@ -106,32 +137,22 @@ impl TexCacheTop {
         let bank_w = log2(c.banks);
         let idx_w = off_w - bank_w;
         let line_addr_w = WORD_ADDR_BITS - off_w;
-        // Bank bits of a word offset: low u and v bits (tiled) or the low bits (linear).
-        let bank_bits: Vec<u32> = match c.layout {
-            TexLayout::Tiled4x4 => {
-                let half = bank_w / 2;
-                (0..half)
-                    .rev()
-                    .map(|b| b + 2)
-                    .chain((0..half).rev())
-                    .collect()
-            }
-            TexLayout::Linear => (0..bank_w).rev().collect(),
-        };
+        // Bank bits of a word offset, most significant first: the config's mapping.
+        let bank_bits: Vec<u32> = (0..bank_w).rev().map(|k| c.bank_bit(k)).collect();
         let idx_bits: Vec<u32> = (0..off_w)
             .rev()
             .filter(|b| !bank_bits.contains(b))
             .collect();
-        let pos_w = clog2(c.ports + 1);
         let slot_base = |v: &str| {
             if c.sets == 1 {
                 "0".to_string()
             } else {
-                format!("t_line[{v}][{}:0] * Ways", set_w - 1)
+                format!("t_line[{v}][SetW-1:0] * Ways")
             }
         };
         let wpb_w = log2(c.words_per_beat);
-        let check = crate::model::tex_cache::bank_check(c);
+        let check = bank_check(c);
+        let io = CacheLayout::new(c);
         Self {
             footprint_clocks: check.footprint_clocks,
             request_bound: check.request_bound,
@@ -172,13 +193,23 @@ impl TexCacheTop {
             idx_w,
             bank_addr_w: slot_w + idx_w,
             bank_depth: c.lines << idx_w,
+            word_w: 32,
             beat_w: log2(c.beats_per_line),
             words_per_beat: c.words_per_beat,
-            pass_w: 1 + 16 + c.ports + c.ports * (slot_w + GEN_BITS + off_w),
+            pass_w: pass_fields(c.ports, slot_w + GEN_BITS + off_w)
+                .iter()
+                .map(|f| f.2)
+                .sum(),
             gen_w: GEN_BITS,
             max_pending: (1 << GEN_BITS) - 1,
-            req_w: c.ports * WORD_ADDR_BITS + c.ports + 1,
-            rsp_w: c.ports * 32 + 16,
+            req_w: io.req_w,
+            rsp_w: io.rsp_w,
+            req_act_lsb: io.act_lsb(0),
+            req_inv_lsb: io.inv_lsb(),
+            pass_fields: pass_fields(c.ports, slot_w + GEN_BITS + off_w)
+                .into_iter()
+                .map(|f| (f.0, f.1))
+                .collect(),
             bank_expr: bits_expr(&bank_bits),
             idx_expr: bits_expr(&idx_bits),
             slot_base: slot_base("i"),
@@ -188,8 +219,8 @@ impl TexCacheTop {
             } else {
                 format!("{{beat_q, i[{}:0]}}", wpb_w - 1)
             },
-            pos_pad: format!("{}'b0", 32 - pos_w),
-            credit_pad: "2'b0".into(),
+            out_depth: OUT_DEPTH,
+            credit_w: clog2(OUT_DEPTH + 1),
             port_list: (0..c.ports).collect(),
             port_list_rev: (0..c.ports).rev().collect(),
         }

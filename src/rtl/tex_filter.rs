@@ -10,7 +10,8 @@ use askama::Template;
 use super::handshake::module_for;
 use super::{Ctx, Module, RenderError, Rst, StreamPort, Unit};
 use crate::config::{StageKind, TexFormat, TexOutput, Tmu};
-use crate::model::tmu::filter::unorm8_to_f32;
+pub use crate::iface::tex_filter::FilterLayout;
+use crate::iface::tex_filter::{PASS_FIRST, PASS_SECOND, unorm8_to_f32};
 
 /// One enabled format's converter: its code and the Verilog expression of its texel.
 pub struct FormatCase {
@@ -48,56 +49,8 @@ pub struct TexFilter {
     pub format_codes: String,
     /// (c, fp32 bits of c / 255 in hex) for the fp32 output table.
     pub fp32_table: Vec<(u32, String)>,
-}
-
-/// The request's fields, as the model and the vectors lay them out.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct FilterLayout {
-    pub lanes: u32,
-    /// Quads of 4 lanes (at least one), each with its own trilinear weight f.
-    pub quads: u32,
-    pub wbits: u32,
-    pub sub_w: u32,
-    pub dxt1: bool,
-    pub tex_w: u32,
-    pub lane_w: u32,
-    pub req_w: u32,
-    pub out_lane_w: u32,
-    pub rsp_w: u32,
-}
-
-impl FilterLayout {
-    pub fn new(tmu: &Tmu) -> Self {
-        let dxt1 = tmu.has_format(TexFormat::Dxt1);
-        let eight = tmu.has_format(TexFormat::L8) || tmu.has_format(TexFormat::A8);
-        // The texel's index in its word: 0..16 in a DXT1 block, 0..4 bytes, 0..2 halves.
-        let sub_w = if dxt1 {
-            4
-        } else if eight {
-            2
-        } else {
-            1
-        };
-        let tex_w = sub_w + 32 + if dxt1 { 32 } else { 0 };
-        let lane_w = 1 + 2 * tmu.weight_bits + 4 * tex_w;
-        let out_lane_w = match tmu.output {
-            TexOutput::Rgba8 => 32,
-            TexOutput::Fp32 => 128,
-        };
-        Self {
-            lanes: tmu.lanes,
-            quads: tmu.quads(),
-            wbits: tmu.weight_bits,
-            sub_w,
-            dxt1,
-            tex_w,
-            lane_w,
-            // pass, f per quad, format
-            req_w: tmu.lanes * lane_w + 5 + 8 * tmu.quads(),
-            out_lane_w,
-            rsp_w: tmu.lanes * out_lane_w,
-        }
-    }
+    pub pass_first: u32,
+    pub pass_second: u32,
 }
 
 fn format_expr(f: TexFormat) -> &'static str {
@@ -170,6 +123,8 @@ impl TexFilter {
             } else {
                 Vec::new()
             },
+            pass_first: PASS_FIRST,
+            pass_second: PASS_SECOND,
         }
     }
 

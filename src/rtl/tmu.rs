@@ -11,27 +11,10 @@ use askama::Template;
 use super::handshake::module_for;
 use super::tex_cache::TexCacheTop;
 use super::tex_filter::{FilterLayout, TexFilter};
-use super::{Ctx, MemPort, Module, RenderError, Rst, StreamPort, Unit, render};
+use super::{Ctx, MemPort, Module, RenderError, Rst, Unit, render};
 use crate::config::{Filter, StageKind, TexLayout, TexOutput, Tmu, Wrap};
+use crate::iface::tmu::{CTRL_FIELDS, LANE_W, REGS, TmuLayout, ctrl_lsb_name, ctrl_w};
 
-/// Bits of one lane of a sample request: s, t (fp32) and the active bit.
-pub const LANE_W: u32 = 65;
-/// Descriptor registers: control, LOD bias, LOD limits, then one base per level.
-pub const REG_CTRL: u32 = 0;
-pub const REG_BIAS: u32 = 1;
-pub const REG_LODS: u32 = 2;
-pub const REG_BASE0: u32 = 3;
-/// Fields of the control register: (name, lsb, bits).
-pub const CTRL_FIELDS: [(&str, u32, u32); 8] = [
-    ("format", 0, 3),
-    ("min_filter", 3, 3),
-    ("mag_linear", 6, 1),
-    ("wrap_s", 7, 2),
-    ("wrap_t", 9, 2),
-    ("log2_width", 11, 4),
-    ("log2_height", 15, 4),
-    ("last_level", 19, 4),
-];
 /// Bits of a plan besides its lanes: format, two wraps, then per quad its
 /// [`PLAN_QUAD_W`] bits.
 const PLAN_META_W: u32 = 3 + 2 + 2;
@@ -39,45 +22,6 @@ const PLAN_META_W: u32 = 3 + 2 + 2;
 const PLAN_QUAD_W: u32 = 8 + 1 + 1 + 2 * (4 + 4 + 30);
 /// A quad's part of a pass in `tmu_addr` between its stages: lw, lh, base, linear, skip.
 const PASS_QUAD_W: u32 = 4 + 4 + 30 + 1 + 1;
-
-fn clog2(x: u32) -> u32 {
-    32 - (x.max(1) - 1).leading_zeros()
-}
-
-/// The command and response words of the unit.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct TmuLayout {
-    pub lanes: u32,
-    /// Bits of a texture id and of a register index.
-    pub tex_w: u32,
-    pub reg_w: u32,
-    /// Registers per descriptor.
-    pub regs: u32,
-    pub req_w: u32,
-    pub rsp_w: u32,
-}
-
-impl TmuLayout {
-    pub fn new(tmu: &Tmu) -> Self {
-        let tex_w = clog2(tmu.textures).max(1);
-        let regs = REG_BASE0 + tmu.mip_levels;
-        let reg_w = clog2(regs);
-        let sample_w = tmu.lanes * LANE_W + 33 + tex_w;
-        let write_w = 32 + reg_w + tex_w;
-        Self {
-            lanes: tmu.lanes,
-            tex_w,
-            reg_w,
-            regs,
-            req_w: sample_w.max(write_w) + 1,
-            rsp_w: FilterLayout::new(tmu).rsp_w,
-        }
-    }
-
-    pub fn ports(&self) -> Vec<StreamPort> {
-        StreamPort::req_rsp(self.req_w, self.rsp_w)
-    }
-}
 
 #[derive(Template)]
 #[template(path = "rtl/tmu_fixed.v")]
@@ -117,7 +61,18 @@ pub struct TmuLod {
     pub wrap_fallback: u32,
     pub wrap_fallback_name: &'static str,
     pub wrap_list: String,
+    /// A sample request's lane, the descriptor registers and the control fields the
+    /// body reads: (localparam, value), from src/iface/tmu.rs.
+    pub lane_w: u32,
+    pub regs: Vec<(&'static str, u32)>,
+    pub ctrl_w: u32,
+    pub ctrl_fields: Vec<(String, u32)>,
+    pub reg_desc: String,
+    pub ctrl_desc: String,
 }
+
+/// Control fields that only the LOD hardware reads.
+const LOD_CTRL_FIELDS: [&str; 3] = ["min_filter", "mag_linear", "last_level"];
 
 #[derive(Template)]
 #[template(path = "rtl/tmu_addr.v")]
@@ -184,19 +139,23 @@ fn mask(width: usize, enabled: impl Fn(usize) -> bool) -> String {
         .collect()
 }
 
-/// The whole unit, ready to elaborate.
-pub struct TmuUnit<'a> {
-    ctx: &'a Ctx,
-    tmu: &'a Tmu,
+/// What the blocks of the unit share: layouts, widths and the filter fallback.
+struct Geometry {
+    layout: TmuLayout,
+    fl: FilterLayout,
+    quads: u32,
+    plan_w: u32,
+    pass_w: u32,
+    ports: u32,
+    fallback: Filter,
+    lod: bool,
+    wrap_list: String,
+    skid: String,
+    fixed: String,
 }
 
-impl<'a> TmuUnit<'a> {
-    pub fn new(ctx: &'a Ctx, tmu: &'a Tmu) -> Self {
-        Self { ctx, tmu }
-    }
-
-    pub fn elaborate(&self) -> Result<(Unit, Vec<Module>), RenderError> {
-        let (ctx, tmu) = (self.ctx, self.tmu);
+impl Geometry {
+    fn new(ctx: &Ctx, tmu: &Tmu) -> Self {
         let layout = TmuLayout::new(tmu);
         let fl = FilterLayout::new(tmu);
         let quads = tmu.quads();
@@ -221,6 +180,39 @@ impl<'a> TmuUnit<'a> {
         let skid = ctx.module_name("hs_skid");
         let fixed = ctx.module_name("tmu_fixed");
 
+        Self {
+            layout,
+            fl,
+            quads,
+            plan_w,
+            pass_w,
+            ports,
+            fallback,
+            lod,
+            wrap_list,
+            skid,
+            fixed,
+        }
+    }
+}
+
+/// The whole unit, ready to elaborate.
+pub struct TmuUnit<'a> {
+    ctx: &'a Ctx,
+    tmu: &'a Tmu,
+}
+
+impl<'a> TmuUnit<'a> {
+    pub fn new(ctx: &'a Ctx, tmu: &'a Tmu) -> Self {
+        Self { ctx, tmu }
+    }
+
+    pub fn elaborate(&self) -> Result<(Unit, Vec<Module>), RenderError> {
+        let (ctx, tmu) = (self.ctx, self.tmu);
+        let g = Geometry::new(ctx, tmu);
+        let fixed = g.fixed.clone();
+        let layout = g.layout;
+
         let mut modules = Vec::new();
         for kind in [StageKind::Skid, StageKind::Fifo { depth: 4 }] {
             if let Some(m) = module_for(ctx, kind, 32)? {
@@ -239,7 +231,84 @@ impl<'a> TmuUnit<'a> {
             instantiates: Vec::new(),
             text: render(&fx.name, &fx)?,
         });
-        let lod_block = TmuLod {
+        let lod_block = self.lod_block(&g);
+        let addr_block = self.addr_block(&g);
+        for (m, kind, params) in [
+            (
+                render(&lod_block.name, &lod_block)?,
+                "tmu_lod",
+                vec![("Textures", tmu.textures), ("MipLevels", tmu.mip_levels)],
+            ),
+            (
+                render(&addr_block.name, &addr_block)?,
+                "tmu_addr",
+                vec![("WBits", tmu.weight_bits)],
+            ),
+        ] {
+            modules.push(Module {
+                name: ctx.module_name(kind),
+                kind,
+                parameters: params
+                    .into_iter()
+                    .map(|(k, v)| (k.to_string(), u64::from(v)))
+                    .collect(),
+                instantiates: vec![fixed.clone(), g.skid.clone()],
+                text: m,
+            });
+        }
+        let cache = TexCacheTop::new(ctx, &tmu.cache);
+        let (_, cache_modules) = cache.elaborate(ctx)?;
+        let filter = TexFilter::new(ctx, tmu);
+        let (_, filter_modules) = filter.elaborate(ctx)?;
+        for m in cache_modules.into_iter().chain(filter_modules) {
+            if !modules.iter().any(|x| x.name == m.name) {
+                modules.push(m);
+            }
+        }
+        let top = self.top(
+            &g,
+            &lod_block.name,
+            &addr_block.name,
+            &cache.name,
+            &filter.name,
+        );
+        let mut instantiates = vec![
+            lod_block.name.clone(),
+            addr_block.name.clone(),
+            top.fifo.clone(),
+            top.cache.clone(),
+            top.filter.clone(),
+        ];
+        instantiates.sort();
+        modules.push(Module {
+            name: top.name.clone(),
+            kind: "tmu",
+            parameters: BTreeMap::from([("SideDepth".to_string(), u64::from(top.side_depth))]),
+            instantiates,
+            text: render(&top.name, &top)?,
+        });
+        let unit = Unit {
+            name: "tmu",
+            top: top.name.clone(),
+            modules: modules.iter().map(|m| m.name.clone()).collect(),
+            ports: layout.ports(),
+            mem_ports: vec![MemPort {
+                name: "mem".into(),
+                addr_width: 32,
+                data_width: tmu.cache.bus_bits,
+                beats: tmu.cache.beats_per_line,
+            }],
+            probes: Vec::new(),
+        };
+        Ok((unit, modules))
+    }
+
+    /// The front: descriptors, LOD and level choice.
+    fn lod_block(&self, g: &Geometry) -> TmuLod {
+        let (ctx, tmu) = (self.ctx, self.tmu);
+        let (layout, quads, plan_w, lod) = (g.layout, g.quads, g.plan_w, g.lod);
+        let (skid, fixed, fallback, wrap_list) = (&g.skid, &g.fixed, g.fallback, &g.wrap_list);
+        TmuLod {
             name: ctx.module_name("tmu_lod"),
             stamp: ctx.stamp.clone(),
             rst: ctx.rst.clone(),
@@ -271,8 +340,41 @@ impl<'a> TmuUnit<'a> {
             wrap_fallback: tmu.wraps[0].code(),
             wrap_fallback_name: tmu.wraps[0].name(),
             wrap_list: wrap_list.clone(),
-        };
-        let addr_block = TmuAddr {
+            lane_w: LANE_W,
+            regs: REGS.to_vec(),
+            ctrl_w: ctrl_w(),
+            ctrl_fields: CTRL_FIELDS
+                .iter()
+                .filter(|f| lod || !LOD_CTRL_FIELDS.contains(&f.0))
+                .map(|f| (ctrl_lsb_name(f.0), f.1))
+                .collect(),
+            reg_desc: format!(
+                "{} control, {} LOD bias, {} {{max_lod, min_lod}} (16-bit signed,\n//   8 \
+             fraction bits), {} + level: the level's word address",
+                REGS[0].1, REGS[1].1, REGS[2].1, REGS[3].1
+            ),
+            ctrl_desc: CTRL_FIELDS
+                .chunks(4)
+                .map(|c| {
+                    c.iter()
+                        .map(|(n, lsb, w)| match w {
+                            1 => format!("{n}[{lsb}]"),
+                            _ => format!("{n}[{}:{lsb}]", lsb + w - 1),
+                        })
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                })
+                .collect::<Vec<_>>()
+                .join(",\n//   "),
+        }
+    }
+
+    /// Texel address generation.
+    fn addr_block(&self, g: &Geometry) -> TmuAddr {
+        let (ctx, tmu) = (self.ctx, self.tmu);
+        let (fl, quads, plan_w, pass_w, ports) = (&g.fl, g.quads, g.plan_w, g.pass_w, g.ports);
+        let (skid, fixed, wrap_list) = (&g.skid, &g.fixed, g.wrap_list.clone());
+        TmuAddr {
             name: ctx.module_name("tmu_addr"),
             stamp: ctx.stamp.clone(),
             rst: ctx.rst.clone(),
@@ -296,48 +398,22 @@ impl<'a> TmuUnit<'a> {
                 TexLayout::Linear => "row-major",
             },
             wrap_list,
-        };
-        for (m, kind, params) in [
-            (
-                render(&lod_block.name, &lod_block)?,
-                "tmu_lod",
-                vec![("Textures", tmu.textures), ("MipLevels", tmu.mip_levels)],
-            ),
-            (
-                render(&addr_block.name, &addr_block)?,
-                "tmu_addr",
-                vec![("WBits", tmu.weight_bits)],
-            ),
-        ] {
-            modules.push(Module {
-                name: ctx.module_name(kind),
-                kind,
-                parameters: params
-                    .into_iter()
-                    .map(|(k, v)| (k.to_string(), u64::from(v)))
-                    .collect(),
-                instantiates: vec![fixed.clone(), skid.clone()],
-                text: m,
-            });
         }
-        let cache = TexCacheTop::new(ctx, &tmu.cache);
-        let (_, cache_modules) = cache.elaborate(ctx)?;
-        let filter = TexFilter::new(ctx, tmu);
-        let (_, filter_modules) = filter.elaborate(ctx)?;
-        for m in cache_modules.into_iter().chain(filter_modules) {
-            if !modules.iter().any(|x| x.name == m.name) {
-                modules.push(m);
-            }
-        }
-        let top = TmuTop {
+    }
+
+    /// The top module, joining the blocks, the cache and the filter.
+    fn top(&self, g: &Geometry, lod: &str, addr: &str, cache: &str, filter: &str) -> TmuTop {
+        let (ctx, tmu) = (self.ctx, self.tmu);
+        let (layout, fl, quads, plan_w, pass_w) = (g.layout, &g.fl, g.quads, g.plan_w, g.pass_w);
+        TmuTop {
             name: ctx.module_name("tmu"),
             stamp: ctx.stamp.clone(),
             rst: ctx.rst.clone(),
             cache_pad: " ".repeat("mem_req_valid_o".len() - ctx.rst.port.len()),
-            lod: lod_block.name.clone(),
-            addr: addr_block.name.clone(),
-            cache: cache.name.clone(),
-            filter: filter.name.clone(),
+            lod: lod.to_string(),
+            addr: addr.to_string(),
+            cache: cache.to_string(),
+            filter: filter.to_string(),
             fifo: ctx.module_name("hs_fifo"),
             lanes: tmu.lanes,
             quads,
@@ -356,35 +432,6 @@ impl<'a> TmuUnit<'a> {
                 TexOutput::Rgba8 => "RGBA8 (R lowest)",
                 TexOutput::Fp32 => "four fp32 channels (R lowest)",
             },
-        };
-        let mut instantiates = vec![
-            lod_block.name.clone(),
-            addr_block.name.clone(),
-            top.fifo.clone(),
-            top.cache.clone(),
-            top.filter.clone(),
-        ];
-        instantiates.sort();
-        modules.push(Module {
-            name: top.name.clone(),
-            kind: "tmu",
-            parameters: BTreeMap::from([("SideDepth".to_string(), u64::from(top.side_depth))]),
-            instantiates,
-            text: render(&top.name, &top)?,
-        });
-        let unit = Unit {
-            name: "tmu",
-            top: top.name.clone(),
-            modules: modules.iter().map(|m| m.name.clone()).collect(),
-            ports: layout.ports(),
-            mem_ports: vec![MemPort {
-                name: "mem".into(),
-                addr_width: 32,
-                data_width: tmu.cache.bus_bits,
-                beats: tmu.cache.beats_per_line,
-            }],
-            probes: Vec::new(),
-        };
-        Ok((unit, modules))
+        }
     }
 }

@@ -25,6 +25,10 @@
 // Bank check at elaboration: the worst of {{ footprints_checked }} 2x2 footprints (every position,
 // wrap mode and mip level) reads in {{ footprint_clocks }} clock(s); a full request in at most {{ request_bound }}.
 // Combinational paths: none between ports (in and out go through registers).
+// Parameters: QueueDepth and MshrEntries are free to override. Every other value below is
+// structural, so a localparam: the port list, the bank functions, the pass layout and the
+// per-texel replication are rendered in Rust (src/rtl/tex_cache.rs) for these sizes, and
+// the bank check above holds only for them.
 module {{ name }} #(
   // Passes queued between tags and data, and line fills in flight: free to override.
   parameter integer QueueDepth  = {{ queue_depth }},
@@ -50,6 +54,7 @@ module {{ name }} #(
   localparam integer AddrW     = {{ aw }};        // texel word address
   localparam integer OffW      = {{ off_w }};     // word offset in a line
   localparam integer LineAddrW = {{ line_addr_w }}; // line address
+  localparam integer SetW      = {{ set_w }};     // set index
   localparam integer TagW      = {{ tag_w }};
   localparam integer Lines     = {{ lines }};
   localparam integer Ways      = {{ ways }};
@@ -57,14 +62,21 @@ module {{ name }} #(
   localparam integer Banks     = {{ banks }};
   localparam integer BankW     = {{ bank_w }};
   localparam integer BankAddrW = {{ bank_addr_w }};
+  localparam integer BankDepth = {{ bank_depth }};
   localparam integer Beats     = {{ beats }};
   localparam integer BeatW     = {{ beat_w }};
   localparam integer WordsPerBeat = {{ words_per_beat }};
   localparam integer RefW      = $clog2(QueueDepth + 2);
+  // A queued pass (see pass_fields in src/rtl/tex_cache.rs), lowest field first.
   localparam integer PassW     = {{ pass_w }};
+{%- for f in pass_fields %}
+  localparam integer {{ f.0 }} = {{ f.1 }};
+{%- endfor %}
   localparam integer GenW      = {{ gen_w }};       // line generation, per slot
   localparam [GenW-1:0] MaxPending = {{ max_pending }};  // fills in flight per slot
   localparam integer TexW      = SlotW + GenW + OffW; // a texel in a queued pass
+  localparam integer TexGenLsb  = OffW;         // {slot, gen, off} in a texel
+  localparam integer TexSlotLsb = OffW + GenW;
   localparam integer MshrPtrW  = (MshrEntries > 1) ? $clog2(MshrEntries) : 1;
   localparam integer MshrCntW  = $clog2(MshrEntries + 1);
   localparam integer LastMshrIdx = MshrEntries - 1;
@@ -73,37 +85,52 @@ module {{ name }} #(
   localparam [MshrCntW-1:0] MshrFull = MshrCount[MshrCntW-1:0];
   localparam integer ReqW      = {{ req_w }};
   localparam integer RspW      = {{ rsp_w }};
-  localparam integer OutDepth  = 4;
-  localparam [2:0]   OutCredits = 3'd4;
+  localparam integer ReqActLsb = {{ req_act_lsb }};  // request fields
+  localparam integer ReqInvLsb = {{ req_inv_lsb }};
+  localparam integer WordW     = {{ word_w }};
+  localparam integer OutDepth  = {{ out_depth }};   // response queue, and stage 1's credits
+  localparam integer CreditW   = {{ credit_w }};
+  localparam [CreditW-1:0] OutCredits = OutDepth[CreditW-1:0];
   localparam integer PosW      = $clog2(Ports + 1);
   localparam integer LastBeatIdx = Beats - 1;
   localparam [BeatW-1:0] LastBeat = LastBeatIdx[BeatW-1:0];
 
-  // Where a word of a line lives: bank and address within the bank (see TexCache::bank).
-  // Each function takes the whole word offset and uses its share of the bits.
-  /* verilator lint_off UNUSEDSIGNAL */
-  function [BankW-1:0] bank_of(input [OffW-1:0] off);
-    bank_of = {{ bank_expr }};
-  endfunction
+  // Where a word of a line lives: bank and address within the bank (TexCache::bank_bit
+  // in src/config/tmu.rs). Each function takes the whole word offset and uses its share
+  // of the bits; the rest go to a sink.
 {%- if idx_w > 0 %}
+  function [BankW-1:0] bank_of(input [OffW-1:0] off);
+    reg unused_off;  // the bits idx_of takes
+    begin
+      unused_off = ^off;
+      bank_of    = {{ bank_expr }};
+    end
+  endfunction
 
   function [{{ idx_w - 1 }}:0] idx_of(input [OffW-1:0] off);
-    idx_of = {{ idx_expr }};
+    reg unused_off;  // the bits bank_of takes
+    begin
+      unused_off = ^off;
+      idx_of     = {{ idx_expr }};
+    end
   endfunction
-{%- endif %}
-  /* verilator lint_on UNUSEDSIGNAL */
 
-{%- if idx_w > 0 %}
   function [BankAddrW-1:0] bank_addr(input [SlotW-1:0] slot, input [OffW-1:0] off);
     bank_addr = {slot, idx_of(off)};
   endfunction
 {%- else %}
-  // One word per bank per line: the slot alone is the address; off picks only the bank.
-  /* verilator lint_off UNUSEDSIGNAL */
-  function [BankAddrW-1:0] bank_addr(input [SlotW-1:0] slot, input [OffW-1:0] off);
-    bank_addr = slot;
+  function [BankW-1:0] bank_of(input [OffW-1:0] off);
+    bank_of = {{ bank_expr }};
   endfunction
-  /* verilator lint_on UNUSEDSIGNAL */
+
+  // One word per bank per line: the slot alone is the address; off picks only the bank.
+  function [BankAddrW-1:0] bank_addr(input [SlotW-1:0] slot, input [OffW-1:0] off);
+    reg unused_off;
+    begin
+      unused_off = ^off;
+      bank_addr  = slot;
+    end
+  endfunction
 {%- endif %}
 
   // ---------------------------------------------------------------------------------
@@ -125,8 +152,8 @@ module {{ name }} #(
     .out_data_o  (cur_data)
   );
 
-  wire             cur_inv = cur_data[ReqW-1];
-  wire [Ports-1:0] cur_act = cur_data[Ports*AddrW +: Ports];
+  wire             cur_inv = cur_data[ReqInvLsb];
+  wire [Ports-1:0] cur_act = cur_data[ReqActLsb +: Ports];
 
   // ---------------------------------------------------------------------------------
   // Tag state: flops, searched in parallel. Control state (valid, ready, pins, counts)
@@ -162,15 +189,13 @@ module {{ name }} #(
   always @(*) begin : b_lookup
     integer i;
     integer w;
-    // A slot number; only its low SlotW bits name a slot.
-    /* verilator lint_off UNUSEDSIGNAL */
-    integer s;
-    /* verilator lint_on UNUSEDSIGNAL */
+    integer s;      // a slot number; only its low SlotW bits name a slot
+    reg unused_s;   // the rest
     s = 0;
     for (i = 0; i < Ports; i = i + 1) begin
       t_line[i] = cur_data[i*AddrW + OffW +: LineAddrW];
       t_off[i]  = cur_data[i*AddrW +: OffW];
-      t_tag[i]  = cur_data[i*AddrW + OffW + {{ set_w }} +: TagW];
+      t_tag[i]  = cur_data[i*AddrW + OffW + SetW +: TagW];
       t_hit[i]  = 1'b0;
       t_slot[i] = {SlotW{1'b0}};
       for (w = 0; w < Ways; w = w + 1) begin
@@ -181,6 +206,7 @@ module {{ name }} #(
         end
       end
     end
+    unused_s = ^s;
   end
 
   // ---------------------------------------------------------------------------------
@@ -217,9 +243,8 @@ module {{ name }} #(
   always @(*) begin : b_tags
     integer i;
     integer w;
-    /* verilator lint_off UNUSEDSIGNAL */
-    integer s;
-    /* verilator lint_on UNUSEDSIGNAL */
+    integer s;         // a slot number, as in b_lookup
+    reg unused_s;
     integer pos;       // pos_q as an integer
     integer m;         // first missing texel at or after pos; Ports when none
     integer victim;    // slot to allocate; -1 when every way is pinned
@@ -227,7 +252,7 @@ module {{ name }} #(
     reg [31:0] best_age;
     // Every local gets a value before the first branch: one assigned on some paths only
     // (w, by the victim search alone) keeps its old value on the others, a latch.
-    pos = {{ "{" }}{{ pos_pad }}, pos_q};
+    pos = {{ "{" }}{(32 - PosW){1'b0}}, pos_q};
     m2 = Ports;
     s = 0;
     w = 0;
@@ -373,6 +398,7 @@ module {{ name }} #(
         misses_d = 8'd0;
       end
     end
+    unused_s = ^s;
   end
 
   // Per-slot tag and age registers: a slot loads a tag when allocated; its age is the
@@ -483,7 +509,7 @@ module {{ name }} #(
   // Each beat's words go to distinct banks (checked at elaboration).
   reg [Banks-1:0]     bank_we;
   reg [BankAddrW-1:0] bank_waddr [0:Banks-1];
-  reg [31:0]          bank_wdata [0:Banks-1];
+  reg [WordW-1:0]     bank_wdata [0:Banks-1];
   reg [OffW-1:0]      fill_off;
 
   always @(*) begin : b_fill
@@ -495,14 +521,14 @@ module {{ name }} #(
     fill_off  = {OffW{1'b0}};
     for (i = 0; i < Banks; i = i + 1) begin
       bank_waddr[i] = {BankAddrW{1'b0}};
-      bank_wdata[i] = 32'd0;
+      bank_wdata[i] = {WordW{1'b0}};
     end
     if (beat_in) begin
       for (i = 0; i < WordsPerBeat; i = i + 1) begin : b_word
         fill_off = {{ fill_off_expr }};
         bank_we[bank_of(fill_off)]    = 1'b1;
         bank_waddr[bank_of(fill_off)] = bank_addr(trk_slot, fill_off);
-        bank_wdata[bank_of(fill_off)] = mem_rsp_data_i[i*32 +: 32];
+        bank_wdata[bank_of(fill_off)] = mem_rsp_data_i[i*WordW +: WordW];
       end
       beat_d = beat_q + 1'b1;
       if (beat_q == LastBeat) begin
@@ -526,14 +552,14 @@ module {{ name }} #(
   reg [Ports-1:0]  serve;
   reg              complete;   // this round finishes the request
   reg [Lines-1:0]  ref_dec;
-  reg [2:0] credit_q;
-  reg [2:0] credit_d;
+  reg [CreditW-1:0] credit_q;
+  reg [CreditW-1:0] credit_d;
   wire             out_pop;
 
-  wire             s1_last   = s1_q[PassW-1];
-  wire [7:0]       s1_hits   = s1_q[PassW-2 -: 8];
-  wire [7:0]       s1_misses = s1_q[PassW-10 -: 8];
-  wire [Ports-1:0] s1_mask   = s1_q[PassW-18 -: Ports];
+  wire             s1_last   = s1_q[PassLastLsb];
+  wire [7:0]       s1_hits   = s1_q[PassHitsLsb +: 8];
+  wire [7:0]       s1_misses = s1_q[PassMissesLsb +: 8];
+  wire [Ports-1:0] s1_mask   = s1_q[PassMaskLsb +: Ports];
   reg  [SlotW-1:0] s1_slot [0:Ports-1];
   reg  [GenW-1:0]  s1_gen  [0:Ports-1];
   reg  [OffW-1:0]  s1_off  [0:Ports-1];
@@ -546,9 +572,9 @@ module {{ name }} #(
   always @(*) begin : b_read
     integer i;
     for (i = 0; i < Ports; i = i + 1) begin
-      s1_slot[i] = s1_q[(Ports - 1 - i) * TexW + GenW + OffW +: SlotW];
-      s1_gen[i]  = s1_q[(Ports - 1 - i) * TexW + OffW +: GenW];
-      s1_off[i]  = s1_q[(Ports - 1 - i) * TexW +: OffW];
+      s1_slot[i] = s1_q[PassTexelsLsb + (Ports - 1 - i) * TexW + TexSlotLsb +: SlotW];
+      s1_gen[i]  = s1_q[PassTexelsLsb + (Ports - 1 - i) * TexW + TexGenLsb +: GenW];
+      s1_off[i]  = s1_q[PassTexelsLsb + (Ports - 1 - i) * TexW +: OffW];
       s1_bank[i] = bank_of(s1_off[i]);
       s1_addr[i] = bank_addr(s1_slot[i], s1_off[i]);
     end
@@ -576,7 +602,7 @@ module {{ name }} #(
       serve[i] = pend_q[i] && rd_addr[s1_bank[i]] == s1_addr[i];
     end
     complete = s1_last && (pend_q & ~serve) == {Ports{1'b0}};
-    issue    = s1_valid_q && lines_ready && (!complete || credit_q != 0);
+    issue    = s1_valid_q && lines_ready && (!complete || credit_q != {CreditW{1'b0}});
     s1_done  = issue && (pend_q & ~serve) == {Ports{1'b0}};
     s1_load  = q_out_valid && (!s1_valid_q || s1_done);
     q_pop    = s1_load;
@@ -585,7 +611,7 @@ module {{ name }} #(
       pend_d = pend_q & ~serve;
     end
     if (s1_load) begin
-      pend_d = q_out[PassW-18 -: Ports];
+      pend_d = q_out[PassMaskLsb +: Ports];
     end
     ref_dec = {Lines{1'b0}};
     if (s1_done) begin
@@ -595,17 +621,17 @@ module {{ name }} #(
         end
       end
     end
-    credit_d = credit_q - {{ "{" }}{{ credit_pad }}, issue && complete} + {{ "{" }}{{ credit_pad }}, out_pop};
+    credit_d = credit_q - {{ "{" }}{(CreditW-1){1'b0}}, issue && complete} + {{ "{" }}{(CreditW-1){1'b0}}, out_pop};
   end
 
-  wire [31:0] bank_rdata [0:Banks-1];
+  wire [WordW-1:0] bank_rdata [0:Banks-1];
 
   genvar gb;
   generate
     for (gb = 0; gb < Banks; gb = gb + 1) begin : g_bank
       {{ bank_module }} #(
-        .Width (32),
-        .Depth ({{ bank_depth }}),
+        .Width (WordW),
+        .Depth (BankDepth),
         .AddrW (BankAddrW)
       ) u_bank (
         .clk_i   (clk_i),
@@ -628,8 +654,8 @@ module {{ name }} #(
   reg [BankW-1:0]  s2_bank_q [0:Ports-1];
   reg [7:0]        s2_hits_q;
   reg [7:0]        s2_misses_q;
-  reg [31:0]       acc_q [0:Ports-1];
-  reg [31:0]       acc_d [0:Ports-1];
+  reg [WordW-1:0]  acc_q [0:Ports-1];
+  reg [WordW-1:0]  acc_d [0:Ports-1];
   reg [RspW-1:0]   out_in;
   reg              out_push;
 
@@ -645,16 +671,14 @@ module {{ name }} #(
     out_in = {s2_misses_q, s2_hits_q{% for i in port_list_rev %}, acc_d[{{ i }}]{% endfor %}};
     if (out_push) begin
       for (i = 0; i < Ports; i = i + 1) begin
-        acc_d[i] = 32'd0;
+        acc_d[i] = {WordW{1'b0}};
       end
     end
   end
 
   // Stage 1 issues a completing read only with a credit, so this queue always has room
-  // and out_in_ready needs no one to look at it.
-  /* verilator lint_off UNUSEDSIGNAL */
-  wire out_in_ready;
-  /* verilator lint_on UNUSEDSIGNAL */
+  // and its in_ready needs no one to look at it.
+  wire unused_out_in_ready;
 
   {{ fifo }} #(
     .Width (RspW),
@@ -663,7 +687,7 @@ module {{ name }} #(
     .clk_i       (clk_i),
     .{{ rst.port }}{{ rst.pad }} ({{ rst.port }}),
     .in_valid_i  (out_push),
-    .in_ready_o  (out_in_ready),
+    .in_ready_o  (unused_out_in_ready),
     .in_data_i   (out_in),
     .out_valid_o (rsp_valid_o),
     .out_ready_i (rsp_ready_i),
@@ -702,7 +726,7 @@ module {{ name }} #(
       end
       // Inactive texels read as zero: the response collector starts clear.
       for (i = 0; i < Ports; i = i + 1) begin
-        acc_q[i] <= 32'd0;
+        acc_q[i] <= {WordW{1'b0}};
       end
     end else begin
       valid_q    <= valid_d;

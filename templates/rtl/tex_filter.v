@@ -54,8 +54,8 @@ module {{ name }} #(
   localparam integer S3W     = CtlW + Lanes * S3LaneW;
   localparam integer OutLaneW = {{ out_lane_w }};
   localparam integer RspW  = Lanes * OutLaneW;
-  localparam [1:0]   PassFirst  = 2'd1;
-  localparam [1:0]   PassSecond = 2'd2;
+  localparam [1:0]   PassFirst  = 2'd{{ pass_first }};  // pass codes (iface::tex_filter)
+  localparam [1:0]   PassSecond = 2'd{{ pass_second }};
 
   // ---------------------------------------------------------------------------------
   // Format conversion. Widening is GL's round(c * 255 / (2^n - 1)), exactly.
@@ -350,10 +350,10 @@ module {{ name }} #(
         wire signed [TW-1:0] d = $signed({8'd0, v}) - $signed({8'd0, acc});
         wire signed [TW-1:0] p = d * sf;
         // Only the top bits of each rounded sum are the channel.
-        /* verilator lint_off UNUSEDSIGNAL */
         wire [TW-1:0] tri_sum = {acc, 8'd0} + p + {{ "{" }}{(TW - 2*WBits - 8){1'b0}}, 1'b1, {(2*WBits + 7){1'b0}}};
         wire [VW-1:0] bil_sum = v + {{ "{" }}{(VW - 2*WBits){1'b0}}, 1'b1, {(2*WBits - 1){1'b0}}};
-        /* verilator lint_on UNUSEDSIGNAL */
+        wire unused_sums;
+        assign unused_sums = ^{tri_sum[TW-9:0], bil_sum[VW-9:0]};
         wire [7:0]    c   = lane[0] ? (s3_second ? tri_sum[TW-1 -: 8] : bil_sum[VW-1 -: 8]) : 8'd0;
 {%- if fp32 %}
         assign out_in[gl*OutLaneW + gc*32 +: 32] = lane[0] ? unorm8_f32(c) : 32'd0;

@@ -91,7 +91,6 @@ module {{ name }} #(
 
   // floor(i) wrapped into a level 2^lg texels wide. Which bits of i and mode matter
   // depends on the wraps enabled.
-  /* verilator lint_off UNUSEDSIGNAL */
   function automatic [14:0] wrap;
     input [63:0] i;
     input [3:0]  lg;
@@ -101,12 +100,15 @@ module {{ name }} #(
     reg   [15:0] m;
     reg   [14:0] mir;
 {%- endif %}
+    reg          unused_args;  // the bits the enabled wraps leave unread
     begin
+      unused_args = ^{i, mode{% if mirror %}, m{% endif %}};
       mask = (15'd1 << lg) - 15'd1;
 {%- if mirror %}
       m    = i[15:0] & {mask, 1'b1};
       mir  = mask - m[14:0] + mask + 15'd1;  // 2n - 1 - m, below n
 {%- endif %}
+{%- if clamp || mirror %}
       case (mode)
 {%- if clamp %}
         Clamp:   wrap = i[63] ? 15'd0 : ((i[62:15] != 48'd0 || i[14:0] > mask) ? mask : i[14:0]);
@@ -116,9 +118,11 @@ module {{ name }} #(
 {%- endif %}
         default: wrap = i[14:0] & mask;  // repeat
       endcase
+{%- else %}
+      wrap = i[14:0] & mask;  // repeat, the only wrap enabled
+{%- endif %}
     end
   endfunction
-  /* verilator lint_on UNUSEDSIGNAL */
 
   // ---------------------------------------------------------------------------------
   // Stage 1: per lane, the texel pair and the weight along each axis.
@@ -206,17 +210,17 @@ module {{ name }} #(
         wire [14:0] u        = gk[0] ? i1s : i0s;
         wire [14:0] v        = gk[1] ? i1t : i0t;
         // At most 2^26 tiles (a 2^15 x 2^15 level): the top bits of tile stay zero.
-        /* verilator lint_off UNUSEDSIGNAL */
         wire [29:0] tile     = ({17'd0, v[14:2]} << tile_sh) + {17'd0, u[14:2]};
-        /* verilator lint_on UNUSEDSIGNAL */
+        wire unused_tile;
+        assign unused_tile = ^tile;
         wire [3:0]  in_tile  = {v[1:0], u[1:0]};
         // The DXT1 block's index (sampler::dxt1_block): a group is 4 blocks, a row of
         // groups 2 x 2^tile_sh blocks.
-        /* verilator lint_off UNUSEDSIGNAL */
         wire [29:0] block    = grouped ? (({18'd0, v[14:3]} << (tile_sh + 4'd1)) + {16'd0, u[14:3], 2'b00}
                                           + {28'd0, v[2], u[2]})
                                        : tile;
-        /* verilator lint_on UNUSEDSIGNAL */
+        wire unused_block;
+        assign unused_block = ^block;
 {%- if tiled %}
         wire [29:0] index    = {tile[25:0], in_tile};
 {%- else %}
@@ -224,9 +228,9 @@ module {{ name }} #(
 {%- endif %}
         wire [29:0] word     = (c_format == 3'd7) ? {block[28:0], 1'b0} : (index >> per_sh);
         // SubW bits of it reach the filter: enough for every enabled format.
-        /* verilator lint_off UNUSEDSIGNAL */
         wire [3:0]  sub      = (c_format == 3'd7) ? in_tile : (index[3:0] & ((4'd1 << per_sh) - 4'd1));
-        /* verilator lint_on UNUSEDSIGNAL */
+        wire unused_sub;
+        assign unused_sub = ^sub;
         assign subs[gk*SubW +: SubW] = sub[SubW-1:0];
         assign o_addr[(4*gi + gk)*30 +: 30] = c_base + word;
         assign o_active[4*gi + gk] = ln[0] & (c_linear | (gk == 0)) & ~c_skip;

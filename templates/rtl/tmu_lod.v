@@ -3,9 +3,11 @@
 // the level of detail of each request and the choice of mip level(s), as
 // src/model/tmu/lod.rs and select_levels in src/model/tmu/sampler.rs compute them.
 //
-// in_data_i: a command (see src/model/tmu/unit.rs for the descriptor registers)
+// in_data_i: a command (src/iface/tmu.rs holds the layout and the descriptor registers)
 //   sample: {1'b0, tex[{{ tex_w }}], has_lod, lod fp32, lane[{{ lanes }}] = {active, t fp32, s fp32}}, lane 0 lowest
 //   write:  {1'b1, ..., tex[{{ tex_w }}], reg[{{ reg_w }}], data[31:0]}
+// Descriptor registers: {{ reg_desc }}.
+// Control register: {{ ctrl_desc }}.
 // A write waits until no earlier sample is inside this module, so every sample reads
 // the descriptors as they were when it arrived, and the registers can be read at any
 // stage.
@@ -48,9 +50,13 @@ module {{ name }} #(
   localparam integer ReqW    = {{ req_w }};
   localparam integer TexW    = {{ tex_w }};
   localparam integer RegW    = {{ reg_w }};
-  localparam integer LanesW  = 65 * Lanes;
+  localparam integer LaneW   = {{ lane_w }};   // a lane of a sample request
+  localparam integer LanesW  = LaneW * Lanes;
   localparam integer PlanW   = {{ plan_w }};
-  localparam integer CtrlW   = 23;
+  localparam integer CtrlW   = {{ ctrl_w }};   // the control register's fields
+{%- for f in ctrl_fields %}
+  localparam integer {{ f.0 }} = {{ f.1 }};
+{%- endfor %}
   localparam integer DescW   = CtrlW + 16 + 32;          // control, bias, LOD limits
   localparam integer P0W     = DescW + TexW + 33 + LanesW;  // a sample and its descriptor
   localparam integer InflW   = {{ infl_w }};
@@ -63,10 +69,9 @@ module {{ name }} #(
   localparam [2:0]   FilterFallback = 3'd{{ filter_fallback }};
   localparam [3:0]   WrapMask = 4'b{{ wrap_mask }};
   localparam [1:0]   WrapFallback = 2'd{{ wrap_fallback }};
-  localparam [RegW-1:0] RegCtrl = {{ reg_w }}'d0;
-  localparam [RegW-1:0] RegBias = {{ reg_w }}'d1;
-  localparam [RegW-1:0] RegLods = {{ reg_w }}'d2;
-  localparam [RegW-1:0] RegBase = {{ reg_w }}'d3;
+{%- for r in regs %}
+  localparam [RegW-1:0] {{ r.0 }} = {{ reg_w }}'d{{ r.1 }};
+{%- endfor %}
 
   // Sizes and level counts past the largest level read as the largest.
   function automatic [3:0] sat_log2;
@@ -161,8 +166,8 @@ module {{ name }} #(
   wire           s1_valid;
   wire           s1_ready;
   wire [S1W-1:0] s1_data;
-  wire [3:0]     lw0 = sat_log2(s0_desc[14:11]);
-  wire [3:0]     lh0 = sat_log2(s0_desc[18:15]);
+  wire [3:0]     lw0 = sat_log2(s0_desc[CtrlLog2WidthLsb +: 4]);
+  wire [3:0]     lh0 = sat_log2(s0_desc[CtrlLog2HeightLsb +: 4]);
 
   // |b - a| modulo 2^64, clamped to 2^31 - 1.
   function automatic [30:0] absdiff;
@@ -182,9 +187,9 @@ module {{ name }} #(
   generate
     for (gq = 0; gq < Quads; gq = gq + 1) begin : g_diff
       // The quad's lanes 0, 1, 2: (x, y), (x + 1, y), (x, y + 1); their active bits go unread.
-      /* verilator lint_off UNUSEDSIGNAL */
       wire [3*65-1:0] ql = s0_data[gq*4*65 +: 3*65];
-      /* verilator lint_on UNUSEDSIGNAL */
+      wire unused_ql;
+      assign unused_ql = ^ql;
       wire [63:0] fu0;
       wire [63:0] fu1;
       wire [63:0] fu2;
@@ -273,10 +278,10 @@ module {{ name }} #(
       wire [62:0] rho2 = s2_data[P0W + gq*63 +: 63];
       wire [5:0]  msb  = msb_of(rho2);
       // The mantissa is the 17 bits from the leading one down.
-      /* verilator lint_off UNUSEDSIGNAL */
       wire [62:0] norm_r = rho2 >> (msb - 6'd16);
       wire [62:0] norm_l = rho2 << (6'd16 - msb);
-      /* verilator lint_on UNUSEDSIGNAL */
+      wire unused_norm;
+      assign unused_norm = ^{norm_r[62:17], norm_l[62:17]};
       wire [16:0] mant0  = (msb >= 6'd16) ? norm_r[16:0] : norm_l[16:0];
       assign norms[gq*32 +: 32] = {8'd0, mant0, msb, (rho2 == 63'd0)};
     end
@@ -298,16 +303,16 @@ module {{ name }} #(
   // ---------------------------------------------------------------------------------
   // Stages 4 to 7: two squarings each; a square of 2 or more is the next fraction bit 1.
   // The square's low 16 bits are truncated, as MANT_BITS in src/model/tmu/lod.rs.
-  /* verilator lint_off UNUSEDSIGNAL */
   function automatic [17:0] square_step;  // {bit, mantissa[16:0]}
     input [16:0] m;
     reg   [33:0] sq;
+    reg          unused_sq;  // the truncated bits
     begin
       sq = m * m;
+      unused_sq = ^sq[15:0];
       square_step = sq[33] ? {1'b1, sq[33:17]} : {1'b0, sq[32:16]};
     end
   endfunction
-  /* verilator lint_on UNUSEDSIGNAL */
 
   wire [3:0]     lg_valid;
   wire [3:0]     lg_ready;
@@ -322,9 +327,9 @@ module {{ name }} #(
       for (gq = 0; gq < Quads; gq = gq + 1) begin : g_quad
         wire [31:0]     q_in = d_in[P0W + gq*32 +: 32];
         // Two new fraction bits enter at the bottom; the top two are still zero.
-        /* verilator lint_off UNUSEDSIGNAL */
         wire [7:0]      f_in = q_in[24 +: 8];
-        /* verilator lint_on UNUSEDSIGNAL */
+        wire unused_f_in;
+        assign unused_f_in = ^f_in[7:6];
         wire [17:0]     st1  = square_step(q_in[7 +: 17]);
         wire [17:0]     st2  = square_step(st1[16:0]);
         assign steps[gq*32 +: 32] = {f_in[5:0], st1[17], st2[17], st2[16:0], q_in[0 +: 7]};
@@ -359,12 +364,12 @@ module {{ name }} #(
   generate
     for (gq = 0; gq < Quads; gq = gq + 1) begin : g_lambda
       // The mantissa and the last fraction bit go unread.
-      /* verilator lint_off UNUSEDSIGNAL */
       wire [31:0]        q_log     = sel_log[P0W + gq*32 +: 32];
       wire [13:0]        log2_rho2 = {q_log[1 +: 6], q_log[24 +: 8]};
       // log2(rho^2) < 63 * 256: adding one cannot carry out of 14 bits.
       wire [13:0]        rounded   = log2_rho2 + 14'd1;
-      /* verilator lint_on UNUSEDSIGNAL */
+      wire unused_log;
+      assign unused_log = ^{q_log[23:7], rounded[0]};
       assign lambda_ds[gq*16 +: 16] = q_log[0] ? -16'sd32768
                                     : ($signed({3'd0, rounded[13:1]}) - 16'sd3072);
     end
@@ -374,9 +379,9 @@ module {{ name }} #(
   wire            sel_valid = s0_valid & ~s0_write;
   wire            sel_ready;
   // Without LOD hardware the LOD fields and the LOD registers go unread.
-  /* verilator lint_off UNUSEDSIGNAL */
   wire [P0W-1:0]  sel_p     = s0_p;
-  /* verilator lint_on UNUSEDSIGNAL */
+  wire unused_sel_p;
+  assign unused_sel_p = ^sel_p;
   assign s0_ready = s0_write ? idle : sel_ready;
 {%- if lod %}
   wire [Quads*16-1:0] lambda_ds = {(Quads*16){1'b0}};
@@ -386,15 +391,17 @@ module {{ name }} #(
   // ---------------------------------------------------------------------------------
   // Selection: explicit LOD or the differences', bias, clamp; mag or min; the level(s),
   // per quad.
+  wire [CtrlW-1:0]   ctrl     = sel_p[LanesW + 33 + TexW +: CtrlW];
+{%- if !lod %}
   // Without LOD hardware the filter codes and the level count go unread.
-  /* verilator lint_off UNUSEDSIGNAL */
-  wire [22:0]        ctrl     = sel_p[LanesW + 33 + TexW +: 23];
-  /* verilator lint_on UNUSEDSIGNAL */
+  wire unused_ctrl;
+  assign unused_ctrl = ^ctrl;
+{%- endif %}
   wire [TexW-1:0]    sel_tex  = sel_p[LanesW + 33 +: TexW];
 {%- if lod %}
-  wire signed [15:0] bias     = sel_p[LanesW + 33 + TexW + 23 +: 16];
-  wire signed [15:0] min_lod  = sel_p[LanesW + 33 + TexW + 39 +: 16];
-  wire signed [15:0] max_lod  = sel_p[LanesW + 33 + TexW + 55 +: 16];
+  wire signed [15:0] bias     = sel_p[LanesW + 33 + TexW + CtrlW +: 16];
+  wire signed [15:0] min_lod  = sel_p[LanesW + 33 + TexW + CtrlW + 16 +: 16];
+  wire signed [15:0] max_lod  = sel_p[LanesW + 33 + TexW + CtrlW + 32 +: 16];
   wire               has_lod  = sel_p[LanesW + 32];
   wire [63:0]        lod_fix;
   {{ fixed }} #(.KW(5)) u_lod (.s_i(sel_p[LanesW +: 32]), .k_i(5'd8), .sat_i(1'b1), .fixed_o(lod_fix));
@@ -403,18 +410,18 @@ module {{ name }} #(
                            : ($signed(lod_fix) > 64'sd32767) ? 16'sd32767
                            : lod_fix[15:0];
   wire signed [15:0] lod_hi = (max_lod < min_lod) ? min_lod : max_lod;
-  wire [2:0]  min_code = ctrl[5:3];
-  wire [2:0]  mag_code = {2'd0, ctrl[6]};
+  wire [2:0]  min_code = ctrl[CtrlMinFilterLsb +: 3];
+  wire [2:0]  mag_code = {2'd0, ctrl[CtrlMagLinearLsb]};
   wire [2:0]  min_f    = FilterMask[min_code] ? min_code : FilterFallback;
   wire [2:0]  mag_f    = FilterMask[mag_code] ? mag_code : FilterFallback;
-  wire [3:0]  last     = sat_log2(ctrl[22:19]);
+  wire [3:0]  last     = sat_log2(ctrl[CtrlLastLevelLsb +: 4]);
   // GL's switch-over point c: 1/2 for LINEAR magnification with a NEAREST_MIPMAP minifier.
   wire        c_half   = (mag_f == 3'd1) & ((min_f == 3'd2) | (min_f == 3'd4));
 {%- endif %}
-  wire [1:0]  wrap_s   = WrapMask[ctrl[8:7]] ? ctrl[8:7] : WrapFallback;
-  wire [1:0]  wrap_t   = WrapMask[ctrl[10:9]] ? ctrl[10:9] : WrapFallback;
-  wire [3:0]  lw       = sat_log2(ctrl[14:11]);
-  wire [3:0]  lh       = sat_log2(ctrl[18:15]);
+  wire [1:0]  wrap_s   = WrapMask[ctrl[CtrlWrapSLsb +: 2]] ? ctrl[CtrlWrapSLsb +: 2] : WrapFallback;
+  wire [1:0]  wrap_t   = WrapMask[ctrl[CtrlWrapTLsb +: 2]] ? ctrl[CtrlWrapTLsb +: 2] : WrapFallback;
+  wire [3:0]  lw       = sat_log2(ctrl[CtrlLog2WidthLsb +: 4]);
+  wire [3:0]  lh       = sat_log2(ctrl[CtrlLog2HeightLsb +: 4]);
   wire        tex_ok   = ({1'b0, sel_tex} < Textures[TexW:0]);
   wire [31:0] tex32    = {{ "{{" }}(32 - TexW){1'b0}}, sel_tex};
 
@@ -436,9 +443,9 @@ module {{ name }} #(
       wire        mag      = (lambda <= (c_half ? 17'sd128 : 17'sd0));
       // Level ceil(lambda + 1/2) - 1 (lambda > 1/2 here) and floor(lambda), 8 bits.
       // lambda + 383 < 2^16: bit 16 stays zero, and bits 7:0 are the fraction dropped.
-      /* verilator lint_off UNUSEDSIGNAL */
       wire [16:0] near_sum = lambda[16:0] + 17'd383;
-      /* verilator lint_on UNUSEDSIGNAL */
+      wire unused_near_sum;
+      assign unused_near_sum = ^{near_sum[16], near_sum[7:0]};
       wire [7:0]  near_d   = near_sum[15:8] - 8'd1;
       wire [7:0]  floor_d  = lambda[15:8];
       always @(*) begin
@@ -475,10 +482,12 @@ module {{ name }} #(
       wire [3:0]  lw2 = (lw > d2) ? lw - d2 : 4'd0;
       wire [3:0]  lh2 = (lh > d2) ? lh - d2 : 4'd0;
       // Bit offsets into base_all, far below 2^32.
-      /* verilator lint_off UNUSEDSIGNAL */
       wire [31:0] at1    = (tex32 * MipLevels + {28'd0, d1}) * 30;
       wire [31:0] at2    = (tex32 * MipLevels + {28'd0, d2}) * 30;
-      /* verilator lint_on UNUSEDSIGNAL */
+      wire unused_at1;
+      assign unused_at1 = ^at1;
+      wire unused_at2;
+      assign unused_at2 = ^at2;
       wire [29:0] base1  = tex_ok ? base_all[at1 +: 30] : 30'd0;
       wire [29:0] base2  = tex_ok ? base_all[at2 +: 30] : 30'd0;
       assign plan_quads[gp*QuadW +: QuadW] = {base2, lh2, lw2, base1, lh1, lw1, linear,
@@ -493,7 +502,7 @@ module {{ name }} #(
     .{{ rst.port }}{{ rst.pad }} ({{ rst.port }}),
     .in_valid_i  (sel_valid),
     .in_ready_o  (sel_ready),
-    .in_data_i   ({plan_quads, wrap_t, wrap_s, ctrl[2:0], sel_p[LanesW-1:0]}),
+    .in_data_i   ({plan_quads, wrap_t, wrap_s, ctrl[CtrlFormatLsb +: 3], sel_p[LanesW-1:0]}),
     .out_valid_o (out_valid_o),
     .out_ready_i (out_ready_i),
     .out_data_o  (out_data_o)

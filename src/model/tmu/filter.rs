@@ -47,11 +47,8 @@ pub fn trilinear(s1: [u64; 4], s2: [u64; 4], f: u32, lod_bits: u32, bits: u32) -
     )
 }
 
-/// A channel as fp32 in [0, 1]: exactly c / 255 rounded to the nearest float, the
-/// normalisation GL specifies for unsigned normalised 8-bit values.
-pub fn unorm8_to_f32(c: u8) -> f32 {
-    (f64::from(c) / 255.0) as f32
-}
+/// The fp32 encoding of a channel is part of the unit's contract.
+pub use crate::iface::tex_filter::unorm8_to_f32;
 
 #[cfg(test)]
 mod tests {

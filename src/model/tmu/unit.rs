@@ -4,11 +4,11 @@
 //! features the config leaves out back to ones it has, and samples the texture from the
 //! simulated memory through [`super::sampler`], the same integer stages as the RTL.
 //!
-//! Descriptor registers (word `reg` of texture `tex`, see templates/rtl/tmu_lod.v):
-//! - 0 control: format[2:0], min_filter[5:3], mag_linear[6], wrap_s[8:7], wrap_t[10:9],
-//!   log2_width[14:11], log2_height[18:15], last_level[22:19]
-//! - 1 LOD bias, 2 {max_lod, min_lod}: 16-bit signed, 8 fraction bits
-//! - 3 + level: word address (byte address / 4) of the level's first word
+//! Descriptor registers (word `reg` of texture `tex`): the table is
+//! [`crate::iface::tmu::REGS`] and the control register's fields
+//! [`crate::iface::tmu::CTRL_FIELDS`], which tmu_lod's localparams and header are
+//! rendered from. LOD bias and limits are 16-bit signed with 8 fraction bits; a level's
+//! base is the word address (byte address / 4) of its first word.
 //!
 //! Writes to a register or texture that does not exist change nothing; a sample of a
 //! texture id that does not exist reads an all-zero descriptor.
@@ -22,11 +22,11 @@ use super::sampler::{
     Filter, MipImage, Sampler, TexImage, lod_fixed, quad_lambda, sample_lanes, select_levels,
 };
 use crate::config::{TexFormat, TexLayout, Tmu, Wrap};
+use crate::iface::tex_filter::FilterLayout;
+use crate::iface::tmu::{CTRL_FIELDS, LANE_W, REG_BASE0, REG_BIAS, REG_CTRL, REG_LODS, TmuLayout};
 use crate::iface::{Dir, StreamPort};
 use crate::model::tex_filter::encode_rsp;
 use crate::rng::{Rng, memory_word};
-use crate::rtl::tex_filter::FilterLayout;
-use crate::rtl::tmu::{CTRL_FIELDS, LANE_W, REG_BASE0, REG_BIAS, REG_CTRL, REG_LODS, TmuLayout};
 use crate::vectors::{Bits, PortVectors, VectorSet};
 
 /// One command of the unit's input stream.
