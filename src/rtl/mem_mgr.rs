@@ -99,9 +99,7 @@ pub struct MemMgr {
     pub free_pad: String,
     pub user_pad: String,
     /// Sized literals.
-    pub last_page: String,
     pub page_one: String,
-    pub pages_lit: String,
     pub count_one: String,
     pub bo_ix: String,
     pub dl_ix: String,
@@ -116,9 +114,6 @@ pub struct MemMgr {
     /// The initialisation after reset: clocks, counter bits and literals.
     pub init_clocks: u64,
     pub init_bits: u32,
-    pub init_pages: String,
-    pub init_objs: String,
-    pub init_tex: String,
     pub init_last: String,
     pub init_one: String,
 }
@@ -235,9 +230,7 @@ impl MemMgr {
             ix_pad: pad(ix_bits - enc.id_bits),
             free_pad: pad(32 - enc.count_bits),
             user_pad: pad(32 - enc.page_bits - enc.page_log),
-            last_page: format!("{}'d{}", enc.page_bits, map.pages - 1),
             page_one: format!("{}'d1", enc.page_bits),
-            pages_lit: format!("{}'d{}", enc.count_bits, map.pages),
             count_one: format!("{}'d1", enc.count_bits),
             bo_ix: ix(map.buffer_objects.into()),
             dl_ix: ix(map.display_lists.into()),
@@ -253,17 +246,6 @@ impl MemMgr {
             bo_obj: format!("{}'d{}", enc.obj_bits, map.buffer_objects),
             init_clocks: init,
             init_bits,
-            init_pages: format!("{}'d{}", init_bits + 1, map.pages),
-            init_objs: format!(
-                "{}'d{}",
-                init_bits + 1,
-                map.buffer_objects + map.display_lists
-            ),
-            init_tex: format!(
-                "{}'d{}",
-                init_bits + 1,
-                1u64 << (enc.tex_id_bits + enc.level_bits)
-            ),
             init_last: format!("{init_bits}'d{}", init - 1),
             init_one: format!("{init_bits}'d1"),
             enc,
