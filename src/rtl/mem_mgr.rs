@@ -15,7 +15,8 @@ use crate::iface::mem_arb::{describe as describe_fields, lsb_params, width};
 use crate::iface::mem_mgr::{OPS, STATE_BITS, STATES, tex_fields};
 // Callers outside rtl (the CLI, the benches, the tests) reach the contract here too.
 pub use crate::iface::mem_mgr::{
-    ARG_BITS, CODE_BITS, Code, Encoding, IMAGE_SLOTS, OP_BITS, SHADER_SLOTS, init_clocks, op,
+    ARG_BITS, CODE_BITS, Code, Encoding, IMAGE_SLOTS, OP_BITS, SHADER_SLOTS, SLOT_BITS,
+    init_clocks, op,
 };
 
 /// The request and response layouts and the initialisation time, for `gpurtl units`.
@@ -75,6 +76,7 @@ pub struct MemMgr {
     pub codes: Vec<(String, u32)>,
     pub states: Vec<(String, u32)>,
     pub state_bits: u32,
+    pub slot_bits: u32,
     pub op_bits: u32,
     pub code_bits: u32,
     pub arg_bits: u32,
@@ -159,14 +161,14 @@ impl MemMgr {
             ),
             image_slots: choices(
                 IMAGE_SLOTS,
-                2,
+                SLOT_BITS,
                 map.image_base,
                 enc.image_slot_bytes,
                 &["source", "destination", "mask", "2D graphics"],
             ),
             shader_slots: choices(
                 SHADER_SLOTS,
-                2,
+                SLOT_BITS,
                 map.shader_base,
                 enc.shader_slot_bytes,
                 &["vertex 0", "vertex 1", "pixel 0", "pixel 1"],
@@ -199,6 +201,7 @@ impl MemMgr {
                 .map(|(v, n, _)| ((*n).to_string(), *v))
                 .collect(),
             state_bits: STATE_BITS,
+            slot_bits: SLOT_BITS,
             op_bits: OP_BITS,
             code_bits: CODE_BITS,
             arg_bits: ARG_BITS,
@@ -320,6 +323,7 @@ mod tests {
             want.push(("CodeW".into(), CODE_BITS.into()));
             want.push(("ArgW".into(), ARG_BITS.into()));
             want.push(("StateW".into(), STATE_BITS.into()));
+            want.push(("SlotW".into(), SLOT_BITS.into()));
             for (name, v) in want {
                 assert_eq!(declared.get(&name), Some(&v), "{file}: {name}");
             }

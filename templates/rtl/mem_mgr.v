@@ -76,6 +76,7 @@ module {{ name }} #(
   localparam integer CodeW   = {{ code_bits }};
   localparam integer ArgW    = {{ arg_bits }};
   localparam integer StateW  = {{ state_bits }};
+  localparam integer SlotW   = {{ slot_bits }};
   // The RAM sizes at the widths they are compared with and loaded at.
   localparam integer      LastPageIx = Pages - 1;
   localparam [PageW-1:0]  LastPage   = LastPageIx[PageW-1:0];
@@ -192,7 +193,7 @@ module {{ name }} #(
   reg  [31:0]      part_base;
   reg  [31:0]      image_slot_base;
   reg  [31:0]      shader_slot_base;
-  reg  [1:0]       shader_slot;
+  reg  [SlotW-1:0] shader_slot;
   wire [31:0]      part_off = cmd_arg_q - part_base;
 
   always @(*) begin
@@ -204,7 +205,7 @@ module {{ name }} #(
       default: part_base = 32'h0;
     endcase
     image_slot_base = 32'h0;
-    case (cmd_id_q[1:0])
+    case (cmd_id_q[SlotW-1:0])
 {%- for c in image_slots %}
       {{ c.sel }}: image_slot_base = {{ c.addr }};  // {{ c.label }}
 {%- endfor %}
