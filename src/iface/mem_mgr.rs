@@ -251,6 +251,8 @@ pub const STATES: &[(u32, &str, &str)] = &[
 /// Image slots and shader slots: four each.
 pub const IMAGE_SLOTS: u64 = 4;
 pub const SHADER_SLOTS: u64 = 4;
+/// Bits of an image or shader slot number.
+pub const SLOT_BITS: u32 = 2;
 
 /// A texture-table entry, lowest field first: `{set, base address}`.
 pub fn tex_fields() -> Vec<Field> {
@@ -385,6 +387,8 @@ mod tests {
             assert!(o.code != 0 && o.code < 1 << OP_BITS, "{o:?}");
             assert!(seen.insert(o.code), "{o:?}");
         }
+        assert_eq!(1 << SLOT_BITS, IMAGE_SLOTS);
+        assert_eq!(1 << SLOT_BITS, SHADER_SLOTS);
         for (i, (code, _, _)) in STATES.iter().enumerate() {
             assert_eq!(*code as usize, i);
             assert!(*code < 1 << STATE_BITS);

@@ -15,7 +15,8 @@ use crate::iface::mem_arb::{describe as describe_fields, lsb_params, width};
 use crate::iface::mem_mgr::{OPS, STATE_BITS, STATES, tex_fields};
 // Callers outside rtl (the CLI, the benches, the tests) reach the contract here too.
 pub use crate::iface::mem_mgr::{
-    ARG_BITS, CODE_BITS, Code, Encoding, IMAGE_SLOTS, OP_BITS, SHADER_SLOTS, init_clocks, op,
+    ARG_BITS, CODE_BITS, Code, Encoding, IMAGE_SLOTS, OP_BITS, SHADER_SLOTS, SLOT_BITS,
+    init_clocks, op,
 };
 
 /// The request and response layouts and the initialisation time, for `gpurtl units`.
@@ -75,6 +76,7 @@ pub struct MemMgr {
     pub codes: Vec<(String, u32)>,
     pub states: Vec<(String, u32)>,
     pub state_bits: u32,
+    pub slot_bits: u32,
     pub op_bits: u32,
     pub code_bits: u32,
     pub arg_bits: u32,
@@ -99,9 +101,7 @@ pub struct MemMgr {
     pub free_pad: String,
     pub user_pad: String,
     /// Sized literals.
-    pub last_page: String,
     pub page_one: String,
-    pub pages_lit: String,
     pub count_one: String,
     pub bo_ix: String,
     pub dl_ix: String,
@@ -116,9 +116,6 @@ pub struct MemMgr {
     /// The initialisation after reset: clocks, counter bits and literals.
     pub init_clocks: u64,
     pub init_bits: u32,
-    pub init_pages: String,
-    pub init_objs: String,
-    pub init_tex: String,
     pub init_last: String,
     pub init_one: String,
 }
@@ -164,14 +161,14 @@ impl MemMgr {
             ),
             image_slots: choices(
                 IMAGE_SLOTS,
-                2,
+                SLOT_BITS,
                 map.image_base,
                 enc.image_slot_bytes,
                 &["source", "destination", "mask", "2D graphics"],
             ),
             shader_slots: choices(
                 SHADER_SLOTS,
-                2,
+                SLOT_BITS,
                 map.shader_base,
                 enc.shader_slot_bytes,
                 &["vertex 0", "vertex 1", "pixel 0", "pixel 1"],
@@ -204,6 +201,7 @@ impl MemMgr {
                 .map(|(v, n, _)| ((*n).to_string(), *v))
                 .collect(),
             state_bits: STATE_BITS,
+            slot_bits: SLOT_BITS,
             op_bits: OP_BITS,
             code_bits: CODE_BITS,
             arg_bits: ARG_BITS,
@@ -235,9 +233,7 @@ impl MemMgr {
             ix_pad: pad(ix_bits - enc.id_bits),
             free_pad: pad(32 - enc.count_bits),
             user_pad: pad(32 - enc.page_bits - enc.page_log),
-            last_page: format!("{}'d{}", enc.page_bits, map.pages - 1),
             page_one: format!("{}'d1", enc.page_bits),
-            pages_lit: format!("{}'d{}", enc.count_bits, map.pages),
             count_one: format!("{}'d1", enc.count_bits),
             bo_ix: ix(map.buffer_objects.into()),
             dl_ix: ix(map.display_lists.into()),
@@ -253,17 +249,6 @@ impl MemMgr {
             bo_obj: format!("{}'d{}", enc.obj_bits, map.buffer_objects),
             init_clocks: init,
             init_bits,
-            init_pages: format!("{}'d{}", init_bits + 1, map.pages),
-            init_objs: format!(
-                "{}'d{}",
-                init_bits + 1,
-                map.buffer_objects + map.display_lists
-            ),
-            init_tex: format!(
-                "{}'d{}",
-                init_bits + 1,
-                1u64 << (enc.tex_id_bits + enc.level_bits)
-            ),
             init_last: format!("{init_bits}'d{}", init - 1),
             init_one: format!("{init_bits}'d1"),
             enc,
@@ -338,6 +323,7 @@ mod tests {
             want.push(("CodeW".into(), CODE_BITS.into()));
             want.push(("ArgW".into(), ARG_BITS.into()));
             want.push(("StateW".into(), STATE_BITS.into()));
+            want.push(("SlotW".into(), SLOT_BITS.into()));
             for (name, v) in want {
                 assert_eq!(declared.get(&name), Some(&v), "{file}: {name}");
             }

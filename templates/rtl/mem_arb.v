@@ -14,7 +14,7 @@
 // clock its request is taken; the grant is held until the burst ends: for a write, when
 // its last beat has left the requester and the request has gone to memory; for a read,
 // when the request has gone to memory (its beats return through a tag FIFO of
-// Outstanding = {{ outstanding }} read bursts, {id, len}, which routes them to their requester in
+// Outstanding = {{ outstanding }} read bursts, {{ tag_layout }}, which routes them to their requester in
 // order). The next winner is chosen in the clock a burst ends, so bursts of different
 // requesters follow each other with no idle clock on the memory's data beats.
 // Write data and read data pass through skid registers (hs_skid); the tag FIFO is hs_fifo.
@@ -317,7 +317,7 @@ module {{ name }} #(
   );
 
   // ---------------------------------------------------------------------------------
-  // Read data: a tag {id, len} per read burst in flight, in request order; beats come
+  // Read data: a tag {{ tag_layout }} per read burst in flight, in request order; beats come
   // back through a skid register and go to the requester at the head tag.
   wire             tag_valid;
   wire [TagW-1:0]  tag_data;

@@ -76,6 +76,14 @@ module {{ name }} #(
   localparam integer CodeW   = {{ code_bits }};
   localparam integer ArgW    = {{ arg_bits }};
   localparam integer StateW  = {{ state_bits }};
+  localparam integer SlotW   = {{ slot_bits }};
+  // The RAM sizes at the widths they are compared with and loaded at.
+  localparam integer      LastPageIx = Pages - 1;
+  localparam [PageW-1:0]  LastPage   = LastPageIx[PageW-1:0];
+  localparam [CountW-1:0] AllPages   = Pages[CountW-1:0];
+  localparam [InitW:0]    InitPages  = Pages[InitW:0];
+  localparam [InitW:0]    InitObjs   = Objs[InitW:0];
+  localparam [InitW:0]    InitTex    = TexEntries[InitW:0];
 
   // Field offsets: the command word, an index block, a texture-table entry.
 {%- for (n, v) in lsbs %}
@@ -185,7 +193,7 @@ module {{ name }} #(
   reg  [31:0]      part_base;
   reg  [31:0]      image_slot_base;
   reg  [31:0]      shader_slot_base;
-  reg  [1:0]       shader_slot;
+  reg  [SlotW-1:0] shader_slot;
   wire [31:0]      part_off = cmd_arg_q - part_base;
 
   always @(*) begin
@@ -197,7 +205,7 @@ module {{ name }} #(
       default: part_base = 32'h0;
     endcase
     image_slot_base = 32'h0;
-    case (cmd_id_q[1:0])
+    case (cmd_id_q[SlotW-1:0])
 {%- for c in image_slots %}
       {{ c.sel }}: image_slot_base = {{ c.addr }};  // {{ c.label }}
 {%- endfor %}
@@ -247,14 +255,14 @@ module {{ name }} #(
       StInit: begin
         // next(p) = p + 1, the last page pointing back to page 0; every index block and
         // texture level free.
-        pt_we     = {1'b0, init_q} < {{ init_pages }};
-        obj_we    = {1'b0, init_q} < {{ init_objs }};
-        tex_we    = {1'b0, init_q} < {{ init_tex }};
+        pt_we     = {1'b0, init_q} < InitPages;
+        obj_we    = {1'b0, init_q} < InitObjs;
+        tex_we    = {1'b0, init_q} < InitTex;
         obj_waddr = init_q[ObjW-1:0];
         obj_wdata = {EntryW{1'b0}};
         tex_waddr = init_q[TexW-1:0];
         tex_wdata = {TexEntryW{1'b0}};
-        if (init_q[PageW-1:0] == {{ last_page }}) begin
+        if (init_q[PageW-1:0] == LastPage) begin
           pt_wdata = {PageW{1'b0}};
         end
         if (init_q == {{ init_last }}) begin
@@ -426,8 +434,8 @@ module {{ name }} #(
       state_q       <= StInit;
       init_q        <= {InitW{1'b0}};
       head_q        <= {PageW{1'b0}};
-      tail_q        <= {{ last_page }};
-      free_q        <= {{ pages_lit }};
+      tail_q        <= LastPage;
+      free_q        <= AllPages;
       shader_next_q <= 2'b00;
       rsp_valid_q   <= 1'b0;
     end else begin
