@@ -11,9 +11,11 @@ use std::path::{Path, PathBuf};
 const LAYERS: &[(&str, &[&str])] = &[
     ("rng", &[]),
     ("config", &["rng"]),
-    ("iface", &["config", "rng"]),
-    ("vectors", &["iface", "rng"]),
+    // Textures, texel layouts and GL's wrap rules: what traffic, the contract's bank
+    // check and the model share.
     ("workload", &["config", "rng"]),
+    ("iface", &["config", "rng", "workload"]),
+    ("vectors", &["iface", "rng"]),
     ("rtl", &["config", "iface"]),
     ("model", &["config", "iface", "rng", "vectors", "workload"]),
     (

@@ -30,8 +30,8 @@ pub use mem::{
 };
 pub use reset::{ResetActive, ResetKind, ResetSection};
 pub use tmu::{
-    CacheSection, Filter, MAX_LINES, Replacement, TexCache, TexFormat, TexLayout, TexOutput, Tmu,
-    TmuSection, Wrap,
+    CacheSection, CacheShape, Filter, MAX_LINES, Replacement, TexCache, TexFormat, TexLayout,
+    TexOutput, Tmu, TmuSection, Wrap,
 };
 
 /// The preset compiled into the binary, used when no `--config` is given.

@@ -5,7 +5,6 @@
 use serde::{Deserialize, Serialize};
 
 use super::error::{Invalid, Seg, path};
-pub use crate::workload::Wrap;
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -576,8 +575,8 @@ impl CacheSection {
 
 impl TexCache {
     /// The shape adversarial traffic aims at.
-    pub fn shape(&self) -> crate::workload::CacheShape {
-        crate::workload::CacheShape {
+    pub fn shape(&self) -> CacheShape {
+        CacheShape {
             line_bytes: self.line_bytes,
             sets: self.sets,
             ways: self.ways,
@@ -632,5 +631,68 @@ impl TexCache {
 
     pub fn set_of(&self, line: u64) -> u32 {
         (line % u64::from(self.sets)) as u32
+    }
+}
+
+/// GL texture wrap modes (TEXTURE_WRAP_S / _T).
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum Wrap {
+    Repeat,
+    ClampToEdge,
+    MirroredRepeat,
+}
+
+impl Wrap {
+    pub const ALL: [Wrap; 3] = [Wrap::Repeat, Wrap::ClampToEdge, Wrap::MirroredRepeat];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Wrap::Repeat => "repeat",
+            Wrap::ClampToEdge => "clamp_to_edge",
+            Wrap::MirroredRepeat => "mirrored_repeat",
+        }
+    }
+
+    /// The wrap's code in texture descriptors: its position in [`Wrap::ALL`].
+    pub fn code(self) -> u32 {
+        Self::ALL.iter().position(|&w| w == self).unwrap_or(0) as u32
+    }
+}
+
+/// The cache the adversarial traffic is aimed at; set = (addr / line_bytes) mod sets.
+/// Zero fields are treated as 1 so no generator divides by zero.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CacheShape {
+    pub line_bytes: u32,
+    pub sets: u32,
+    pub ways: u32,
+}
+
+impl CacheShape {
+    /// The SPEC's texture cache: 16 KB, 2048-bit lines, fully associative.
+    pub const SPEC: CacheShape = CacheShape {
+        line_bytes: 256,
+        sets: 1,
+        ways: 64,
+    };
+
+    pub fn line(&self) -> u64 {
+        u64::from(self.line_bytes.max(1))
+    }
+
+    pub fn sets(&self) -> u64 {
+        u64::from(self.sets.max(1))
+    }
+
+    /// Line number of a byte address.
+    pub fn line_of(&self, addr: u64) -> u64 {
+        addr / self.line()
+    }
+
+    pub fn set_of(&self, addr: u64) -> u64 {
+        self.line_of(addr) % self.sets()
     }
 }

@@ -85,40 +85,7 @@ impl Request {
     }
 }
 
-/// The cache the adversarial traffic is aimed at; set = (addr / line_bytes) mod sets.
-/// Zero fields are treated as 1 so no generator divides by zero.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct CacheShape {
-    pub line_bytes: u32,
-    pub sets: u32,
-    pub ways: u32,
-}
-
-impl CacheShape {
-    /// The SPEC's texture cache: 16 KB, 2048-bit lines, fully associative.
-    pub const SPEC: CacheShape = CacheShape {
-        line_bytes: 256,
-        sets: 1,
-        ways: 64,
-    };
-
-    pub fn line(&self) -> u64 {
-        u64::from(self.line_bytes.max(1))
-    }
-
-    pub fn sets(&self) -> u64 {
-        u64::from(self.sets.max(1))
-    }
-
-    /// Line number of a byte address.
-    pub fn line_of(&self, addr: u64) -> u64 {
-        addr / self.line()
-    }
-
-    pub fn set_of(&self, addr: u64) -> u64 {
-        self.line_of(addr) % self.sets()
-    }
-}
+pub use crate::config::CacheShape;
 
 /// Texture sizes of the raster workloads.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

@@ -82,33 +82,7 @@ pub fn texel_address(tex: &Texture, layout: Layout, level: u32, u: u32, v: u32) 
     tex.level_base(level) + index * u64::from(tex.texel_bytes)
 }
 
-/// GL texture wrap modes (TEXTURE_WRAP_S / _T).
-#[derive(
-    Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
-)]
-#[serde(rename_all = "snake_case")]
-pub enum Wrap {
-    Repeat,
-    ClampToEdge,
-    MirroredRepeat,
-}
-
-impl Wrap {
-    pub const ALL: [Wrap; 3] = [Wrap::Repeat, Wrap::ClampToEdge, Wrap::MirroredRepeat];
-
-    pub fn name(self) -> &'static str {
-        match self {
-            Wrap::Repeat => "repeat",
-            Wrap::ClampToEdge => "clamp_to_edge",
-            Wrap::MirroredRepeat => "mirrored_repeat",
-        }
-    }
-
-    /// The wrap's code in texture descriptors: its position in [`Wrap::ALL`].
-    pub fn code(self) -> u32 {
-        Self::ALL.iter().position(|&w| w == self).unwrap_or(0) as u32
-    }
-}
+pub use crate::config::Wrap;
 
 /// Integer texel coordinate `coord` wrapped into `0..size`.
 ///
