@@ -14,10 +14,10 @@ module {{ name }} #(
 {% include "rtl/hs_ports.v" %}
 );
 
-  reg             valid_q;
-  reg             valid_d;
+  reg valid_q;
+  reg valid_d;
   reg [Width-1:0] data_q;
-  wire            load;
+  wire load;
 
   assign in_ready_o = out_ready_i | ~valid_q;
   assign load       = in_valid_i & in_ready_o;

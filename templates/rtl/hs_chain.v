@@ -11,13 +11,13 @@
 module {{ name }} #(
   parameter integer Width = {{ width }}
 ) (
-  input  wire             clk_i,
-  input  wire             {{ rst.port }},
-  input  wire             in_valid_i,
-  output wire             in_ready_o,
-  input  wire [Width-1:0] in_data_i,
-  output wire             out_valid_o,
-  input  wire             out_ready_i,
+  input wire clk_i,
+  input wire {{ rst.port }},
+  input wire in_valid_i,
+  output wire in_ready_o,
+  input wire [Width-1:0] in_data_i,
+  output wire out_valid_o,
+  input wire out_ready_i,
   output wire [Width-1:0] out_data_o
 );
 {%- if !registered %}
@@ -29,8 +29,8 @@ module {{ name }} #(
 {%- endif %}
 {% for s in stages %}
   // {{ s.inst }}: {{ s.label }}
-  wire             {{ s.out_valid }};
-  wire             {{ s.out_ready }};
+  wire {{ s.out_valid }};
+  wire {{ s.out_ready }};
   wire [Width-1:0] {{ s.out_data }};
 {%- if let Some(module) = s.module %}
 

@@ -23,15 +23,15 @@ module {{ name }} #(
   localparam [PtrW-1:0] LastPtr = LastIdx[PtrW-1:0];
   localparam [CntW-1:0] FullCount = Depth[CntW-1:0];
 
-  reg  [Width-1:0] mem_q [0:Depth-1];
-  reg  [PtrW-1:0]  wr_ptr_q;
-  reg  [PtrW-1:0]  wr_ptr_d;
-  reg  [PtrW-1:0]  rd_ptr_q;
-  reg  [PtrW-1:0]  rd_ptr_d;
-  reg  [CntW-1:0]  count_q;
-  reg  [CntW-1:0]  count_d;
-  wire             push;
-  wire             pop;
+  reg [Width-1:0] mem_q [0:Depth-1];
+  reg [PtrW-1:0] wr_ptr_q;
+  reg [PtrW-1:0] wr_ptr_d;
+  reg [PtrW-1:0] rd_ptr_q;
+  reg [PtrW-1:0] rd_ptr_d;
+  reg [CntW-1:0] count_q;
+  reg [CntW-1:0] count_d;
+  wire push;
+  wire pop;
 
   assign in_ready_o  = (count_q != FullCount);
   assign out_valid_o = (count_q != {CntW{1'b0}});

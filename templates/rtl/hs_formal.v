@@ -3,12 +3,12 @@
   // The environment numbers its items (in_data_i is the count of items sent so far), so
   // a lost, duplicated or reordered item shows at the output as a wrong number.
   // f_occupancy (declared by the module) is how many items it holds.
-  reg        f_past_valid = 1'b0;
-  reg  [7:0] f_in_count;
-  reg  [7:0] f_out_count;
-  reg        f_stall_q;
-  reg  [Width-1:0] f_stall_data_q;
-  wire [Width-1:0] f_in_seq  = f_in_count;
+  reg f_past_valid = 1'b0;
+  reg [7:0] f_in_count;
+  reg [7:0] f_out_count;
+  reg f_stall_q;
+  reg [Width-1:0] f_stall_data_q;
+  wire [Width-1:0] f_in_seq = f_in_count;
   wire [Width-1:0] f_out_seq = f_out_count;
   wire [7:0] f_held = f_in_count - f_out_count;
 

@@ -14,15 +14,15 @@ module {{ name }} #(
 {% include "rtl/hs_ports.v" %}
 );
 
-  reg             out_valid_q;
-  reg             out_valid_d;
+  reg out_valid_q;
+  reg out_valid_d;
   reg [Width-1:0] out_data_q;
   reg [Width-1:0] out_data_d;
-  reg             out_load;
-  reg             skid_valid_q;
-  reg             skid_valid_d;
+  reg out_load;
+  reg skid_valid_q;
+  reg skid_valid_d;
   reg [Width-1:0] skid_data_q;
-  reg             skid_load;
+  reg skid_load;
 
   // Registered: the skid being empty is what lets an item in.
   assign in_ready_o = ~skid_valid_q;

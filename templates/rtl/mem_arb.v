@@ -41,43 +41,43 @@ module {{ name }} #(
   // Read bursts in flight: free to override.
   parameter integer Outstanding = {{ outstanding }}
 ) (
-  input  wire                 clk_i,
-  input  wire                 {{ rst.port }},
+  input wire clk_i,
+  input wire {{ rst.port }},
 {%- for r in reqs %}
-  input  wire                 {{ r.name }}_req_valid_i,
-  output wire                 {{ r.name }}_req_ready_o,
-  input  wire [{{ r.req_w - 1 }}:0]          {{ r.name }}_req_data_i,
+  input wire {{ r.name }}_req_valid_i,
+  output wire {{ r.name }}_req_ready_o,
+  input wire [{{ r.req_w - 1 }}:0] {{ r.name }}_req_data_i,
 {%- if r.writes %}
-  input  wire                 {{ r.name }}_wdata_valid_i,
-  output wire                 {{ r.name }}_wdata_ready_o,
-  input  wire [{{ data_bits - 1 }}:0]          {{ r.name }}_wdata_data_i,
+  input wire {{ r.name }}_wdata_valid_i,
+  output wire {{ r.name }}_wdata_ready_o,
+  input wire [{{ data_bits - 1 }}:0] {{ r.name }}_wdata_data_i,
 {%- endif %}
 {%- if r.reads %}
-  output wire                 {{ r.name }}_rdata_valid_o,
-  input  wire                 {{ r.name }}_rdata_ready_i,
-  output wire [{{ data_bits - 1 }}:0]          {{ r.name }}_rdata_data_o,
+  output wire {{ r.name }}_rdata_valid_o,
+  input wire {{ r.name }}_rdata_ready_i,
+  output wire [{{ data_bits - 1 }}:0] {{ r.name }}_rdata_data_o,
 {%- endif %}
 {%- endfor %}
-  output wire                 mem_req_valid_o,
-  input  wire                 mem_req_ready_i,
-  output wire [{{ addr_bits - 1 }}:0]          mem_req_addr_o,
-  output wire [{{ len_bits - 1 }}:0]          mem_req_len_o,
-  output wire                 mem_req_write_o,
-  output wire [{{ id_bits - 1 }}:0]          mem_req_id_o,
-  output wire                 mem_wdata_valid_o,
-  input  wire                 mem_wdata_ready_i,
-  output wire [{{ data_bits - 1 }}:0]          mem_wdata_data_o,
-  input  wire                 mem_rdata_valid_i,
-  output wire                 mem_rdata_ready_o,
-  input  wire [{{ data_bits - 1 }}:0]          mem_rdata_data_i
+  output wire mem_req_valid_o,
+  input wire mem_req_ready_i,
+  output wire [{{ addr_bits - 1 }}:0] mem_req_addr_o,
+  output wire [{{ len_bits - 1 }}:0] mem_req_len_o,
+  output wire mem_req_write_o,
+  output wire [{{ id_bits - 1 }}:0] mem_req_id_o,
+  output wire mem_wdata_valid_o,
+  input wire mem_wdata_ready_i,
+  output wire [{{ data_bits - 1 }}:0] mem_wdata_data_o,
+  input wire mem_rdata_valid_i,
+  output wire mem_rdata_ready_o,
+  input wire [{{ data_bits - 1 }}:0] mem_rdata_data_i
 );
 
-  localparam integer N     = {{ n }};
+  localparam integer N = {{ n }};
   localparam integer AddrW = {{ addr_bits }};
-  localparam integer LenW  = {{ len_bits }};
-  localparam integer IdW   = {{ id_bits }};
+  localparam integer LenW = {{ len_bits }};
+  localparam integer IdW = {{ id_bits }};
   localparam integer DataW = {{ data_bits }};
-  localparam integer TagW  = IdW + LenW;
+  localparam integer TagW = IdW + LenW;
   // Field offsets: the request words (every requester's fields at the same place) and a
   // read tag {{ tag_layout }}.
 {%- for (n, v) in lsbs %}
@@ -93,9 +93,9 @@ module {{ name }} #(
   // Requests, by requester index.
   wire [N-1:0] req_valid;
 {%- for r in reqs %}
-  wire [AddrW-1:0] r_{{ r.name }}_addr  = {{ r.name }}_req_data_i[ReqAddrLsb +: AddrW];
-  wire [LenW-1:0]  r_{{ r.name }}_len   = {{ r.name }}_req_data_i[ReqLenLsb +: LenW];
-  wire             r_{{ r.name }}_write = {{ r.write_expr }};
+  wire [AddrW-1:0] r_{{ r.name }}_addr = {{ r.name }}_req_data_i[ReqAddrLsb +: AddrW];
+  wire [LenW-1:0] r_{{ r.name }}_len = {{ r.name }}_req_data_i[ReqLenLsb +: LenW];
+  wire r_{{ r.name }}_write = {{ r.write_expr }};
 {%- endfor %}
 {%- for r in reqs %}
   assign req_valid[{{ r.idx }}] = {{ r.name }}_req_valid_i;
@@ -103,17 +103,17 @@ module {{ name }} #(
 
   // ---------------------------------------------------------------------------------
   // Arbitration: the winner among the requests of this clock.
-  reg  [N-1:0] pick;
+  reg [N-1:0] pick;
 {%- for c in classes %}
 {%- if c.rr %}
   // Class {{ c.label }}: {{ c.member_names }}, round robin: the first member after the last
   // winner of the class, else the first member.
-  reg  [{{ c.size }}-1:0] {{ c.label }}_req;
-  reg  [{{ c.size }}-1:0] {{ c.label }}_pick;
-  reg  [{{ c.size }}-1:0] {{ c.label }}_hit;
-  reg  [{{ c.size }}-1:0] {{ c.label }}_mask_q;  // members after the last winner
-  reg  [{{ c.size }}-1:0] {{ c.label }}_mask_d;
-  reg                {{ c.label }}_found;
+  reg [{{ c.size }}-1:0] {{ c.label }}_req;
+  reg [{{ c.size }}-1:0] {{ c.label }}_pick;
+  reg [{{ c.size }}-1:0] {{ c.label }}_hit;
+  reg [{{ c.size }}-1:0] {{ c.label }}_mask_q;  // members after the last winner
+  reg [{{ c.size }}-1:0] {{ c.label }}_mask_d;
+  reg {{ c.label }}_found;
 {%- endif %}
 {%- endfor %}
 {%- if any_rr %}
@@ -158,10 +158,10 @@ module {{ name }} #(
   end
 
   // The winner's request, selected by its one-hot pick.
-  reg  [AddrW-1:0] pick_addr;
-  reg  [LenW-1:0]  pick_len;
-  reg              pick_write;
-  reg  [IdW-1:0]   pick_id;
+  reg [AddrW-1:0] pick_addr;
+  reg [LenW-1:0] pick_len;
+  reg pick_write;
+  reg [IdW-1:0] pick_id;
   always @(*) begin
     pick_addr  = {AddrW{1'b0}};
     pick_len   = {LenW{1'b0}};
@@ -179,40 +179,40 @@ module {{ name }} #(
 
   // ---------------------------------------------------------------------------------
   // The burst register: who holds the port, and its request.
-  reg              busy_q;
-  reg              busy_d;
-  reg  [N-1:0]     gnt_q;
-  reg  [N-1:0]     gnt_d;
-  reg              sent_q;      // the request has gone to memory
-  reg              sent_d;
-  reg  [LenW-1:0]  wbeat_q;     // write beats taken from the requester
-  reg  [LenW-1:0]  wbeat_d;
-  reg              wdone_q;     // all of the burst's write beats taken
-  reg              wdone_d;
-  reg  [AddrW-1:0] addr_q;
-  reg  [LenW-1:0]  len_q;
-  reg              write_q;
-  reg  [IdW-1:0]   id_q;
+  reg busy_q;
+  reg busy_d;
+  reg [N-1:0] gnt_q;
+  reg [N-1:0] gnt_d;
+  reg sent_q;  // the request has gone to memory
+  reg sent_d;
+  reg [LenW-1:0] wbeat_q;  // write beats taken from the requester
+  reg [LenW-1:0] wbeat_d;
+  reg wdone_q;  // all of the burst's write beats taken
+  reg wdone_d;
+  reg [AddrW-1:0] addr_q;
+  reg [LenW-1:0] len_q;
+  reg write_q;
+  reg [IdW-1:0] id_q;
 
-  wire             tag_in_ready;
-  wire             wskid_in_ready;
+  wire tag_in_ready;
+  wire wskid_in_ready;
 {%- if any_writer %}
-  reg              wsel_valid;
-  reg  [DataW-1:0] wsel_data;
+  reg wsel_valid;
+  reg [DataW-1:0] wsel_data;
 {%- else %}
-  wire             wsel_valid = 1'b0;
-  wire [DataW-1:0] wsel_data  = {DataW{1'b0}};
+  wire wsel_valid = 1'b0;
+  wire [DataW-1:0] wsel_data = {DataW{1'b0}};
 {%- endif %}
-  wire             wdone   = wdone_q;
-  wire             wlast   = (wbeat_q == len_q);
-  wire             can_send = write_q | tag_in_ready;  // a read needs room for its tag
-  wire             issue   = busy_q & ~sent_q & can_send & mem_req_ready_i;
-  wire             wtake   = busy_q & write_q & ~wdone & wskid_in_ready;
-  wire             wfire   = wtake & wsel_valid;
+  wire wdone = wdone_q;
+  wire wlast = (wbeat_q == len_q);
+  wire can_send = write_q | tag_in_ready;  // a read needs room for its tag
+  wire issue = busy_q & ~sent_q & can_send & mem_req_ready_i;
+  wire wtake = busy_q & write_q & ~wdone & wskid_in_ready;
+  wire wfire = wtake & wsel_valid;
   wire             burst_done = busy_q & (sent_q | issue) &
                                 (~write_q | wdone | (wfire & wlast));
-  wire             take    = ~busy_q | burst_done;
-  wire             grant   = take & (|req_valid);
+  wire take = ~busy_q | burst_done;
+  wire grant = take & (|req_valid);
 
   // The granted writer's beat.
 {%- if any_writer %}
@@ -319,17 +319,17 @@ module {{ name }} #(
   // ---------------------------------------------------------------------------------
   // Read data: a tag {{ tag_layout }} per read burst in flight, in request order; beats come
   // back through a skid register and go to the requester at the head tag.
-  wire             tag_valid;
-  wire [TagW-1:0]  tag_data;
-  wire [IdW-1:0]   tag_id  = tag_data[TagIdLsb +: IdW];
-  wire [LenW-1:0]  tag_len = tag_data[TagLenLsb +: LenW];
-  wire             rd_valid;
+  wire tag_valid;
+  wire [TagW-1:0] tag_data;
+  wire [IdW-1:0] tag_id = tag_data[TagIdLsb +: IdW];
+  wire [LenW-1:0] tag_len = tag_data[TagLenLsb +: LenW];
+  wire rd_valid;
   wire [DataW-1:0] rd_data;
-  reg              rd_sel_ready;
-  reg  [LenW-1:0]  rbeat_q;
-  reg  [LenW-1:0]  rbeat_d;
-  wire             rd_fire = rd_valid & tag_valid & rd_sel_ready;
-  wire             rd_last = (rbeat_q == tag_len);
+  reg rd_sel_ready;
+  reg [LenW-1:0] rbeat_q;
+  reg [LenW-1:0] rbeat_d;
+  wire rd_fire = rd_valid & tag_valid & rd_sel_ready;
+  wire rd_last = (rbeat_q == tag_len);
 
   {{ fifo }} #(
     .Width(TagW),
@@ -396,16 +396,16 @@ module {{ name }} #(
   // grant without a request, a grant held until its burst ends (a write: exactly len + 1
   // beats taken from the granted writer, none from anyone else), and, where the policy
   // bounds it, the wait: grants to others while a requester waits.
-  reg             f_past_valid = 1'b0;
-  wire [LenW:0]   len_ext = {1'b0, len_q};
-  reg             f_open_q;      // a burst was running last clock and did not end
-  reg  [N-1:0]    f_gnt_q;
-  reg  [LenW:0]   f_wbeats_q;    // write beats taken since the burst began
-  reg  [LenW:0]   f_wbeats_d;
+  reg f_past_valid = 1'b0;
+  wire [LenW:0] len_ext = {1'b0, len_q};
+  reg f_open_q;  // a burst was running last clock and did not end
+  reg [N-1:0] f_gnt_q;
+  reg [LenW:0] f_wbeats_q;  // write beats taken since the burst began
+  reg [LenW:0] f_wbeats_d;
   wire            f_wfire = 1'b0{% for r in reqs %}{% if r.writes %} | ({{ r.name }}_wdata_valid_i & {{ r.name }}_wdata_ready_o){% endif %}{% endfor %};
 {%- for b in bounds %}
-  reg  [5:0]      f_wait_{{ b.name }}_q;  // grants to others while {{ b.name }} waits
-  reg  [5:0]      f_ahead_{{ b.name }};   // members served before {{ b.name }} from here on
+  reg [5:0] f_wait_{{ b.name }}_q;  // grants to others while {{ b.name }} waits
+  reg [5:0] f_ahead_{{ b.name }};  // members served before {{ b.name }} from here on
 {%- endfor %}
 
   always @(*) begin

@@ -46,44 +46,44 @@
 module {{ name }} #(
   // Sizes of the on-chip RAMs, from [mem.map]. The addresses in this file derive from the
   // same map: regenerate rather than override.
-  parameter integer Pages      = {{ pages }},
-  parameter integer Objs       = {{ objs }},
+  parameter integer Pages = {{ pages }},
+  parameter integer Objs = {{ objs }},
   parameter integer TexEntries = {{ tex_entries }}
 ) (
-  input  wire                 clk_i,
-  input  wire                 {{ rst.port }},
-  input  wire                 req_valid_i,
-  output wire                 req_ready_o,
-  input  wire [{{ enc.req_bits - 1 }}:0]          req_data_i,
-  output wire                 rsp_valid_o,
-  input  wire                 rsp_ready_i,
-  output wire [{{ enc.rsp_bits - 1 }}:0]          rsp_data_o
+  input wire clk_i,
+  input wire {{ rst.port }},
+  input wire req_valid_i,
+  output wire req_ready_o,
+  input wire [{{ enc.req_bits - 1 }}:0] req_data_i,
+  output wire rsp_valid_o,
+  input wire rsp_ready_i,
+  output wire [{{ enc.rsp_bits - 1 }}:0] rsp_data_o
 );
 
-  localparam integer IdW     = {{ enc.id_bits }};
-  localparam integer LevelW  = {{ enc.level_bits }};
-  localparam integer TexIdW  = {{ enc.tex_id_bits }};
-  localparam integer TexW    = TexIdW + LevelW;
-  localparam integer PageW   = {{ enc.page_bits }};
+  localparam integer IdW = {{ enc.id_bits }};
+  localparam integer LevelW = {{ enc.level_bits }};
+  localparam integer TexIdW = {{ enc.tex_id_bits }};
+  localparam integer TexW = TexIdW + LevelW;
+  localparam integer PageW = {{ enc.page_bits }};
   localparam integer PageLog = {{ enc.page_log }};
-  localparam integer CountW  = {{ enc.count_bits }};
-  localparam integer ObjW    = {{ enc.obj_bits }};
-  localparam integer IxW     = {{ ix_bits }};
-  localparam integer EntryW  = {{ obj_entry_bits }};
+  localparam integer CountW = {{ enc.count_bits }};
+  localparam integer ObjW = {{ enc.obj_bits }};
+  localparam integer IxW = {{ ix_bits }};
+  localparam integer EntryW = {{ obj_entry_bits }};
   localparam integer TexEntryW = {{ tex_entry_bits }};
-  localparam integer InitW   = {{ init_bits }};
-  localparam integer OpW     = {{ op_bits }};
-  localparam integer CodeW   = {{ code_bits }};
-  localparam integer ArgW    = {{ arg_bits }};
-  localparam integer StateW  = {{ state_bits }};
-  localparam integer SlotW   = {{ slot_bits }};
+  localparam integer InitW = {{ init_bits }};
+  localparam integer OpW = {{ op_bits }};
+  localparam integer CodeW = {{ code_bits }};
+  localparam integer ArgW = {{ arg_bits }};
+  localparam integer StateW = {{ state_bits }};
+  localparam integer SlotW = {{ slot_bits }};
   // The RAM sizes at the widths they are compared with and loaded at.
-  localparam integer      LastPageIx = Pages - 1;
-  localparam [PageW-1:0]  LastPage   = LastPageIx[PageW-1:0];
-  localparam [CountW-1:0] AllPages   = Pages[CountW-1:0];
-  localparam [InitW:0]    InitPages  = Pages[InitW:0];
-  localparam [InitW:0]    InitObjs   = Objs[InitW:0];
-  localparam [InitW:0]    InitTex    = TexEntries[InitW:0];
+  localparam integer LastPageIx = Pages - 1;
+  localparam [PageW-1:0] LastPage = LastPageIx[PageW-1:0];
+  localparam [CountW-1:0] AllPages = Pages[CountW-1:0];
+  localparam [InitW:0] InitPages = Pages[InitW:0];
+  localparam [InitW:0] InitObjs = Objs[InitW:0];
+  localparam [InitW:0] InitTex = TexEntries[InitW:0];
 
   // Field offsets: the command word, an index block, a texture-table entry.
 {%- for (n, v) in lsbs %}
@@ -102,18 +102,18 @@ module {{ name }} #(
 
   // ---------------------------------------------------------------------------------
   // The request's fields, and the RAM addresses read while it is taken.
-  wire [OpW-1:0]    req_op    = req_data_i[ReqOpLsb +: OpW];
-  wire              req_kind  = req_data_i[ReqKindLsb];
-  wire [IdW-1:0]    req_id    = req_data_i[ReqIdLsb +: IdW];
+  wire [OpW-1:0] req_op = req_data_i[ReqOpLsb +: OpW];
+  wire req_kind = req_data_i[ReqKindLsb];
+  wire [IdW-1:0] req_id = req_data_i[ReqIdLsb +: IdW];
   wire [LevelW-1:0] req_level = req_data_i[ReqLevelLsb +: LevelW];
-  wire [ArgW-1:0]   req_arg   = req_data_i[ReqArgLsb +: ArgW];
+  wire [ArgW-1:0] req_arg = req_data_i[ReqArgLsb +: ArgW];
   // Index block: buffer object `id`, or display list `id` after the buffer objects.
-  wire [IxW-1:0]    req_id_ix  = { {{- ix_pad }}req_id};
-  wire              req_obj_ok = req_kind ? (req_id_ix < {{ dl_ix }}) : (req_id_ix < {{ bo_ix }});
-  wire [ObjW-1:0]   req_id_obj = {{ req_id_obj }};
-  wire [ObjW-1:0]   req_obj_ix = req_kind ? (req_id_obj + {{ bo_obj }}) : req_id_obj;
-  wire              req_tex_ok = (req_id_ix < {{ tex_ix }}) && ({1'b0, req_level} < {{ levels_lit }});
-  wire              take       = req_valid_i & req_ready_o;
+  wire [IxW-1:0] req_id_ix = { {{- ix_pad }}req_id};
+  wire req_obj_ok = req_kind ? (req_id_ix < {{ dl_ix }}) : (req_id_ix < {{ bo_ix }});
+  wire [ObjW-1:0] req_id_obj = {{ req_id_obj }};
+  wire [ObjW-1:0] req_obj_ix = req_kind ? (req_id_obj + {{ bo_obj }}) : req_id_obj;
+  wire req_tex_ok = (req_id_ix < {{ tex_ix }}) && ({1'b0, req_level} < {{ levels_lit }});
+  wire take = req_valid_i & req_ready_o;
 
   // ---------------------------------------------------------------------------------
   // State.
@@ -125,19 +125,19 @@ module {{ name }} #(
   reg  [1:0]          shader_next_q, shader_next_d;  // per program: the slot to load next
   reg                 rsp_valid_q, rsp_valid_d;
   // The command being executed (datapath: no reset).
-  reg  [OpW-1:0]      cmd_op_q;
-  reg  [IdW-1:0]      cmd_id_q;
-  reg  [ArgW-1:0]     cmd_arg_q;
-  reg                 cmd_obj_ok_q;
-  reg  [ObjW-1:0]     cmd_obj_q;
-  reg                 cmd_tex_ok_q;
-  reg  [TexW-1:0]     cmd_tex_q;
+  reg [OpW-1:0] cmd_op_q;
+  reg [IdW-1:0] cmd_id_q;
+  reg [ArgW-1:0] cmd_arg_q;
+  reg cmd_obj_ok_q;
+  reg [ObjW-1:0] cmd_obj_q;
+  reg cmd_tex_ok_q;
+  reg [TexW-1:0] cmd_tex_q;
   // The page walk: pages still to hop, and the page whose pointer is being read.
   reg  [CountW-1:0]   left_q, left_d;
   reg  [PageW-1:0]    prev_q, prev_d;
-  reg                 walk;       // ALLOC and TRANSLATE: start a walk of walk_hops pages
-  reg  [PageW-1:0]    walk_from;
-  reg  [CountW-1:0]   walk_hops;
+  reg walk;  // ALLOC and TRANSLATE: start a walk of walk_hops pages
+  reg [PageW-1:0] walk_from;
+  reg [CountW-1:0] walk_hops;
   reg  [CodeW-1:0]    rsp_code_q, rsp_code_d;
   reg  [ArgW-1:0]     rsp_arg_q, rsp_arg_d;
 
@@ -147,22 +147,22 @@ module {{ name }} #(
 
   // ---------------------------------------------------------------------------------
   // RAMs: one write port and one registered read port each.
-  reg  [PageW-1:0]  next_mem [0:Pages-1];
-  reg               pt_we;
+  reg [PageW-1:0] next_mem [0:Pages-1];
+  reg pt_we;
   reg  [PageW-1:0]  pt_waddr, pt_wdata, pt_raddr;
-  reg  [PageW-1:0]  pt_rdata_q;
-  reg  [EntryW-1:0] obj_mem [0:Objs-1];
-  reg               obj_we;
-  reg  [ObjW-1:0]   obj_raddr;
-  reg  [ObjW-1:0]   obj_waddr;
-  reg  [EntryW-1:0] obj_wdata;
-  reg  [EntryW-1:0] obj_rdata_q;
-  reg  [TexEntryW-1:0] tex_mem [0:TexEntries-1];
-  reg               tex_we;
-  reg  [TexW-1:0]   tex_waddr;
-  reg  [TexEntryW-1:0] tex_wdata;
-  reg  [TexW-1:0]   tex_raddr;
-  reg  [TexEntryW-1:0] tex_rdata_q;
+  reg [PageW-1:0] pt_rdata_q;
+  reg [EntryW-1:0] obj_mem [0:Objs-1];
+  reg obj_we;
+  reg [ObjW-1:0] obj_raddr;
+  reg [ObjW-1:0] obj_waddr;
+  reg [EntryW-1:0] obj_wdata;
+  reg [EntryW-1:0] obj_rdata_q;
+  reg [TexEntryW-1:0] tex_mem [0:TexEntries-1];
+  reg tex_we;
+  reg [TexW-1:0] tex_waddr;
+  reg [TexEntryW-1:0] tex_wdata;
+  reg [TexW-1:0] tex_raddr;
+  reg [TexEntryW-1:0] tex_rdata_q;
 
 {%- for (mem, port) in rams %}
 
@@ -176,25 +176,25 @@ module {{ name }} #(
 
   // The index block read for the command: {{ obj_layout }}.
   wire [PageW-1:0] obj_start = obj_rdata_q[ObjStartLsb +: PageW];
-  wire [PageW-1:0] obj_end   = obj_rdata_q[ObjEndLsb +: PageW];
-  wire [31:0]      obj_size  = obj_rdata_q[ObjSizeLsb +: 32];
-  wire [31:0]      obj_param = obj_rdata_q[ObjParamLsb +: 32];
-  wire             obj_live  = cmd_obj_ok_q & obj_rdata_q[ObjLiveLsb];
+  wire [PageW-1:0] obj_end = obj_rdata_q[ObjEndLsb +: PageW];
+  wire [31:0] obj_size = obj_rdata_q[ObjSizeLsb +: 32];
+  wire [31:0] obj_param = obj_rdata_q[ObjParamLsb +: 32];
+  wire obj_live = cmd_obj_ok_q & obj_rdata_q[ObjLiveLsb];
 
   // Pages a size takes: ceil(bytes / {{ page_bytes }}).
-  wire [31:0]      arg_pages  = (cmd_arg_q >> PageLog) + {31'd0, |cmd_arg_q[PageLog-1:0]};
-  wire [31:0]      size_pages = (obj_size >> PageLog) + {31'd0, |obj_size[PageLog-1:0]};
-  wire [31:0]      free_ext   = { {{- free_pad }}free_q};
-  wire [31:0]      arg_hops   = cmd_arg_q >> PageLog;
-  wire [PageLog-1:0] arg_off  = cmd_arg_q[PageLog-1:0];
-  wire [IxW-1:0]   cmd_id_ix  = { {{- ix_pad }}cmd_id_q};
+  wire [31:0] arg_pages = (cmd_arg_q >> PageLog) + {31'd0, |cmd_arg_q[PageLog-1:0]};
+  wire [31:0] size_pages = (obj_size >> PageLog) + {31'd0, |obj_size[PageLog-1:0]};
+  wire [31:0] free_ext = { {{- free_pad }}free_q};
+  wire [31:0] arg_hops = cmd_arg_q >> PageLog;
+  wire [PageLog-1:0] arg_off = cmd_arg_q[PageLog-1:0];
+  wire [IxW-1:0] cmd_id_ix = { {{- ix_pad }}cmd_id_q};
 
   // Fixed partitions: texture `id`'s base, image slot and shader slot bases.
-  reg  [31:0]      part_base;
-  reg  [31:0]      image_slot_base;
-  reg  [31:0]      shader_slot_base;
-  reg  [SlotW-1:0] shader_slot;
-  wire [31:0]      part_off = cmd_arg_q - part_base;
+  reg [31:0] part_base;
+  reg [31:0] image_slot_base;
+  reg [31:0] shader_slot_base;
+  reg [SlotW-1:0] shader_slot;
+  wire [31:0] part_off = cmd_arg_q - part_base;
 
   always @(*) begin
     part_base = 32'h0;
