@@ -106,31 +106,15 @@ use crate::iface::{Dir, StreamPort};
 use crate::rng::{Rng, STREAM_DATA};
 use crate::vectors::{Bits, PortVectors, VectorSet};
 
-pub const OP_TRANSFER: u32 = 0x41;
-pub const OP_PUSH: u32 = 0x42;
-pub const OP_POP: u32 = 0x43;
-pub const OP_DRAW: u32 = 0x44;
-pub const OP_ZOOM: u32 = 0x45;
-pub const OP_PIXELMAP: u32 = 0x46;
-pub const OP_MAPCOLOR: u32 = 0x47;
-pub const OP_RASTER: u32 = 0x48;
-pub const OP_BITMAP: u32 = 0x49;
-pub const OP_CONV_FILTER: u32 = 0x4A;
-pub const OP_CONVOLUTION: u32 = 0x4B;
-pub const OP_RASTER_POS: u32 = 0x4C;
-pub const OP_READ: u32 = 0x4D;
-pub const OP_COPY: u32 = 0x4E;
-pub const OP_COPYTEX: u32 = 0x4F;
-pub const OP_INDEX: u32 = 0x50;
+pub use crate::iface::ipu::{
+    EV_FILTER, EV_FORMAT, EV_MAPSIZE, EV_OVERFLOW, EV_UNDERFLOW, EV_WIDTH, FB_REQ_WIDTH,
+    FB_WIDTH, OP_BITMAP, OP_CONV_FILTER, OP_CONVOLUTION, OP_COPY, OP_COPYTEX, OP_DRAW,
+    OP_INDEX, OP_MAPCOLOR, OP_PIXELMAP, OP_POP, OP_PUSH, OP_RASTER, OP_RASTER_POS, OP_READ,
+    OP_TRANSFER, OP_ZOOM, STATUS_WIDTH, bytes_per_pixel, map_magic, pix_width, tex_width,
+};
+
 /// The colour-index format's code in DRAW_PIXELS.
 pub const FORMAT_CI8: u32 = CI8 as u32;
-
-pub const EV_OVERFLOW: u32 = 1;
-pub const EV_UNDERFLOW: u32 = 2;
-pub const EV_FORMAT: u32 = 3;
-pub const EV_WIDTH: u32 = 4;
-pub const EV_MAPSIZE: u32 = 5;
-pub const EV_FILTER: u32 = 6;
 
 /// The convolution filter's state (glConvolutionFilter2D, CONVOLUTION_2D): on or off,
 /// the filter's size and its weights `F[m, n]` at index `n * kw + m`, per channel, as
@@ -280,20 +264,6 @@ pub fn map_index(c: u32, size: u32) -> u32 {
     (2 * c * (size - 1) + 255) / 510
 }
 
-/// The constant multiply the RTL divides by 255 with: `(p * k + 2^(s-1)) >> s` equals
-/// `round(p / 255)` for every product `p = c * (size - 1)` of an 8-bit component and a
-/// map of up to `max_size` entries; the smallest such shift, checked exhaustively.
-pub fn map_magic(max_size: u32) -> (u64, u32) {
-    let pmax = 255 * u64::from(max_size - 1);
-    for s in 8..48u32 {
-        let k = ((1u64 << s) + 127) / 255;
-        if (0..=pmax).all(|p| (p * k + (1 << (s - 1))) >> s == (2 * p + 255) / 510) {
-            return (k, s);
-        }
-    }
-    unreachable!("a shift of 47 bits always divides exactly enough")
-}
-
 /// Zoom factor 1.0 in the ZOOM command's signed Q7.16.
 pub const ZOOM_ONE: i32 = 1 << 16;
 
@@ -320,16 +290,6 @@ pub fn zoom_coord(origin: u32, off: u64, negative: bool) -> u32 {
         origin.wrapping_add(off)
     };
     v & 0xffff
-}
-
-/// Bytes per pixel of each format code.
-pub fn bytes_per_pixel(code: u32) -> u32 {
-    match code {
-        0 | 1 => 4,
-        2..=4 | 6 => 2,
-        5 | 7 => 1,
-        _ => 0,
-    }
 }
 
 /// The pixel in the low bits of `raw` in format `code` as RGBA8, R in bits [7:0]; a ci8
@@ -472,22 +432,6 @@ impl Outputs {
         }
         px
     }
-}
-
-/// Width of a `pix` beat.
-pub fn pix_width(ipu: &Ipu) -> u32 {
-    32 + 32 * ipu.lanes + if ipu.lanes > 1 { ipu.lanes } else { 0 }
-}
-
-pub const STATUS_WIDTH: u32 = 16;
-/// Width of `fb` words (4 RGBA8 pixels), `fb_req` and `tex` beats.
-pub const FB_WIDTH: u32 = 128;
-pub const FB_REQ_WIDTH: u32 = 64;
-
-/// Width of `tex` beats: `{address[31:0], word}`, a word of `dma_word_bits` (texture
-/// memory is written in the memory's words, as DMA reads and writes them).
-pub fn tex_width(ipu: &Ipu) -> u32 {
-    32 + ipu.dma_word_bits
 }
 
 /// A 128-bit framebuffer word: pixel `i` in bits `[32i+31:32i]`.

@@ -15,7 +15,7 @@ use std::collections::VecDeque;
 
 use crate::config::StageKind;
 use crate::config::ipu::{CI8, Ipu};
-use crate::rtl::ipu::ZOOM_ACC_W;
+use crate::iface::ipu::ZOOM_ACC_W;
 use crate::vectors::{Bits, VectorSet};
 
 use super::ipu::{

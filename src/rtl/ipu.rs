@@ -3,7 +3,8 @@
 //! unpack (format conversion), scale and bias stages with a handshake register after
 //! each; the stages after them (maps, filter, zoom, bitmap) and, with the framebuffer
 //! paths, the packer. The lanes, enabled formats and field positions are decided here;
-//! the templates spell them out. The model, and the command encoding, are in `model::ipu`.
+//! the templates spell them out. The command encoding and the codes the RTL shares with the model are in
+//! `iface::ipu`; the model is `model::ipu`.
 
 use std::collections::BTreeMap;
 
@@ -13,8 +14,10 @@ use super::handshake::{block_kind, module_for};
 use super::{Ctx, Dir, Module, Probe, RenderError, Rst, StreamPort, Unit, render};
 use crate::config::ipu::{CI8, FORMATS, STAGES};
 use crate::config::{Ipu, StageKind};
-use crate::model::ipu::{
-    FB_REQ_WIDTH, FB_WIDTH, STATUS_WIDTH, bytes_per_pixel, map_magic, pix_width, tex_width,
+pub use crate::iface::ipu::fsm_states;
+use crate::iface::ipu::{
+    FB_REQ_WIDTH, FB_WIDTH, STATUS_WIDTH, ZOOM_ACC_W, bytes_per_pixel, map_magic, pix_width,
+    tex_width,
 };
 
 fn clog2(x: u32) -> u32 {
@@ -270,35 +273,6 @@ pub struct MapView {
     /// Which colour-index maps exist, likewise, when the ci8 format is enabled.
     pub ibits: Option<String>,
 }
-
-/// The control FSM's states, code and the seed's name (`ipu.v`'s localparams), those the
-/// config generates: PIXELMAP with maps, BITMAP with the bitmap module, FILTER (a filter
-/// load; not one of the seed's) with the convolution filter.
-pub fn fsm_states(ipu: &Ipu) -> Vec<(u32, &'static str)> {
-    let mut states = vec![
-        (0, "IDLE"),
-        (1, "RECEIVE_1"),
-        (2, "RECEIVE_2"),
-        (3, "SEND_ONE_IDLE"),
-        (4, "SEND_PARA"),
-        (5, "PIPELINE"),
-        (6, "WAIT_FIFO"),
-    ];
-    if ipu.pixel_map.is_some() {
-        states.push((7, "PIXELMAP"));
-    }
-    if ipu.bitmap {
-        states.push((8, "BITMAP"));
-    }
-    if ipu.convolution.is_some() {
-        states.push((9, "FILTER"));
-    }
-    states
-}
-
-/// Accumulator width of the zoom stage: a 16-bit index times a 24-bit factor magnitude,
-/// plus the rounding constant.
-pub const ZOOM_ACC_W: u32 = 16 + 24 + 1;
 
 /// A `pix` beat of one pixel in lane 0 at (x, y): `{mask = 1, y, x, zero lanes, pixel}`,
 /// without the mask at one lane.
