@@ -79,9 +79,7 @@ impl Feature {
             Self::Filter => ipu.convolution.is_some(),
             Self::Framebuffer => ipu.framebuffer,
             Self::Ci8 => ipu.formats[CI8],
-            Self::LineCheck => {
-                ipu.zoom.is_some() || ipu.convolution.is_some_and(|c| c.size > 1)
-            }
+            Self::LineCheck => ipu.zoom.is_some() || ipu.convolution.is_some_and(|c| c.size > 1),
         }
     }
 }
@@ -231,7 +229,10 @@ pub const STATES: [(State, Code); 10] = [
     (State::Idle, code("IDLE", 0, Feature::Always)),
     (State::Receive1, code("RECEIVE_1", 1, Feature::Always)),
     (State::Receive2, code("RECEIVE_2", 2, Feature::Always)),
-    (State::SendOneIdle, code("SEND_ONE_IDLE", 3, Feature::Always)),
+    (
+        State::SendOneIdle,
+        code("SEND_ONE_IDLE", 3, Feature::Always),
+    ),
     (State::SendPara, code("SEND_PARA", 4, Feature::Always)),
     (State::Pipeline, code("PIPELINE", 5, Feature::Always)),
     (State::WaitFifo, code("WAIT_FIFO", 6, Feature::Always)),

@@ -16,8 +16,8 @@ use crate::config::ipu::{CI8, FORMATS, STAGES};
 use crate::config::{Ipu, StageKind};
 pub use crate::iface::ipu::fsm_states;
 use crate::iface::ipu::{
-    FB_REQ_WIDTH, FB_WIDTH, STATUS_WIDTH, ZOOM_ACC_W, bytes_per_pixel, map_magic, pix_width,
-    tex_width,
+    FB_REQ_WIDTH, FB_WIDTH, STATUS_WIDTH, TABLES, ZOOM_ACC_W, bytes_per_pixel, map_magic,
+    pix_width, tex_width,
 };
 
 fn clog2(x: u32) -> u32 {
@@ -467,6 +467,42 @@ pub struct IpuTop {
     pub fb: Option<FbView>,
     /// The ci8 format: colour-index draws, INDEX_TRANSFER and the I_TO_* maps.
     pub ci: bool,
+    /// The contract's code tables (states, opcodes, actions, events) as localparams.
+    pub tables: Vec<LocalTable>,
+}
+
+/// A table of `iface::ipu` as the top declares it: its comment and localparam lines.
+pub struct LocalTable {
+    pub doc: &'static str,
+    pub lines: Vec<String>,
+}
+
+/// The codes of `TABLES` the config generates, one `localparam` each; tables with no
+/// enabled code are left out.
+pub fn local_tables(ipu: &Ipu) -> Vec<LocalTable> {
+    TABLES
+        .iter()
+        .map(|t| {
+            let codes = t.enabled(ipu);
+            let pad = codes.iter().map(|c| c.name.len()).max().unwrap_or(0);
+            LocalTable {
+                doc: t.doc,
+                lines: codes
+                    .iter()
+                    .map(|c| {
+                        let w = t.width;
+                        let v = if t.hex {
+                            format!("{w}'h{:02X}", c.value)
+                        } else {
+                            format!("{w}'d{}", c.value)
+                        };
+                        format!("localparam [{}:0] {:<pad$} = {v};", w - 1, c.name)
+                    })
+                    .collect(),
+            }
+        })
+        .filter(|t| !t.lines.is_empty())
+        .collect()
 }
 
 pub struct IpuUnit<'a> {
@@ -1068,6 +1104,7 @@ impl<'a> IpuUnit<'a> {
             zoom,
             fb,
             ci: ipu.formats[CI8],
+            tables: local_tables(ipu),
         };
         let mut instantiates: Vec<String> = modules.iter().map(|m| m.name.clone()).collect();
         instantiates.sort();
@@ -1119,28 +1156,65 @@ impl<'a> IpuUnit<'a> {
 mod tests {
     use super::*;
 
-    /// The probe's state codes are the template's localparams, for every optional state.
+    /// The top's localparams, whitespace folded: name -> (width, value).
+    fn localparams(text: &str) -> BTreeMap<String, (u32, u32)> {
+        text.lines()
+            .filter_map(|l| {
+                let l: Vec<&str> = l.split_whitespace().collect();
+                let [kw, range, name, eq, lit] = l[..] else {
+                    return None;
+                };
+                let hi = range
+                    .strip_prefix('[')?
+                    .strip_suffix(":0]")?
+                    .parse::<u32>()
+                    .ok()?;
+                let lit = lit.strip_suffix(';')?;
+                let (w, v) = lit.split_once('\'')?;
+                let v = match v.split_at(1) {
+                    ("d", d) => d.parse().ok()?,
+                    ("h", h) => u32::from_str_radix(h, 16).ok()?,
+                    _ => return None,
+                };
+                (kw == "localparam" && eq == "=" && w.parse::<u32>().ok()? == hi + 1)
+                    .then(|| (name.to_string(), (hi + 1, v)))
+            })
+            .collect()
+    }
+
+    /// Every code of the contract's tables the config enables is a localparam of the top
+    /// with the table's width and value, and no disabled one is; the probe lists the
+    /// enabled states.
     #[test]
-    fn fsm_states_name_the_tops_state_codes() {
+    fn rendered_localparams_are_the_contracts_tables() {
         for (body, n) in [
             ("", 7),
             (
-                "bitmap = true\n[ipu.pixel_map]\nenabled = true\nmaps = [\"r_to_r\"]\n\
+                "bitmap = true\nframebuffer = true\nformats = [\"rgba8888\", \"ci8\"]\n\
+                 [ipu.zoom]\nenabled = true\n[ipu.pixel_map]\nenabled = true\nmaps = [\"r_to_r\", \"i_to_r\"]\n\
                  [ipu.convolution]\nenabled = true\n",
                 10,
             ),
         ] {
             let src = format!("[design]\nname = \"t\"\n[ipu]\n{body}");
             let cfg = crate::config::parse(&src, "test").expect("valid");
+            let ipu = cfg.ipu.as_ref().expect("ipu");
             let design = crate::rtl::elaborate(&cfg).expect("elaborates");
             let unit = design.unit("ipu").expect("ipu");
             let top = design.module(&unit.top).expect("top");
-            let states = fsm_states(cfg.ipu.as_ref().expect("ipu"));
+            let declared = localparams(&top.text);
+            let states = fsm_states(ipu);
             assert_eq!(states.len(), n);
             assert_eq!(unit.probes[0].states, states);
-            for (code, name) in states {
-                let decl = format!("localparam [3:0] {name:<13} = 4'd{code};");
-                assert!(top.text.contains(&decl), "{decl}");
+            for t in TABLES {
+                for c in t.codes {
+                    let got = declared.get(c.name);
+                    if c.feature.on(ipu) {
+                        assert_eq!(got, Some(&(t.width, c.value)), "{}", c.name);
+                    } else {
+                        assert_eq!(got, None, "{} is not enabled", c.name);
+                    }
+                }
             }
             assert!(top.text.contains("state_q /* verilator public_flat_rd */;"));
         }

@@ -105,91 +105,29 @@ module {{ name }} #(
   output wire [{{ dma_w + 31 }}:0] tex_data_o{% endif %}
 );
 
-  // Control FSM states (seed 000's names).
-  localparam [3:0] IDLE          = 4'd0;
-  localparam [3:0] RECEIVE_1     = 4'd1;
-  localparam [3:0] RECEIVE_2     = 4'd2;
-  localparam [3:0] SEND_ONE_IDLE = 4'd3;
-  localparam [3:0] SEND_PARA     = 4'd4;
-  localparam [3:0] PIPELINE      = 4'd5;
-  localparam [3:0] WAIT_FIFO     = 4'd6;
-{%- if bitmap %}
-  // glBitmap: a bit a clock, a fragment for each set bit.
-  localparam [3:0] BITMAP        = 4'd8;
-  localparam [3:0] ACT_BITMAP    = 4'd9;
-  localparam [3:0] ACT_RASTER    = 4'd10;
-  localparam [7:0] OP_RASTER     = 8'h48;
-  localparam [7:0] OP_BITMAP     = 8'h49;
-  localparam [7:0] OP_RPOS       = 8'h4C;
-  localparam [3:0] ACT_RPOS      = 4'd13;
+{%- for t in tables %}
+  // {{ t.doc }}
+{%- for l in t.lines %}
+  {{ l }}
+{%- endfor %}
+{% endfor %}
+{%- if conv.is_some() || map.is_some() || zoom.is_some() %}
+  // Sizes of the stages' buffers.
 {%- endif %}
 {%- if let Some(c) = conv %}
-  // glConvolutionFilter2D: a weight a clock.
-  localparam [3:0] FILTER        = 4'd9;
-  localparam [3:0] ACT_CONV      = 4'd11;
-  localparam [3:0] ACT_FILTERSIZE = 4'd12;
-  localparam [7:0] OP_FILTER     = 8'h4A;
-  localparam [7:0] OP_CONV       = 8'h4B;
-  localparam [3:0] EV_FILTER     = 4'd6;
   localparam [2:0] KernelMax     = 3'd{{ c.k }};
 {%- if c.checks_width %}
   localparam [15:0] ConvLine     = 16'd{{ c.line }};
 {%- endif %}
 {%- endif %}
-
-  localparam [7:0] OP_TRANSFER = 8'h41;
-  localparam [7:0] OP_PUSH     = 8'h42;
-  localparam [7:0] OP_POP      = 8'h43;
-  localparam [7:0] OP_DRAW     = 8'h44;
-{%- if fb.is_some() %}
-  // Framebuffer commands: opcode[1:0] tells them apart (fbop_q).
-  localparam [7:0] OP_READ     = 8'h4D;
-  localparam [7:0] OP_COPY     = 8'h4E;
-  localparam [7:0] OP_COPYTEX  = 8'h4F;
-  localparam [1:0] FB_READ     = 2'd1;
-  localparam [1:0] FB_COPY     = 2'd2;
-  localparam [1:0] FB_COPYTEX  = 2'd3;
-  localparam [3:0] ACT_FB      = 4'd14;
-{%- endif %}
-{%- if zoom.is_some() %}
-  localparam [7:0] OP_ZOOM     = 8'h45;
-{%- endif %}
-{%- if ci %}
-  localparam [7:0] OP_INDEX    = 8'h50;
-  localparam [3:0] ACT_INDEX   = 4'd15;
-{%- endif %}
-
-  // What SEND_ONE_IDLE does.
-  localparam [3:0] ACT_TRANSFER = 4'd0;
-  localparam [3:0] ACT_PUSH     = 4'd1;
-  localparam [3:0] ACT_POP      = 4'd2;
-  localparam [3:0] ACT_DRAW     = 4'd3;
-  localparam [3:0] ACT_FORMAT   = 4'd4;
-{%- if zoom.is_some() %}
-  localparam [3:0] ACT_ZOOM     = 4'd5;
-{%- endif %}
-{%- if line_check %}
-  localparam [3:0] ACT_WIDTH    = 4'd6;
-  localparam [3:0] EV_WIDTH     = 4'd4;
-{%- endif %}
 {%- if let Some(m) = map %}
-  localparam [3:0] ACT_MAPSIZE  = 4'd7;
-  localparam [3:0] ACT_MAPCOLOR = 4'd8;
-  localparam [7:0] OP_PIXELMAP  = 8'h46;
-  localparam [7:0] OP_MAPCOLOR  = 8'h47;
-  localparam [3:0] EV_MAPSIZE   = 4'd5;
   localparam [12:0] MapSize     = 13'd{{ m.size }};
   localparam integer MapAddrW   = {{ m.addr_w }};
-  // Loads a map's table, an entry a clock (PIXELMAP).
-  localparam [3:0] PIXELMAP      = 4'd7;
 {%- endif %}
-
-  localparam [3:0] EV_OVERFLOW  = 4'd1;
-  localparam [3:0] EV_UNDERFLOW = 4'd2;
-  localparam [3:0] EV_FORMAT    = 4'd3;
 {%- if let Some((_, line)) = zoom %}
   localparam [15:0] MaxLine     = 16'd{{ line }};
 {%- endif %}
+  // Pixel formats (DRAW_PIXELS' word 0 [2:0]).
 {% for f in formats %}
   localparam [2:0] {{ f.name }} = 3'd{{ f.code }};
 {%- endfor %}
