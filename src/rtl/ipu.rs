@@ -505,6 +505,32 @@ pub fn local_tables(ipu: &Ipu) -> Vec<LocalTable> {
         .collect()
 }
 
+/// The widths the top and its stages share, derived once from the config.
+#[derive(Clone, Copy)]
+struct Shape {
+    l: u32,
+    sw: u32,
+    sf: u32,
+    bw: u32,
+    bf: u32,
+    /// A channel's product with its scale.
+    pw: u32,
+    /// The widest enabled format's raw pixel.
+    raw_w: u32,
+    px_w: u32,
+    prod_w: u32,
+    /// Bits of the lanes' pixels (products): the beat's x, y and mask sit above them.
+    meta1: u32,
+    meta2: u32,
+    /// Stage data: unpack and bias's, scale's, and a pix beat's.
+    d1_w: u32,
+    d2_w: u32,
+    pix_w: u32,
+    /// The DMA word's bytes, and bits of a byte index into it.
+    wb: u32,
+    byte_w: u32,
+}
+
 pub struct IpuUnit<'a> {
     ctx: &'a Ctx,
     ipu: &'a Ipu,
@@ -515,24 +541,60 @@ impl<'a> IpuUnit<'a> {
         Self { ctx, ipu }
     }
 
-    /// Renders the pipeline's modules, the handshake registers it uses and the top.
-    pub fn elaborate(&self) -> Result<(Unit, Vec<Module>), RenderError> {
-        let (ctx, ipu) = (self.ctx, self.ipu);
-        let stamp = ctx.stamp.clone();
+    /// The widths the top and its stages share.
+    fn shape(&self) -> Shape {
+        let ipu = self.ipu;
         let l = ipu.lanes;
-        let (sw, sf, bw, bf) = (
-            ipu.scale.width(),
-            ipu.scale.frac,
-            ipu.bias.width(),
-            ipu.bias.frac,
-        );
+        let (sw, bw) = (ipu.scale.width(), ipu.bias.width());
         let pw = sw + 9;
-        let f = sf.max(bf);
-        let sumw = (pw + f - sf).max(bw + 9 + f - bf) + 2;
         let fmts = formats(ipu);
         let raw_w = 8 * fmts.iter().map(|v| 1u32 << v.bpp_log).max().unwrap_or(1);
-        let mut modules: Vec<Module> = Vec::new();
+        // Stage data: {mask[lanes], y, x, lanes x pixel} (unpack, bias) and
+        // {mask, y, x, lanes x 4 products} (scale). The pix port drops the mask at 1 lane.
+        let px_w = 32;
+        let prod_w = 4 * pw;
+        let meta1 = l * px_w;
+        let meta2 = l * prod_w;
+        // The DMA word: its bytes and the width of a byte index into it.
+        let wb = ipu.dma_word_bits / 8;
+        Shape {
+            l,
+            sw,
+            sf: ipu.scale.frac,
+            bw,
+            bf: ipu.bias.frac,
+            pw,
+            raw_w,
+            px_w,
+            prod_w,
+            meta1,
+            meta2,
+            d1_w: meta1 + 32 + l,
+            d2_w: meta2 + 32 + l,
+            pix_w: pix_width(ipu),
+            wb,
+            byte_w: clog2(wb),
+        }
+    }
 
+    /// Stages (1) to (3)'s own modules: the format converter, scale and bias; their names.
+    fn pixel_modules(
+        &self,
+        modules: &mut Vec<Module>,
+    ) -> Result<(String, String, String), RenderError> {
+        let Shape {
+            sw,
+            sf,
+            bw,
+            bf,
+            pw,
+            raw_w,
+            ..
+        } = self.shape();
+        let (ctx, ipu) = (self.ctx, self.ipu);
+        let stamp = &ctx.stamp;
+        let f = sf.max(bf);
+        let sumw = (pw + f - sf).max(bw + 9 + f - bf) + 2;
         let convert = ctx.module_name("ipu_convert");
         modules.push(Module {
             name: convert.clone(),
@@ -593,28 +655,21 @@ impl<'a> IpuUnit<'a> {
                 },
             )?,
         });
+        Ok((convert, scale_mod, bias_mod))
+    }
 
-        // Stage data: {mask[lanes], y, x, lanes x pixel} (unpack, bias) and
-        // {mask, y, x, lanes x 4 products} (scale). The pix port drops the mask at 1 lane.
-        let px_w = 32;
-        let prod_w = 4 * pw;
-        let meta1 = l * px_w;
-        let meta2 = l * prod_w;
-        let d1_w = meta1 + 32 + l;
-        let d2_w = meta2 + 32 + l;
-        let pix_w = pix_width(ipu);
+    /// The handshake registers after unpack, scale and bias; the last drives `last` when
+    /// no stage follows bias.
+    fn stage_regs(
+        &self,
+        modules: &mut Vec<Module>,
+        last: (&'static str, &'static str, &'static str),
+    ) -> Result<Vec<RegView>, RenderError> {
+        let Shape {
+            d1_w, d2_w, pix_w, ..
+        } = self.shape();
+        let (ctx, ipu) = (self.ctx, self.ipu);
         let mut regs = Vec::new();
-        let pix_side = if ipu.bitmap {
-            ("pipe_valid", "pipe_ready", "pipe_data")
-        } else {
-            ("pix_valid_o", "pix_ready_i", "pix_data_o")
-        };
-        // With the framebuffer paths the pipeline ends in a split: pix or the packer.
-        let last = if ipu.framebuffer {
-            ("tail_valid", "tail_ready", "tail_data")
-        } else {
-            pix_side
-        };
         let widths = [d1_w, d2_w, pix_w];
         for (i, kind) in ipu.registers.iter().enumerate() {
             let stage = STAGES[i];
@@ -652,37 +707,20 @@ impl<'a> IpuUnit<'a> {
                 declare,
             };
             regs.push(reg_view(
-                ctx,
-                &mut modules,
-                stage,
-                *kind,
-                widths[i],
-                input,
-                output,
+                ctx, modules, stage, *kind, widths[i], input, output,
             )?);
         }
-        // The DMA word: its bytes and the width of a byte index into it.
-        let wb = ipu.dma_word_bits / 8;
-        let byte_w = clog2(wb);
-        let lanes_v_list = (0..l)
-            .map(|i| LaneView {
-                i,
-                px: format!("[{}:{}]", 32 * i + 31, 32 * i),
-                prod: format!("[{}:{}]", prod_w * i + prod_w - 1, prod_w * i),
-                step1: i % wb,
-                step2: (2 * i) % wb,
-                step4: (4 * i) % wb,
-            })
-            .collect();
-        let shift = |frac: u32| {
-            if frac == 16 {
-                "value_q".to_string()
-            } else {
-                let n = 16 - frac;
-                format!("{{{{{n}{{value_q[31]}}}}, value_q[31:{n}]}}")
-            }
-        };
-        let zoom = match ipu.zoom {
+        Ok(regs)
+    }
+
+    /// Stage (4), zoom: its module; its name and line buffer width.
+    fn zoom_stage(&self, modules: &mut Vec<Module>) -> Result<Option<(String, u32)>, RenderError> {
+        let Shape {
+            l, pix_w, meta1, ..
+        } = self.shape();
+        let (ctx, ipu) = (self.ctx, self.ipu);
+        let stamp = &ctx.stamp;
+        Ok(match ipu.zoom {
             Some(line) => {
                 let zname = ctx.module_name("ipu_zoom");
                 let (zoom_beat, copies_mask) = copies_beat(l);
@@ -719,8 +757,15 @@ impl<'a> IpuUnit<'a> {
                 Some((zname, line))
             }
             None => None,
-        };
-        let map = match ipu.pixel_map {
+        })
+    }
+
+    /// Stage (5), the pixel maps: its module, and the top's view of it.
+    fn map_stage(&self, modules: &mut Vec<Module>) -> Result<Option<MapView>, RenderError> {
+        let Shape { l, pix_w, .. } = self.shape();
+        let (ctx, ipu) = (self.ctx, self.ipu);
+        let stamp = &ctx.stamp;
+        Ok(match ipu.pixel_map {
             Some(pm) => {
                 let mname = ctx.module_name("ipu_map");
                 let (k, shift) = map_magic(pm.size);
@@ -769,8 +814,17 @@ impl<'a> IpuUnit<'a> {
                 })
             }
             None => None,
-        };
-        let conv = match ipu.convolution {
+        })
+    }
+
+    /// The convolution filter: its module, and the top's view of it.
+    fn conv_stage(&self, modules: &mut Vec<Module>) -> Result<Option<ConvView>, RenderError> {
+        let Shape {
+            l, pix_w, meta1, ..
+        } = self.shape();
+        let (ctx, ipu) = (self.ctx, self.ipu);
+        let stamp = &ctx.stamp;
+        Ok(match ipu.convolution {
             Some(c) => {
                 let cname = ctx.module_name("ipu_conv");
                 let ww = c.weight.width();
@@ -814,84 +868,23 @@ impl<'a> IpuUnit<'a> {
                 })
             }
             None => None,
-        };
-        // The stages after bias, in GL's order: maps (per pixel), the convolution filter,
-        // zoom (rasterisation); each link is the output of the one before.
-        let after: Vec<&str> = [
-            (map.is_some(), "map"),
-            (conv.is_some(), "conv"),
-            (zoom.is_some(), "zoom"),
-        ]
-        .iter()
-        .filter(|(on, _)| *on)
-        .map(|(_, n)| *n)
-        .collect();
-        let link_of = |from: &str, is_last: bool| {
-            if is_last {
-                Link {
-                    valid: last.0.into(),
-                    ready: last.1.into(),
-                    data: last.2.into(),
-                    declare: false,
-                }
-            } else {
-                Link {
-                    valid: format!("{from}_valid"),
-                    ready: format!("{from}_ready"),
-                    data: format!("{from}_data"),
-                    declare: from != "bias",
-                }
-            }
-        };
-        let bias_out = link_of("bias", after.is_empty());
-        let stage_io = |name: &str| {
-            after.iter().position(|n| *n == name).map(|k| {
-                let input = if k == 0 {
-                    link_of("bias", false)
-                } else {
-                    link_of(after[k - 1], false)
-                };
-                (input, link_of(name, k == after.len() - 1))
-            })
-        };
-        let mut map_io = stage_io("map");
-        let conv_io = stage_io("conv");
-        let mut zoom_io = stage_io("zoom");
-        // A skid or FIFO register behind the map's or zoom's own output register: the
-        // stage drives `<stage>_own_*`, the register the link the stage drove before.
-        let mut behind = |io: &mut Option<(Link, Link)>,
-                          stage: &'static str,
-                          kind: StageKind|
-         -> Result<Option<RegView>, RenderError> {
-            let Some((_, o)) = io.as_mut().filter(|_| kind != StageKind::Bubble) else {
-                return Ok(None);
-            };
-            let own = Link {
-                valid: format!("{stage}_own_valid"),
-                ready: format!("{stage}_own_ready"),
-                data: format!("{stage}_own_data"),
-                declare: true,
-            };
-            let out = std::mem::replace(o, own.clone());
-            reg_view(ctx, &mut modules, stage, kind, pix_w, own, out).map(Some)
-        };
-        let map_reg = behind(&mut map_io, "map", ipu.map_register)?;
-        let zoom_reg = behind(&mut zoom_io, "zoom", ipu.zoom_register)?;
-        // Their contents count as the pipeline's: `drained` waits for them.
-        let reg_busy: Vec<String> = [&map_reg, &zoom_reg]
-            .iter()
-            .filter_map(|r| r.as_ref().map(|r| format!("{}_reg_busy", r.stage)))
-            .collect();
-        // The image that reaches the packer or zoom: GL_REDUCE's with the filter on.
-        let image_size: (String, String) = if conv.is_some() {
-            (
-                "conv_on_q ? (width_q - {13'd0, kw_q} + 16'd1) : width_q".into(),
-                "conv_on_q ? (height_q - {13'd0, kh_q} + 16'd1) : height_q".into(),
-            )
-        } else {
-            ("width_q".into(), "height_q".into())
-        };
-        let fb = if ipu.framebuffer {
+        })
+    }
+
+    /// The framebuffer paths' packer: its module, and the top's view of it (`pix_side`:
+    /// the pix side of the split at the pipeline's end; `image_size`: the image reaching it).
+    fn pack_stage(
+        &self,
+        modules: &mut Vec<Module>,
+        pix_side: (&'static str, &'static str, &'static str),
+        image_size: &(String, String),
+    ) -> Result<Option<FbView>, RenderError> {
+        let Shape {
+            l, pix_w, meta1, ..
+        } = self.shape();
+        let (ctx, ipu) = (self.ctx, self.ipu);
+        let stamp = &ctx.stamp;
+        Ok(if ipu.framebuffer {
             let pname = ctx.module_name("ipu_pack");
             // The lanes' packed pixels at `n` bytes a pixel, the highest lane first, zero above.
             let bytes = |n: u32| {
@@ -971,7 +964,184 @@ impl<'a> IpuUnit<'a> {
             })
         } else {
             None
+        })
+    }
+
+    /// The unit as the harness sees it: its ports and the FSM's probe.
+    fn unit(&self, top: String, modules: &[Module]) -> Unit {
+        let ipu = self.ipu;
+        let pix_w = pix_width(ipu);
+        let port = |n: &str, dir, width| StreamPort {
+            name: n.into(),
+            dir,
+            width,
         };
+        let mut unit = Unit {
+            name: "ipu",
+            top,
+            modules: modules.iter().map(|m| m.name.clone()).collect(),
+            ports: vec![
+                port("cmd", Dir::In, 32),
+                port("dma", Dir::In, ipu.dma_word_bits),
+                port("pass", Dir::Out, 32),
+                port("dma_req", Dir::Out, 32),
+                port("pix", Dir::Out, pix_w),
+                port("status", Dir::Out, STATUS_WIDTH),
+            ],
+            mem_ports: Vec::new(),
+            probes: vec![Probe {
+                name: "fsm",
+                signal: "state_q",
+                states: fsm_states(ipu),
+            }],
+        };
+        if ipu.framebuffer {
+            unit.ports.extend([
+                port("fb", Dir::In, FB_WIDTH),
+                port("fb_req", Dir::Out, FB_REQ_WIDTH),
+                port("dma_out", Dir::Out, ipu.dma_word_bits),
+                port("tex", Dir::Out, tex_width(ipu)),
+            ]);
+        }
+        unit
+    }
+
+    /// Renders the pipeline's modules, the handshake registers it uses and the top.
+    pub fn elaborate(&self) -> Result<(Unit, Vec<Module>), RenderError> {
+        let (ctx, ipu) = (self.ctx, self.ipu);
+        let stamp = ctx.stamp.clone();
+        let Shape {
+            l,
+            sw,
+            sf,
+            bw,
+            bf,
+            pw,
+            raw_w,
+            px_w,
+            prod_w,
+            meta1,
+            meta2,
+            d1_w,
+            d2_w,
+            pix_w,
+            wb,
+            byte_w,
+            ..
+        } = self.shape();
+        let fmts = formats(ipu);
+        let mut modules: Vec<Module> = Vec::new();
+        let (convert, scale_mod, bias_mod) = self.pixel_modules(&mut modules)?;
+        let pix_side = if ipu.bitmap {
+            ("pipe_valid", "pipe_ready", "pipe_data")
+        } else {
+            ("pix_valid_o", "pix_ready_i", "pix_data_o")
+        };
+        // With the framebuffer paths the pipeline ends in a split: pix or the packer.
+        let last = if ipu.framebuffer {
+            ("tail_valid", "tail_ready", "tail_data")
+        } else {
+            pix_side
+        };
+        let regs = self.stage_regs(&mut modules, last)?;
+        let lanes_v_list = (0..l)
+            .map(|i| LaneView {
+                i,
+                px: format!("[{}:{}]", 32 * i + 31, 32 * i),
+                prod: format!("[{}:{}]", prod_w * i + prod_w - 1, prod_w * i),
+                step1: i % wb,
+                step2: (2 * i) % wb,
+                step4: (4 * i) % wb,
+            })
+            .collect();
+        let shift = |frac: u32| {
+            if frac == 16 {
+                "value_q".to_string()
+            } else {
+                let n = 16 - frac;
+                format!("{{{{{n}{{value_q[31]}}}}, value_q[31:{n}]}}")
+            }
+        };
+        let zoom = self.zoom_stage(&mut modules)?;
+        let map = self.map_stage(&mut modules)?;
+        let conv = self.conv_stage(&mut modules)?;
+        // The stages after bias, in GL's order: maps (per pixel), the convolution filter,
+        // zoom (rasterisation); each link is the output of the one before.
+        let after: Vec<&str> = [
+            (map.is_some(), "map"),
+            (conv.is_some(), "conv"),
+            (zoom.is_some(), "zoom"),
+        ]
+        .iter()
+        .filter(|(on, _)| *on)
+        .map(|(_, n)| *n)
+        .collect();
+        let link_of = |from: &str, is_last: bool| {
+            if is_last {
+                Link {
+                    valid: last.0.into(),
+                    ready: last.1.into(),
+                    data: last.2.into(),
+                    declare: false,
+                }
+            } else {
+                Link {
+                    valid: format!("{from}_valid"),
+                    ready: format!("{from}_ready"),
+                    data: format!("{from}_data"),
+                    declare: from != "bias",
+                }
+            }
+        };
+        let bias_out = link_of("bias", after.is_empty());
+        let stage_io = |name: &str| {
+            after.iter().position(|n| *n == name).map(|k| {
+                let input = if k == 0 {
+                    link_of("bias", false)
+                } else {
+                    link_of(after[k - 1], false)
+                };
+                (input, link_of(name, k == after.len() - 1))
+            })
+        };
+        let mut map_io = stage_io("map");
+        let conv_io = stage_io("conv");
+        let mut zoom_io = stage_io("zoom");
+        // A skid or FIFO register behind the map's or zoom's own output register: the
+        // stage drives `<stage>_own_*`, the register the link the stage drove before.
+        let mut behind = |io: &mut Option<(Link, Link)>,
+                          stage: &'static str,
+                          kind: StageKind|
+         -> Result<Option<RegView>, RenderError> {
+            let Some((_, o)) = io.as_mut().filter(|_| kind != StageKind::Bubble) else {
+                return Ok(None);
+            };
+            let own = Link {
+                valid: format!("{stage}_own_valid"),
+                ready: format!("{stage}_own_ready"),
+                data: format!("{stage}_own_data"),
+                declare: true,
+            };
+            let out = std::mem::replace(o, own.clone());
+            reg_view(ctx, &mut modules, stage, kind, pix_w, own, out).map(Some)
+        };
+        let map_reg = behind(&mut map_io, "map", ipu.map_register)?;
+        let zoom_reg = behind(&mut zoom_io, "zoom", ipu.zoom_register)?;
+        // Their contents count as the pipeline's: `drained` waits for them.
+        let reg_busy: Vec<String> = [&map_reg, &zoom_reg]
+            .iter()
+            .filter_map(|r| r.as_ref().map(|r| format!("{}_reg_busy", r.stage)))
+            .collect();
+        // The image that reaches the packer or zoom: GL_REDUCE's with the filter on.
+        let image_size: (String, String) = if conv.is_some() {
+            (
+                "conv_on_q ? (width_q - {13'd0, kw_q} + 16'd1) : width_q".into(),
+                "conv_on_q ? (height_q - {13'd0, kh_q} + 16'd1) : height_q".into(),
+            )
+        } else {
+            ("width_q".into(), "height_q".into())
+        };
+        let fb = self.pack_stage(&mut modules, pix_side, &image_size)?;
         let depth = ipu.stack_depth;
         let capacity = ipu.capacity();
         let name = ctx.module_name("ipu");
@@ -1115,39 +1285,7 @@ impl<'a> IpuUnit<'a> {
             instantiates,
             text: render(&name, &top)?,
         });
-        let port = |n: &str, dir, width| StreamPort {
-            name: n.into(),
-            dir,
-            width,
-        };
-        let unit = Unit {
-            name: "ipu",
-            top: name,
-            modules: modules.iter().map(|m| m.name.clone()).collect(),
-            ports: vec![
-                port("cmd", Dir::In, 32),
-                port("dma", Dir::In, ipu.dma_word_bits),
-                port("pass", Dir::Out, 32),
-                port("dma_req", Dir::Out, 32),
-                port("pix", Dir::Out, pix_w),
-                port("status", Dir::Out, STATUS_WIDTH),
-            ],
-            mem_ports: Vec::new(),
-            probes: vec![Probe {
-                name: "fsm",
-                signal: "state_q",
-                states: fsm_states(ipu),
-            }],
-        };
-        let mut unit = unit;
-        if ipu.framebuffer {
-            unit.ports.extend([
-                port("fb", Dir::In, FB_WIDTH),
-                port("fb_req", Dir::Out, FB_REQ_WIDTH),
-                port("dma_out", Dir::Out, ipu.dma_word_bits),
-                port("tex", Dir::Out, tex_width(ipu)),
-            ]);
-        }
+        let unit = self.unit(name, &modules);
         Ok((unit, modules))
     }
 }
