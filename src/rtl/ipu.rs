@@ -429,7 +429,8 @@ pub struct IpuTop {
     pub meta2: u32,
     pub status_w: u32,
     pub reg_labels: String,
-    pub value_low_unused: bool,
+    /// The top of `value_q`'s bits below the finer fraction, when nothing reads them.
+    pub value_unused_msb: Option<u32>,
     /// The zoom stage's module and line buffer width, when enabled.
     pub zoom: Option<(String, u32)>,
     pub map: Option<MapView>,
@@ -1201,10 +1202,13 @@ impl<'a> IpuUnit<'a> {
                 )
                 .collect::<Vec<_>>()
                 .join(", "),
-            value_low_unused: sf.min(bf) < 16
+            // Scale and bias read value_q[31:16 - frac]; zoom, the raster colour and the
+            // index arithmetic read the low bits too.
+            value_unused_msb: (sf.max(bf) < 16
                 && ipu.zoom.is_none()
                 && !ipu.bitmap
-                && !ipu.formats[CI8],
+                && !ipu.formats[CI8])
+                .then(|| 15 - sf.max(bf)),
             line_check: zoom.is_some() || ipu.convolution.is_some_and(|c| c.size > 1),
             bias_out,
             status_note: [

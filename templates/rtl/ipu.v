@@ -158,13 +158,11 @@ module {{ name }} #(
   reg         zx_new_en;
 {%- endif %}
   // Command fields (datapath: loaded before use, no reset).
-{%- if value_low_unused %}
+  reg  [31:0] value_q;
+{%- if let Some(msb) = value_unused_msb %}
   // Only the bits down to the finer of the two fractions are used.
-  /* verilator lint_off UNUSEDSIGNAL */
-  reg  [31:0] value_q;
-  /* verilator lint_on UNUSEDSIGNAL */
-{%- else %}
-  reg  [31:0] value_q;
+  wire        unused_value;
+  assign unused_value = ^value_q[{{ msb }}:0];
 {%- endif %}
   reg  [15:0] width_q, height_q, x0_q, y0_q;
   reg         value_en, size_en, pos_en, pass_load, push_en;
@@ -299,9 +297,12 @@ module {{ name }} #(
 {%- endif %}
   // DMA words of the draw: ceil(width * height * bytes_per_pixel / {{ wb }}).
   wire [31:0] area = {16'd0, width_q} * {16'd0, height_q};
-  /* verilator lint_off UNUSEDSIGNAL */
   wire [35:0] draw_bytes = {4'b0, area} << bpp_log;
-  /* verilator lint_on UNUSEDSIGNAL */
+{%- if byte_w + 32 <= 35 %}
+  // A request counts 32 bits of words: the bytes' top bits are dropped.
+  wire        unused_draw_bytes;
+  assign unused_draw_bytes = ^draw_bytes[35:{{ byte_w + 32 }}];
+{%- endif %}
   always @(*) begin
     dma_req_data_o = draw_bytes[{{ byte_w + 31 }}:{{ byte_w }}] + {31'd0, |draw_bytes[{{ byte_w - 1 }}:0]};
 {%- if bitmap %}
