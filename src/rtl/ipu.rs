@@ -382,6 +382,9 @@ pub struct LaneView {
     pub step1: u32,
     pub step2: u32,
     pub step4: u32,
+    /// The step when it is the same at every pixel size (lane 0's, or a lane whose steps
+    /// wrap to one byte): no case on the size.
+    pub step_any: Option<u32>,
 }
 
 #[derive(Template)]
@@ -466,6 +469,9 @@ pub struct IpuTop {
     pub stack_entry_d: String,
     /// The framebuffer paths and their packer, when enabled.
     pub fb: Option<FbView>,
+    /// The framebuffer paths are on and their word (4 pixels, one "byte" each) is not
+    /// the DMA word's byte count: the unpack stage's word size depends on `fb_act`.
+    pub fb_word_differs: bool,
     /// The ci8 format: colour-index draws, INDEX_TRANSFER and the I_TO_* maps.
     pub ci: bool,
     /// The contract's code tables (states, opcodes, actions, events) as localparams.
@@ -1053,6 +1059,7 @@ impl<'a> IpuUnit<'a> {
                 step1: i % wb,
                 step2: (2 * i) % wb,
                 step4: (4 * i) % wb,
+                step_any: (i % wb == (2 * i) % wb && i % wb == (4 * i) % wb).then_some(i % wb),
             })
             .collect();
         let shift = |frac: u32| {
@@ -1279,6 +1286,7 @@ impl<'a> IpuUnit<'a> {
             fb,
             ci: ipu.formats[CI8],
             tables: local_tables(ipu),
+            fb_word_differs: ipu.framebuffer && wb != 4,
         };
         let mut instantiates: Vec<String> = modules.iter().map(|m| m.name.clone()).collect();
         instantiates.sort();

@@ -358,7 +358,7 @@ module {{ name }} #(
   wire        src_valid = dma_valid_i;
 {%- endif %}
   // Pixels left in the word: its bytes after byte_q, by bytes per pixel.
-{%- if fb.is_some() %}
+{%- if fb_word_differs %}
   wire [{{ byte_w }}:0]  room  = fb_act ? ({{ byte_w + 1 }}'d4 - {1'b0, byte_q}) : ({{ byte_w + 1 }}'d{{ wb }} - {1'b0, byte_q});
 {%- else %}
   wire [{{ byte_w }}:0]  room  = {{ byte_w + 1 }}'d{{ wb }} - {1'b0, byte_q};
@@ -374,7 +374,11 @@ module {{ name }} #(
   wire        last_px  = last_col & last_row;
 {%- if fb.is_some() %}
   // A framebuffer row ends its word.
+{%- if fb_word_differs %}
   wire        word_done = (byte_end == (fb_act ? {{ byte_w + 2 }}'d4 : {{ byte_w + 2 }}'d{{ wb }})) | last_px | (fb_act & last_col);
+{%- else %}
+  wire        word_done = (byte_end == {{ byte_w + 2 }}'d{{ wb }}) | last_px | (fb_act & last_col);
+{%- endif %}
 {%- else %}
   wire        word_done = (byte_end == {{ byte_w + 2 }}'d{{ wb }}) | last_px;
 {%- endif %}
@@ -407,6 +411,9 @@ module {{ name }} #(
 {%- for l in lanes_v_list %}
 
   // Lane {{ l.i }}: the pixel {{ l.i }} after the group's first, {{ l.i }} x bytes_per_pixel further on.
+{%- if let Some(step) = l.step_any %}
+  wire [{{ byte_w - 1 }}:0]  lane{{ l.i }}_step = {{ byte_w }}'d{{ step }};
+{%- else %}
   reg  [{{ byte_w - 1 }}:0]  lane{{ l.i }}_step;
   always @(*) begin
     case (step_log)
@@ -415,6 +422,7 @@ module {{ name }} #(
       default: lane{{ l.i }}_step = {{ byte_w }}'d{{ l.step4 }};
     endcase
   end
+{%- endif %}
   wire [{{ byte_w - 1 }}:0]  lane{{ l.i }}_byte = byte_q + lane{{ l.i }}_step;
   assign mask[{{ l.i }}] = (group > 3'd{{ l.i }});
   wire [{{ raw_w - 1 }}:0] lane{{ l.i }}_raw = dma_wide[{1'b0, lane{{ l.i }}_byte, 3'b000} +: {{ raw_w }}];
