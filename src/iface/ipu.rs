@@ -165,6 +165,36 @@ pub const OPCODES: Table = Table {
     ],
 };
 
+/// Each opcode's command, as GL names it, and its words, for the header comment.
+pub const COMMANDS: [(u32, &str, &str); 16] = [
+    (OP_TRANSFER, "PIXEL_TRANSFER", "2 words"),
+    (OP_PUSH, "PUSH_PIXEL", "1 word"),
+    (OP_POP, "POP_PIXEL", "1 word"),
+    (OP_DRAW, "DRAW_PIXELS", "3 words"),
+    (OP_ZOOM, "ZOOM", "2 words"),
+    (OP_PIXELMAP, "PIXELMAP", "1 + ceil(n / 4) words"),
+    (OP_MAPCOLOR, "MAP_COLOR", "1 word"),
+    (OP_RASTER, "RASTER_COLOR", "2 words"),
+    (OP_BITMAP, "BITMAP", "3 words"),
+    (OP_CONV_FILTER, "CONVOLUTION_FILTER", "1 + kw * kh words"),
+    (OP_CONVOLUTION, "CONVOLUTION", "1 word"),
+    (OP_RASTER_POS, "RASTER_POS", "2 words"),
+    (OP_READ, "READ_PIXELS", "3 words"),
+    (OP_COPY, "COPY_PIXELS", "4 words"),
+    (OP_COPYTEX, "COPY_TEX_IMAGE", "4 words"),
+    (OP_INDEX, "INDEX_TRANSFER", "2 words"),
+];
+
+/// The config's commands, `0x41 PIXEL_TRANSFER (2 words)`, in opcode order.
+pub fn command_docs(ipu: &Ipu) -> Vec<String> {
+    let mut ops: Vec<u32> = OPCODES.enabled(ipu).iter().map(|c| c.value).collect();
+    ops.sort_unstable();
+    ops.iter()
+        .filter_map(|op| COMMANDS.iter().find(|c| c.0 == *op))
+        .map(|(op, name, words)| format!("0x{op:02X} {name} ({words})"))
+        .collect()
+}
+
 /// The config knows opcode `op` (an unknown one is passed on).
 pub fn is_ipu_opcode(ipu: &Ipu, op: u32) -> bool {
     OPCODES.enabled(ipu).iter().any(|c| c.value == op)
@@ -361,6 +391,16 @@ mod tests {
         for (i, (a, c)) in ACTS.iter().enumerate() {
             assert_eq!((*a as usize, c.value as usize), (i, i));
         }
+    }
+
+    /// Every opcode has its command's name and length.
+    #[test]
+    fn every_opcode_is_documented() {
+        let mut documented: Vec<u32> = COMMANDS.iter().map(|c| c.0).collect();
+        let mut ops: Vec<u32> = OPCODES.codes.iter().map(|c| c.value).collect();
+        documented.sort_unstable();
+        ops.sort_unstable();
+        assert_eq!(documented, ops);
     }
 
     /// Names and values are unique within a table and fit its width.

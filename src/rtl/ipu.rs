@@ -16,8 +16,8 @@ use crate::config::ipu::{CI8, FORMATS, STAGES};
 use crate::config::{Ipu, StageKind};
 pub use crate::iface::ipu::fsm_states;
 use crate::iface::ipu::{
-    FB_REQ_WIDTH, FB_WIDTH, STATUS_WIDTH, TABLES, ZOOM_ACC_W, bytes_per_pixel, map_magic,
-    pix_width, tex_width,
+    FB_REQ_WIDTH, FB_WIDTH, STATUS_WIDTH, TABLES, ZOOM_ACC_W, bytes_per_pixel, command_docs,
+    map_magic, pix_width, tex_width,
 };
 
 fn clog2(x: u32) -> u32 {
@@ -476,6 +476,23 @@ pub struct IpuTop {
     pub ci: bool,
     /// The contract's code tables (states, opcodes, actions, events) as localparams.
     pub tables: Vec<LocalTable>,
+    /// The header's list of the config's commands, wrapped.
+    pub command_lines: Vec<String>,
+}
+
+/// `text` in lines of at most `width` characters, broken at spaces.
+fn wrap(text: &str, width: usize) -> Vec<String> {
+    let mut lines: Vec<String> = Vec::new();
+    for word in text.split(' ') {
+        match lines.last_mut() {
+            Some(l) if l.len() + 1 + word.len() <= width => {
+                l.push(' ');
+                l.push_str(word);
+            }
+            _ => lines.push(word.to_string()),
+        }
+    }
+    lines
 }
 
 /// A table of `iface::ipu` as the top declares it: its comment and localparam lines.
@@ -1286,6 +1303,13 @@ impl<'a> IpuUnit<'a> {
             fb,
             ci: ipu.formats[CI8],
             tables: local_tables(ipu),
+            command_lines: wrap(
+                &format!(
+                    "{}; every other word is passed on unchanged, in order (pass).",
+                    command_docs(ipu).join(", ")
+                ),
+                84,
+            ),
             fb_word_differs: ipu.framebuffer && wb != 4,
         };
         let mut instantiates: Vec<String> = modules.iter().map(|m| m.name.clone()).collect();

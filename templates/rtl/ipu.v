@@ -5,13 +5,11 @@
 // c * scale + bias, clamped and rounded), a handshake register after each
 // ({{ reg_labels }}).
 //
-// Commands (cmd, 32 bits, opcode in [31:24]; see src/model/ipu.rs and README.md):
-//   0x41 PIXEL_TRANSFER (2 words), 0x42 PUSH_PIXEL, 0x43 POP_PIXEL,
-//   0x44 DRAW_PIXELS (3 words){% if zoom.is_some() %}, 0x45 ZOOM (2 words){% endif %}{% if map.is_some() %}, 0x46 PIXELMAP (1 + ceil(n / 4) words),
-//   0x47 MAP_COLOR{% endif %}{% if bitmap %}, 0x48 RASTER_COLOR (2 words), 0x49 BITMAP (3 words),
-//   0x4C RASTER_POS (2 words){% endif %}{% if conv.is_some() %},
-//   0x4A CONVOLUTION_FILTER (1 + kw * kh words), 0x4B CONVOLUTION{% endif %}; every other word is passed on
-//   unchanged, in order (pass).
+// Commands (cmd, 32 bits, opcode in [31:24]; see src/iface/ipu.rs, src/model/ipu.rs and
+// README.md):
+{%- for l in command_lines %}
+//   {{ l }}
+{%- endfor %}
 // DRAW_PIXELS sends the DMA request (dma_req: 32-bit words to send), then takes that many
 // words from dma; pixels leave on pix as {% if multi %}{mask[{{ lanes }}], {% else %}{{ "{" }}{% endif %}y[15:0], x[15:0], {{ lanes }} x RGBA8}: up to {{ lanes }}
 // pixel(s) of one row from one DMA word per beat. Formats: {{ format_list }}.
