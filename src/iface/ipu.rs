@@ -11,7 +11,58 @@ use crate::config::ipu::CI8;
 
 /// Width of a `pix` beat: `{mask[lanes] (lanes > 1), y[15:0], x[15:0], lanes x RGBA8}`.
 pub fn pix_width(ipu: &Ipu) -> u32 {
-    32 + 32 * ipu.lanes + if ipu.lanes > 1 { ipu.lanes } else { 0 }
+    pix_fields(ipu).iter().map(|f| f.width).sum()
+}
+
+/// A field of a packed bus: its localparam stem, lowest bit and width.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Field {
+    pub name: &'static str,
+    pub lsb: u32,
+    pub width: u32,
+}
+
+/// The layout of the pipeline's beats, lane 0 lowest:
+/// `{mask[lanes], y[15:0], x[15:0], lanes x item}` with `item_w`-bit items (RGBA8 pixels,
+/// or scale's four products); the mask is left out when `with_mask` is false (a `pix`
+/// beat at one lane).
+pub fn beat_fields(lanes: u32, item_w: u32, with_mask: bool) -> Vec<Field> {
+    let items = lanes * item_w;
+    let mut f = vec![
+        Field {
+            name: "Items",
+            lsb: 0,
+            width: items,
+        },
+        Field {
+            name: "X",
+            lsb: items,
+            width: 16,
+        },
+        Field {
+            name: "Y",
+            lsb: items + 16,
+            width: 16,
+        },
+    ];
+    if with_mask {
+        f.push(Field {
+            name: "Mask",
+            lsb: items + 32,
+            width: lanes,
+        });
+    }
+    f
+}
+
+/// A `pix` beat's layout (the mask only with more than one lane).
+pub fn pix_fields(ipu: &Ipu) -> Vec<Field> {
+    beat_fields(ipu.lanes, 32, ipu.lanes > 1)
+}
+
+/// The field `name` of `fields`.
+pub fn field(fields: &[Field], name: &str) -> Option<Field> {
+    fields.iter().find(|f| f.name == name).copied()
 }
 
 /// Width of a `status` beat: `{level[7:0], 4'b0, event[3:0]}`.

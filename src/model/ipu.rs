@@ -110,8 +110,8 @@ pub use crate::iface::ipu::{
     EV_FILTER, EV_FORMAT, EV_MAPSIZE, EV_OVERFLOW, EV_UNDERFLOW, EV_WIDTH, FB_COPY, FB_COPYTEX,
     FB_READ, FB_REQ_WIDTH, FB_WIDTH, OP_BITMAP, OP_CONV_FILTER, OP_CONVOLUTION, OP_COPY,
     OP_COPYTEX, OP_DRAW, OP_INDEX, OP_MAPCOLOR, OP_PIXELMAP, OP_POP, OP_PUSH, OP_RASTER,
-    OP_RASTER_POS, OP_READ, OP_TRANSFER, OP_ZOOM, STATUS_WIDTH, bytes_per_pixel, is_ipu_opcode,
-    map_magic, pix_width, tex_width,
+    OP_RASTER_POS, OP_READ, OP_TRANSFER, OP_ZOOM, STATUS_WIDTH, bytes_per_pixel, field,
+    is_ipu_opcode, map_magic, pix_fields, pix_width, tex_width,
 };
 
 /// The colour-index format's code in DRAW_PIXELS.
@@ -418,15 +418,13 @@ impl Outputs {
     /// Every pixel the `pix` beats wrote, `(x, y, {A, B, G, R})`, in beat and lane order.
     pub fn written(&self, ipu: &Ipu) -> Vec<(u32, u32, u32)> {
         let lanes = ipu.lanes;
+        let fields = pix_fields(ipu);
+        let get = |b: &Bits, name: &str| field(&fields, name).map(|f| b.field(f.lsb, f.width));
         let mut px = Vec::new();
         for b in &self.pix {
-            let x = b.field(32 * lanes, 16) as u32;
-            let y = b.field(32 * lanes + 16, 16) as u32;
-            let mask = if lanes > 1 {
-                b.field(32 * lanes + 32, lanes)
-            } else {
-                1
-            };
+            let x = get(b, "X").unwrap_or(0) as u32;
+            let y = get(b, "Y").unwrap_or(0) as u32;
+            let mask = get(b, "Mask").unwrap_or(1);
             for k in (0..lanes).filter(|k| mask >> k & 1 == 1) {
                 px.push(((x + k) & 0xffff, y, b.field(32 * k, 32) as u32));
             }
@@ -1016,15 +1014,17 @@ fn push_one(ipu: &Ipu, out: &mut Outputs, x: u32, y: u32, px: u32) {
 /// Sends `n` (1..=lanes) pixels `px(0) .. px(n - 1)` from (x, y) rightwards as one beat:
 /// lanes 0..n, mask of n ones.
 fn push_beat(ipu: &Ipu, out: &mut Outputs, x: u32, y: u32, px: &dyn Fn(u64) -> u32, n: u32) {
-    let lanes = ipu.lanes;
     let mut beat = Bits::zero(pix_width(ipu));
     for k in 0..n {
         beat.set_field(32 * k, 32, u64::from(px(u64::from(k))));
     }
-    beat.set_field(32 * lanes, 16, u64::from(x));
-    beat.set_field(32 * lanes + 16, 16, u64::from(y));
-    if lanes > 1 {
-        beat.set_field(32 * lanes + 32, lanes, (1 << n) - 1);
+    for f in pix_fields(ipu) {
+        match f.name {
+            "X" => beat.set_field(f.lsb, f.width, u64::from(x)),
+            "Y" => beat.set_field(f.lsb, f.width, u64::from(y)),
+            "Mask" => beat.set_field(f.lsb, f.width, (1 << n) - 1),
+            _ => {}
+        }
     }
     out.pix.push(beat);
     out.pixels += u64::from(n);

@@ -16,8 +16,8 @@ use crate::config::ipu::{CI8, FORMATS, STAGES};
 use crate::config::{Ipu, StageKind};
 pub use crate::iface::ipu::fsm_states;
 use crate::iface::ipu::{
-    FB_REQ_WIDTH, FB_WIDTH, STATUS_WIDTH, TABLES, ZOOM_ACC_W, bytes_per_pixel, command_docs,
-    map_magic, pix_width, tex_width,
+    FB_REQ_WIDTH, FB_WIDTH, Field, STATUS_WIDTH, TABLES, ZOOM_ACC_W, beat_fields, bytes_per_pixel,
+    command_docs, map_magic, pix_fields, pix_width, tex_width,
 };
 
 fn clog2(x: u32) -> u32 {
@@ -476,8 +476,40 @@ pub struct IpuTop {
     pub ci: bool,
     /// The contract's code tables (states, opcodes, actions, events) as localparams.
     pub tables: Vec<LocalTable>,
+    /// The stage data's widths and the field positions the top slices, as localparams.
+    pub beat_params: Vec<String>,
     /// The header's list of the config's commands, wrapped.
     pub command_lines: Vec<String>,
+}
+
+/// The stage data's layouts as the top names them: unpack's (RGBA8 items, a mask even at
+/// one lane), scale's (four products an item) and a pix beat's, with `W` the width.
+pub fn beat_layouts(ipu: &Ipu, prod_w: u32) -> [(&'static str, Vec<Field>); 3] {
+    let l = ipu.lanes;
+    [
+        ("Unpack", beat_fields(l, 32, true)),
+        ("Scale", beat_fields(l, prod_w, true)),
+        ("Pix", pix_fields(ipu)),
+    ]
+}
+
+/// The localparams of the fields the top slices (an unused localparam is a lint warning):
+/// each layout's width and x, and scale's mask.
+fn beat_params(ipu: &Ipu, prod_w: u32) -> Vec<String> {
+    let mut lines = Vec::new();
+    for (stem, fields) in beat_layouts(ipu, prod_w) {
+        let w: u32 = fields.iter().map(|f| f.width).sum();
+        lines.push(format!("localparam integer {stem}W = {w};"));
+        for f in &fields {
+            if f.name == "X" || (stem == "Scale" && f.name == "Mask") {
+                lines.push(format!(
+                    "localparam integer {stem}{}Lsb = {};",
+                    f.name, f.lsb
+                ));
+            }
+        }
+    }
+    lines
 }
 
 /// `text` in lines of at most `width` characters, broken at spaces.
@@ -1303,6 +1335,7 @@ impl<'a> IpuUnit<'a> {
             fb,
             ci: ipu.formats[CI8],
             tables: local_tables(ipu),
+            beat_params: beat_params(ipu, prod_w),
             command_lines: wrap(
                 &format!(
                     "{}; every other word is passed on unchanged, in order (pass).",
@@ -1391,6 +1424,46 @@ mod tests {
                 }
             }
             assert!(top.text.contains("state_q /* verilator public_flat_rd */;"));
+        }
+    }
+
+    /// The stage data's width and field localparams are the contract's layouts, at one and
+    /// at several lanes.
+    #[test]
+    fn rendered_beat_layouts_are_the_contracts_fields() {
+        for lanes in [1, 2, 4] {
+            let src = format!("[design]\nname = \"t\"\n[ipu]\nlanes = {lanes}\n");
+            let cfg = crate::config::parse(&src, "test").expect("valid");
+            let ipu = cfg.ipu.as_ref().expect("ipu");
+            let design = crate::rtl::elaborate(&cfg).expect("elaborates");
+            let top = design
+                .module(&design.unit("ipu").expect("ipu").top)
+                .expect("top");
+            let ints: BTreeMap<&str, u32> = top
+                .text
+                .lines()
+                .filter_map(|l| {
+                    let rest = l.trim().strip_prefix("localparam integer ")?;
+                    let (name, v) = rest.split_once('=')?;
+                    Some((name.trim(), v.trim().strip_suffix(';')?.parse().ok()?))
+                })
+                .collect();
+            let prod_w = 4 * (ipu.scale.width() + 9);
+            for (stem, fields) in beat_layouts(ipu, prod_w) {
+                let w: u32 = fields.iter().map(|f| f.width).sum();
+                assert_eq!(ints.get(format!("{stem}W").as_str()), Some(&w), "{stem}W");
+                for f in fields {
+                    if let Some(v) = ints.get(format!("{stem}{}Lsb", f.name).as_str()) {
+                        assert_eq!(*v, f.lsb, "{stem}{}Lsb", f.name);
+                    }
+                }
+                assert!(ints.contains_key(format!("{stem}XLsb").as_str()));
+            }
+            assert_eq!(
+                ints.get("PixW"),
+                Some(&pix_width(ipu)),
+                "the pix port's width"
+            );
         }
     }
 }

@@ -109,6 +109,11 @@ module {{ name }} #(
   {{ l }}
 {%- endfor %}
 {% endfor %}
+  // Stage data, lane 0 lowest: {mask[lanes], y, x, lanes x item} (iface::ipu::beat_fields;
+  // the pix beat has no mask at one lane).
+{%- for l in beat_params %}
+  {{ l }}
+{%- endfor %}
 {%- if conv.is_some() || map.is_some() || zoom.is_some() %}
   // Sizes of the stages' buffers.
 {%- endif %}
@@ -405,7 +410,7 @@ module {{ name }} #(
 
   wire [{{ dma_w + 31 }}:0] dma_wide = {32'd0, dma_data_i};
   wire [{{ lanes - 1 }}:0]  mask;
-  wire [{{ d1_w - 1 }}:0] unpack_in_data;
+  wire [UnpackW-1:0] unpack_in_data;
 {%- for l in lanes_v_list %}
 
   // Lane {{ l.i }}: the pixel {{ l.i }} after the group's first, {{ l.i }} x bytes_per_pixel further on.
@@ -437,11 +442,11 @@ module {{ name }} #(
     .rgba_o ({% if fb.is_some() %}lane{{ l.i }}_rgba{% else %}unpack_in_data{{ l.px }}{% endif %})
   );
 {%- endfor %}
-  assign unpack_in_data[{{ d1_w - 1 }}:{{ meta1 }}] = {mask, y0_q + row_q, x0_q + col_q};
+  assign unpack_in_data[UnpackW-1:UnpackXLsb] = {mask, y0_q + row_q, x0_q + col_q};
 {% for r in regs %}
 {%- if r.stage == "scale" %}
   // Stage 2, scale: c * scale per channel, exact.
-  wire [{{ d2_w - 1 }}:0] scale_in_data;
+  wire [ScaleW-1:0] scale_in_data;
 {%- for l in lanes_v_list %}
   {{ scale_mod }} u_scale{{ l.i }} (
     .rgba_i  (unpack_data{{ l.px }}),
@@ -449,12 +454,12 @@ module {{ name }} #(
     .prod_o  (scale_in_data{{ l.prod }})
   );
 {%- endfor %}
-  assign scale_in_data[{{ d2_w - 1 }}:{{ meta2 }}] = unpack_data[{{ d1_w - 1 }}:{{ meta1 }}];
+  assign scale_in_data[ScaleW-1:ScaleXLsb] = unpack_data[UnpackW-1:UnpackXLsb];
 {% endif %}
 {%- if r.stage == "bias" %}
   // Stage 3, bias: + 255 * bias, round, clamp; lanes outside the mask are zero.
-  wire [{{ lanes - 1 }}:0] bias_mask = scale_data[{{ d2_w - 1 }}:{{ meta2 + 32 }}];
-  wire [{{ pix_w - 1 }}:0] bias_in_data;
+  wire [{{ lanes - 1 }}:0] bias_mask = scale_data[ScaleMaskLsb +: {{ lanes }}];
+  wire [PixW-1:0] bias_in_data;
 {%- for l in lanes_v_list %}
   wire [31:0] bias_px{{ l.i }};
   {{ bias_mod }} u_bias{{ l.i }} (
@@ -465,9 +470,9 @@ module {{ name }} #(
   assign bias_in_data{{ l.px }} = bias_mask[{{ l.i }}] ? bias_px{{ l.i }} : 32'd0;
 {%- endfor %}
 {%- if multi %}
-  assign bias_in_data[{{ pix_w - 1 }}:{{ meta1 }}] = {bias_mask, scale_data[{{ meta2 + 31 }}:{{ meta2 }}]};
+  assign bias_in_data[PixW-1:PixXLsb] = {bias_mask, scale_data[ScaleXLsb +: 32]};
 {%- else %}
-  assign bias_in_data[{{ pix_w - 1 }}:{{ meta1 }}] = scale_data[{{ meta2 + 31 }}:{{ meta2 }}];
+  assign bias_in_data[PixW-1:PixXLsb] = scale_data[ScaleXLsb +: 32];
 {%- endif %}
 {% endif %}
 {% include "rtl/ipu_reg.v" %}
