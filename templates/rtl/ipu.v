@@ -182,7 +182,7 @@ module {{ name }} #(
   // The pipeline's end, split between pix and the packer.
   wire        tail_valid;
   wire        tail_ready;
-  wire [{{ pix_w - 1 }}:0] tail_data;
+  wire [PixW-1:0] tail_data;
 {%- endif %}
 {%- if bitmap %}
   reg  [31:0] raster_q, raster_d;      // GL's current raster colour {A, B, G, R}
@@ -190,11 +190,11 @@ module {{ name }} #(
   reg  [15:0] rx_q, rx_d, ry_q, ry_d;  // GL's current raster position (integer)
   reg  [23:0] bmove_q;                 // BITMAP's {ymove[11:0], xmove[11:0]} (datapath)
   reg         bmove_en;
-  reg  [{{ pix_w - 1 }}:0] bm_data_q;
+  reg  [PixW-1:0] bm_data_q;
   // The pipeline's output, merged with the bitmap's fragments on pix.
   wire        pipe_valid;
   wire        pipe_ready;
-  wire [{{ pix_w - 1 }}:0] pipe_data;
+  wire [PixW-1:0] pipe_data;
 {%- endif %}
 {%- if map.is_some() %}
   reg         map_color_q, map_color_d;
@@ -491,7 +491,7 @@ module {{ name }} #(
 {%- if o.declare %}
   wire        {{ o.valid }};
   wire        {{ o.ready }};
-  wire [{{ pix_w - 1 }}:0] {{ o.data }};
+  wire [PixW-1:0] {{ o.data }};
 {%- endif %}
   {{ m.module }} #(
     .Lanes     ({{ lanes }}),
@@ -500,7 +500,7 @@ module {{ name }} #(
 {%- if let Some(ib) = m.ibits %}
     .IndexMaps (4'b{{ ib }}),
 {%- endif %}
-    .BeatWidth ({{ pix_w }})
+    .BeatWidth (PixW)
   ) u_map (
     .clk_i       (clk_i),
     .{{ rst.port }}{{ rst.pad }} ({{ rst.port }}),
@@ -538,7 +538,7 @@ module {{ name }} #(
 {%- if o.declare %}
   wire        {{ o.valid }};
   wire        {{ o.ready }};
-  wire [{{ pix_w - 1 }}:0] {{ o.data }};
+  wire [PixW-1:0] {{ o.data }};
 {%- endif %}
   {{ c.module }} #(
     .Kernel      ({{ c.k }}),{% if c.checks_width %}
@@ -578,7 +578,7 @@ module {{ name }} #(
 {%- if o.declare %}
   wire        {{ o.valid }};
   wire        {{ o.ready }};
-  wire [{{ pix_w - 1 }}:0] {{ o.data }};
+  wire [PixW-1:0] {{ o.data }};
 {%- endif %}
   {{ zoom_mod }} #(
     .MaxLine ({{ line }})
@@ -621,7 +621,7 @@ module {{ name }} #(
   wire        pk_ready = to_tex_q ? tex_ready_i : dma_out_ready_i;
   {{ pk.module }} #(
     .Lanes     ({{ lanes }}),
-    .BeatWidth ({{ pix_w }}),
+    .BeatWidth (PixW),
     .WordBytes ({{ pk.wbytes }})
   ) u_pack (
     .clk_i       (clk_i),
