@@ -587,6 +587,17 @@ struct Shape {
     byte_w: u32,
 }
 
+/// The links after bias (see `IpuUnit::links`).
+struct Links {
+    bias_out: Link,
+    map_io: Option<(Link, Link)>,
+    conv_io: Option<(Link, Link)>,
+    zoom_io: Option<(Link, Link)>,
+    map_reg: Option<RegView>,
+    zoom_reg: Option<RegView>,
+    reg_busy: Vec<String>,
+}
+
 pub struct IpuUnit<'a> {
     ctx: &'a Ctx,
     ipu: &'a Ipu,
@@ -1023,6 +1034,91 @@ impl<'a> IpuUnit<'a> {
         })
     }
 
+    /// The links between bias and the stages after it (`on`: maps, filter, zoom), in GL's
+    /// order, and the registers behind the map's and zoom's own output registers.
+    fn links(
+        &self,
+        modules: &mut Vec<Module>,
+        last: (&'static str, &'static str, &'static str),
+        on: [bool; 3],
+    ) -> Result<Links, RenderError> {
+        let (ctx, ipu) = (self.ctx, self.ipu);
+        let pix_w = pix_width(ipu);
+        // The stages after bias, in GL's order: maps (per pixel), the convolution filter,
+        // zoom (rasterisation); each link is the output of the one before.
+        let after: Vec<&str> = ["map", "conv", "zoom"]
+            .into_iter()
+            .zip(on)
+            .filter(|(_, on)| *on)
+            .map(|(n, _)| n)
+            .collect();
+        let link_of = |from: &str, is_last: bool| {
+            if is_last {
+                Link {
+                    valid: last.0.into(),
+                    ready: last.1.into(),
+                    data: last.2.into(),
+                    declare: false,
+                }
+            } else {
+                Link {
+                    valid: format!("{from}_valid"),
+                    ready: format!("{from}_ready"),
+                    data: format!("{from}_data"),
+                    declare: from != "bias",
+                }
+            }
+        };
+        let bias_out = link_of("bias", after.is_empty());
+        let stage_io = |name: &str| {
+            after.iter().position(|n| *n == name).map(|k| {
+                let input = if k == 0 {
+                    link_of("bias", false)
+                } else {
+                    link_of(after[k - 1], false)
+                };
+                (input, link_of(name, k == after.len() - 1))
+            })
+        };
+        let mut map_io = stage_io("map");
+        let conv_io = stage_io("conv");
+        let mut zoom_io = stage_io("zoom");
+        // A skid or FIFO register behind the map's or zoom's own output register: the
+        // stage drives `<stage>_own_*`, the register the link the stage drove before.
+        let mut behind = |io: &mut Option<(Link, Link)>,
+                          stage: &'static str,
+                          kind: StageKind|
+         -> Result<Option<RegView>, RenderError> {
+            let Some((_, o)) = io.as_mut().filter(|_| kind != StageKind::Bubble) else {
+                return Ok(None);
+            };
+            let own = Link {
+                valid: format!("{stage}_own_valid"),
+                ready: format!("{stage}_own_ready"),
+                data: format!("{stage}_own_data"),
+                declare: true,
+            };
+            let out = std::mem::replace(o, own.clone());
+            reg_view(ctx, modules, stage, kind, pix_w, own, out).map(Some)
+        };
+        let map_reg = behind(&mut map_io, "map", ipu.map_register)?;
+        let zoom_reg = behind(&mut zoom_io, "zoom", ipu.zoom_register)?;
+        // Their contents count as the pipeline's: `drained` waits for them.
+        let reg_busy: Vec<String> = [&map_reg, &zoom_reg]
+            .iter()
+            .filter_map(|r| r.as_ref().map(|r| format!("{}_reg_busy", r.stage)))
+            .collect();
+        Ok(Links {
+            bias_out,
+            map_io,
+            conv_io,
+            zoom_io,
+            map_reg,
+            zoom_reg,
+            reg_busy,
+        })
+    }
+
     /// The unit as the harness sees it: its ports and the FSM's probe.
     fn unit(&self, top: String, modules: &[Module]) -> Unit {
         let ipu = self.ipu;
@@ -1122,73 +1218,19 @@ impl<'a> IpuUnit<'a> {
         let zoom = self.zoom_stage(&mut modules)?;
         let map = self.map_stage(&mut modules)?;
         let conv = self.conv_stage(&mut modules)?;
-        // The stages after bias, in GL's order: maps (per pixel), the convolution filter,
-        // zoom (rasterisation); each link is the output of the one before.
-        let after: Vec<&str> = [
-            (map.is_some(), "map"),
-            (conv.is_some(), "conv"),
-            (zoom.is_some(), "zoom"),
-        ]
-        .iter()
-        .filter(|(on, _)| *on)
-        .map(|(_, n)| *n)
-        .collect();
-        let link_of = |from: &str, is_last: bool| {
-            if is_last {
-                Link {
-                    valid: last.0.into(),
-                    ready: last.1.into(),
-                    data: last.2.into(),
-                    declare: false,
-                }
-            } else {
-                Link {
-                    valid: format!("{from}_valid"),
-                    ready: format!("{from}_ready"),
-                    data: format!("{from}_data"),
-                    declare: from != "bias",
-                }
-            }
-        };
-        let bias_out = link_of("bias", after.is_empty());
-        let stage_io = |name: &str| {
-            after.iter().position(|n| *n == name).map(|k| {
-                let input = if k == 0 {
-                    link_of("bias", false)
-                } else {
-                    link_of(after[k - 1], false)
-                };
-                (input, link_of(name, k == after.len() - 1))
-            })
-        };
-        let mut map_io = stage_io("map");
-        let conv_io = stage_io("conv");
-        let mut zoom_io = stage_io("zoom");
-        // A skid or FIFO register behind the map's or zoom's own output register: the
-        // stage drives `<stage>_own_*`, the register the link the stage drove before.
-        let mut behind = |io: &mut Option<(Link, Link)>,
-                          stage: &'static str,
-                          kind: StageKind|
-         -> Result<Option<RegView>, RenderError> {
-            let Some((_, o)) = io.as_mut().filter(|_| kind != StageKind::Bubble) else {
-                return Ok(None);
-            };
-            let own = Link {
-                valid: format!("{stage}_own_valid"),
-                ready: format!("{stage}_own_ready"),
-                data: format!("{stage}_own_data"),
-                declare: true,
-            };
-            let out = std::mem::replace(o, own.clone());
-            reg_view(ctx, &mut modules, stage, kind, pix_w, own, out).map(Some)
-        };
-        let map_reg = behind(&mut map_io, "map", ipu.map_register)?;
-        let zoom_reg = behind(&mut zoom_io, "zoom", ipu.zoom_register)?;
-        // Their contents count as the pipeline's: `drained` waits for them.
-        let reg_busy: Vec<String> = [&map_reg, &zoom_reg]
-            .iter()
-            .filter_map(|r| r.as_ref().map(|r| format!("{}_reg_busy", r.stage)))
-            .collect();
+        let Links {
+            bias_out,
+            map_io,
+            conv_io,
+            zoom_io,
+            map_reg,
+            zoom_reg,
+            reg_busy,
+        } = self.links(
+            &mut modules,
+            last,
+            [map.is_some(), conv.is_some(), zoom.is_some()],
+        )?;
         // The image that reaches the packer or zoom: GL_REDUCE's with the filter on.
         let image_size: (String, String) = if conv.is_some() {
             (
