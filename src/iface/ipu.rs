@@ -424,6 +424,20 @@ impl Act {
             Self::Transfer | Self::Zoom | Self::Raster | Self::RasterPos | Self::Index
         )
     }
+
+    /// The command's size word waits in RECEIVE_1 for the unit to drain (where the config
+    /// makes draws wait): the commands that send pixels.
+    pub fn size_waits(self) -> bool {
+        matches!(self, Self::Draw | Self::Bitmap | Self::Fb)
+    }
+
+    /// The config's actions that `pred` selects, in code order.
+    pub fn enabled(ipu: &Ipu, pred: fn(Act) -> bool) -> Vec<Act> {
+        ACTS.iter()
+            .filter(|(a, c)| pred(*a) && c.feature.on(ipu))
+            .map(|(a, _)| *a)
+            .collect()
+    }
 }
 
 /// Every table `ipu.v` declares, in the order it declares them.

@@ -882,7 +882,7 @@ impl<'a> Sim<'a> {
             || ipu.framebuffer
             || ipu.bitmap
             || ipu.formats[CI8];
-        let ready = !waits || !matches!(self.act, Act::Draw | Act::Bitmap | Act::Fb) || drained;
+        let ready = !waits || !self.act.size_waits() || drained;
         let Some(w) = cmd.filter(|_| ready) else {
             return false;
         };

@@ -16,8 +16,8 @@ use crate::config::ipu::{CI8, FORMATS, STAGES};
 use crate::config::{Ipu, StageKind};
 pub use crate::iface::ipu::fsm_states;
 use crate::iface::ipu::{
-    FB_REQ_WIDTH, FB_WIDTH, Field, STATUS_WIDTH, TABLES, ZOOM_ACC_W, beat_fields, bytes_per_pixel,
-    command_docs, map_magic, pix_fields, pix_width, tex_width,
+    Act, FB_REQ_WIDTH, FB_WIDTH, Field, STATUS_WIDTH, TABLES, ZOOM_ACC_W, beat_fields,
+    bytes_per_pixel, command_docs, map_magic, pix_fields, pix_width, tex_width,
 };
 
 fn clog2(x: u32) -> u32 {
@@ -1341,33 +1341,21 @@ impl<'a> IpuUnit<'a> {
                 (false, false) => None,
             },
             waits_cond: {
-                let acts: Vec<String> = [
-                    (true, "ACT_DRAW"),
-                    (ipu.bitmap, "ACT_BITMAP"),
-                    (ipu.framebuffer, "ACT_FB"),
-                ]
-                .iter()
-                .filter(|(on, _)| *on)
-                .map(|(_, a)| format!("(act_q != {a})"))
-                .collect();
+                let acts: Vec<String> = Act::enabled(ipu, Act::size_waits)
+                    .iter()
+                    .map(|a| format!("(act_q != {})", a.code().name))
+                    .collect();
                 if acts.len() == 1 {
                     acts[0].clone()
                 } else {
                     format!("({})", acts.join(" & "))
                 }
             },
-            value_acts: [
-                (true, "ACT_TRANSFER"),
-                (zoom.is_some(), "ACT_ZOOM"),
-                (ipu.bitmap, "ACT_RASTER"),
-                (ipu.bitmap, "ACT_RPOS"),
-                (ipu.formats[CI8], "ACT_INDEX"),
-            ]
-            .iter()
-            .filter(|(on, _)| *on)
-            .map(|(_, a)| format!("(act_q == {a})"))
-            .collect::<Vec<_>>()
-            .join(" | "),
+            value_acts: Act::enabled(ipu, Act::takes_value)
+                .iter()
+                .map(|a| format!("(act_q == {})", a.code().name))
+                .collect::<Vec<_>>()
+                .join(" | "),
             map,
             conv,
             stack_w: 4 * sw + 4 * bw + if zoom.is_some() { 48 } else { 0 },
