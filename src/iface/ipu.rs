@@ -1,1 +1,489 @@
 //! The contract of the image processing unit: what its RTL and its model agree on.
+//!
+//! Each fact is written once here: the port widths, the format codes' pixel sizes, the
+//! command opcodes, the status events, the control FSM's states and actions, and the
+//! framebuffer operations. `rtl::ipu` renders the tables as `ipu.v`'s localparams (and
+//! the probe's state names); `model::ipu` and `model::ipu_timing` match on the same
+//! constants and enums.
+
+use crate::config::Ipu;
+use crate::config::ipu::CI8;
+
+/// Width of a `pix` beat: `{mask[lanes] (lanes > 1), y[15:0], x[15:0], lanes x RGBA8}`.
+pub fn pix_width(ipu: &Ipu) -> u32 {
+    pix_fields(ipu).iter().map(|f| f.width).sum()
+}
+
+/// A field of a packed bus: its localparam stem, lowest bit and width.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Field {
+    pub name: &'static str,
+    pub lsb: u32,
+    pub width: u32,
+}
+
+/// The layout of the pipeline's beats, lane 0 lowest:
+/// `{mask[lanes], y[15:0], x[15:0], lanes x item}` with `item_w`-bit items (RGBA8 pixels,
+/// or scale's four products); the mask is left out when `with_mask` is false (a `pix`
+/// beat at one lane).
+pub fn beat_fields(lanes: u32, item_w: u32, with_mask: bool) -> Vec<Field> {
+    let items = lanes * item_w;
+    let mut f = vec![
+        Field {
+            name: "Items",
+            lsb: 0,
+            width: items,
+        },
+        Field {
+            name: "X",
+            lsb: items,
+            width: 16,
+        },
+        Field {
+            name: "Y",
+            lsb: items + 16,
+            width: 16,
+        },
+    ];
+    if with_mask {
+        f.push(Field {
+            name: "Mask",
+            lsb: items + 32,
+            width: lanes,
+        });
+    }
+    f
+}
+
+/// A `pix` beat's layout (the mask only with more than one lane).
+pub fn pix_fields(ipu: &Ipu) -> Vec<Field> {
+    beat_fields(ipu.lanes, 32, ipu.lanes > 1)
+}
+
+/// The field `name` of `fields`.
+pub fn field(fields: &[Field], name: &str) -> Option<Field> {
+    fields.iter().find(|f| f.name == name).copied()
+}
+
+/// Width of a `status` beat: `{level[7:0], 4'b0, event[3:0]}`.
+pub const STATUS_WIDTH: u32 = 16;
+/// Width of `fb` words (4 RGBA8 pixels) and of `fb_req` beats (`{height, width, y, x}`).
+pub const FB_WIDTH: u32 = 128;
+pub const FB_REQ_WIDTH: u32 = 64;
+
+/// Width of `tex` beats: `{address[31:0], word}`, a word of `dma_word_bits` (texture
+/// memory is written in the memory's words, as DMA reads and writes them).
+pub fn tex_width(ipu: &Ipu) -> u32 {
+    32 + ipu.dma_word_bits
+}
+
+/// Accumulator width of the zoom stage: a 16-bit index times a 24-bit factor magnitude,
+/// plus the rounding constant.
+pub const ZOOM_ACC_W: u32 = 16 + 24 + 1;
+
+/// Bytes per pixel of each format code (0 for a code that names no format).
+pub fn bytes_per_pixel(code: u32) -> u32 {
+    match code {
+        0 | 1 => 4,
+        2..=4 | 6 => 2,
+        5 | 7 => 1,
+        _ => 0,
+    }
+}
+
+/// The constant multiply the RTL divides by 255 with: `(p * k + 2^(s-1)) >> s` equals
+/// `round(p / 255)` for every product `p = c * (size - 1)` of an 8-bit component and a
+/// map of up to `max_size` entries; the smallest such shift, checked exhaustively.
+pub fn map_magic(max_size: u32) -> (u64, u32) {
+    let pmax = 255 * u64::from(max_size - 1);
+    for s in 8..48u32 {
+        let k = ((1u64 << s) + 127) / 255;
+        if (0..=pmax).all(|p| (p * k + (1 << (s - 1))) >> s == (2 * p + 255) / 510) {
+            return (k, s);
+        }
+    }
+    unreachable!("a shift of 47 bits always divides exactly enough")
+}
+
+/// The part of the config a code exists with: a config without it does not know the code
+/// (the template declares no localparam for it, the model and the FSM ignore it).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Feature {
+    Always,
+    Zoom,
+    Maps,
+    Bitmap,
+    Filter,
+    Framebuffer,
+    Ci8,
+    /// A draw-width check against a line buffer: zoom's, or a filter's above 1x1.
+    LineCheck,
+}
+
+impl Feature {
+    pub fn on(self, ipu: &Ipu) -> bool {
+        match self {
+            Self::Always => true,
+            Self::Zoom => ipu.zoom.is_some(),
+            Self::Maps => ipu.pixel_map.is_some(),
+            Self::Bitmap => ipu.bitmap,
+            Self::Filter => ipu.convolution.is_some(),
+            Self::Framebuffer => ipu.framebuffer,
+            Self::Ci8 => ipu.formats[CI8],
+            Self::LineCheck => ipu.zoom.is_some() || ipu.convolution.is_some_and(|c| c.size > 1),
+        }
+    }
+}
+
+/// One named code of a table: its Verilog localparam name, value and feature.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Code {
+    pub name: &'static str,
+    pub value: u32,
+    pub feature: Feature,
+}
+
+const fn code(name: &'static str, value: u32, feature: Feature) -> Code {
+    Code {
+        name,
+        value,
+        feature,
+    }
+}
+
+/// A table of codes the template declares as localparams of `width` bits.
+#[derive(Debug, Clone, Copy)]
+pub struct Table {
+    /// The comment above the localparams.
+    pub doc: &'static str,
+    pub width: u32,
+    /// Values print in hex (opcodes) rather than decimal.
+    pub hex: bool,
+    pub codes: &'static [Code],
+}
+
+impl Table {
+    /// The codes the config generates.
+    pub fn enabled(&self, ipu: &Ipu) -> Vec<Code> {
+        self.codes
+            .iter()
+            .filter(|c| c.feature.on(ipu))
+            .copied()
+            .collect()
+    }
+}
+
+// Command opcodes (`cmd` bits [31:24]); the encoding is described in `model::ipu`.
+pub const OP_TRANSFER: u32 = 0x41;
+pub const OP_PUSH: u32 = 0x42;
+pub const OP_POP: u32 = 0x43;
+pub const OP_DRAW: u32 = 0x44;
+pub const OP_ZOOM: u32 = 0x45;
+pub const OP_PIXELMAP: u32 = 0x46;
+pub const OP_MAPCOLOR: u32 = 0x47;
+pub const OP_RASTER: u32 = 0x48;
+pub const OP_BITMAP: u32 = 0x49;
+pub const OP_CONV_FILTER: u32 = 0x4A;
+pub const OP_CONVOLUTION: u32 = 0x4B;
+pub const OP_RASTER_POS: u32 = 0x4C;
+pub const OP_READ: u32 = 0x4D;
+pub const OP_COPY: u32 = 0x4E;
+pub const OP_COPYTEX: u32 = 0x4F;
+pub const OP_INDEX: u32 = 0x50;
+
+/// The opcodes, as `ipu.v` names them.
+pub const OPCODES: Table = Table {
+    doc: "Command opcodes (cmd_data_i[31:24]).",
+    width: 8,
+    hex: true,
+    codes: &[
+        code("OP_TRANSFER", OP_TRANSFER, Feature::Always),
+        code("OP_PUSH", OP_PUSH, Feature::Always),
+        code("OP_POP", OP_POP, Feature::Always),
+        code("OP_DRAW", OP_DRAW, Feature::Always),
+        code("OP_ZOOM", OP_ZOOM, Feature::Zoom),
+        code("OP_PIXELMAP", OP_PIXELMAP, Feature::Maps),
+        code("OP_MAPCOLOR", OP_MAPCOLOR, Feature::Maps),
+        code("OP_RASTER", OP_RASTER, Feature::Bitmap),
+        code("OP_BITMAP", OP_BITMAP, Feature::Bitmap),
+        code("OP_FILTER", OP_CONV_FILTER, Feature::Filter),
+        code("OP_CONV", OP_CONVOLUTION, Feature::Filter),
+        code("OP_RPOS", OP_RASTER_POS, Feature::Bitmap),
+        code("OP_READ", OP_READ, Feature::Framebuffer),
+        code("OP_COPY", OP_COPY, Feature::Framebuffer),
+        code("OP_COPYTEX", OP_COPYTEX, Feature::Framebuffer),
+        code("OP_INDEX", OP_INDEX, Feature::Ci8),
+    ],
+};
+
+/// Each opcode's command, as GL names it, and its words, for the header comment.
+pub const COMMANDS: [(u32, &str, &str); 16] = [
+    (OP_TRANSFER, "PIXEL_TRANSFER", "2 words"),
+    (OP_PUSH, "PUSH_PIXEL", "1 word"),
+    (OP_POP, "POP_PIXEL", "1 word"),
+    (OP_DRAW, "DRAW_PIXELS", "3 words"),
+    (OP_ZOOM, "ZOOM", "2 words"),
+    (OP_PIXELMAP, "PIXELMAP", "1 + ceil(n / 4) words"),
+    (OP_MAPCOLOR, "MAP_COLOR", "1 word"),
+    (OP_RASTER, "RASTER_COLOR", "2 words"),
+    (OP_BITMAP, "BITMAP", "3 words"),
+    (OP_CONV_FILTER, "CONVOLUTION_FILTER", "1 + kw * kh words"),
+    (OP_CONVOLUTION, "CONVOLUTION", "1 word"),
+    (OP_RASTER_POS, "RASTER_POS", "2 words"),
+    (OP_READ, "READ_PIXELS", "3 words"),
+    (OP_COPY, "COPY_PIXELS", "4 words"),
+    (OP_COPYTEX, "COPY_TEX_IMAGE", "4 words"),
+    (OP_INDEX, "INDEX_TRANSFER", "2 words"),
+];
+
+/// The config's commands, `0x41 PIXEL_TRANSFER (2 words)`, in opcode order.
+pub fn command_docs(ipu: &Ipu) -> Vec<String> {
+    let mut ops: Vec<u32> = OPCODES.enabled(ipu).iter().map(|c| c.value).collect();
+    ops.sort_unstable();
+    ops.iter()
+        .filter_map(|op| COMMANDS.iter().find(|c| c.0 == *op))
+        .map(|(op, name, words)| format!("0x{op:02X} {name} ({words})"))
+        .collect()
+}
+
+/// The config knows opcode `op` (an unknown one is passed on).
+pub fn is_ipu_opcode(ipu: &Ipu, op: u32) -> bool {
+    OPCODES.enabled(ipu).iter().any(|c| c.value == op)
+}
+
+// Status events (`status` bits [3:0]).
+pub const EV_OVERFLOW: u32 = 1;
+pub const EV_UNDERFLOW: u32 = 2;
+pub const EV_FORMAT: u32 = 3;
+pub const EV_WIDTH: u32 = 4;
+pub const EV_MAPSIZE: u32 = 5;
+pub const EV_FILTER: u32 = 6;
+
+pub const EVENTS: Table = Table {
+    doc: "Status events (status_data_o[3:0]).",
+    width: 4,
+    hex: false,
+    codes: &[
+        code("EV_OVERFLOW", EV_OVERFLOW, Feature::Always),
+        code("EV_UNDERFLOW", EV_UNDERFLOW, Feature::Always),
+        code("EV_FORMAT", EV_FORMAT, Feature::Always),
+        code("EV_WIDTH", EV_WIDTH, Feature::LineCheck),
+        code("EV_MAPSIZE", EV_MAPSIZE, Feature::Maps),
+        code("EV_FILTER", EV_FILTER, Feature::Filter),
+    ],
+};
+
+// The framebuffer commands' operation, opcode[1:0] (`fbop_q`).
+pub const FB_READ: u32 = OP_READ & 3;
+pub const FB_COPY: u32 = OP_COPY & 3;
+pub const FB_COPYTEX: u32 = OP_COPYTEX & 3;
+
+pub const FB_OPS: Table = Table {
+    doc: "Framebuffer commands: opcode[1:0] tells them apart (fbop_q).",
+    width: 2,
+    hex: false,
+    codes: &[
+        code("FB_READ", FB_READ, Feature::Framebuffer),
+        code("FB_COPY", FB_COPY, Feature::Framebuffer),
+        code("FB_COPYTEX", FB_COPYTEX, Feature::Framebuffer),
+    ],
+};
+
+/// The control FSM's states (`state_q`, seed 000's names; FILTER is not one of the
+/// seed's). The cycle model folds WAIT_FIFO into PIPELINE: it only names an empty source.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum State {
+    Idle,
+    Receive1,
+    Receive2,
+    SendOneIdle,
+    SendPara,
+    Pipeline,
+    WaitFifo,
+    PixelMap,
+    Bitmap,
+    Filter,
+}
+
+/// The states in code order: code, name and feature of each.
+pub const STATES: [(State, Code); 10] = [
+    (State::Idle, code("IDLE", 0, Feature::Always)),
+    (State::Receive1, code("RECEIVE_1", 1, Feature::Always)),
+    (State::Receive2, code("RECEIVE_2", 2, Feature::Always)),
+    (
+        State::SendOneIdle,
+        code("SEND_ONE_IDLE", 3, Feature::Always),
+    ),
+    (State::SendPara, code("SEND_PARA", 4, Feature::Always)),
+    (State::Pipeline, code("PIPELINE", 5, Feature::Always)),
+    (State::WaitFifo, code("WAIT_FIFO", 6, Feature::Always)),
+    (State::PixelMap, code("PIXELMAP", 7, Feature::Maps)),
+    (State::Bitmap, code("BITMAP", 8, Feature::Bitmap)),
+    (State::Filter, code("FILTER", 9, Feature::Filter)),
+];
+
+const STATE_CODES: [Code; 10] = {
+    let mut c = [code("", 0, Feature::Always); 10];
+    let mut i = 0;
+    while i < STATES.len() {
+        c[i] = STATES[i].1;
+        i += 1;
+    }
+    c
+};
+
+pub const STATE_TABLE: Table = Table {
+    doc: "Control FSM states (seed 000's names).",
+    width: 4,
+    hex: false,
+    codes: &STATE_CODES,
+};
+
+impl State {
+    pub fn code(self) -> Code {
+        STATES[self as usize].1
+    }
+}
+
+/// The FSM's states the config generates, code and name: the probe's list.
+pub fn fsm_states(ipu: &Ipu) -> Vec<(u32, &'static str)> {
+    STATE_TABLE
+        .enabled(ipu)
+        .iter()
+        .map(|c| (c.value, c.name))
+        .collect()
+}
+
+/// What SEND_ONE_IDLE (or the command in RECEIVE_1/2) does: `act_q`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Act {
+    Transfer,
+    Push,
+    Pop,
+    Draw,
+    Format,
+    Zoom,
+    Width,
+    MapSize,
+    MapColor,
+    Bitmap,
+    Raster,
+    Conv,
+    FilterSize,
+    RasterPos,
+    Fb,
+    Index,
+}
+
+/// The actions in code order.
+pub const ACTS: [(Act, Code); 16] = [
+    (Act::Transfer, code("ACT_TRANSFER", 0, Feature::Always)),
+    (Act::Push, code("ACT_PUSH", 1, Feature::Always)),
+    (Act::Pop, code("ACT_POP", 2, Feature::Always)),
+    (Act::Draw, code("ACT_DRAW", 3, Feature::Always)),
+    (Act::Format, code("ACT_FORMAT", 4, Feature::Always)),
+    (Act::Zoom, code("ACT_ZOOM", 5, Feature::Zoom)),
+    (Act::Width, code("ACT_WIDTH", 6, Feature::LineCheck)),
+    (Act::MapSize, code("ACT_MAPSIZE", 7, Feature::Maps)),
+    (Act::MapColor, code("ACT_MAPCOLOR", 8, Feature::Maps)),
+    (Act::Bitmap, code("ACT_BITMAP", 9, Feature::Bitmap)),
+    (Act::Raster, code("ACT_RASTER", 10, Feature::Bitmap)),
+    (Act::Conv, code("ACT_CONV", 11, Feature::Filter)),
+    (Act::FilterSize, code("ACT_FILTERSIZE", 12, Feature::Filter)),
+    (Act::RasterPos, code("ACT_RPOS", 13, Feature::Bitmap)),
+    (Act::Fb, code("ACT_FB", 14, Feature::Framebuffer)),
+    (Act::Index, code("ACT_INDEX", 15, Feature::Ci8)),
+];
+
+const ACT_CODES: [Code; 16] = {
+    let mut c = [code("", 0, Feature::Always); 16];
+    let mut i = 0;
+    while i < ACTS.len() {
+        c[i] = ACTS[i].1;
+        i += 1;
+    }
+    c
+};
+
+pub const ACT_TABLE: Table = Table {
+    doc: "What SEND_ONE_IDLE does (act_q).",
+    width: 4,
+    hex: false,
+    codes: &ACT_CODES,
+};
+
+impl Act {
+    pub fn code(self) -> Code {
+        ACTS[self as usize].1
+    }
+
+    /// The command's second word is a value (RECEIVE_1 then SEND_ONE_IDLE), not a size.
+    pub fn takes_value(self) -> bool {
+        matches!(
+            self,
+            Self::Transfer | Self::Zoom | Self::Raster | Self::RasterPos | Self::Index
+        )
+    }
+
+    /// The command's size word waits in RECEIVE_1 for the unit to drain (where the config
+    /// makes draws wait): the commands that send pixels.
+    pub fn size_waits(self) -> bool {
+        matches!(self, Self::Draw | Self::Bitmap | Self::Fb)
+    }
+
+    /// The config's actions that `pred` selects, in code order.
+    pub fn enabled(ipu: &Ipu, pred: fn(Act) -> bool) -> Vec<Act> {
+        ACTS.iter()
+            .filter(|(a, c)| pred(*a) && c.feature.on(ipu))
+            .map(|(a, _)| *a)
+            .collect()
+    }
+}
+
+/// Every table `ipu.v` declares, in the order it declares them.
+pub const TABLES: [Table; 5] = [STATE_TABLE, OPCODES, FB_OPS, ACT_TABLE, EVENTS];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The enums' order is the tables' code order, so `x as usize` indexes them.
+    #[test]
+    fn enum_order_is_code_order() {
+        for (i, (s, c)) in STATES.iter().enumerate() {
+            assert_eq!((*s as usize, c.value as usize), (i, i));
+        }
+        for (i, (a, c)) in ACTS.iter().enumerate() {
+            assert_eq!((*a as usize, c.value as usize), (i, i));
+        }
+    }
+
+    /// Every opcode has its command's name and length.
+    #[test]
+    fn every_opcode_is_documented() {
+        let mut documented: Vec<u32> = COMMANDS.iter().map(|c| c.0).collect();
+        let mut ops: Vec<u32> = OPCODES.codes.iter().map(|c| c.value).collect();
+        documented.sort_unstable();
+        ops.sort_unstable();
+        assert_eq!(documented, ops);
+    }
+
+    /// Names and values are unique within a table and fit its width.
+    #[test]
+    fn tables_are_well_formed() {
+        for t in TABLES {
+            for (i, a) in t.codes.iter().enumerate() {
+                assert!(a.value < 1 << t.width, "{}", a.name);
+                for b in &t.codes[i + 1..] {
+                    assert_ne!(a.name, b.name);
+                    assert_ne!(a.value, b.value, "{} {}", a.name, b.name);
+                }
+            }
+        }
+        for t in &TABLES[1..] {
+            for c in t.codes {
+                assert!(STATE_TABLE.codes.iter().all(|s| s.name != c.name));
+            }
+        }
+    }
+}

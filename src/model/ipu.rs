@@ -106,31 +106,16 @@ use crate::iface::{Dir, StreamPort};
 use crate::rng::{Rng, STREAM_DATA};
 use crate::vectors::{Bits, PortVectors, VectorSet};
 
-pub const OP_TRANSFER: u32 = 0x41;
-pub const OP_PUSH: u32 = 0x42;
-pub const OP_POP: u32 = 0x43;
-pub const OP_DRAW: u32 = 0x44;
-pub const OP_ZOOM: u32 = 0x45;
-pub const OP_PIXELMAP: u32 = 0x46;
-pub const OP_MAPCOLOR: u32 = 0x47;
-pub const OP_RASTER: u32 = 0x48;
-pub const OP_BITMAP: u32 = 0x49;
-pub const OP_CONV_FILTER: u32 = 0x4A;
-pub const OP_CONVOLUTION: u32 = 0x4B;
-pub const OP_RASTER_POS: u32 = 0x4C;
-pub const OP_READ: u32 = 0x4D;
-pub const OP_COPY: u32 = 0x4E;
-pub const OP_COPYTEX: u32 = 0x4F;
-pub const OP_INDEX: u32 = 0x50;
+pub use crate::iface::ipu::{
+    EV_FILTER, EV_FORMAT, EV_MAPSIZE, EV_OVERFLOW, EV_UNDERFLOW, EV_WIDTH, FB_COPY, FB_COPYTEX,
+    FB_READ, FB_REQ_WIDTH, FB_WIDTH, OP_BITMAP, OP_CONV_FILTER, OP_CONVOLUTION, OP_COPY,
+    OP_COPYTEX, OP_DRAW, OP_INDEX, OP_MAPCOLOR, OP_PIXELMAP, OP_POP, OP_PUSH, OP_RASTER,
+    OP_RASTER_POS, OP_READ, OP_TRANSFER, OP_ZOOM, STATUS_WIDTH, bytes_per_pixel, field,
+    is_ipu_opcode, map_magic, pix_fields, pix_width, tex_width,
+};
+
 /// The colour-index format's code in DRAW_PIXELS.
 pub const FORMAT_CI8: u32 = CI8 as u32;
-
-pub const EV_OVERFLOW: u32 = 1;
-pub const EV_UNDERFLOW: u32 = 2;
-pub const EV_FORMAT: u32 = 3;
-pub const EV_WIDTH: u32 = 4;
-pub const EV_MAPSIZE: u32 = 5;
-pub const EV_FILTER: u32 = 6;
 
 /// The convolution filter's state (glConvolutionFilter2D, CONVOLUTION_2D): on or off,
 /// the filter's size and its weights `F[m, n]` at index `n * kw + m`, per channel, as
@@ -280,20 +265,6 @@ pub fn map_index(c: u32, size: u32) -> u32 {
     (2 * c * (size - 1) + 255) / 510
 }
 
-/// The constant multiply the RTL divides by 255 with: `(p * k + 2^(s-1)) >> s` equals
-/// `round(p / 255)` for every product `p = c * (size - 1)` of an 8-bit component and a
-/// map of up to `max_size` entries; the smallest such shift, checked exhaustively.
-pub fn map_magic(max_size: u32) -> (u64, u32) {
-    let pmax = 255 * u64::from(max_size - 1);
-    for s in 8..48u32 {
-        let k = ((1u64 << s) + 127) / 255;
-        if (0..=pmax).all(|p| (p * k + (1 << (s - 1))) >> s == (2 * p + 255) / 510) {
-            return (k, s);
-        }
-    }
-    unreachable!("a shift of 47 bits always divides exactly enough")
-}
-
 /// Zoom factor 1.0 in the ZOOM command's signed Q7.16.
 pub const ZOOM_ONE: i32 = 1 << 16;
 
@@ -320,16 +291,6 @@ pub fn zoom_coord(origin: u32, off: u64, negative: bool) -> u32 {
         origin.wrapping_add(off)
     };
     v & 0xffff
-}
-
-/// Bytes per pixel of each format code.
-pub fn bytes_per_pixel(code: u32) -> u32 {
-    match code {
-        0 | 1 => 4,
-        2..=4 | 6 => 2,
-        5 | 7 => 1,
-        _ => 0,
-    }
 }
 
 /// The pixel in the low bits of `raw` in format `code` as RGBA8, R in bits [7:0]; a ci8
@@ -457,37 +418,19 @@ impl Outputs {
     /// Every pixel the `pix` beats wrote, `(x, y, {A, B, G, R})`, in beat and lane order.
     pub fn written(&self, ipu: &Ipu) -> Vec<(u32, u32, u32)> {
         let lanes = ipu.lanes;
+        let fields = pix_fields(ipu);
+        let get = |b: &Bits, name: &str| field(&fields, name).map(|f| b.field(f.lsb, f.width));
         let mut px = Vec::new();
         for b in &self.pix {
-            let x = b.field(32 * lanes, 16) as u32;
-            let y = b.field(32 * lanes + 16, 16) as u32;
-            let mask = if lanes > 1 {
-                b.field(32 * lanes + 32, lanes)
-            } else {
-                1
-            };
+            let x = get(b, "X").unwrap_or(0) as u32;
+            let y = get(b, "Y").unwrap_or(0) as u32;
+            let mask = get(b, "Mask").unwrap_or(1);
             for k in (0..lanes).filter(|k| mask >> k & 1 == 1) {
                 px.push(((x + k) & 0xffff, y, b.field(32 * k, 32) as u32));
             }
         }
         px
     }
-}
-
-/// Width of a `pix` beat.
-pub fn pix_width(ipu: &Ipu) -> u32 {
-    32 + 32 * ipu.lanes + if ipu.lanes > 1 { ipu.lanes } else { 0 }
-}
-
-pub const STATUS_WIDTH: u32 = 16;
-/// Width of `fb` words (4 RGBA8 pixels), `fb_req` and `tex` beats.
-pub const FB_WIDTH: u32 = 128;
-pub const FB_REQ_WIDTH: u32 = 64;
-
-/// Width of `tex` beats: `{address[31:0], word}`, a word of `dma_word_bits` (texture
-/// memory is written in the memory's words, as DMA reads and writes them).
-pub fn tex_width(ipu: &Ipu) -> u32 {
-    32 + ipu.dma_word_bits
 }
 
 /// A 128-bit framebuffer word: pixel `i` in bits `[32i+31:32i]`.
@@ -507,208 +450,311 @@ enum Sink {
     Pack { fmt: u32, tex: Option<u32> },
 }
 
-/// Runs the unit on `cmds` with DMA words `dma` and framebuffer words `fb`; stops where
-/// the commands end or the DMA or framebuffer words run out.
-pub fn run(ipu: &Ipu, cmds: &[u32], dma: &[u32], fb: &[FbWord]) -> Outputs {
-    let mut out = Outputs::default();
-    let word_bytes = u64::from(ipu.dma_word_bits / 8);
-    let one = 1i64 << ipu.scale.frac;
-    let mut scale = [one; 4];
-    let mut bias = [0i64; 4];
-    let mut zoom = (ZOOM_ONE, ZOOM_ONE);
-    let mut maps = Maps::default();
-    let mut index = IndexArith::default();
-    let mut conv = Conv::default();
-    // GL's initial current raster colour: (1, 1, 1, 1).
-    let mut raster = 0xffff_ffffu32;
-    // GL's current raster position (window coordinates, integers), for BITMAP.
-    let mut raster_pos = (0u32, 0u32);
-    type Entry = ([i64; 4], [i64; 4], (i32, i32));
-    let mut stack: Vec<Entry> = Vec::new();
-    let mut dma_next = 0usize;
-    let mut fb_next = 0usize;
-    let mut i = 0usize;
-    let event = |ev: u32, level: usize| ev | ((level as u32) << 8);
-    while i < cmds.len() {
-        let w0 = cmds[i];
+/// The unit's GL state between commands, and where its DMA and framebuffer inputs are.
+struct Machine<'a> {
+    ipu: &'a Ipu,
+    dma: &'a [u32],
+    fb: &'a [FbWord],
+    out: Outputs,
+    scale: [i64; 4],
+    bias: [i64; 4],
+    zoom: (i32, i32),
+    maps: Maps,
+    index: IndexArith,
+    conv: Conv,
+    /// GL's current raster colour.
+    raster: u32,
+    /// GL's current raster position (window coordinates, integers), for BITMAP.
+    raster_pos: (u32, u32),
+    stack: Vec<StackEntry>,
+    dma_next: usize,
+    fb_next: usize,
+}
+
+/// A parameter stack entry: the scales, the biases and the zoom factors.
+type StackEntry = ([i64; 4], [i64; 4], (i32, i32));
+
+/// The input ran out inside a command: the unit waits forever, the run ends.
+struct Starved;
+
+impl<'a> Machine<'a> {
+    fn new(ipu: &'a Ipu, dma: &'a [u32], fb: &'a [FbWord]) -> Self {
+        Self {
+            ipu,
+            dma,
+            fb,
+            out: Outputs::default(),
+            scale: [1i64 << ipu.scale.frac; 4],
+            bias: [0; 4],
+            zoom: (ZOOM_ONE, ZOOM_ONE),
+            maps: Maps::default(),
+            index: IndexArith::default(),
+            conv: Conv::default(),
+            // GL's initial current raster colour: (1, 1, 1, 1).
+            raster: 0xffff_ffff,
+            raster_pos: (0, 0),
+            stack: Vec::new(),
+            dma_next: 0,
+            fb_next: 0,
+        }
+    }
+
+    fn word_bytes(&self) -> u64 {
+        u64::from(self.ipu.dma_word_bits / 8)
+    }
+
+    /// A status event with the stack level.
+    fn event(&mut self, ev: u32) {
+        self.out.status.push(ev | ((self.stack.len() as u32) << 8));
+    }
+
+    /// The next `units` 32-bit DMA units, if the stream holds them.
+    fn take_dma(&mut self, units: usize) -> Result<&'a [u32], Starved> {
+        let dma = self.dma;
+        let src = dma
+            .get(self.dma_next..self.dma_next + units)
+            .ok_or(Starved)?;
+        self.dma_next += units;
+        self.out.dma_chunks.push(units);
+        Ok(src)
+    }
+
+    /// A command's words: a config that lacks a command's stage does not know its opcode
+    /// (0, passed on); an out-of-range PIXELMAP or CONVOLUTION_FILTER is one word.
+    fn decode(&self, w0: u32) -> (u32, usize) {
+        let ipu = self.ipu;
         let op = w0 >> 24;
-        let unknown = (op == OP_ZOOM && ipu.zoom.is_none())
-            || ((op == OP_PIXELMAP || op == OP_MAPCOLOR) && ipu.pixel_map.is_none())
-            || ((op == OP_RASTER || op == OP_BITMAP || op == OP_RASTER_POS) && !ipu.bitmap)
-            || ((op == OP_CONV_FILTER || op == OP_CONVOLUTION) && ipu.convolution.is_none())
-            || ((op == OP_READ || op == OP_COPY || op == OP_COPYTEX) && !ipu.framebuffer)
-            || (op == OP_INDEX && !ipu.formats[CI8]);
-        // A config without the stage does not know its opcodes: passed through.
-        let op = if unknown { 0 } else { op };
-        let map_size = (w0 >> 8) & 0x1fff;
-        let map_ok = ipu
-            .pixel_map
-            .is_some_and(|m| map_size_ok(w0 & 7, map_size, m.size));
-        let (fmask, kw, kh) = filter_fields(w0);
-        let filter_ok = ipu
-            .convolution
-            .is_some_and(|c| (1..=c.size).contains(&kw) && (1..=c.size).contains(&kh));
+        let op = if is_ipu_opcode(ipu, op) { op } else { 0 };
         let words = match op {
             OP_TRANSFER | OP_ZOOM | OP_RASTER | OP_RASTER_POS | OP_INDEX => 2,
             OP_DRAW | OP_BITMAP | OP_READ => 3,
             OP_COPY | OP_COPYTEX => 4,
-            OP_PIXELMAP if map_ok => 1 + map_size.div_ceil(4) as usize,
-            OP_CONV_FILTER if filter_ok => 1 + (kw * kh) as usize,
+            OP_PIXELMAP if self.map_ok(w0) => 1 + ((w0 >> 8) & 0x1fff).div_ceil(4) as usize,
+            OP_CONV_FILTER if self.filter_ok(w0) => {
+                let (_, kw, kh) = filter_fields(w0);
+                1 + (kw * kh) as usize
+            }
             _ => 1,
         };
-        if i + words > cmds.len() {
-            break; // truncated: waits forever for the rest
-        }
+        (op, words)
+    }
+
+    fn map_ok(&self, w0: u32) -> bool {
+        let n = (w0 >> 8) & 0x1fff;
+        self.ipu
+            .pixel_map
+            .is_some_and(|m| map_size_ok(w0 & 7, n, m.size))
+    }
+
+    fn filter_ok(&self, w0: u32) -> bool {
+        let (_, kw, kh) = filter_fields(w0);
+        self.ipu
+            .convolution
+            .is_some_and(|c| (1..=c.size).contains(&kw) && (1..=c.size).contains(&kh))
+    }
+
+    /// The command `op` in `c` (its words).
+    fn command(&mut self, op: u32, c: &[u32]) -> Result<(), Starved> {
+        let w0 = c[0];
         match op {
             OP_TRANSFER => {
                 let ch = (w0 & 3) as usize;
                 if w0 & 4 == 0 {
-                    scale[ch] = to_fixed(cmds[i + 1], ipu.scale);
+                    self.scale[ch] = to_fixed(c[1], self.ipu.scale);
                 } else {
-                    bias[ch] = to_fixed(cmds[i + 1], ipu.bias);
+                    self.bias[ch] = to_fixed(c[1], self.ipu.bias);
                 }
             }
             OP_PUSH => {
-                if stack.len() == ipu.stack_depth as usize {
-                    out.status.push(event(EV_OVERFLOW, stack.len()));
+                if self.stack.len() == self.ipu.stack_depth as usize {
+                    self.event(EV_OVERFLOW);
                 } else {
-                    stack.push((scale, bias, zoom));
+                    self.stack.push((self.scale, self.bias, self.zoom));
                 }
             }
-            OP_ZOOM => zoom = (zoom_field(w0), zoom_field(cmds[i + 1])),
-            OP_INDEX if w0 & 1 == 0 => index.shift = cmds[i + 1] as i32,
-            OP_INDEX => index.offset = cmds[i + 1],
-            OP_MAPCOLOR => maps.on = w0 & 1 == 1,
-            OP_RASTER => raster = cmds[i + 1],
-            OP_RASTER_POS => raster_pos = (cmds[i + 1] & 0xffff, cmds[i + 1] >> 16),
-            OP_CONVOLUTION => conv.on = w0 & 1 == 1,
-            OP_CONV_FILTER if !filter_ok => out.status.push(event(EV_FILTER, stack.len())),
-            OP_CONV_FILTER => {
-                let fmt = ipu.convolution.map_or(ipu.scale, |c| c.weight);
-                let on = conv.on;
-                conv = load_filter(fmask, kw, kh, &cmds[i + 1..i + words], fmt);
-                conv.on = on;
-            }
-            OP_BITMAP => {
-                let (w, h) = (cmds[i + 1] & 0xffff, cmds[i + 1] >> 16);
-                // glBitmap: the bitmap's origin at the raster position, then the raster
-                // position moves (an empty bitmap moves it too).
-                let (rx, ry) = raster_pos;
-                let x0 = rx.wrapping_sub(cmds[i + 2]) & 0xffff;
-                let y0 = ry.wrapping_sub(cmds[i + 2] >> 16) & 0xffff;
-                let (xmove, ymove) = bitmap_moves(w0);
-                raster_pos = (
-                    rx.wrapping_add(xmove) & 0xffff,
-                    ry.wrapping_add(ymove) & 0xffff,
-                );
-                if w > 0 && h > 0 {
-                    let bytes = u64::from(w.div_ceil(8)) * u64::from(h);
-                    out.dma_req.push(bytes.div_ceil(word_bytes) as u32);
-                    let units = bitmap_words(w, h);
-                    if dma_next + units > dma.len() {
-                        break;
-                    }
-                    let src = &dma[dma_next..dma_next + units];
-                    dma_next += units;
-                    out.dma_chunks.push(units);
-                    bitmap(ipu, &mut out, src, (w, h), (x0, y0), raster);
-                }
-            }
-            OP_PIXELMAP if !map_ok => out.status.push(event(EV_MAPSIZE, stack.len())),
-            OP_PIXELMAP => {
-                let ch = (w0 & 3) as usize;
-                let is_index = w0 & 4 != 0;
-                let table = || {
-                    (0..map_size as usize)
-                        .map(|k| (cmds[i + 1 + k / 4] >> (8 * (k % 4))) & 0xff)
-                        .collect()
-                };
-                match ipu.pixel_map {
-                    Some(m) if is_index && m.index_maps[ch] => maps.index_tables[ch] = table(),
-                    Some(m) if !is_index && m.maps[ch] => maps.tables[ch] = table(),
-                    _ => {}
-                }
-            }
-            OP_POP => match stack.pop() {
-                Some((s, b, z)) => {
-                    scale = s;
-                    bias = b;
-                    zoom = z;
-                }
-                None => out.status.push(event(EV_UNDERFLOW, 0)),
+            OP_POP => match self.stack.pop() {
+                Some((s, b, z)) => (self.scale, self.bias, self.zoom) = (s, b, z),
+                None => self.event(EV_UNDERFLOW),
             },
-            OP_DRAW => {
-                let fmt = w0 & 7;
-                let (w, h) = (cmds[i + 1] & 0xffff, cmds[i + 1] >> 16);
-                let (x0, y0) = (cmds[i + 2] & 0xffff, cmds[i + 2] >> 16);
-                if !ipu.formats[fmt as usize] {
-                    out.status.push(event(EV_FORMAT, stack.len()));
-                } else if ipu.zoom.is_some_and(|line| w > line)
-                    || ipu
-                        .convolution
-                        .is_some_and(|c| conv.on && c.size > 1 && w > c.line)
-                {
-                    out.status.push(event(EV_WIDTH, stack.len()));
-                } else if w > 0 && h > 0 {
-                    let bpp = bytes_per_pixel(fmt);
-                    let bytes = u64::from(w) * u64::from(h) * u64::from(bpp);
-                    out.dma_req.push(bytes.div_ceil(word_bytes) as u32);
-                    let units = bytes.div_ceil(4) as usize;
-                    if dma_next + units > dma.len() {
-                        break;
-                    }
-                    let src = &dma[dma_next..dma_next + units];
-                    dma_next += units;
-                    out.dma_chunks.push(units);
-                    let mut params = Params::new(ipu, &scale, &bias, zoom, &maps, &conv);
-                    params.index = (fmt == CI8 as u32).then_some(index);
-                    let groups = dma_groups(ipu, src, fmt, w, h);
-                    draw(ipu, &mut out, groups, (w, h), (x0, y0), &params, Sink::Pix);
-                }
-            }
-            OP_READ | OP_COPY | OP_COPYTEX => {
-                let fmt = w0 & 7;
-                let (w, h) = (cmds[i + 1] & 0xffff, cmds[i + 1] >> 16);
-                let src = cmds[i + 2];
-                let (sink, dest) = match op {
-                    OP_READ => (Sink::Pack { fmt, tex: None }, src),
-                    OP_COPY => (Sink::Pix, cmds[i + 3]),
-                    _ => (
-                        Sink::Pack {
-                            fmt,
-                            tex: Some(cmds[i + 3]),
-                        },
-                        src,
-                    ),
-                };
-                let (x0, y0) = (dest & 0xffff, dest >> 16);
-                if op != OP_COPY && (fmt == 7 || !ipu.formats[fmt as usize]) {
-                    out.status.push(event(EV_FORMAT, stack.len()));
-                } else if (op == OP_COPY && ipu.zoom.is_some_and(|line| w > line))
-                    || ipu
-                        .convolution
-                        .is_some_and(|c| conv.on && c.size > 1 && w > c.line)
-                {
-                    out.status.push(event(EV_WIDTH, stack.len()));
-                } else if w > 0 && h > 0 {
-                    out.fb_req
-                        .push((u64::from(cmds[i + 1]) << 32) | u64::from(src));
-                    let n = fb_words(w, h);
-                    if fb_next + n > fb.len() {
-                        break;
-                    }
-                    let words = &fb[fb_next..fb_next + n];
-                    fb_next += n;
-                    let params = Params::new(ipu, &scale, &bias, zoom, &maps, &conv);
-                    let groups = fb_groups(ipu, words, w, h);
-                    draw(ipu, &mut out, groups, (w, h), (x0, y0), &params, sink);
-                }
-            }
-            _ => out.pass.push(w0),
+            OP_ZOOM => self.zoom = (zoom_field(w0), zoom_field(c[1])),
+            OP_INDEX if w0 & 1 == 0 => self.index.shift = c[1] as i32,
+            OP_INDEX => self.index.offset = c[1],
+            OP_MAPCOLOR => self.maps.on = w0 & 1 == 1,
+            OP_RASTER => self.raster = c[1],
+            OP_RASTER_POS => self.raster_pos = (c[1] & 0xffff, c[1] >> 16),
+            OP_CONVOLUTION => self.conv.on = w0 & 1 == 1,
+            OP_CONV_FILTER => self.conv_filter(c),
+            OP_BITMAP => self.bitmap(c)?,
+            OP_PIXELMAP => self.pixel_map(c),
+            OP_DRAW => self.draw_pixels(c)?,
+            OP_READ | OP_COPY | OP_COPYTEX => self.framebuffer(op, c)?,
+            _ => self.out.pass.push(w0),
+        }
+        Ok(())
+    }
+
+    /// CONVOLUTION_FILTER: loads the filter (CONVOLUTION_2D keeps its value).
+    fn conv_filter(&mut self, c: &[u32]) {
+        if !self.filter_ok(c[0]) {
+            return self.event(EV_FILTER);
+        }
+        let (fmask, kw, kh) = filter_fields(c[0]);
+        let fmt = self.ipu.convolution.map_or(self.ipu.scale, |c| c.weight);
+        let on = self.conv.on;
+        self.conv = load_filter(fmask, kw, kh, &c[1..], fmt);
+        self.conv.on = on;
+    }
+
+    /// BITMAP (glBitmap): the bitmap's origin at the raster position, then the raster
+    /// position moves (an empty bitmap moves it too).
+    fn bitmap(&mut self, c: &[u32]) -> Result<(), Starved> {
+        let (w, h) = (c[1] & 0xffff, c[1] >> 16);
+        let (rx, ry) = self.raster_pos;
+        let x0 = rx.wrapping_sub(c[2]) & 0xffff;
+        let y0 = ry.wrapping_sub(c[2] >> 16) & 0xffff;
+        let (xmove, ymove) = bitmap_moves(c[0]);
+        self.raster_pos = (
+            rx.wrapping_add(xmove) & 0xffff,
+            ry.wrapping_add(ymove) & 0xffff,
+        );
+        if w > 0 && h > 0 {
+            let bytes = u64::from(w.div_ceil(8)) * u64::from(h);
+            self.out
+                .dma_req
+                .push(bytes.div_ceil(self.word_bytes()) as u32);
+            let src = self.take_dma(bitmap_words(w, h))?;
+            bitmap(self.ipu, &mut self.out, src, (w, h), (x0, y0), self.raster);
+        }
+        Ok(())
+    }
+
+    /// PIXELMAP: loads a map the config has (a size out of range is an event).
+    fn pixel_map(&mut self, c: &[u32]) {
+        let w0 = c[0];
+        if !self.map_ok(w0) {
+            return self.event(EV_MAPSIZE);
+        }
+        let n = ((w0 >> 8) & 0x1fff) as usize;
+        let ch = (w0 & 3) as usize;
+        let is_index = w0 & 4 != 0;
+        let table = || {
+            (0..n)
+                .map(|k| (c[1 + k / 4] >> (8 * (k % 4))) & 0xff)
+                .collect()
+        };
+        match self.ipu.pixel_map {
+            Some(m) if is_index && m.index_maps[ch] => self.maps.index_tables[ch] = table(),
+            Some(m) if !is_index && m.maps[ch] => self.maps.tables[ch] = table(),
+            _ => {}
+        }
+    }
+
+    /// A draw wider than a line buffer it passes (zoom's, `zoomed`, or the filter's).
+    fn too_wide(&self, w: u32, zoomed: bool) -> bool {
+        (zoomed && self.ipu.zoom.is_some_and(|line| w > line))
+            || self
+                .ipu
+                .convolution
+                .is_some_and(|c| self.conv.on && c.size > 1 && w > c.line)
+    }
+
+    /// DRAW_PIXELS: its DMA words through the pipeline to pix.
+    fn draw_pixels(&mut self, c: &[u32]) -> Result<(), Starved> {
+        let ipu = self.ipu;
+        let fmt = c[0] & 7;
+        let (w, h) = (c[1] & 0xffff, c[1] >> 16);
+        let (x0, y0) = (c[2] & 0xffff, c[2] >> 16);
+        if !ipu.formats[fmt as usize] {
+            self.event(EV_FORMAT);
+        } else if self.too_wide(w, true) {
+            self.event(EV_WIDTH);
+        } else if w > 0 && h > 0 {
+            let bpp = bytes_per_pixel(fmt);
+            let bytes = u64::from(w) * u64::from(h) * u64::from(bpp);
+            self.out
+                .dma_req
+                .push(bytes.div_ceil(self.word_bytes()) as u32);
+            let src = self.take_dma(bytes.div_ceil(4) as usize)?;
+            let (scale, bias) = (self.scale, self.bias);
+            let mut params = Params::new(ipu, &scale, &bias, self.zoom, &self.maps, &self.conv);
+            params.index = (fmt == CI8 as u32).then_some(self.index);
+            let groups = dma_groups(ipu, src, fmt, w, h);
+            draw(
+                ipu,
+                &mut self.out,
+                groups,
+                (w, h),
+                (x0, y0),
+                &params,
+                Sink::Pix,
+            );
+        }
+        Ok(())
+    }
+
+    /// READ_PIXELS, COPY_PIXELS, COPY_TEX_IMAGE: a framebuffer region through the pipeline
+    /// to pix (a copy, at its destination) or the packer.
+    fn framebuffer(&mut self, op: u32, c: &[u32]) -> Result<(), Starved> {
+        let ipu = self.ipu;
+        let fmt = c[0] & 7;
+        let (w, h) = (c[1] & 0xffff, c[1] >> 16);
+        let src = c[2];
+        let (sink, dest) = match op {
+            OP_READ => (Sink::Pack { fmt, tex: None }, src),
+            OP_COPY => (Sink::Pix, c[3]),
+            _ => (
+                Sink::Pack {
+                    fmt,
+                    tex: Some(c[3]),
+                },
+                src,
+            ),
+        };
+        let (x0, y0) = (dest & 0xffff, dest >> 16);
+        if op != OP_COPY && (fmt == CI8 as u32 || !ipu.formats[fmt as usize]) {
+            self.event(EV_FORMAT);
+        } else if self.too_wide(w, op == OP_COPY) {
+            self.event(EV_WIDTH);
+        } else if w > 0 && h > 0 {
+            self.out
+                .fb_req
+                .push((u64::from(c[1]) << 32) | u64::from(src));
+            let n = fb_words(w, h);
+            let fb = self.fb;
+            let words = fb.get(self.fb_next..self.fb_next + n).ok_or(Starved)?;
+            self.fb_next += n;
+            let params = Params::new(
+                ipu,
+                &self.scale,
+                &self.bias,
+                self.zoom,
+                &self.maps,
+                &self.conv,
+            );
+            let groups = fb_groups(ipu, words, w, h);
+            draw(ipu, &mut self.out, groups, (w, h), (x0, y0), &params, sink);
+        }
+        Ok(())
+    }
+}
+
+/// Runs the unit on `cmds` with DMA words `dma` and framebuffer words `fb`; stops where
+/// the commands end or the DMA or framebuffer words run out.
+pub fn run(ipu: &Ipu, cmds: &[u32], dma: &[u32], fb: &[FbWord]) -> Outputs {
+    let mut m = Machine::new(ipu, dma, fb);
+    let mut i = 0usize;
+    while i < cmds.len() {
+        let (op, words) = m.decode(cmds[i]);
+        // A truncated command waits forever for the rest.
+        let Some(c) = cmds.get(i..i + words) else {
+            break;
+        };
+        if m.command(op, c).is_err() {
+            break;
         }
         i += words;
     }
-    out
+    m.out
 }
 
 /// The pixel state a draw uses.
@@ -968,15 +1014,17 @@ fn push_one(ipu: &Ipu, out: &mut Outputs, x: u32, y: u32, px: u32) {
 /// Sends `n` (1..=lanes) pixels `px(0) .. px(n - 1)` from (x, y) rightwards as one beat:
 /// lanes 0..n, mask of n ones.
 fn push_beat(ipu: &Ipu, out: &mut Outputs, x: u32, y: u32, px: &dyn Fn(u64) -> u32, n: u32) {
-    let lanes = ipu.lanes;
     let mut beat = Bits::zero(pix_width(ipu));
     for k in 0..n {
         beat.set_field(32 * k, 32, u64::from(px(u64::from(k))));
     }
-    beat.set_field(32 * lanes, 16, u64::from(x));
-    beat.set_field(32 * lanes + 16, 16, u64::from(y));
-    if lanes > 1 {
-        beat.set_field(32 * lanes + 32, lanes, (1 << n) - 1);
+    for f in pix_fields(ipu) {
+        match f.name {
+            "X" => beat.set_field(f.lsb, f.width, u64::from(x)),
+            "Y" => beat.set_field(f.lsb, f.width, u64::from(y)),
+            "Mask" => beat.set_field(f.lsb, f.width, (1 << n) - 1),
+            _ => {}
+        }
     }
     out.pix.push(beat);
     out.pixels += u64::from(n);

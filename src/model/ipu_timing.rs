@@ -11,17 +11,16 @@
 //! pixel values never change timing once every output is always ready, except a bitmap's
 //! bits (which ones make fragments), read from the DMA words.
 
-use std::collections::VecDeque;
-
 use crate::config::StageKind;
 use crate::config::ipu::{CI8, Ipu};
-use crate::rtl::ipu::ZOOM_ACC_W;
+use crate::iface::ipu::{Act, State, ZOOM_ACC_W, is_ipu_opcode};
+use crate::model::handshake::Stage;
 use crate::vectors::{Bits, VectorSet};
 
 use super::ipu::{
-    OP_BITMAP, OP_CONV_FILTER, OP_CONVOLUTION, OP_COPY, OP_COPYTEX, OP_DRAW, OP_INDEX, OP_MAPCOLOR,
-    OP_PIXELMAP, OP_POP, OP_PUSH, OP_RASTER, OP_RASTER_POS, OP_READ, OP_TRANSFER, OP_ZOOM,
-    bytes_per_pixel, map_size_ok,
+    FB_COPY, FB_COPYTEX, FB_READ, OP_BITMAP, OP_CONV_FILTER, OP_CONVOLUTION, OP_COPY, OP_COPYTEX,
+    OP_DRAW, OP_INDEX, OP_MAPCOLOR, OP_PIXELMAP, OP_POP, OP_PUSH, OP_RASTER, OP_RASTER_POS,
+    OP_READ, OP_TRANSFER, OP_ZOOM, bytes_per_pixel, map_size_ok,
 };
 
 /// Output ports, in the order the model counts their transfers.
@@ -77,66 +76,57 @@ struct Beat {
     last: bool,
 }
 
-/// A handshake register (`hs_bypass`, `hs_bubble`, `hs_skid`, `hs_fifo`).
-#[derive(Debug, Clone, PartialEq)]
-enum Reg {
-    Bypass,
-    Bubble(Option<Beat>),
-    Skid(Option<Beat>, Option<Beat>),
-    Fifo(usize, VecDeque<Beat>),
+impl Beat {
+    /// The beat as the item of a handshake stage model: `{n, last}`.
+    fn bits(self) -> Bits {
+        Bits::from_u64(8, u64::from(self.n) << 1 | u64::from(self.last))
+    }
+
+    fn from_bits(b: &Bits) -> Self {
+        let v = b.low_u64();
+        Self {
+            n: (v >> 1) as u32,
+            last: v & 1 == 1,
+        }
+    }
+}
+
+/// A handshake register (`hs_bypass`, `hs_bubble`, `hs_skid`, `hs_fifo`): the handshake
+/// stage model, carrying beats.
+#[derive(Debug, Clone)]
+struct Reg(Stage);
+
+/// Equal when the stages hold the same items (`Stage` itself has no `PartialEq`).
+impl PartialEq for Reg {
+    fn eq(&self, other: &Self) -> bool {
+        match (&self.0, &other.0) {
+            (Stage::Bypass, Stage::Bypass) => true,
+            (Stage::Bubble { item: a }, Stage::Bubble { item: b }) => a == b,
+            (Stage::Skid { out: a, skid: s }, Stage::Skid { out: b, skid: t }) => a == b && s == t,
+            (Stage::Fifo { depth: d, items: a }, Stage::Fifo { depth: e, items: b }) => {
+                d == e && a == b
+            }
+            _ => false,
+        }
+    }
 }
 
 impl Reg {
     fn new(kind: StageKind) -> Self {
-        match kind {
-            StageKind::Bypass => Self::Bypass,
-            StageKind::Bubble => Self::Bubble(None),
-            StageKind::Skid => Self::Skid(None, None),
-            StageKind::Fifo { depth } => Self::Fifo(depth as usize, VecDeque::new()),
-        }
+        Self(Stage::new(kind))
     }
 
     fn offer(&self, input: Option<Beat>) -> Option<Beat> {
-        match self {
-            Self::Bypass => input,
-            Self::Bubble(b) | Self::Skid(b, _) => *b,
-            Self::Fifo(_, q) => q.front().copied(),
-        }
+        let input = input.map(Beat::bits);
+        self.0.offer(input.as_ref()).map(Beat::from_bits)
     }
 
     fn ready(&self, out_ready: bool) -> bool {
-        match self {
-            Self::Bypass => out_ready,
-            Self::Bubble(b) => out_ready || b.is_none(),
-            Self::Skid(_, s) => s.is_none(),
-            Self::Fifo(d, q) => q.len() < *d,
-        }
+        self.0.ready(out_ready)
     }
 
     fn clock(&mut self, accepted: Option<Beat>, taken: bool) {
-        match self {
-            Self::Bypass => {}
-            Self::Bubble(b) => {
-                if taken || b.is_none() {
-                    *b = accepted;
-                }
-            }
-            Self::Skid(out, skid) => {
-                if taken || out.is_none() {
-                    *out = skid.take().or(accepted);
-                } else if accepted.is_some() {
-                    *skid = accepted;
-                }
-            }
-            Self::Fifo(_, q) => {
-                if taken {
-                    q.pop_front();
-                }
-                if let Some(a) = accepted {
-                    q.push_back(a);
-                }
-            }
-        }
+        self.0.clock(accepted.map(Beat::bits), taken);
     }
 }
 
@@ -501,41 +491,6 @@ impl Pack {
     }
 }
 
-/// The FSM's states; WAIT_FIFO issues like PIPELINE (it only names an empty source), so
-/// both are `Pipeline`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum State {
-    Idle,
-    Receive1,
-    Receive2,
-    SendOneIdle,
-    SendPara,
-    Pipeline,
-    PixelMap,
-    Bitmap,
-    Filter,
-}
-
-/// What SEND_ONE_IDLE (or the command in RECEIVE_1/2) does: `act_q`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Act {
-    Transfer,
-    Push,
-    Pop,
-    Draw,
-    Format,
-    Zoom,
-    Width,
-    MapSize,
-    MapColor,
-    Raster,
-    Bitmap,
-    RasterPos,
-    Conv,
-    FilterSize,
-    Fb,
-}
-
 /// What a run reads and never changes.
 #[derive(Debug, Clone, Copy)]
 struct Inputs<'a> {
@@ -602,7 +557,7 @@ impl<'a> Sim<'a> {
         let kind = |i: usize| ipu.registers.get(i).copied().unwrap_or(StageKind::Bubble);
         let mut after = Vec::new();
         if ipu.pixel_map.is_some() {
-            after.push(Elem::Reg(Reg::Bubble(None)));
+            after.push(Elem::Reg(Reg::new(StageKind::Bubble)));
             if ipu.map_register != StageKind::Bubble {
                 after.push(Elem::Reg(Reg::new(ipu.map_register)));
             }
@@ -677,17 +632,6 @@ impl<'a> Sim<'a> {
         self.inp.ipu.dma_word_bits / 8
     }
 
-    fn is_ipu(&self, op: u32) -> bool {
-        let i = self.inp.ipu;
-        matches!(op, OP_TRANSFER | OP_PUSH | OP_POP | OP_DRAW)
-            || (i.zoom.is_some() && op == OP_ZOOM)
-            || (i.pixel_map.is_some() && matches!(op, OP_PIXELMAP | OP_MAPCOLOR))
-            || (i.bitmap && matches!(op, OP_RASTER | OP_BITMAP | OP_RASTER_POS))
-            || (i.convolution.is_some() && matches!(op, OP_CONV_FILTER | OP_CONVOLUTION))
-            || (i.framebuffer && matches!(op, OP_READ | OP_COPY | OP_COPYTEX))
-            || (i.formats[CI8] && op == OP_INDEX)
-    }
-
     /// (enabled, bytes per pixel log2) of the pending command's format.
     fn format(&self) -> (bool, u32) {
         let ok = self.inp.ipu.formats.get(self.sel as usize).copied() == Some(true);
@@ -757,14 +701,46 @@ impl<'a> Sim<'a> {
         let ctx = self.ctx();
         let drained = self.drained();
         let cmd = self.inp.cmds.get(self.cmd_i).copied();
+        let unpack = self.clock_pipeline(&ctx);
+        self.clock_outputs();
+        let take_cmd = match self.state {
+            State::Idle => self.idle(cmd),
+            State::Receive1 => self.receive_1(cmd, drained),
+            State::Receive2 => self.receive_2(cmd),
+            State::SendOneIdle => {
+                self.send_one_idle(drained);
+                false
+            }
+            State::Bitmap => {
+                self.bitmap();
+                false
+            }
+            State::PixelMap => self.pixel_map(cmd, drained),
+            State::Filter => self.filter(cmd, drained),
+            State::SendPara => {
+                self.send_para();
+                false
+            }
+            State::Pipeline | State::WaitFifo => {
+                self.issue(unpack);
+                false
+            }
+        };
+        if take_cmd {
+            self.cmd_i += 1;
+        }
+        *self != before
+    }
+
+    /// The pipeline's clock: offers forward, readies backward, then every stage's edge;
+    /// returns the unpack stage's group and whether it issued.
+    fn clock_pipeline(&mut self, ctx: &Ctx) -> Unpack {
         let in_pipe = self.state == State::Pipeline;
         let src_valid = if self.fb_act() {
             self.fb_i < self.inp.fb_words
         } else {
             self.dma_i < self.inp.dma.len()
         };
-
-        // The pipeline: offers forward, readies backward.
         let (group, last_col, last_px, word_done) = self.group();
         let unpack = (in_pipe && src_valid).then_some(Beat {
             n: group,
@@ -788,7 +764,7 @@ impl<'a> Sim<'a> {
         let mut readies = vec![false; n + 1];
         readies[n] = tail_ready;
         for k in (0..self.after.len()).rev() {
-            readies[3 + k] = self.after[k].ready(offers[3 + k], readies[4 + k], &ctx);
+            readies[3 + k] = self.after[k].ready(offers[3 + k], readies[4 + k], ctx);
         }
         for k in (0..3).rev() {
             readies[k] = self.regs[k].ready(readies[k + 1]);
@@ -801,7 +777,7 @@ impl<'a> Sim<'a> {
             self.regs[k].clock(offers[k].filter(|_| readies[k]), taken);
         }
         for k in 0..self.after.len() {
-            self.after[k].clock(offers[3 + k], readies[3 + k], readies[4 + k], &ctx);
+            self.after[k].clock(offers[3 + k], readies[3 + k], readies[4 + k], ctx);
         }
         if self.pack.out {
             self.sent[if self.to_tex { TEX } else { DMA_OUT }] += 1;
@@ -812,8 +788,17 @@ impl<'a> Sim<'a> {
             self.sent[PIX] += 1;
         }
         self.inflight = self.inflight + u32::from(issue) - u32::from(bias_take);
+        Unpack {
+            issue,
+            group,
+            last_col,
+            last_px,
+            word_done,
+        }
+    }
 
-        // Pass and bitmap registers.
+    /// The pass and bitmap registers: a word or fragment leaves the clock after it loads.
+    fn clock_outputs(&mut self) {
         if self.pass_valid {
             self.sent[PASS] += 1;
         }
@@ -822,269 +807,284 @@ impl<'a> Sim<'a> {
             self.sent[PIX] += 1;
         }
         self.bm_valid = false;
-
-        // The FSM.
-        let mut take_cmd = false;
-        match self.state {
-            State::Idle => {
-                if let Some(w) = cmd {
-                    take_cmd = true;
-                    let op = w >> 24;
-                    if self.is_ipu(op) {
-                        self.sel = w & 7;
-                    }
-                    let go = |s: &mut Self, act: Act, state: State| {
-                        s.act = act;
-                        s.state = state;
-                    };
-                    match op {
-                        OP_TRANSFER => go(self, Act::Transfer, State::Receive1),
-                        OP_PUSH => go(self, Act::Push, State::SendOneIdle),
-                        OP_POP => go(self, Act::Pop, State::SendOneIdle),
-                        OP_DRAW => go(self, Act::Draw, State::Receive1),
-                        // INDEX_TRANSFER takes the clocks of a PIXEL_TRANSFER.
-                        OP_INDEX if self.inp.ipu.formats[CI8] => {
-                            go(self, Act::Transfer, State::Receive1)
-                        }
-                        OP_ZOOM if self.inp.ipu.zoom.is_some() => {
-                            self.zx_new = w & 0xff_ffff;
-                            go(self, Act::Zoom, State::Receive1);
-                        }
-                        OP_PIXELMAP if self.inp.ipu.pixel_map.is_some() => {
-                            let size = self.inp.ipu.pixel_map.map_or(0, |p| p.size);
-                            let entries = (w >> 8) & 0x1fff;
-                            self.e = 0;
-                            self.mlast = entries.wrapping_sub(1) & 0x1fff;
-                            if map_size_ok(w & 7, entries, size) {
-                                self.state = State::PixelMap;
-                            } else {
-                                go(self, Act::MapSize, State::SendOneIdle);
-                            }
-                        }
-                        OP_MAPCOLOR if self.inp.ipu.pixel_map.is_some() => {
-                            go(self, Act::MapColor, State::SendOneIdle);
-                        }
-                        OP_RASTER if self.inp.ipu.bitmap => go(self, Act::Raster, State::Receive1),
-                        OP_BITMAP if self.inp.ipu.bitmap => go(self, Act::Bitmap, State::Receive1),
-                        OP_RASTER_POS if self.inp.ipu.bitmap => {
-                            go(self, Act::RasterPos, State::Receive1);
-                        }
-                        OP_READ | OP_COPY | OP_COPYTEX if self.inp.ipu.framebuffer => {
-                            self.fbop = op & 3;
-                            go(self, Act::Fb, State::Receive1);
-                        }
-                        OP_CONV_FILTER if self.inp.ipu.convolution.is_some() => {
-                            let k = self.inp.ipu.convolution.map_or(0, |c| c.size);
-                            let (kw, kh) = ((w >> 8) & 7, (w >> 12) & 7);
-                            self.fsel = (kw, kh);
-                            if kw != 0 && kw <= k && kh != 0 && kh <= k {
-                                self.fclr = true;
-                                self.state = State::Filter;
-                            } else {
-                                go(self, Act::FilterSize, State::SendOneIdle);
-                            }
-                        }
-                        OP_CONVOLUTION if self.inp.ipu.convolution.is_some() => {
-                            go(self, Act::Conv, State::SendOneIdle);
-                        }
-                        _ => self.pass_valid = true,
-                    }
-                }
-            }
-            State::Receive1 => {
-                let waits = self.inp.ipu.zoom.is_some()
-                    || self.inp.ipu.convolution.is_some()
-                    || self.inp.ipu.framebuffer
-                    || self.inp.ipu.bitmap
-                    || self.inp.ipu.formats[CI8];
-                let ready =
-                    !waits || !matches!(self.act, Act::Draw | Act::Bitmap | Act::Fb) || drained;
-                if let Some(w) = cmd.filter(|_| ready) {
-                    take_cmd = true;
-                    if matches!(
-                        self.act,
-                        Act::Transfer | Act::Zoom | Act::Raster | Act::RasterPos
-                    ) {
-                        self.value = w;
-                        self.state = State::SendOneIdle;
-                    } else {
-                        self.width = w & 0xffff;
-                        self.height = w >> 16;
-                        self.state = State::Receive2;
-                        self.got = false;
-                        self.to_pack = self.fb_act() && self.fbop != 2;
-                        self.to_tex = self.fb_act() && self.fbop == 3;
-                        self.pkfmt = self.sel;
-                    }
-                }
-            }
-            State::Receive2 => {
-                if cmd.is_some() {
-                    take_cmd = true;
-                    if self.fb_act() && !self.got && self.fbop != 1 {
-                        self.got = true;
-                    } else {
-                        self.got = false;
-                        self.col = 0;
-                        self.row = 0;
-                        self.byte = 0;
-                        let (fmt_ok, _) = self.format();
-                        // Colour indices are drawn only.
-                        let fmt_ok = fmt_ok && !(self.fb_act() && self.sel == CI8 as u32);
-                        let empty = self.width == 0 || self.height == 0;
-                        let conv_line = self
-                            .inp
-                            .ipu
-                            .convolution
-                            .filter(|c| c.size > 1)
-                            .map(|c| c.line);
-                        if self.act == Act::Bitmap {
-                            self.state = if empty { State::Idle } else { State::SendPara };
-                        } else if !(fmt_ok || (self.fb_act() && self.fbop == 2)) {
-                            self.act = Act::Format;
-                            self.state = State::SendOneIdle;
-                        } else if self
-                            .inp
-                            .ipu
-                            .zoom
-                            .is_some_and(|line| !self.to_pack && self.width > line)
-                            || conv_line.is_some_and(|line| self.conv_on && self.width > line)
-                        {
-                            self.act = Act::Width;
-                            self.state = State::SendOneIdle;
-                        } else if empty {
-                            self.state = State::Idle;
-                        } else {
-                            self.state = State::SendPara;
-                        }
-                    }
-                }
-            }
-            State::SendOneIdle => {
-                let full = self.sp == self.inp.ipu.stack_depth;
-                let event = matches!(
-                    self.act,
-                    Act::Format | Act::Width | Act::FilterSize | Act::MapSize
-                ) || (self.act == Act::Push && full)
-                    || (self.act == Act::Pop && self.sp == 0);
-                if event {
-                    self.sent[STATUS] += 1;
-                    self.state = State::Idle;
-                } else if self.act == Act::Push {
-                    self.stack[self.sp as usize] = (self.zx, self.zy);
-                    self.sp += 1;
-                    self.state = State::Idle;
-                } else if drained {
-                    match self.act {
-                        Act::Pop => {
-                            self.sp -= 1;
-                            (self.zx, self.zy) = self.stack[self.sp as usize];
-                        }
-                        Act::Zoom => {
-                            self.zx = self.zx_new;
-                            self.zy = self.value & 0xff_ffff;
-                        }
-                        Act::Conv => self.conv_on = self.sel & 1 == 1,
-                        _ => {}
-                    }
-                    self.state = State::Idle;
-                }
-            }
-            State::Bitmap => {
-                if self.dma_i < self.inp.dma.len() {
-                    let word = &self.inp.dma[self.dma_i];
-                    let bit = word.field(self.byte * 8 + 7 - (self.col & 7), 1) == 1;
-                    let last_col = self.col == self.width.wrapping_sub(1) & 0xffff;
-                    let last_row = self.row == self.height.wrapping_sub(1) & 0xffff;
-                    let byte_end = self.col & 7 == 7 || last_col;
-                    let word_end =
-                        byte_end && (self.byte == self.wb() - 1 || (last_col && last_row));
-                    self.bm_valid = bit;
-                    if byte_end {
-                        self.byte = (self.byte + 1) % self.wb();
-                    }
-                    if word_end {
-                        self.dma_i += 1;
-                    }
-                    if last_col {
-                        self.col = 0;
-                        self.row += 1;
-                        if last_row {
-                            self.state = State::Idle;
-                        }
-                    } else {
-                        self.col += 1;
-                    }
-                }
-            }
-            State::PixelMap => {
-                let ready = drained && (self.e & 3 == 3 || self.e == self.mlast);
-                if cmd.is_some() && drained {
-                    take_cmd = ready;
-                    if self.e == self.mlast {
-                        self.state = State::Idle;
-                    }
-                    self.e += 1;
-                }
-            }
-            State::Filter => {
-                if self.fclr {
-                    if drained {
-                        self.fclr = false;
-                        (self.kw, self.kh) = self.fsel;
-                        self.col = 0;
-                        self.row = 0;
-                    }
-                } else if cmd.is_some() {
-                    take_cmd = true;
-                    if (self.col & 7) == (self.kw.wrapping_sub(1) & 7) {
-                        self.col = 0;
-                        if (self.row & 7) == (self.kh.wrapping_sub(1) & 7) {
-                            self.state = State::Idle;
-                        }
-                        self.row += 1;
-                    } else {
-                        self.col += 1;
-                    }
-                }
-            }
-            State::SendPara => {
-                self.sent[if self.fb_act() { FB_REQ } else { DMA_REQ }] += 1;
-                self.state = if self.act == Act::Bitmap {
-                    State::Bitmap
-                } else {
-                    State::Pipeline
-                };
-            }
-            State::Pipeline => {
-                if issue {
-                    if word_done {
-                        self.byte = 0;
-                        if self.fb_act() {
-                            self.fb_i += 1;
-                        } else {
-                            self.dma_i += 1;
-                        }
-                    } else {
-                        self.byte += group << if self.fb_act() { 0 } else { self.format().1 };
-                    }
-                    if last_col {
-                        self.col = 0;
-                        self.row = (self.row + 1) & 0xffff;
-                    } else {
-                        self.col += group;
-                    }
-                    if last_px {
-                        self.state = State::Idle;
-                    }
-                }
-            }
-        }
-        if take_cmd {
-            self.cmd_i += 1;
-        }
-        *self != before
     }
+
+    /// IDLE: decodes a command word (taken at once); true as it takes it.
+    fn idle(&mut self, cmd: Option<u32>) -> bool {
+        let Some(w) = cmd else {
+            return false;
+        };
+        let ipu = self.inp.ipu;
+        let op = w >> 24;
+        if is_ipu_opcode(ipu, op) {
+            self.sel = w & 7;
+        }
+        let go = |s: &mut Self, act: Act, state: State| {
+            s.act = act;
+            s.state = state;
+        };
+        match op {
+            OP_TRANSFER => go(self, Act::Transfer, State::Receive1),
+            OP_PUSH => go(self, Act::Push, State::SendOneIdle),
+            OP_POP => go(self, Act::Pop, State::SendOneIdle),
+            OP_DRAW => go(self, Act::Draw, State::Receive1),
+            OP_INDEX if ipu.formats[CI8] => go(self, Act::Index, State::Receive1),
+            OP_ZOOM if ipu.zoom.is_some() => {
+                self.zx_new = w & 0xff_ffff;
+                go(self, Act::Zoom, State::Receive1);
+            }
+            OP_PIXELMAP if ipu.pixel_map.is_some() => {
+                let size = ipu.pixel_map.map_or(0, |p| p.size);
+                let entries = (w >> 8) & 0x1fff;
+                self.e = 0;
+                self.mlast = entries.wrapping_sub(1) & 0x1fff;
+                if map_size_ok(w & 7, entries, size) {
+                    self.state = State::PixelMap;
+                } else {
+                    go(self, Act::MapSize, State::SendOneIdle);
+                }
+            }
+            OP_MAPCOLOR if ipu.pixel_map.is_some() => {
+                go(self, Act::MapColor, State::SendOneIdle);
+            }
+            OP_RASTER if ipu.bitmap => go(self, Act::Raster, State::Receive1),
+            OP_BITMAP if ipu.bitmap => go(self, Act::Bitmap, State::Receive1),
+            OP_RASTER_POS if ipu.bitmap => go(self, Act::RasterPos, State::Receive1),
+            OP_READ | OP_COPY | OP_COPYTEX if ipu.framebuffer => {
+                self.fbop = op & 3;
+                go(self, Act::Fb, State::Receive1);
+            }
+            OP_CONV_FILTER if ipu.convolution.is_some() => {
+                let k = ipu.convolution.map_or(0, |c| c.size);
+                let (kw, kh) = ((w >> 8) & 7, (w >> 12) & 7);
+                self.fsel = (kw, kh);
+                if kw != 0 && kw <= k && kh != 0 && kh <= k {
+                    self.fclr = true;
+                    self.state = State::Filter;
+                } else {
+                    go(self, Act::FilterSize, State::SendOneIdle);
+                }
+            }
+            OP_CONVOLUTION if ipu.convolution.is_some() => {
+                go(self, Act::Conv, State::SendOneIdle);
+            }
+            _ => self.pass_valid = true,
+        }
+        true
+    }
+
+    /// RECEIVE_1: a value, or a size (a draw's waits for the unit to drain where the
+    /// config makes draws wait).
+    fn receive_1(&mut self, cmd: Option<u32>, drained: bool) -> bool {
+        let ipu = self.inp.ipu;
+        let waits = ipu.zoom.is_some()
+            || ipu.convolution.is_some()
+            || ipu.framebuffer
+            || ipu.bitmap
+            || ipu.formats[CI8];
+        let ready = !waits || !self.act.size_waits() || drained;
+        let Some(w) = cmd.filter(|_| ready) else {
+            return false;
+        };
+        if self.act.takes_value() {
+            self.value = w;
+            self.state = State::SendOneIdle;
+        } else {
+            self.width = w & 0xffff;
+            self.height = w >> 16;
+            self.state = State::Receive2;
+            self.got = false;
+            self.to_pack = self.fb_act() && self.fbop != FB_COPY;
+            self.to_tex = self.fb_act() && self.fbop == FB_COPYTEX;
+            self.pkfmt = self.sel;
+        }
+        true
+    }
+
+    /// RECEIVE_2: a position (a copy's source first), then the checks before a transfer.
+    fn receive_2(&mut self, cmd: Option<u32>) -> bool {
+        if cmd.is_none() {
+            return false;
+        }
+        if self.fb_act() && !self.got && self.fbop != FB_READ {
+            self.got = true;
+            return true;
+        }
+        self.got = false;
+        self.col = 0;
+        self.row = 0;
+        self.byte = 0;
+        let ipu = self.inp.ipu;
+        let (fmt_ok, _) = self.format();
+        // Colour indices are drawn only.
+        let fmt_ok = fmt_ok && !(self.fb_act() && self.sel == CI8 as u32);
+        let empty = self.width == 0 || self.height == 0;
+        let conv_line = ipu.convolution.filter(|c| c.size > 1).map(|c| c.line);
+        if self.act == Act::Bitmap {
+            self.state = if empty { State::Idle } else { State::SendPara };
+        } else if !(fmt_ok || (self.fb_act() && self.fbop == FB_COPY)) {
+            self.act = Act::Format;
+            self.state = State::SendOneIdle;
+        } else if ipu
+            .zoom
+            .is_some_and(|line| !self.to_pack && self.width > line)
+            || conv_line.is_some_and(|line| self.conv_on && self.width > line)
+        {
+            self.act = Act::Width;
+            self.state = State::SendOneIdle;
+        } else if empty {
+            self.state = State::Idle;
+        } else {
+            self.state = State::SendPara;
+        }
+        true
+    }
+
+    /// SEND_ONE_IDLE: a status event, a push, or (once drained) the parameter change.
+    fn send_one_idle(&mut self, drained: bool) {
+        let full = self.sp == self.inp.ipu.stack_depth;
+        let event = matches!(
+            self.act,
+            Act::Format | Act::Width | Act::FilterSize | Act::MapSize
+        ) || (self.act == Act::Push && full)
+            || (self.act == Act::Pop && self.sp == 0);
+        if event {
+            self.sent[STATUS] += 1;
+            self.state = State::Idle;
+        } else if self.act == Act::Push {
+            self.stack[self.sp as usize] = (self.zx, self.zy);
+            self.sp += 1;
+            self.state = State::Idle;
+        } else if drained {
+            match self.act {
+                Act::Pop => {
+                    self.sp -= 1;
+                    (self.zx, self.zy) = self.stack[self.sp as usize];
+                }
+                Act::Zoom => {
+                    self.zx = self.zx_new;
+                    self.zy = self.value & 0xff_ffff;
+                }
+                Act::Conv => self.conv_on = self.sel & 1 == 1,
+                _ => {}
+            }
+            self.state = State::Idle;
+        }
+    }
+
+    /// BITMAP: a bit a clock from the DMA word, a fragment for each set bit.
+    fn bitmap(&mut self) {
+        let Some(word) = self.inp.dma.get(self.dma_i) else {
+            return;
+        };
+        let bit = word.field(self.byte * 8 + 7 - (self.col & 7), 1) == 1;
+        let last_col = self.col == self.width.wrapping_sub(1) & 0xffff;
+        let last_row = self.row == self.height.wrapping_sub(1) & 0xffff;
+        let byte_end = self.col & 7 == 7 || last_col;
+        let word_end = byte_end && (self.byte == self.wb() - 1 || (last_col && last_row));
+        self.bm_valid = bit;
+        if byte_end {
+            self.byte = (self.byte + 1) % self.wb();
+        }
+        if word_end {
+            self.dma_i += 1;
+        }
+        if last_col {
+            self.col = 0;
+            self.row += 1;
+            if last_row {
+                self.state = State::Idle;
+            }
+        } else {
+            self.col += 1;
+        }
+    }
+
+    /// PIXELMAP: an entry a clock once drained, a command word every fourth (or the last).
+    fn pixel_map(&mut self, cmd: Option<u32>, drained: bool) -> bool {
+        if cmd.is_none() || !drained {
+            return false;
+        }
+        let take = self.e & 3 == 3 || self.e == self.mlast;
+        if self.e == self.mlast {
+            self.state = State::Idle;
+        }
+        self.e += 1;
+        take
+    }
+
+    /// FILTER: the weights cleared once drained, then a weight a word.
+    fn filter(&mut self, cmd: Option<u32>, drained: bool) -> bool {
+        if self.fclr {
+            if drained {
+                self.fclr = false;
+                (self.kw, self.kh) = self.fsel;
+                self.col = 0;
+                self.row = 0;
+            }
+            return false;
+        }
+        if cmd.is_none() {
+            return false;
+        }
+        if (self.col & 7) == (self.kw.wrapping_sub(1) & 7) {
+            self.col = 0;
+            if (self.row & 7) == (self.kh.wrapping_sub(1) & 7) {
+                self.state = State::Idle;
+            }
+            self.row += 1;
+        } else {
+            self.col += 1;
+        }
+        true
+    }
+
+    /// SEND_PARA: the DMA or framebuffer request, taken at once.
+    fn send_para(&mut self) {
+        self.sent[if self.fb_act() { FB_REQ } else { DMA_REQ }] += 1;
+        self.state = if self.act == Act::Bitmap {
+            State::Bitmap
+        } else {
+            State::Pipeline
+        };
+    }
+
+    /// PIPELINE (and WAIT_FIFO): the unpack stage's group issued advances the position.
+    fn issue(&mut self, u: Unpack) {
+        if !u.issue {
+            return;
+        }
+        if u.word_done {
+            self.byte = 0;
+            if self.fb_act() {
+                self.fb_i += 1;
+            } else {
+                self.dma_i += 1;
+            }
+        } else {
+            self.byte += u.group << if self.fb_act() { 0 } else { self.format().1 };
+        }
+        if u.last_col {
+            self.col = 0;
+            self.row = (self.row + 1) & 0xffff;
+        } else {
+            self.col += u.group;
+        }
+        if u.last_px {
+            self.state = State::Idle;
+        }
+    }
+}
+
+/// The unpack stage this clock: the group it offered, whether it issued, and where the
+/// group ends (its row, the draw, the source word).
+#[derive(Debug, Clone, Copy)]
+struct Unpack {
+    issue: bool,
+    group: u32,
+    last_col: bool,
+    last_px: bool,
+    word_done: bool,
 }
 
 #[cfg(test)]

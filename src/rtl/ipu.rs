@@ -3,7 +3,8 @@
 //! unpack (format conversion), scale and bias stages with a handshake register after
 //! each; the stages after them (maps, filter, zoom, bitmap) and, with the framebuffer
 //! paths, the packer. The lanes, enabled formats and field positions are decided here;
-//! the templates spell them out. The model, and the command encoding, are in `model::ipu`.
+//! the templates spell them out. The command encoding and the codes the RTL shares with the model are in
+//! `iface::ipu`; the model is `model::ipu`.
 
 use std::collections::BTreeMap;
 
@@ -13,8 +14,10 @@ use super::handshake::{block_kind, module_for};
 use super::{Ctx, Dir, Module, Probe, RenderError, Rst, StreamPort, Unit, render};
 use crate::config::ipu::{CI8, FORMATS, STAGES};
 use crate::config::{Ipu, StageKind};
-use crate::model::ipu::{
-    FB_REQ_WIDTH, FB_WIDTH, STATUS_WIDTH, bytes_per_pixel, map_magic, pix_width, tex_width,
+pub use crate::iface::ipu::fsm_states;
+use crate::iface::ipu::{
+    Act, FB_REQ_WIDTH, FB_WIDTH, Field, STATUS_WIDTH, TABLES, ZOOM_ACC_W, beat_fields,
+    bytes_per_pixel, command_docs, map_magic, pix_fields, pix_width, tex_width,
 };
 
 fn clog2(x: u32) -> u32 {
@@ -271,35 +274,6 @@ pub struct MapView {
     pub ibits: Option<String>,
 }
 
-/// The control FSM's states, code and the seed's name (`ipu.v`'s localparams), those the
-/// config generates: PIXELMAP with maps, BITMAP with the bitmap module, FILTER (a filter
-/// load; not one of the seed's) with the convolution filter.
-pub fn fsm_states(ipu: &Ipu) -> Vec<(u32, &'static str)> {
-    let mut states = vec![
-        (0, "IDLE"),
-        (1, "RECEIVE_1"),
-        (2, "RECEIVE_2"),
-        (3, "SEND_ONE_IDLE"),
-        (4, "SEND_PARA"),
-        (5, "PIPELINE"),
-        (6, "WAIT_FIFO"),
-    ];
-    if ipu.pixel_map.is_some() {
-        states.push((7, "PIXELMAP"));
-    }
-    if ipu.bitmap {
-        states.push((8, "BITMAP"));
-    }
-    if ipu.convolution.is_some() {
-        states.push((9, "FILTER"));
-    }
-    states
-}
-
-/// Accumulator width of the zoom stage: a 16-bit index times a 24-bit factor magnitude,
-/// plus the rounding constant.
-pub const ZOOM_ACC_W: u32 = 16 + 24 + 1;
-
 /// A `pix` beat of one pixel in lane 0 at (x, y): `{mask = 1, y, x, zero lanes, pixel}`,
 /// without the mask at one lane.
 fn lane0_beat(lanes: u32, y: &str, x: &str, pixel: &str) -> String {
@@ -408,6 +382,9 @@ pub struct LaneView {
     pub step1: u32,
     pub step2: u32,
     pub step4: u32,
+    /// The step when it is the same at every pixel size (lane 0's, or a lane whose steps
+    /// wrap to one byte): no case on the size.
+    pub step_any: Option<u32>,
 }
 
 #[derive(Template)]
@@ -455,7 +432,8 @@ pub struct IpuTop {
     pub meta2: u32,
     pub status_w: u32,
     pub reg_labels: String,
-    pub value_low_unused: bool,
+    /// The top of `value_q`'s bits below the finer fraction, when nothing reads them.
+    pub value_unused_msb: Option<u32>,
     /// The zoom stage's module and line buffer width, when enabled.
     pub zoom: Option<(String, u32)>,
     pub map: Option<MapView>,
@@ -491,8 +469,133 @@ pub struct IpuTop {
     pub stack_entry_d: String,
     /// The framebuffer paths and their packer, when enabled.
     pub fb: Option<FbView>,
+    /// The framebuffer paths are on and their word (4 pixels, one "byte" each) is not
+    /// the DMA word's byte count: the unpack stage's word size depends on `fb_act`.
+    pub fb_word_differs: bool,
     /// The ci8 format: colour-index draws, INDEX_TRANSFER and the I_TO_* maps.
     pub ci: bool,
+    /// The contract's code tables (states, opcodes, actions, events) as localparams.
+    pub tables: Vec<LocalTable>,
+    /// The stage data's widths and the field positions the top slices, as localparams.
+    pub beat_params: Vec<String>,
+    /// The header's list of the config's commands, wrapped.
+    pub command_lines: Vec<String>,
+}
+
+/// The stage data's layouts as the top names them: unpack's (RGBA8 items, a mask even at
+/// one lane), scale's (four products an item) and a pix beat's, with `W` the width.
+pub fn beat_layouts(ipu: &Ipu, prod_w: u32) -> [(&'static str, Vec<Field>); 3] {
+    let l = ipu.lanes;
+    [
+        ("Unpack", beat_fields(l, 32, true)),
+        ("Scale", beat_fields(l, prod_w, true)),
+        ("Pix", pix_fields(ipu)),
+    ]
+}
+
+/// The localparams of the fields the top slices (an unused localparam is a lint warning):
+/// each layout's width and x, and scale's mask.
+fn beat_params(ipu: &Ipu, prod_w: u32) -> Vec<String> {
+    let mut lines = Vec::new();
+    for (stem, fields) in beat_layouts(ipu, prod_w) {
+        let w: u32 = fields.iter().map(|f| f.width).sum();
+        lines.push(format!("localparam integer {stem}W = {w};"));
+        for f in &fields {
+            if f.name == "X" || (stem == "Scale" && f.name == "Mask") {
+                lines.push(format!(
+                    "localparam integer {stem}{}Lsb = {};",
+                    f.name, f.lsb
+                ));
+            }
+        }
+    }
+    lines
+}
+
+/// `text` in lines of at most `width` characters, broken at spaces.
+fn wrap(text: &str, width: usize) -> Vec<String> {
+    let mut lines: Vec<String> = Vec::new();
+    for word in text.split(' ') {
+        match lines.last_mut() {
+            Some(l) if l.len() + 1 + word.len() <= width => {
+                l.push(' ');
+                l.push_str(word);
+            }
+            _ => lines.push(word.to_string()),
+        }
+    }
+    lines
+}
+
+/// A table of `iface::ipu` as the top declares it: its comment and localparam lines.
+pub struct LocalTable {
+    pub doc: &'static str,
+    pub lines: Vec<String>,
+}
+
+/// The codes of `TABLES` the config generates, one `localparam` each; tables with no
+/// enabled code are left out.
+pub fn local_tables(ipu: &Ipu) -> Vec<LocalTable> {
+    TABLES
+        .iter()
+        .map(|t| {
+            let codes = t.enabled(ipu);
+            let pad = codes.iter().map(|c| c.name.len()).max().unwrap_or(0);
+            LocalTable {
+                doc: t.doc,
+                lines: codes
+                    .iter()
+                    .map(|c| {
+                        let w = t.width;
+                        let v = if t.hex {
+                            format!("{w}'h{:02X}", c.value)
+                        } else {
+                            format!("{w}'d{}", c.value)
+                        };
+                        format!("localparam [{}:0] {:<pad$} = {v};", w - 1, c.name)
+                    })
+                    .collect(),
+            }
+        })
+        .filter(|t| !t.lines.is_empty())
+        .collect()
+}
+
+/// The widths the top and its stages share, derived once from the config.
+#[derive(Clone, Copy)]
+struct Shape {
+    l: u32,
+    sw: u32,
+    sf: u32,
+    bw: u32,
+    bf: u32,
+    /// A channel's product with its scale.
+    pw: u32,
+    /// The widest enabled format's raw pixel.
+    raw_w: u32,
+    px_w: u32,
+    prod_w: u32,
+    /// Bits of the lanes' pixels (products): the beat's x, y and mask sit above them.
+    meta1: u32,
+    meta2: u32,
+    /// Stage data: unpack and bias's, scale's, and a pix beat's.
+    d1_w: u32,
+    d2_w: u32,
+    pix_w: u32,
+    /// The DMA word's bytes, and bits of a byte index into it.
+    wb: u32,
+    byte_w: u32,
+}
+
+/// The links after bias (see `IpuUnit::links`).
+struct Links {
+    bias_out: Link,
+    map_io: Option<(Link, Link)>,
+    conv_io: Option<(Link, Link)>,
+    zoom_io: Option<(Link, Link)>,
+    map_reg: Option<RegView>,
+    zoom_reg: Option<RegView>,
+    reg_busy: Vec<String>,
 }
 
 pub struct IpuUnit<'a> {
@@ -505,24 +608,60 @@ impl<'a> IpuUnit<'a> {
         Self { ctx, ipu }
     }
 
-    /// Renders the pipeline's modules, the handshake registers it uses and the top.
-    pub fn elaborate(&self) -> Result<(Unit, Vec<Module>), RenderError> {
-        let (ctx, ipu) = (self.ctx, self.ipu);
-        let stamp = ctx.stamp.clone();
+    /// The widths the top and its stages share.
+    fn shape(&self) -> Shape {
+        let ipu = self.ipu;
         let l = ipu.lanes;
-        let (sw, sf, bw, bf) = (
-            ipu.scale.width(),
-            ipu.scale.frac,
-            ipu.bias.width(),
-            ipu.bias.frac,
-        );
+        let (sw, bw) = (ipu.scale.width(), ipu.bias.width());
         let pw = sw + 9;
-        let f = sf.max(bf);
-        let sumw = (pw + f - sf).max(bw + 9 + f - bf) + 2;
         let fmts = formats(ipu);
         let raw_w = 8 * fmts.iter().map(|v| 1u32 << v.bpp_log).max().unwrap_or(1);
-        let mut modules: Vec<Module> = Vec::new();
+        // Stage data: {mask[lanes], y, x, lanes x pixel} (unpack, bias) and
+        // {mask, y, x, lanes x 4 products} (scale). The pix port drops the mask at 1 lane.
+        let px_w = 32;
+        let prod_w = 4 * pw;
+        let meta1 = l * px_w;
+        let meta2 = l * prod_w;
+        // The DMA word: its bytes and the width of a byte index into it.
+        let wb = ipu.dma_word_bits / 8;
+        Shape {
+            l,
+            sw,
+            sf: ipu.scale.frac,
+            bw,
+            bf: ipu.bias.frac,
+            pw,
+            raw_w,
+            px_w,
+            prod_w,
+            meta1,
+            meta2,
+            d1_w: meta1 + 32 + l,
+            d2_w: meta2 + 32 + l,
+            pix_w: pix_width(ipu),
+            wb,
+            byte_w: clog2(wb),
+        }
+    }
 
+    /// Stages (1) to (3)'s own modules: the format converter, scale and bias; their names.
+    fn pixel_modules(
+        &self,
+        modules: &mut Vec<Module>,
+    ) -> Result<(String, String, String), RenderError> {
+        let Shape {
+            sw,
+            sf,
+            bw,
+            bf,
+            pw,
+            raw_w,
+            ..
+        } = self.shape();
+        let (ctx, ipu) = (self.ctx, self.ipu);
+        let stamp = &ctx.stamp;
+        let f = sf.max(bf);
+        let sumw = (pw + f - sf).max(bw + 9 + f - bf) + 2;
         let convert = ctx.module_name("ipu_convert");
         modules.push(Module {
             name: convert.clone(),
@@ -583,28 +722,21 @@ impl<'a> IpuUnit<'a> {
                 },
             )?,
         });
+        Ok((convert, scale_mod, bias_mod))
+    }
 
-        // Stage data: {mask[lanes], y, x, lanes x pixel} (unpack, bias) and
-        // {mask, y, x, lanes x 4 products} (scale). The pix port drops the mask at 1 lane.
-        let px_w = 32;
-        let prod_w = 4 * pw;
-        let meta1 = l * px_w;
-        let meta2 = l * prod_w;
-        let d1_w = meta1 + 32 + l;
-        let d2_w = meta2 + 32 + l;
-        let pix_w = pix_width(ipu);
+    /// The handshake registers after unpack, scale and bias; the last drives `last` when
+    /// no stage follows bias.
+    fn stage_regs(
+        &self,
+        modules: &mut Vec<Module>,
+        last: (&'static str, &'static str, &'static str),
+    ) -> Result<Vec<RegView>, RenderError> {
+        let Shape {
+            d1_w, d2_w, pix_w, ..
+        } = self.shape();
+        let (ctx, ipu) = (self.ctx, self.ipu);
         let mut regs = Vec::new();
-        let pix_side = if ipu.bitmap {
-            ("pipe_valid", "pipe_ready", "pipe_data")
-        } else {
-            ("pix_valid_o", "pix_ready_i", "pix_data_o")
-        };
-        // With the framebuffer paths the pipeline ends in a split: pix or the packer.
-        let last = if ipu.framebuffer {
-            ("tail_valid", "tail_ready", "tail_data")
-        } else {
-            pix_side
-        };
         let widths = [d1_w, d2_w, pix_w];
         for (i, kind) in ipu.registers.iter().enumerate() {
             let stage = STAGES[i];
@@ -642,37 +774,20 @@ impl<'a> IpuUnit<'a> {
                 declare,
             };
             regs.push(reg_view(
-                ctx,
-                &mut modules,
-                stage,
-                *kind,
-                widths[i],
-                input,
-                output,
+                ctx, modules, stage, *kind, widths[i], input, output,
             )?);
         }
-        // The DMA word: its bytes and the width of a byte index into it.
-        let wb = ipu.dma_word_bits / 8;
-        let byte_w = clog2(wb);
-        let lanes_v_list = (0..l)
-            .map(|i| LaneView {
-                i,
-                px: format!("[{}:{}]", 32 * i + 31, 32 * i),
-                prod: format!("[{}:{}]", prod_w * i + prod_w - 1, prod_w * i),
-                step1: i % wb,
-                step2: (2 * i) % wb,
-                step4: (4 * i) % wb,
-            })
-            .collect();
-        let shift = |frac: u32| {
-            if frac == 16 {
-                "value_q".to_string()
-            } else {
-                let n = 16 - frac;
-                format!("{{{{{n}{{value_q[31]}}}}, value_q[31:{n}]}}")
-            }
-        };
-        let zoom = match ipu.zoom {
+        Ok(regs)
+    }
+
+    /// Stage (4), zoom: its module; its name and line buffer width.
+    fn zoom_stage(&self, modules: &mut Vec<Module>) -> Result<Option<(String, u32)>, RenderError> {
+        let Shape {
+            l, pix_w, meta1, ..
+        } = self.shape();
+        let (ctx, ipu) = (self.ctx, self.ipu);
+        let stamp = &ctx.stamp;
+        Ok(match ipu.zoom {
             Some(line) => {
                 let zname = ctx.module_name("ipu_zoom");
                 let (zoom_beat, copies_mask) = copies_beat(l);
@@ -709,8 +824,15 @@ impl<'a> IpuUnit<'a> {
                 Some((zname, line))
             }
             None => None,
-        };
-        let map = match ipu.pixel_map {
+        })
+    }
+
+    /// Stage (5), the pixel maps: its module, and the top's view of it.
+    fn map_stage(&self, modules: &mut Vec<Module>) -> Result<Option<MapView>, RenderError> {
+        let Shape { l, pix_w, .. } = self.shape();
+        let (ctx, ipu) = (self.ctx, self.ipu);
+        let stamp = &ctx.stamp;
+        Ok(match ipu.pixel_map {
             Some(pm) => {
                 let mname = ctx.module_name("ipu_map");
                 let (k, shift) = map_magic(pm.size);
@@ -759,8 +881,17 @@ impl<'a> IpuUnit<'a> {
                 })
             }
             None => None,
-        };
-        let conv = match ipu.convolution {
+        })
+    }
+
+    /// The convolution filter: its module, and the top's view of it.
+    fn conv_stage(&self, modules: &mut Vec<Module>) -> Result<Option<ConvView>, RenderError> {
+        let Shape {
+            l, pix_w, meta1, ..
+        } = self.shape();
+        let (ctx, ipu) = (self.ctx, self.ipu);
+        let stamp = &ctx.stamp;
+        Ok(match ipu.convolution {
             Some(c) => {
                 let cname = ctx.module_name("ipu_conv");
                 let ww = c.weight.width();
@@ -804,84 +935,23 @@ impl<'a> IpuUnit<'a> {
                 })
             }
             None => None,
-        };
-        // The stages after bias, in GL's order: maps (per pixel), the convolution filter,
-        // zoom (rasterisation); each link is the output of the one before.
-        let after: Vec<&str> = [
-            (map.is_some(), "map"),
-            (conv.is_some(), "conv"),
-            (zoom.is_some(), "zoom"),
-        ]
-        .iter()
-        .filter(|(on, _)| *on)
-        .map(|(_, n)| *n)
-        .collect();
-        let link_of = |from: &str, is_last: bool| {
-            if is_last {
-                Link {
-                    valid: last.0.into(),
-                    ready: last.1.into(),
-                    data: last.2.into(),
-                    declare: false,
-                }
-            } else {
-                Link {
-                    valid: format!("{from}_valid"),
-                    ready: format!("{from}_ready"),
-                    data: format!("{from}_data"),
-                    declare: from != "bias",
-                }
-            }
-        };
-        let bias_out = link_of("bias", after.is_empty());
-        let stage_io = |name: &str| {
-            after.iter().position(|n| *n == name).map(|k| {
-                let input = if k == 0 {
-                    link_of("bias", false)
-                } else {
-                    link_of(after[k - 1], false)
-                };
-                (input, link_of(name, k == after.len() - 1))
-            })
-        };
-        let mut map_io = stage_io("map");
-        let conv_io = stage_io("conv");
-        let mut zoom_io = stage_io("zoom");
-        // A skid or FIFO register behind the map's or zoom's own output register: the
-        // stage drives `<stage>_own_*`, the register the link the stage drove before.
-        let mut behind = |io: &mut Option<(Link, Link)>,
-                          stage: &'static str,
-                          kind: StageKind|
-         -> Result<Option<RegView>, RenderError> {
-            let Some((_, o)) = io.as_mut().filter(|_| kind != StageKind::Bubble) else {
-                return Ok(None);
-            };
-            let own = Link {
-                valid: format!("{stage}_own_valid"),
-                ready: format!("{stage}_own_ready"),
-                data: format!("{stage}_own_data"),
-                declare: true,
-            };
-            let out = std::mem::replace(o, own.clone());
-            reg_view(ctx, &mut modules, stage, kind, pix_w, own, out).map(Some)
-        };
-        let map_reg = behind(&mut map_io, "map", ipu.map_register)?;
-        let zoom_reg = behind(&mut zoom_io, "zoom", ipu.zoom_register)?;
-        // Their contents count as the pipeline's: `drained` waits for them.
-        let reg_busy: Vec<String> = [&map_reg, &zoom_reg]
-            .iter()
-            .filter_map(|r| r.as_ref().map(|r| format!("{}_reg_busy", r.stage)))
-            .collect();
-        // The image that reaches the packer or zoom: GL_REDUCE's with the filter on.
-        let image_size: (String, String) = if conv.is_some() {
-            (
-                "conv_on_q ? (width_q - {13'd0, kw_q} + 16'd1) : width_q".into(),
-                "conv_on_q ? (height_q - {13'd0, kh_q} + 16'd1) : height_q".into(),
-            )
-        } else {
-            ("width_q".into(), "height_q".into())
-        };
-        let fb = if ipu.framebuffer {
+        })
+    }
+
+    /// The framebuffer paths' packer: its module, and the top's view of it (`pix_side`:
+    /// the pix side of the split at the pipeline's end; `image_size`: the image reaching it).
+    fn pack_stage(
+        &self,
+        modules: &mut Vec<Module>,
+        pix_side: (&'static str, &'static str, &'static str),
+        image_size: &(String, String),
+    ) -> Result<Option<FbView>, RenderError> {
+        let Shape {
+            l, pix_w, meta1, ..
+        } = self.shape();
+        let (ctx, ipu) = (self.ctx, self.ipu);
+        let stamp = &ctx.stamp;
+        Ok(if ipu.framebuffer {
             let pname = ctx.module_name("ipu_pack");
             // The lanes' packed pixels at `n` bytes a pixel, the highest lane first, zero above.
             let bytes = |n: u32| {
@@ -961,7 +1031,216 @@ impl<'a> IpuUnit<'a> {
             })
         } else {
             None
+        })
+    }
+
+    /// The links between bias and the stages after it (`on`: maps, filter, zoom), in GL's
+    /// order, and the registers behind the map's and zoom's own output registers.
+    fn links(
+        &self,
+        modules: &mut Vec<Module>,
+        last: (&'static str, &'static str, &'static str),
+        on: [bool; 3],
+    ) -> Result<Links, RenderError> {
+        let (ctx, ipu) = (self.ctx, self.ipu);
+        let pix_w = pix_width(ipu);
+        // The stages after bias, in GL's order: maps (per pixel), the convolution filter,
+        // zoom (rasterisation); each link is the output of the one before.
+        let after: Vec<&str> = ["map", "conv", "zoom"]
+            .into_iter()
+            .zip(on)
+            .filter(|(_, on)| *on)
+            .map(|(n, _)| n)
+            .collect();
+        let link_of = |from: &str, is_last: bool| {
+            if is_last {
+                Link {
+                    valid: last.0.into(),
+                    ready: last.1.into(),
+                    data: last.2.into(),
+                    declare: false,
+                }
+            } else {
+                Link {
+                    valid: format!("{from}_valid"),
+                    ready: format!("{from}_ready"),
+                    data: format!("{from}_data"),
+                    declare: from != "bias",
+                }
+            }
         };
+        let bias_out = link_of("bias", after.is_empty());
+        let stage_io = |name: &str| {
+            after.iter().position(|n| *n == name).map(|k| {
+                let input = if k == 0 {
+                    link_of("bias", false)
+                } else {
+                    link_of(after[k - 1], false)
+                };
+                (input, link_of(name, k == after.len() - 1))
+            })
+        };
+        let mut map_io = stage_io("map");
+        let conv_io = stage_io("conv");
+        let mut zoom_io = stage_io("zoom");
+        // A skid or FIFO register behind the map's or zoom's own output register: the
+        // stage drives `<stage>_own_*`, the register the link the stage drove before.
+        let mut behind = |io: &mut Option<(Link, Link)>,
+                          stage: &'static str,
+                          kind: StageKind|
+         -> Result<Option<RegView>, RenderError> {
+            let Some((_, o)) = io.as_mut().filter(|_| kind != StageKind::Bubble) else {
+                return Ok(None);
+            };
+            let own = Link {
+                valid: format!("{stage}_own_valid"),
+                ready: format!("{stage}_own_ready"),
+                data: format!("{stage}_own_data"),
+                declare: true,
+            };
+            let out = std::mem::replace(o, own.clone());
+            reg_view(ctx, modules, stage, kind, pix_w, own, out).map(Some)
+        };
+        let map_reg = behind(&mut map_io, "map", ipu.map_register)?;
+        let zoom_reg = behind(&mut zoom_io, "zoom", ipu.zoom_register)?;
+        // Their contents count as the pipeline's: `drained` waits for them.
+        let reg_busy: Vec<String> = [&map_reg, &zoom_reg]
+            .iter()
+            .filter_map(|r| r.as_ref().map(|r| format!("{}_reg_busy", r.stage)))
+            .collect();
+        Ok(Links {
+            bias_out,
+            map_io,
+            conv_io,
+            zoom_io,
+            map_reg,
+            zoom_reg,
+            reg_busy,
+        })
+    }
+
+    /// The unit as the harness sees it: its ports and the FSM's probe.
+    fn unit(&self, top: String, modules: &[Module]) -> Unit {
+        let ipu = self.ipu;
+        let pix_w = pix_width(ipu);
+        let port = |n: &str, dir, width| StreamPort {
+            name: n.into(),
+            dir,
+            width,
+        };
+        let mut unit = Unit {
+            name: "ipu",
+            top,
+            modules: modules.iter().map(|m| m.name.clone()).collect(),
+            ports: vec![
+                port("cmd", Dir::In, 32),
+                port("dma", Dir::In, ipu.dma_word_bits),
+                port("pass", Dir::Out, 32),
+                port("dma_req", Dir::Out, 32),
+                port("pix", Dir::Out, pix_w),
+                port("status", Dir::Out, STATUS_WIDTH),
+            ],
+            mem_ports: Vec::new(),
+            probes: vec![Probe {
+                name: "fsm",
+                signal: "state_q",
+                states: fsm_states(ipu),
+            }],
+        };
+        if ipu.framebuffer {
+            unit.ports.extend([
+                port("fb", Dir::In, FB_WIDTH),
+                port("fb_req", Dir::Out, FB_REQ_WIDTH),
+                port("dma_out", Dir::Out, ipu.dma_word_bits),
+                port("tex", Dir::Out, tex_width(ipu)),
+            ]);
+        }
+        unit
+    }
+
+    /// Renders the pipeline's modules, the handshake registers it uses and the top.
+    pub fn elaborate(&self) -> Result<(Unit, Vec<Module>), RenderError> {
+        let (ctx, ipu) = (self.ctx, self.ipu);
+        let stamp = ctx.stamp.clone();
+        let Shape {
+            l,
+            sw,
+            sf,
+            bw,
+            bf,
+            pw,
+            raw_w,
+            px_w,
+            prod_w,
+            meta1,
+            meta2,
+            d1_w,
+            d2_w,
+            pix_w,
+            wb,
+            byte_w,
+            ..
+        } = self.shape();
+        let fmts = formats(ipu);
+        let mut modules: Vec<Module> = Vec::new();
+        let (convert, scale_mod, bias_mod) = self.pixel_modules(&mut modules)?;
+        let pix_side = if ipu.bitmap {
+            ("pipe_valid", "pipe_ready", "pipe_data")
+        } else {
+            ("pix_valid_o", "pix_ready_i", "pix_data_o")
+        };
+        // With the framebuffer paths the pipeline ends in a split: pix or the packer.
+        let last = if ipu.framebuffer {
+            ("tail_valid", "tail_ready", "tail_data")
+        } else {
+            pix_side
+        };
+        let regs = self.stage_regs(&mut modules, last)?;
+        let lanes_v_list = (0..l)
+            .map(|i| LaneView {
+                i,
+                px: format!("[{}:{}]", 32 * i + 31, 32 * i),
+                prod: format!("[{}:{}]", prod_w * i + prod_w - 1, prod_w * i),
+                step1: i % wb,
+                step2: (2 * i) % wb,
+                step4: (4 * i) % wb,
+                step_any: (i % wb == (2 * i) % wb && i % wb == (4 * i) % wb).then_some(i % wb),
+            })
+            .collect();
+        let shift = |frac: u32| {
+            if frac == 16 {
+                "value_q".to_string()
+            } else {
+                let n = 16 - frac;
+                format!("{{{{{n}{{value_q[31]}}}}, value_q[31:{n}]}}")
+            }
+        };
+        let zoom = self.zoom_stage(&mut modules)?;
+        let map = self.map_stage(&mut modules)?;
+        let conv = self.conv_stage(&mut modules)?;
+        let Links {
+            bias_out,
+            map_io,
+            conv_io,
+            zoom_io,
+            map_reg,
+            zoom_reg,
+            reg_busy,
+        } = self.links(
+            &mut modules,
+            last,
+            [map.is_some(), conv.is_some(), zoom.is_some()],
+        )?;
+        // The image that reaches the packer or zoom: GL_REDUCE's with the filter on.
+        let image_size: (String, String) = if conv.is_some() {
+            (
+                "conv_on_q ? (width_q - {13'd0, kw_q} + 16'd1) : width_q".into(),
+                "conv_on_q ? (height_q - {13'd0, kh_q} + 16'd1) : height_q".into(),
+            )
+        } else {
+            ("width_q".into(), "height_q".into())
+        };
+        let fb = self.pack_stage(&mut modules, pix_side, &image_size)?;
         let depth = ipu.stack_depth;
         let capacity = ipu.capacity();
         let name = ctx.module_name("ipu");
@@ -1021,10 +1300,13 @@ impl<'a> IpuUnit<'a> {
                 )
                 .collect::<Vec<_>>()
                 .join(", "),
-            value_low_unused: sf.min(bf) < 16
+            // Scale and bias read value_q[31:16 - frac]; zoom, the raster colour and the
+            // index arithmetic read the low bits too.
+            value_unused_msb: (sf.max(bf) < 16
                 && ipu.zoom.is_none()
                 && !ipu.bitmap
-                && !ipu.formats[CI8],
+                && !ipu.formats[CI8])
+                .then(|| 15 - sf.max(bf)),
             line_check: zoom.is_some() || ipu.convolution.is_some_and(|c| c.size > 1),
             bias_out,
             status_note: [
@@ -1059,33 +1341,21 @@ impl<'a> IpuUnit<'a> {
                 (false, false) => None,
             },
             waits_cond: {
-                let acts: Vec<String> = [
-                    (true, "ACT_DRAW"),
-                    (ipu.bitmap, "ACT_BITMAP"),
-                    (ipu.framebuffer, "ACT_FB"),
-                ]
-                .iter()
-                .filter(|(on, _)| *on)
-                .map(|(_, a)| format!("(act_q != {a})"))
-                .collect();
+                let acts: Vec<String> = Act::enabled(ipu, Act::size_waits)
+                    .iter()
+                    .map(|a| format!("(act_q != {})", a.code().name))
+                    .collect();
                 if acts.len() == 1 {
                     acts[0].clone()
                 } else {
                     format!("({})", acts.join(" & "))
                 }
             },
-            value_acts: [
-                (true, "ACT_TRANSFER"),
-                (zoom.is_some(), "ACT_ZOOM"),
-                (ipu.bitmap, "ACT_RASTER"),
-                (ipu.bitmap, "ACT_RPOS"),
-                (ipu.formats[CI8], "ACT_INDEX"),
-            ]
-            .iter()
-            .filter(|(on, _)| *on)
-            .map(|(_, a)| format!("(act_q == {a})"))
-            .collect::<Vec<_>>()
-            .join(" | "),
+            value_acts: Act::enabled(ipu, Act::takes_value)
+                .iter()
+                .map(|a| format!("(act_q == {})", a.code().name))
+                .collect::<Vec<_>>()
+                .join(" | "),
             map,
             conv,
             stack_w: 4 * sw + 4 * bw + if zoom.is_some() { 48 } else { 0 },
@@ -1094,6 +1364,16 @@ impl<'a> IpuUnit<'a> {
             zoom,
             fb,
             ci: ipu.formats[CI8],
+            tables: local_tables(ipu),
+            beat_params: beat_params(ipu, prod_w),
+            command_lines: wrap(
+                &format!(
+                    "{}; every other word is passed on unchanged, in order (pass).",
+                    command_docs(ipu).join(", ")
+                ),
+                84,
+            ),
+            fb_word_differs: ipu.framebuffer && wb != 4,
         };
         let mut instantiates: Vec<String> = modules.iter().map(|m| m.name.clone()).collect();
         instantiates.sort();
@@ -1104,39 +1384,7 @@ impl<'a> IpuUnit<'a> {
             instantiates,
             text: render(&name, &top)?,
         });
-        let port = |n: &str, dir, width| StreamPort {
-            name: n.into(),
-            dir,
-            width,
-        };
-        let unit = Unit {
-            name: "ipu",
-            top: name,
-            modules: modules.iter().map(|m| m.name.clone()).collect(),
-            ports: vec![
-                port("cmd", Dir::In, 32),
-                port("dma", Dir::In, ipu.dma_word_bits),
-                port("pass", Dir::Out, 32),
-                port("dma_req", Dir::Out, 32),
-                port("pix", Dir::Out, pix_w),
-                port("status", Dir::Out, STATUS_WIDTH),
-            ],
-            mem_ports: Vec::new(),
-            probes: vec![Probe {
-                name: "fsm",
-                signal: "state_q",
-                states: fsm_states(ipu),
-            }],
-        };
-        let mut unit = unit;
-        if ipu.framebuffer {
-            unit.ports.extend([
-                port("fb", Dir::In, FB_WIDTH),
-                port("fb_req", Dir::Out, FB_REQ_WIDTH),
-                port("dma_out", Dir::Out, ipu.dma_word_bits),
-                port("tex", Dir::Out, tex_width(ipu)),
-            ]);
-        }
+        let unit = self.unit(name, &modules);
         Ok((unit, modules))
     }
 }
@@ -1144,36 +1392,126 @@ impl<'a> IpuUnit<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::rtl::Design;
 
-    /// The probe's state codes are the template's localparams, for every optional state.
+    /// The design of a config's IPU alone.
+    fn elaborate(cfg: &crate::config::Config) -> Result<Design, RenderError> {
+        let ctx = Ctx::new(cfg);
+        let ipu = cfg.ipu.as_ref().expect("an [ipu] config");
+        let (unit, modules) = IpuUnit::new(&ctx, ipu).elaborate()?;
+        let mut design = Design {
+            name: cfg.design.name.clone(),
+            modules: Vec::new(),
+            units: Vec::new(),
+        };
+        for m in modules {
+            design.add(m);
+        }
+        design.units.push(unit);
+        Ok(design)
+    }
+
+    /// The top's localparams, whitespace folded: name -> (width, value).
+    fn localparams(text: &str) -> BTreeMap<String, (u32, u32)> {
+        text.lines()
+            .filter_map(|l| {
+                let l: Vec<&str> = l.split_whitespace().collect();
+                let [kw, range, name, eq, lit] = l[..] else {
+                    return None;
+                };
+                let hi = range
+                    .strip_prefix('[')?
+                    .strip_suffix(":0]")?
+                    .parse::<u32>()
+                    .ok()?;
+                let lit = lit.strip_suffix(';')?;
+                let (w, v) = lit.split_once('\'')?;
+                let v = match v.split_at(1) {
+                    ("d", d) => d.parse().ok()?,
+                    ("h", h) => u32::from_str_radix(h, 16).ok()?,
+                    _ => return None,
+                };
+                (kw == "localparam" && eq == "=" && w.parse::<u32>().ok()? == hi + 1)
+                    .then(|| (name.to_string(), (hi + 1, v)))
+            })
+            .collect()
+    }
+
+    /// Every code of the contract's tables the config enables is a localparam of the top
+    /// with the table's width and value, and no disabled one is; the probe lists the
+    /// enabled states.
     #[test]
-    fn fsm_states_name_the_tops_state_codes() {
+    fn rendered_localparams_are_the_contracts_tables() {
         for (body, n) in [
             ("", 7),
             (
-                "bitmap = true\n[ipu.pixel_map]\nenabled = true\nmaps = [\"r_to_r\"]\n\
+                "bitmap = true\nframebuffer = true\nformats = [\"rgba8888\", \"ci8\"]\n\
+                 [ipu.zoom]\nenabled = true\n[ipu.pixel_map]\nenabled = true\nmaps = [\"r_to_r\", \"i_to_r\"]\n\
                  [ipu.convolution]\nenabled = true\n",
                 10,
             ),
         ] {
             let src = format!("[design]\nname = \"t\"\n[ipu]\n{body}");
             let cfg = crate::config::parse(&src, "test").expect("valid");
-            let ctx = Ctx::new(&cfg);
-            let (unit, modules) = IpuUnit::new(&ctx, cfg.ipu.as_ref().expect("ipu"))
-                .elaborate()
-                .expect("elaborates");
-            let unit = &unit;
-            let top = modules.iter().find(|m| m.name == unit.top).expect("top");
-            let states = fsm_states(cfg.ipu.as_ref().expect("ipu"));
+            let ipu = cfg.ipu.as_ref().expect("ipu");
+            let design = elaborate(&cfg).expect("elaborates");
+            let unit = design.unit("ipu").expect("ipu");
+            let top = design.module(&unit.top).expect("top");
+            let declared = localparams(&top.text);
+            let states = fsm_states(ipu);
             assert_eq!(states.len(), n);
             assert_eq!(unit.probes[0].states, states);
-            // Declarations are aligned after rendering: compare with single spaces.
-            let text = crate::rtl::align::squeeze(&top.text);
-            for (code, name) in states {
-                let decl = format!("localparam [3:0] {name} = 4'd{code};");
-                assert!(text.contains(&decl), "{decl}");
+            for t in TABLES {
+                for c in t.codes {
+                    let got = declared.get(c.name);
+                    if c.feature.on(ipu) {
+                        assert_eq!(got, Some(&(t.width, c.value)), "{}", c.name);
+                    } else {
+                        assert_eq!(got, None, "{} is not enabled", c.name);
+                    }
+                }
             }
             assert!(top.text.contains("state_q /* verilator public_flat_rd */;"));
+        }
+    }
+
+    /// The stage data's width and field localparams are the contract's layouts, at one and
+    /// at several lanes.
+    #[test]
+    fn rendered_beat_layouts_are_the_contracts_fields() {
+        for lanes in [1, 2, 4] {
+            let src = format!("[design]\nname = \"t\"\n[ipu]\nlanes = {lanes}\n");
+            let cfg = crate::config::parse(&src, "test").expect("valid");
+            let ipu = cfg.ipu.as_ref().expect("ipu");
+            let design = elaborate(&cfg).expect("elaborates");
+            let top = design
+                .module(&design.unit("ipu").expect("ipu").top)
+                .expect("top");
+            let ints: BTreeMap<&str, u32> = top
+                .text
+                .lines()
+                .filter_map(|l| {
+                    let rest = l.trim().strip_prefix("localparam integer ")?;
+                    let (name, v) = rest.split_once('=')?;
+                    Some((name.trim(), v.trim().strip_suffix(';')?.parse().ok()?))
+                })
+                .collect();
+            let prod_w = 4 * (ipu.scale.width() + 9);
+            for (stem, fields) in beat_layouts(ipu, prod_w) {
+                let w: u32 = fields.iter().map(|f| f.width).sum();
+                assert_eq!(ints.get(format!("{stem}W").as_str()), Some(&w), "{stem}W");
+                for f in fields {
+                    if let Some(v) = ints.get(format!("{stem}{}Lsb", f.name).as_str()) {
+                        assert_eq!(*v, f.lsb, "{stem}{}Lsb", f.name);
+                    }
+                }
+                assert!(ints.contains_key(format!("{stem}XLsb").as_str()));
+            }
+            assert_eq!(
+                ints.get("PixW"),
+                Some(&pix_width(ipu)),
+                "the pix port's width"
+            );
         }
     }
 }

@@ -5,13 +5,11 @@
 // c * scale + bias, clamped and rounded), a handshake register after each
 // ({{ reg_labels }}).
 //
-// Commands (cmd, 32 bits, opcode in [31:24]; see src/model/ipu.rs and README.md):
-//   0x41 PIXEL_TRANSFER (2 words), 0x42 PUSH_PIXEL, 0x43 POP_PIXEL,
-//   0x44 DRAW_PIXELS (3 words){% if zoom.is_some() %}, 0x45 ZOOM (2 words){% endif %}{% if map.is_some() %}, 0x46 PIXELMAP (1 + ceil(n / 4) words),
-//   0x47 MAP_COLOR{% endif %}{% if bitmap %}, 0x48 RASTER_COLOR (2 words), 0x49 BITMAP (3 words),
-//   0x4C RASTER_POS (2 words){% endif %}{% if conv.is_some() %},
-//   0x4A CONVOLUTION_FILTER (1 + kw * kh words), 0x4B CONVOLUTION{% endif %}; every other word is passed on
-//   unchanged, in order (pass).
+// Commands (cmd, 32 bits, opcode in [31:24]; see src/iface/ipu.rs, src/model/ipu.rs and
+// README.md):
+{%- for l in command_lines %}
+//   {{ l }}
+{%- endfor %}
 // DRAW_PIXELS sends the DMA request (dma_req: 32-bit words to send), then takes that many
 // words from dma; pixels leave on pix as {% if multi %}{mask[{{ lanes }}], {% else %}{{ "{" }}{% endif %}y[15:0], x[15:0], {{ lanes }} x RGBA8}: up to {{ lanes }}
 // pixel(s) of one row from one DMA word per beat. Formats: {{ format_list }}.
@@ -105,91 +103,34 @@ module {{ name }} #(
   output wire [{{ dma_w + 31 }}:0] tex_data_o{% endif %}
 );
 
-  // Control FSM states (seed 000's names).
-  localparam [3:0] IDLE          = 4'd0;
-  localparam [3:0] RECEIVE_1     = 4'd1;
-  localparam [3:0] RECEIVE_2     = 4'd2;
-  localparam [3:0] SEND_ONE_IDLE = 4'd3;
-  localparam [3:0] SEND_PARA     = 4'd4;
-  localparam [3:0] PIPELINE      = 4'd5;
-  localparam [3:0] WAIT_FIFO     = 4'd6;
-{%- if bitmap %}
-  // glBitmap: a bit a clock, a fragment for each set bit.
-  localparam [3:0] BITMAP        = 4'd8;
-  localparam [3:0] ACT_BITMAP    = 4'd9;
-  localparam [3:0] ACT_RASTER    = 4'd10;
-  localparam [7:0] OP_RASTER     = 8'h48;
-  localparam [7:0] OP_BITMAP     = 8'h49;
-  localparam [7:0] OP_RPOS       = 8'h4C;
-  localparam [3:0] ACT_RPOS      = 4'd13;
+{%- for t in tables %}
+  // {{ t.doc }}
+{%- for l in t.lines %}
+  {{ l }}
+{%- endfor %}
+{% endfor %}
+  // Stage data, lane 0 lowest: {mask[lanes], y, x, lanes x item} (iface::ipu::beat_fields;
+  // the pix beat has no mask at one lane).
+{%- for l in beat_params %}
+  {{ l }}
+{%- endfor %}
+{%- if conv.is_some() || map.is_some() || zoom.is_some() %}
+  // Sizes of the stages' buffers.
 {%- endif %}
 {%- if let Some(c) = conv %}
-  // glConvolutionFilter2D: a weight a clock.
-  localparam [3:0] FILTER        = 4'd9;
-  localparam [3:0] ACT_CONV      = 4'd11;
-  localparam [3:0] ACT_FILTERSIZE = 4'd12;
-  localparam [7:0] OP_FILTER     = 8'h4A;
-  localparam [7:0] OP_CONV       = 8'h4B;
-  localparam [3:0] EV_FILTER     = 4'd6;
   localparam [2:0] KernelMax     = 3'd{{ c.k }};
 {%- if c.checks_width %}
   localparam [15:0] ConvLine     = 16'd{{ c.line }};
 {%- endif %}
 {%- endif %}
-
-  localparam [7:0] OP_TRANSFER = 8'h41;
-  localparam [7:0] OP_PUSH     = 8'h42;
-  localparam [7:0] OP_POP      = 8'h43;
-  localparam [7:0] OP_DRAW     = 8'h44;
-{%- if fb.is_some() %}
-  // Framebuffer commands: opcode[1:0] tells them apart (fbop_q).
-  localparam [7:0] OP_READ     = 8'h4D;
-  localparam [7:0] OP_COPY     = 8'h4E;
-  localparam [7:0] OP_COPYTEX  = 8'h4F;
-  localparam [1:0] FB_READ     = 2'd1;
-  localparam [1:0] FB_COPY     = 2'd2;
-  localparam [1:0] FB_COPYTEX  = 2'd3;
-  localparam [3:0] ACT_FB      = 4'd14;
-{%- endif %}
-{%- if zoom.is_some() %}
-  localparam [7:0] OP_ZOOM     = 8'h45;
-{%- endif %}
-{%- if ci %}
-  localparam [7:0] OP_INDEX    = 8'h50;
-  localparam [3:0] ACT_INDEX   = 4'd15;
-{%- endif %}
-
-  // What SEND_ONE_IDLE does.
-  localparam [3:0] ACT_TRANSFER = 4'd0;
-  localparam [3:0] ACT_PUSH     = 4'd1;
-  localparam [3:0] ACT_POP      = 4'd2;
-  localparam [3:0] ACT_DRAW     = 4'd3;
-  localparam [3:0] ACT_FORMAT   = 4'd4;
-{%- if zoom.is_some() %}
-  localparam [3:0] ACT_ZOOM     = 4'd5;
-{%- endif %}
-{%- if line_check %}
-  localparam [3:0] ACT_WIDTH    = 4'd6;
-  localparam [3:0] EV_WIDTH     = 4'd4;
-{%- endif %}
 {%- if let Some(m) = map %}
-  localparam [3:0] ACT_MAPSIZE  = 4'd7;
-  localparam [3:0] ACT_MAPCOLOR = 4'd8;
-  localparam [7:0] OP_PIXELMAP  = 8'h46;
-  localparam [7:0] OP_MAPCOLOR  = 8'h47;
-  localparam [3:0] EV_MAPSIZE   = 4'd5;
   localparam [12:0] MapSize     = 13'd{{ m.size }};
   localparam integer MapAddrW   = {{ m.addr_w }};
-  // Loads a map's table, an entry a clock (PIXELMAP).
-  localparam [3:0] PIXELMAP      = 4'd7;
 {%- endif %}
-
-  localparam [3:0] EV_OVERFLOW  = 4'd1;
-  localparam [3:0] EV_UNDERFLOW = 4'd2;
-  localparam [3:0] EV_FORMAT    = 4'd3;
 {%- if let Some((_, line)) = zoom %}
   localparam [15:0] MaxLine     = 16'd{{ line }};
 {%- endif %}
+  // Pixel formats (DRAW_PIXELS' word 0 [2:0]).
 {% for f in formats %}
   localparam [2:0] {{ f.name }} = 3'd{{ f.code }};
 {%- endfor %}
@@ -220,13 +161,11 @@ module {{ name }} #(
   reg         zx_new_en;
 {%- endif %}
   // Command fields (datapath: loaded before use, no reset).
-{%- if value_low_unused %}
+  reg  [31:0] value_q;
+{%- if let Some(msb) = value_unused_msb %}
   // Only the bits down to the finer of the two fractions are used.
-  /* verilator lint_off UNUSEDSIGNAL */
-  reg  [31:0] value_q;
-  /* verilator lint_on UNUSEDSIGNAL */
-{%- else %}
-  reg  [31:0] value_q;
+  wire        unused_value;
+  assign unused_value = ^value_q[{{ msb }}:0];
 {%- endif %}
   reg  [15:0] width_q, height_q, x0_q, y0_q;
   reg         value_en, size_en, pos_en, pass_load, push_en;
@@ -243,7 +182,7 @@ module {{ name }} #(
   // The pipeline's end, split between pix and the packer.
   wire        tail_valid;
   wire        tail_ready;
-  wire [{{ pix_w - 1 }}:0] tail_data;
+  wire [PixW-1:0] tail_data;
 {%- endif %}
 {%- if bitmap %}
   reg  [31:0] raster_q, raster_d;      // GL's current raster colour {A, B, G, R}
@@ -251,11 +190,11 @@ module {{ name }} #(
   reg  [15:0] rx_q, rx_d, ry_q, ry_d;  // GL's current raster position (integer)
   reg  [23:0] bmove_q;                 // BITMAP's {ymove[11:0], xmove[11:0]} (datapath)
   reg         bmove_en;
-  reg  [{{ pix_w - 1 }}:0] bm_data_q;
+  reg  [PixW-1:0] bm_data_q;
   // The pipeline's output, merged with the bitmap's fragments on pix.
   wire        pipe_valid;
   wire        pipe_ready;
-  wire [{{ pix_w - 1 }}:0] pipe_data;
+  wire [PixW-1:0] pipe_data;
 {%- endif %}
 {%- if map.is_some() %}
   reg         map_color_q, map_color_d;
@@ -361,9 +300,12 @@ module {{ name }} #(
 {%- endif %}
   // DMA words of the draw: ceil(width * height * bytes_per_pixel / {{ wb }}).
   wire [31:0] area = {16'd0, width_q} * {16'd0, height_q};
-  /* verilator lint_off UNUSEDSIGNAL */
   wire [35:0] draw_bytes = {4'b0, area} << bpp_log;
-  /* verilator lint_on UNUSEDSIGNAL */
+{%- if byte_w + 32 <= 35 %}
+  // A request counts 32 bits of words: the bytes' top bits are dropped.
+  wire        unused_draw_bytes;
+  assign unused_draw_bytes = ^draw_bytes[35:{{ byte_w + 32 }}];
+{%- endif %}
   always @(*) begin
     dma_req_data_o = draw_bytes[{{ byte_w + 31 }}:{{ byte_w }}] + {31'd0, |draw_bytes[{{ byte_w - 1 }}:0]};
 {%- if bitmap %}
@@ -419,7 +361,7 @@ module {{ name }} #(
   wire        src_valid = dma_valid_i;
 {%- endif %}
   // Pixels left in the word: its bytes after byte_q, by bytes per pixel.
-{%- if fb.is_some() %}
+{%- if fb_word_differs %}
   wire [{{ byte_w }}:0]  room  = fb_act ? ({{ byte_w + 1 }}'d4 - {1'b0, byte_q}) : ({{ byte_w + 1 }}'d{{ wb }} - {1'b0, byte_q});
 {%- else %}
   wire [{{ byte_w }}:0]  room  = {{ byte_w + 1 }}'d{{ wb }} - {1'b0, byte_q};
@@ -435,7 +377,11 @@ module {{ name }} #(
   wire        last_px  = last_col & last_row;
 {%- if fb.is_some() %}
   // A framebuffer row ends its word.
+{%- if fb_word_differs %}
   wire        word_done = (byte_end == (fb_act ? {{ byte_w + 2 }}'d4 : {{ byte_w + 2 }}'d{{ wb }})) | last_px | (fb_act & last_col);
+{%- else %}
+  wire        word_done = (byte_end == {{ byte_w + 2 }}'d{{ wb }}) | last_px | (fb_act & last_col);
+{%- endif %}
 {%- else %}
   wire        word_done = (byte_end == {{ byte_w + 2 }}'d{{ wb }}) | last_px;
 {%- endif %}
@@ -464,10 +410,13 @@ module {{ name }} #(
 
   wire [{{ dma_w + 31 }}:0] dma_wide = {32'd0, dma_data_i};
   wire [{{ lanes - 1 }}:0]  mask;
-  wire [{{ d1_w - 1 }}:0] unpack_in_data;
+  wire [UnpackW-1:0] unpack_in_data;
 {%- for l in lanes_v_list %}
 
   // Lane {{ l.i }}: the pixel {{ l.i }} after the group's first, {{ l.i }} x bytes_per_pixel further on.
+{%- if let Some(step) = l.step_any %}
+  wire [{{ byte_w - 1 }}:0]  lane{{ l.i }}_step = {{ byte_w }}'d{{ step }};
+{%- else %}
   reg  [{{ byte_w - 1 }}:0]  lane{{ l.i }}_step;
   always @(*) begin
     case (step_log)
@@ -476,6 +425,7 @@ module {{ name }} #(
       default: lane{{ l.i }}_step = {{ byte_w }}'d{{ l.step4 }};
     endcase
   end
+{%- endif %}
   wire [{{ byte_w - 1 }}:0]  lane{{ l.i }}_byte = byte_q + lane{{ l.i }}_step;
   assign mask[{{ l.i }}] = (group > 3'd{{ l.i }});
   wire [{{ raw_w - 1 }}:0] lane{{ l.i }}_raw = dma_wide[{1'b0, lane{{ l.i }}_byte, 3'b000} +: {{ raw_w }}];
@@ -492,11 +442,11 @@ module {{ name }} #(
     .rgba_o ({% if fb.is_some() %}lane{{ l.i }}_rgba{% else %}unpack_in_data{{ l.px }}{% endif %})
   );
 {%- endfor %}
-  assign unpack_in_data[{{ d1_w - 1 }}:{{ meta1 }}] = {mask, y0_q + row_q, x0_q + col_q};
+  assign unpack_in_data[UnpackW-1:UnpackXLsb] = {mask, y0_q + row_q, x0_q + col_q};
 {% for r in regs %}
 {%- if r.stage == "scale" %}
   // Stage 2, scale: c * scale per channel, exact.
-  wire [{{ d2_w - 1 }}:0] scale_in_data;
+  wire [ScaleW-1:0] scale_in_data;
 {%- for l in lanes_v_list %}
   {{ scale_mod }} u_scale{{ l.i }} (
     .rgba_i  (unpack_data{{ l.px }}),
@@ -504,12 +454,12 @@ module {{ name }} #(
     .prod_o  (scale_in_data{{ l.prod }})
   );
 {%- endfor %}
-  assign scale_in_data[{{ d2_w - 1 }}:{{ meta2 }}] = unpack_data[{{ d1_w - 1 }}:{{ meta1 }}];
+  assign scale_in_data[ScaleW-1:ScaleXLsb] = unpack_data[UnpackW-1:UnpackXLsb];
 {% endif %}
 {%- if r.stage == "bias" %}
   // Stage 3, bias: + 255 * bias, round, clamp; lanes outside the mask are zero.
-  wire [{{ lanes - 1 }}:0] bias_mask = scale_data[{{ d2_w - 1 }}:{{ meta2 + 32 }}];
-  wire [{{ pix_w - 1 }}:0] bias_in_data;
+  wire [{{ lanes - 1 }}:0] bias_mask = scale_data[ScaleMaskLsb +: {{ lanes }}];
+  wire [PixW-1:0] bias_in_data;
 {%- for l in lanes_v_list %}
   wire [31:0] bias_px{{ l.i }};
   {{ bias_mod }} u_bias{{ l.i }} (
@@ -520,9 +470,9 @@ module {{ name }} #(
   assign bias_in_data{{ l.px }} = bias_mask[{{ l.i }}] ? bias_px{{ l.i }} : 32'd0;
 {%- endfor %}
 {%- if multi %}
-  assign bias_in_data[{{ pix_w - 1 }}:{{ meta1 }}] = {bias_mask, scale_data[{{ meta2 + 31 }}:{{ meta2 }}]};
+  assign bias_in_data[PixW-1:PixXLsb] = {bias_mask, scale_data[ScaleXLsb +: 32]};
 {%- else %}
-  assign bias_in_data[{{ pix_w - 1 }}:{{ meta1 }}] = scale_data[{{ meta2 + 31 }}:{{ meta2 }}];
+  assign bias_in_data[PixW-1:PixXLsb] = scale_data[ScaleXLsb +: 32];
 {%- endif %}
 {% endif %}
 {% include "rtl/ipu_reg.v" %}
@@ -541,7 +491,7 @@ module {{ name }} #(
 {%- if o.declare %}
   wire        {{ o.valid }};
   wire        {{ o.ready }};
-  wire [{{ pix_w - 1 }}:0] {{ o.data }};
+  wire [PixW-1:0] {{ o.data }};
 {%- endif %}
   {{ m.module }} #(
     .Lanes     ({{ lanes }}),
@@ -550,7 +500,7 @@ module {{ name }} #(
 {%- if let Some(ib) = m.ibits %}
     .IndexMaps (4'b{{ ib }}),
 {%- endif %}
-    .BeatWidth ({{ pix_w }})
+    .BeatWidth (PixW)
   ) u_map (
     .clk_i       (clk_i),
     .{{ rst.port }}{{ rst.pad }} ({{ rst.port }}),
@@ -588,7 +538,7 @@ module {{ name }} #(
 {%- if o.declare %}
   wire        {{ o.valid }};
   wire        {{ o.ready }};
-  wire [{{ pix_w - 1 }}:0] {{ o.data }};
+  wire [PixW-1:0] {{ o.data }};
 {%- endif %}
   {{ c.module }} #(
     .Kernel      ({{ c.k }}),{% if c.checks_width %}
@@ -628,7 +578,7 @@ module {{ name }} #(
 {%- if o.declare %}
   wire        {{ o.valid }};
   wire        {{ o.ready }};
-  wire [{{ pix_w - 1 }}:0] {{ o.data }};
+  wire [PixW-1:0] {{ o.data }};
 {%- endif %}
   {{ zoom_mod }} #(
     .MaxLine ({{ line }})
@@ -671,7 +621,7 @@ module {{ name }} #(
   wire        pk_ready = to_tex_q ? tex_ready_i : dma_out_ready_i;
   {{ pk.module }} #(
     .Lanes     ({{ lanes }}),
-    .BeatWidth ({{ pix_w }}),
+    .BeatWidth (PixW),
     .WordBytes ({{ pk.wbytes }})
   ) u_pack (
     .clk_i       (clk_i),

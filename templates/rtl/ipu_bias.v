@@ -34,11 +34,11 @@ module {{ name }} #(
       wire signed [SumWidth-1:0] bias = {{ "{{" }}(SumWidth-BiasWidth){bias_i[BiasWidth*ch + BiasWidth-1]}},
                                          bias_i[BiasWidth*ch +: BiasWidth]};
       wire signed [SumWidth-1:0] bias255 = (bias <<< 8) - bias;
-      // The bits below the rounding point are dropped by design.
-      /* verilator lint_off UNUSEDSIGNAL */
       wire signed [SumWidth-1:0] sum = (prod <<< (Frac - ScaleFrac)) + (bias255 <<< (Frac - BiasFrac)) +
                                        {{ "{{" }}(SumWidth-Frac){1'b0}}, 1'b1, {(Frac-1){1'b0}}};
-      /* verilator lint_on UNUSEDSIGNAL */
+      // The bits below the rounding point are dropped by design.
+      wire unused_sum;
+      assign unused_sum = ^sum[Frac-1:0];
       assign rgba_o[8*ch +: 8] = sum[SumWidth-1] ? 8'd0 :
                                  (|sum[SumWidth-2:Frac+8]) ? 8'hff : sum[Frac+7:Frac];
     end

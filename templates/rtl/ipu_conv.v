@@ -290,9 +290,9 @@ module {{ name }} #(
 
   // Per channel the sum of its row sums; rounded at 16 fraction bits (the bits below are
   // dropped by design) and clamped.
-  /* verilator lint_off UNUSEDSIGNAL */
   reg  [AccW-1:0] sum;
-  /* verilator lint_on UNUSEDSIGNAL */
+  wire            unused_sum;
+  assign unused_sum = ^sum[15:0];
   always @(*) begin
     result = 32'd0;
     sum    = Half;

@@ -36,19 +36,15 @@ module {{ name }} #(
   input  wire        {{ rst.port }},
   input  wire        map_color_i,
   // A channel whose map is not generated reads neither its size nor its loaded bit.
-  /* verilator lint_off UNUSEDSIGNAL */
   input  wire [4*AddrW-1:0] size_i,
   input  wire [3:0]  loaded_i,
-  /* verilator lint_on UNUSEDSIGNAL */
 {%- if index %}
   input  wire        index_i,
   input  wire [4:0]  ishift_i,
   input  wire [AddrW-1:0] ioff_i,
   // A channel whose I_TO_* map is not generated reads neither its mask nor its loaded bit.
-  /* verilator lint_off UNUSEDSIGNAL */
   input  wire [4*AddrW-1:0] imask_i,
   input  wire [3:0]  iloaded_i,
-  /* verilator lint_on UNUSEDSIGNAL */
 {%- endif %}
   input  wire        we_i,
   // The map written: {I_TO_*, channel[1:0]}.
@@ -118,9 +114,9 @@ module {{ name }} #(
       wire [AddrW+7:0] ci      = {{ "{{" }}AddrW{1'b0}}, in_data_i[32*l +: 8]};
       wire [AddrW+7:0] ci_shl  = ci << ishift_i[3:0];
       wire [AddrW+7:0] ci_shr  = ci >> rshift;
-      /* verilator lint_off UNUSEDSIGNAL */
       wire [AddrW+7:0] ci_sh   = ishift_i[4] ? ci_shr : ci_shl;
-      /* verilator lint_on UNUSEDSIGNAL */
+      wire             unused_ci_sh;
+      assign unused_ci_sh = ^ci_sh[AddrW+7:AddrW];
       wire [AddrW-1:0] ci_index = ci_sh[AddrW-1:0] + ioff_i;
 {%- endif %}
       for (ch = 0; ch < 4; ch = ch + 1) begin : g_channel
@@ -139,9 +135,9 @@ module {{ name }} #(
           reg        use_q;
           wire [ProdW-1:0] p = {{ "{{" }}SizeW{1'b0}}, c} * {8'd0, size_i[SizeW*ch +: SizeW]};
           // Only the bits from MulShift up form the index.
-          /* verilator lint_off UNUSEDSIGNAL */
           wire [WideW-1:0] wide = {{ "{{" }}(WideW-ProdW){1'b0}}, p} * MulK + Half;
-          /* verilator lint_on UNUSEDSIGNAL */
+          wire             unused_wide;
+          assign unused_wide = ^wide;
           wire [AddrW-1:0] index = wide[MulShift +: AddrW];
           always @(posedge clk_i) begin
             if (we_i & (wsel_i == Sel)) begin
@@ -157,6 +153,8 @@ module {{ name }} #(
           wire [7:0] mapped = loaded_i[ch] ? entry_q : 8'd0;
           assign value = use_q ? mapped : raw_q;
         end else begin : g_pass
+          wire unused_size;
+          assign unused_size = ^{size_i[SizeW*ch +: SizeW], loaded_i[ch]};
           assign value = raw_q;
         end
 {%- if index %}
@@ -177,6 +175,8 @@ module {{ name }} #(
           end
           assign ivalue = iloaded_i[ch] ? ientry_q : 8'd0;
         end else begin : g_index_none
+          wire unused_imask;
+          assign unused_imask = ^{imask_i[AddrW*ch +: AddrW], iloaded_i[ch]};
           assign ivalue = 8'd0;
         end
         wire [7:0] result = index_q ? ivalue : value;

@@ -97,18 +97,16 @@ module {{ name }} #(
   wire [7:0]  a{{ i }} = in_data_i[{{ 32 * i + 31 }}:{{ 32 * i + 24 }}];
 {%- else %}
   // No enabled format stores alpha.
-  /* verilator lint_off UNUSEDSIGNAL */
   wire [7:0]  a{{ i }} = in_data_i[{{ 32 * i + 31 }}:{{ 32 * i + 24 }}];
-  /* verilator lint_on UNUSEDSIGNAL */
-{%- endif %}
-{%- if !lum %}
-  // No luminance format is enabled.
-  /* verilator lint_off UNUSEDSIGNAL */
+  wire        unused_a{{ i }};
+  assign unused_a{{ i }} = ^a{{ i }};
 {%- endif %}
   wire [9:0]  sum{{ i }} = {2'd0, r{{ i }}} + {2'd0, g{{ i }}} + {2'd0, b{{ i }}};
   wire [7:0]  lum{{ i }} = ~lum_sum_i ? r{{ i }} : (|sum{{ i }}[9:8]) ? 8'hff : sum{{ i }}[7:0];
 {%- if !lum %}
-  /* verilator lint_on UNUSEDSIGNAL */
+  // No luminance format is enabled.
+  wire        unused_lum{{ i }};
+  assign unused_lum{{ i }} = ^lum{{ i }};
 {%- endif %}
   reg  [31:0] px{{ i }};
   always @(*) begin
