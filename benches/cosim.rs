@@ -19,7 +19,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use gpurtl::config::{self, Config};
-use gpurtl::rtl::Design;
+use gpurtl::rtl::{Design, Unit};
 use gpurtl::sim::{self, SimOptions, SimReport};
 use gpurtl::units;
 
@@ -89,7 +89,8 @@ fn main() {
             r.peak_rate,
             verdict(&r),
         );
-        let parts = time_parts(&cfg, &build_dir, &opt, r.cycles);
+        let unit = design.unit(UNIT).expect("unit");
+        let parts = time_parts(&cfg, unit, &build_dir, &opt, r.cycles);
         speed.push((gap, stall, r.cycles, t_run, parts));
     }
 
@@ -206,7 +207,7 @@ struct Parts {
 
 /// Repeats what `run_built` does step by step, timing each step; Vsim is started with the
 /// arguments `run_built` gives it, and must report the same clocks.
-fn time_parts(cfg: &Config, build_dir: &Path, opt: &SimOptions, cycles: u64) -> Parts {
+fn time_parts(cfg: &Config, unit: &Unit, build_dir: &Path, opt: &SimOptions, cycles: u64) -> Parts {
     let t = Instant::now();
     let vectors = units::vectors(cfg, UNIT, opt.count, opt.seed, None).expect("vectors");
     let t_vectors = t.elapsed();
@@ -220,7 +221,7 @@ fn time_parts(cfg: &Config, build_dir: &Path, opt: &SimOptions, cycles: u64) -> 
     vectors.write(&dir).expect("writing vectors");
     let t_write = t.elapsed();
     let t = Instant::now();
-    let expectation = units::expectation(cfg, UNIT, &vectors, opt.gap, opt.stall);
+    let expectation = units::expectation(cfg, unit, &vectors, opt.gap, opt.stall);
     let t_model = t.elapsed();
     assert_eq!(
         expectation.cycles,

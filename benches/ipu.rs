@@ -116,7 +116,7 @@ fn rates(lanes: u32, work: &Path) -> Vec<Row> {
     for (path, s, pixels) in streams(&ipu) {
         let seed = 1;
         let (v, _) = m::encode(&ipu, &s, seed);
-        let e = units::expectation(&cfg, "ipu", &v, 0.0, 0.0);
+        let e = units::expectation(&cfg, &unit, &v, 0.0, 0.0);
         let opt = SimOptions {
             gap: 0.0,
             stall: 0.0,

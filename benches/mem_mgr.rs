@@ -36,7 +36,7 @@ fn cmd(op: u32, id: u32, arg: u32) -> Cmd {
 /// initialisation. Panics if the RTL and the model disagree.
 fn clocks(cfg: &Config, map: &MemMap, unit: &Unit, dir: &Path, work: &Path, cmds: &[Cmd]) -> u64 {
     let v = mem_mgr::encode(map, cmds, SEED);
-    let e = units::expectation(cfg, "mem_mgr", &v, 0.0, 0.0);
+    let e = units::expectation(cfg, unit, &v, 0.0, 0.0);
     let opt = SimOptions::new(cmds.len(), SEED, work.to_path_buf());
     let r = sim::run_vectors(unit, dir, true, &opt, &v, &e).expect("runs");
     assert!(r.passed, "{:?}", r.errors);

@@ -89,6 +89,7 @@ fn design(text: String) -> (Design, Unit) {
             data_width: BUS,
             beats: BEATS,
         }],
+        stages: Vec::new(),
         probes: Vec::new(),
     };
     let module = Module {

@@ -133,6 +133,7 @@ fn the_rust_read_write_memory_predicts_the_harness_clock_for_clock() {
         modules: vec!["rwtest".into()],
         ports: unit_ports(&mem),
         mem_ports: Vec::new(),
+        stages: Vec::new(),
         probes: Vec::new(),
     };
     let design = Design {

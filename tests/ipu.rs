@@ -130,7 +130,7 @@ fn build_cfg(cfg: Config) -> Built {
 fn run(b: &Built, stream: &m::Stream, seed: u64, gap: f64, stall: f64) -> (SimReport, m::Outputs) {
     let ipu = b.cfg.ipu.as_ref().expect("ipu");
     let (v, out) = m::encode(ipu, stream, seed);
-    let e = units::expectation(&b.cfg, "ipu", &v, gap, stall);
+    let e = units::expectation(&b.cfg, &b.unit, &v, gap, stall);
     let opt = sim_options(stream.cmds.len(), seed, gap, stall);
     let r = sim::run_vectors(&b.unit, &b.dir, true, &opt, &v, &e).expect("runs");
     (r, out)

@@ -63,7 +63,7 @@ fn every_combination(cfg: &Config) {
         latency: 20,
         ..Default::default()
     };
-    let e = units::expectation(cfg, "tmu", &v, opt.gap, opt.stall);
+    let e = units::expectation(cfg, &unit, &v, opt.gap, opt.stall);
     let r = sim::run_vectors(&unit, &dir, cached, &opt, &v, &e).expect("runs");
     assert!(
         r.passed,

@@ -257,6 +257,11 @@ fn run(cli: Cli) -> Result<u8, Failure> {
                     u.top,
                     ports.join(", ")
                 );
+                println!(
+                    "             {} handshake register(s), {} item(s) when full",
+                    u.stages.len(),
+                    u.stage_capacity()
+                );
                 for note in units::find(u.name)
                     .map(|d| d.notes(&cfg))
                     .unwrap_or_default()

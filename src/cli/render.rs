@@ -352,7 +352,7 @@ pub fn run(a: &RenderArgs) -> Result<u8, Failure> {
         let unit = sim::find_unit(&design, "ipu").map_err(failure)?;
         let work_dir = SimOptions::default_work_dir();
         let (dir, cached) = sim::build(&cfg, &design, unit, false, &work_dir).map_err(failure)?;
-        let e = units::expectation(&cfg, "ipu", &vectors, 0.0, 0.0);
+        let e = units::expectation(&cfg, unit, &vectors, 0.0, 0.0);
         let opt = SimOptions::new(s.cmds.len(), 1, work_dir);
         let r = sim::run_vectors(unit, &dir, cached, &opt, &vectors, &e).map_err(failure)?;
         if !r.passed {

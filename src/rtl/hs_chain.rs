@@ -136,6 +136,8 @@ impl<'a> HsChainTop<'a> {
                 },
             ],
             mem_ports: Vec::new(),
+            // Filled in from the rendered hierarchy (rtl::stages) once the design is whole.
+            stages: Vec::new(),
             probes: Vec::new(),
         };
         Ok((unit, modules))

@@ -1141,6 +1141,8 @@ impl<'a> IpuUnit<'a> {
                 port("status", Dir::Out, STATUS_WIDTH),
             ],
             mem_ports: Vec::new(),
+            // Filled in from the rendered hierarchy (rtl::stages) once the design is whole.
+            stages: Vec::new(),
             probes: vec![Probe {
                 name: "fsm",
                 signal: "state_q",

@@ -326,6 +326,8 @@ impl MemArb {
             modules: modules.iter().map(|m| m.name.clone()).collect(),
             ports: unit_ports(mem),
             mem_ports: Vec::new(),
+            // Filled in from the rendered hierarchy (rtl::stages) once the design is whole.
+            stages: Vec::new(),
             probes: Vec::new(),
         };
         Ok((unit, modules))

@@ -274,6 +274,8 @@ impl MemMgr {
             modules: vec![self.name.clone()],
             ports: StreamPort::req_rsp(self.enc.req_bits, self.enc.rsp_bits),
             mem_ports: Vec::new(),
+            // Filled in from the rendered hierarchy (rtl::stages) once the design is whole.
+            stages: Vec::new(),
             probes: Vec::new(),
         };
         Ok((unit, vec![module]))

@@ -7,6 +7,7 @@ pub mod hs_chain;
 pub mod ipu;
 pub mod mem_arb;
 pub mod mem_mgr;
+pub mod stages;
 pub mod tex_cache;
 pub mod tex_filter;
 pub mod tmu;
@@ -50,8 +51,17 @@ pub struct Unit {
     pub ports: Vec<StreamPort>,
     /// Memory read ports, served by the harness's memory model.
     pub mem_ports: Vec<MemPort>,
+    /// Its handshake registers, read from the rendered modules ([`stages::of`]).
+    pub stages: Vec<stages::Stage>,
     /// State registers the co-simulation reports the coverage of.
     pub probes: Vec<Probe>,
+}
+
+impl Unit {
+    /// Items the unit's handshake registers hold when all are full.
+    pub fn stage_capacity(&self) -> u64 {
+        self.stages.iter().map(|s| s.holds).sum()
+    }
 }
 
 /// Everything one config generates.

@@ -275,6 +275,8 @@ impl TexCacheTop {
                 data_width: self.bus_bits,
                 beats: self.beats,
             }],
+            // Filled in from the rendered hierarchy (rtl::stages) once the design is whole.
+            stages: Vec::new(),
             probes: Vec::new(),
         };
         Ok((unit, modules))

@@ -150,6 +150,8 @@ impl TexFilter {
             modules: modules.iter().map(|m| m.name.clone()).collect(),
             ports: StreamPort::req_rsp(self.req_w, self.rsp_w),
             mem_ports: Vec::new(),
+            // Filled in from the rendered hierarchy (rtl::stages) once the design is whole.
+            stages: Vec::new(),
             probes: Vec::new(),
         };
         Ok((unit, modules))

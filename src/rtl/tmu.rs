@@ -298,6 +298,8 @@ impl<'a> TmuUnit<'a> {
                 data_width: tmu.cache.bus_bits,
                 beats: tmu.cache.beats_per_line,
             }],
+            // Filled in from the rendered hierarchy (rtl::stages) once the design is whole.
+            stages: Vec::new(),
             probes: Vec::new(),
         };
         Ok((unit, modules))

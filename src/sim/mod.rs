@@ -554,7 +554,7 @@ pub fn run_built_rows(
 ) -> Result<SimReport, SimError> {
     let vectors = units::vectors(cfg, unit.name, opt.count, opt.seed, opt.workload.as_deref())
         .ok_or_else(|| SimError::Run(format!("no model for unit {}", unit.name)))?;
-    let expectation = units::expectation(cfg, unit.name, &vectors, opt.gap, opt.stall);
+    let expectation = units::expectation(cfg, unit, &vectors, opt.gap, opt.stall);
     run_vectors_rows(
         unit,
         build_dir,

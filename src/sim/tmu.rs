@@ -54,7 +54,7 @@ pub fn run(
         m.reads.get()
     };
     let (v, colours) = vectors_for(tmu, cmds, memory, opt.seed);
-    let e = units::expectation(cfg, "tmu", &v, opt.gap, opt.stall);
+    let e = units::expectation(cfg, &unit, &v, opt.gap, opt.stall);
     let report = super::run_vectors(&unit, &dir, cached, opt, &v, &e)?;
     let fills = report.memory.iter().map(|m| m.requests).sum();
     Ok(TmuRun {

@@ -33,7 +33,14 @@ impl UnitDef for HsChain {
         Some(model::hs_chain::vectors(chain, count, seed))
     }
 
-    fn expectation(&self, cfg: &Config, v: &VectorSet, gap: f64, stall: f64) -> Expectation {
+    fn expectation(
+        &self,
+        cfg: &Config,
+        unit: &Unit,
+        v: &VectorSet,
+        gap: f64,
+        stall: f64,
+    ) -> Expectation {
         let Some(chain) = cfg.hs_chain.as_ref() else {
             return Expectation::none();
         };
@@ -42,7 +49,7 @@ impl UnitDef for HsChain {
         Expectation {
             cycles: Some(run.cycles),
             peak_rate: chain.peak_rate(),
-            capacity: u64::from(chain.capacity()),
+            capacity: unit.stage_capacity(),
             cache: None,
         }
     }

@@ -31,7 +31,14 @@ impl UnitDef for Ipu {
         Some(model::ipu::vectors(cfg.ipu.as_ref()?, count, seed))
     }
 
-    fn expectation(&self, cfg: &Config, v: &VectorSet, gap: f64, stall: f64) -> Expectation {
+    fn expectation(
+        &self,
+        cfg: &Config,
+        unit: &Unit,
+        v: &VectorSet,
+        gap: f64,
+        stall: f64,
+    ) -> Expectation {
         let Some(i) = cfg.ipu.as_ref() else {
             return Expectation::none();
         };
@@ -57,7 +64,7 @@ impl UnitDef for Ipu {
             },
             peak_rate,
             // Pixels in the stage registers, plus the output registers.
-            capacity: u64::from(i.capacity()) + 8,
+            capacity: unit.stage_capacity() + 8,
             cache: None,
         }
     }

@@ -33,7 +33,14 @@ impl UnitDef for MemArb {
         model::mem_arb::vectors(cfg.mem.as_ref()?, count, seed, workload)
     }
 
-    fn expectation(&self, cfg: &Config, _v: &VectorSet, _gap: f64, _stall: f64) -> Expectation {
+    fn expectation(
+        &self,
+        cfg: &Config,
+        unit: &Unit,
+        _v: &VectorSet,
+        _gap: f64,
+        _stall: f64,
+    ) -> Expectation {
         let Some(mem) = cfg.mem.as_ref() else {
             return Expectation::none();
         };
@@ -41,8 +48,10 @@ impl UnitDef for MemArb {
             cycles: None,
             // One beat per clock at most on the memory port.
             peak_rate: 1.0,
-            // Beats held in the two skids and read bursts in flight.
-            capacity: u64::from(mem.outstanding_reads) * u64::from(mem.max_burst) + 4,
+            // Beats in the skids, and the beats of the read bursts in flight (the tag FIFO
+            // counts one item per burst).
+            capacity: unit.stage_capacity()
+                + u64::from(mem.outstanding_reads) * u64::from(mem.max_burst),
             cache: None,
         }
     }

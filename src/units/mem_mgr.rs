@@ -35,14 +35,21 @@ impl UnitDef for MemMgr {
         Some(model::mem_mgr::vectors(map(cfg)?, count, seed))
     }
 
-    fn expectation(&self, _cfg: &Config, _v: &VectorSet, _gap: f64, _stall: f64) -> Expectation {
+    fn expectation(
+        &self,
+        _cfg: &Config,
+        unit: &Unit,
+        _v: &VectorSet,
+        _gap: f64,
+        _stall: f64,
+    ) -> Expectation {
         Expectation {
             cycles: None,
             // A command takes two clocks at best (take, decide; the next is taken as the
             // response leaves), walks aside.
             peak_rate: 0.5,
-            // One command in execution and its response.
-            capacity: 2,
+            // One command in execution and its response register: no handshake registers.
+            capacity: unit.stage_capacity() + 2,
             cache: None,
         }
     }

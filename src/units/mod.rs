@@ -16,7 +16,7 @@ mod tmu;
 use crate::config::Config;
 use crate::model::Expectation;
 use crate::rtl::mem_arb::RwMemPort;
-use crate::rtl::{Ctx, Design, Module, RenderError, Unit};
+use crate::rtl::{self, Ctx, Design, Module, RenderError, Unit};
 use crate::vectors::VectorSet;
 
 /// A unit kind: everything the tool does with one unit, given a validated config.
@@ -43,7 +43,15 @@ pub trait UnitDef: Sync {
     ) -> Option<VectorSet>;
 
     /// What the model expects of these vectors' timing under the given gaps and stalls.
-    fn expectation(&self, cfg: &Config, v: &VectorSet, gap: f64, stall: f64) -> Expectation;
+    /// `unit` is this unit as elaborated: its capacity starts from its stage list.
+    fn expectation(
+        &self,
+        cfg: &Config,
+        unit: &Unit,
+        v: &VectorSet,
+        gap: f64,
+        stall: f64,
+    ) -> Expectation;
 
     /// The traffic names `--workload` accepts; empty when the unit has one traffic.
     fn workloads(&self) -> Vec<&'static str> {
@@ -96,6 +104,13 @@ pub fn elaborate(cfg: &Config) -> Result<Design, RenderError> {
         }
         design.units.push(unit);
     }
+    for k in 0..design.units.len() {
+        let stages = rtl::stages::of(&design, &design.units[k]).map_err(|e| RenderError {
+            module: e.module.clone(),
+            source: askama::Error::Custom(Box::new(e)),
+        })?;
+        design.units[k].stages = stages;
+    }
     Ok(design)
 }
 
@@ -110,9 +125,12 @@ pub fn vectors(
     find(name)?.vectors(cfg, count, seed, workload)
 }
 
-/// The model's timing expectation for unit `name`; a unit with no model expects nothing.
-pub fn expectation(cfg: &Config, name: &str, v: &VectorSet, gap: f64, stall: f64) -> Expectation {
-    find(name).map_or_else(Expectation::none, |u| u.expectation(cfg, v, gap, stall))
+/// The model's timing expectation for an elaborated unit; a unit with no model expects
+/// nothing.
+pub fn expectation(cfg: &Config, unit: &Unit, v: &VectorSet, gap: f64, stall: f64) -> Expectation {
+    find(unit.name).map_or_else(Expectation::none, |u| {
+        u.expectation(cfg, unit, v, gap, stall)
+    })
 }
 
 /// The read/write memory ports of unit `name`.

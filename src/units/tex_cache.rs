@@ -9,6 +9,10 @@ use crate::workload::Workload;
 
 pub struct TexCache;
 
+/// Passes held outside the handshake registers: the one being looked up (`pos_q`) and
+/// the two stage registers behind it (`s1`, `s2`).
+pub const PIPELINE_PASSES: u64 = 3;
+
 impl UnitDef for TexCache {
     fn name(&self) -> &'static str {
         "tex_cache"
@@ -35,7 +39,14 @@ impl UnitDef for TexCache {
         Some(model::tex_cache::encode(cache, &ops, seed))
     }
 
-    fn expectation(&self, cfg: &Config, v: &VectorSet, _gap: f64, _stall: f64) -> Expectation {
+    fn expectation(
+        &self,
+        cfg: &Config,
+        unit: &Unit,
+        v: &VectorSet,
+        _gap: f64,
+        _stall: f64,
+    ) -> Expectation {
         let Some(tmu) = cfg.tmu.as_ref() else {
             return Expectation::none();
         };
@@ -44,8 +55,7 @@ impl UnitDef for TexCache {
         Expectation {
             cycles: None,
             peak_rate: 1.0,
-            // Passes queued, in the stages and in the output queue.
-            capacity: u64::from(tmu.cache.queue_depth) + 8,
+            capacity: unit.stage_capacity() + PIPELINE_PASSES,
             cache: Some(model::tex_cache::run_ops(&tmu.cache, &ops)),
         }
     }

@@ -32,12 +32,18 @@ impl UnitDef for TexFilter {
         Some(model::tex_filter::vectors(cfg.tmu.as_ref()?, count, seed))
     }
 
-    fn expectation(&self, _cfg: &Config, _v: &VectorSet, _gap: f64, _stall: f64) -> Expectation {
+    fn expectation(
+        &self,
+        _cfg: &Config,
+        unit: &Unit,
+        _v: &VectorSet,
+        _gap: f64,
+        _stall: f64,
+    ) -> Expectation {
         Expectation {
             cycles: None,
             peak_rate: 1.0,
-            // Five two-entry skid registers.
-            capacity: 10,
+            capacity: unit.stage_capacity(),
             cache: None,
         }
     }

@@ -32,15 +32,23 @@ impl UnitDef for Tmu {
         Some(model::tmu::unit::vectors(cfg.tmu.as_ref()?, count, seed))
     }
 
-    fn expectation(&self, cfg: &Config, _v: &VectorSet, _gap: f64, _stall: f64) -> Expectation {
-        let Some(tmu) = cfg.tmu.as_ref() else {
+    fn expectation(
+        &self,
+        cfg: &Config,
+        unit: &Unit,
+        _v: &VectorSet,
+        _gap: f64,
+        _stall: f64,
+    ) -> Expectation {
+        if cfg.tmu.is_none() {
             return Expectation::none();
-        };
+        }
         Expectation {
             cycles: None,
             peak_rate: 1.0,
-            // Samples in the LOD and address stages, the cache's queue and the filter.
-            capacity: u64::from(tmu.cache.queue_depth) + 48,
+            // The skids of the LOD and address stages, the side FIFO, the cache's queues and
+            // the filter's skids, and the cache's pipeline registers.
+            capacity: unit.stage_capacity() + super::tex_cache::PIPELINE_PASSES,
             cache: None,
         }
     }
