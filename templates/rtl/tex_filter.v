@@ -60,14 +60,15 @@ module {{ name }} #(
   // ---------------------------------------------------------------------------------
   // Format conversion. Widening is GL's round(c * 255 / (2^n - 1)), exactly.
   // These functions keep only the top bits of their rounding sums, and a format set may
-  // leave some of decode's inputs unused.
-  /* verilator lint_off UNUSEDSIGNAL */
+  // leave some of decode's inputs unused: the rest go to function-local sinks.
 {%- if need_w5 %}
 
   function [7:0] w5(input [4:0] v);  // round(v * 255 / 31)
     reg [15:0] p;
+    reg        unused_p;
     begin
       p  = {11'd0, v} * 16'd527 + 16'd23;
+      unused_p = ^{p[15:14], p[5:0]};
       w5 = p[13:6];
     end
   endfunction
@@ -76,8 +77,10 @@ module {{ name }} #(
 
   function [7:0] w6(input [5:0] v);  // round(v * 255 / 63)
     reg [15:0] p;
+    reg        unused_p;
     begin
       p  = {10'd0, v} * 16'd259 + 16'd33;
+      unused_p = ^{p[15:14], p[5:0]};
       w6 = p[13:6];
     end
   endfunction
@@ -100,9 +103,11 @@ module {{ name }} #(
   function [7:0] third(input [7:0] a, input [7:0] b);
     reg [9:0]  x;
     reg [19:0] p;
+    reg        unused_p;
     begin
       x     = {1'b0, a, 1'b0} + {2'b00, b};
       p     = {10'd0, x} * 20'd683;
+      unused_p = ^{p[19], p[10:0]};
       third = p[18:11];
     end
   endfunction
@@ -110,8 +115,10 @@ module {{ name }} #(
   // (a + b) / 2 truncated, one channel.
   function [7:0] half(input [7:0] a, input [7:0] b);
     reg [8:0] x;
+    reg       unused_x;
     begin
       x    = {1'b0, a} + {1'b0, b};
+      unused_x = x[0];
       half = x[8:1];
     end
   endfunction
@@ -154,6 +161,7 @@ module {{ name }} #(
 {%- if need_l %}
     reg [7:0]      l;  // the 8-bit texel
 {%- endif %}
+    reg            unused_in;  // what the enabled formats leave unread
     begin
       sub  = tex[SubW-1:0];
       word = tex[SubW +: 32];
@@ -163,6 +171,7 @@ module {{ name }} #(
 {%- if need_l %}
       l    = word[{sub[1:0], 3'b000} +: 8];
 {%- endif %}
+      unused_in = ^{tex, sub, word{% if need_h %}, h{% endif %}{% if need_l %}, l{% endif %}};
       case (fmt)
 {%- for f in formats %}
         {{ f.code }}: decode = {{ f.expr }};  // {{ f.name }}
@@ -171,7 +180,6 @@ module {{ name }} #(
       endcase
     end
   endfunction
-  /* verilator lint_on UNUSEDSIGNAL */
 
   // ---------------------------------------------------------------------------------
   // Stage 0: input register.
