@@ -260,10 +260,7 @@ fn broken_mem_arb_variants_fail_the_proof() {
             "assign r1_wdata_ready_o = wskid_in_ready;",
         ),
         // A grant with nobody asking.
-        (
-            "wire             grant   = take & (|req_valid);",
-            "wire             grant   = take;",
-        ),
+        ("grant = take & (|req_valid);", "grant = take;"),
     ];
     for (from, to) in mutations {
         let proof = prove_mem_arb(&rr, Some((from, to)));

@@ -230,7 +230,7 @@ fn localparam(text: &str, name: &str) -> u32 {
     text.lines()
         .map(str::trim)
         .filter_map(|l| l.strip_prefix("localparam integer "))
-        .filter_map(|l| l.strip_prefix(name))
+        .filter_map(|l| l.trim_start().strip_prefix(name))
         .find_map(|l| {
             let v = l.trim_start().strip_prefix('=')?;
             v.split(';').next()?.trim().parse().ok()

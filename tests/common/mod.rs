@@ -107,14 +107,47 @@ pub fn text(o: &Output) -> String {
 }
 
 /// Replaces the one occurrence of `from` in `text`; a mutation that finds nothing to
-/// change would make its test pass vacuously, so that is a failure.
+/// change would make its test pass vacuously, so that is a failure. Runs of spaces in
+/// `from` match any run of whitespace, so targets do not depend on declaration alignment.
 pub fn mutate(text: &str, from: &str, to: &str) -> String {
+    let spans = matches_spaced(text, from);
     assert_eq!(
-        text.matches(from).count(),
+        spans.len(),
         1,
         "mutation target not found exactly once: {from}"
     );
-    text.replacen(from, to, 1)
+    let (a, b) = spans[0];
+    format!("{}{to}{}", &text[..a], &text[b..])
+}
+
+/// Byte spans of `text` that read `pattern` with each whitespace run widened to one or more
+/// whitespace characters.
+fn matches_spaced(text: &str, pattern: &str) -> Vec<(usize, usize)> {
+    let words: Vec<&str> = pattern.split_whitespace().collect();
+    let Some(first) = words.first() else {
+        return Vec::new();
+    };
+    let lead = pattern.len() - pattern.trim_start().len();
+    let mut spans = Vec::new();
+    for (start, _) in text.match_indices(first) {
+        let mut at = start + first.len();
+        let mut ok = true;
+        for w in &words[1..] {
+            let gap = text[at..].len() - text[at..].trim_start().len();
+            if gap == 0 || !text[at + gap..].starts_with(w) {
+                ok = false;
+                break;
+            }
+            at += gap + w.len();
+        }
+        // Leading and trailing whitespace in the pattern (an indented statement, a line
+        // end) must be there as written.
+        let tail = &pattern[pattern.trim_end().len()..];
+        if ok && text[..start].ends_with(&pattern[..lead]) && text[at..].starts_with(tail) {
+            spans.push((start - lead, at + tail.len()));
+        }
+    }
+    spans
 }
 
 /// Builds `unit` of the config, with `from` replaced by `to` in the module of kind
