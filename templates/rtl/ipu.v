@@ -69,37 +69,37 @@ module {{ name }} #(
   // Entries of the parameter stack (1..=32).
   parameter integer StackDepth = {{ depth }}
 ) (
-  input  wire        clk_i,
-  input  wire        {{ rst.port }},
-  input  wire        cmd_valid_i,
-  output reg         cmd_ready_o,
-  input  wire [31:0] cmd_data_i,
-  input  wire        dma_valid_i,
-  output wire        dma_ready_o,
-  input  wire [{{ dma_w - 1 }}:0] dma_data_i,
-  output wire        pass_valid_o,
-  input  wire        pass_ready_i,
+  input wire clk_i,
+  input wire {{ rst.port }},
+  input wire cmd_valid_i,
+  output reg cmd_ready_o,
+  input wire [31:0] cmd_data_i,
+  input wire dma_valid_i,
+  output wire dma_ready_o,
+  input wire [{{ dma_w - 1 }}:0] dma_data_i,
+  output wire pass_valid_o,
+  input wire pass_ready_i,
   output wire [31:0] pass_data_o,
-  output wire        dma_req_valid_o,
-  input  wire        dma_req_ready_i,
-  output reg  [31:0] dma_req_data_o,
-  output wire        pix_valid_o,
-  input  wire        pix_ready_i,
+  output wire dma_req_valid_o,
+  input wire dma_req_ready_i,
+  output reg [31:0] dma_req_data_o,
+  output wire pix_valid_o,
+  input wire pix_ready_i,
   output wire [{{ pix_w - 1 }}:0] pix_data_o,
-  output wire        status_valid_o,
-  input  wire        status_ready_i,
+  output wire status_valid_o,
+  input wire status_ready_i,
   output wire [{{ status_w - 1 }}:0] status_data_o{% if fb.is_some() %},
-  input  wire        fb_valid_i,
-  output wire        fb_ready_o,
-  input  wire [127:0] fb_data_i,
-  output wire        fb_req_valid_o,
-  input  wire        fb_req_ready_i,
+  input wire fb_valid_i,
+  output wire fb_ready_o,
+  input wire [127:0] fb_data_i,
+  output wire fb_req_valid_o,
+  input wire fb_req_ready_i,
   output wire [63:0] fb_req_data_o,
-  output wire        dma_out_valid_o,
-  input  wire        dma_out_ready_i,
+  output wire dma_out_valid_o,
+  input wire dma_out_ready_i,
   output wire [{{ dma_w - 1 }}:0] dma_out_data_o,
-  output wire        tex_valid_o,
-  input  wire        tex_ready_i,
+  output wire tex_valid_o,
+  input wire tex_ready_i,
   output wire [{{ dma_w + 31 }}:0] tex_data_o{% endif %}
 );
 
@@ -118,24 +118,24 @@ module {{ name }} #(
   // Sizes of the stages' buffers.
 {%- endif %}
 {%- if let Some(c) = conv %}
-  localparam [2:0] KernelMax     = 3'd{{ c.k }};
+  localparam [2:0] KernelMax = 3'd{{ c.k }};
 {%- if c.checks_width %}
-  localparam [15:0] ConvLine     = 16'd{{ c.line }};
+  localparam [15:0] ConvLine = 16'd{{ c.line }};
 {%- endif %}
 {%- endif %}
 {%- if let Some(m) = map %}
-  localparam [12:0] MapSize     = 13'd{{ m.size }};
-  localparam integer MapAddrW   = {{ m.addr_w }};
+  localparam [12:0] MapSize = 13'd{{ m.size }};
+  localparam integer MapAddrW = {{ m.addr_w }};
 {%- endif %}
 {%- if let Some((_, line)) = zoom %}
-  localparam [15:0] MaxLine     = 16'd{{ line }};
+  localparam [15:0] MaxLine = 16'd{{ line }};
 {%- endif %}
   // Pixel formats (DRAW_PIXELS' word 0 [2:0]).
 {% for f in formats %}
   localparam [2:0] {{ f.name }} = 3'd{{ f.code }};
 {%- endfor %}
 
-  localparam integer SpW   = $clog2(StackDepth + 1);
+  localparam integer SpW = $clog2(StackDepth + 1);
   localparam integer AddrW = (StackDepth > 1) ? $clog2(StackDepth) : 1;
   localparam [SpW-1:0] StackFull = StackDepth[SpW-1:0];
 
@@ -143,7 +143,7 @@ module {{ name }} #(
   // Control state and parameters.
   // state_q is readable from Verilator's C++: the co-simulation reports the states visited.
   reg  [3:0]  state_q /* verilator public_flat_rd */;
-  reg  [3:0]  state_d;
+  reg [3:0] state_d;
   reg  [3:0]  act_q, act_d;
   reg  [2:0]  sel_q, sel_d;          // PIXEL_TRANSFER: {bias, channel[1:0]}; DRAW: format
   reg  [SpW-1:0]  sp_q, sp_d;            // stack level
@@ -152,19 +152,19 @@ module {{ name }} #(
   reg  [{{ byte_w - 1 }}:0]  byte_q, byte_d;        // byte of the next pixel in the current DMA word
   reg  [{{ cnt_w - 1 }}:0]  inflight_q, inflight_d; // pixels issued and not yet out
   reg         pass_valid_q, pass_valid_d;
-  reg  [31:0] pass_data_q;
+  reg [31:0] pass_data_q;
   reg  [{{ 4 * sw - 1 }}:0] scale_q, scale_d;      // {A, B, G, R}
   reg  [{{ 4 * bw - 1 }}:0] bias_q, bias_d;
 {%- if zoom.is_some() %}
   reg  [23:0] zx_q, zx_d, zy_q, zy_d;  // zoom factors, signed Q7.16
-  reg  [23:0] zx_new_q;                // ZOOM's first word, until the second arrives
-  reg         zx_new_en;
+  reg [23:0] zx_new_q;  // ZOOM's first word, until the second arrives
+  reg zx_new_en;
 {%- endif %}
   // Command fields (datapath: loaded before use, no reset).
-  reg  [31:0] value_q;
+  reg [31:0] value_q;
 {%- if let Some(msb) = value_unused_msb %}
   // Only the bits down to the finer of the two fractions are used.
-  wire        unused_value;
+  wire unused_value;
   assign unused_value = ^value_q[{{ msb }}:0];
 {%- endif %}
   reg  [15:0] width_q, height_q, x0_q, y0_q;
@@ -176,24 +176,24 @@ module {{ name }} #(
   reg         to_tex_q, to_tex_d;      // ... and its words to tex, not dma_out
   reg  [2:0]  pkfmt_q, pkfmt_d;        // the packed format
   reg  [31:0] taddr_q, taddr_d;        // COPY_TEX_IMAGE: the next word's address
-  reg  [31:0] fbpos_q;                 // the source region's {y, x} (datapath)
-  reg         fbpos_en;
-  wire        pack_busy;
+  reg [31:0] fbpos_q;  // the source region's {y, x} (datapath)
+  reg fbpos_en;
+  wire pack_busy;
   // The pipeline's end, split between pix and the packer.
-  wire        tail_valid;
-  wire        tail_ready;
+  wire tail_valid;
+  wire tail_ready;
   wire [PixW-1:0] tail_data;
 {%- endif %}
 {%- if bitmap %}
   reg  [31:0] raster_q, raster_d;      // GL's current raster colour {A, B, G, R}
   reg         bm_valid_q, bm_valid_d;  // a bitmap fragment waits on pix
   reg  [15:0] rx_q, rx_d, ry_q, ry_d;  // GL's current raster position (integer)
-  reg  [23:0] bmove_q;                 // BITMAP's {ymove[11:0], xmove[11:0]} (datapath)
-  reg         bmove_en;
-  reg  [PixW-1:0] bm_data_q;
+  reg [23:0] bmove_q;  // BITMAP's {ymove[11:0], xmove[11:0]} (datapath)
+  reg bmove_en;
+  reg [PixW-1:0] bm_data_q;
   // The pipeline's output, merged with the bitmap's fragments on pix.
-  wire        pipe_valid;
-  wire        pipe_ready;
+  wire pipe_valid;
+  wire pipe_ready;
   wire [PixW-1:0] pipe_data;
 {%- endif %}
 {%- if map.is_some() %}
@@ -201,13 +201,13 @@ module {{ name }} #(
   reg  [4*MapAddrW-1:0] msize_q, msize_d;  // per channel: entries - 1
   reg  [3:0]  loaded_q, loaded_d;
   reg  [12:0] e_q, e_d;                    // PIXELMAP: the entry being written
-  reg  [12:0] mlast_q;                     // PIXELMAP: entries - 1
+  reg [12:0] mlast_q;  // PIXELMAP: entries - 1
   reg         map_we, mlast_en;
-  wire [12:0] map_n    = cmd_data_i[20:8];
+  wire [12:0] map_n = cmd_data_i[20:8];
   // 1..=MapSize entries, a power of two for the I_TO_* maps (map code 4..7; GL's rule).
   wire        map_ok   = (map_n != 13'd0) & (map_n <= MapSize) &
                          (~cmd_data_i[2] | ((map_n & (map_n - 13'd1)) == 13'd0));
-  wire        map_busy;
+  wire map_busy;
 {%- endif %}
 {%- if ci %}
   reg         ci_q, ci_d;                  // the pipeline's pixels are a ci8 draw's
@@ -216,29 +216,29 @@ module {{ name }} #(
   reg  [4*MapAddrW-1:0] imask_q, imask_d;  // per I_TO_* map: entries - 1
   reg  [3:0]  iloaded_q, iloaded_d;
   // INDEX_SHIFT: shifts past -16 or 15 clear every index bit, as those do.
-  wire        ishift_fits = (&value_q[31:4]) | ~(|value_q[31:4]);
-  wire [4:0]  ishift_new  = ishift_fits ? value_q[4:0] : {value_q[31], {4{~value_q[31]}}};
+  wire ishift_fits = (&value_q[31:4]) | ~(|value_q[31:4]);
+  wire [4:0] ishift_new = ishift_fits ? value_q[4:0] : {value_q[31], {4{~value_q[31]}}};
   // Scale and bias are the identity for a colour-index draw's pixels.
   wire [{{ 4 * sw - 1 }}:0] scale_use = ci_q ? { {{- scale_one }}, {{ scale_one }}, {{ scale_one }}, {{ scale_one -}} } : scale_q;
-  wire [{{ 4 * bw - 1 }}:0] bias_use  = ci_q ? {{ 4 * bw }}'d0 : bias_q;
+  wire [{{ 4 * bw - 1 }}:0] bias_use = ci_q ? {{ 4 * bw }}'d0 : bias_q;
 {%- endif %}
 {%- if let Some(c) = conv %}
   reg         conv_on_q, conv_on_d;       // GL's CONVOLUTION_2D
   reg  [2:0]  kw_q, kw_d, kh_q, kh_d;     // the filter's size
   reg         fclr_q, fclr_d;             // FILTER: the weights are still to be cleared
-  reg  [9:0]  fsel_q;                     // CONVOLUTION_FILTER's {kh, kw, mask} (datapath)
+  reg [9:0] fsel_q;  // CONVOLUTION_FILTER's {kh, kw, mask} (datapath)
   reg         fsel_en, conv_clr, conv_we;
-  wire        conv_busy;
-  wire [2:0]  f_kw = cmd_data_i[10:8];
-  wire [2:0]  f_kh = cmd_data_i[14:12];
-  wire        filter_ok = (f_kw != 3'd0) & (f_kw <= KernelMax) & (f_kh != 3'd0) & (f_kh <= KernelMax);
+  wire conv_busy;
+  wire [2:0] f_kw = cmd_data_i[10:8];
+  wire [2:0] f_kh = cmd_data_i[14:12];
+  wire filter_ok = (f_kw != 3'd0) & (f_kw <= KernelMax) & (f_kh != 3'd0) & (f_kh <= KernelMax);
   // A weight: Q15.16 saturated to {{ c.ww }} bits.
-  wire        weight_fits = (&cmd_data_i[31:{{ c.ww - 1 }}]) | ~(|cmd_data_i[31:{{ c.ww - 1 }}]);
+  wire weight_fits = (&cmd_data_i[31:{{ c.ww - 1 }}]) | ~(|cmd_data_i[31:{{ c.ww - 1 }}]);
   wire [{{ c.ww - 1 }}:0] weight_new = weight_fits ? cmd_data_i[{{ c.ww - 1 }}:0] :
                            {cmd_data_i[31], {{ "{" }}{{ c.ww - 1 }}{~cmd_data_i[31]}}};
 {%- endif %}
 
-  wire [7:0]  opcode = cmd_data_i[31:24];
+  wire [7:0] opcode = cmd_data_i[31:24];
   wire        is_ipu = (opcode == OP_TRANSFER) | (opcode == OP_PUSH) |
                        (opcode == OP_POP) | (opcode == OP_DRAW){% if zoom.is_some() %} | (opcode == OP_ZOOM){% endif %}{% if map.is_some() %} |
                        (opcode == OP_PIXELMAP) | (opcode == OP_MAPCOLOR){% endif %}{% if bitmap %} |
@@ -246,35 +246,35 @@ module {{ name }} #(
                        (opcode == OP_FILTER) | (opcode == OP_CONV){% endif %}{% if fb.is_some() %} |
                        (opcode == OP_READ) | (opcode == OP_COPY) | (opcode == OP_COPYTEX){% endif %}{% if ci %} |
                        (opcode == OP_INDEX){% endif %};
-  wire        stack_full  = (sp_q == StackFull);
-  wire        stack_empty = (sp_q == {SpW{1'b0}});
+  wire stack_full = (sp_q == StackFull);
+  wire stack_empty = (sp_q == {SpW{1'b0}});
 {%- if zoom.is_some() %}
-  wire        zoom_busy;
+  wire zoom_busy;
 {%- endif %}
 {%- for b in reg_busy %}
-  wire        {{ b }};
+  wire {{ b }};
 {%- endfor %}
   wire        drained     = (inflight_q == {{ cnt_w }}'d0){% for b in reg_busy %} & ~{{ b }}{% endfor %}{% if zoom.is_some() %} & ~zoom_busy{% endif %}{% if map.is_some() %} & ~map_busy{% endif %}{% if bitmap %} & ~bm_valid_q{% endif %}{% if conv.is_some() %} & ~conv_busy{% endif %}{% if fb.is_some() %} & ~pack_busy{% endif %};
 
   // PIXEL_TRANSFER value: S15.16 to the stored formats, floor then saturate.
   wire [31:0] scale_shifted = {{ scale_shift }};
-  wire [31:0] bias_shifted  = {{ bias_shift }};
-  wire        scale_fits = (&scale_shifted[31:{{ sw - 1 }}]) | ~(|scale_shifted[31:{{ sw - 1 }}]);
-  wire        bias_fits  = (&bias_shifted[31:{{ bw - 1 }}]) | ~(|bias_shifted[31:{{ bw - 1 }}]);
+  wire [31:0] bias_shifted = {{ bias_shift }};
+  wire scale_fits = (&scale_shifted[31:{{ sw - 1 }}]) | ~(|scale_shifted[31:{{ sw - 1 }}]);
+  wire bias_fits = (&bias_shifted[31:{{ bw - 1 }}]) | ~(|bias_shifted[31:{{ bw - 1 }}]);
   wire [{{ sw - 1 }}:0] scale_new = scale_fits ? scale_shifted[{{ sw - 1 }}:0] :
                            {scale_shifted[31], {{ "{" }}{{ sw - 1 }}{~scale_shifted[31]}}};
   wire [{{ bw - 1 }}:0] bias_new  = bias_fits ? bias_shifted[{{ bw - 1 }}:0] :
                            {bias_shifted[31], {{ "{" }}{{ bw - 1 }}{~bias_shifted[31]}}};
 
   // Parameter stack: flops written on push, read on pop.
-  reg  [{{ stack_w - 1 }}:0] stack_q [0:StackDepth-1];
-  wire [SpW-1:0]  sp_below  = sp_q - 1'b1;
-  wire [AddrW-1:0]  push_addr = sp_q[AddrW-1:0];
-  wire [AddrW-1:0]  pop_addr  = sp_below[AddrW-1:0];
+  reg [{{ stack_w - 1 }}:0] stack_q [0:StackDepth-1];
+  wire [SpW-1:0] sp_below = sp_q - 1'b1;
+  wire [AddrW-1:0] push_addr = sp_q[AddrW-1:0];
+  wire [AddrW-1:0] pop_addr = sp_below[AddrW-1:0];
 
   // The format of the pending draw: enabled, and its bytes per pixel (log2).
-  reg         fmt_ok;
-  reg  [1:0]  bpp_log;
+  reg fmt_ok;
+  reg [1:0] bpp_log;
   always @(*) begin
     fmt_ok  = 1'b0;
     bpp_log = 2'd0;
@@ -303,7 +303,7 @@ module {{ name }} #(
   wire [35:0] draw_bytes = {4'b0, area} << bpp_log;
 {%- if byte_w + 32 <= 35 %}
   // A request counts 32 bits of words: the bytes' top bits are dropped.
-  wire        unused_draw_bytes;
+  wire unused_draw_bytes;
   assign unused_draw_bytes = ^draw_bytes[35:{{ byte_w + 32 }}];
 {%- endif %}
   always @(*) begin
@@ -315,7 +315,7 @@ module {{ name }} #(
 {%- endif %}
   end
 {%- if fb.is_some() %}
-  wire        fb_act = (act_q == ACT_FB);
+  wire fb_act = (act_q == ACT_FB);
   assign dma_req_valid_o = (state_q == SEND_PARA) & ~fb_act;
   assign fb_req_valid_o  = (state_q == SEND_PARA) & fb_act;
   assign fb_req_data_o   = {height_q, width_q, fbpos_q};
@@ -351,55 +351,55 @@ module {{ name }} #(
 
   // ---------------------------------------------------------------------------------
   // Stage 1, unpack: a group of up to {{ lanes }} pixel(s) of one row from the DMA word.
-  wire        in_pipe = (state_q == PIPELINE) | (state_q == WAIT_FIFO);
+  wire in_pipe = (state_q == PIPELINE) | (state_q == WAIT_FIFO);
 {%- if fb.is_some() %}
   // From the framebuffer, byte_q counts pixels of the 128-bit word: one "byte" a pixel.
-  wire [1:0]  step_log = fb_act ? 2'd0 : bpp_log;
-  wire        src_valid = fb_act ? fb_valid_i : dma_valid_i;
+  wire [1:0] step_log = fb_act ? 2'd0 : bpp_log;
+  wire src_valid = fb_act ? fb_valid_i : dma_valid_i;
 {%- else %}
-  wire [1:0]  step_log = bpp_log;
-  wire        src_valid = dma_valid_i;
+  wire [1:0] step_log = bpp_log;
+  wire src_valid = dma_valid_i;
 {%- endif %}
   // Pixels left in the word: its bytes after byte_q, by bytes per pixel.
 {%- if fb_word_differs %}
-  wire [{{ byte_w }}:0]  room  = fb_act ? ({{ byte_w + 1 }}'d4 - {1'b0, byte_q}) : ({{ byte_w + 1 }}'d{{ wb }} - {1'b0, byte_q});
+  wire [{{ byte_w }}:0] room = fb_act ? ({{ byte_w + 1 }}'d4 - {1'b0, byte_q}) : ({{ byte_w + 1 }}'d{{ wb }} - {1'b0, byte_q});
 {%- else %}
-  wire [{{ byte_w }}:0]  room  = {{ byte_w + 1 }}'d{{ wb }} - {1'b0, byte_q};
+  wire [{{ byte_w }}:0] room = {{ byte_w + 1 }}'d{{ wb }} - {1'b0, byte_q};
 {%- endif %}
-  wire [{{ byte_w }}:0]  slots = room >> step_log;
-  wire [15:0] left  = width_q - col_q;
-  wire [2:0]  cap   = (slots < {{ byte_w + 1 }}'d{{ lanes }}) ? slots[2:0] : 3'd{{ lanes }};
-  wire [2:0]  group = (left < {13'd0, cap}) ? left[2:0] : cap;
-  wire [{{ byte_w + 1 }}:0]  advance  = {{ "{{" }}{{ byte_w - 1 }}{1'b0}}, group} << step_log;
-  wire [{{ byte_w + 1 }}:0]  byte_end = {2'b0, byte_q} + advance;
-  wire        last_col = (left == {13'd0, group});
-  wire        last_row = (row_q == height_q - 16'd1);
-  wire        last_px  = last_col & last_row;
+  wire [{{ byte_w }}:0] slots = room >> step_log;
+  wire [15:0] left = width_q - col_q;
+  wire [2:0] cap = (slots < {{ byte_w + 1 }}'d{{ lanes }}) ? slots[2:0] : 3'd{{ lanes }};
+  wire [2:0] group = (left < {13'd0, cap}) ? left[2:0] : cap;
+  wire [{{ byte_w + 1 }}:0] advance = {{ "{{" }}{{ byte_w - 1 }}{1'b0}}, group} << step_log;
+  wire [{{ byte_w + 1 }}:0] byte_end = {2'b0, byte_q} + advance;
+  wire last_col = (left == {13'd0, group});
+  wire last_row = (row_q == height_q - 16'd1);
+  wire last_px = last_col & last_row;
 {%- if fb.is_some() %}
   // A framebuffer row ends its word.
 {%- if fb_word_differs %}
-  wire        word_done = (byte_end == (fb_act ? {{ byte_w + 2 }}'d4 : {{ byte_w + 2 }}'d{{ wb }})) | last_px | (fb_act & last_col);
+  wire word_done = (byte_end == (fb_act ? {{ byte_w + 2 }}'d4 : {{ byte_w + 2 }}'d{{ wb }})) | last_px | (fb_act & last_col);
 {%- else %}
-  wire        word_done = (byte_end == {{ byte_w + 2 }}'d{{ wb }}) | last_px | (fb_act & last_col);
+  wire word_done = (byte_end == {{ byte_w + 2 }}'d{{ wb }}) | last_px | (fb_act & last_col);
 {%- endif %}
 {%- else %}
-  wire        word_done = (byte_end == {{ byte_w + 2 }}'d{{ wb }}) | last_px;
+  wire word_done = (byte_end == {{ byte_w + 2 }}'d{{ wb }}) | last_px;
 {%- endif %}
 
-  wire        unpack_in_valid = in_pipe & src_valid;
-  wire        unpack_in_ready;
-  wire        issue = unpack_in_valid & unpack_in_ready;
+  wire unpack_in_valid = in_pipe & src_valid;
+  wire unpack_in_ready;
+  wire issue = unpack_in_valid & unpack_in_ready;
 {%- if bitmap %}
   // Bitmap: bit 7 - col[2:0] of byte byte_q is the pixel at col; a set bit waits for pix.
-  wire        in_bitmap   = (state_q == BITMAP);
-  wire [{{ byte_w + 2 }}:0]  bm_index    = {byte_q, 3'b111} - {{ "{{" }}{{ byte_w }}{1'b0}}, col_q[2:0]};
-  wire        bm_bit      = dma_data_i[bm_index];
-  wire        bm_last_col = (col_q == width_q - 16'd1);
-  wire        bm_byte_end = (col_q[2:0] == 3'd7) | bm_last_col;
-  wire        bm_word_end = bm_byte_end & ((&byte_q) | (bm_last_col & last_row));
-  wire        bm_ok       = ~bm_bit | ~bm_valid_q | pix_ready_i;
-  wire        bm_step     = in_bitmap & dma_valid_i & bm_ok;
-  wire        bm_load     = bm_step & bm_bit;
+  wire in_bitmap = (state_q == BITMAP);
+  wire [{{ byte_w + 2 }}:0] bm_index = {byte_q, 3'b111} - {{ "{{" }}{{ byte_w }}{1'b0}}, col_q[2:0]};
+  wire bm_bit = dma_data_i[bm_index];
+  wire bm_last_col = (col_q == width_q - 16'd1);
+  wire bm_byte_end = (col_q[2:0] == 3'd7) | bm_last_col;
+  wire bm_word_end = bm_byte_end & ((&byte_q) | (bm_last_col & last_row));
+  wire bm_ok = ~bm_bit | ~bm_valid_q | pix_ready_i;
+  wire bm_step = in_bitmap & dma_valid_i & bm_ok;
+  wire bm_load = bm_step & bm_bit;
   assign dma_ready_o = (in_pipe & {% if fb.is_some() %}~fb_act & {% endif %}unpack_in_ready & word_done) | (in_bitmap & bm_ok & bm_word_end);
 {%- else %}
   assign dma_ready_o = in_pipe & {% if fb.is_some() %}~fb_act & {% endif %}unpack_in_ready & word_done;
@@ -409,15 +409,15 @@ module {{ name }} #(
 {%- endif %}
 
   wire [{{ dma_w + 31 }}:0] dma_wide = {32'd0, dma_data_i};
-  wire [{{ lanes - 1 }}:0]  mask;
+  wire [{{ lanes - 1 }}:0] mask;
   wire [UnpackW-1:0] unpack_in_data;
 {%- for l in lanes_v_list %}
 
   // Lane {{ l.i }}: the pixel {{ l.i }} after the group's first, {{ l.i }} x bytes_per_pixel further on.
 {%- if let Some(step) = l.step_any %}
-  wire [{{ byte_w - 1 }}:0]  lane{{ l.i }}_step = {{ byte_w }}'d{{ step }};
+  wire [{{ byte_w - 1 }}:0] lane{{ l.i }}_step = {{ byte_w }}'d{{ step }};
 {%- else %}
-  reg  [{{ byte_w - 1 }}:0]  lane{{ l.i }}_step;
+  reg [{{ byte_w - 1 }}:0] lane{{ l.i }}_step;
   always @(*) begin
     case (step_log)
       2'd0:    lane{{ l.i }}_step = {{ byte_w }}'d{{ l.step1 }};
@@ -426,7 +426,7 @@ module {{ name }} #(
     endcase
   end
 {%- endif %}
-  wire [{{ byte_w - 1 }}:0]  lane{{ l.i }}_byte = byte_q + lane{{ l.i }}_step;
+  wire [{{ byte_w - 1 }}:0] lane{{ l.i }}_byte = byte_q + lane{{ l.i }}_step;
   assign mask[{{ l.i }}] = (group > 3'd{{ l.i }});
   wire [{{ raw_w - 1 }}:0] lane{{ l.i }}_raw = dma_wide[{1'b0, lane{{ l.i }}_byte, 3'b000} +: {{ raw_w }}];
 
@@ -478,7 +478,7 @@ module {{ name }} #(
 {% include "rtl/ipu_reg.v" %}
 {% endfor %}
   // Pixels leave the bias register (the count of pixels in flight ends here).
-  wire        bias_take = {{ bias_out.valid }} & {{ bias_out.ready }};
+  wire bias_take = {{ bias_out.valid }} & {{ bias_out.ready }};
 {%- if bitmap %}
   assign pix_valid_o = pipe_valid | bm_valid_q;
   assign pix_data_o  = bm_valid_q ? bm_data_q : pipe_data;
@@ -489,8 +489,8 @@ module {{ name }} #(
   // Stage 5, pixel maps: looked up while MAP_COLOR is on (a per-pixel function, placed
   // before the filter and zoom as GL orders them).
 {%- if o.declare %}
-  wire        {{ o.valid }};
-  wire        {{ o.ready }};
+  wire {{ o.valid }};
+  wire {{ o.ready }};
   wire [PixW-1:0] {{ o.data }};
 {%- endif %}
   {{ m.module }} #(
@@ -536,8 +536,8 @@ module {{ name }} #(
 {%- if let Some((i, o)) = conv_io %}
   // Convolution filter: a plain register while CONVOLUTION is off.
 {%- if o.declare %}
-  wire        {{ o.valid }};
-  wire        {{ o.ready }};
+  wire {{ o.valid }};
+  wire {{ o.ready }};
   wire [PixW-1:0] {{ o.data }};
 {%- endif %}
   {{ c.module }} #(
@@ -576,8 +576,8 @@ module {{ name }} #(
 {%- if let Some((i, o)) = zoom_io %}
   // Stage 4, zoom: bypassed (a plain register) while both factors are 1.0.
 {%- if o.declare %}
-  wire        {{ o.valid }};
-  wire        {{ o.ready }};
+  wire {{ o.valid }};
+  wire {{ o.ready }};
   wire [PixW-1:0] {{ o.data }};
 {%- endif %}
   {{ zoom_mod }} #(
@@ -611,14 +611,14 @@ module {{ name }} #(
 
   // The pipeline's end: pix for draws and copies, the packer for ReadPixels and
   // CopyTexImage (to_pack_q changes only while the unit is empty).
-  wire        pk_in_valid = tail_valid & to_pack_q;
-  wire        pk_in_ready;
+  wire pk_in_valid = tail_valid & to_pack_q;
+  wire pk_in_ready;
   assign {{ pk.pix.0 }} = tail_valid & ~to_pack_q;
   assign {{ pk.pix.2 }} = tail_data;
   assign tail_ready = to_pack_q ? pk_in_ready : {{ pk.pix.1 }};
-  wire        pk_valid;
+  wire pk_valid;
   wire [{{ dma_w - 1 }}:0] pk_data;
-  wire        pk_ready = to_tex_q ? tex_ready_i : dma_out_ready_i;
+  wire pk_ready = to_tex_q ? tex_ready_i : dma_out_ready_i;
   {{ pk.module }} #(
     .Lanes     ({{ lanes }}),
     .BeatWidth (PixW),

@@ -13,15 +13,15 @@
 module {{ name }} #(
   parameter integer ScaleFrac = {{ sf }},
   parameter integer BiasWidth = {{ bw }},
-  parameter integer BiasFrac  = {{ bf }},
+  parameter integer BiasFrac = {{ bf }},
   parameter integer ProdWidth = {{ pw }}
 ) (
-  input  wire [4*ProdWidth-1:0] prod_i,
-  input  wire [4*BiasWidth-1:0] bias_i,
-  output wire [31:0]            rgba_o
+  input wire [4*ProdWidth-1:0] prod_i,
+  input wire [4*BiasWidth-1:0] bias_i,
+  output wire [31:0] rgba_o
 );
 
-  localparam integer Frac     = (ScaleFrac > BiasFrac) ? ScaleFrac : BiasFrac;
+  localparam integer Frac = (ScaleFrac > BiasFrac) ? ScaleFrac : BiasFrac;
   localparam integer ProdWide = ProdWidth + Frac - ScaleFrac;
   localparam integer BiasWide = BiasWidth + 9 + Frac - BiasFrac;
   localparam integer SumWidth = ((ProdWide > BiasWide) ? ProdWide : BiasWide) + 2;

@@ -25,47 +25,47 @@
 // Combinational paths: out_ready_i -> in_ready_o.
 module {{ name }} #(
   // The largest filter: Kernel x Kernel taps.
-  parameter integer Kernel      = {{ k }},
+  parameter integer Kernel = {{ k }},
 {%- if k > 1 %}
   // Pixels of each line buffer: the widest row that can be filtered.
-  parameter integer MaxLine     = {{ line }},
+  parameter integer MaxLine = {{ line }},
 {%- endif %}
   parameter integer WeightWidth = {{ ww }}
 ) (
-  input  wire        clk_i,
-  input  wire        {{ rst.port }},
-  input  wire        conv_on_i,
-  input  wire [2:0]  kw_i,
-  input  wire [2:0]  kh_i,
-  input  wire [15:0] width_i,
-  input  wire [15:0] height_i,
-  input  wire [15:0] x0_i,
-  input  wire [15:0] y0_i,
-  input  wire        clr_i,
-  input  wire [3:0]  mask_i,
-  input  wire [2:0]  lkw_i,
-  input  wire [2:0]  lkh_i,
-  input  wire        we_i,
-  input  wire [2:0]  m_i,
-  input  wire [2:0]  n_i,
-  input  wire [WeightWidth-1:0] wdata_i,
-  input  wire        in_valid_i,
-  output reg         in_ready_o,
-  input  wire [{{ beat_w - 1 }}:0] in_data_i,
-  output wire        out_valid_o,
-  input  wire        out_ready_i,
+  input wire clk_i,
+  input wire {{ rst.port }},
+  input wire conv_on_i,
+  input wire [2:0] kw_i,
+  input wire [2:0] kh_i,
+  input wire [15:0] width_i,
+  input wire [15:0] height_i,
+  input wire [15:0] x0_i,
+  input wire [15:0] y0_i,
+  input wire clr_i,
+  input wire [3:0] mask_i,
+  input wire [2:0] lkw_i,
+  input wire [2:0] lkh_i,
+  input wire we_i,
+  input wire [2:0] m_i,
+  input wire [2:0] n_i,
+  input wire [WeightWidth-1:0] wdata_i,
+  input wire in_valid_i,
+  output reg in_ready_o,
+  input wire [{{ beat_w - 1 }}:0] in_data_i,
+  output wire out_valid_o,
+  input wire out_ready_i,
   output wire [{{ beat_w - 1 }}:0] out_data_o,
-  output wire        busy_o
+  output wire busy_o
 );
 
-  localparam integer Taps  = Kernel * Kernel;
+  localparam integer Taps = Kernel * Kernel;
 {%- if k > 1 %}
   localparam integer AddrW = (MaxLine > 1) ? $clog2(MaxLine) : 1;
 {%- endif %}
   // A product and the sum of Taps of them.
   localparam integer ProdW = WeightWidth + 9;
-  localparam integer AccW  = {{ acc_w }};
-  localparam [2:0]   K3    = {{ k }};
+  localparam integer AccW = {{ acc_w }};
+  localparam [2:0] K3 = {{ k }};
   localparam [WeightWidth-1:0] WOne = {{ ww }}'d65536;
   localparam [AccW-1:0] Half = {{ acc_w }}'d32768;
 
@@ -78,30 +78,30 @@ module {{ name }} #(
   reg  [15:0] wx_q, wy_q;           // ... at (wx, wy)
   reg         rs_valid_q, rs_valid_d;    // the row sums hold an output pixel
   reg  [15:0] rx_q, ry_q;           // ... at (rx, ry)
-  reg         rs_load;
+  reg rs_load;
   reg         out_valid_q, out_valid_d;
   reg  [{{ beat_w - 1 }}:0] out_data_q, out_data_d;
-  reg         out_load;
-  reg  [Taps*32-1:0] win_q;         // row a, column b at tap a * Kernel + b; newest last
+  reg out_load;
+  reg [Taps*32-1:0] win_q;  // row a, column b at tap a * Kernel + b; newest last
   wire [Taps*32-1:0] win_d;
   wire [4*Taps*ProdW-1:0] prods;  // per channel and tap: weight x component
-  reg  [4*Kernel*AccW-1:0] rsum_d;  // per channel and window row: the row's products summed
-  reg  [4*Kernel*AccW-1:0] rsum_q;
-  reg  [31:0] result;               // the row sums summed, rounded and clamped
+  reg [4*Kernel*AccW-1:0] rsum_d;  // per channel and window row: the row's products summed
+  reg [4*Kernel*AccW-1:0] rsum_q;
+  reg [31:0] result;  // the row sums summed, rounded and clamped
 
 {%- include "rtl/ipu_beat_pixel.v" %}
-  wire        out_free = ~out_valid_q | out_ready_i;
+  wire out_free = ~out_valid_q | out_ready_i;
   // The row sums may take the window's pixel: they hold none, or theirs moves on now.
-  wire        rs_free  = ~rs_valid_q | out_free;
+  wire rs_free = ~rs_valid_q | out_free;
   // The window may take a pixel: it holds no output, or its output moves on now.
-  wire        win_free = ~win_valid_q | rs_free;
-  wire        take     = conv_on_i & in_valid_i & win_free;
-  wire        last_col = (c_q == width_i - 16'd1);
-  wire        last_row = (r_q == height_i - 16'd1);
-  wire [15:0] kw_m1    = {13'd0, kw_i - 3'd1};
-  wire [15:0] kh_m1    = {13'd0, kh_i - 3'd1};
+  wire win_free = ~win_valid_q | rs_free;
+  wire take = conv_on_i & in_valid_i & win_free;
+  wire last_col = (c_q == width_i - 16'd1);
+  wire last_row = (r_q == height_i - 16'd1);
+  wire [15:0] kw_m1 = {13'd0, kw_i - 3'd1};
+  wire [15:0] kh_m1 = {13'd0, kh_i - 3'd1};
   // The pixel taken completes a window: its column and row reach the filter's size.
-  wire        complete = (c_q >= kw_m1) & (r_q >= kh_m1);
+  wire complete = (c_q >= kw_m1) & (r_q >= kh_m1);
 
   always @(*) begin
     c_d        = c_q;
@@ -193,19 +193,19 @@ module {{ name }} #(
   assign column[Kernel*32-1 -: 32] = in_pix;
 {%- if k > 1 %}
   // Line buffer k holds row r - 1 - k; each passes its pixel at c_q on to the next.
-  wire [(Kernel-1)*32-1:0] lb_rd;   // their pixels at column c_q
-  wire [(Kernel-1)*32-1:0] lb_wr;   // what they store there
+  wire [(Kernel-1)*32-1:0] lb_rd;  // their pixels at column c_q
+  wire [(Kernel-1)*32-1:0] lb_wr;  // what they store there
   // A one-pixel-wide draw reads back the column it has just written.
-  reg         fwd_q;
+  reg fwd_q;
   always @(posedge clk_i) begin
     fwd_q <= take & (c_d == c_q);
   end
   genvar k;
   generate
     for (k = 0; k < Kernel - 1; k = k + 1) begin : g_line
-      reg  [31:0] line_q [0:MaxLine-1];
-      reg  [31:0] rd_q;
-      reg  [31:0] wr_q;
+      reg [31:0] line_q [0:MaxLine-1];
+      reg [31:0] rd_q;
+      reg [31:0] wr_q;
       if (k == 0) begin : g_first
         assign lb_wr[31:0] = in_pix;
       end else begin : g_next
@@ -225,12 +225,12 @@ module {{ name }} #(
 {%- endif %}
 
   // Window shift, weights, and per channel the sum of products.
-  wire [2:0]  lrow0 = K3 - lkh_i;   // window row of the loaded filter's row 0
-  wire [2:0]  lcol0 = K3 - lkw_i;
-  wire [2:0]  crow  = lrow0 + {1'b0, lkh_i[2:1]};
-  wire [2:0]  ccol  = lcol0 + {1'b0, lkw_i[2:1]};
-  wire [2:0]  wrow  = lrow0 + n_i;
-  wire [2:0]  wcol  = lcol0 + m_i;
+  wire [2:0] lrow0 = K3 - lkh_i;  // window row of the loaded filter's row 0
+  wire [2:0] lcol0 = K3 - lkw_i;
+  wire [2:0] crow = lrow0 + {1'b0, lkh_i[2:1]};
+  wire [2:0] ccol = lcol0 + {1'b0, lkw_i[2:1]};
+  wire [2:0] wrow = lrow0 + n_i;
+  wire [2:0] wcol = lcol0 + m_i;
   genvar a, b, ch;
   generate
     for (a = 0; a < Kernel; a = a + 1) begin : g_row
@@ -249,9 +249,9 @@ module {{ name }} #(
           localparam [2:0] B = b;
           // Reset: GL's identity, a 1x1 filter of 1.0 (the newest tap).
           localparam [WeightWidth-1:0] Init = ((a == Kernel - 1) && (b == Kernel - 1)) ? WOne : {WeightWidth{1'b0}};
-          reg  [WeightWidth-1:0] w_q;
-          wire        w_clr = clr_i;
-          wire        w_wr  = we_i & mask_i[ch] & (wrow == A) & (wcol == B);
+          reg [WeightWidth-1:0] w_q;
+          wire w_clr = clr_i;
+          wire w_wr = we_i & mask_i[ch] & (wrow == A) & (wcol == B);
           wire [WeightWidth-1:0] w_d = w_clr ? ((~mask_i[ch] & (crow == A) & (ccol == B)) ? WOne : {WeightWidth{1'b0}}) :
                                        wdata_i;
           always @(posedge clk_i{{ rst.edge }}) begin
@@ -263,7 +263,7 @@ module {{ name }} #(
           end
           // Zero-extended component and sign-extended weight at the product's width.
           wire signed [ProdW-1:0] comp = {{ "{{" }}(ProdW-8){1'b0}}, win_q[32*(a*Kernel+b) + 8*ch +: 8]};
-          wire signed [ProdW-1:0] wt   = {{ "{{" }}(ProdW-WeightWidth){w_q[WeightWidth-1]}}, w_q};
+          wire signed [ProdW-1:0] wt = {{ "{{" }}(ProdW-WeightWidth){w_q[WeightWidth-1]}}, w_q};
           assign prods[ProdW*(Taps*ch+a*Kernel+b) +: ProdW] = comp * wt;
         end
       end
@@ -272,7 +272,7 @@ module {{ name }} #(
 
   // Per channel and window row the sum of the row's products, sign-extended (exact: AccW
   // holds the sum of all Taps products).
-  reg  [AccW-1:0] racc;
+  reg [AccW-1:0] racc;
   integer t, row, chn;
   always @(*) begin
     racc   = {AccW{1'b0}};
@@ -290,8 +290,8 @@ module {{ name }} #(
 
   // Per channel the sum of its row sums; rounded at 16 fraction bits (the bits below are
   // dropped by design) and clamped.
-  reg  [AccW-1:0] sum;
-  wire            unused_sum;
+  reg [AccW-1:0] sum;
+  wire unused_sum;
   assign unused_sum = ^sum[15:0];
   always @(*) begin
     result = 32'd0;

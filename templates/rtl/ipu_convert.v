@@ -11,9 +11,9 @@
 module {{ name }} #(
   parameter integer RawWidth = {{ raw_w }}
 ) (
-  input  wire [2:0]  fmt_i,
-  input  wire [RawWidth-1:0] raw_i,
-  output reg  [31:0] rgba_o
+  input wire [2:0] fmt_i,
+  input wire [RawWidth-1:0] raw_i,
+  output reg [31:0] rgba_o
 );
 {% for f in formats %}
   localparam [2:0] {{ f.name }} = 3'd{{ f.code }};

@@ -13,24 +13,24 @@
 // Latency: 2 registers (the beat, then the word). busy_o: a beat, bytes or a word held.
 // Combinational paths: out_ready_i -> in_ready_o.
 module {{ name }} #(
-  parameter integer Lanes     = {{ lanes }},
+  parameter integer Lanes = {{ lanes }},
   parameter integer BeatWidth = {{ beat_w }},
   // Bytes of an output word (dma_out's and tex's: the DMA word).
   parameter integer WordBytes = {{ wbytes }}
 ) (
-  input  wire        clk_i,
-  input  wire        {{ rst.port }},
-  input  wire [2:0]  fmt_i,
-  input  wire        lum_sum_i,
-  input  wire [15:0] end_x_i,
-  input  wire [15:0] last_y_i,
-  input  wire        in_valid_i,
-  output wire        in_ready_o,
-  input  wire [BeatWidth-1:0] in_data_i,
-  output wire        out_valid_o,
-  input  wire        out_ready_i,
+  input wire clk_i,
+  input wire {{ rst.port }},
+  input wire [2:0] fmt_i,
+  input wire lum_sum_i,
+  input wire [15:0] end_x_i,
+  input wire [15:0] last_y_i,
+  input wire in_valid_i,
+  output wire in_ready_o,
+  input wire [BeatWidth-1:0] in_data_i,
+  output wire out_valid_o,
+  input wire out_ready_i,
   output wire [8*WordBytes-1:0] out_data_o,
-  output wire        busy_o
+  output wire busy_o
 );
 
   localparam integer Bytes = 4 * Lanes;
@@ -43,9 +43,9 @@ module {{ name }} #(
   // of q the fraction it drops (unused).
   function [3:0] narrow4;
     input [7:0] c;
-    reg   [11:0] p;
+    reg [11:0] p;
     /* verilator lint_off UNUSEDSIGNAL */
-    reg   [11:0] q;
+    reg [11:0] q;
     /* verilator lint_on UNUSEDSIGNAL */
     begin
       p = {4'd0, c} * 12'd15 + 12'd127;
@@ -55,9 +55,9 @@ module {{ name }} #(
   endfunction
   function [4:0] narrow5;
     input [7:0] c;
-    reg   [12:0] p;
+    reg [12:0] p;
     /* verilator lint_off UNUSEDSIGNAL */
-    reg   [12:0] q;
+    reg [12:0] q;
     /* verilator lint_on UNUSEDSIGNAL */
     begin
       p = {5'd0, c} * 13'd31 + 13'd127;
@@ -67,9 +67,9 @@ module {{ name }} #(
   endfunction
   function [5:0] narrow6;
     input [7:0] c;
-    reg   [13:0] p;
+    reg [13:0] p;
     /* verilator lint_off UNUSEDSIGNAL */
-    reg   [13:0] q;
+    reg [13:0] q;
     /* verilator lint_on UNUSEDSIGNAL */
     begin
       p = {6'd0, c} * 14'd63 + 14'd127;
@@ -79,7 +79,7 @@ module {{ name }} #(
   endfunction
 
   // Bytes per pixel (log2) of the format.
-  reg  [1:0]  bpp_log;
+  reg [1:0] bpp_log;
   always @(*) begin
     case (fmt_i)
 {%- for f in formats %}
@@ -90,25 +90,25 @@ module {{ name }} #(
   end
 {% for i in lane_list %}
   // Lane {{ i }}: its pixel in the format, in the low bits.
-  wire [7:0]  r{{ i }} = in_data_i[{{ 32 * i + 7 }}:{{ 32 * i }}];
-  wire [7:0]  g{{ i }} = in_data_i[{{ 32 * i + 15 }}:{{ 32 * i + 8 }}];
-  wire [7:0]  b{{ i }} = in_data_i[{{ 32 * i + 23 }}:{{ 32 * i + 16 }}];
+  wire [7:0] r{{ i }} = in_data_i[{{ 32 * i + 7 }}:{{ 32 * i }}];
+  wire [7:0] g{{ i }} = in_data_i[{{ 32 * i + 15 }}:{{ 32 * i + 8 }}];
+  wire [7:0] b{{ i }} = in_data_i[{{ 32 * i + 23 }}:{{ 32 * i + 16 }}];
 {%- if alpha %}
-  wire [7:0]  a{{ i }} = in_data_i[{{ 32 * i + 31 }}:{{ 32 * i + 24 }}];
+  wire [7:0] a{{ i }} = in_data_i[{{ 32 * i + 31 }}:{{ 32 * i + 24 }}];
 {%- else %}
   // No enabled format stores alpha.
-  wire [7:0]  a{{ i }} = in_data_i[{{ 32 * i + 31 }}:{{ 32 * i + 24 }}];
-  wire        unused_a{{ i }};
+  wire [7:0] a{{ i }} = in_data_i[{{ 32 * i + 31 }}:{{ 32 * i + 24 }}];
+  wire unused_a{{ i }};
   assign unused_a{{ i }} = ^a{{ i }};
 {%- endif %}
-  wire [9:0]  sum{{ i }} = {2'd0, r{{ i }}} + {2'd0, g{{ i }}} + {2'd0, b{{ i }}};
-  wire [7:0]  lum{{ i }} = ~lum_sum_i ? r{{ i }} : (|sum{{ i }}[9:8]) ? 8'hff : sum{{ i }}[7:0];
+  wire [9:0] sum{{ i }} = {2'd0, r{{ i }}} + {2'd0, g{{ i }}} + {2'd0, b{{ i }}};
+  wire [7:0] lum{{ i }} = ~lum_sum_i ? r{{ i }} : (|sum{{ i }}[9:8]) ? 8'hff : sum{{ i }}[7:0];
 {%- if !lum %}
   // No luminance format is enabled.
-  wire        unused_lum{{ i }};
+  wire unused_lum{{ i }};
   assign unused_lum{{ i }} = ^lum{{ i }};
 {%- endif %}
-  reg  [31:0] px{{ i }};
+  reg [31:0] px{{ i }};
   always @(*) begin
     px{{ i }} = 32'd0;
     case (fmt_i)
@@ -136,7 +136,7 @@ module {{ name }} #(
 {%- endfor %}
 
   // The beat's bytes, pixel 0 first, and how many there are.
-  reg  [8*Bytes-1:0] bytes_in;
+  reg [8*Bytes-1:0] bytes_in;
   always @(*) begin
     case (bpp_log)
       2'd0:    bytes_in = {{ bytes1 }};
@@ -145,34 +145,34 @@ module {{ name }} #(
     endcase
   end
 {%- if multi %}
-  wire [{{ lanes - 1 }}:0]  in_mask = in_data_i[BeatWidth-1:BeatWidth-{{ lanes }}];
-  wire [2:0]  in_count = {{ count_expr }};
+  wire [{{ lanes - 1 }}:0] in_mask = in_data_i[BeatWidth-1:BeatWidth-{{ lanes }}];
+  wire [2:0] in_count = {{ count_expr }};
 {%- else %}
-  wire [2:0]  in_count = 3'd1;
+  wire [2:0] in_count = 3'd1;
 {%- endif %}
-  wire [5:0]  in_len = {3'd0, in_count} << bpp_log;
+  wire [5:0] in_len = {3'd0, in_count} << bpp_log;
   wire [15:0] in_x = in_data_i[{{ meta + 15 }}:{{ meta }}];
   wire [15:0] in_y = in_data_i[{{ meta + 31 }}:{{ meta + 16 }}];
-  wire        in_last = (in_y == last_y_i) & (in_x + {13'd0, in_count} == end_x_i);
+  wire in_last = (in_y == last_y_i) & (in_x + {13'd0, in_count} == end_x_i);
 
   // The held beat (bytes off_q .. len_q - 1 still to go) and the word being filled
   // (n_q bytes in acc_q).
   reg         full_q, full_d;
   reg  [5:0]  off_q, off_d;
-  reg  [5:0]  len_q;
-  reg         last_q;
+  reg [5:0] len_q;
+  reg last_q;
   reg  [{{ nw - 1 }}:0]  n_q, n_d;
-  reg  [8*Bytes-1:0] beat_q;
-  reg  [8*WordBytes-9:0] acc_q;
+  reg [8*Bytes-1:0] beat_q;
+  reg [8*WordBytes-9:0] acc_q;
   reg         out_valid_q, out_valid_d;
-  reg  [8*WordBytes-1:0] out_q;
+  reg [8*WordBytes-1:0] out_q;
 
   localparam [5:0] WBytes = WordBytes[5:0];
-  wire [5:0]  rem    = len_q - off_q;
-  wire [5:0]  space  = WBytes - {{ "{{" }}{{ 6 - nw }}{1'b0}}, n_q};
-  wire        fits   = (rem <= space);
-  wire [5:0]  take   = fits ? rem : space;
-  wire [5:0]  total  = {{ "{{" }}{{ 6 - nw }}{1'b0}}, n_q} + take;
+  wire [5:0] rem = len_q - off_q;
+  wire [5:0] space = WBytes - {{ "{{" }}{{ 6 - nw }}{1'b0}}, n_q};
+  wire fits = (rem <= space);
+  wire [5:0] take = fits ? rem : space;
+  wire [5:0] total = {{ "{{" }}{{ 6 - nw }}{1'b0}}, n_q} + take;
   wire [8*Bytes+8*WordBytes-1:0] beat_wide = {{ "{{" }}(8*WordBytes){1'b0}}, beat_q};
   wire [8*WordBytes-1:0] window = beat_wide[{off_q[{{ off_hi }}:0], 3'b000} +: 8*WordBytes];
   wire [8*WordBytes-1:0] win_sh = window << {n_q, 3'b000};
@@ -188,10 +188,10 @@ module {{ name }} #(
 {%- endif %}
 {%- endfor %}
   };
-  wire        word_now = (total == WBytes) | (fits & last_q);
-  wire        step = full_q & (~word_now | ~out_valid_q | out_ready_i);
+  wire word_now = (total == WBytes) | (fits & last_q);
+  wire step = full_q & (~word_now | ~out_valid_q | out_ready_i);
   assign in_ready_o  = ~full_q | (step & fits);
-  wire        take_in = in_valid_i & in_ready_o;
+  wire take_in = in_valid_i & in_ready_o;
   assign out_valid_o = out_valid_q;
   assign out_data_o  = out_q;
   assign busy_o      = full_q | (n_q != {{ nw }}'d0) | out_valid_q;

@@ -1,7 +1,7 @@
   // {{ r.inst }}: {{ r.label }} after {{ r.stage }}
 {%- if r.declare %}
-  wire        {{ r.out_valid }};
-  wire        {{ r.out_ready }};
+  wire {{ r.out_valid }};
+  wire {{ r.out_ready }};
   wire [{{ r.width - 1 }}:0] {{ r.out_data }};
 {%- endif %}
 {%- if let Some(module) = r.module %}

@@ -11,18 +11,18 @@ module {{ name }} #(
   parameter integer ScaleWidth = {{ sw }},
   // Derived, not for overriding: a product's width. A parameter only because a port
   // needs it and Verilog-2005 declares localparams after the port list.
-  parameter integer ProdWidth  = ScaleWidth + 9
+  parameter integer ProdWidth = ScaleWidth + 9
 ) (
-  input  wire [31:0]             rgba_i,
-  input  wire [4*ScaleWidth-1:0] scale_i,
-  output wire [4*ProdWidth-1:0]  prod_o
+  input wire [31:0] rgba_i,
+  input wire [4*ScaleWidth-1:0] scale_i,
+  output wire [4*ProdWidth-1:0] prod_o
 );
 
   genvar ch;
   generate
     for (ch = 0; ch < 4; ch = ch + 1) begin : g_channel
       // Zero-extended channel and sign-extended scale, both at the product's width.
-      wire signed [ProdWidth-1:0] chan  = {{ "{{" }}(ProdWidth-8){1'b0}}, rgba_i[8*ch +: 8]};
+      wire signed [ProdWidth-1:0] chan = {{ "{{" }}(ProdWidth-8){1'b0}}, rgba_i[8*ch +: 8]};
       wire signed [ProdWidth-1:0] scale = {{ "{{" }}(ProdWidth-ScaleWidth){scale_i[ScaleWidth*ch + ScaleWidth-1]}},
                                            scale_i[ScaleWidth*ch +: ScaleWidth]};
       assign prod_o[ProdWidth*ch +: ProdWidth] = chan * scale;

@@ -32,45 +32,45 @@ module {{ name }} #(
   // Pixels of the line buffer: the widest row that can be zoomed.
   parameter integer MaxLine = {{ line }}
 ) (
-  input  wire        clk_i,
-  input  wire        {{ rst.port }},
-  input  wire [23:0] zx_i,
-  input  wire [23:0] zy_i,
-  input  wire [15:0] width_i,
-  input  wire [15:0] height_i,
-  input  wire [15:0] x0_i,
-  input  wire [15:0] y0_i,
-  input  wire        in_valid_i,
-  output reg         in_ready_o,
-  input  wire [{{ beat_w - 1 }}:0] in_data_i,
-  output wire        out_valid_o,
-  input  wire        out_ready_i,
+  input wire clk_i,
+  input wire {{ rst.port }},
+  input wire [23:0] zx_i,
+  input wire [23:0] zy_i,
+  input wire [15:0] width_i,
+  input wire [15:0] height_i,
+  input wire [15:0] x0_i,
+  input wire [15:0] y0_i,
+  input wire in_valid_i,
+  output reg in_ready_o,
+  input wire [{{ beat_w - 1 }}:0] in_data_i,
+  output wire out_valid_o,
+  input wire out_ready_i,
   output wire [{{ beat_w - 1 }}:0] out_data_o,
-  output wire        busy_o
+  output wire busy_o
 );
 
 {%- if multi %}
   // The line buffer's banks: a pixel of each of the Lanes consecutive columns of a group
   // (Lanes, the beat's pixels, is a power of two: a column's bank is its low bits).
-  localparam integer Lanes  = {{ lanes }};
-  localparam integer LaneW  = $clog2(Lanes);
-  localparam integer Depth  = (MaxLine + Lanes - 1) / Lanes;
-  localparam integer AddrW  = (Depth > 1) ? $clog2(Depth) : 1;
+  localparam integer Lanes = {{ lanes }};
+  localparam integer LaneW = $clog2(Lanes);
+  localparam integer Depth = (MaxLine + Lanes - 1) / Lanes;
+  localparam integer AddrW = (Depth > 1) ? $clog2(Depth) : 1;
 {%- else %}
   localparam integer AddrW = (MaxLine > 1) ? $clog2(MaxLine) : 1;
 {%- endif %}
   // Accumulators i*|z| + 2^15 - 1: 16-bit index times a 24-bit magnitude.
-  localparam integer AccW  = {{ acc_w }};
-  localparam integer OffW  = AccW - 16;
-  localparam [23:0]  One   = 24'h010000;
+  localparam integer AccW = {{ acc_w }};
+  localparam integer OffW = AccW - 16;
+  localparam [23:0] One = 24'h010000;
 
   localparam [1:0] Z_STREAM = 2'd0;  // the row arrives from the pipeline
   localparam [1:0] Z_REWIND = 2'd1;  // one clock: the line buffer's first pixel is read
   localparam [1:0] Z_REPLAY = 2'd2;  // the row again, from the line buffer
 
-  wire        zoom_on = (zx_i != One) | (zy_i != One);
-  wire        xneg = zx_i[23];
-  wire        yneg = zy_i[23];
+  wire zoom_on = (zx_i != One) | (zy_i != One);
+  wire xneg = zx_i[23];
+  wire yneg = zy_i[23];
   wire [23:0] xmag = xneg ? (24'd0 - zx_i) : zx_i;
   wire [23:0] ymag = yneg ? (24'd0 - zy_i) : zy_i;
 
@@ -88,21 +88,21 @@ module {{ name }} #(
   localparam [AccW-1:0] AccInit = {{ "{{" }}(AccW-15){1'b0}}, 15'h7fff};
   wire [AccW-1:0] ay_next = ay_q + {{ "{{" }}(AccW-24){1'b0}}, ymag};
   wire [OffW-1:0] y_end = ay_next[AccW-1:16];
-  wire        row_live = (oy_q != y_end);
-  wire        last_row = (j_q == height_i - 16'd1);
-  wire        out_free = ~out_valid_q | out_ready_i;
-  wire        streaming = (st_q == Z_STREAM);
-  wire        src_valid = streaming ? in_valid_i : (st_q == Z_REPLAY);
+  wire row_live = (oy_q != y_end);
+  wire last_row = (j_q == height_i - 16'd1);
+  wire out_free = ~out_valid_q | out_ready_i;
+  wire streaming = (st_q == Z_STREAM);
+  wire src_valid = streaming ? in_valid_i : (st_q == Z_REPLAY);
 {%- if multi %}
 
   // The group: n pixels from column i_q, the input beat's (its mask is contiguous from
   // lane 0) or the line buffer's Lanes (fewer at the row's end).
   localparam [{{ cnt_w - 1 }}:0] LanesN = {{ cnt_w }}'d{{ lanes }};
-  wire [{{ lanes - 1 }}:0]  in_mask = in_data_i[{{ beat_w - 1 }}:{{ meta + 32 }}];
-  wire [{{ cnt_w - 1 }}:0]  in_n    = {{ in_count_expr }};
-  wire [15:0] rest    = width_i - i_q;
-  wire [{{ cnt_w - 1 }}:0]  rep_n   = (rest >= {{ "{" }}{{ 16 - cnt_w }}'d0, LanesN}) ? LanesN : rest[{{ cnt_w - 1 }}:0];
-  wire [{{ cnt_w - 1 }}:0]  n       = streaming ? in_n : rep_n;
+  wire [{{ lanes - 1 }}:0] in_mask = in_data_i[{{ beat_w - 1 }}:{{ meta + 32 }}];
+  wire [{{ cnt_w - 1 }}:0] in_n = {{ in_count_expr }};
+  wire [15:0] rest = width_i - i_q;
+  wire [{{ cnt_w - 1 }}:0] rep_n = (rest >= {{ "{" }}{{ 16 - cnt_w }}'d0, LanesN}) ? LanesN : rest[{{ cnt_w - 1 }}:0];
+  wire [{{ cnt_w - 1 }}:0] n = streaming ? in_n : rep_n;
   wire [{{ 32 * lanes - 1 }}:0] rd_pix;
   wire [{{ 32 * lanes - 1 }}:0] grp_pix = streaming ? in_data_i[{{ 32 * lanes - 1 }}:0] : rd_pix;
   // acc_k = (i_q + k) * |zx| + 2^15 - 1; e_k = ceil((i_q + k) * |zx| - 0.5), where the
@@ -110,10 +110,10 @@ module {{ name }} #(
 {%- for k in ends %}
   wire [AccW-1:0] acc_{{ k }} = ax_q + ({{ "{{" }}(AccW-24){1'b0}}, xmag} * {{ acc_w }}'d{{ k }});
 {%- if *k < lanes %}
-  wire [OffW-1:0] e_{{ k }}   = acc_{{ k }}[AccW-1:16];
+  wire [OffW-1:0] e_{{ k }} = acc_{{ k }}[AccW-1:16];
 {%- endif %}
 {%- endfor %}
-  reg  [AccW-1:0] ax_grp;           // acc_n: the next group's accumulator
+  reg [AccW-1:0] ax_grp;  // acc_n: the next group's accumulator
   always @(*) begin
     case (n)
 {%- for k in ends %}
@@ -123,15 +123,15 @@ module {{ name }} #(
     endcase
   end
   // Offset where the group's coverage ends; the beat: what is left of it, at most Lanes.
-  wire [OffW-1:0] x_end    = ax_grp[AccW-1:16];
-  wire        want     = row_live & (ox_q != x_end);
-  wire [OffW-1:0] left     = x_end - ox_q;
-  wire        last_out = (left <= {{ "{" }}{{ acc_w - 16 - cnt_w }}'d0, LanesN});
-  wire [{{ cnt_w - 1 }}:0]  cnt      = last_out ? left[{{ cnt_w - 1 }}:0] : LanesN;
-  wire [LaneW-1:0] cnt_m1  = cnt[LaneW-1:0] - {{ lane_w }}'d1;  // cnt is 1..Lanes
+  wire [OffW-1:0] x_end = ax_grp[AccW-1:16];
+  wire want = row_live & (ox_q != x_end);
+  wire [OffW-1:0] left = x_end - ox_q;
+  wire last_out = (left <= {{ "{" }}{{ acc_w - 16 - cnt_w }}'d0, LanesN});
+  wire [{{ cnt_w - 1 }}:0] cnt = last_out ? left[{{ cnt_w - 1 }}:0] : LanesN;
+  wire [LaneW-1:0] cnt_m1 = cnt[LaneW-1:0] - {{ lane_w }}'d1;  // cnt is 1..Lanes
   // The last column's offset, the leftmost when mirrored (x is 16 bits: the low 16).
-  wire [15:0] ox_last  = ox_q[15:0] + {{ "{" }}{{ 16 - cnt_w }}'d0, cnt} - 16'd1;
-  wire [{{ lanes - 1 }}:0]  copies   = {{ copies_mask }};
+  wire [15:0] ox_last = ox_q[15:0] + {{ "{" }}{{ 16 - cnt_w }}'d0, cnt} - 16'd1;
+  wire [{{ lanes - 1 }}:0] copies = {{ copies_mask }};
   // Column ox_q + p of the beat shows the group's pixel sel_p: the count of pixel ends
   // at or before it.
 {%- for p in positions %}
@@ -141,7 +141,7 @@ module {{ name }} #(
   // Lane m of the beat: column ox_q + m, or ox_q + cnt - 1 - m mirrored.
 {%- for p in positions %}
   wire [LaneW-1:0] pos_{{ p.p }} = xneg ? {{ p.mirror }} : {{ lane_w }}'d{{ p.p }};
-  reg  [LaneW-1:0] gsel_{{ p.p }};
+  reg [LaneW-1:0] gsel_{{ p.p }};
   always @(*) begin
     case (pos_{{ p.p }})
 {%- for q in positions %}
@@ -152,29 +152,29 @@ module {{ name }} #(
   end
   wire [31:0] lane_{{ p.p }} = grp_pix[32*gsel_{{ p.p }} +: 32];
 {%- endfor %}
-  wire        last_col = (i_q + {{ "{" }}{{ 16 - cnt_w }}'d0, n} == width_i);
+  wire last_col = (i_q + {{ "{" }}{{ 16 - cnt_w }}'d0, n} == width_i);
   // This group may advance: nothing (more) to send, or its last beat goes out now.
-  wire        adv_ok   = ~want | (out_free & last_out);
-  wire        advance  = src_valid & adv_ok;
-  wire        emit     = src_valid & want & out_free;
+  wire adv_ok = ~want | (out_free & last_out);
+  wire advance = src_valid & adv_ok;
+  wire emit = src_valid & want & out_free;
   wire [15:0] x_out = x0_i + (xneg ? ~ox_last : ox_q[15:0]);
 {%- else %}
   wire [AccW-1:0] ax_next = ax_q + {{ "{{" }}(AccW-24){1'b0}}, xmag};
   // Offset where this column's coverage ends.
   wire [OffW-1:0] x_end = ax_next[AccW-1:16];
-  wire        want     = row_live & (ox_q != x_end);
-  wire        last_out = (ox_q + 1'b1 == x_end);
-  wire        last_col = (i_q == width_i - 16'd1);
+  wire want = row_live & (ox_q != x_end);
+  wire last_out = (ox_q + 1'b1 == x_end);
+  wire last_col = (i_q == width_i - 16'd1);
   // This column may advance: nothing (more) to send, or its last pixel goes out now.
-  wire        adv_ok   = ~want | (out_free & last_out);
+  wire adv_ok = ~want | (out_free & last_out);
 
   // The current pixel: from the input beat while streaming, from the line buffer after.
 {%- include "rtl/ipu_beat_pixel.v" %}
-  reg  [31:0] line_q [0:MaxLine-1];
-  reg  [31:0] rd_q;
-  wire [31:0] src_pix   = streaming ? in_pix : rd_q;
-  wire        advance   = src_valid & adv_ok;
-  wire        emit      = src_valid & want & out_free;
+  reg [31:0] line_q [0:MaxLine-1];
+  reg [31:0] rd_q;
+  wire [31:0] src_pix = streaming ? in_pix : rd_q;
+  wire advance = src_valid & adv_ok;
+  wire emit = src_valid & want & out_free;
   wire [15:0] x_out = x0_i + (xneg ? ~ox_q[15:0] : ox_q[15:0]);
 {%- endif %}
   wire [15:0] y_out = y0_i + (yneg ? ~oy_q[15:0] : oy_q[15:0]);
@@ -289,9 +289,9 @@ module {{ name }} #(
 
   wire [LaneW-1:0] bank{{ b.p }}_lane = {{ lane_w }}'d{{ b.p }} - i_q[LaneW-1:0];
   wire [AddrW-1:0] bank{{ b.p }}_addr = i_q[AddrW+LaneW-1:LaneW]{% if b.carry %} + {{ "{" }}{AddrW-1{1'b0}}, (i_q[LaneW-1:0] > {{ lane_w }}'d{{ b.p }})}{% endif %};
-  wire             bank{{ b.p }}_we   = line_we & ({{ "{" }}{{ cnt_w - lane_w }}'d0, bank{{ b.p }}_lane} < n);
-  reg  [31:0]      bank{{ b.p }}_q [0:Depth-1];
-  reg  [31:0]      bank{{ b.p }}_rd_q;
+  wire bank{{ b.p }}_we = line_we & ({{ "{" }}{{ cnt_w - lane_w }}'d0, bank{{ b.p }}_lane} < n);
+  reg [31:0] bank{{ b.p }}_q [0:Depth-1];
+  reg [31:0] bank{{ b.p }}_rd_q;
   always @(posedge clk_i) begin
     if (bank{{ b.p }}_we) begin
       bank{{ b.p }}_q[bank{{ b.p }}_addr] <= in_data_i[32*bank{{ b.p }}_lane +: 32];

@@ -31,67 +31,67 @@
 // the bank check above holds only for them.
 module {{ name }} #(
   // Passes queued between tags and data, and line fills in flight: free to override.
-  parameter integer QueueDepth  = {{ queue_depth }},
+  parameter integer QueueDepth = {{ queue_depth }},
   parameter integer MshrEntries = {{ mshr }}
 ) (
-  input  wire                 clk_i,
-  input  wire                 {{ rst.port }},
-  input  wire                 req_valid_i,
-  output wire                 req_ready_o,
-  input  wire [{{ req_w - 1 }}:0]         req_data_i,
-  output wire                 rsp_valid_o,
-  input  wire                 rsp_ready_i,
-  output wire [{{ rsp_w - 1 }}:0]         rsp_data_o,
-  output wire                 mem_req_valid_o,
-  input  wire                 mem_req_ready_i,
-  output wire [31:0]          mem_req_addr_o,
-  input  wire                 mem_rsp_valid_i,
-  output wire                 mem_rsp_ready_o,
-  input  wire [{{ bus_bits - 1 }}:0]          mem_rsp_data_i
+  input wire clk_i,
+  input wire {{ rst.port }},
+  input wire req_valid_i,
+  output wire req_ready_o,
+  input wire [{{ req_w - 1 }}:0] req_data_i,
+  output wire rsp_valid_o,
+  input wire rsp_ready_i,
+  output wire [{{ rsp_w - 1 }}:0] rsp_data_o,
+  output wire mem_req_valid_o,
+  input wire mem_req_ready_i,
+  output wire [31:0] mem_req_addr_o,
+  input wire mem_rsp_valid_i,
+  output wire mem_rsp_ready_o,
+  input wire [{{ bus_bits - 1 }}:0] mem_rsp_data_i
 );
 
-  localparam integer Ports     = {{ ports }};
-  localparam integer AddrW     = {{ aw }};        // texel word address
-  localparam integer OffW      = {{ off_w }};     // word offset in a line
-  localparam integer LineAddrW = {{ line_addr_w }}; // line address
-  localparam integer SetW      = {{ set_w }};     // set index
-  localparam integer TagW      = {{ tag_w }};
-  localparam integer Lines     = {{ lines }};
-  localparam integer Ways      = {{ ways }};
-  localparam integer SlotW     = {{ slot_w }};
-  localparam integer Banks     = {{ banks }};
-  localparam integer BankW     = {{ bank_w }};
+  localparam integer Ports = {{ ports }};
+  localparam integer AddrW = {{ aw }};  // texel word address
+  localparam integer OffW = {{ off_w }};  // word offset in a line
+  localparam integer LineAddrW = {{ line_addr_w }};  // line address
+  localparam integer SetW = {{ set_w }};  // set index
+  localparam integer TagW = {{ tag_w }};
+  localparam integer Lines = {{ lines }};
+  localparam integer Ways = {{ ways }};
+  localparam integer SlotW = {{ slot_w }};
+  localparam integer Banks = {{ banks }};
+  localparam integer BankW = {{ bank_w }};
   localparam integer BankAddrW = {{ bank_addr_w }};
   localparam integer BankDepth = {{ bank_depth }};
-  localparam integer Beats     = {{ beats }};
-  localparam integer BeatW     = {{ beat_w }};
+  localparam integer Beats = {{ beats }};
+  localparam integer BeatW = {{ beat_w }};
   localparam integer WordsPerBeat = {{ words_per_beat }};
-  localparam integer RefW      = $clog2(QueueDepth + 2);
+  localparam integer RefW = $clog2(QueueDepth + 2);
   // A queued pass (see pass_fields in src/rtl/tex_cache.rs), lowest field first.
-  localparam integer PassW     = {{ pass_w }};
+  localparam integer PassW = {{ pass_w }};
 {%- for f in pass_fields %}
   localparam integer {{ f.0 }} = {{ f.1 }};
 {%- endfor %}
-  localparam integer GenW      = {{ gen_w }};       // line generation, per slot
+  localparam integer GenW = {{ gen_w }};  // line generation, per slot
   localparam [GenW-1:0] MaxPending = {{ max_pending }};  // fills in flight per slot
-  localparam integer TexW      = SlotW + GenW + OffW; // a texel in a queued pass
-  localparam integer TexGenLsb  = OffW;         // {slot, gen, off} in a texel
+  localparam integer TexW = SlotW + GenW + OffW;  // a texel in a queued pass
+  localparam integer TexGenLsb = OffW;  // {slot, gen, off} in a texel
   localparam integer TexSlotLsb = OffW + GenW;
-  localparam integer MshrPtrW  = (MshrEntries > 1) ? $clog2(MshrEntries) : 1;
-  localparam integer MshrCntW  = $clog2(MshrEntries + 1);
+  localparam integer MshrPtrW = (MshrEntries > 1) ? $clog2(MshrEntries) : 1;
+  localparam integer MshrCntW = $clog2(MshrEntries + 1);
   localparam integer LastMshrIdx = MshrEntries - 1;
   localparam [MshrPtrW-1:0] LastMshr = LastMshrIdx[MshrPtrW-1:0];
   localparam integer MshrCount = MshrEntries;
   localparam [MshrCntW-1:0] MshrFull = MshrCount[MshrCntW-1:0];
-  localparam integer ReqW      = {{ req_w }};
-  localparam integer RspW      = {{ rsp_w }};
+  localparam integer ReqW = {{ req_w }};
+  localparam integer RspW = {{ rsp_w }};
   localparam integer ReqActLsb = {{ req_act_lsb }};  // request fields
   localparam integer ReqInvLsb = {{ req_inv_lsb }};
-  localparam integer WordW     = {{ word_w }};
-  localparam integer OutDepth  = {{ out_depth }};   // response queue, and stage 1's credits
-  localparam integer CreditW   = {{ credit_w }};
+  localparam integer WordW = {{ word_w }};
+  localparam integer OutDepth = {{ out_depth }};  // response queue, and stage 1's credits
+  localparam integer CreditW = {{ credit_w }};
   localparam [CreditW-1:0] OutCredits = OutDepth[CreditW-1:0];
-  localparam integer PosW      = $clog2(Ports + 1);
+  localparam integer PosW = $clog2(Ports + 1);
   localparam integer LastBeatIdx = Beats - 1;
   localparam [BeatW-1:0] LastBeat = LastBeatIdx[BeatW-1:0];
 
@@ -135,8 +135,8 @@ module {{ name }} #(
 
   // ---------------------------------------------------------------------------------
   // Input register and request fields.
-  wire            cur_valid;
-  reg             cur_take;
+  wire cur_valid;
+  reg cur_take;
   wire [ReqW-1:0] cur_data;
 
   {{ skid }} #(
@@ -152,45 +152,45 @@ module {{ name }} #(
     .out_data_o  (cur_data)
   );
 
-  wire             cur_inv = cur_data[ReqInvLsb];
+  wire cur_inv = cur_data[ReqInvLsb];
   wire [Ports-1:0] cur_act = cur_data[ReqActLsb +: Ports];
 
   // ---------------------------------------------------------------------------------
   // Tag state: flops, searched in parallel. Control state (valid, ready, pins, counts)
   // is reset; tags and ages are meaningful only where valid.
   // Tags and ages live in per-slot registers (g_slot below), read through these.
-  wire [TagW-1:0] tag_q   [0:Lines-1];
-  wire [31:0]     age_q   [0:Lines-1];
-  reg [RefW-1:0]  ref_q   [0:Lines-1];  // queued passes that read the slot
+  wire [TagW-1:0] tag_q [0:Lines-1];
+  wire [31:0] age_q [0:Lines-1];
+  reg [RefW-1:0] ref_q [0:Lines-1];  // queued passes that read the slot
   // Line generations: gen_q counts a slot's allocations and wr_q its fills written; a
   // queued texel reads the generation it was looked up in, once wr_q has reached it.
-  reg [GenW-1:0]  gen_q   [0:Lines-1];
-  reg [GenW-1:0]  wr_q    [0:Lines-1];
+  reg [GenW-1:0] gen_q [0:Lines-1];
+  reg [GenW-1:0] wr_q [0:Lines-1];
   reg [Lines-1:0] valid_q;
-  reg [Lines-1:0] pin_q;    // used by the pass being built
-  reg [31:0]      now_q;    // age clock: later lookups get larger ages
+  reg [Lines-1:0] pin_q;  // used by the pass being built
+  reg [31:0] now_q;  // age clock: later lookups get larger ages
 
   // The pass being built for the current request.
-  reg [PosW-1:0] pos_q;   // next texel to look up
-  reg [Ports-1:0]           pmask_q; // texels looked up in this pass
-  reg [SlotW-1:0]           pslot_q [0:Ports-1];
-  reg [GenW-1:0]            pgen_q  [0:Ports-1];
-  reg [OffW-1:0]            poff_q  [0:Ports-1];
-  reg [7:0]                 hits_q;
-  reg [7:0]                 misses_q;
+  reg [PosW-1:0] pos_q;  // next texel to look up
+  reg [Ports-1:0] pmask_q;  // texels looked up in this pass
+  reg [SlotW-1:0] pslot_q [0:Ports-1];
+  reg [GenW-1:0] pgen_q [0:Ports-1];
+  reg [OffW-1:0] poff_q [0:Ports-1];
+  reg [7:0] hits_q;
+  reg [7:0] misses_q;
 
   // Per-texel lookup against the tags as they are this clock.
   reg [Ports-1:0] t_hit;
   reg [SlotW-1:0] t_slot [0:Ports-1];
-  reg [TagW-1:0]  t_tag  [0:Ports-1];
-  reg [OffW-1:0]  t_off  [0:Ports-1];
+  reg [TagW-1:0] t_tag [0:Ports-1];
+  reg [OffW-1:0] t_off [0:Ports-1];
   reg [LineAddrW-1:0] t_line [0:Ports-1];
 
   always @(*) begin : b_lookup
     integer i;
     integer w;
-    integer s;      // a slot number; only its low SlotW bits name a slot
-    reg unused_s;   // the rest
+    integer s;  // a slot number; only its low SlotW bits name a slot
+    reg unused_s;  // the rest
     s = 0;
     for (i = 0; i < Ports; i = i + 1) begin
       t_line[i] = cur_data[i*AddrW + OffW +: LineAddrW];
@@ -213,42 +213,42 @@ module {{ name }} #(
   // Tag stage: hits up to the first miss commit this clock; the miss allocates if it can.
   wire q_in_ready;
   wire fill_room;
-  reg  q_push;
-  reg  [PassW-1:0] q_in;
+  reg q_push;
+  reg [PassW-1:0] q_in;
 
 {%- if lru %}
   reg [Ports-1:0] hit_take;  // texels whose hit commits this clock (they become youngest)
   reg [SlotW-1:0] take_slot [0:Ports-1];  // and the slot each one hits
 {%- endif %}
-  reg [TagW-1:0]  alloc_tag;
-  reg [31:0]      alloc_age;
+  reg [TagW-1:0] alloc_tag;
+  reg [31:0] alloc_age;
   reg [Lines-1:0] valid_d;
   reg [Lines-1:0] pin_d;
   reg [Lines-1:0] ref_inc;
-  reg [31:0]      now_d;
+  reg [31:0] now_d;
   reg [PosW-1:0] pos_d;
   reg [Ports-1:0] pmask_d;
   reg [SlotW-1:0] pslot_d [0:Ports-1];
-  reg [GenW-1:0]  pgen_d  [0:Ports-1];
-  reg [OffW-1:0]  poff_d  [0:Ports-1];
-  reg [7:0]       hits_d;
-  reg [7:0]       misses_d;
-  reg             alloc;
+  reg [GenW-1:0] pgen_d [0:Ports-1];
+  reg [OffW-1:0] poff_d [0:Ports-1];
+  reg [7:0] hits_d;
+  reg [7:0] misses_d;
+  reg alloc;
   reg [SlotW-1:0] alloc_slot;
   reg [LineAddrW-1:0] alloc_line;
 
-  reg        emit;
-  reg        emit_last;
+  reg emit;
+  reg emit_last;
 
   always @(*) begin : b_tags
     integer i;
     integer w;
-    integer s;         // a slot number, as in b_lookup
+    integer s;  // a slot number, as in b_lookup
     reg unused_s;
-    integer pos;       // pos_q as an integer
-    integer m;         // first missing texel at or after pos; Ports when none
-    integer victim;    // slot to allocate; -1 when every way is pinned
-    integer m2;        // first texel after an allocated miss that still misses
+    integer pos;  // pos_q as an integer
+    integer m;  // first missing texel at or after pos; Ports when none
+    integer victim;  // slot to allocate; -1 when every way is pinned
+    integer m2;  // first texel after an allocated miss that still misses
     reg [31:0] best_age;
     // Every local gets a value before the first branch: one assigned on some paths only
     // (w, by the victim search alone) keeps its old value on the others, a latch.
@@ -407,9 +407,9 @@ module {{ name }} #(
   generate
     for (gl = 0; gl < Lines; gl = gl + 1) begin : g_slot
       reg [TagW-1:0] slot_tag_q;
-      reg [31:0]     slot_age_q;
-      reg [31:0]     slot_age_d;
-      wire           slot_alloc = alloc && alloc_slot == gl;
+      reg [31:0] slot_age_q;
+      reg [31:0] slot_age_d;
+      wire slot_alloc = alloc && alloc_slot == gl;
 
       always @(*) begin : b_age
 {%- if lru %}
@@ -440,8 +440,8 @@ module {{ name }} #(
 
   // ---------------------------------------------------------------------------------
   // Pass queue: tags run up to QueueDepth passes ahead of the data reads.
-  wire             q_out_valid;
-  reg              q_pop;
+  wire q_out_valid;
+  reg q_pop;
   wire [PassW-1:0] q_out;
 
   {{ fifo }} #(
@@ -460,16 +460,16 @@ module {{ name }} #(
 
   // ---------------------------------------------------------------------------------
   // Fill unit: requests go out in allocation order; beats come back in that order.
-  wire                 mreq_in_ready;
-  wire                 trk_in_ready;
-  wire                 trk_valid;
-  wire [SlotW-1:0]     trk_slot;
+  wire mreq_in_ready;
+  wire trk_in_ready;
+  wire trk_valid;
+  wire [SlotW-1:0] trk_slot;
   wire [LineAddrW-1:0] mreq_line;
-  reg  [BeatW-1:0]     beat_q;
-  reg  [BeatW-1:0]     beat_d;
-  reg  [Lines-1:0]     wr_inc;    // a fill completes: its slot's generation is written
-  reg                  trk_pop;
-  wire                 beat_in;
+  reg [BeatW-1:0] beat_q;
+  reg [BeatW-1:0] beat_d;
+  reg [Lines-1:0] wr_inc;  // a fill completes: its slot's generation is written
+  reg trk_pop;
+  wire beat_in;
 
   assign fill_room = mreq_in_ready & trk_in_ready;
   assign beat_in   = mem_rsp_valid_i & mem_rsp_ready_o;
@@ -491,8 +491,8 @@ module {{ name }} #(
   // MSHRs: fills in flight, oldest first, in a ring. Each holds the slot it writes and
   // how many queued passes must still read that slot's previous generation; passes retire
   // in order, so the slot's next that many retirements are theirs.
-  reg [SlotW-1:0]    mshr_slot_q [0:MshrEntries-1];
-  reg [RefW-1:0]     mshr_old_q  [0:MshrEntries-1];
+  reg [SlotW-1:0] mshr_slot_q [0:MshrEntries-1];
+  reg [RefW-1:0] mshr_old_q [0:MshrEntries-1];
   reg [MshrPtrW-1:0] mshr_head_q;
   reg [MshrPtrW-1:0] mshr_tail_q;
   reg [MshrCntW-1:0] mshr_cnt_q;
@@ -507,10 +507,10 @@ module {{ name }} #(
   assign mem_rsp_ready_o = fill_go;
 
   // Each beat's words go to distinct banks (checked at elaboration).
-  reg [Banks-1:0]     bank_we;
+  reg [Banks-1:0] bank_we;
   reg [BankAddrW-1:0] bank_waddr [0:Banks-1];
-  reg [WordW-1:0]     bank_wdata [0:Banks-1];
-  reg [OffW-1:0]      fill_off;
+  reg [WordW-1:0] bank_wdata [0:Banks-1];
+  reg [OffW-1:0] fill_off;
 
   always @(*) begin : b_fill
     integer i;
@@ -542,32 +542,32 @@ module {{ name }} #(
   // ---------------------------------------------------------------------------------
   // Data stage 1: the head pass waits for its lines, then reads them, one word per bank
   // per clock; a bank asked for two words takes more clocks.
-  reg              s1_valid_q;
-  reg [PassW-1:0]  s1_q;
-  reg [Ports-1:0]  pend_q;
-  reg [Ports-1:0]  pend_d;
-  reg              s1_load;
-  reg              s1_done;
-  reg              issue;
-  reg [Ports-1:0]  serve;
-  reg              complete;   // this round finishes the request
-  reg [Lines-1:0]  ref_dec;
+  reg s1_valid_q;
+  reg [PassW-1:0] s1_q;
+  reg [Ports-1:0] pend_q;
+  reg [Ports-1:0] pend_d;
+  reg s1_load;
+  reg s1_done;
+  reg issue;
+  reg [Ports-1:0] serve;
+  reg complete;  // this round finishes the request
+  reg [Lines-1:0] ref_dec;
   reg [CreditW-1:0] credit_q;
   reg [CreditW-1:0] credit_d;
-  wire             out_pop;
+  wire out_pop;
 
-  wire             s1_last   = s1_q[PassLastLsb];
-  wire [7:0]       s1_hits   = s1_q[PassHitsLsb +: 8];
-  wire [7:0]       s1_misses = s1_q[PassMissesLsb +: 8];
-  wire [Ports-1:0] s1_mask   = s1_q[PassMaskLsb +: Ports];
-  reg  [SlotW-1:0] s1_slot [0:Ports-1];
-  reg  [GenW-1:0]  s1_gen  [0:Ports-1];
-  reg  [OffW-1:0]  s1_off  [0:Ports-1];
-  reg  [BankW-1:0] s1_bank [0:Ports-1];
-  reg  [BankAddrW-1:0] s1_addr [0:Ports-1];
-  reg  [Banks-1:0]     rd_en;
-  reg  [BankAddrW-1:0] rd_addr [0:Banks-1];
-  reg              lines_ready;
+  wire s1_last = s1_q[PassLastLsb];
+  wire [7:0] s1_hits = s1_q[PassHitsLsb +: 8];
+  wire [7:0] s1_misses = s1_q[PassMissesLsb +: 8];
+  wire [Ports-1:0] s1_mask = s1_q[PassMaskLsb +: Ports];
+  reg [SlotW-1:0] s1_slot [0:Ports-1];
+  reg [GenW-1:0] s1_gen [0:Ports-1];
+  reg [OffW-1:0] s1_off [0:Ports-1];
+  reg [BankW-1:0] s1_bank [0:Ports-1];
+  reg [BankAddrW-1:0] s1_addr [0:Ports-1];
+  reg [Banks-1:0] rd_en;
+  reg [BankAddrW-1:0] rd_addr [0:Banks-1];
+  reg lines_ready;
 
   always @(*) begin : b_read
     integer i;
@@ -648,16 +648,16 @@ module {{ name }} #(
   // ---------------------------------------------------------------------------------
   // Data stage 2: bank outputs land in the response; a complete one enters the output
   // queue, for which stage 1 holds a credit.
-  reg              s2_valid_q;
-  reg              s2_complete_q;
-  reg [Ports-1:0]  s2_serve_q;
-  reg [BankW-1:0]  s2_bank_q [0:Ports-1];
-  reg [7:0]        s2_hits_q;
-  reg [7:0]        s2_misses_q;
-  reg [WordW-1:0]  acc_q [0:Ports-1];
-  reg [WordW-1:0]  acc_d [0:Ports-1];
-  reg [RspW-1:0]   out_in;
-  reg              out_push;
+  reg s2_valid_q;
+  reg s2_complete_q;
+  reg [Ports-1:0] s2_serve_q;
+  reg [BankW-1:0] s2_bank_q [0:Ports-1];
+  reg [7:0] s2_hits_q;
+  reg [7:0] s2_misses_q;
+  reg [WordW-1:0] acc_q [0:Ports-1];
+  reg [WordW-1:0] acc_d [0:Ports-1];
+  reg [RspW-1:0] out_in;
+  reg out_push;
 
   always @(*) begin : b_collect
     integer i;

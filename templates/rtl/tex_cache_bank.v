@@ -11,12 +11,12 @@ module {{ name }} #(
   parameter integer Depth = {{ depth }},
   parameter integer AddrW = {{ addr_w }}
 ) (
-  input  wire             clk_i,
-  input  wire             we_i,
-  input  wire [AddrW-1:0] waddr_i,
-  input  wire [Width-1:0] wdata_i,
-  input  wire             re_i,
-  input  wire [AddrW-1:0] raddr_i,
+  input wire clk_i,
+  input wire we_i,
+  input wire [AddrW-1:0] waddr_i,
+  input wire [Width-1:0] wdata_i,
+  input wire re_i,
+  input wire [AddrW-1:0] raddr_i,
   output wire [Width-1:0] rdata_o
 );
 

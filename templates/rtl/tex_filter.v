@@ -25,37 +25,37 @@
 module {{ name }} #(
   // Lanes and weight bits are free to override; the formats are fixed by the generator.
   parameter integer Lanes = {{ lanes }},
-  parameter integer WBits = {{ wbits }}    // bilinear weight bits
+  parameter integer WBits = {{ wbits }}  // bilinear weight bits
 ) (
-  input  wire                                   clk_i,
-  input  wire                                   {{ rst.port }},
-  input  wire                                   req_valid_i,
-  output wire                                   req_ready_o,
-  input  wire [Lanes * (2 * WBits + {{ lane_fixed }}) + 8 * ((Lanes + 3) / 4) + 4:0] req_data_i,
-  output wire                                   rsp_valid_o,
-  input  wire                                   rsp_ready_i,
-  output wire [Lanes * {{ out_lane_w }} - 1:0]              rsp_data_o
+  input wire clk_i,
+  input wire {{ rst.port }},
+  input wire req_valid_i,
+  output wire req_ready_o,
+  input wire [Lanes * (2 * WBits + {{ lane_fixed }}) + 8 * ((Lanes + 3) / 4) + 4:0] req_data_i,
+  output wire rsp_valid_o,
+  input wire rsp_ready_i,
+  output wire [Lanes * {{ out_lane_w }} - 1:0] rsp_data_o
 );
 
-  localparam integer SubW  = {{ sub_w }};
-  localparam integer TexW  = {{ tex_w }};           // one texel of a request
+  localparam integer SubW = {{ sub_w }};
+  localparam integer TexW = {{ tex_w }};  // one texel of a request
   localparam integer LaneW = 2 * WBits + {{ lane_fixed }};  // one lane of a request
-  localparam integer Quads = (Lanes + 3) / 4;   // lanes 4q to 4q + 3 share f
-  localparam integer CtlW  = 2 + 8 * Quads;       // pass and the quads' f
-  localparam integer ReqW  = Lanes * LaneW + 3 + CtlW;
-  localparam integer HW    = 8 + WBits;      // a horizontal blend, exact
-  localparam integer VW    = 8 + 2 * WBits;  // a bilinear sum, exact
-  localparam integer TW    = VW + 8;         // a trilinear sum, exact
+  localparam integer Quads = (Lanes + 3) / 4;  // lanes 4q to 4q + 3 share f
+  localparam integer CtlW = 2 + 8 * Quads;  // pass and the quads' f
+  localparam integer ReqW = Lanes * LaneW + 3 + CtlW;
+  localparam integer HW = 8 + WBits;  // a horizontal blend, exact
+  localparam integer VW = 8 + 2 * WBits;  // a bilinear sum, exact
+  localparam integer TW = VW + 8;  // a trilinear sum, exact
   localparam integer S1LaneW = 1 + 2 * WBits + 128;
-  localparam integer S1W     = CtlW + Lanes * S1LaneW;
+  localparam integer S1W = CtlW + Lanes * S1LaneW;
   localparam integer S2LaneW = 1 + WBits + 8 * HW;
-  localparam integer S2W     = CtlW + Lanes * S2LaneW;
+  localparam integer S2W = CtlW + Lanes * S2LaneW;
   localparam integer S3LaneW = 1 + 4 * VW;
-  localparam integer S3W     = CtlW + Lanes * S3LaneW;
+  localparam integer S3W = CtlW + Lanes * S3LaneW;
   localparam integer OutLaneW = {{ out_lane_w }};
-  localparam integer RspW  = Lanes * OutLaneW;
-  localparam [1:0]   PassFirst  = 2'd{{ pass_first }};  // pass codes (iface::tex_filter)
-  localparam [1:0]   PassSecond = 2'd{{ pass_second }};
+  localparam integer RspW = Lanes * OutLaneW;
+  localparam [1:0] PassFirst = 2'd{{ pass_first }};  // pass codes (iface::tex_filter)
+  localparam [1:0] PassSecond = 2'd{{ pass_second }};
 
   // ---------------------------------------------------------------------------------
   // Format conversion. Widening is GL's round(c * 255 / (2^n - 1)), exactly.
@@ -65,7 +65,7 @@ module {{ name }} #(
 
   function [7:0] w5(input [4:0] v);  // round(v * 255 / 31)
     reg [15:0] p;
-    reg        unused_p;
+    reg unused_p;
     begin
       p  = {11'd0, v} * 16'd527 + 16'd23;
       unused_p = ^{p[15:14], p[5:0]};
@@ -77,7 +77,7 @@ module {{ name }} #(
 
   function [7:0] w6(input [5:0] v);  // round(v * 255 / 63)
     reg [15:0] p;
-    reg        unused_p;
+    reg unused_p;
     begin
       p  = {10'd0, v} * 16'd259 + 16'd33;
       unused_p = ^{p[15:14], p[5:0]};
@@ -101,9 +101,9 @@ module {{ name }} #(
 
   // (2a + b) / 3 truncated, one channel: x * 683 >> 11 is x / 3 for x < 768.
   function [7:0] third(input [7:0] a, input [7:0] b);
-    reg [9:0]  x;
+    reg [9:0] x;
     reg [19:0] p;
-    reg        unused_p;
+    reg unused_p;
     begin
       x     = {1'b0, a, 1'b0} + {2'b00, b};
       p     = {10'd0, x} * 20'd683;
@@ -115,7 +115,7 @@ module {{ name }} #(
   // (a + b) / 2 truncated, one channel.
   function [7:0] half(input [7:0] a, input [7:0] b);
     reg [8:0] x;
-    reg       unused_x;
+    reg unused_x;
     begin
       x    = {1'b0, a} + {1'b0, b};
       unused_x = x[0];
@@ -128,10 +128,10 @@ module {{ name }} #(
   function [31:0] dxt1(input [31:0] cw, input [31:0] iw, input [3:0] sub);
     reg [23:0] p0;
     reg [23:0] p1;
-    reg [23:0] pa;    // the colour weighted double
+    reg [23:0] pa;  // the colour weighted double
     reg [23:0] pb;
-    reg [1:0]  idx;
-    reg        four;  // colour 0 > colour 1: four opaque colours
+    reg [1:0] idx;
+    reg four;  // colour 0 > colour 1: four opaque colours
     begin
       p0   = endpoint(cw[15:0]);
       p1   = endpoint(cw[31:16]);
@@ -154,14 +154,14 @@ module {{ name }} #(
   // One texel as {a, b, g, r}.
   function [31:0] decode(input [2:0] fmt, input [TexW-1:0] tex);
     reg [SubW-1:0] sub;
-    reg [31:0]     word;
+    reg [31:0] word;
 {%- if need_h %}
-    reg [15:0]     h;  // the 16-bit texel
+    reg [15:0] h;  // the 16-bit texel
 {%- endif %}
 {%- if need_l %}
-    reg [7:0]      l;  // the 8-bit texel
+    reg [7:0] l;  // the 8-bit texel
 {%- endif %}
-    reg            unused_in;  // what the enabled formats leave unread
+    reg unused_in;  // what the enabled formats leave unread
     begin
       sub  = tex[SubW-1:0];
       word = tex[SubW +: 32];
@@ -183,8 +183,8 @@ module {{ name }} #(
 
   // ---------------------------------------------------------------------------------
   // Stage 0: input register.
-  wire            s0_valid;
-  wire            s0_ready;
+  wire s0_valid;
+  wire s0_ready;
   wire [ReqW-1:0] s0_data;
 
   {{ skid }} #(
@@ -202,12 +202,12 @@ module {{ name }} #(
 
   wire [1:0] s0_pass = s0_data[ReqW-1 -: 2];
   wire [8*Quads-1:0] s0_f = s0_data[ReqW-3 -: 8*Quads];
-  wire [2:0] s0_fmt  = s0_data[ReqW-CtlW-1 -: 3];
+  wire [2:0] s0_fmt = s0_data[ReqW-CtlW-1 -: 3];
 
   // Stage 1: every texel converted to RGBA8.
   wire [S1W-1:0] s1_in;
-  wire           s1_valid;
-  wire           s1_ready;
+  wire s1_valid;
+  wire s1_ready;
   wire [S1W-1:0] s1_data;
 
   assign s1_in[S1W-1 -: CtlW] = {s0_pass, s0_f};
@@ -245,17 +245,17 @@ module {{ name }} #(
   // computed as t00 W + (t10 - t00) a: one signed multiply, exact modulo 2^HW, where the
   // result lies. (Blends below use the same form.)
   wire [S2W-1:0] s2_in;
-  wire           s2_valid;
-  wire           s2_ready;
+  wire s2_valid;
+  wire s2_ready;
   wire [S2W-1:0] s2_data;
 
   assign s2_in[S2W-1 -: CtlW] = s1_data[S1W-1 -: CtlW];
 
   generate
     for (gl = 0; gl < Lanes; gl = gl + 1) begin : g_hblend
-      wire [S1LaneW-1:0] lane   = s1_data[gl*S1LaneW +: S1LaneW];
-      wire [WBits-1:0]   a      = lane[1 +: WBits];
-      wire signed [HW-1:0] sa   = $signed({{ "{" }}{(HW - WBits){1'b0}}, a});
+      wire [S1LaneW-1:0] lane = s1_data[gl*S1LaneW +: S1LaneW];
+      wire [WBits-1:0] a = lane[1 +: WBits];
+      wire signed [HW-1:0] sa = $signed({{ "{" }}{(HW - WBits){1'b0}}, a});
       // Lane: {h1[4], h0[4], b, active}.
       assign s2_in[gl*S2LaneW +: 1 + WBits] = {lane[1 + WBits +: WBits], lane[0]};
       for (gc = 0; gc < 4; gc = gc + 1) begin : g_chan
@@ -289,8 +289,8 @@ module {{ name }} #(
   // ---------------------------------------------------------------------------------
   // Stage 3: vertical blend, v = h0 (W-b) + h1 b: the exact bilinear sum.
   wire [S3W-1:0] s3_in;
-  wire           s3_valid;
-  wire           s3_ready;
+  wire s3_valid;
+  wire s3_ready;
   wire [S3W-1:0] s3_data;
 
   assign s3_in[S3W-1 -: CtlW] = s2_data[S2W-1 -: CtlW];
@@ -298,7 +298,7 @@ module {{ name }} #(
   generate
     for (gl = 0; gl < Lanes; gl = gl + 1) begin : g_vblend
       wire [S2LaneW-1:0] lane = s2_data[gl*S2LaneW +: S2LaneW];
-      wire [WBits-1:0]   b    = lane[1 +: WBits];
+      wire [WBits-1:0] b = lane[1 +: WBits];
       wire signed [VW-1:0] sb = $signed({{ "{" }}{(VW - WBits){1'b0}}, b});
       assign s3_in[gl*S3LaneW] = lane[0];
       for (gc = 0; gc < 4; gc = gc + 1) begin : g_chan
@@ -329,9 +329,9 @@ module {{ name }} #(
   // once.{% if fp32 %} Channels become fp32 through a table of c / 255.{% endif %}
   wire [1:0] s3_pass = s3_data[S3W-1 -: 2];
   wire [8*Quads-1:0] s3_f = s3_data[S3W-3 -: 8*Quads];
-  wire       s3_first = s3_pass == PassFirst;
-  wire       s3_second = s3_pass == PassSecond;
-  wire       out_ready;
+  wire s3_first = s3_pass == PassFirst;
+  wire s3_second = s3_pass == PassSecond;
+  wire out_ready;
   wire [RspW-1:0] out_in;
 {%- if fp32 %}
 
@@ -351,9 +351,9 @@ module {{ name }} #(
     for (gl = 0; gl < Lanes; gl = gl + 1) begin : g_out
       wire [S3LaneW-1:0] lane = s3_data[gl*S3LaneW +: S3LaneW];
       wire signed [TW-1:0] sf = $signed({{ "{" }}{(TW - 8){1'b0}}, s3_f[(gl / 4)*8 +: 8]});
-      reg  [4*VW-1:0]    acc_q;  // pass 1's bilinear sums (reset: a lone pass 2 blends with 0)
+      reg [4*VW-1:0] acc_q;  // pass 1's bilinear sums (reset: a lone pass 2 blends with 0)
       for (gc = 0; gc < 4; gc = gc + 1) begin : g_chan
-        wire [VW-1:0] v   = lane[1 + gc*VW +: VW];
+        wire [VW-1:0] v = lane[1 + gc*VW +: VW];
         wire [VW-1:0] acc = acc_q[gc*VW +: VW];
         wire signed [TW-1:0] d = $signed({8'd0, v}) - $signed({8'd0, acc});
         wire signed [TW-1:0] p = d * sf;
@@ -362,7 +362,7 @@ module {{ name }} #(
         wire [VW-1:0] bil_sum = v + {{ "{" }}{(VW - 2*WBits){1'b0}}, 1'b1, {(2*WBits - 1){1'b0}}};
         wire unused_sums;
         assign unused_sums = ^{tri_sum[TW-9:0], bil_sum[VW-9:0]};
-        wire [7:0]    c   = lane[0] ? (s3_second ? tri_sum[TW-1 -: 8] : bil_sum[VW-1 -: 8]) : 8'd0;
+        wire [7:0] c = lane[0] ? (s3_second ? tri_sum[TW-1 -: 8] : bil_sum[VW-1 -: 8]) : 8'd0;
 {%- if fp32 %}
         assign out_in[gl*OutLaneW + gc*32 +: 32] = lane[0] ? unorm8_f32(c) : 32'd0;
 {%- else %}

@@ -17,40 +17,40 @@
 module {{ name }} #(
   parameter integer SideDepth = {{ side_depth }}
 ) (
-  input  wire                 clk_i,
-  input  wire                 {{ rst.port }},
-  input  wire                 req_valid_i,
-  output wire                 req_ready_o,
-  input  wire [{{ req_w - 1 }}:0]         req_data_i,
-  output wire                 rsp_valid_o,
-  input  wire                 rsp_ready_i,
-  output wire [{{ rsp_w - 1 }}:0]         rsp_data_o,
-  output wire                 mem_req_valid_o,
-  input  wire                 mem_req_ready_i,
-  output wire [31:0]          mem_req_addr_o,
-  input  wire                 mem_rsp_valid_i,
-  output wire                 mem_rsp_ready_o,
-  input  wire [{{ bus_bits - 1 }}:0]          mem_rsp_data_i
+  input wire clk_i,
+  input wire {{ rst.port }},
+  input wire req_valid_i,
+  output wire req_ready_o,
+  input wire [{{ req_w - 1 }}:0] req_data_i,
+  output wire rsp_valid_o,
+  input wire rsp_ready_i,
+  output wire [{{ rsp_w - 1 }}:0] rsp_data_o,
+  output wire mem_req_valid_o,
+  input wire mem_req_ready_i,
+  output wire [31:0] mem_req_addr_o,
+  input wire mem_rsp_valid_i,
+  output wire mem_rsp_ready_o,
+  input wire [{{ bus_bits - 1 }}:0] mem_rsp_data_i
 );
 
-  localparam integer Lanes    = {{ lanes }};
-  localparam integer Quads    = {{ quads }};
-  localparam integer Ports    = 4 * Lanes;
-  localparam integer WBits    = {{ wbits }};
-  localparam integer SubW     = {{ sub_w }};
-  localparam integer PlanW    = {{ plan_w }};
-  localparam integer PassW    = {{ pass_w }};
-  localparam integer SLaneW   = 1 + 2 * WBits + 4 * SubW;
-  localparam integer SideFixW = 6 + 8 * Quads;          // pair, pass, blend per quad, format
-  localparam integer SideW    = SideFixW + Lanes * SLaneW;
-  localparam integer CRspW    = Ports * 32 + 16;
-  localparam integer TexW     = {{ filter_tex_w }};     // a texel of a filter request
-  localparam integer FLaneW   = 1 + 2 * WBits + 4 * TexW;
+  localparam integer Lanes = {{ lanes }};
+  localparam integer Quads = {{ quads }};
+  localparam integer Ports = 4 * Lanes;
+  localparam integer WBits = {{ wbits }};
+  localparam integer SubW = {{ sub_w }};
+  localparam integer PlanW = {{ plan_w }};
+  localparam integer PassW = {{ pass_w }};
+  localparam integer SLaneW = 1 + 2 * WBits + 4 * SubW;
+  localparam integer SideFixW = 6 + 8 * Quads;  // pair, pass, blend per quad, format
+  localparam integer SideW = SideFixW + Lanes * SLaneW;
+  localparam integer CRspW = Ports * 32 + 16;
+  localparam integer TexW = {{ filter_tex_w }};  // a texel of a filter request
+  localparam integer FLaneW = 1 + 2 * WBits + 4 * TexW;
 
   // ---------------------------------------------------------------------------------
   // LOD and level choice, then texel addresses.
-  wire             plan_valid;
-  wire             plan_ready;
+  wire plan_valid;
+  wire plan_ready;
   wire [PlanW-1:0] plan_data;
 
   {{ lod }} u_lod (
@@ -64,8 +64,8 @@ module {{ name }} #(
     .out_data_o  (plan_data)
   );
 
-  wire             pass_valid;
-  wire             pass_ready;
+  wire pass_valid;
+  wire pass_ready;
   wire [PassW-1:0] pass_data;
 
   {{ addr }} u_addr (
@@ -82,12 +82,12 @@ module {{ name }} #(
   // ---------------------------------------------------------------------------------
   // Issue: each pass to the cache (twice for DXT1: the second request reads each block's
   // index word) and its filter fields to the side FIFO, once.
-  reg                aux_q;
-  wire               side_in_ready;
-  wire               creq_ready;
-  wire [SideW-1:0]   side_in   = pass_data[PassW-1 -: SideW];
-  wire               pass_pair = side_in[0];
-  wire [Ports-1:0]   active    = pass_data[Ports*30 +: Ports];
+  reg aux_q;
+  wire side_in_ready;
+  wire creq_ready;
+  wire [SideW-1:0] side_in = pass_data[PassW-1 -: SideW];
+  wire pass_pair = side_in[0];
+  wire [Ports-1:0] active = pass_data[Ports*30 +: Ports];
   wire [Ports*30-1:0] addrs;
   genvar gp;
   generate
@@ -96,7 +96,7 @@ module {{ name }} #(
     end
   endgenerate
   wire creq_valid = pass_valid & (aux_q | side_in_ready);
-  wire creq_go    = creq_valid & creq_ready;
+  wire creq_go = creq_valid & creq_ready;
   assign pass_ready = creq_ready & (aux_q | side_in_ready) & (~pass_pair | aux_q);
 
   always @(posedge clk_i{{ rst.edge }}) begin
@@ -107,9 +107,9 @@ module {{ name }} #(
     end
   end
 
-  wire               side_valid;
-  wire               side_ready;
-  wire [SideW-1:0]   side_data;  // bit 0 (pair) is unused without DXT1
+  wire side_valid;
+  wire side_ready;
+  wire [SideW-1:0] side_data;  // bit 0 (pair) is unused without DXT1
   wire unused_side_data;
   assign unused_side_data = ^side_data;
 
@@ -127,8 +127,8 @@ module {{ name }} #(
     .out_data_o  (side_data)
   );
 
-  wire             crsp_valid;
-  wire             crsp_ready;
+  wire crsp_valid;
+  wire crsp_ready;
   // The cache's hit and miss counts (the top 16 bits) are for its own co-simulation.
   wire [CRspW-1:0] crsp_data;
   wire unused_crsp_data;
@@ -154,13 +154,13 @@ module {{ name }} #(
   // ---------------------------------------------------------------------------------
   // Join: texel words with their side entry into a filter request. The first response
   // of a DXT1 pair (the colour words) waits in a register for the second.
-  wire                 freq_ready;
+  wire freq_ready;
 {%- if dxt1 %}
-  wire                 side_pair = side_data[0];
-  reg                  have_q;
-  reg  [Ports*32-1:0]  colour_q;
-  wire                 complete  = side_valid & crsp_valid & (~side_pair | have_q);
-  wire                 latch     = side_valid & crsp_valid & side_pair & ~have_q;
+  wire side_pair = side_data[0];
+  reg have_q;
+  reg [Ports*32-1:0] colour_q;
+  wire complete = side_valid & crsp_valid & (~side_pair | have_q);
+  wire latch = side_valid & crsp_valid & side_pair & ~have_q;
   assign crsp_ready = latch | (complete & freq_ready);
   assign side_ready = complete & freq_ready;
 
@@ -179,7 +179,7 @@ module {{ name }} #(
   end
 {%- else %}
   // No DXT1: every pass is one cache response (the pair bit, side_data[0], stays 0).
-  wire                 complete  = side_valid & crsp_valid;
+  wire complete = side_valid & crsp_valid;
   assign crsp_ready = complete & freq_ready;
   assign side_ready = complete & freq_ready;
 {%- endif %}

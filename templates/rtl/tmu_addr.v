@@ -19,65 +19,65 @@
 module {{ name }} #(
   parameter integer WBits = {{ wbits }}
 ) (
-  input  wire                clk_i,
-  input  wire                {{ rst.port }},
-  input  wire                in_valid_i,
-  output wire                in_ready_o,
-  input  wire [{{ plan_w - 1 }}:0]        in_data_i,
-  output wire                out_valid_o,
-  input  wire                out_ready_i,
-  output wire [{{ out_w - 1 }}:0]        out_data_o
+  input wire clk_i,
+  input wire {{ rst.port }},
+  input wire in_valid_i,
+  output wire in_ready_o,
+  input wire [{{ plan_w - 1 }}:0] in_data_i,
+  output wire out_valid_o,
+  input wire out_ready_i,
+  output wire [{{ out_w - 1 }}:0] out_data_o
 );
 
-  localparam integer Lanes  = {{ lanes }};
-  localparam integer Quads  = {{ quads }};
-  localparam integer Ports  = 4 * Lanes;
+  localparam integer Lanes = {{ lanes }};
+  localparam integer Quads = {{ quads }};
+  localparam integer Ports = 4 * Lanes;
   localparam integer LanesW = 65 * Lanes;
-  localparam integer SubW   = {{ sub_w }};
-  localparam integer PQuadW = {{ plan_quad_w }};      // a quad of the plan
-  localparam integer CQuadW = {{ pass_quad_w }};      // a quad between the stages: lw, lh, base, linear, skip
-  localparam integer MetaW  = 6 + 8 * Quads + Quads * CQuadW;  // pair, pass, format, blends, quads
-  localparam integer CLaneW = 1 + 2 * WBits + 4 * 15;        // active, a, b, i0s, i1s, i0t, i1t
-  localparam integer C1W    = MetaW + Lanes * CLaneW;
+  localparam integer SubW = {{ sub_w }};
+  localparam integer PQuadW = {{ plan_quad_w }};  // a quad of the plan
+  localparam integer CQuadW = {{ pass_quad_w }};  // a quad between the stages: lw, lh, base, linear, skip
+  localparam integer MetaW = 6 + 8 * Quads + Quads * CQuadW;  // pair, pass, format, blends, quads
+  localparam integer CLaneW = 1 + 2 * WBits + 4 * 15;  // active, a, b, i0s, i1s, i0t, i1t
+  localparam integer C1W = MetaW + Lanes * CLaneW;
   localparam integer SLaneW = 1 + 2 * WBits + 4 * SubW;
-  localparam integer OutW   = {{ out_w }};
-  localparam [63:0]  Half   = 64'd1 << (WBits - 1);
-  localparam [1:0]   Clamp  = 2'd1;
+  localparam integer OutW = {{ out_w }};
+  localparam [63:0] Half = 64'd1 << (WBits - 1);
+  localparam [1:0] Clamp = 2'd1;
 {%- if mirror %}
-  localparam [1:0]   Mirror = 2'd2;
+  localparam [1:0] Mirror = 2'd2;
 {%- endif %}
 
   // ---------------------------------------------------------------------------------
   // Passes: level 1, and level 2 of a trilinear plan. A request is trilinear when any of
   // its quads is; in the second pass a quad that is not reads nothing (skip) and blends
   // its first pass with weight 0, which is that pass's result exactly.
-  reg         second_q;
-  wire        c_ready;
-  wire [2:0]  format  = in_data_i[LanesW +: 3];
-  wire [1:0]  wrap_s  = in_data_i[LanesW + 3 +: 2];
-  wire [1:0]  wrap_t  = in_data_i[LanesW + 5 +: 2];
-  wire [Quads-1:0]      tris;
-  wire [8*Quads-1:0]    blends;
+  reg second_q;
+  wire c_ready;
+  wire [2:0] format = in_data_i[LanesW +: 3];
+  wire [1:0] wrap_s = in_data_i[LanesW + 3 +: 2];
+  wire [1:0] wrap_t = in_data_i[LanesW + 5 +: 2];
+  wire [Quads-1:0] tris;
+  wire [8*Quads-1:0] blends;
   wire [Quads*CQuadW-1:0] c_quads;
-  wire [Quads*9-1:0]    q_lwh;     // per quad {linear, lh, lw} of this pass
+  wire [Quads*9-1:0] q_lwh;  // per quad {linear, lh, lw} of this pass
   genvar gq;
   generate
     for (gq = 0; gq < Quads; gq = gq + 1) begin : g_pass
-      wire [PQuadW-1:0] pq     = in_data_i[LanesW + 7 + gq*PQuadW +: PQuadW];
-      wire              is_tri = pq[8];
-      wire              linear = pq[9];
-      wire [37:0]       level  = (second_q & is_tri) ? pq[48 +: 38] : pq[10 +: 38];  // {base, lh, lw}
+      wire [PQuadW-1:0] pq = in_data_i[LanesW + 7 + gq*PQuadW +: PQuadW];
+      wire is_tri = pq[8];
+      wire linear = pq[9];
+      wire [37:0] level = (second_q & is_tri) ? pq[48 +: 38] : pq[10 +: 38];  // {base, lh, lw}
       assign tris[gq]             = is_tri;
       assign blends[gq*8 +: 8]    = pq[0 +: 8];
       assign q_lwh[gq*9 +: 9]     = {linear, level[7:0]};
       assign c_quads[gq*CQuadW +: CQuadW] = {second_q & ~is_tri, linear, level[37:8], level[7:4], level[3:0]};
     end
   endgenerate
-  wire        trilin  = |tris;
-  wire [1:0]  pass    = trilin ? (second_q ? 2'd2 : 2'd1) : 2'd0;
-  wire        pair    = {{ dxt1 }} & (format == 3'd7);
-  wire        last    = ~trilin | second_q;
-  wire        take    = in_valid_i & c_ready;
+  wire trilin = |tris;
+  wire [1:0] pass = trilin ? (second_q ? 2'd2 : 2'd1) : 2'd0;
+  wire pair = {{ dxt1 }} & (format == 3'd7);
+  wire last = ~trilin | second_q;
+  wire take = in_valid_i & c_ready;
 
   assign in_ready_o = c_ready & last;
 
@@ -93,14 +93,14 @@ module {{ name }} #(
   // depends on the wraps enabled.
   function automatic [14:0] wrap;
     input [63:0] i;
-    input [3:0]  lg;
-    input [1:0]  mode;
-    reg   [14:0] mask;
+    input [3:0] lg;
+    input [1:0] mode;
+    reg [14:0] mask;
 {%- if mirror %}
-    reg   [15:0] m;
-    reg   [14:0] mir;
+    reg [15:0] m;
+    reg [14:0] mir;
 {%- endif %}
-    reg          unused_args;  // the bits the enabled wraps leave unread
+    reg unused_args;  // the bits the enabled wraps leave unread
     begin
       unused_args = ^{i, mode{% if mirror %}, m{% endif %}};
       mask = (15'd1 << lg) - 15'd1;
@@ -130,16 +130,16 @@ module {{ name }} #(
   genvar gi;
   generate
     for (gi = 0; gi < Lanes; gi = gi + 1) begin : g_coord
-      wire [31:0] s      = in_data_i[gi*65 +: 32];
-      wire [31:0] t      = in_data_i[gi*65 + 32 +: 32];
-      wire        active = in_data_i[gi*65 + 64];
+      wire [31:0] s = in_data_i[gi*65 +: 32];
+      wire [31:0] t = in_data_i[gi*65 + 32 +: 32];
+      wire active = in_data_i[gi*65 + 64];
       // The lane's quad: its level and filter this pass.
-      wire [8:0]  lwh    = q_lwh[(gi / 4)*9 +: 9];
-      wire [3:0]  lw     = lwh[3:0];
-      wire [3:0]  lh     = lwh[7:4];
-      wire        linear = lwh[8];
-      wire [4:0]  ks     = {1'b0, lw} + (linear ? WBits[4:0] : 5'd0);
-      wire [4:0]  kt     = {1'b0, lh} + (linear ? WBits[4:0] : 5'd0);
+      wire [8:0] lwh = q_lwh[(gi / 4)*9 +: 9];
+      wire [3:0] lw = lwh[3:0];
+      wire [3:0] lh = lwh[7:4];
+      wire linear = lwh[8];
+      wire [4:0] ks = {1'b0, lw} + (linear ? WBits[4:0] : 5'd0);
+      wire [4:0] kt = {1'b0, lh} + (linear ? WBits[4:0] : 5'd0);
       wire [63:0] fs;
       wire [63:0] ft;
       {{ fixed }} #(.KW(5)) u_fs (.s_i(s), .k_i(ks), .sat_i(wrap_s == Clamp), .fixed_o(fs));
@@ -160,8 +160,8 @@ module {{ name }} #(
     end
   endgenerate
 
-  wire           c_valid;
-  wire           c_out_ready;
+  wire c_valid;
+  wire c_out_ready;
   wire [C1W-1:0] c_data;
 
   {{ skid }} #(
@@ -179,12 +179,12 @@ module {{ name }} #(
 
   // ---------------------------------------------------------------------------------
   // Stage 2: word addresses and the texels' indices in their words.
-  wire [2:0]  c_format = c_data[3 +: 3];
+  wire [2:0] c_format = c_data[3 +: 3];
   // log2 of the texels in a word: 32, 16 or 8 bits a texel.
   wire [1:0]  per_sh   = (c_format == 3'd0) ? 2'd0
                        : (c_format == 3'd4 || c_format == 3'd6) ? 2'd2 : 2'd1;
 
-  wire [Ports-1:0]    o_active;
+  wire [Ports-1:0] o_active;
   wire [Ports*30-1:0] o_addr;
   wire [Lanes*SLaneW-1:0] o_lanes;
   genvar gk;
@@ -192,28 +192,28 @@ module {{ name }} #(
     for (gi = 0; gi < Lanes; gi = gi + 1) begin : g_addr
       wire [CLaneW-1:0] ln = c_data[MetaW + gi*CLaneW +: CLaneW];
       // The lane's quad: {skip, linear, base, lh, lw}.
-      wire [CQuadW-1:0] cq       = c_data[6 + 8*Quads + (gi / 4)*CQuadW +: CQuadW];
-      wire [3:0]        c_lw     = cq[3:0];
-      wire [3:0]        c_lh     = cq[7:4];
-      wire [29:0]       c_base   = cq[8 +: 30];
-      wire              c_linear = cq[38];
-      wire              c_skip   = cq[39];
-      wire [3:0]        tile_sh  = (c_lw > 4'd2) ? c_lw - 4'd2 : 4'd0;
+      wire [CQuadW-1:0] cq = c_data[6 + 8*Quads + (gi / 4)*CQuadW +: CQuadW];
+      wire [3:0] c_lw = cq[3:0];
+      wire [3:0] c_lh = cq[7:4];
+      wire [29:0] c_base = cq[8 +: 30];
+      wire c_linear = cq[38];
+      wire c_skip = cq[39];
+      wire [3:0] tile_sh = (c_lw > 4'd2) ? c_lw - 4'd2 : 4'd0;
       // DXT1 blocks in 2x2 groups when the level is at least two blocks each way.
-      wire              grouped  = (c_lw > 4'd2) & (c_lh > 4'd2);
+      wire grouped = (c_lw > 4'd2) & (c_lh > 4'd2);
       wire [14:0] i0s = ln[1 + 2*WBits +: 15];
       wire [14:0] i1s = ln[16 + 2*WBits +: 15];
       wire [14:0] i0t = ln[31 + 2*WBits +: 15];
       wire [14:0] i1t = ln[46 + 2*WBits +: 15];
       wire [4*SubW-1:0] subs;
       for (gk = 0; gk < 4; gk = gk + 1) begin : g_texel
-        wire [14:0] u        = gk[0] ? i1s : i0s;
-        wire [14:0] v        = gk[1] ? i1t : i0t;
+        wire [14:0] u = gk[0] ? i1s : i0s;
+        wire [14:0] v = gk[1] ? i1t : i0t;
         // At most 2^26 tiles (a 2^15 x 2^15 level): the top bits of tile stay zero.
-        wire [29:0] tile     = ({17'd0, v[14:2]} << tile_sh) + {17'd0, u[14:2]};
+        wire [29:0] tile = ({17'd0, v[14:2]} << tile_sh) + {17'd0, u[14:2]};
         wire unused_tile;
         assign unused_tile = ^tile;
-        wire [3:0]  in_tile  = {v[1:0], u[1:0]};
+        wire [3:0] in_tile = {v[1:0], u[1:0]};
         // The DXT1 block's index (sampler::dxt1_block): a group is 4 blocks, a row of
         // groups 2 x 2^tile_sh blocks.
         wire [29:0] block    = grouped ? (({18'd0, v[14:3]} << (tile_sh + 4'd1)) + {16'd0, u[14:3], 2'b00}
@@ -222,13 +222,13 @@ module {{ name }} #(
         wire unused_block;
         assign unused_block = ^block;
 {%- if tiled %}
-        wire [29:0] index    = {tile[25:0], in_tile};
+        wire [29:0] index = {tile[25:0], in_tile};
 {%- else %}
-        wire [29:0] index    = ({15'd0, v} << c_lw) + {15'd0, u};
+        wire [29:0] index = ({15'd0, v} << c_lw) + {15'd0, u};
 {%- endif %}
-        wire [29:0] word     = (c_format == 3'd7) ? {block[28:0], 1'b0} : (index >> per_sh);
+        wire [29:0] word = (c_format == 3'd7) ? {block[28:0], 1'b0} : (index >> per_sh);
         // SubW bits of it reach the filter: enough for every enabled format.
-        wire [3:0]  sub      = (c_format == 3'd7) ? in_tile : (index[3:0] & ((4'd1 << per_sh) - 4'd1));
+        wire [3:0] sub = (c_format == 3'd7) ? in_tile : (index[3:0] & ((4'd1 << per_sh) - 4'd1));
         wire unused_sub;
         assign unused_sub = ^sub;
         assign subs[gk*SubW +: SubW] = sub[SubW-1:0];

@@ -11,37 +11,37 @@
 module {{ name }} #(
   parameter integer KW = {{ kw }}  // bits of k
 ) (
-  input  wire [31:0]   s_i,
-  input  wire [KW-1:0] k_i,
-  input  wire          sat_i,
-  output wire [63:0]   fixed_o
+  input wire [31:0] s_i,
+  input wire [KW-1:0] k_i,
+  input wire sat_i,
+  output wire [63:0] fixed_o
 );
 
   localparam [63:0] SatPos = 64'h4000_0000_0000_0000;  //  2^62
   localparam [63:0] SatNeg = 64'hc000_0000_0000_0000;  // -2^62
 
-  wire        neg  = s_i[31];
-  wire [7:0]  e    = s_i[30:23];
-  wire        ones = (e == 8'hff);
-  wire        nan  = ones & (s_i[22:0] != 23'd0);
-  wire        inf  = ones & (s_i[22:0] == 23'd0);
+  wire neg = s_i[31];
+  wire [7:0] e = s_i[30:23];
+  wire ones = (e == 8'hff);
+  wire nan = ones & (s_i[22:0] != 23'd0);
+  wire inf = ones & (s_i[22:0] == 23'd0);
   // Subnormals have no hidden bit and the exponent of e = 1.
   wire [23:0] mant = {(e != 8'd0), s_i[22:0]};
-  wire [7:0]  e1   = (e == 8'd0) ? 8'd1 : e;
+  wire [7:0] e1 = (e == 8'd0) ? 8'd1 : e;
   // s = mant * 2^(e1 - 150), so s * 2^k = mant * 2^sh.
-  wire signed [10:0] sh  = $signed({3'd0, e1}) - 11'sd150 + $signed({{ "{{" }}(11 - KW){1'b0}}, k_i});
+  wire signed [10:0] sh = $signed({3'd0, e1}) - 11'sd150 + $signed({{ "{{" }}(11 - KW){1'b0}}, k_i});
   wire signed [10:0] nsh = -sh;
-  wire        left = ~sh[10];
-  wire [63:0] m64  = {40'd0, mant};
+  wire left = ~sh[10];
+  wire [63:0] m64 = {40'd0, mant};
   wire [63:0] mag  = left ? ((sh >= 11'sd64) ? 64'd0 : (m64 << sh[5:0]))
                           : ((nsh >= 11'sd64) ? 64'd0 : (m64 >> nsh[5:0]));
   // Bits shifted out below the binary point make a negative value floor one lower.
-  wire [23:0] low     = (nsh >= 11'sd24) ? 24'hff_ffff : ((24'd1 << nsh[4:0]) - 24'd1);
-  wire        inexact = ~left & ((mant & low) != 24'd0);
+  wire [23:0] low = (nsh >= 11'sd24) ? 24'hff_ffff : ((24'd1 << nsh[4:0]) - 24'd1);
+  wire inexact = ~left & ((mant & low) != 24'd0);
   // -mag - inexact = ~mag + 1 - inexact.
-  wire [63:0] value   = neg ? (~mag + {63'd0, ~inexact}) : mag;
-  wire        over    = sat_i & (sh > 11'sd38);
-  wire [63:0] sat_v   = neg ? SatNeg : SatPos;
+  wire [63:0] value = neg ? (~mag + {63'd0, ~inexact}) : mag;
+  wire over = sat_i & (sh > 11'sd38);
+  wire [63:0] sat_v = neg ? SatNeg : SatPos;
 
   assign fixed_o = nan ? 64'd0
                  : inf ? (sat_i ? sat_v : 64'd0)

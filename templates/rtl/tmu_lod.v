@@ -31,44 +31,44 @@
 // Stages: skid registers between them; one request per clock.
 // Combinational paths: none between ports.
 module {{ name }} #(
-  parameter integer Textures  = {{ textures }},
+  parameter integer Textures = {{ textures }},
   parameter integer MipLevels = {{ mip_levels }}
 ) (
-  input  wire                clk_i,
-  input  wire                {{ rst.port }},
-  input  wire                in_valid_i,
-  output wire                in_ready_o,
-  input  wire [{{ req_w - 1 }}:0]        in_data_i,
-  output wire                out_valid_o,
-  input  wire                out_ready_i,
-  output wire [{{ plan_w - 1 }}:0]        out_data_o
+  input wire clk_i,
+  input wire {{ rst.port }},
+  input wire in_valid_i,
+  output wire in_ready_o,
+  input wire [{{ req_w - 1 }}:0] in_data_i,
+  output wire out_valid_o,
+  input wire out_ready_i,
+  output wire [{{ plan_w - 1 }}:0] out_data_o
 );
 
-  localparam integer Lanes   = {{ lanes }};
-  localparam integer Quads   = {{ quads }};
-  localparam integer QuadW   = {{ plan_quad_w }};   // a quad's part of the plan
-  localparam integer ReqW    = {{ req_w }};
-  localparam integer TexW    = {{ tex_w }};
-  localparam integer RegW    = {{ reg_w }};
-  localparam integer LaneW   = {{ lane_w }};   // a lane of a sample request
-  localparam integer LanesW  = LaneW * Lanes;
-  localparam integer PlanW   = {{ plan_w }};
-  localparam integer CtrlW   = {{ ctrl_w }};   // the control register's fields
+  localparam integer Lanes = {{ lanes }};
+  localparam integer Quads = {{ quads }};
+  localparam integer QuadW = {{ plan_quad_w }};  // a quad's part of the plan
+  localparam integer ReqW = {{ req_w }};
+  localparam integer TexW = {{ tex_w }};
+  localparam integer RegW = {{ reg_w }};
+  localparam integer LaneW = {{ lane_w }};  // a lane of a sample request
+  localparam integer LanesW = LaneW * Lanes;
+  localparam integer PlanW = {{ plan_w }};
+  localparam integer CtrlW = {{ ctrl_w }};  // the control register's fields
 {%- for f in ctrl_fields %}
   localparam integer {{ f.0 }} = {{ f.1 }};
 {%- endfor %}
-  localparam integer DescW   = CtrlW + 16 + 32;          // control, bias, LOD limits
-  localparam integer P0W     = DescW + TexW + 33 + LanesW;  // a sample and its descriptor
-  localparam integer InflW   = {{ infl_w }};
+  localparam integer DescW = CtrlW + 16 + 32;  // control, bias, LOD limits
+  localparam integer P0W = DescW + TexW + 33 + LanesW;  // a sample and its descriptor
+  localparam integer InflW = {{ infl_w }};
 {%- if max_log2 < 15 %}
-  localparam [3:0]   MaxLog2 = 4'd{{ max_log2 }};
+  localparam [3:0] MaxLog2 = 4'd{{ max_log2 }};
 {%- endif %}
 {%- if lod %}
-  localparam [7:0]   FilterMask = 8'b{{ filter_mask }};
+  localparam [7:0] FilterMask = 8'b{{ filter_mask }};
 {%- endif %}
-  localparam [2:0]   FilterFallback = 3'd{{ filter_fallback }};
-  localparam [3:0]   WrapMask = 4'b{{ wrap_mask }};
-  localparam [1:0]   WrapFallback = 2'd{{ wrap_fallback }};
+  localparam [2:0] FilterFallback = 3'd{{ filter_fallback }};
+  localparam [3:0] WrapMask = 4'b{{ wrap_mask }};
+  localparam [1:0] WrapFallback = 2'd{{ wrap_fallback }};
 {%- for r in regs %}
   localparam [RegW-1:0] {{ r.0 }} = {{ reg_w }}'d{{ r.1 }};
 {%- endfor %}
@@ -87,8 +87,8 @@ module {{ name }} #(
 
   // ---------------------------------------------------------------------------------
   // Input register and the texture parameter memory.
-  wire            s0_valid;
-  wire            s0_ready;
+  wire s0_valid;
+  wire s0_ready;
   wire [ReqW-1:0] s0_data;
 
   {{ skid }} #(
@@ -104,28 +104,28 @@ module {{ name }} #(
     .out_data_o  (s0_data)
   );
 
-  reg  [InflW-1:0] inflight_q;
-  wire             s0_write = s0_data[ReqW-1];
-  wire             idle     = (inflight_q == {InflW{1'b0}});
-  wire             wr_en    = s0_valid & s0_write & idle;
-  wire [31:0]      wr_data  = s0_data[31:0];
-  wire [RegW-1:0]  wr_reg   = s0_data[32 +: RegW];
-  wire [TexW-1:0]  wr_tex   = s0_data[32 + RegW +: TexW];
-  wire [TexW-1:0]  s0_tex   = s0_data[LanesW + 33 +: TexW];
+  reg [InflW-1:0] inflight_q;
+  wire s0_write = s0_data[ReqW-1];
+  wire idle = (inflight_q == {InflW{1'b0}});
+  wire wr_en = s0_valid & s0_write & idle;
+  wire [31:0] wr_data = s0_data[31:0];
+  wire [RegW-1:0] wr_reg = s0_data[32 +: RegW];
+  wire [TexW-1:0] wr_tex = s0_data[32 + RegW +: TexW];
+  wire [TexW-1:0] s0_tex = s0_data[LanesW + 33 +: TexW];
 
   // Registers, flattened so that a texture id selects them; ids past the last texture
   // read as zero.
-  wire [Textures*DescW-1:0]       desc_all;
+  wire [Textures*DescW-1:0] desc_all;
   wire [Textures*MipLevels*30-1:0] base_all;
 
   genvar gt;
   genvar gl;
   generate
     for (gt = 0; gt < Textures; gt = gt + 1) begin : g_tex
-      reg  [CtrlW-1:0] ctrl_q;
-      reg  [15:0]      bias_q;
-      reg  [31:0]      lods_q;
-      wire             sel = wr_en & (wr_tex == gt[TexW-1:0]);
+      reg [CtrlW-1:0] ctrl_q;
+      reg [15:0] bias_q;
+      reg [31:0] lods_q;
+      wire sel = wr_en & (wr_tex == gt[TexW-1:0]);
       always @(posedge clk_i{{ rst.edge }}) begin
         if ({{ rst.active }}) begin
           ctrl_q <= {CtrlW{1'b0}};
@@ -152,29 +152,29 @@ module {{ name }} #(
     end
   endgenerate
 
-  wire             s0_tex_ok = ({1'b0, s0_tex} < Textures[TexW:0]);
-  wire [DescW-1:0] s0_desc   = s0_tex_ok ? desc_all[s0_tex*DescW +: DescW] : {DescW{1'b0}};
+  wire s0_tex_ok = ({1'b0, s0_tex} < Textures[TexW:0]);
+  wire [DescW-1:0] s0_desc = s0_tex_ok ? desc_all[s0_tex*DescW +: DescW] : {DescW{1'b0}};
   // A sample and its descriptor, carried down the stages.
-  wire [P0W-1:0]   s0_p      = {s0_desc, s0_tex, s0_data[LanesW+32:0]};
+  wire [P0W-1:0] s0_p = {s0_desc, s0_tex, s0_data[LanesW+32:0]};
 {%- if quad_lod %}
 
   // ---------------------------------------------------------------------------------
   // Stage 1: per quad, u and v of its lanes 0, 1 and 2 in base-level texels (12
   // fraction bits), and the four differences, clamped.
   localparam integer S1W = P0W + Quads * 124;
-  wire           s1_in_ready;
-  wire           s1_valid;
-  wire           s1_ready;
+  wire s1_in_ready;
+  wire s1_valid;
+  wire s1_ready;
   wire [S1W-1:0] s1_data;
-  wire [3:0]     lw0 = sat_log2(s0_desc[CtrlLog2WidthLsb +: 4]);
-  wire [3:0]     lh0 = sat_log2(s0_desc[CtrlLog2HeightLsb +: 4]);
+  wire [3:0] lw0 = sat_log2(s0_desc[CtrlLog2WidthLsb +: 4]);
+  wire [3:0] lh0 = sat_log2(s0_desc[CtrlLog2HeightLsb +: 4]);
 
   // |b - a| modulo 2^64, clamped to 2^31 - 1.
   function automatic [30:0] absdiff;
     input [63:0] a;
     input [63:0] b;
-    reg   [63:0] d;
-    reg   [63:0] m;
+    reg [63:0] d;
+    reg [63:0] m;
     begin
       d = b - a;
       m = d[63] ? (~d + 64'd1) : d;
@@ -222,19 +222,19 @@ module {{ name }} #(
   // ---------------------------------------------------------------------------------
   // Stage 2: per quad, rho^2, the larger of the two squared lengths (63 bits).
   localparam integer S2W = P0W + Quads * 63;
-  wire           s2_valid;
-  wire           s2_ready;
+  wire s2_valid;
+  wire s2_ready;
   wire [S2W-1:0] s2_data;
   wire [Quads*63-1:0] rho2s;
   generate
     for (gq = 0; gq < Quads; gq = gq + 1) begin : g_rho
       wire [123:0] d = s1_data[P0W + gq*124 +: 124];
-      wire [61:0]  sq_ux  = d[0 +: 31] * d[0 +: 31];
-      wire [61:0]  sq_vx  = d[31 +: 31] * d[31 +: 31];
-      wire [61:0]  sq_uy  = d[62 +: 31] * d[62 +: 31];
-      wire [61:0]  sq_vy  = d[93 +: 31] * d[93 +: 31];
-      wire [62:0]  rho2_x = {1'b0, sq_ux} + {1'b0, sq_vx};
-      wire [62:0]  rho2_y = {1'b0, sq_uy} + {1'b0, sq_vy};
+      wire [61:0] sq_ux = d[0 +: 31] * d[0 +: 31];
+      wire [61:0] sq_vx = d[31 +: 31] * d[31 +: 31];
+      wire [61:0] sq_uy = d[62 +: 31] * d[62 +: 31];
+      wire [61:0] sq_vy = d[93 +: 31] * d[93 +: 31];
+      wire [62:0] rho2_x = {1'b0, sq_ux} + {1'b0, sq_vx};
+      wire [62:0] rho2_y = {1'b0, sq_uy} + {1'b0, sq_vy};
       assign rho2s[gq*63 +: 63] = (rho2_x > rho2_y) ? rho2_x : rho2_y;
     end
   endgenerate
@@ -256,14 +256,14 @@ module {{ name }} #(
   // Stage 3: per quad, rho^2 = 2^msb * m, m in [1, 2) with 16 fraction bits (truncated).
   // A quad's log state (32 bits): {fraction[8], mantissa[17], msb[6], zero}.
   localparam integer LogW = P0W + Quads * 32;
-  wire            s3_valid;
-  wire            s3_ready;
+  wire s3_valid;
+  wire s3_ready;
   wire [LogW-1:0] s3_data;
 
   // The highest set bit (0 for 0).
   function automatic [5:0] msb_of;
     input [62:0] x;
-    integer      i;
+    integer i;
     begin
       msb_of = 6'd0;
       for (i = 0; i < 63; i = i + 1) begin
@@ -276,13 +276,13 @@ module {{ name }} #(
   generate
     for (gq = 0; gq < Quads; gq = gq + 1) begin : g_norm
       wire [62:0] rho2 = s2_data[P0W + gq*63 +: 63];
-      wire [5:0]  msb  = msb_of(rho2);
+      wire [5:0] msb = msb_of(rho2);
       // The mantissa is the 17 bits from the leading one down.
       wire [62:0] norm_r = rho2 >> (msb - 6'd16);
       wire [62:0] norm_l = rho2 << (6'd16 - msb);
       wire unused_norm;
       assign unused_norm = ^{norm_r[62:17], norm_l[62:17]};
-      wire [16:0] mant0  = (msb >= 6'd16) ? norm_r[16:0] : norm_l[16:0];
+      wire [16:0] mant0 = (msb >= 6'd16) ? norm_r[16:0] : norm_l[16:0];
       assign norms[gq*32 +: 32] = {8'd0, mant0, msb, (rho2 == 63'd0)};
     end
   endgenerate
@@ -305,8 +305,8 @@ module {{ name }} #(
   // The square's low 16 bits are truncated, as MANT_BITS in src/model/tmu/lod.rs.
   function automatic [17:0] square_step;  // {bit, mantissa[16:0]}
     input [16:0] m;
-    reg   [33:0] sq;
-    reg          unused_sq;  // the truncated bits
+    reg [33:0] sq;
+    reg unused_sq;  // the truncated bits
     begin
       sq = m * m;
       unused_sq = ^sq[15:0];
@@ -314,24 +314,24 @@ module {{ name }} #(
     end
   endfunction
 
-  wire [3:0]     lg_valid;
-  wire [3:0]     lg_ready;
-  wire [3:0]     lg_in_ready;
+  wire [3:0] lg_valid;
+  wire [3:0] lg_ready;
+  wire [3:0] lg_in_ready;
   wire [4*LogW-1:0] lg_data;
   genvar gs;
   generate
     for (gs = 0; gs < 4; gs = gs + 1) begin : g_log
-      wire            v_in = (gs == 0) ? s3_valid : lg_valid[(gs == 0) ? 0 : gs - 1];
+      wire v_in = (gs == 0) ? s3_valid : lg_valid[(gs == 0) ? 0 : gs - 1];
       wire [LogW-1:0] d_in = (gs == 0) ? s3_data : lg_data[((gs == 0) ? 0 : gs - 1)*LogW +: LogW];
       wire [Quads*32-1:0] steps;
       for (gq = 0; gq < Quads; gq = gq + 1) begin : g_quad
-        wire [31:0]     q_in = d_in[P0W + gq*32 +: 32];
+        wire [31:0] q_in = d_in[P0W + gq*32 +: 32];
         // Two new fraction bits enter at the bottom; the top two are still zero.
-        wire [7:0]      f_in = q_in[24 +: 8];
+        wire [7:0] f_in = q_in[24 +: 8];
         wire unused_f_in;
         assign unused_f_in = ^f_in[7:6];
-        wire [17:0]     st1  = square_step(q_in[7 +: 17]);
-        wire [17:0]     st2  = square_step(st1[16:0]);
+        wire [17:0] st1 = square_step(q_in[7 +: 17]);
+        wire [17:0] st2 = square_step(st1[16:0]);
         assign steps[gq*32 +: 32] = {f_in[5:0], st1[17], st2[17], st2[16:0], q_in[0 +: 7]};
       end
       {{ skid }} #(
@@ -351,10 +351,10 @@ module {{ name }} #(
   assign s3_ready    = lg_in_ready[0];
   assign lg_ready[2:0] = lg_in_ready[3:1];
 
-  wire            sel_valid = lg_valid[3];
-  wire            sel_ready;
-  wire [LogW-1:0] sel_log   = lg_data[3*LogW +: LogW];
-  wire [P0W-1:0]  sel_p     = sel_log[P0W-1:0];
+  wire sel_valid = lg_valid[3];
+  wire sel_ready;
+  wire [LogW-1:0] sel_log = lg_data[3*LogW +: LogW];
+  wire [P0W-1:0] sel_p = sel_log[P0W-1:0];
   assign lg_ready[3] = sel_ready;
   assign s0_ready = s0_write ? idle : s1_in_ready;
   // Per quad, log2(rho) = log2(rho^2) / 2 in base-level texels: minus the 12 fraction
@@ -364,10 +364,10 @@ module {{ name }} #(
   generate
     for (gq = 0; gq < Quads; gq = gq + 1) begin : g_lambda
       // The mantissa and the last fraction bit go unread.
-      wire [31:0]        q_log     = sel_log[P0W + gq*32 +: 32];
-      wire [13:0]        log2_rho2 = {q_log[1 +: 6], q_log[24 +: 8]};
+      wire [31:0] q_log = sel_log[P0W + gq*32 +: 32];
+      wire [13:0] log2_rho2 = {q_log[1 +: 6], q_log[24 +: 8]};
       // log2(rho^2) < 63 * 256: adding one cannot carry out of 14 bits.
-      wire [13:0]        rounded   = log2_rho2 + 14'd1;
+      wire [13:0] rounded = log2_rho2 + 14'd1;
       wire unused_log;
       assign unused_log = ^{q_log[23:7], rounded[0]};
       assign lambda_ds[gq*16 +: 16] = q_log[0] ? -16'sd32768
@@ -376,10 +376,10 @@ module {{ name }} #(
   endgenerate
 {%- else %}
 
-  wire            sel_valid = s0_valid & ~s0_write;
-  wire            sel_ready;
+  wire sel_valid = s0_valid & ~s0_write;
+  wire sel_ready;
   // Without LOD hardware the LOD fields and the LOD registers go unread.
-  wire [P0W-1:0]  sel_p     = s0_p;
+  wire [P0W-1:0] sel_p = s0_p;
   wire unused_sel_p;
   assign unused_sel_p = ^sel_p;
   assign s0_ready = s0_write ? idle : sel_ready;
@@ -391,39 +391,39 @@ module {{ name }} #(
   // ---------------------------------------------------------------------------------
   // Selection: explicit LOD or the differences', bias, clamp; mag or min; the level(s),
   // per quad.
-  wire [CtrlW-1:0]   ctrl     = sel_p[LanesW + 33 + TexW +: CtrlW];
+  wire [CtrlW-1:0] ctrl = sel_p[LanesW + 33 + TexW +: CtrlW];
 {%- if !lod %}
   // Without LOD hardware the filter codes and the level count go unread.
   wire unused_ctrl;
   assign unused_ctrl = ^ctrl;
 {%- endif %}
-  wire [TexW-1:0]    sel_tex  = sel_p[LanesW + 33 +: TexW];
+  wire [TexW-1:0] sel_tex = sel_p[LanesW + 33 +: TexW];
 {%- if lod %}
-  wire signed [15:0] bias     = sel_p[LanesW + 33 + TexW + CtrlW +: 16];
-  wire signed [15:0] min_lod  = sel_p[LanesW + 33 + TexW + CtrlW + 16 +: 16];
-  wire signed [15:0] max_lod  = sel_p[LanesW + 33 + TexW + CtrlW + 32 +: 16];
-  wire               has_lod  = sel_p[LanesW + 32];
-  wire [63:0]        lod_fix;
+  wire signed [15:0] bias = sel_p[LanesW + 33 + TexW + CtrlW +: 16];
+  wire signed [15:0] min_lod = sel_p[LanesW + 33 + TexW + CtrlW + 16 +: 16];
+  wire signed [15:0] max_lod = sel_p[LanesW + 33 + TexW + CtrlW + 32 +: 16];
+  wire has_lod = sel_p[LanesW + 32];
+  wire [63:0] lod_fix;
   {{ fixed }} #(.KW(5)) u_lod (.s_i(sel_p[LanesW +: 32]), .k_i(5'd8), .sat_i(1'b1), .fixed_o(lod_fix));
   // Saturated to the 16-bit range of the descriptors.
   wire signed [15:0] lod_x = ($signed(lod_fix) < -64'sd32768) ? -16'sd32768
                            : ($signed(lod_fix) > 64'sd32767) ? 16'sd32767
                            : lod_fix[15:0];
   wire signed [15:0] lod_hi = (max_lod < min_lod) ? min_lod : max_lod;
-  wire [2:0]  min_code = ctrl[CtrlMinFilterLsb +: 3];
-  wire [2:0]  mag_code = {2'd0, ctrl[CtrlMagLinearLsb]};
-  wire [2:0]  min_f    = FilterMask[min_code] ? min_code : FilterFallback;
-  wire [2:0]  mag_f    = FilterMask[mag_code] ? mag_code : FilterFallback;
-  wire [3:0]  last     = sat_log2(ctrl[CtrlLastLevelLsb +: 4]);
+  wire [2:0] min_code = ctrl[CtrlMinFilterLsb +: 3];
+  wire [2:0] mag_code = {2'd0, ctrl[CtrlMagLinearLsb]};
+  wire [2:0] min_f = FilterMask[min_code] ? min_code : FilterFallback;
+  wire [2:0] mag_f = FilterMask[mag_code] ? mag_code : FilterFallback;
+  wire [3:0] last = sat_log2(ctrl[CtrlLastLevelLsb +: 4]);
   // GL's switch-over point c: 1/2 for LINEAR magnification with a NEAREST_MIPMAP minifier.
-  wire        c_half   = (mag_f == 3'd1) & ((min_f == 3'd2) | (min_f == 3'd4));
+  wire c_half = (mag_f == 3'd1) & ((min_f == 3'd2) | (min_f == 3'd4));
 {%- endif %}
-  wire [1:0]  wrap_s   = WrapMask[ctrl[CtrlWrapSLsb +: 2]] ? ctrl[CtrlWrapSLsb +: 2] : WrapFallback;
-  wire [1:0]  wrap_t   = WrapMask[ctrl[CtrlWrapTLsb +: 2]] ? ctrl[CtrlWrapTLsb +: 2] : WrapFallback;
-  wire [3:0]  lw       = sat_log2(ctrl[CtrlLog2WidthLsb +: 4]);
-  wire [3:0]  lh       = sat_log2(ctrl[CtrlLog2HeightLsb +: 4]);
-  wire        tex_ok   = ({1'b0, sel_tex} < Textures[TexW:0]);
-  wire [31:0] tex32    = {{ "{{" }}(32 - TexW){1'b0}}, sel_tex};
+  wire [1:0] wrap_s = WrapMask[ctrl[CtrlWrapSLsb +: 2]] ? ctrl[CtrlWrapSLsb +: 2] : WrapFallback;
+  wire [1:0] wrap_t = WrapMask[ctrl[CtrlWrapTLsb +: 2]] ? ctrl[CtrlWrapTLsb +: 2] : WrapFallback;
+  wire [3:0] lw = sat_log2(ctrl[CtrlLog2WidthLsb +: 4]);
+  wire [3:0] lh = sat_log2(ctrl[CtrlLog2HeightLsb +: 4]);
+  wire tex_ok = ({1'b0, sel_tex} < Textures[TexW:0]);
+  wire [31:0] tex32 = {{ "{{" }}(32 - TexW){1'b0}}, sel_tex};
 
   wire [Quads*QuadW-1:0] plan_quads;
   genvar gp;
@@ -436,18 +436,18 @@ module {{ name }} #(
       wire signed [16:0] lambda = (biased < $signed({min_lod[15], min_lod})) ? $signed({min_lod[15], min_lod})
                                 : (biased > $signed({lod_hi[15], lod_hi})) ? $signed({lod_hi[15], lod_hi})
                                 : biased;
-      reg  [3:0]  d1;
-      reg  [3:0]  d2;
-      reg  [7:0]  blend;
-      reg         linear;
-      wire        mag      = (lambda <= (c_half ? 17'sd128 : 17'sd0));
+      reg [3:0] d1;
+      reg [3:0] d2;
+      reg [7:0] blend;
+      reg linear;
+      wire mag = (lambda <= (c_half ? 17'sd128 : 17'sd0));
       // Level ceil(lambda + 1/2) - 1 (lambda > 1/2 here) and floor(lambda), 8 bits.
       // lambda + 383 < 2^16: bit 16 stays zero, and bits 7:0 are the fraction dropped.
       wire [16:0] near_sum = lambda[16:0] + 17'd383;
       wire unused_near_sum;
       assign unused_near_sum = ^{near_sum[16], near_sum[7:0]};
-      wire [7:0]  near_d   = near_sum[15:8] - 8'd1;
-      wire [7:0]  floor_d  = lambda[15:8];
+      wire [7:0] near_d = near_sum[15:8] - 8'd1;
+      wire [7:0] floor_d = lambda[15:8];
       always @(*) begin
         d1     = 4'd0;
         d2     = 4'd0;
@@ -470,26 +470,26 @@ module {{ name }} #(
       end
 {%- else %}
       // One filter: every code reads as it, at level 0.
-      wire [3:0]  d1     = 4'd0;
-      wire [3:0]  d2     = 4'd0;
-      wire [7:0]  blend  = 8'd0;
-      wire        linear = FilterFallback[0];
+      wire [3:0] d1 = 4'd0;
+      wire [3:0] d2 = 4'd0;
+      wire [7:0] blend = 8'd0;
+      wire linear = FilterFallback[0];
 {%- endif %}
 
       // Level geometry: sides shrink to 1, and each level's first word.
-      wire [3:0]  lw1 = (lw > d1) ? lw - d1 : 4'd0;
-      wire [3:0]  lh1 = (lh > d1) ? lh - d1 : 4'd0;
-      wire [3:0]  lw2 = (lw > d2) ? lw - d2 : 4'd0;
-      wire [3:0]  lh2 = (lh > d2) ? lh - d2 : 4'd0;
+      wire [3:0] lw1 = (lw > d1) ? lw - d1 : 4'd0;
+      wire [3:0] lh1 = (lh > d1) ? lh - d1 : 4'd0;
+      wire [3:0] lw2 = (lw > d2) ? lw - d2 : 4'd0;
+      wire [3:0] lh2 = (lh > d2) ? lh - d2 : 4'd0;
       // Bit offsets into base_all, far below 2^32.
-      wire [31:0] at1    = (tex32 * MipLevels + {28'd0, d1}) * 30;
-      wire [31:0] at2    = (tex32 * MipLevels + {28'd0, d2}) * 30;
+      wire [31:0] at1 = (tex32 * MipLevels + {28'd0, d1}) * 30;
+      wire [31:0] at2 = (tex32 * MipLevels + {28'd0, d2}) * 30;
       wire unused_at1;
       assign unused_at1 = ^at1;
       wire unused_at2;
       assign unused_at2 = ^at2;
-      wire [29:0] base1  = tex_ok ? base_all[at1 +: 30] : 30'd0;
-      wire [29:0] base2  = tex_ok ? base_all[at2 +: 30] : 30'd0;
+      wire [29:0] base1 = tex_ok ? base_all[at1 +: 30] : 30'd0;
+      wire [29:0] base2 = tex_ok ? base_all[at2 +: 30] : 30'd0;
       assign plan_quads[gp*QuadW +: QuadW] = {base2, lh2, lw2, base1, lh1, lw1, linear,
                                               (blend != 8'd0), blend};
     end
