@@ -40,40 +40,40 @@ module {{ name }} #(
 
   // GL's round(c * (2^n - 1) / 255) for n = 4, 5, 6: p = c * (2^n - 1) + 127 and
   // q = p + 1 + (p >> 8) stay below 2^(n + 8); q >> 8 is the quotient, the low 8 bits
-  // of q the fraction it drops (unused).
+  // of q the fraction it drops (to a sink).
   function [3:0] narrow4;
     input [7:0] c;
     reg [11:0] p;
-    /* verilator lint_off UNUSEDSIGNAL */
     reg [11:0] q;
-    /* verilator lint_on UNUSEDSIGNAL */
+    reg unused_q;
     begin
       p = {4'd0, c} * 12'd15 + 12'd127;
       q = p + 12'd1 + {8'd0, p[11:8]};
+      unused_q = ^q[7:0];  // the fraction the division drops
       narrow4 = q[11:8];
     end
   endfunction
   function [4:0] narrow5;
     input [7:0] c;
     reg [12:0] p;
-    /* verilator lint_off UNUSEDSIGNAL */
     reg [12:0] q;
-    /* verilator lint_on UNUSEDSIGNAL */
+    reg unused_q;
     begin
       p = {5'd0, c} * 13'd31 + 13'd127;
       q = p + 13'd1 + {8'd0, p[12:8]};
+      unused_q = ^q[7:0];  // the fraction the division drops
       narrow5 = q[12:8];
     end
   endfunction
   function [5:0] narrow6;
     input [7:0] c;
     reg [13:0] p;
-    /* verilator lint_off UNUSEDSIGNAL */
     reg [13:0] q;
-    /* verilator lint_on UNUSEDSIGNAL */
+    reg unused_q;
     begin
       p = {6'd0, c} * 14'd63 + 14'd127;
       q = p + 14'd1 + {8'd0, p[13:8]};
+      unused_q = ^q[7:0];  // the fraction the division drops
       narrow6 = q[13:8];
     end
   endfunction
