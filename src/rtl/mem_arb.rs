@@ -132,6 +132,10 @@ pub struct BoundCtx {
 #[derive(Template)]
 #[template(path = "rtl/mem_arb.v")]
 pub struct MemArb {
+    /// The design-wide naming and reset, for the handshake modules it renders.
+    pub ctx: Ctx,
+    /// The unit's stream ports.
+    pub ports: Vec<crate::iface::StreamPort>,
     pub name: String,
     pub stamp: String,
     pub rst: Rst,
@@ -271,6 +275,8 @@ impl MemArb {
             })
             .collect();
         Self {
+            ctx: ctx.clone(),
+            ports: unit_ports(mem),
             name: ctx.module_name("mem_arb"),
             stamp: ctx.stamp.clone(),
             rst: ctx.rst.clone(),
@@ -304,7 +310,8 @@ impl MemArb {
     }
 
     /// Renders the arbiter and the handshake modules it uses.
-    pub fn elaborate(&self, ctx: &Ctx, mem: &Mem) -> Result<(Unit, Vec<Module>), RenderError> {
+    pub fn elaborate(&self) -> Result<(Unit, Vec<Module>), RenderError> {
+        let ctx = &self.ctx;
         let mut modules = Vec::new();
         for kind in [StageKind::Skid, StageKind::Fifo { depth: 4 }] {
             if let Some(m) = module_for(ctx, kind, 32)? {
@@ -324,7 +331,7 @@ impl MemArb {
             name: "mem_arb",
             top: self.name.clone(),
             modules: modules.iter().map(|m| m.name.clone()).collect(),
-            ports: unit_ports(mem),
+            ports: self.ports.clone(),
             mem_ports: Vec::new(),
             // Filled in from the rendered hierarchy (rtl::stages) once the design is whole.
             stages: Vec::new(),

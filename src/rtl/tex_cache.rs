@@ -68,6 +68,8 @@ pub struct TexCacheBank {
 #[derive(Template)]
 #[template(path = "rtl/tex_cache.v")]
 pub struct TexCacheTop {
+    /// The design-wide naming and reset, for the handshake modules it renders.
+    pub ctx: Ctx,
     pub name: String,
     pub stamp: String,
     pub rst: Rst,
@@ -154,6 +156,7 @@ impl TexCacheTop {
         let check = bank_check(c);
         let io = CacheLayout::new(c);
         Self {
+            ctx: ctx.clone(),
             footprint_clocks: check.footprint_clocks,
             request_bound: check.request_bound,
             footprints_checked: check.footprints,
@@ -227,7 +230,8 @@ impl TexCacheTop {
     }
 
     /// Renders the cache, its bank RAM and the handshake modules it uses.
-    pub fn elaborate(&self, ctx: &Ctx) -> Result<(Unit, Vec<Module>), RenderError> {
+    pub fn elaborate(&self) -> Result<(Unit, Vec<Module>), RenderError> {
+        let ctx = &self.ctx;
         let mut modules = Vec::new();
         for kind in [StageKind::Skid, StageKind::Fifo { depth: 4 }] {
             if let Some(m) = module_for(ctx, kind, 32)? {

@@ -23,6 +23,8 @@ pub struct FormatCase {
 #[derive(Template)]
 #[template(path = "rtl/tex_filter.v")]
 pub struct TexFilter {
+    /// The design-wide naming and reset, for the handshake modules it renders.
+    pub ctx: Ctx,
     pub name: String,
     pub stamp: String,
     pub rst: Rst,
@@ -75,6 +77,7 @@ impl TexFilter {
         use TexFormat::*;
         let fp32 = tmu.output == TexOutput::Fp32;
         Self {
+            ctx: ctx.clone(),
             name: ctx.module_name("tex_filter"),
             stamp: ctx.stamp.clone(),
             rst: ctx.rst.clone(),
@@ -128,7 +131,8 @@ impl TexFilter {
         }
     }
 
-    pub fn elaborate(&self, ctx: &Ctx) -> Result<(Unit, Vec<Module>), RenderError> {
+    pub fn elaborate(&self) -> Result<(Unit, Vec<Module>), RenderError> {
+        let ctx = &self.ctx;
         let mut modules = Vec::new();
         if let Some(m) = module_for(ctx, StageKind::Skid, 32)? {
             modules.push(m);

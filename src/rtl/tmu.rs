@@ -257,9 +257,9 @@ impl<'a> TmuUnit<'a> {
             });
         }
         let cache = TexCacheTop::new(ctx, &tmu.cache);
-        let (_, cache_modules) = cache.elaborate(ctx)?;
+        let (_, cache_modules) = cache.elaborate()?;
         let filter = TexFilter::new(ctx, tmu);
-        let (_, filter_modules) = filter.elaborate(ctx)?;
+        let (_, filter_modules) = filter.elaborate()?;
         for m in cache_modules.into_iter().chain(filter_modules) {
             if !modules.iter().any(|x| x.name == m.name) {
                 modules.push(m);

@@ -20,7 +20,7 @@ impl UnitDef for MemArb {
         cfg: &Config,
     ) -> Option<Result<(Unit, Vec<Module>), RenderError>> {
         let mem = cfg.mem.as_ref()?;
-        Some(rtl::mem_arb::MemArb::new(ctx, mem).elaborate(ctx, mem))
+        Some(rtl::mem_arb::MemArb::new(ctx, mem).elaborate())
     }
 
     fn vectors(

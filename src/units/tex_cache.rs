@@ -24,7 +24,7 @@ impl UnitDef for TexCache {
         cfg: &Config,
     ) -> Option<Result<(Unit, Vec<Module>), RenderError>> {
         let tmu = cfg.tmu.as_ref()?;
-        Some(rtl::tex_cache::TexCacheTop::new(ctx, &tmu.cache).elaborate(ctx))
+        Some(rtl::tex_cache::TexCacheTop::new(ctx, &tmu.cache).elaborate())
     }
 
     fn vectors(

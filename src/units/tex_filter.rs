@@ -19,7 +19,7 @@ impl UnitDef for TexFilter {
         cfg: &Config,
     ) -> Option<Result<(Unit, Vec<Module>), RenderError>> {
         let tmu = cfg.tmu.as_ref()?;
-        Some(rtl::tex_filter::TexFilter::new(ctx, tmu).elaborate(ctx))
+        Some(rtl::tex_filter::TexFilter::new(ctx, tmu).elaborate())
     }
 
     fn vectors(
