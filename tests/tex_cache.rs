@@ -341,9 +341,10 @@ fn rendered_pass_fields_match_the_table() {
         .text;
     let tex_w = localparam(t, "SlotW") + localparam(t, "GenW") + localparam(t, "OffW");
     let fields = gpurtl::rtl::tex_cache::pass_fields(c.ports, tex_w);
-    for (name, lsb, _) in &fields {
-        assert_eq!(localparam(t, name), *lsb, "{name}");
+    for f in &fields {
+        let name = format!("Pass{}Lsb", f.name);
+        assert_eq!(localparam(t, &name), f.lsb, "{name}");
     }
-    let (_, lsb, w) = fields.last().expect("fields");
-    assert_eq!(localparam(t, "PassW"), lsb + w);
+    let last = fields.last().expect("fields");
+    assert_eq!(localparam(t, "PassW"), last.lsb + last.width);
 }

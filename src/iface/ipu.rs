@@ -14,45 +14,19 @@ pub fn pix_width(ipu: &Ipu) -> u32 {
     pix_fields(ipu).iter().map(|f| f.width).sum()
 }
 
-/// A field of a packed bus: its localparam stem, lowest bit and width.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Field {
-    pub name: &'static str,
-    pub lsb: u32,
-    pub width: u32,
-}
+pub use super::Field;
+use super::field::pack;
 
 /// The layout of the pipeline's beats, lane 0 lowest:
 /// `{mask[lanes], y[15:0], x[15:0], lanes x item}` with `item_w`-bit items (RGBA8 pixels,
 /// or scale's four products); the mask is left out when `with_mask` is false (a `pix`
 /// beat at one lane).
 pub fn beat_fields(lanes: u32, item_w: u32, with_mask: bool) -> Vec<Field> {
-    let items = lanes * item_w;
-    let mut f = vec![
-        Field {
-            name: "Items",
-            lsb: 0,
-            width: items,
-        },
-        Field {
-            name: "X",
-            lsb: items,
-            width: 16,
-        },
-        Field {
-            name: "Y",
-            lsb: items + 16,
-            width: 16,
-        },
-    ];
+    let mut f = vec![("Items", lanes * item_w), ("X", 16), ("Y", 16)];
     if with_mask {
-        f.push(Field {
-            name: "Mask",
-            lsb: items + 32,
-            width: lanes,
-        });
+        f.push(("Mask", lanes));
     }
-    f
+    pack(&f)
 }
 
 /// A `pix` beat's layout (the mask only with more than one lane).

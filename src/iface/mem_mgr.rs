@@ -38,7 +38,7 @@
 
 use serde::Serialize;
 
-pub use super::mem_arb::Field;
+pub use super::Field;
 use crate::config::{MemMap, clog2};
 
 pub const OP_BITS: u32 = 4;
@@ -256,7 +256,7 @@ pub const SLOT_BITS: u32 = 2;
 
 /// A texture-table entry, lowest field first: `{set, base address}`.
 pub fn tex_fields() -> Vec<Field> {
-    super::mem_arb::pack(&[("Base", 32), ("Set", 1)])
+    super::field::pack(&[("Base", 32), ("Set", 1)])
 }
 
 /// The field widths and constants of a map's command encoding, shared by the RTL and the
@@ -302,14 +302,14 @@ impl Encoding {
             image_slot_bytes: map.image_bytes / IMAGE_SLOTS,
             shader_slot_bytes: map.shader_bytes / SHADER_SLOTS,
         };
-        e.req_bits = super::mem_arb::width(&e.req_fields());
-        e.rsp_bits = super::mem_arb::width(&e.rsp_fields());
+        e.req_bits = super::field::width(&e.req_fields());
+        e.rsp_bits = super::field::width(&e.rsp_fields());
         e
     }
 
     /// The command word, lowest field first: `{arg, level, id, kind, op}`.
     pub fn req_fields(&self) -> Vec<Field> {
-        super::mem_arb::pack(&[
+        super::field::pack(&[
             ("Op", OP_BITS),
             ("Kind", 1),
             ("Id", self.id_bits),
@@ -320,12 +320,12 @@ impl Encoding {
 
     /// The response word, lowest field first: `{data, code}`.
     pub fn rsp_fields(&self) -> Vec<Field> {
-        super::mem_arb::pack(&[("Code", CODE_BITS), ("Data", ARG_BITS)])
+        super::field::pack(&[("Code", CODE_BITS), ("Data", ARG_BITS)])
     }
 
     /// An index block, lowest field first: `{live, param, size, end page, start page}`.
     pub fn obj_fields(&self) -> Vec<Field> {
-        super::mem_arb::pack(&[
+        super::field::pack(&[
             ("Start", self.page_bits),
             ("End", self.page_bits),
             ("Size", 32),
@@ -412,6 +412,6 @@ mod tests {
         assert_eq!(e.page_bits, 13);
         assert_eq!(e.count_bits, 14);
         assert_eq!(e.obj_bits, 9);
-        assert_eq!(super::super::mem_arb::width(&e.obj_fields()), 2 * 13 + 65);
+        assert_eq!(super::super::field::width(&e.obj_fields()), 2 * 13 + 65);
     }
 }

@@ -5,6 +5,7 @@
 //! renders the Verilog) and `model/` (the behavioural reference) read these definitions;
 //! neither imports the other, and `tests/architecture.rs` fails if one does.
 
+pub mod field;
 pub mod ipu;
 pub mod mem_arb;
 pub mod mem_mgr;
@@ -12,6 +13,7 @@ pub mod tex_cache;
 pub mod tex_filter;
 pub mod tmu;
 
+pub use field::Field;
 use serde::Serialize;
 
 /// Direction of a unit's port as the harness sees it.

@@ -12,7 +12,7 @@ use super::handshake::module_for;
 use super::{Ctx, Module, RenderError, Rst, Unit, render};
 use crate::config::{ADDR_BITS, Mem, Policy, StageKind};
 #[cfg(test)]
-use crate::iface::mem_arb::width;
+use crate::iface::field::width;
 use crate::iface::mem_arb::{describe, lsb_params, req_fields, tag_fields};
 // rtl/mod.rs, sim and the tests name the port and the ports here.
 pub use crate::iface::mem_arb::{RwMemPort, req_width, rw_mem_port, unit_ports};

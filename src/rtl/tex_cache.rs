@@ -9,6 +9,7 @@ use askama::Template;
 use super::handshake::module_for;
 use super::{Ctx, MemPort, Module, RenderError, Rst, StreamPort, Unit, render};
 use crate::config::{Replacement, StageKind, TexCache, TexLayout};
+use crate::iface::field::{Field, lsb_params, pack, width};
 pub use crate::iface::tex_cache::WORD_ADDR_BITS;
 use crate::iface::tex_cache::{COUNT_W, CacheLayout, bank_check};
 
@@ -17,25 +18,17 @@ use crate::iface::tex_cache::{COUNT_W, CacheLayout, bank_check};
 /// texel).
 const GEN_BITS: u32 = 2;
 
-/// A queued pass, lowest field first: (localparam name, lsb, width). Texel `i` of
-/// `ports` sits at `(ports - 1 - i) * tex_w` in the texel field,
-/// as `{slot, generation, word offset}`.
-pub fn pass_fields(ports: u32, tex_w: u32) -> Vec<(&'static str, u32, u32)> {
-    let widths = [
-        ("PassTexelsLsb", ports * tex_w),
-        ("PassMaskLsb", ports),
-        ("PassMissesLsb", COUNT_W),
-        ("PassHitsLsb", COUNT_W),
-        ("PassLastLsb", 1),
-    ];
-    let mut lsb = 0;
-    widths
-        .iter()
-        .map(|&(name, w)| {
-            lsb += w;
-            (name, lsb - w, w)
-        })
-        .collect()
+/// A queued pass, lowest field first; the template's localparams are `Pass<Field>Lsb`.
+/// Texel `i` of `ports` sits at `(ports - 1 - i) * tex_w` in the texel field, as
+/// `{slot, generation, word offset}`.
+pub fn pass_fields(ports: u32, tex_w: u32) -> Vec<Field> {
+    pack(&[
+        ("Texels", ports * tex_w),
+        ("Mask", ports),
+        ("Misses", COUNT_W),
+        ("Hits", COUNT_W),
+        ("Last", 1),
+    ])
 }
 
 /// Responses the output queue holds; stage 1 issues a completing read only with a credit.
@@ -114,7 +107,7 @@ pub struct TexCacheTop {
     pub req_act_lsb: u32,
     pub req_inv_lsb: u32,
     /// A queued pass's fields, lowest first: (localparam name, lsb).
-    pub pass_fields: Vec<(&'static str, u32)>,
+    pub pass_fields: Vec<(String, u32)>,
     pub bank_expr: String,
     pub idx_expr: String,
     pub slot_base: String,
@@ -199,20 +192,14 @@ impl TexCacheTop {
             word_w: 32,
             beat_w: log2(c.beats_per_line),
             words_per_beat: c.words_per_beat,
-            pass_w: pass_fields(c.ports, slot_w + GEN_BITS + off_w)
-                .iter()
-                .map(|f| f.2)
-                .sum(),
+            pass_w: width(&pass_fields(c.ports, slot_w + GEN_BITS + off_w)),
             gen_w: GEN_BITS,
             max_pending: (1 << GEN_BITS) - 1,
             req_w: io.req_w,
             rsp_w: io.rsp_w,
             req_act_lsb: io.act_lsb(0),
             req_inv_lsb: io.inv_lsb(),
-            pass_fields: pass_fields(c.ports, slot_w + GEN_BITS + off_w)
-                .into_iter()
-                .map(|f| (f.0, f.1))
-                .collect(),
+            pass_fields: lsb_params("Pass", &pass_fields(c.ports, slot_w + GEN_BITS + off_w)),
             bank_expr: bits_expr(&bank_bits),
             idx_expr: bits_expr(&idx_bits),
             slot_base: slot_base("i"),
