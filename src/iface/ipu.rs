@@ -165,6 +165,80 @@ pub const OP_COPY: u32 = 0x4E;
 pub const OP_COPYTEX: u32 = 0x4F;
 pub const OP_INDEX: u32 = 0x50;
 
+/// A command-word field; `cmd_field` reads it and `with` writes it.
+const fn cf(name: &'static str, lsb: u32, width: u32) -> Field {
+    Field { name, lsb, width }
+}
+
+/// Word 0's opcode, in every command.
+pub const CMD_OP: Field = cf("Op", 24, 8);
+/// The low and high halves of a size or position word: `{height, width}`, `{y, x}`.
+pub const CMD_LO: Field = cf("Lo", 0, 16);
+pub const CMD_HI: Field = cf("Hi", 16, 16);
+/// Word 0's select: DRAW_PIXELS', READ_PIXELS' and COPY_TEX_IMAGE's format,
+/// PIXEL_TRANSFER's `{bias, channel}`, PIXELMAP's map.
+pub const CMD_SEL: Field = cf("Sel", 0, 3);
+/// PIXEL_TRANSFER: the channel (0 R .. 3 A) and scale (0) or bias (1).
+pub const CMD_CHANNEL: Field = cf("Channel", 0, 2);
+pub const CMD_BIAS: Field = cf("Bias", 2, 1);
+/// MAP_COLOR's and CONVOLUTION's on/off, INDEX_TRANSFER's shift (0) or offset (1).
+pub const CMD_FLAG: Field = cf("Flag", 0, 1);
+/// ZOOM: a factor, signed Q7.16 (word 0's x, word 1's y).
+pub const CMD_FACTOR: Field = cf("Factor", 0, 24);
+/// PIXELMAP: the entry count, and the map's I_TO_* bit (map codes 4..7).
+pub const CMD_MAP_COUNT: Field = cf("MapCount", 8, 13);
+pub const CMD_MAP_INDEXED: Field = cf("MapIndexed", 2, 1);
+/// BITMAP: the raster position's moves `{ymove, xmove}` (signed), and each.
+pub const CMD_MOVE: Field = cf("Move", 0, 24);
+pub const CMD_XMOVE: Field = cf("XMove", 0, 12);
+pub const CMD_YMOVE: Field = cf("YMove", 12, 12);
+/// CONVOLUTION_FILTER: the channel mask and the kernel's width and height.
+pub const CMD_KERNEL_MASK: Field = cf("KernelMask", 0, 4);
+pub const CMD_KERNEL_W: Field = cf("KernelW", 8, 3);
+pub const CMD_KERNEL_H: Field = cf("KernelH", 12, 3);
+
+/// Every command-word field, with the feature whose commands use it and whether `ipu.v`
+/// slices `cmd_data_i` with it (it declares `Cmd<Name>Lsb` only then: an unused localparam
+/// is a lint warning; the others it reads from registers loaded with a wider field).
+pub const CMD_FIELDS: [(Field, Feature, bool); 16] = [
+    (CMD_OP, Feature::Always, true),
+    (CMD_LO, Feature::Always, true),
+    (CMD_HI, Feature::Always, true),
+    (CMD_SEL, Feature::Always, true),
+    (CMD_CHANNEL, Feature::Always, false),
+    (CMD_BIAS, Feature::Always, false),
+    (CMD_FLAG, Feature::Always, false),
+    (CMD_FACTOR, Feature::Zoom, true),
+    (CMD_MAP_COUNT, Feature::Maps, true),
+    (CMD_MAP_INDEXED, Feature::Maps, true),
+    (CMD_MOVE, Feature::Bitmap, true),
+    (CMD_XMOVE, Feature::Bitmap, false),
+    (CMD_YMOVE, Feature::Bitmap, false),
+    (CMD_KERNEL_MASK, Feature::Filter, true),
+    (CMD_KERNEL_W, Feature::Filter, true),
+    (CMD_KERNEL_H, Feature::Filter, true),
+];
+
+/// The command-word fields `ipu.v` slices in this config: its `Cmd<Name>Lsb` localparams.
+pub fn rtl_cmd_fields(ipu: &Ipu) -> Vec<Field> {
+    CMD_FIELDS
+        .iter()
+        .filter(|(_, feat, rtl)| *rtl && feat.on(ipu))
+        .map(|(f, _, _)| *f)
+        .collect()
+}
+
+/// Field `f` of command word `word`.
+pub const fn cmd_field(word: u32, f: &Field) -> u32 {
+    (word >> f.lsb) & ((1 << f.width) - 1) as u32
+}
+
+/// `word` with field `f` set to `v` (truncated to the field).
+pub const fn with(word: u32, f: &Field, v: u32) -> u32 {
+    let mask = (((1u64 << f.width) - 1) as u32) << f.lsb;
+    (word & !mask) | ((v << f.lsb) & mask)
+}
+
 /// The opcodes, as `ipu.v` names them.
 pub const OPCODES: Table = Table {
     doc: "Command opcodes (cmd_data_i[31:24]).",
@@ -440,6 +514,23 @@ mod tests {
         documented.sort_unstable();
         ops.sort_unstable();
         assert_eq!(documented, ops);
+    }
+
+    /// The command fields fit a 32-bit word, names are unique, and the README's layout
+    /// holds: opcode [31:24], PIXELMAP's count [20:8], BITMAP's moves [11:0] and [23:12].
+    #[test]
+    fn command_fields_are_well_formed() {
+        for (i, (a, _, _)) in CMD_FIELDS.iter().enumerate() {
+            assert!(a.width >= 1 && a.lsb + a.width <= 32, "{}", a.name);
+            assert!(CMD_FIELDS[i + 1..].iter().all(|(b, _, _)| a.name != b.name));
+        }
+        let w = with(with(0, &CMD_OP, OP_PIXELMAP), &CMD_MAP_COUNT, 0x1fff);
+        assert_eq!(w, 0x461f_ff00);
+        assert_eq!(cmd_field(w, &CMD_OP), OP_PIXELMAP);
+        assert_eq!(with(0, &CMD_XMOVE, 0xffff_ffff), 0xfff);
+        assert_eq!(with(0, &CMD_YMOVE, 1), 1 << 12);
+        assert_eq!(cmd_field(0xffff_ffff, &CMD_OP), 0xff);
+        assert_eq!(with(0, &CMD_HI, 0x1_2345), 0x2345_0000);
     }
 
     /// Names and values are unique within a table and fit its width.

@@ -107,11 +107,13 @@ use crate::rng::{Rng, STREAM_DATA};
 use crate::vectors::{Bits, PortVectors, VectorSet};
 
 pub use crate::iface::ipu::{
-    EV_FILTER, EV_FORMAT, EV_MAPSIZE, EV_OVERFLOW, EV_UNDERFLOW, EV_WIDTH, FB_COPY, FB_COPYTEX,
-    FB_READ, FB_REQ_WIDTH, FB_WIDTH, OP_BITMAP, OP_CONV_FILTER, OP_CONVOLUTION, OP_COPY,
-    OP_COPYTEX, OP_DRAW, OP_INDEX, OP_MAPCOLOR, OP_PIXELMAP, OP_POP, OP_PUSH, OP_RASTER,
-    OP_RASTER_POS, OP_READ, OP_TRANSFER, OP_ZOOM, STATUS_WIDTH, bytes_per_pixel, field,
-    is_ipu_opcode, map_magic, pix_fields, pix_width, tex_width,
+    CMD_BIAS, CMD_CHANNEL, CMD_FACTOR, CMD_FLAG, CMD_HI, CMD_KERNEL_H, CMD_KERNEL_MASK,
+    CMD_KERNEL_W, CMD_LO, CMD_MAP_COUNT, CMD_OP, CMD_SEL, CMD_XMOVE, CMD_YMOVE, EV_FILTER,
+    EV_FORMAT, EV_MAPSIZE, EV_OVERFLOW, EV_UNDERFLOW, EV_WIDTH, FB_COPY, FB_COPYTEX, FB_READ,
+    FB_REQ_WIDTH, FB_WIDTH, OP_BITMAP, OP_CONV_FILTER, OP_CONVOLUTION, OP_COPY, OP_COPYTEX,
+    OP_DRAW, OP_INDEX, OP_MAPCOLOR, OP_PIXELMAP, OP_POP, OP_PUSH, OP_RASTER, OP_RASTER_POS,
+    OP_READ, OP_TRANSFER, OP_ZOOM, STATUS_WIDTH, bytes_per_pixel, cmd_field, field, is_ipu_opcode,
+    map_magic, pix_fields, pix_width, tex_width, with,
 };
 
 /// The colour-index format's code in DRAW_PIXELS.
@@ -140,9 +142,28 @@ impl Default for Conv {
     }
 }
 
+/// Word 0 of a command with opcode `op`, its other fields 0.
+pub const fn op(op: u32) -> u32 {
+    with(0, &CMD_OP, op)
+}
+
+/// A size or position word's halves, `(width, height)` or `(x, y)`.
+pub const fn lo_hi(word: u32) -> (u32, u32) {
+    (cmd_field(word, &CMD_LO), cmd_field(word, &CMD_HI))
+}
+
+/// A size or position word `{hi, lo}`: `{height, width}` or `{y, x}`.
+pub const fn hi_lo(hi: u32, lo: u32) -> u32 {
+    with(with(0, &CMD_HI, hi), &CMD_LO, lo)
+}
+
 /// CONVOLUTION_FILTER's first word: channel mask, width and height.
 pub fn filter_fields(w0: u32) -> (u32, u32, u32) {
-    (w0 & 0xf, (w0 >> 8) & 7, (w0 >> 12) & 7)
+    (
+        cmd_field(w0, &CMD_KERNEL_MASK),
+        cmd_field(w0, &CMD_KERNEL_W),
+        cmd_field(w0, &CMD_KERNEL_H),
+    )
 }
 
 /// The filter a CONVOLUTION_FILTER loads: the channels in `mask` take the `kw * kh`
@@ -270,7 +291,7 @@ pub const ZOOM_ONE: i32 = 1 << 16;
 
 /// The signed Q7.16 zoom factor in bits `[23:0]` of a ZOOM command word.
 pub fn zoom_field(word: u32) -> i32 {
-    ((word << 8) as i32) >> 8
+    ((cmd_field(word, &CMD_FACTOR) << 8) as i32) >> 8
 }
 
 /// First output column (or row) offset of image column `i` under a zoom factor of
@@ -523,13 +544,15 @@ impl<'a> Machine<'a> {
     /// (0, passed on); an out-of-range PIXELMAP or CONVOLUTION_FILTER is one word.
     fn decode(&self, w0: u32) -> (u32, usize) {
         let ipu = self.ipu;
-        let op = w0 >> 24;
+        let op = cmd_field(w0, &CMD_OP);
         let op = if is_ipu_opcode(ipu, op) { op } else { 0 };
         let words = match op {
             OP_TRANSFER | OP_ZOOM | OP_RASTER | OP_RASTER_POS | OP_INDEX => 2,
             OP_DRAW | OP_BITMAP | OP_READ => 3,
             OP_COPY | OP_COPYTEX => 4,
-            OP_PIXELMAP if self.map_ok(w0) => 1 + ((w0 >> 8) & 0x1fff).div_ceil(4) as usize,
+            OP_PIXELMAP if self.map_ok(w0) => {
+                1 + cmd_field(w0, &CMD_MAP_COUNT).div_ceil(4) as usize
+            }
             OP_CONV_FILTER if self.filter_ok(w0) => {
                 let (_, kw, kh) = filter_fields(w0);
                 1 + (kw * kh) as usize
@@ -540,10 +563,10 @@ impl<'a> Machine<'a> {
     }
 
     fn map_ok(&self, w0: u32) -> bool {
-        let n = (w0 >> 8) & 0x1fff;
+        let n = cmd_field(w0, &CMD_MAP_COUNT);
         self.ipu
             .pixel_map
-            .is_some_and(|m| map_size_ok(w0 & 7, n, m.size))
+            .is_some_and(|m| map_size_ok(cmd_field(w0, &CMD_SEL), n, m.size))
     }
 
     fn filter_ok(&self, w0: u32) -> bool {
@@ -558,8 +581,8 @@ impl<'a> Machine<'a> {
         let w0 = c[0];
         match op {
             OP_TRANSFER => {
-                let ch = (w0 & 3) as usize;
-                if w0 & 4 == 0 {
+                let ch = cmd_field(w0, &CMD_CHANNEL) as usize;
+                if cmd_field(w0, &CMD_BIAS) == 0 {
                     self.scale[ch] = to_fixed(c[1], self.ipu.scale);
                 } else {
                     self.bias[ch] = to_fixed(c[1], self.ipu.bias);
@@ -577,12 +600,12 @@ impl<'a> Machine<'a> {
                 None => self.event(EV_UNDERFLOW),
             },
             OP_ZOOM => self.zoom = (zoom_field(w0), zoom_field(c[1])),
-            OP_INDEX if w0 & 1 == 0 => self.index.shift = c[1] as i32,
+            OP_INDEX if cmd_field(w0, &CMD_FLAG) == 0 => self.index.shift = c[1] as i32,
             OP_INDEX => self.index.offset = c[1],
-            OP_MAPCOLOR => self.maps.on = w0 & 1 == 1,
+            OP_MAPCOLOR => self.maps.on = cmd_field(w0, &CMD_FLAG) == 1,
             OP_RASTER => self.raster = c[1],
-            OP_RASTER_POS => self.raster_pos = (c[1] & 0xffff, c[1] >> 16),
-            OP_CONVOLUTION => self.conv.on = w0 & 1 == 1,
+            OP_RASTER_POS => self.raster_pos = lo_hi(c[1]),
+            OP_CONVOLUTION => self.conv.on = cmd_field(w0, &CMD_FLAG) == 1,
             OP_CONV_FILTER => self.conv_filter(c),
             OP_BITMAP => self.bitmap(c)?,
             OP_PIXELMAP => self.pixel_map(c),
@@ -608,10 +631,10 @@ impl<'a> Machine<'a> {
     /// BITMAP (glBitmap): the bitmap's origin at the raster position, then the raster
     /// position moves (an empty bitmap moves it too).
     fn bitmap(&mut self, c: &[u32]) -> Result<(), Starved> {
-        let (w, h) = (c[1] & 0xffff, c[1] >> 16);
+        let (w, h) = lo_hi(c[1]);
         let (rx, ry) = self.raster_pos;
         let x0 = rx.wrapping_sub(c[2]) & 0xffff;
-        let y0 = ry.wrapping_sub(c[2] >> 16) & 0xffff;
+        let y0 = ry.wrapping_sub(cmd_field(c[2], &CMD_HI)) & 0xffff;
         let (xmove, ymove) = bitmap_moves(c[0]);
         self.raster_pos = (
             rx.wrapping_add(xmove) & 0xffff,
@@ -634,7 +657,7 @@ impl<'a> Machine<'a> {
         if !self.map_ok(w0) {
             return self.event(EV_MAPSIZE);
         }
-        let n = ((w0 >> 8) & 0x1fff) as usize;
+        let n = cmd_field(w0, &CMD_MAP_COUNT) as usize;
         let ch = (w0 & 3) as usize;
         let is_index = w0 & 4 != 0;
         let table = || {
@@ -661,9 +684,9 @@ impl<'a> Machine<'a> {
     /// DRAW_PIXELS: its DMA words through the pipeline to pix.
     fn draw_pixels(&mut self, c: &[u32]) -> Result<(), Starved> {
         let ipu = self.ipu;
-        let fmt = c[0] & 7;
-        let (w, h) = (c[1] & 0xffff, c[1] >> 16);
-        let (x0, y0) = (c[2] & 0xffff, c[2] >> 16);
+        let fmt = cmd_field(c[0], &CMD_SEL);
+        let (w, h) = lo_hi(c[1]);
+        let (x0, y0) = lo_hi(c[2]);
         if !ipu.formats[fmt as usize] {
             self.event(EV_FORMAT);
         } else if self.too_wide(w, true) {
@@ -696,8 +719,8 @@ impl<'a> Machine<'a> {
     /// to pix (a copy, at its destination) or the packer.
     fn framebuffer(&mut self, op: u32, c: &[u32]) -> Result<(), Starved> {
         let ipu = self.ipu;
-        let fmt = c[0] & 7;
-        let (w, h) = (c[1] & 0xffff, c[1] >> 16);
+        let fmt = cmd_field(c[0], &CMD_SEL);
+        let (w, h) = lo_hi(c[1]);
         let src = c[2];
         let (sink, dest) = match op {
             OP_READ => (Sink::Pack { fmt, tex: None }, src),
@@ -710,7 +733,7 @@ impl<'a> Machine<'a> {
                 src,
             ),
         };
-        let (x0, y0) = (dest & 0xffff, dest >> 16);
+        let (x0, y0) = lo_hi(dest);
         if op != OP_COPY && (fmt == CI8 as u32 || !ipu.formats[fmt as usize]) {
             self.event(EV_FORMAT);
         } else if self.too_wide(w, op == OP_COPY) {
@@ -1091,13 +1114,20 @@ fn zoom(
 
 /// INDEX_TRANSFER: GL's INDEX_SHIFT (`offset` false) or INDEX_OFFSET, a signed integer.
 pub fn cmd_index(offset: bool, value: i32) -> [u32; 2] {
-    [(OP_INDEX << 24) | u32::from(offset), value as u32]
+    [
+        with(op(OP_INDEX), &CMD_FLAG, u32::from(offset)),
+        value as u32,
+    ]
 }
 
 /// PIXELMAP: loads `values` (8-bit, v / 255) into map `map` (0 R->R .. 3 A->A, 4 I->R ..
 /// 7 I->A).
 pub fn cmd_pixelmap(map: u32, values: &[u8]) -> Vec<u32> {
-    let mut words = vec![(OP_PIXELMAP << 24) | ((values.len() as u32 & 0x1fff) << 8) | (map & 7)];
+    let mut words = vec![with(
+        with(op(OP_PIXELMAP), &CMD_MAP_COUNT, values.len() as u32),
+        &CMD_SEL,
+        map,
+    )];
     for chunk in values.chunks(4) {
         words.push(
             chunk
@@ -1110,19 +1140,22 @@ pub fn cmd_pixelmap(map: u32, values: &[u8]) -> Vec<u32> {
     words
 }
 pub fn cmd_mapcolor(on: bool) -> u32 {
-    (OP_MAPCOLOR << 24) | u32::from(on)
+    with(op(OP_MAPCOLOR), &CMD_FLAG, u32::from(on))
 }
 
 /// BITMAP's raster position moves, `[11:0]` xmove and `[23:12]` ymove of word 0 (signed),
 /// as 32-bit two's complement.
 pub fn bitmap_moves(w0: u32) -> (u32, u32) {
     let sext = |v: u32| (((v << 20) as i32) >> 20) as u32;
-    (sext(w0 & 0xfff), sext((w0 >> 12) & 0xfff))
+    (
+        sext(cmd_field(w0, &CMD_XMOVE)),
+        sext(cmd_field(w0, &CMD_YMOVE)),
+    )
 }
 
 /// RASTER_POS: GL's current raster position (integer window coordinates, 16 bits each).
 pub fn cmd_raster_pos(x: u32, y: u32) -> [u32; 2] {
-    [OP_RASTER_POS << 24, (y << 16) | (x & 0xffff)]
+    [op(OP_RASTER_POS), hi_lo(y, x)]
 }
 
 /// BITMAP as glBitmap: origin `(xorig, yorig)` (the bitmap's pixel (xorig, yorig) lands on
@@ -1130,9 +1163,13 @@ pub fn cmd_raster_pos(x: u32, y: u32) -> [u32; 2] {
 /// signed each).
 pub fn cmd_bitmap_gl(w: u32, h: u32, xorig: i32, yorig: i32, xmove: i32, ymove: i32) -> [u32; 3] {
     [
-        (OP_BITMAP << 24) | ((ymove as u32 & 0xfff) << 12) | (xmove as u32 & 0xfff),
-        (h << 16) | (w & 0xffff),
-        ((yorig as u32) << 16) | (xorig as u32 & 0xffff),
+        with(
+            with(op(OP_BITMAP), &CMD_YMOVE, ymove as u32),
+            &CMD_XMOVE,
+            xmove as u32,
+        ),
+        hi_lo(h, w),
+        hi_lo(yorig as u32, xorig as u32),
     ]
 }
 
@@ -1146,70 +1183,69 @@ pub fn cmd_bitmap(w: u32, h: u32, x: u32, y: u32) -> Vec<u32> {
 
 /// RASTER_COLOR: GL's current raster colour, RGBA8 `{A, B, G, R}`.
 pub fn cmd_raster(rgba: u32) -> [u32; 2] {
-    [OP_RASTER << 24, rgba]
+    [op(OP_RASTER), rgba]
 }
 
 /// CONVOLUTION_FILTER: a `kw` x `kh` filter (row 0 first) for the channels in `mask`
 /// (bit 0 R .. bit 3 A), weights as Q15.16.
 pub fn cmd_filter(mask: u32, kw: u32, kh: u32, weights: &[u32]) -> Vec<u32> {
-    let mut v = vec![(OP_CONV_FILTER << 24) | ((kh & 7) << 12) | ((kw & 7) << 8) | (mask & 0xf)];
+    let mut v = vec![with(
+        with(
+            with(op(OP_CONV_FILTER), &CMD_KERNEL_H, kh),
+            &CMD_KERNEL_W,
+            kw,
+        ),
+        &CMD_KERNEL_MASK,
+        mask,
+    )];
     v.extend(weights);
     v
 }
 /// CONVOLUTION: the filter on (GL's glEnable(GL_CONVOLUTION_2D)) or off.
 pub fn cmd_convolution(on: bool) -> u32 {
-    (OP_CONVOLUTION << 24) | u32::from(on)
+    with(op(OP_CONVOLUTION), &CMD_FLAG, u32::from(on))
 }
 
 /// Command word builders.
 pub fn cmd_transfer(bias: bool, channel: u32, value: u32) -> [u32; 2] {
     [
-        (OP_TRANSFER << 24) | (u32::from(bias) << 2) | (channel & 3),
+        with(
+            with(op(OP_TRANSFER), &CMD_BIAS, u32::from(bias)),
+            &CMD_CHANNEL,
+            channel,
+        ),
         value,
     ]
 }
 pub fn cmd_push() -> u32 {
-    OP_PUSH << 24
+    op(OP_PUSH)
 }
 pub fn cmd_pop() -> u32 {
-    OP_POP << 24
+    op(OP_POP)
 }
 /// ZOOM with factors as signed Q7.16 (`q16` of the float, low 24 bits kept).
 pub fn cmd_zoom(zx: u32, zy: u32) -> [u32; 2] {
-    [(OP_ZOOM << 24) | (zx & 0xff_ffff), zy & 0xff_ffff]
+    [with(op(OP_ZOOM), &CMD_FACTOR, zx), with(0, &CMD_FACTOR, zy)]
 }
 pub fn cmd_draw(fmt: u32, w: u32, h: u32, x: u32, y: u32) -> [u32; 3] {
-    [
-        (OP_DRAW << 24) | (fmt & 7),
-        (h << 16) | (w & 0xffff),
-        (y << 16) | (x & 0xffff),
-    ]
+    [with(op(OP_DRAW), &CMD_SEL, fmt), hi_lo(h, w), hi_lo(y, x)]
 }
 
 /// READ_PIXELS of a `w` x `h` region at `(x, y)` in format `fmt`.
 pub fn cmd_read(fmt: u32, w: u32, h: u32, x: u32, y: u32) -> [u32; 3] {
-    [
-        (OP_READ << 24) | (fmt & 7),
-        (h << 16) | (w & 0xffff),
-        (y << 16) | (x & 0xffff),
-    ]
+    [with(op(OP_READ), &CMD_SEL, fmt), hi_lo(h, w), hi_lo(y, x)]
 }
 /// COPY_PIXELS of the `w` x `h` region at `(x, y)` to `(dx, dy)`.
 pub fn cmd_copy(w: u32, h: u32, (x, y): (u32, u32), (dx, dy): (u32, u32)) -> [u32; 4] {
-    [
-        OP_COPY << 24,
-        (h << 16) | (w & 0xffff),
-        (y << 16) | (x & 0xffff),
-        (dy << 16) | (dx & 0xffff),
-    ]
+    [op(OP_COPY), hi_lo(h, w), hi_lo(y, x), hi_lo(dy, dx)]
 }
 /// COPY_TEX_IMAGE of the `w` x `h` region at `(x, y)`, in format `fmt`, to word address
 /// `base` of texture memory.
 pub fn cmd_copytex(fmt: u32, w: u32, h: u32, (x, y): (u32, u32), base: u32) -> [u32; 4] {
     [
-        (OP_COPYTEX << 24) | (fmt & 7),
-        (h << 16) | (w & 0xffff),
-        (y << 16) | (x & 0xffff),
+        with(op(OP_COPYTEX), &CMD_SEL, fmt),
+        hi_lo(h, w),
+        hi_lo(y, x),
         base,
     ]
 }
@@ -1452,7 +1488,7 @@ pub fn random_stream(ipu: &Ipu, count: usize, seed: u64) -> Stream {
                     // Out of range (0 or too big) now and then.
                     let max = ipu.pixel_map.map_or(1, |m| m.size);
                     let n = [0, max + 1][pick(&mut rng, 2) as usize];
-                    s.cmds.push((OP_PIXELMAP << 24) | (n << 8));
+                    s.cmds.push(with(op(OP_PIXELMAP), &CMD_MAP_COUNT, n));
                 }
                 _ => {
                     let max = ipu.pixel_map.map_or(1, |m| m.size).min(20);
@@ -1464,7 +1500,7 @@ pub fn random_stream(ipu: &Ipu, count: usize, seed: u64) -> Stream {
             },
             _ => {
                 let mut word = rng.next_u64() as u32;
-                while (OP_TRANSFER..=OP_INDEX).contains(&(word >> 24)) {
+                while (OP_TRANSFER..=OP_INDEX).contains(&cmd_field(word, &CMD_OP)) {
                     word = rng.next_u64() as u32;
                 }
                 s.cmds.push(word);

@@ -13,14 +13,17 @@
 
 use crate::config::StageKind;
 use crate::config::ipu::{CI8, Ipu};
-use crate::iface::ipu::{Act, State, ZOOM_ACC_W, is_ipu_opcode};
+use crate::iface::ipu::{
+    Act, CMD_FACTOR, CMD_KERNEL_H, CMD_KERNEL_W, CMD_MAP_COUNT, CMD_OP, CMD_SEL, State, ZOOM_ACC_W,
+    cmd_field, is_ipu_opcode,
+};
 use crate::model::handshake::Stage;
 use crate::vectors::{Bits, VectorSet};
 
 use super::ipu::{
     FB_COPY, FB_COPYTEX, FB_READ, OP_BITMAP, OP_CONV_FILTER, OP_CONVOLUTION, OP_COPY, OP_COPYTEX,
     OP_DRAW, OP_INDEX, OP_MAPCOLOR, OP_PIXELMAP, OP_POP, OP_PUSH, OP_RASTER, OP_RASTER_POS,
-    OP_READ, OP_TRANSFER, OP_ZOOM, bytes_per_pixel, map_size_ok,
+    OP_READ, OP_TRANSFER, OP_ZOOM, bytes_per_pixel, lo_hi, map_size_ok,
 };
 
 /// Output ports, in the order the model counts their transfers.
@@ -815,9 +818,9 @@ impl<'a> Sim<'a> {
             return false;
         };
         let ipu = self.inp.ipu;
-        let op = w >> 24;
+        let op = cmd_field(w, &CMD_OP);
         if is_ipu_opcode(ipu, op) {
-            self.sel = w & 7;
+            self.sel = cmd_field(w, &CMD_SEL);
         }
         let go = |s: &mut Self, act: Act, state: State| {
             s.act = act;
@@ -830,15 +833,15 @@ impl<'a> Sim<'a> {
             OP_DRAW => go(self, Act::Draw, State::Receive1),
             OP_INDEX if ipu.formats[CI8] => go(self, Act::Index, State::Receive1),
             OP_ZOOM if ipu.zoom.is_some() => {
-                self.zx_new = w & 0xff_ffff;
+                self.zx_new = cmd_field(w, &CMD_FACTOR);
                 go(self, Act::Zoom, State::Receive1);
             }
             OP_PIXELMAP if ipu.pixel_map.is_some() => {
                 let size = ipu.pixel_map.map_or(0, |p| p.size);
-                let entries = (w >> 8) & 0x1fff;
+                let entries = cmd_field(w, &CMD_MAP_COUNT);
                 self.e = 0;
                 self.mlast = entries.wrapping_sub(1) & 0x1fff;
-                if map_size_ok(w & 7, entries, size) {
+                if map_size_ok(cmd_field(w, &CMD_SEL), entries, size) {
                     self.state = State::PixelMap;
                 } else {
                     go(self, Act::MapSize, State::SendOneIdle);
@@ -856,7 +859,7 @@ impl<'a> Sim<'a> {
             }
             OP_CONV_FILTER if ipu.convolution.is_some() => {
                 let k = ipu.convolution.map_or(0, |c| c.size);
-                let (kw, kh) = ((w >> 8) & 7, (w >> 12) & 7);
+                let (kw, kh) = (cmd_field(w, &CMD_KERNEL_W), cmd_field(w, &CMD_KERNEL_H));
                 self.fsel = (kw, kh);
                 if kw != 0 && kw <= k && kh != 0 && kh <= k {
                     self.fclr = true;
@@ -890,8 +893,7 @@ impl<'a> Sim<'a> {
             self.value = w;
             self.state = State::SendOneIdle;
         } else {
-            self.width = w & 0xffff;
-            self.height = w >> 16;
+            (self.width, self.height) = lo_hi(w);
             self.state = State::Receive2;
             self.got = false;
             self.to_pack = self.fb_act() && self.fbop != FB_COPY;

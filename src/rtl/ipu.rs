@@ -14,10 +14,11 @@ use super::handshake::{block_kind, module_for};
 use super::{Ctx, Dir, Module, Probe, RenderError, Rst, StreamPort, Unit, render};
 use crate::config::ipu::{CI8, FORMATS, STAGES};
 use crate::config::{Ipu, StageKind};
+use crate::iface::field::lsb_params;
 pub use crate::iface::ipu::fsm_states;
 use crate::iface::ipu::{
     Act, FB_REQ_WIDTH, FB_WIDTH, Field, STATUS_WIDTH, TABLES, ZOOM_ACC_W, beat_fields,
-    bytes_per_pixel, command_docs, map_magic, pix_fields, pix_width, tex_width,
+    bytes_per_pixel, command_docs, map_magic, pix_fields, pix_width, rtl_cmd_fields, tex_width,
 };
 
 fn clog2(x: u32) -> u32 {
@@ -478,6 +479,8 @@ pub struct IpuTop {
     pub tables: Vec<LocalTable>,
     /// The stage data's widths and the field positions the top slices, as localparams.
     pub beat_params: Vec<String>,
+    /// The command-word fields' offsets `ipu.v` slices `cmd_data_i` with, as localparams.
+    pub cmd_params: Vec<String>,
     /// The header's list of the config's commands, wrapped.
     pub command_lines: Vec<String>,
 }
@@ -1368,6 +1371,10 @@ impl<'a> IpuUnit<'a> {
             ci: ipu.formats[CI8],
             tables: local_tables(ipu),
             beat_params: beat_params(ipu, prod_w),
+            cmd_params: lsb_params("Cmd", &rtl_cmd_fields(ipu))
+                .iter()
+                .map(|(name, lsb)| format!("localparam integer {name} = {lsb};"))
+                .collect(),
             command_lines: wrap(
                 &format!(
                     "{}; every other word is passed on unchanged, in order (pass).",
@@ -1474,6 +1481,45 @@ mod tests {
                 }
             }
             assert!(top.text.contains("state_q /* verilator public_flat_rd */;"));
+        }
+    }
+
+    /// The command-word localparams are the contract's fields: each field the config's
+    /// `ipu.v` slices is declared with its lsb, and no other `Cmd*Lsb` is.
+    #[test]
+    fn rendered_command_fields_are_the_contracts_fields() {
+        for body in [
+            "",
+            "bitmap = true\nframebuffer = true\nformats = [\"rgba8888\", \"ci8\"]\n\
+             [ipu.zoom]\nenabled = true\n[ipu.pixel_map]\nenabled = true\nmaps = [\"r_to_r\", \"i_to_r\"]\n\
+             [ipu.convolution]\nenabled = true\n",
+        ] {
+            let src = format!("[design]\nname = \"t\"\n[ipu]\n{body}");
+            let cfg = crate::config::parse(&src, "test").expect("valid");
+            let ipu = cfg.ipu.as_ref().expect("ipu");
+            let design = elaborate(&cfg).expect("elaborates");
+            let top = design
+                .module(&design.unit("ipu").expect("ipu").top)
+                .expect("top");
+            let declared: BTreeMap<&str, u32> = top
+                .text
+                .lines()
+                .filter_map(|l| {
+                    let rest = l.trim().strip_prefix("localparam integer Cmd")?;
+                    let (name, v) = rest.split_once('=')?;
+                    Some((name.trim(), v.trim().strip_suffix(';')?.parse().ok()?))
+                })
+                .collect();
+            let want: BTreeMap<String, u32> = rtl_cmd_fields(ipu)
+                .iter()
+                .map(|f| (format!("{}Lsb", f.name), f.lsb))
+                .collect();
+            let declared: BTreeMap<String, u32> =
+                declared.iter().map(|(k, v)| (k.to_string(), *v)).collect();
+            assert_eq!(declared, want);
+            for f in rtl_cmd_fields(ipu) {
+                assert!(top.text.contains(&format!("cmd_data_i[Cmd{}Lsb", f.name)));
+            }
         }
     }
 

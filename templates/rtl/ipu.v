@@ -114,6 +114,10 @@ module {{ name }} #(
 {%- for l in beat_params %}
   {{ l }}
 {%- endfor %}
+  // Command-word fields (iface::ipu::CMD_FIELDS).
+{%- for l in cmd_params %}
+  {{ l }}
+{%- endfor %}
 {%- if conv.is_some() || map.is_some() || zoom.is_some() %}
   // Sizes of the stages' buffers.
 {%- endif %}
@@ -203,10 +207,10 @@ module {{ name }} #(
   reg  [12:0] e_q, e_d;                    // PIXELMAP: the entry being written
   reg [12:0] mlast_q;  // PIXELMAP: entries - 1
   reg         map_we, mlast_en;
-  wire [12:0] map_n = cmd_data_i[20:8];
+  wire [12:0] map_n = cmd_data_i[CmdMapCountLsb +: 13];
   // 1..=MapSize entries, a power of two for the I_TO_* maps (map code 4..7; GL's rule).
   wire        map_ok   = (map_n != 13'd0) & (map_n <= MapSize) &
-                         (~cmd_data_i[2] | ((map_n & (map_n - 13'd1)) == 13'd0));
+                         (~cmd_data_i[CmdMapIndexedLsb] | ((map_n & (map_n - 13'd1)) == 13'd0));
   wire map_busy;
 {%- endif %}
 {%- if ci %}
@@ -229,8 +233,8 @@ module {{ name }} #(
   reg [9:0] fsel_q;  // CONVOLUTION_FILTER's {kh, kw, mask} (datapath)
   reg         fsel_en, conv_clr, conv_we;
   wire conv_busy;
-  wire [2:0] f_kw = cmd_data_i[10:8];
-  wire [2:0] f_kh = cmd_data_i[14:12];
+  wire [2:0] f_kw = cmd_data_i[CmdKernelWLsb +: 3];
+  wire [2:0] f_kh = cmd_data_i[CmdKernelHLsb +: 3];
   wire filter_ok = (f_kw != 3'd0) & (f_kw <= KernelMax) & (f_kh != 3'd0) & (f_kh <= KernelMax);
   // A weight: Q15.16 saturated to {{ c.ww }} bits.
   wire weight_fits = (&cmd_data_i[31:{{ c.ww - 1 }}]) | ~(|cmd_data_i[31:{{ c.ww - 1 }}]);
@@ -238,7 +242,7 @@ module {{ name }} #(
                            {cmd_data_i[31], {{ "{" }}{{ c.ww - 1 }}{~cmd_data_i[31]}}};
 {%- endif %}
 
-  wire [7:0] opcode = cmd_data_i[31:24];
+  wire [7:0] opcode = cmd_data_i[CmdOpLsb +: 8];
   wire        is_ipu = (opcode == OP_TRANSFER) | (opcode == OP_PUSH) |
                        (opcode == OP_POP) | (opcode == OP_DRAW){% if zoom.is_some() %} | (opcode == OP_ZOOM){% endif %}{% if map.is_some() %} |
                        (opcode == OP_PIXELMAP) | (opcode == OP_MAPCOLOR){% endif %}{% if bitmap %} |
@@ -714,7 +718,7 @@ module {{ name }} #(
         // The IPU's own commands are taken at once; others wait for the pass register.
         cmd_ready_o = is_ipu | pass_ready_i | ~pass_valid_q;
         if (cmd_valid_i & cmd_ready_o) begin
-          sel_d = cmd_data_i[2:0];
+          sel_d = cmd_data_i[CmdSelLsb +: 3];
           case (opcode)
             OP_TRANSFER: begin
               act_d   = ACT_TRANSFER;
@@ -1177,17 +1181,17 @@ module {{ name }} #(
       value_q <= cmd_data_i;
     end
     if (size_en) begin
-      width_q  <= cmd_data_i[15:0];
-      height_q <= cmd_data_i[31:16];
+      width_q  <= cmd_data_i[CmdLoLsb +: 16];
+      height_q <= cmd_data_i[CmdHiLsb +: 16];
     end
     if (pos_en) begin
 {%- if bitmap %}
       // BITMAP's word 2 is its origin {yorig, xorig}, DRAW_PIXELS' its position.
-      x0_q <= (act_q == ACT_BITMAP) ? rx_q - cmd_data_i[15:0] : cmd_data_i[15:0];
-      y0_q <= (act_q == ACT_BITMAP) ? ry_q - cmd_data_i[31:16] : cmd_data_i[31:16];
+      x0_q <= (act_q == ACT_BITMAP) ? rx_q - cmd_data_i[CmdLoLsb +: 16] : cmd_data_i[CmdLoLsb +: 16];
+      y0_q <= (act_q == ACT_BITMAP) ? ry_q - cmd_data_i[CmdHiLsb +: 16] : cmd_data_i[CmdHiLsb +: 16];
 {%- else %}
-      x0_q <= cmd_data_i[15:0];
-      y0_q <= cmd_data_i[31:16];
+      x0_q <= cmd_data_i[CmdLoLsb +: 16];
+      y0_q <= cmd_data_i[CmdHiLsb +: 16];
 {%- endif %}
     end
     if (pass_load) begin
@@ -1200,7 +1204,7 @@ module {{ name }} #(
 {%- endif %}
 {%- if zoom.is_some() %}
     if (zx_new_en) begin
-      zx_new_q <= cmd_data_i[23:0];
+      zx_new_q <= cmd_data_i[CmdFactorLsb +: 24];
     end
 {%- endif %}
 {%- if map.is_some() %}
@@ -1210,12 +1214,12 @@ module {{ name }} #(
 {%- endif %}
 {%- if conv.is_some() %}
     if (fsel_en) begin
-      fsel_q <= {cmd_data_i[14:12], cmd_data_i[10:8], cmd_data_i[3:0]};
+      fsel_q <= {cmd_data_i[CmdKernelHLsb +: 3], cmd_data_i[CmdKernelWLsb +: 3], cmd_data_i[CmdKernelMaskLsb +: 4]};
     end
 {%- endif %}
 {%- if bitmap %}
     if (bmove_en) begin
-      bmove_q <= cmd_data_i[23:0];
+      bmove_q <= cmd_data_i[CmdMoveLsb +: 24];
     end
     if (bm_load) begin
       bm_data_q <= {{ bm_beat }};
