@@ -173,3 +173,46 @@ fn rendered_register_map_matches_the_tables() {
         has(format!("localparam [RegW-1:0] {name} = {reg_w}'d{value};"));
     }
 }
+
+/// tmu_addr's plan-quad and pass-quad localparams are the tables in rtl::tmu, and its lane
+/// width is the contract's.
+#[test]
+fn rendered_quad_layouts_match_the_tables() {
+    use gpurtl::iface::field::{lsb_params, width};
+    use gpurtl::iface::tmu::LANE_W;
+    use gpurtl::rtl::tmu::{pass_quad_fields, plan_quad_fields};
+    let cfg = preset("default.toml");
+    let design = elaborate(&cfg);
+    let text = |kind: &str| -> Vec<String> {
+        design
+            .modules
+            .iter()
+            .find(|m| m.kind == kind)
+            .unwrap_or_else(|| panic!("{kind} module"))
+            .text
+            .lines()
+            .map(|l| l.split_whitespace().collect::<Vec<_>>().join(" "))
+            .collect()
+    };
+    let addr = text("tmu_addr");
+    let lod = text("tmu_lod");
+    let has = |lines: &[String], l: String| {
+        assert!(lines.iter().any(|x| x.starts_with(&l)), "missing `{l}`")
+    };
+    for (word, fields) in [
+        ("PlanQuad", plan_quad_fields()),
+        ("PassQuad", pass_quad_fields()),
+    ] {
+        for (name, lsb) in lsb_params(word, &fields) {
+            has(&addr, format!("localparam integer {name} = {lsb};"));
+        }
+    }
+    let pq = width(&plan_quad_fields());
+    has(&addr, format!("localparam integer PQuadW = {pq};"));
+    has(&lod, format!("localparam integer QuadW = {pq};"));
+    let cq = width(&pass_quad_fields());
+    has(&addr, format!("localparam integer CQuadW = {cq};"));
+    for lines in [&addr, &lod] {
+        has(lines, format!("localparam integer LaneW = {LANE_W};"));
+    }
+}

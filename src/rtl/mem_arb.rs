@@ -13,7 +13,7 @@ use super::{Ctx, Module, RenderError, Rst, Unit, render};
 use crate::config::{ADDR_BITS, Mem, Policy, StageKind};
 #[cfg(test)]
 use crate::iface::field::width;
-use crate::iface::mem_arb::{describe, lsb_params, req_fields, tag_fields};
+use crate::iface::mem_arb::{Field, describe, lsb_params, req_fields, tag_fields};
 // rtl/mod.rs, sim and the tests name the port and the ports here.
 pub use crate::iface::mem_arb::{RwMemPort, req_width, rw_mem_port, unit_ports};
 
@@ -151,6 +151,8 @@ pub struct MemArb {
     /// Field offsets of the request words and of a read tag, as localparams.
     pub lsbs: Vec<(String, u32)>,
     pub tag_layout: String,
+    /// The tag FIFO's input, `{id_q, len_q}`, in the order of [`tag_fields`].
+    pub tag_in: String,
     /// `wfire` widened to the beat counter's `LenW` bits.
     pub wfire_ext: String,
     pub reqs: Vec<ReqCtx>,
@@ -295,6 +297,7 @@ impl MemArb {
             outstanding: mem.outstanding_reads,
             lsbs: [req_lsbs(mem), lsb_params("Tag", &tag_fields(mem))].concat(),
             tag_layout: describe(&tag_fields(mem)),
+            tag_in: tag_concat(&tag_fields(mem)),
             wfire_ext: if len_w == 1 {
                 "wfire".into()
             } else {
@@ -367,6 +370,17 @@ pub(crate) fn localparams(text: &str) -> BTreeMap<String, u64> {
         .collect()
 }
 
+/// A read tag built from the burst register, highest field first: each field `Foo` of
+/// [`tag_fields`] is the register `foo_q`.
+fn tag_concat(fields: &[Field]) -> String {
+    let regs: Vec<String> = fields
+        .iter()
+        .rev()
+        .map(|f| format!("{}_q", f.name.to_ascii_lowercase()))
+        .collect();
+    format!("{{{}}}", regs.join(", "))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -402,6 +416,20 @@ mod tests {
                         "{policy} {name}"
                     );
                 }
+            }
+            // The tag FIFO is fed in the table's order and read back by its offsets.
+            let text = render(&arb.name, &arb).expect("renders");
+            let flat: String = text.split_whitespace().collect();
+            let concat: Vec<String> = tag_fields(&mem)
+                .iter()
+                .rev()
+                .map(|f| format!("{}_q", f.name.to_ascii_lowercase()))
+                .collect();
+            let feed = format!(".in_data_i({{{}}})", concat.join(","));
+            assert!(flat.contains(&feed), "{policy}: tag FIFO fed as {feed}");
+            for f in tag_fields(&mem) {
+                let read = format!("tag_data[Tag{}Lsb+:", f.name);
+                assert!(flat.contains(&read), "{policy}: tag read as {read}");
             }
             // TagW = IdW + LenW in the RTL.
             assert_eq!(

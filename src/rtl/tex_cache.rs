@@ -98,6 +98,8 @@ pub struct TexCacheTop {
     pub beat_w: u32,
     pub words_per_beat: u32,
     pub pass_w: u32,
+    /// Bits of the hit and miss counts ([`COUNT_W`]).
+    pub count_w: u32,
     /// Bits of a slot's line generation, and the fills one slot may have in flight.
     pub gen_w: u32,
     pub max_pending: u32,
@@ -192,6 +194,7 @@ impl TexCacheTop {
             word_w: 32,
             beat_w: log2(c.beats_per_line),
             words_per_beat: c.words_per_beat,
+            count_w: COUNT_W,
             pass_w: width(&pass_fields(c.ports, slot_w + GEN_BITS + off_w)),
             gen_w: GEN_BITS,
             max_pending: (1 << GEN_BITS) - 1,

@@ -13,15 +13,38 @@ use super::tex_cache::TexCacheTop;
 use super::tex_filter::{FilterLayout, TexFilter};
 use super::{Ctx, MemPort, Module, RenderError, Rst, Unit, render};
 use crate::config::{Filter, StageKind, TexLayout, TexOutput, Tmu, Wrap};
+use crate::iface::field::{Field, lsb_params, pack, width};
 use crate::iface::tmu::{CTRL_FIELDS, LANE_W, REGS, TmuLayout, ctrl_lsb_name, ctrl_w};
 
 /// Bits of a plan besides its lanes: format, two wraps, then per quad its
-/// [`PLAN_QUAD_W`] bits.
+/// [`plan_quad_fields`] bits.
 const PLAN_META_W: u32 = 3 + 2 + 2;
-/// A quad's part of a plan: blend, tri, linear, two levels' {lw, lh, base}.
-const PLAN_QUAD_W: u32 = 8 + 1 + 1 + 2 * (4 + 4 + 30);
-/// A quad's part of a pass in `tmu_addr` between its stages: lw, lh, base, linear, skip.
-const PASS_QUAD_W: u32 = 4 + 4 + 30 + 1 + 1;
+/// A level as a plan carries it: `{base, lh, lw}`.
+const LEVEL_W: u32 = 4 + 4 + 30;
+
+/// A quad's part of a plan, lowest first: blend, tri, linear, two levels' {base, lh, lw}
+/// (the RTL's `PlanQuad<Field>Lsb`).
+pub fn plan_quad_fields() -> Vec<Field> {
+    pack(&[
+        ("Blend", 8),
+        ("Tri", 1),
+        ("Linear", 1),
+        ("Level1", LEVEL_W),
+        ("Level2", LEVEL_W),
+    ])
+}
+
+/// A quad's part of a pass in `tmu_addr` between its stages, lowest first: lw, lh, base,
+/// linear, skip (the RTL's `PassQuad<Field>Lsb`).
+pub fn pass_quad_fields() -> Vec<Field> {
+    pack(&[
+        ("Lw", 4),
+        ("Lh", 4),
+        ("Base", 30),
+        ("Linear", 1),
+        ("Skip", 1),
+    ])
+}
 
 #[derive(Template)]
 #[template(path = "rtl/tmu_fixed.v")]
@@ -86,6 +109,10 @@ pub struct TmuAddr {
     pub quads: u32,
     pub plan_quad_w: u32,
     pub pass_quad_w: u32,
+    /// `PlanQuad<Field>Lsb` and `PassQuad<Field>Lsb` from the tables.
+    pub plan_quad_lsbs: Vec<(String, u32)>,
+    pub pass_quad_lsbs: Vec<(String, u32)>,
+    pub lane_w: u32,
     pub ports: u32,
     pub wbits: u32,
     pub sub_w: u32,
@@ -159,7 +186,7 @@ impl Geometry {
         let layout = TmuLayout::new(tmu);
         let fl = FilterLayout::new(tmu);
         let quads = tmu.quads();
-        let plan_w = tmu.lanes * LANE_W + PLAN_META_W + quads * PLAN_QUAD_W;
+        let plan_w = tmu.lanes * LANE_W + PLAN_META_W + quads * width(&plan_quad_fields());
         let s_lane_w = 1 + 2 * tmu.weight_bits + 4 * fl.sub_w;
         // pair, pass, blend per quad, format, lanes
         let side_w = 6 + 8 * quads + tmu.lanes * s_lane_w;
@@ -318,7 +345,7 @@ impl<'a> TmuUnit<'a> {
             fixed: fixed.clone(),
             lanes: tmu.lanes,
             quads,
-            plan_quad_w: PLAN_QUAD_W,
+            plan_quad_w: width(&plan_quad_fields()),
             textures: tmu.textures,
             mip_levels: tmu.mip_levels,
             max_log2: tmu.mip_levels - 1,
@@ -384,8 +411,11 @@ impl<'a> TmuUnit<'a> {
             fixed: fixed.clone(),
             lanes: tmu.lanes,
             quads,
-            plan_quad_w: PLAN_QUAD_W,
-            pass_quad_w: PASS_QUAD_W,
+            plan_quad_w: width(&plan_quad_fields()),
+            pass_quad_w: width(&pass_quad_fields()),
+            plan_quad_lsbs: lsb_params("PlanQuad", &plan_quad_fields()),
+            pass_quad_lsbs: lsb_params("PassQuad", &pass_quad_fields()),
+            lane_w: LANE_W,
             ports,
             wbits: tmu.weight_bits,
             sub_w: fl.sub_w,

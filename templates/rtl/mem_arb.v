@@ -339,7 +339,7 @@ module {{ name }} #(
     .{{ rst.port }}{{ rst.pad }}({{ rst.port }}),
     .in_valid_i (issue & ~write_q),
     .in_ready_o (tag_in_ready),
-    .in_data_i  ({id_q, len_q}),
+    .in_data_i  ({{ tag_in }}),
     .out_valid_o(tag_valid),
     .out_ready_i(rd_fire & rd_last),
     .out_data_o (tag_data)

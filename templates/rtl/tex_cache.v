@@ -11,7 +11,7 @@
 //
 // req_data_i:  {inv, active[{{ ports }}], word address[{{ ports }}] x {{ aw }} bits}, texel 0 lowest.
 //              inv = 1 forgets every line (texture reload); its response is all zero.
-// rsp_data_o:  {misses[7:0], hits[7:0], texel word[{{ ports }}] x 32 bits}, in request order;
+// rsp_data_o:  {misses[{{ count_w - 1 }}:0], hits[{{ count_w - 1 }}:0], texel word[{{ ports }}] x 32 bits}, in request order;
 //              inactive texels read as zero. hits and misses follow src/model/tex_cache.rs.
 // Tag stage: one clock for a request whose texels all hit; one more per miss. A miss takes
 // the lowest invalid way, else the least recently used (or oldest) way this pass does not
@@ -68,6 +68,7 @@ module {{ name }} #(
   localparam integer WordsPerBeat = {{ words_per_beat }};
   localparam integer RefW = $clog2(QueueDepth + 2);
   // A queued pass (see pass_fields in src/rtl/tex_cache.rs), lowest field first.
+  localparam integer CountW = {{ count_w }};  // hit and miss counts
   localparam integer PassW = {{ pass_w }};
 {%- for f in pass_fields %}
   localparam integer {{ f.0 }} = {{ f.1 }};
@@ -176,8 +177,8 @@ module {{ name }} #(
   reg [SlotW-1:0] pslot_q [0:Ports-1];
   reg [GenW-1:0] pgen_q [0:Ports-1];
   reg [OffW-1:0] poff_q [0:Ports-1];
-  reg [7:0] hits_q;
-  reg [7:0] misses_q;
+  reg [CountW-1:0] hits_q;
+  reg [CountW-1:0] misses_q;
 
   // Per-texel lookup against the tags as they are this clock.
   reg [Ports-1:0] t_hit;
@@ -231,8 +232,8 @@ module {{ name }} #(
   reg [SlotW-1:0] pslot_d [0:Ports-1];
   reg [GenW-1:0] pgen_d [0:Ports-1];
   reg [OffW-1:0] poff_d [0:Ports-1];
-  reg [7:0] hits_d;
-  reg [7:0] misses_d;
+  reg [CountW-1:0] hits_d;
+  reg [CountW-1:0] misses_d;
   reg alloc;
   reg [SlotW-1:0] alloc_slot;
   reg [LineAddrW-1:0] alloc_line;
@@ -311,7 +312,7 @@ module {{ name }} #(
 {%- if lru %}
             hit_take[i] = 1'b1;
 {%- endif %}
-            hits_d = hits_d + 8'd1;
+            hits_d = hits_d + {{ count_w }}'d1;
           end
         end
         now_d = now_q + Ports;
@@ -351,7 +352,7 @@ module {{ name }} #(
             pslot_d[m] = victim[SlotW-1:0];
             pgen_d[m]  = gen_q[victim] + 1'b1;
             poff_d[m]  = t_off[m];
-            misses_d   = misses_d + 8'd1;
+            misses_d   = misses_d + {{ count_w }}'d1;
             // Texels after the miss that hit now, the new line included (and the evicted
             // one excluded), commit in the same clock, up to the next miss.
             m2 = Ports;
@@ -372,7 +373,7 @@ module {{ name }} #(
                 hit_take[i]  = 1'b1;
                 take_slot[i] = pslot_d[i];
 {%- endif %}
-                hits_d = hits_d + 8'd1;
+                hits_d = hits_d + {{ count_w }}'d1;
               end
             end
             pos_d = m2[PosW-1:0];
@@ -394,8 +395,8 @@ module {{ name }} #(
       if (emit_last) begin
         cur_take = 1'b1;
         pos_d    = {PosW{1'b0}};
-        hits_d   = 8'd0;
-        misses_d = 8'd0;
+        hits_d   = {{ count_w }}'d0;
+        misses_d = {{ count_w }}'d0;
       end
     end
     unused_s = ^s;
@@ -557,8 +558,8 @@ module {{ name }} #(
   wire out_pop;
 
   wire s1_last = s1_q[PassLastLsb];
-  wire [7:0] s1_hits = s1_q[PassHitsLsb +: 8];
-  wire [7:0] s1_misses = s1_q[PassMissesLsb +: 8];
+  wire [CountW-1:0] s1_hits = s1_q[PassHitsLsb +: CountW];
+  wire [CountW-1:0] s1_misses = s1_q[PassMissesLsb +: CountW];
   wire [Ports-1:0] s1_mask = s1_q[PassMaskLsb +: Ports];
   reg [SlotW-1:0] s1_slot [0:Ports-1];
   reg [GenW-1:0] s1_gen [0:Ports-1];
@@ -652,8 +653,8 @@ module {{ name }} #(
   reg s2_complete_q;
   reg [Ports-1:0] s2_serve_q;
   reg [BankW-1:0] s2_bank_q [0:Ports-1];
-  reg [7:0] s2_hits_q;
-  reg [7:0] s2_misses_q;
+  reg [CountW-1:0] s2_hits_q;
+  reg [CountW-1:0] s2_misses_q;
   reg [WordW-1:0] acc_q [0:Ports-1];
   reg [WordW-1:0] acc_d [0:Ports-1];
   reg [RspW-1:0] out_in;
@@ -709,8 +710,8 @@ module {{ name }} #(
       now_q      <= 32'd0;
       pos_q      <= {PosW{1'b0}};
       pmask_q    <= {Ports{1'b0}};
-      hits_q     <= 8'd0;
-      misses_q   <= 8'd0;
+      hits_q     <= {{ count_w }}'d0;
+      misses_q   <= {{ count_w }}'d0;
       beat_q     <= {BeatW{1'b0}};
       s1_valid_q <= 1'b0;
       pend_q     <= {Ports{1'b0}};

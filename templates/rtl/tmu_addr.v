@@ -32,10 +32,17 @@ module {{ name }} #(
   localparam integer Lanes = {{ lanes }};
   localparam integer Quads = {{ quads }};
   localparam integer Ports = 4 * Lanes;
-  localparam integer LanesW = 65 * Lanes;
+  localparam integer LaneW = {{ lane_w }};  // a lane of a sample request
+  localparam integer LanesW = LaneW * Lanes;
   localparam integer SubW = {{ sub_w }};
   localparam integer PQuadW = {{ plan_quad_w }};  // a quad of the plan
+{%- for f in plan_quad_lsbs %}
+  localparam integer {{ f.0 }} = {{ f.1 }};
+{%- endfor %}
   localparam integer CQuadW = {{ pass_quad_w }};  // a quad between the stages: lw, lh, base, linear, skip
+{%- for f in pass_quad_lsbs %}
+  localparam integer {{ f.0 }} = {{ f.1 }};
+{%- endfor %}
   localparam integer MetaW = 6 + 8 * Quads + Quads * CQuadW;  // pair, pass, format, blends, quads
   localparam integer CLaneW = 1 + 2 * WBits + 4 * 15;  // active, a, b, i0s, i1s, i0t, i1t
   localparam integer C1W = MetaW + Lanes * CLaneW;
@@ -64,11 +71,11 @@ module {{ name }} #(
   generate
     for (gq = 0; gq < Quads; gq = gq + 1) begin : g_pass
       wire [PQuadW-1:0] pq = in_data_i[LanesW + 7 + gq*PQuadW +: PQuadW];
-      wire is_tri = pq[8];
-      wire linear = pq[9];
-      wire [37:0] level = (second_q & is_tri) ? pq[48 +: 38] : pq[10 +: 38];  // {base, lh, lw}
+      wire is_tri = pq[PlanQuadTriLsb];
+      wire linear = pq[PlanQuadLinearLsb];
+      wire [37:0] level = (second_q & is_tri) ? pq[PlanQuadLevel2Lsb +: 38] : pq[PlanQuadLevel1Lsb +: 38];  // {base, lh, lw}
       assign tris[gq]             = is_tri;
-      assign blends[gq*8 +: 8]    = pq[0 +: 8];
+      assign blends[gq*8 +: 8]    = pq[PlanQuadBlendLsb +: 8];
       assign q_lwh[gq*9 +: 9]     = {linear, level[7:0]};
       assign c_quads[gq*CQuadW +: CQuadW] = {second_q & ~is_tri, linear, level[37:8], level[7:4], level[3:0]};
     end
@@ -193,11 +200,11 @@ module {{ name }} #(
       wire [CLaneW-1:0] ln = c_data[MetaW + gi*CLaneW +: CLaneW];
       // The lane's quad: {skip, linear, base, lh, lw}.
       wire [CQuadW-1:0] cq = c_data[6 + 8*Quads + (gi / 4)*CQuadW +: CQuadW];
-      wire [3:0] c_lw = cq[3:0];
-      wire [3:0] c_lh = cq[7:4];
-      wire [29:0] c_base = cq[8 +: 30];
-      wire c_linear = cq[38];
-      wire c_skip = cq[39];
+      wire [3:0] c_lw = cq[PassQuadLwLsb +: 4];
+      wire [3:0] c_lh = cq[PassQuadLhLsb +: 4];
+      wire [29:0] c_base = cq[PassQuadBaseLsb +: 30];
+      wire c_linear = cq[PassQuadLinearLsb];
+      wire c_skip = cq[PassQuadSkipLsb];
       wire [3:0] tile_sh = (c_lw > 4'd2) ? c_lw - 4'd2 : 4'd0;
       // DXT1 blocks in 2x2 groups when the level is at least two blocks each way.
       wire grouped = (c_lw > 4'd2) & (c_lh > 4'd2);

@@ -187,7 +187,7 @@ module {{ name }} #(
   generate
     for (gq = 0; gq < Quads; gq = gq + 1) begin : g_diff
       // The quad's lanes 0, 1, 2: (x, y), (x + 1, y), (x, y + 1); their active bits go unread.
-      wire [3*65-1:0] ql = s0_data[gq*4*65 +: 3*65];
+      wire [3*LaneW-1:0] ql = s0_data[gq*4*LaneW +: 3*LaneW];
       wire unused_ql;
       assign unused_ql = ^ql;
       wire [63:0] fu0;
@@ -196,12 +196,12 @@ module {{ name }} #(
       wire [63:0] fv0;
       wire [63:0] fv1;
       wire [63:0] fv2;
-      {{ fixed }} #(.KW(5)) u_fu0 (.s_i(ql[0 +: 32]),   .k_i({1'b0, lw0} + 5'd12), .sat_i(1'b0), .fixed_o(fu0));
-      {{ fixed }} #(.KW(5)) u_fu1 (.s_i(ql[65 +: 32]),  .k_i({1'b0, lw0} + 5'd12), .sat_i(1'b0), .fixed_o(fu1));
-      {{ fixed }} #(.KW(5)) u_fu2 (.s_i(ql[130 +: 32]), .k_i({1'b0, lw0} + 5'd12), .sat_i(1'b0), .fixed_o(fu2));
-      {{ fixed }} #(.KW(5)) u_fv0 (.s_i(ql[32 +: 32]),  .k_i({1'b0, lh0} + 5'd12), .sat_i(1'b0), .fixed_o(fv0));
-      {{ fixed }} #(.KW(5)) u_fv1 (.s_i(ql[97 +: 32]),  .k_i({1'b0, lh0} + 5'd12), .sat_i(1'b0), .fixed_o(fv1));
-      {{ fixed }} #(.KW(5)) u_fv2 (.s_i(ql[162 +: 32]), .k_i({1'b0, lh0} + 5'd12), .sat_i(1'b0), .fixed_o(fv2));
+      {{ fixed }} #(.KW(5)) u_fu0 (.s_i(ql[0 +: 32]), .k_i({1'b0, lw0} + 5'd12), .sat_i(1'b0), .fixed_o(fu0));
+      {{ fixed }} #(.KW(5)) u_fu1 (.s_i(ql[LaneW +: 32]), .k_i({1'b0, lw0} + 5'd12), .sat_i(1'b0), .fixed_o(fu1));
+      {{ fixed }} #(.KW(5)) u_fu2 (.s_i(ql[2*LaneW +: 32]), .k_i({1'b0, lw0} + 5'd12), .sat_i(1'b0), .fixed_o(fu2));
+      {{ fixed }} #(.KW(5)) u_fv0 (.s_i(ql[32 +: 32]), .k_i({1'b0, lh0} + 5'd12), .sat_i(1'b0), .fixed_o(fv0));
+      {{ fixed }} #(.KW(5)) u_fv1 (.s_i(ql[LaneW + 32 +: 32]), .k_i({1'b0, lh0} + 5'd12), .sat_i(1'b0), .fixed_o(fv1));
+      {{ fixed }} #(.KW(5)) u_fv2 (.s_i(ql[2*LaneW + 32 +: 32]), .k_i({1'b0, lh0} + 5'd12), .sat_i(1'b0), .fixed_o(fv2));
       assign diffs[gq*124 +: 124] = {absdiff(fv0, fv2), absdiff(fu0, fu2), absdiff(fv0, fv1), absdiff(fu0, fu1)};
     end
   endgenerate
