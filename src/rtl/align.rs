@@ -7,6 +7,8 @@
 //! parser does not recognise) ends it. Lines that are not declarations are left as they are,
 //! and the pass is idempotent.
 
+use std::collections::BTreeMap;
+
 /// Keywords that may open a declaration, in any order the grammar allows.
 const HEAD_WORDS: &[&str] = &[
     "input",
@@ -90,6 +92,33 @@ pub fn squeeze(text: &str) -> String {
         })
         .collect::<Vec<_>>()
         .join("\n")
+}
+
+/// The `localparam`s a rendered module declares: name -> value (integers and sized
+/// literals), for the stage list and the tests that compare them with the contract's tables;
+/// a localparam whose value is an expression is left out.
+pub fn localparams(text: &str) -> BTreeMap<String, u64> {
+    text.lines()
+        .filter_map(|l| {
+            let code = l.split("//").next().unwrap_or("");
+            let decl = code.trim().strip_prefix("localparam ")?;
+            let (lhs, rhs) = decl.split_once('=')?;
+            let name = lhs.split_whitespace().last()?.to_string();
+            let v = rhs.split(';').next()?.trim();
+            let value = match v.split_once('\'') {
+                None => v.parse().ok()?,
+                Some((_, lit)) => {
+                    let radix = match lit.chars().next()? {
+                        'h' => 16,
+                        'b' => 2,
+                        _ => 10,
+                    };
+                    u64::from_str_radix(&lit[1..], radix).ok()?
+                }
+            };
+            Some((name, value))
+        })
+        .collect()
 }
 
 fn is_comment_at(line: &str, indent: &str) -> bool {

@@ -1501,21 +1501,14 @@ mod tests {
             let top = design
                 .module(&design.unit("ipu").expect("ipu").top)
                 .expect("top");
-            let declared: BTreeMap<&str, u32> = top
-                .text
-                .lines()
-                .filter_map(|l| {
-                    let rest = l.trim().strip_prefix("localparam integer Cmd")?;
-                    let (name, v) = rest.split_once('=')?;
-                    Some((name.trim(), v.trim().strip_suffix(';')?.parse().ok()?))
-                })
+            let declared: BTreeMap<String, u64> = crate::rtl::align::localparams(&top.text)
+                .into_iter()
+                .filter(|(k, _)| k.starts_with("Cmd") && k.ends_with("Lsb"))
                 .collect();
-            let want: BTreeMap<String, u32> = rtl_cmd_fields(ipu)
+            let want: BTreeMap<String, u64> = rtl_cmd_fields(ipu)
                 .iter()
-                .map(|f| (format!("{}Lsb", f.name), f.lsb))
+                .map(|f| (format!("Cmd{}Lsb", f.name), u64::from(f.lsb)))
                 .collect();
-            let declared: BTreeMap<String, u32> =
-                declared.iter().map(|(k, v)| (k.to_string(), *v)).collect();
             assert_eq!(declared, want);
             for f in rtl_cmd_fields(ipu) {
                 assert!(top.text.contains(&format!("cmd_data_i[Cmd{}Lsb", f.name)));
@@ -1535,14 +1528,9 @@ mod tests {
             let top = design
                 .module(&design.unit("ipu").expect("ipu").top)
                 .expect("top");
-            let ints: BTreeMap<&str, u32> = top
-                .text
-                .lines()
-                .filter_map(|l| {
-                    let rest = l.trim().strip_prefix("localparam integer ")?;
-                    let (name, v) = rest.split_once('=')?;
-                    Some((name.trim(), v.trim().strip_suffix(';')?.parse().ok()?))
-                })
+            let ints: BTreeMap<String, u32> = crate::rtl::align::localparams(&top.text)
+                .into_iter()
+                .filter_map(|(k, v)| Some((k, u32::try_from(v).ok()?)))
                 .collect();
             let prod_w = 4 * (ipu.scale.width() + 9);
             for (stem, fields) in beat_layouts(ipu, prod_w) {

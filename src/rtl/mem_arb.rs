@@ -344,32 +344,6 @@ impl MemArb {
     }
 }
 
-/// The `localparam`s a rendered module declares: name -> value (integers and sized
-/// literals), for the tests that compare them with the contract's tables.
-#[cfg(test)]
-pub(crate) fn localparams(text: &str) -> BTreeMap<String, u64> {
-    text.lines()
-        .filter_map(|l| {
-            let decl = l.trim().strip_prefix("localparam ")?;
-            let (lhs, rhs) = decl.split_once('=')?;
-            let name = lhs.split_whitespace().last()?.to_string();
-            let v = rhs.split(';').next()?.trim();
-            let value = match v.split_once('\'') {
-                None => v.parse().ok()?,
-                Some((_, lit)) => {
-                    let radix = match lit.chars().next()? {
-                        'h' => 16,
-                        'b' => 2,
-                        _ => 10,
-                    };
-                    u64::from_str_radix(&lit[1..], radix).ok()?
-                }
-            };
-            Some((name, value))
-        })
-        .collect()
-}
-
 /// A read tag built from the burst register, highest field first: each field `Foo` of
 /// [`tag_fields`] is the register `foo_q`.
 fn tag_concat(fields: &[Field]) -> String {
@@ -404,7 +378,8 @@ mod tests {
         for policy in ["fixed", "round_robin", "classes"] {
             let (ctx, mem) = arb(policy);
             let arb = MemArb::new(&ctx, &mem);
-            let declared = localparams(&render(&arb.name, &arb).expect("renders"));
+            let declared =
+                crate::rtl::align::localparams(&render(&arb.name, &arb).expect("renders"));
             let mut words = vec![tag_fields(&mem)];
             words.extend((0..mem.requesters.len()).map(|i| req_fields(&mem, i)));
             for (w, fields) in words.iter().enumerate() {

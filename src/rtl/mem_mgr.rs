@@ -296,7 +296,7 @@ mod tests {
             let map = cfg.mem.as_ref().and_then(|m| m.map.clone()).expect("map");
             let mgr = MemMgr::new(&Ctx::new(&cfg), &map);
             let declared =
-                crate::rtl::mem_arb::localparams(&render(&mgr.name, &mgr).expect("renders"));
+                crate::rtl::align::localparams(&render(&mgr.name, &mgr).expect("renders"));
             let mut want: Vec<(String, u64)> = Vec::new();
             want.extend(OPS.iter().map(|o| (o.rtl_name(), u64::from(o.code))));
             want.extend(Code::ALL.iter().map(|c| (c.rtl_name(), *c as u64)));

@@ -67,7 +67,11 @@ fn walk(
     // Parameters and the localparams with a literal value; `None` for one whose value
     // this reader cannot know (an expression), which is an error only where it is used.
     let mut known = params.clone();
-    known.extend(localparams(&m.text));
+    known.extend(
+        super::align::localparams(&m.text)
+            .into_iter()
+            .map(|(k, v)| (k, Some(v))),
+    );
     for inst in instances(design, m, &known) {
         let mut child: BTreeMap<String, Option<u64>> = inst
             .module
@@ -125,22 +129,6 @@ fn walk(
 fn resolve(expr: &str, known: &BTreeMap<String, Option<u64>>) -> Option<u64> {
     let e = expr.trim();
     e.parse().ok().or_else(|| known.get(e).copied().flatten())
-}
-
-/// `localparam [integer] Name = <decimal>;` declarations of a module.
-fn localparams(text: &str) -> Vec<(String, Option<u64>)> {
-    text.lines()
-        .filter_map(|l| {
-            let code = l.split("//").next().unwrap_or("");
-            let words: Vec<&str> = code.split_whitespace().collect();
-            let rest = words.strip_prefix(&["localparam"])?;
-            let rest = rest.strip_prefix(&["integer"]).unwrap_or(rest);
-            let [name, "=", value] = rest else {
-                return None;
-            };
-            Some((name.to_string(), value.strip_suffix(';')?.parse().ok()))
-        })
-        .collect()
 }
 
 /// The instantiations of design modules in `m`'s text: `<module> #( .P (v), ... ) u_x (`
