@@ -11,7 +11,7 @@ use clap::{Args, Parser, Subcommand};
 use crate::config::{self, Config, LoadError, StageKind};
 use crate::rtl::{Design, GENERATOR};
 use crate::sim::{self, SimOptions, SimReport};
-use crate::{emit, units};
+use crate::{emit, iface, units};
 
 mod draw;
 mod render;
@@ -436,6 +436,13 @@ pub fn describe(cfg: &Config, design: &Design) -> String {
         "clock      {} MHz (period {:.3} ns)\n",
         cfg.clock.target_mhz,
         1000.0 / cfg.clock.target_mhz
+    );
+    let timing = iface::timing::Timing::new(&cfg.clock);
+    s += &format!(
+        "schedule   {} delays: {:.2} ns of logic a stage ({:.2} ns register overhead)\n",
+        cfg.clock.family.label(),
+        timing.budget(),
+        timing.delays.register
     );
     s += &format!(
         "reset      {:?}, active {:?}, port {}\n",

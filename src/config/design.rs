@@ -11,6 +11,35 @@ pub const NAME_ALLOWED: &str =
 pub const PREFIX_ALLOWED: &str =
     "empty, or a letter or `_` followed by letters, digits or `_` (e.g. \"gpu_\")";
 pub const TARGET_MHZ_ALLOWED: &str = "a number of MHz in (0, 5000]";
+pub const FAMILY_ALLOWED: &str = "\"ecp5\", \"ice40\", \"xilinx7\" or \"asic\" (default \"ecp5\"): the delay table that sets pipeline depths";
+
+/// The device family the design is built for. Pipeline depths are scheduled against its
+/// delay table (`iface::timing`), so the same `target_mhz` gives a deeper pipeline on a
+/// slower family.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Family {
+    /// Lattice ECP5, speed grade 6 (the flow's default device, LFE5U-85F).
+    #[default]
+    Ecp5,
+    /// Lattice iCE40 HX.
+    Ice40,
+    /// AMD/Xilinx 7 series, speed grade -1.
+    Xilinx7,
+    /// Standard cells (the OSU 0.18 um library the ASIC flow maps to).
+    Asic,
+}
+
+impl Family {
+    pub fn label(self) -> &'static str {
+        match self {
+            Family::Ecp5 => "ecp5",
+            Family::Ice40 => "ice40",
+            Family::Xilinx7 => "xilinx7",
+            Family::Asic => "asic",
+        }
+    }
+}
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -25,13 +54,19 @@ pub struct DesignSection {
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ClockSection {
-    /// Target frequency; the constraint writers of later units read it.
+    /// Target frequency: the SDC's clock, and what pipeline depths are scheduled for.
     pub target_mhz: f64,
+    /// The family whose delays the schedule uses.
+    #[serde(default)]
+    pub family: Family,
 }
 
 impl Default for ClockSection {
     fn default() -> Self {
-        Self { target_mhz: 200.0 }
+        Self {
+            target_mhz: 200.0,
+            family: Family::Ecp5,
+        }
     }
 }
 

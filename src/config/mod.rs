@@ -20,7 +20,7 @@ use sha2::{Digest, Sha256};
 use toml::Spanned;
 use toml::de::{DeTable, DeValue};
 
-pub use design::{ClockSection, DesignSection};
+pub use design::{ClockSection, DesignSection, Family};
 pub use error::{ConfigError, Invalid, Seg, path};
 pub use hs_chain::{HsChain, HsChainSection, STAGE_KINDS, StageKind};
 pub use ipu::{Convolution, Fixed, Ipu, IpuSection, PixelMap};
@@ -271,8 +271,9 @@ fn accepts(key: &str) -> Option<String> {
         "design" => "a [design] table with `name` and, optionally, `module_prefix`",
         "design.name" => design::NAME_ALLOWED,
         "design.module_prefix" => design::PREFIX_ALLOWED,
-        "clock" => "a [clock] table with `target_mhz`",
+        "clock" => "a [clock] table with `target_mhz` and, optionally, `family`",
         "clock.target_mhz" => design::TARGET_MHZ_ALLOWED,
+        "clock.family" => design::FAMILY_ALLOWED,
         "reset" => "a [reset] table with `kind` and `active`",
         "reset.kind" => reset::KIND_ALLOWED,
         "reset.active" => reset::ACTIVE_ALLOWED,

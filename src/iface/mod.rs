@@ -11,6 +11,7 @@ pub mod mem_arb;
 pub mod mem_mgr;
 pub mod tex_cache;
 pub mod tex_filter;
+pub mod timing;
 pub mod tmu;
 
 pub use field::Field;
