@@ -58,6 +58,43 @@ pub struct TexCacheBank {
     pub stamp: String,
 }
 
+/// The tag unit's states, in the order of their encodings.
+pub const TAG_STATES: [&str; 4] = ["MRun", "MSet", "MVict", "MAct"];
+
+#[derive(Template)]
+#[template(path = "rtl/tex_cache_tags.v")]
+pub struct TexCacheTags {
+    pub name: String,
+    pub stamp: String,
+    pub rst: Rst,
+    pub sets: u32,
+    pub ways: u32,
+    pub lines: u32,
+    pub ports: u32,
+    pub replacement: &'static str,
+    pub lru: bool,
+    pub aw: u32,
+    pub off_w: u32,
+    pub line_addr_w: u32,
+    /// Bits of a set index and of a way index: at least one, so one set or one way still
+    /// has a port to name (the rendered functions ignore the bit).
+    pub set_idx_w: u32,
+    pub way_idx_w: u32,
+    pub tag_w: u32,
+    pub slot_w: u32,
+    pub gen_w: u32,
+    pub req_w: u32,
+    pub req_act_lsb: u32,
+    pub req_inv_lsb: u32,
+    pub count_w: u32,
+    pub pass_w: u32,
+    pub pass_fields: Vec<(String, u32)>,
+    /// Age bits of a set: one per pair of ways.
+    pub pair_w: u32,
+    pub states: Vec<(String, u32)>,
+    pub port_list: Vec<u32>,
+}
+
 #[derive(Template)]
 #[template(path = "rtl/tex_cache.v")]
 pub struct TexCacheTop {
@@ -69,6 +106,7 @@ pub struct TexCacheTop {
     pub skid: String,
     pub fifo: String,
     pub bank_module: String,
+    pub tags_module: String,
     pub size_bytes: u32,
     pub line_bytes: u32,
     pub sets: u32,
@@ -161,6 +199,7 @@ impl TexCacheTop {
             skid: ctx.module_name("hs_skid"),
             fifo: ctx.module_name("hs_fifo"),
             bank_module: ctx.module_name("tex_cache_bank"),
+            tags_module: ctx.module_name("tex_cache_tags"),
             size_bytes: c.size_bytes,
             line_bytes: c.line_bytes,
             sets: c.sets,
@@ -219,6 +258,42 @@ impl TexCacheTop {
         }
     }
 
+    /// The tag unit of this cache.
+    fn tags(&self) -> TexCacheTags {
+        TexCacheTags {
+            name: self.tags_module.clone(),
+            stamp: self.stamp.clone(),
+            rst: self.rst.clone(),
+            sets: self.sets,
+            ways: self.ways,
+            lines: self.lines,
+            ports: self.ports,
+            replacement: self.replacement,
+            lru: self.lru,
+            aw: self.aw,
+            off_w: self.off_w,
+            line_addr_w: self.line_addr_w,
+            set_idx_w: self.set_w.max(1),
+            way_idx_w: log2(self.ways).max(1),
+            tag_w: self.tag_w,
+            slot_w: self.slot_w,
+            gen_w: self.gen_w,
+            req_w: self.req_w,
+            req_act_lsb: self.req_act_lsb,
+            req_inv_lsb: self.req_inv_lsb,
+            count_w: self.count_w,
+            pass_w: self.pass_w,
+            pass_fields: self.pass_fields.clone(),
+            pair_w: (self.ways * (self.ways - 1) / 2).max(1),
+            states: TAG_STATES
+                .iter()
+                .zip(0u32..)
+                .map(|(n, v)| (n.to_string(), v))
+                .collect(),
+            port_list: self.port_list.clone(),
+        }
+    }
+
     /// Renders the cache, its bank RAM and the handshake modules it uses.
     pub fn elaborate(&self) -> Result<(Unit, Vec<Module>), RenderError> {
         let ctx = &self.ctx;
@@ -245,6 +320,14 @@ impl TexCacheTop {
             ]),
             instantiates: Vec::new(),
             text: render(&bank.name, &bank)?,
+        });
+        let tags = self.tags();
+        modules.push(Module {
+            name: tags.name.clone(),
+            kind: "tex_cache_tags",
+            parameters: BTreeMap::new(),
+            instantiates: Vec::new(),
+            text: render(&tags.name, &tags)?,
         });
         let mut instantiates: Vec<String> = modules.iter().map(|m| m.name.clone()).collect();
         instantiates.sort();

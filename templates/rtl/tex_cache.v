@@ -13,13 +13,14 @@
 //              inv = 1 forgets every line (texture reload); its response is all zero.
 // rsp_data_o:  {misses[{{ count_w - 1 }}:0], hits[{{ count_w - 1 }}:0], texel word[{{ ports }}] x 32 bits}, in request order;
 //              inactive texels read as zero. hits and misses follow src/model/tex_cache.rs.
-// Tag stage: one clock for a request whose texels all hit; one more per miss. A miss takes
-// the lowest invalid way, else the least recently used (or oldest) way this pass does not
-// use, at once: passes queued before the miss still read the victim's old line, and the
-// new line is written when they all have (Igehy et al. write a fill when its request
-// reaches the head; this writes it as early as that is safe). Only a way with {{ max_pending }}
-// fills already in flight makes the miss wait. When every way of a set is used by the
-// current pass the request continues in a new pass.
+// Tag unit ({{ tags_module }}): a request whose texels all hit takes one clock; a miss takes
+// four (its set is read, its victim chosen, the line allocated). A miss takes the lowest
+// invalid way, else the least recently used (or oldest) way this pass does not use, at
+// once: passes queued before the miss still read the victim's old line, and the new line
+// is written when they all have (Igehy et al. write a fill when its request reaches the
+// head; this writes it as early as that is safe). Only a way with {{ max_pending }} fills already
+// in flight makes the miss wait. When every way of a set is used by the current pass the
+// request continues in a new pass.
 // Data stage: one clock per pass when no bank is asked for two words; latency from the
 // request to its response is 3 clocks plus the queue, on hits.
 // Bank check at elaboration: the worst of {{ footprints_checked }} 2x2 footprints (every position,
@@ -51,13 +52,9 @@ module {{ name }} #(
 );
 
   localparam integer Ports = {{ ports }};
-  localparam integer AddrW = {{ aw }};  // texel word address
   localparam integer OffW = {{ off_w }};  // word offset in a line
   localparam integer LineAddrW = {{ line_addr_w }};  // line address
-  localparam integer SetW = {{ set_w }};  // set index
-  localparam integer TagW = {{ tag_w }};
   localparam integer Lines = {{ lines }};
-  localparam integer Ways = {{ ways }};
   localparam integer SlotW = {{ slot_w }};
   localparam integer Banks = {{ banks }};
   localparam integer BankW = {{ bank_w }};
@@ -86,13 +83,10 @@ module {{ name }} #(
   localparam [MshrCntW-1:0] MshrFull = MshrCount[MshrCntW-1:0];
   localparam integer ReqW = {{ req_w }};
   localparam integer RspW = {{ rsp_w }};
-  localparam integer ReqActLsb = {{ req_act_lsb }};  // request fields
-  localparam integer ReqInvLsb = {{ req_inv_lsb }};
   localparam integer WordW = {{ word_w }};
   localparam integer OutDepth = {{ out_depth }};  // response queue, and stage 1's credits
   localparam integer CreditW = {{ credit_w }};
   localparam [CreditW-1:0] OutCredits = OutDepth[CreditW-1:0];
-  localparam integer PosW = $clog2(Ports + 1);
   localparam integer LastBeatIdx = Beats - 1;
   localparam [BeatW-1:0] LastBeat = LastBeatIdx[BeatW-1:0];
 
@@ -137,7 +131,7 @@ module {{ name }} #(
   // ---------------------------------------------------------------------------------
   // Input register and request fields.
   wire cur_valid;
-  reg cur_take;
+  wire cur_take;
   wire [ReqW-1:0] cur_data;
 
   {{ skid }} #(
@@ -153,291 +147,59 @@ module {{ name }} #(
     .out_data_o  (cur_data)
   );
 
-  wire cur_inv = cur_data[ReqInvLsb];
-  wire [Ports-1:0] cur_act = cur_data[ReqActLsb +: Ports];
-
   // ---------------------------------------------------------------------------------
-  // Tag state: flops, searched in parallel. Control state (valid, ready, pins, counts)
-  // is reset; tags and ages are meaningful only where valid.
-  // Tags and ages live in per-slot registers (g_slot below), read through these.
-  wire [TagW-1:0] tag_q [0:Lines-1];
-  wire [31:0] age_q [0:Lines-1];
-  reg [RefW-1:0] ref_q [0:Lines-1];  // queued passes that read the slot
-  // Line generations: gen_q counts a slot's allocations and wr_q its fills written; a
-  // queued texel reads the generation it was looked up in, once wr_q has reached it.
-  reg [GenW-1:0] gen_q [0:Lines-1];
-  reg [GenW-1:0] wr_q [0:Lines-1];
-  reg [Lines-1:0] valid_q;
-  reg [Lines-1:0] pin_q;  // used by the pass being built
-  reg [31:0] now_q;  // age clock: later lookups get larger ages
-
-  // The pass being built for the current request.
-  reg [PosW-1:0] pos_q;  // next texel to look up
-  reg [Ports-1:0] pmask_q;  // texels looked up in this pass
-  reg [SlotW-1:0] pslot_q [0:Ports-1];
-  reg [GenW-1:0] pgen_q [0:Ports-1];
-  reg [OffW-1:0] poff_q [0:Ports-1];
-  reg [CountW-1:0] hits_q;
-  reg [CountW-1:0] misses_q;
-
-  // Per-texel lookup against the tags as they are this clock.
-  reg [Ports-1:0] t_hit;
-  reg [SlotW-1:0] t_slot [0:Ports-1];
-  reg [TagW-1:0] t_tag [0:Ports-1];
-  reg [OffW-1:0] t_off [0:Ports-1];
-  reg [LineAddrW-1:0] t_line [0:Ports-1];
-
-  always @(*) begin : b_lookup
-    integer i;
-    integer w;
-    integer s;  // a slot number; only its low SlotW bits name a slot
-    reg unused_s;  // the rest
-    s = 0;
-    for (i = 0; i < Ports; i = i + 1) begin
-      t_line[i] = cur_data[i*AddrW + OffW +: LineAddrW];
-      t_off[i]  = cur_data[i*AddrW +: OffW];
-      t_tag[i]  = cur_data[i*AddrW + OffW + SetW +: TagW];
-      t_hit[i]  = 1'b0;
-      t_slot[i] = {SlotW{1'b0}};
-      for (w = 0; w < Ways; w = w + 1) begin
-        s = {{ slot_base }} + w;
-        if (valid_q[s] && tag_q[s] == t_tag[i]) begin
-          t_hit[i]  = 1'b1;
-          t_slot[i] = s[SlotW-1:0];
-        end
-      end
-    end
-    unused_s = ^s;
-  end
-
-  // ---------------------------------------------------------------------------------
-  // Tag stage: hits up to the first miss commit this clock; the miss allocates if it can.
+  // Tag unit: lookups, victims, allocations; it builds the passes.
   wire q_in_ready;
   wire fill_room;
-  reg q_push;
-  reg [PassW-1:0] q_in;
+  wire q_push;
+  wire [PassW-1:0] q_in;
+  wire alloc;
+  wire [SlotW-1:0] alloc_slot;
+  wire [LineAddrW-1:0] alloc_line;
+  wire [Lines*GenW-1:0] gen_all;
+  reg [GenW-1:0] wr_q [0:Lines-1];  // fills written, per slot
+  wire [Lines-1:0] slot_full;  // MaxPending fills of the slot in flight
 
-{%- if lru %}
-  reg [Ports-1:0] hit_take;  // texels whose hit commits this clock (they become youngest)
-  reg [SlotW-1:0] take_slot [0:Ports-1];  // and the slot each one hits
-{%- endif %}
-  reg [TagW-1:0] alloc_tag;
-  reg [31:0] alloc_age;
-  reg [Lines-1:0] valid_d;
-  reg [Lines-1:0] pin_d;
-  reg [Lines-1:0] ref_inc;
-  reg [31:0] now_d;
-  reg [PosW-1:0] pos_d;
-  reg [Ports-1:0] pmask_d;
-  reg [SlotW-1:0] pslot_d [0:Ports-1];
-  reg [GenW-1:0] pgen_d [0:Ports-1];
-  reg [OffW-1:0] poff_d [0:Ports-1];
-  reg [CountW-1:0] hits_d;
-  reg [CountW-1:0] misses_d;
-  reg alloc;
-  reg [SlotW-1:0] alloc_slot;
-  reg [LineAddrW-1:0] alloc_line;
-
-  reg emit;
-  reg emit_last;
-
-  always @(*) begin : b_tags
-    integer i;
-    integer w;
-    integer s;  // a slot number, as in b_lookup
-    reg unused_s;
-    integer pos;  // pos_q as an integer
-    integer m;  // first missing texel at or after pos; Ports when none
-    integer victim;  // slot to allocate; -1 when every way is pinned
-    integer m2;  // first texel after an allocated miss that still misses
-    reg [31:0] best_age;
-    // Every local gets a value before the first branch: one assigned on some paths only
-    // (w, by the victim search alone) keeps its old value on the others, a latch.
-    pos = {{ "{" }}{(32 - PosW){1'b0}}, pos_q};
-    m2 = Ports;
-    s = 0;
-    w = 0;
-    q_push = 1'b0;
-    q_in = {PassW{1'b0}};
-{%- if lru %}
-    hit_take   = {Ports{1'b0}};
-    for (i = 0; i < Ports; i = i + 1) begin
-      take_slot[i] = t_slot[i];
-    end
-{%- endif %}
-    alloc_tag  = {TagW{1'b0}};
-    alloc_age  = 32'd0;
-    valid_d    = valid_q;
-    pin_d      = pin_q;
-    ref_inc    = {Lines{1'b0}};
-    now_d      = now_q;
-    pos_d      = pos_q;
-    pmask_d    = pmask_q;
-    for (i = 0; i < Ports; i = i + 1) begin
-      pslot_d[i] = pslot_q[i];
-      pgen_d[i]  = pgen_q[i];
-      poff_d[i]  = poff_q[i];
-    end
-    hits_d     = hits_q;
-    misses_d   = misses_q;
-    alloc      = 1'b0;
-    alloc_slot = {SlotW{1'b0}};
-    alloc_line = {LineAddrW{1'b0}};
-    cur_take   = 1'b0;
-    emit       = 1'b0;
-    emit_last  = 1'b0;
-    m          = Ports;
-    victim     = -1;
-    best_age   = 32'd0;
-
-    if (cur_valid && q_in_ready) begin
-      if (cur_inv) begin
-        valid_d   = {Lines{1'b0}};
-        emit      = 1'b1;
-        emit_last = 1'b1;
-      end else begin
-        for (i = Ports - 1; i >= 0; i = i - 1) begin
-          if (i >= pos && cur_act[i] && !t_hit[i]) begin
-            m = i;
-          end
-        end
-        // Hits before the first miss, in texel order.
-        for (i = 0; i < Ports; i = i + 1) begin
-          if (i >= pos && i < m && cur_act[i]) begin
-            pmask_d[i] = 1'b1;
-            pslot_d[i] = t_slot[i];
-            pgen_d[i]  = gen_q[t_slot[i]];
-            poff_d[i]  = t_off[i];
-            pin_d[t_slot[i]] = 1'b1;
-{%- if lru %}
-            hit_take[i] = 1'b1;
-{%- endif %}
-            hits_d = hits_d + {{ count_w }}'d1;
-          end
-        end
-        now_d = now_q + Ports;
-        if (m == Ports) begin
-          emit      = 1'b1;
-          emit_last = 1'b1;
-        end else begin
-          // Victim in the miss's set: the lowest invalid way, else the oldest unpinned.
-          for (w = Ways - 1; w >= 0; w = w - 1) begin
-            s = {{ slot_base_m }} + w;
-            if (!valid_q[s]) begin
-              victim = s;
-            end
-          end
-          if (victim < 0) begin
-            for (w = 0; w < Ways; w = w + 1) begin
-              s = {{ slot_base_m }} + w;
-              if (!pin_d[s] && (victim < 0 || age_q[s] < best_age)) begin
-                victim   = s;
-                best_age = age_q[s];
-              end
-            end
-          end
-          pos_d = m[PosW-1:0];
-          if (victim < 0) begin
-            // Every way serves this pass: close it; the miss starts the next one.
-            emit = 1'b1;
-          end else if (gen_q[victim] - wr_q[victim] != MaxPending && fill_room) begin
-            alloc      = 1'b1;
-            alloc_slot = victim[SlotW-1:0];
-            alloc_line = t_line[m];
-            alloc_tag       = t_tag[m];
-            alloc_age       = now_q + m;
-            valid_d[victim] = 1'b1;
-            pin_d[victim]   = 1'b1;
-            pmask_d[m] = 1'b1;
-            pslot_d[m] = victim[SlotW-1:0];
-            pgen_d[m]  = gen_q[victim] + 1'b1;
-            poff_d[m]  = t_off[m];
-            misses_d   = misses_d + {{ count_w }}'d1;
-            // Texels after the miss that hit now, the new line included (and the evicted
-            // one excluded), commit in the same clock, up to the next miss.
-            m2 = Ports;
-            for (i = Ports - 1; i >= 0; i = i - 1) begin
-              if (i > m && cur_act[i] && !((t_hit[i] && t_slot[i] != victim[SlotW-1:0]) ||
-                                           t_line[i] == t_line[m])) begin
-                m2 = i;
-              end
-            end
-            for (i = 0; i < Ports; i = i + 1) begin
-              if (i > m && i < m2 && cur_act[i]) begin
-                pmask_d[i] = 1'b1;
-                pslot_d[i] = (t_line[i] == t_line[m]) ? victim[SlotW-1:0] : t_slot[i];
-                pgen_d[i]  = (t_line[i] == t_line[m]) ? gen_q[victim] + 1'b1 : gen_q[t_slot[i]];
-                poff_d[i]  = t_off[i];
-                pin_d[pslot_d[i]] = 1'b1;
-{%- if lru %}
-                hit_take[i]  = 1'b1;
-                take_slot[i] = pslot_d[i];
-{%- endif %}
-                hits_d = hits_d + {{ count_w }}'d1;
-              end
-            end
-            pos_d = m2[PosW-1:0];
-            if (m2 == Ports) begin
-              emit      = 1'b1;
-              emit_last = 1'b1;
-            end
-          end
-        end
-      end
-    end
-
-    q_push = emit;
-    q_in = {emit_last, hits_d, misses_d, pmask_d{% for i in port_list %}, pslot_d[{{ i }}], pgen_d[{{ i }}], poff_d[{{ i }}]{% endfor %}};
-    if (emit) begin
-      ref_inc = pin_d;
-      pin_d   = {Lines{1'b0}};
-      pmask_d = {Ports{1'b0}};
-      if (emit_last) begin
-        cur_take = 1'b1;
-        pos_d    = {PosW{1'b0}};
-        hits_d   = {{ count_w }}'d0;
-        misses_d = {{ count_w }}'d0;
-      end
-    end
-    unused_s = ^s;
-  end
-
-  // Per-slot tag and age registers: a slot loads a tag when allocated; its age is the
-  // time of its allocation{% if lru %} or of its latest hit (LRU){% else %} (FIFO){% endif %}.
   genvar gl;
   generate
     for (gl = 0; gl < Lines; gl = gl + 1) begin : g_slot
-      reg [TagW-1:0] slot_tag_q;
-      reg [31:0] slot_age_q;
-      reg [31:0] slot_age_d;
-      wire slot_alloc = alloc && alloc_slot == gl;
-
-      always @(*) begin : b_age
-{%- if lru %}
-        integer i;
-        // The allocation (at the missing texel) comes before the hits after it.
-        slot_age_d = slot_alloc ? alloc_age : slot_age_q;
-        for (i = 0; i < Ports; i = i + 1) begin
-          if (hit_take[i] && take_slot[i] == gl) begin
-            slot_age_d = now_q + i;
-          end
-        end
-{%- else %}
-        slot_age_d = slot_alloc ? alloc_age : slot_age_q;
-{%- endif %}
-      end
-
-      always @(posedge clk_i) begin
-        if (slot_alloc) begin
-          slot_tag_q <= alloc_tag;
-        end
-        slot_age_q <= slot_age_d;
-      end
-
-      assign tag_q[gl] = slot_tag_q;
-      assign age_q[gl] = slot_age_q;
+      assign slot_full[gl] = gen_all[gl*GenW +: GenW] - wr_q[gl] == MaxPending;
     end
   endgenerate
+
+  {{ tags_module }} u_tags (
+    .clk_i        (clk_i),
+    .{{ rst.port }}{{ rst.pad }}       ({{ rst.port }}),
+    .req_valid_i  (cur_valid),
+    .req_ready_o  (cur_take),
+    .req_data_i   (cur_data),
+    .pass_valid_o (q_push),
+    .pass_ready_i (q_in_ready),
+    .pass_data_o  (q_in),
+    .alloc_o      (alloc),
+    .alloc_slot_o (alloc_slot),
+    .alloc_line_o (alloc_line),
+    .fill_room_i  (fill_room),
+    .slot_full_i  (slot_full),
+    .gen_o        (gen_all)
+  );
+
+  // Queued passes per slot count up a clock after the push: a miss allocates three clocks
+  // after a pass leaves at the earliest, so it never sees a stale count.
+  reg push_q;
+  reg [PassW-1:0] push_data_q;
+  reg [Lines-1:0] ref_inc;
+  reg [RefW-1:0] ref_q [0:Lines-1];  // queued passes that read the slot
+
+  always @(*) begin : b_ref_inc
+    integer i;
+    ref_inc = {Lines{1'b0}};
+    for (i = 0; i < Ports; i = i + 1) begin
+      if (push_q && push_data_q[PassMaskLsb + i]) begin
+        ref_inc[push_data_q[PassTexelsLsb + (Ports - 1 - i) * TexW + TexSlotLsb +: SlotW]] = 1'b1;
+      end
+    end
+  end
 
   // ---------------------------------------------------------------------------------
   // Pass queue: tags run up to QueueDepth passes ahead of the data reads.
@@ -702,16 +464,10 @@ module {{ name }} #(
   always @(posedge clk_i{{ rst.edge }}) begin : b_ctrl
     integer i;
     if ({{ rst.active }}) begin
-      valid_q    <= {Lines{1'b0}};
       mshr_head_q <= {MshrPtrW{1'b0}};
       mshr_tail_q <= {MshrPtrW{1'b0}};
       mshr_cnt_q  <= {MshrCntW{1'b0}};
-      pin_q      <= {Lines{1'b0}};
-      now_q      <= 32'd0;
-      pos_q      <= {PosW{1'b0}};
-      pmask_q    <= {Ports{1'b0}};
-      hits_q     <= {{ count_w }}'d0;
-      misses_q   <= {{ count_w }}'d0;
+      push_q     <= 1'b0;
       beat_q     <= {BeatW{1'b0}};
       s1_valid_q <= 1'b0;
       pend_q     <= {Ports{1'b0}};
@@ -719,7 +475,6 @@ module {{ name }} #(
       s2_valid_q <= 1'b0;
       for (i = 0; i < Lines; i = i + 1) begin
         ref_q[i] <= {RefW{1'b0}};
-        gen_q[i] <= {GenW{1'b0}};
         wr_q[i]  <= {GenW{1'b0}};
       end
       for (i = 0; i < MshrEntries; i = i + 1) begin
@@ -730,7 +485,7 @@ module {{ name }} #(
         acc_q[i] <= {WordW{1'b0}};
       end
     end else begin
-      valid_q    <= valid_d;
+      push_q     <= q_push;
       if (alloc) begin
         mshr_tail_q <= (mshr_tail_q == LastMshr) ? {MshrPtrW{1'b0}} : mshr_tail_q + 1'b1;
       end
@@ -746,12 +501,6 @@ module {{ name }} #(
           mshr_old_q[i] <= mshr_old_q[i] - 1'b1;
         end
       end
-      pin_q      <= pin_d;
-      now_q      <= now_d;
-      pos_q      <= pos_d;
-      pmask_q    <= pmask_d;
-      hits_q     <= hits_d;
-      misses_q   <= misses_d;
       beat_q     <= beat_d;
       s1_valid_q <= s1_load | (s1_valid_q & ~s1_done);
       pend_q     <= pend_d;
@@ -762,9 +511,6 @@ module {{ name }} #(
       end
       for (i = 0; i < Lines; i = i + 1) begin
         ref_q[i] <= ref_q[i] + {{ "{" }}{(RefW-1){1'b0}}, ref_inc[i]} - {{ "{" }}{(RefW-1){1'b0}}, ref_dec[i]};
-        if (alloc && alloc_slot == i[SlotW-1:0]) begin
-          gen_q[i] <= gen_q[i] + 1'b1;
-        end
         if (wr_inc[i]) begin
           wr_q[i] <= wr_q[i] + 1'b1;
         end
@@ -775,11 +521,7 @@ module {{ name }} #(
   // Datapath registers: no reset.
   always @(posedge clk_i) begin : b_data
     integer i;
-    for (i = 0; i < Ports; i = i + 1) begin
-      pslot_q[i] <= pslot_d[i];
-      pgen_q[i]  <= pgen_d[i];
-      poff_q[i]  <= poff_d[i];
-    end
+    push_data_q <= q_in;
     if (s1_load) begin
       s1_q <= q_out;
     end

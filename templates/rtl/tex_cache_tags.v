@@ -1,0 +1,612 @@
+{{ stamp }}
+// {{ name }}: the texture cache's tag unit. It looks every texel of a request up, picks
+// victims, allocates lines and builds the passes that the data side reads (seed 001; the
+// rules are src/model/tex_cache.rs's, which this follows exactly).
+//
+// {{ sets }} set(s) x {{ ways }} way(s), {{ replacement }} replacement as an age matrix (one bit per pair
+// of ways: "a is older than b"), {{ ports }} texels per request.
+//
+// Pipeline, one request a clock when every texel hits:
+//   L1      the request, registered.
+//   L2      tag compare: per texel, the way that holds its line (one-hot), its slot, and
+//           which other texels share its line and its set.
+//   RUN     hits in texel order up to the first miss join the pass being built; a request
+//           whose texels all hit leaves here, and the next one comes in.
+//   A miss at the head takes three clocks: M_SET reads its set's valid, pinned and age
+//   bits, M_VICT picks the victim (the lowest invalid way, else the oldest way the pass
+//   does not use), M_ACT allocates it, or closes the pass when every way is in use (the
+//   request then continues in a new pass). The allocation is forwarded into the lookups
+//   behind it, so the miss's texel and any texel of the same line hit from then on, and
+//   a texel that hit the evicted line misses.
+// Pins and age updates of a clock's hits land one clock later; a miss reads its set's
+// state a clock after its hits at the earliest, so it sees them (the hits' own pins are
+// forwarded into M_SET).
+// Combinational paths: req_ready_o depends on pass_ready_i (the request advances when
+// its pass can leave).
+module {{ name }} (
+  input wire clk_i,
+  input wire {{ rst.port }},
+  input wire req_valid_i,
+  output wire req_ready_o,
+  input wire [{{ req_w - 1 }}:0] req_data_i,
+  output wire pass_valid_o,
+  input wire pass_ready_i,
+  output wire [{{ pass_w - 1 }}:0] pass_data_o,
+  output wire alloc_o,
+  output wire [{{ slot_w - 1 }}:0] alloc_slot_o,
+  output wire [{{ line_addr_w - 1 }}:0] alloc_line_o,
+  input wire fill_room_i,
+  input wire [{{ lines - 1 }}:0] slot_full_i,
+  output wire [{{ lines * gen_w - 1 }}:0] gen_o
+);
+
+  localparam integer Ports = {{ ports }};
+  localparam integer AddrW = {{ aw }};  // texel word address
+  localparam integer OffW = {{ off_w }};  // word offset in a line
+  localparam integer LineAddrW = {{ line_addr_w }};
+  localparam integer SetW = {{ set_idx_w }};  // set index (one bit when there is one set)
+  localparam integer TagW = {{ tag_w }};
+  localparam integer Lines = {{ lines }};
+  localparam integer Sets = {{ sets }};
+  localparam integer Ways = {{ ways }};
+  localparam integer WayW = {{ way_idx_w }};  // way index (one bit when there is one way)
+  localparam integer SlotW = {{ slot_w }};
+  localparam integer GenW = {{ gen_w }};
+  localparam integer ReqW = {{ req_w }};
+  localparam integer ReqActLsb = {{ req_act_lsb }};
+  localparam integer ReqInvLsb = {{ req_inv_lsb }};
+  localparam integer CountW = {{ count_w }};
+{%- for f in pass_fields %}
+  localparam integer {{ f.0 }} = {{ f.1 }};
+{%- endfor %}
+  localparam integer TexW = SlotW + GenW + OffW;  // {slot, gen, off}: a texel of a pass
+  localparam integer PairW = {{ pair_w }};  // age bits of a set
+  // Tag unit states.
+{%- for s in states %}
+  localparam [1:0] {{ s.0 }} = 2'd{{ s.1 }};
+{%- endfor %}
+
+  // Where a line lives: its set, its tag, and the slot of a way of a set.
+  function [SetW-1:0] set_of(input [LineAddrW-1:0] line);
+{%- if sets > 1 %}
+    reg unused_tag;  // tag_of's bits
+    begin
+      unused_tag = ^line[LineAddrW-1:SetW];
+      set_of     = line[SetW-1:0];
+    end
+{%- else %}
+    reg unused_line;  // one set: no index bits
+    begin
+      unused_line = ^line;
+      set_of      = 1'b0;
+    end
+{%- endif %}
+  endfunction
+
+  function [TagW-1:0] tag_of(input [LineAddrW-1:0] line);
+{%- if sets > 1 %}
+    reg unused_set;  // set_of's bits
+    begin
+      unused_set = ^line[SetW-1:0];
+      tag_of     = line[LineAddrW-1:SetW];
+    end
+{%- else %}
+    tag_of = line;
+{%- endif %}
+  endfunction
+
+  function [SlotW-1:0] slot_of(input [SetW-1:0] set, input [WayW-1:0] way);
+{%- if sets > 1 && ways > 1 %}
+    slot_of = {set, way};
+{%- elif sets > 1 %}
+    reg unused_way;  // one way: the set is the slot
+    begin
+      unused_way = ^way;
+      slot_of    = set;
+    end
+{%- else %}
+    reg unused_set;  // one set: the way is the slot
+    begin
+      unused_set = ^set;
+      slot_of    = way;
+    end
+{%- endif %}
+  endfunction
+
+  // A one-hot way as its index.
+  function [WayW-1:0] way_index(input [Ways-1:0] onehot);
+    integer w;
+    begin
+      way_index = {WayW{1'b0}};
+      for (w = 0; w < Ways; w = w + 1) begin
+        if (onehot[w]) begin
+          way_index = way_index | w[WayW-1:0];
+        end
+      end
+    end
+  endfunction
+{%- if ways > 1 %}
+
+  // The age bit of ways a < b: set when a is older than b.
+  function integer pair(input integer a, input integer b);
+    pair = a * (2 * Ways - a - 1) / 2 + (b - a - 1);
+  endfunction
+{%- endif %}
+
+  // ---------------------------------------------------------------------------------
+  // Tag state. Valid, pinned and age bits are reset; tags and generations only matter
+  // where valid (generations count allocations, and start at zero with the fills').
+  reg [TagW-1:0] tag_q [0:Lines-1];
+  reg [Lines-1:0] valid_q;
+  reg [Lines-1:0] pin_q;  // used by the pass being built
+  reg [GenW-1:0] gen_q [0:Lines-1];
+{%- if ways > 1 %}
+  wire [PairW-1:0] age_q [0:Sets-1];  // per-set registers in g_age
+{%- endif %}
+
+  genvar gs;
+  generate
+    for (gs = 0; gs < Lines; gs = gs + 1) begin : g_gen
+      assign gen_o[gs*GenW +: GenW] = gen_q[gs];
+    end
+  endgenerate
+
+  // Control registers of the request being committed, and of the miss.
+  reg [1:0] state_q;
+  reg [Ports-1:0] m_q;  // the missing texel (one-hot)
+  reg [SetW-1:0] m_set_q;
+  reg [LineAddrW-1:0] m_line_q;
+  reg [Ports-1:0] m_line_eq_q;  // texels of the miss's line
+  reg [Ports-1:0] m_set_eq_q;  // texels of the miss's set
+  reg [Ways-1:0] s_valid_q;  // the miss's set, read in M_SET
+  reg [Ways-1:0] s_pin_q;
+  reg [Ways-1:0] s_full_q;
+{%- if ways > 1 %}
+  reg [PairW-1:0] s_age_q;
+{%- endif %}
+  reg [Ways-1:0] v_q;  // the victim (one-hot), from M_VICT
+  reg v_none_q;  // every way is pinned: close the pass
+  reg v_ok_q;  // the victim may be refilled now
+
+  wire alloc = (state_q == MAct) && !v_none_q && v_ok_q;
+  wire [SlotW-1:0] alloc_slot = slot_of(m_set_q, way_index(v_q));
+  wire inv_now;  // an invalidate leaves RUN this clock
+
+  assign alloc_o      = alloc;
+  assign alloc_slot_o = alloc_slot;
+  assign alloc_line_o = m_line_q;
+
+  // ---------------------------------------------------------------------------------
+  // L1: the request.
+  reg l1_valid_q;
+  reg [ReqW-1:0] l1_q;
+  wire l1_take;
+
+  assign req_ready_o = !l1_valid_q || l1_take;
+
+  // ---------------------------------------------------------------------------------
+  // L2: tag compare of L1's request against the tags as they are this clock, with this
+  // clock's allocation or invalidate applied (the tags change at the clock edge).
+  reg l2_valid_q;
+  reg l2_inv_q;
+  reg [Ports-1:0] l2_act_q;
+  reg [CountW-1:0] l2_nact_q;  // active texels
+  reg [Ways-1:0] l2_way_q [0:Ports-1];  // the way that holds the line, or none
+  reg [SlotW-1:0] l2_slot_q [0:Ports-1];
+  reg [LineAddrW-1:0] l2_line_q [0:Ports-1];
+  reg [OffW-1:0] l2_off_q [0:Ports-1];
+  reg [Ports-1:0] l2_line_eq_q [0:Ports-1];  // texels that share texel i's line
+  reg [Ports-1:0] l2_set_eq_q [0:Ports-1];  // and its set
+  wire l2_take;
+
+  assign l1_take = l2_take || !l2_valid_q;
+
+  reg [Ways-1:0] look_way [0:Ports-1];
+  reg [LineAddrW-1:0] look_line [0:Ports-1];
+  reg [Ways-1:0] l2_way_d [0:Ports-1];
+  reg [SlotW-1:0] l2_slot_d [0:Ports-1];
+  reg [CountW-1:0] look_nact;
+
+  // An allocation or invalidate applied to a texel's lookup: its line now lives in the
+  // victim's way; a texel that found the victim's old line misses; nothing survives an
+  // invalidate.
+  function [Ways-1:0] fwd_way(input [Ways-1:0] way, input [LineAddrW-1:0] line,
+                              input do_alloc, input do_inv, input [LineAddrW-1:0] new_line,
+                              input [Ways-1:0] victim);
+    begin
+      fwd_way = way;
+      if (do_inv) begin
+        fwd_way = {Ways{1'b0}};
+      end else if (do_alloc && line == new_line) begin
+        fwd_way = victim;
+      end else if (do_alloc && set_of(line) == set_of(new_line)) begin
+        fwd_way = way & ~victim;
+      end
+    end
+  endfunction
+
+  always @(*) begin : b_lookup
+    integer i;
+    integer w;
+    look_nact = {CountW{1'b0}};
+    for (i = 0; i < Ports; i = i + 1) begin
+      if (l1_q[ReqActLsb + i] && !l1_q[ReqInvLsb]) begin
+        look_nact = look_nact + 1'b1;
+      end
+      look_line[i] = l1_q[i*AddrW + OffW +: LineAddrW];
+      for (w = 0; w < Ways; w = w + 1) begin
+        look_way[i][w] = valid_q[slot_of(set_of(look_line[i]), w[WayW-1:0])] &&
+                         tag_q[slot_of(set_of(look_line[i]), w[WayW-1:0])] == tag_of(look_line[i]);
+      end
+    end
+    for (i = 0; i < Ports; i = i + 1) begin
+      if (l1_take) begin
+        l2_way_d[i] = fwd_way(look_way[i], look_line[i], alloc, inv_now, m_line_q, v_q);
+      end else begin
+        l2_way_d[i] = fwd_way(l2_way_q[i], l2_line_q[i], alloc, inv_now, m_line_q, v_q);
+      end
+      l2_slot_d[i] = slot_of(set_of(l1_take ? look_line[i] : l2_line_q[i]), way_index(l2_way_d[i]));
+    end
+  end
+
+  // ---------------------------------------------------------------------------------
+  // RUN: the request being committed.
+  reg t_valid_q;
+  reg t_inv_q;
+  reg [Ports-1:0] t_pend_q;  // active texels not yet in a pass
+  reg [Ways-1:0] t_way_q [0:Ports-1];
+  reg [SlotW-1:0] t_slot_q [0:Ports-1];
+  reg [LineAddrW-1:0] t_line_q [0:Ports-1];
+  reg [OffW-1:0] t_off_q [0:Ports-1];
+  reg [Ports-1:0] t_line_eq_q [0:Ports-1];
+  reg [Ports-1:0] t_set_eq_q [0:Ports-1];
+  // The pass being built.
+  reg [Ports-1:0] p_mask_q;
+  reg [CountW-1:0] hits_q;
+  reg [CountW-1:0] misses_q;
+  // Hits of the previous clock, for the pins and ages.
+  reg [Ports-1:0] c_pin_q;  // committed to a pass that is still being built
+  reg [Ports-1:0] c_touch_q;  // committed (ages)
+  reg [SlotW-1:0] c_slot_q [0:Ports-1];
+{%- if lru %}
+  reg [SetW-1:0] c_set_q [0:Ports-1];
+  reg [Ways-1:0] c_way_q [0:Ports-1];
+{%- endif %}
+
+  reg [Ports-1:0] t_hit;
+  reg [Ports-1:0] t_miss;  // pending texels that miss
+  reg [Ports-1:0] first_miss;  // the first of them (one-hot)
+  reg [Ports-1:0] commit;  // pending hits before it
+  reg run;  // RUN acts this clock
+  reg done;  // the request leaves this clock
+  reg emit;  // a pass leaves this clock
+  reg emit_last;
+  reg [Ports-1:0] pass_mask;
+
+  always @(*) begin : b_run
+    integer i;
+    reg missed;  // a pending texel before texel i misses
+    for (i = 0; i < Ports; i = i + 1) begin
+      t_hit[i] = |t_way_q[i];
+    end
+    t_miss = t_pend_q & ~t_hit;
+    missed = 1'b0;
+    for (i = 0; i < Ports; i = i + 1) begin
+      first_miss[i] = t_miss[i] && !missed;
+      commit[i]     = t_pend_q[i] && t_hit[i] && !missed;
+      missed        = missed || t_miss[i];
+    end
+    // A request that ends here needs room for its pass; one that stops at a miss does not.
+    run       = t_valid_q && state_q == MRun && (t_miss != {Ports{1'b0}} || pass_ready_i);
+    done      = run && t_miss == {Ports{1'b0}};
+    emit_last = done;
+    emit      = done || (state_q == MAct && v_none_q && pass_ready_i);
+    pass_mask = p_mask_q | (run ? commit : {Ports{1'b0}});
+  end
+
+  assign inv_now = done && t_inv_q;
+  assign l2_take = l2_valid_q && (!t_valid_q || done);
+
+  assign pass_valid_o = emit;
+  assign pass_data_o[PassLastLsb] = emit_last;
+  assign pass_data_o[PassHitsLsb +: CountW] = hits_q;
+  assign pass_data_o[PassMissesLsb +: CountW] = misses_q;
+  assign pass_data_o[PassMaskLsb +: Ports] = pass_mask;
+
+  genvar gp;
+  generate
+    for (gp = 0; gp < Ports; gp = gp + 1) begin : g_pass
+      assign pass_data_o[PassTexelsLsb + (Ports - 1 - gp) * TexW +: TexW] =
+        {t_slot_q[gp], gen_q[t_slot_q[gp]], t_off_q[gp]};
+    end
+  endgenerate
+
+  // ---------------------------------------------------------------------------------
+  // Miss: the set's state (M_SET), the victim (M_VICT).
+  reg [SetW-1:0] m_set;
+  reg [LineAddrW-1:0] m_line;
+  reg [Ports-1:0] m_line_eq;
+  reg [Ports-1:0] m_set_eq;
+  reg [Lines-1:0] pin_now;  // pins with the previous clock's hits
+  reg [Ways-1:0] v_d;
+  reg v_none_d;
+
+  always @(*) begin : b_miss
+    integer i;
+    integer a;
+{%- if ways > 1 %}
+    integer b;
+{%- endif %}
+    reg [Ways-1:0] invalid;
+    reg seen;  // an invalid way below way a
+    reg oldest;
+    m_set     = {SetW{1'b0}};
+    m_line    = {LineAddrW{1'b0}};
+    m_line_eq = {Ports{1'b0}};
+    m_set_eq  = {Ports{1'b0}};
+    for (i = 0; i < Ports; i = i + 1) begin
+      if (m_q[i]) begin
+        m_set     = m_set | set_of(t_line_q[i]);
+        m_line    = m_line | t_line_q[i];
+        m_line_eq = m_line_eq | t_line_eq_q[i];
+        m_set_eq  = m_set_eq | t_set_eq_q[i];
+      end
+    end
+    pin_now = pin_q;
+    for (i = 0; i < Ports; i = i + 1) begin
+      if (c_pin_q[i]) begin
+        pin_now[c_slot_q[i]] = 1'b1;
+      end
+    end
+    // The lowest invalid way, else the way older than every other unpinned way.
+    invalid  = ~s_valid_q;
+    seen     = 1'b0;
+    oldest   = 1'b0;
+    v_d      = {Ways{1'b0}};
+    for (a = 0; a < Ways; a = a + 1) begin
+      v_d[a] = invalid[a] && !seen;
+      seen   = seen || invalid[a];
+    end
+    if (invalid == {Ways{1'b0}}) begin
+      for (a = 0; a < Ways; a = a + 1) begin
+        oldest = !s_pin_q[a];
+{%- if ways > 1 %}
+        for (b = 0; b < Ways; b = b + 1) begin
+          if (b < a) begin
+            oldest = oldest && (s_pin_q[b] || !s_age_q[pair(b, a)]);
+          end else if (b > a) begin
+            oldest = oldest && (s_pin_q[b] || s_age_q[pair(a, b)]);
+          end
+        end
+{%- endif %}
+        v_d[a] = oldest;
+      end
+    end
+    v_none_d = v_d == {Ways{1'b0}};
+  end
+
+  // ---------------------------------------------------------------------------------
+  // Next state of the tags, pins and ages.
+  reg [Lines-1:0] valid_d;
+  reg [Lines-1:0] pin_d;
+
+  always @(*) begin : b_state
+    valid_d = valid_q;
+    if (alloc) begin
+      valid_d[alloc_slot] = 1'b1;
+    end
+    if (inv_now) begin
+      valid_d = {Lines{1'b0}};
+    end
+    pin_d = emit ? {Lines{1'b0}} : pin_now;
+  end
+{%- if ways > 1 %}
+
+  // Ages: a touched way becomes younger than every other (LRU: hits and allocations in
+  // texel order; FIFO: allocations only). An invalidate restores the reset order, lower
+  // ways older.
+  localparam [PairW-1:0] AgeReset = {PairW{1'b1}};
+
+  genvar ga;
+  generate
+    for (ga = 0; ga < Sets; ga = ga + 1) begin : g_age
+      reg [PairW-1:0] set_age_q;
+      reg [PairW-1:0] age_d;
+
+      always @(*) begin : b_age
+        integer i;
+        integer a;
+        integer b;
+        age_d = set_age_q;
+        for (a = 0; a < Ways; a = a + 1) begin
+          for (b = a + 1; b < Ways; b = b + 1) begin
+{%- if lru %}
+            for (i = 0; i < Ports; i = i + 1) begin
+              if (c_touch_q[i] && c_set_q[i] == ga) begin
+                if (c_way_q[i][a]) begin
+                  age_d[pair(a, b)] = 1'b0;
+                end
+                if (c_way_q[i][b]) begin
+                  age_d[pair(a, b)] = 1'b1;
+                end
+              end
+            end
+{%- endif %}
+            if (alloc && m_set_q == ga) begin
+              if (v_q[a]) begin
+                age_d[pair(a, b)] = 1'b0;
+              end
+              if (v_q[b]) begin
+                age_d[pair(a, b)] = 1'b1;
+              end
+            end
+          end
+        end
+        if (inv_now) begin
+          age_d = AgeReset;
+        end
+      end
+
+      always @(posedge clk_i{{ rst.edge }}) begin
+        if ({{ rst.active }}) begin
+          set_age_q <= AgeReset;
+        end else begin
+          set_age_q <= age_d;
+        end
+      end
+
+      assign age_q[ga] = set_age_q;
+    end
+  endgenerate
+{%- endif %}
+
+  // ---------------------------------------------------------------------------------
+  // Registers.
+  always @(posedge clk_i{{ rst.edge }}) begin : b_ctrl
+    integer i;
+    if ({{ rst.active }}) begin
+      valid_q    <= {Lines{1'b0}};
+      pin_q      <= {Lines{1'b0}};
+      state_q    <= MRun;
+      l1_valid_q <= 1'b0;
+      l2_valid_q <= 1'b0;
+      t_valid_q  <= 1'b0;
+      t_pend_q   <= {Ports{1'b0}};
+      p_mask_q   <= {Ports{1'b0}};
+      c_pin_q    <= {Ports{1'b0}};
+      c_touch_q  <= {Ports{1'b0}};
+      for (i = 0; i < Lines; i = i + 1) begin
+        gen_q[i] <= {GenW{1'b0}};
+      end
+    end else begin
+      valid_q <= valid_d;
+      pin_q   <= pin_d;
+      for (i = 0; i < Lines; i = i + 1) begin
+        if (alloc && alloc_slot == i[SlotW-1:0]) begin
+          gen_q[i] <= gen_q[i] + 1'b1;
+        end
+      end
+      if (req_ready_o) begin
+        l1_valid_q <= req_valid_i;
+      end
+      if (l1_take) begin
+        l2_valid_q <= l1_valid_q;
+      end
+      if (l2_take) begin
+        t_valid_q <= 1'b1;
+      end else if (done) begin
+        t_valid_q <= 1'b0;
+      end
+      // Pending texels: loaded with the request, cleared as they join a pass.
+      if (l2_take) begin
+        t_pend_q <= l2_act_q;
+      end else if (run) begin
+        t_pend_q <= t_pend_q & ~commit;
+      end
+      if (emit) begin
+        p_mask_q <= {Ports{1'b0}};
+      end else if (run) begin
+        p_mask_q <= pass_mask;
+      end
+      c_pin_q   <= (run && !emit) ? commit : {Ports{1'b0}};
+      c_touch_q <= run ? commit : {Ports{1'b0}};
+      case (state_q)
+        MRun: begin
+          if (run && t_miss != {Ports{1'b0}}) begin
+            state_q <= MSet;
+          end
+        end
+        MSet: state_q <= MVict;
+        MVict: state_q <= MAct;
+        default: begin
+          if (alloc || (v_none_q && pass_ready_i)) begin
+            state_q <= MRun;
+          end else if (!v_none_q) begin
+            state_q <= MSet;  // the victim is busy: read again
+          end
+        end
+      endcase
+    end
+  end
+
+  // Datapath registers: no reset.
+  always @(posedge clk_i) begin : b_data
+    integer i;
+    integer j;
+    for (i = 0; i < Lines; i = i + 1) begin
+      if (alloc && alloc_slot == i[SlotW-1:0]) begin
+        tag_q[i] <= tag_of(m_line_q);
+      end
+    end
+    if (req_ready_o) begin
+      l1_q <= req_data_i;
+    end
+    if (l1_take) begin
+      l2_inv_q  <= l1_q[ReqInvLsb];
+      l2_act_q  <= l1_q[ReqInvLsb] ? {Ports{1'b0}} : l1_q[ReqActLsb +: Ports];
+      l2_nact_q <= look_nact;
+      for (i = 0; i < Ports; i = i + 1) begin
+        l2_line_q[i] <= look_line[i];
+        l2_off_q[i]  <= l1_q[i*AddrW +: OffW];
+        for (j = 0; j < Ports; j = j + 1) begin
+          l2_line_eq_q[i][j] <= look_line[i] == look_line[j];
+          l2_set_eq_q[i][j]  <= set_of(look_line[i]) == set_of(look_line[j]);
+        end
+      end
+    end
+    for (i = 0; i < Ports; i = i + 1) begin
+      l2_way_q[i]  <= l2_way_d[i];
+      l2_slot_q[i] <= l2_slot_d[i];
+    end
+    // The request being committed: loaded from L2, its lookups kept current.
+    for (i = 0; i < Ports; i = i + 1) begin
+      if (l2_take) begin
+        t_way_q[i]     <= inv_now ? {Ways{1'b0}} : l2_way_q[i];
+        t_slot_q[i]    <= l2_slot_q[i];
+        t_line_q[i]    <= l2_line_q[i];
+        t_off_q[i]     <= l2_off_q[i];
+        t_line_eq_q[i] <= l2_line_eq_q[i];
+        t_set_eq_q[i]  <= l2_set_eq_q[i];
+      end else if (alloc) begin
+        t_way_q[i] <= m_line_eq_q[i] ? v_q : (m_set_eq_q[i] ? t_way_q[i] & ~v_q : t_way_q[i]);
+        if (m_line_eq_q[i]) begin
+          t_slot_q[i] <= alloc_slot;
+        end
+      end
+      c_slot_q[i] <= t_slot_q[i];
+{%- if lru %}
+      c_set_q[i]  <= set_of(t_line_q[i]);
+      c_way_q[i]  <= t_way_q[i];
+{%- endif %}
+    end
+    if (l2_take) begin
+      t_inv_q  <= l2_inv_q;
+      hits_q   <= l2_nact_q;
+      misses_q <= {CountW{1'b0}};
+    end else if (alloc) begin
+      hits_q   <= hits_q - 1'b1;
+      misses_q <= misses_q + 1'b1;
+    end
+    if (run) begin
+      m_q <= first_miss;
+    end
+    if (state_q == MSet) begin
+      m_set_q     <= m_set;
+      m_line_q    <= m_line;
+      m_line_eq_q <= m_line_eq;
+      m_set_eq_q  <= m_set_eq;
+      s_valid_q   <= valid_q[slot_of(m_set, {WayW{1'b0}}) +: Ways];
+      s_pin_q     <= pin_now[slot_of(m_set, {WayW{1'b0}}) +: Ways];
+      s_full_q    <= slot_full_i[slot_of(m_set, {WayW{1'b0}}) +: Ways];
+{%- if ways > 1 %}
+      s_age_q     <= age_q[m_set];
+{%- endif %}
+    end
+    if (state_q == MVict) begin
+      v_q      <= v_d;
+      v_none_q <= v_none_d;
+      v_ok_q   <= fill_room_i && (v_d & s_full_q) == {Ways{1'b0}};
+    end
+  end
+
+endmodule
