@@ -315,6 +315,9 @@ module {{ name }} #(
   reg [Ports-1:0] serve;
   reg complete;  // this round finishes the request
   reg [Lines-1:0] ref_dec;
+  // Reads done count down a clock later, everywhere at once: a fill then starts a clock
+  // later than it could, never earlier.
+  reg [Lines-1:0] ref_dec_q;
   reg [CreditW-1:0] credit_q;
   reg [CreditW-1:0] credit_d;
   wire out_pop;
@@ -409,7 +412,8 @@ module {{ name }} #(
   endgenerate
 
   // ---------------------------------------------------------------------------------
-  // Data stage 2: bank outputs land in the response; a complete one enters the output
+  // Data stages 2 and 3: the banks read in two clocks (RAM, then its output register);
+  // stage 3's bank outputs land in the response, and a complete one enters the output
   // queue, for which stage 1 holds a credit.
   reg s2_valid_q;
   reg s2_complete_q;
@@ -417,6 +421,12 @@ module {{ name }} #(
   reg [BankW-1:0] s2_bank_q [0:Ports-1];
   reg [CountW-1:0] s2_hits_q;
   reg [CountW-1:0] s2_misses_q;
+  reg s3_valid_q;
+  reg s3_complete_q;
+  reg [Ports-1:0] s3_serve_q;
+  reg [BankW-1:0] s3_bank_q [0:Ports-1];
+  reg [CountW-1:0] s3_hits_q;
+  reg [CountW-1:0] s3_misses_q;
   reg [WordW-1:0] acc_q [0:Ports-1];
   reg [WordW-1:0] acc_d [0:Ports-1];
   reg [RspW-1:0] out_in;
@@ -424,14 +434,14 @@ module {{ name }} #(
 
   always @(*) begin : b_collect
     integer i;
-    out_push = s2_valid_q && s2_complete_q;
+    out_push = s3_valid_q && s3_complete_q;
     for (i = 0; i < Ports; i = i + 1) begin
       acc_d[i] = acc_q[i];
-      if (s2_valid_q && s2_serve_q[i]) begin
-        acc_d[i] = bank_rdata[s2_bank_q[i]];
+      if (s3_valid_q && s3_serve_q[i]) begin
+        acc_d[i] = bank_rdata[s3_bank_q[i]];
       end
     end
-    out_in = {s2_misses_q, s2_hits_q{% for i in port_list_rev %}, acc_d[{{ i }}]{% endfor %}};
+    out_in = {s3_misses_q, s3_hits_q{% for i in port_list_rev %}, acc_d[{{ i }}]{% endfor %}};
     if (out_push) begin
       for (i = 0; i < Ports; i = i + 1) begin
         acc_d[i] = {WordW{1'b0}};
@@ -468,11 +478,13 @@ module {{ name }} #(
       mshr_tail_q <= {MshrPtrW{1'b0}};
       mshr_cnt_q  <= {MshrCntW{1'b0}};
       push_q     <= 1'b0;
+      ref_dec_q  <= {Lines{1'b0}};
       beat_q     <= {BeatW{1'b0}};
       s1_valid_q <= 1'b0;
       pend_q     <= {Ports{1'b0}};
       credit_q   <= OutCredits;
       s2_valid_q <= 1'b0;
+      s3_valid_q <= 1'b0;
       for (i = 0; i < Lines; i = i + 1) begin
         ref_q[i] <= {RefW{1'b0}};
         wr_q[i]  <= {GenW{1'b0}};
@@ -486,6 +498,7 @@ module {{ name }} #(
       end
     end else begin
       push_q     <= q_push;
+      ref_dec_q  <= ref_dec;
       if (alloc) begin
         mshr_tail_q <= (mshr_tail_q == LastMshr) ? {MshrPtrW{1'b0}} : mshr_tail_q + 1'b1;
       end
@@ -496,8 +509,8 @@ module {{ name }} #(
       for (i = 0; i < MshrEntries; i = i + 1) begin
         if (alloc && mshr_tail_q == i[MshrPtrW-1:0]) begin
           // Every reader of the victim queued now reads a previous generation.
-          mshr_old_q[i] <= ref_q[alloc_slot] - {{ "{" }}{(RefW-1){1'b0}}, ref_dec[alloc_slot]};
-        end else if (mshr_old_q[i] != {RefW{1'b0}} && ref_dec[mshr_slot_q[i]]) begin
+          mshr_old_q[i] <= ref_q[alloc_slot] - {{ "{" }}{(RefW-1){1'b0}}, ref_dec_q[alloc_slot]};
+        end else if (mshr_old_q[i] != {RefW{1'b0}} && ref_dec_q[mshr_slot_q[i]]) begin
           mshr_old_q[i] <= mshr_old_q[i] - 1'b1;
         end
       end
@@ -506,11 +519,12 @@ module {{ name }} #(
       pend_q     <= pend_d;
       credit_q   <= credit_d;
       s2_valid_q <= issue;
+      s3_valid_q <= s2_valid_q;
       for (i = 0; i < Ports; i = i + 1) begin
         acc_q[i] <= acc_d[i];
       end
       for (i = 0; i < Lines; i = i + 1) begin
-        ref_q[i] <= ref_q[i] + {{ "{" }}{(RefW-1){1'b0}}, ref_inc[i]} - {{ "{" }}{(RefW-1){1'b0}}, ref_dec[i]};
+        ref_q[i] <= ref_q[i] + {{ "{" }}{(RefW-1){1'b0}}, ref_inc[i]} - {{ "{" }}{(RefW-1){1'b0}}, ref_dec_q[i]};
         if (wr_inc[i]) begin
           wr_q[i] <= wr_q[i] + 1'b1;
         end
@@ -535,6 +549,15 @@ module {{ name }} #(
       s2_misses_q   <= s1_misses;
       for (i = 0; i < Ports; i = i + 1) begin
         s2_bank_q[i] <= s1_bank[i];
+      end
+    end
+    if (s2_valid_q) begin
+      s3_complete_q <= s2_complete_q;
+      s3_serve_q    <= s2_serve_q;
+      s3_hits_q     <= s2_hits_q;
+      s3_misses_q   <= s2_misses_q;
+      for (i = 0; i < Ports; i = i + 1) begin
+        s3_bank_q[i] <= s2_bank_q[i];
       end
     end
   end

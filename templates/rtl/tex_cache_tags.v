@@ -360,6 +360,11 @@ module {{ name }} (
     end
     // The lowest invalid way, else the way older than every other unpinned way.
     invalid  = ~s_valid_q;
+    // Every local gets a value before the first branch (one set on some paths only is
+    // a latch).
+{%- if ways > 1 %}
+    b        = 0;
+{%- endif %}
     seen     = 1'b0;
     oldest   = 1'b0;
     v_d      = {Ways{1'b0}};
