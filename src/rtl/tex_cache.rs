@@ -92,7 +92,6 @@ pub struct TexCacheTags {
     /// Age bits of a set: one per pair of ways.
     pub pair_w: u32,
     pub states: Vec<(String, u32)>,
-    pub port_list: Vec<u32>,
 }
 
 #[derive(Template)]
@@ -269,7 +268,8 @@ impl TexCacheTop {
             lines: self.lines,
             ports: self.ports,
             replacement: self.replacement,
-            lru: self.lru,
+            // One way has no order to keep.
+            lru: self.lru && self.ways > 1,
             aw: self.aw,
             off_w: self.off_w,
             line_addr_w: self.line_addr_w,
@@ -290,7 +290,6 @@ impl TexCacheTop {
                 .zip(0u32..)
                 .map(|(n, v)| (n.to_string(), v))
                 .collect(),
-            port_list: self.port_list.clone(),
         }
     }
 

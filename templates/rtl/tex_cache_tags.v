@@ -47,7 +47,9 @@ module {{ name }} (
   localparam integer SetW = {{ set_idx_w }};  // set index (one bit when there is one set)
   localparam integer TagW = {{ tag_w }};
   localparam integer Lines = {{ lines }};
+{%- if ways > 1 %}
   localparam integer Sets = {{ sets }};
+{%- endif %}
   localparam integer Ways = {{ ways }};
   localparam integer WayW = {{ way_idx_w }};  // way index (one bit when there is one way)
   localparam integer SlotW = {{ slot_w }};
@@ -60,7 +62,9 @@ module {{ name }} (
   localparam integer {{ f.0 }} = {{ f.1 }};
 {%- endfor %}
   localparam integer TexW = SlotW + GenW + OffW;  // {slot, gen, off}: a texel of a pass
+{%- if ways > 1 %}
   localparam integer PairW = {{ pair_w }};  // age bits of a set
+{%- endif %}
   // Tag unit states.
 {%- for s in states %}
   localparam [1:0] {{ s.0 }} = 2'd{{ s.1 }};
@@ -206,6 +210,8 @@ module {{ name }} (
   reg [Ways-1:0] l2_way_d [0:Ports-1];
   reg [SlotW-1:0] l2_slot_d [0:Ports-1];
   reg [CountW-1:0] look_nact;
+  reg [Ports-1:0] look_line_eq [0:Ports-1];
+  reg [Ports-1:0] look_set_eq [0:Ports-1];
 
   // An allocation or invalidate applied to a texel's lookup: its line now lives in the
   // victim's way; a texel that found the victim's old line misses; nothing survives an
@@ -227,6 +233,7 @@ module {{ name }} (
 
   always @(*) begin : b_lookup
     integer i;
+    integer j;
     integer w;
     look_nact = {CountW{1'b0}};
     for (i = 0; i < Ports; i = i + 1) begin
@@ -237,6 +244,12 @@ module {{ name }} (
       for (w = 0; w < Ways; w = w + 1) begin
         look_way[i][w] = valid_q[slot_of(set_of(look_line[i]), w[WayW-1:0])] &&
                          tag_q[slot_of(set_of(look_line[i]), w[WayW-1:0])] == tag_of(look_line[i]);
+      end
+    end
+    for (i = 0; i < Ports; i = i + 1) begin
+      for (j = 0; j < Ports; j = j + 1) begin
+        look_line_eq[i][j] = look_line[i] == look_line[j];
+        look_set_eq[i][j]  = set_of(look_line[i]) == set_of(look_line[j]);
       end
     end
     for (i = 0; i < Ports; i = i + 1) begin
@@ -266,7 +279,9 @@ module {{ name }} (
   reg [CountW-1:0] misses_q;
   // Hits of the previous clock, for the pins and ages.
   reg [Ports-1:0] c_pin_q;  // committed to a pass that is still being built
+{%- if lru %}
   reg [Ports-1:0] c_touch_q;  // committed (ages)
+{%- endif %}
   reg [SlotW-1:0] c_slot_q [0:Ports-1];
 {%- if lru %}
   reg [SetW-1:0] c_set_q [0:Ports-1];
@@ -479,7 +494,9 @@ module {{ name }} (
       t_pend_q   <= {Ports{1'b0}};
       p_mask_q   <= {Ports{1'b0}};
       c_pin_q    <= {Ports{1'b0}};
+{%- if lru %}
       c_touch_q  <= {Ports{1'b0}};
+{%- endif %}
       for (i = 0; i < Lines; i = i + 1) begin
         gen_q[i] <= {GenW{1'b0}};
       end
@@ -514,7 +531,9 @@ module {{ name }} (
         p_mask_q <= pass_mask;
       end
       c_pin_q   <= (run && !emit) ? commit : {Ports{1'b0}};
+{%- if lru %}
       c_touch_q <= run ? commit : {Ports{1'b0}};
+{%- endif %}
       case (state_q)
         MRun: begin
           if (run && t_miss != {Ports{1'b0}}) begin
@@ -537,7 +556,6 @@ module {{ name }} (
   // Datapath registers: no reset.
   always @(posedge clk_i) begin : b_data
     integer i;
-    integer j;
     for (i = 0; i < Lines; i = i + 1) begin
       if (alloc && alloc_slot == i[SlotW-1:0]) begin
         tag_q[i] <= tag_of(m_line_q);
@@ -553,10 +571,8 @@ module {{ name }} (
       for (i = 0; i < Ports; i = i + 1) begin
         l2_line_q[i] <= look_line[i];
         l2_off_q[i]  <= l1_q[i*AddrW +: OffW];
-        for (j = 0; j < Ports; j = j + 1) begin
-          l2_line_eq_q[i][j] <= look_line[i] == look_line[j];
-          l2_set_eq_q[i][j]  <= set_of(look_line[i]) == set_of(look_line[j]);
-        end
+        l2_line_eq_q[i] <= look_line_eq[i];
+        l2_set_eq_q[i]  <= look_set_eq[i];
       end
     end
     for (i = 0; i < Ports; i = i + 1) begin
