@@ -140,7 +140,6 @@ module {{ name }} (
   // ---------------------------------------------------------------------------------
   // Tag state. Valid, pinned and age bits are reset; tags and generations only matter
   // where valid (generations count allocations, and start at zero with the fills').
-  reg [TagW-1:0] tag_q [0:Lines-1];
   reg [Lines-1:0] valid_q;
   reg [Lines-1:0] pin_q;  // used by the pass being built
   reg [GenW-1:0] gen_q [0:Lines-1];
@@ -231,6 +230,30 @@ module {{ name }} (
     end
   endfunction
 
+  // Tags: one small RAM per way, indexed by set, written by allocations, read by every
+  // texel at once (FPGA tools make a LUT-RAM copy per read, which costs less than a
+  // multiplexer over flops).
+  wire [TagW-1:0] look_tag [0:Ports*Ways-1];  // texel i's candidate in way w: i * Ways + w
+
+  genvar gw;
+  genvar gt;
+  generate
+    for (gw = 0; gw < Ways; gw = gw + 1) begin : g_way
+      reg [TagW-1:0] way_tag_q [0:{{ sets - 1 }}];
+      wire way_we = alloc && v_q[gw];
+
+      always @(posedge clk_i) begin
+        if (way_we) begin
+          way_tag_q[m_set_q] <= tag_of(m_line_q);
+        end
+      end
+
+      for (gt = 0; gt < Ports; gt = gt + 1) begin : g_read
+        assign look_tag[gt*Ways + gw] = way_tag_q[set_of(l1_q[gt*AddrW + OffW +: LineAddrW])];
+      end
+    end
+  endgenerate
+
   always @(*) begin : b_lookup
     integer i;
     integer j;
@@ -243,7 +266,7 @@ module {{ name }} (
       look_line[i] = l1_q[i*AddrW + OffW +: LineAddrW];
       for (w = 0; w < Ways; w = w + 1) begin
         look_way[i][w] = valid_q[slot_of(set_of(look_line[i]), w[WayW-1:0])] &&
-                         tag_q[slot_of(set_of(look_line[i]), w[WayW-1:0])] == tag_of(look_line[i]);
+                         look_tag[i*Ways + w] == tag_of(look_line[i]);
       end
     end
     for (i = 0; i < Ports; i = i + 1) begin
@@ -345,6 +368,9 @@ module {{ name }} (
   reg [Lines-1:0] pin_now;  // pins with the previous clock's hits
   reg [Ways-1:0] v_d;
   reg v_none_d;
+  reg [Ways-1:0] set_valid;  // the miss's set's row of valid_q, pin_now, slot_full_i
+  reg [Ways-1:0] set_pin;
+  reg [Ways-1:0] set_full;
 
   always @(*) begin : b_miss
     integer i;
@@ -371,6 +397,17 @@ module {{ name }} (
     for (i = 0; i < Ports; i = i + 1) begin
       if (c_pin_q[i]) begin
         pin_now[c_slot_q[i]] = 1'b1;
+      end
+    end
+    // A multiplexer over rows: each row's slots are constant bits.
+    set_valid = {Ways{1'b0}};
+    set_pin   = {Ways{1'b0}};
+    set_full  = {Ways{1'b0}};
+    for (i = 0; i < Lines; i = i + Ways) begin
+      if (slot_of(m_set, {WayW{1'b0}}) == i[SlotW-1:0]) begin
+        set_valid = valid_q[i +: Ways];
+        set_pin   = pin_now[i +: Ways];
+        set_full  = slot_full_i[i +: Ways];
       end
     end
     // The lowest invalid way, else the way older than every other unpinned way.
@@ -556,11 +593,6 @@ module {{ name }} (
   // Datapath registers: no reset.
   always @(posedge clk_i) begin : b_data
     integer i;
-    for (i = 0; i < Lines; i = i + 1) begin
-      if (alloc && alloc_slot == i[SlotW-1:0]) begin
-        tag_q[i] <= tag_of(m_line_q);
-      end
-    end
     if (req_ready_o) begin
       l1_q <= req_data_i;
     end
@@ -616,9 +648,9 @@ module {{ name }} (
       m_line_q    <= m_line;
       m_line_eq_q <= m_line_eq;
       m_set_eq_q  <= m_set_eq;
-      s_valid_q   <= valid_q[slot_of(m_set, {WayW{1'b0}}) +: Ways];
-      s_pin_q     <= pin_now[slot_of(m_set, {WayW{1'b0}}) +: Ways];
-      s_full_q    <= slot_full_i[slot_of(m_set, {WayW{1'b0}}) +: Ways];
+      s_valid_q   <= set_valid;
+      s_pin_q     <= set_pin;
+      s_full_q    <= set_full;
 {%- if ways > 1 %}
       s_age_q     <= age_q[m_set];
 {%- endif %}
