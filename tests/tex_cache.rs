@@ -227,11 +227,11 @@ fn broken_line_generations_are_caught() {
         "wire fill_go = trk_valid;",
         &runs,
     );
-    // A reader that does not wait for its generation of the line.
+    // A reader that does not wait for its generation of the line (once it is in s1).
     assert_broken_cache_caught(
         &cfg,
-        "if (pend_q[i] && wr_q[s1_slot[i]] != s1_gen[i]) begin",
-        "if (pend_q[i] && 1'b0) begin",
+        "if (s1_mask[i] && wr_q[s1_slot[i]] != s1_gen[i]) begin",
+        "if (s1_mask[i] && 1'b0) begin",
         &runs,
     );
 }
@@ -273,6 +273,43 @@ fn broken_tag_forwarding_and_ages_are_caught() {
         "c_touch_q <= {Ports{1'b0}};",
         &[("rot30_256", 3, 0.0, 2), ("min2x_256", 3, 0.3, 20)],
     );
+}
+
+#[test]
+fn the_bank_read_depth_follows_the_clock_target_and_both_match_the_model() {
+    // At 50 MHz the RAM's clock-to-out fits with the bank select after it: a one-clock
+    // read. At 200 MHz on ECP5 it does not: the RAM's output register is on.
+    for (mhz, two_clock) in [(50.0, false), (200.0, true)] {
+        let cfg = parse(
+            &format!(
+                "[design]\nname = \"clk{n}\"\n[clock]\ntarget_mhz = {mhz:?}\n\
+                 [tmu.cache]\nsize_bytes = 1024\nline_bytes = 64\nways = 2\nbanks = 4\nports = 4\n\
+                 mshr_entries = 4\nreplacement = \"lru\"\nbus_bits = 64\nlayout = \"tiled4x4\"\nqueue_depth = 16\n",
+                n = mhz as u32
+            ),
+            "clk",
+        );
+        let design = elaborate(&cfg);
+        let bank = design
+            .modules
+            .iter()
+            .find(|m| m.kind == "tex_cache_bank")
+            .expect("bank module");
+        assert_eq!(
+            bank.text.contains("out_q <= rdata_q;"),
+            two_clock,
+            "{mhz} MHz:\n{}",
+            bank.text
+        );
+        cosim(
+            &cfg,
+            600,
+            &[
+                (None, 1, 0.2, 0.2, mem(20, 5, 0.0, 0.0)),
+                (Some("rot30_256"), 2, 0.0, 0.5, mem(2, 0, 0.0, 0.0)),
+            ],
+        );
+    }
 }
 
 /// The rendered `localparam integer <name> = <value>;` of a module, as a number.

@@ -5,6 +5,7 @@
 //! `bank_of` from that function and tests/tex_cache.rs runs both over every word offset.
 
 use crate::config::TexCache;
+use crate::iface::timing::{Op, Timing};
 
 /// Texel addresses in a request are word addresses of this many bits (32-bit bytes >> 2).
 pub const WORD_ADDR_BITS: u32 = 30;
@@ -175,5 +176,40 @@ mod tests {
         assert_eq!(l.inv_lsb(), l.act_lsb(15) + 1);
         assert_eq!(l.hits_lsb(), l.word_lsb(15) + 32);
         assert_eq!(l.misses_lsb() + COUNT_W, l.rsp_w);
+    }
+}
+
+/// The cache's clock-dependent structure, scheduled against the target clock.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CachePipe {
+    /// The banks' RAM output register: a two-clock read, when the RAM's clock-to-out and
+    /// the bank select after it do not fit in one period.
+    pub ram_out_reg: bool,
+}
+
+impl CachePipe {
+    pub fn new(cfg: &TexCache, timing: &Timing) -> Self {
+        let after_read = [Op::RamRead, Op::Mux(cfg.banks), Op::Lut(1)];
+        Self {
+            ram_out_reg: !timing.fits(&after_read),
+        }
+    }
+
+    /// Clocks from a bank read to its data.
+    pub fn ram_clocks(&self) -> u32 {
+        1 + u32::from(self.ram_out_reg)
+    }
+
+    /// What `gpurtl check` says about it.
+    pub fn describe(&self) -> String {
+        format!(
+            "bank reads in {} clock(s){}",
+            self.ram_clocks(),
+            if self.ram_out_reg {
+                " (RAM output register on)"
+            } else {
+                ""
+            }
+        )
     }
 }

@@ -93,6 +93,7 @@ pub enum Op {
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Timing {
     pub family: Family,
+    pub target_mhz: f64,
     pub period_ns: f64,
     pub delays: Delays,
 }
@@ -107,6 +108,7 @@ impl Timing {
         };
         Self {
             family: clock.family,
+            target_mhz: clock.target_mhz,
             period_ns: 1000.0 / clock.target_mhz,
             delays,
         }
@@ -165,7 +167,7 @@ impl Timing {
 
     /// Whether a hard block (block RAM, DSP) may run with its registers at this clock.
     pub fn hard_blocks_ok(&self) -> bool {
-        1000.0 / self.period_ns <= self.delays.hard_block_mhz
+        self.target_mhz <= self.delays.hard_block_mhz
     }
 }
 

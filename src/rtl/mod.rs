@@ -110,6 +110,8 @@ pub struct Ctx {
     pub rst: Rst,
     /// The comment line that opens every file.
     pub stamp: String,
+    /// The clock the pipelines are scheduled for.
+    pub timing: crate::iface::timing::Timing,
 }
 
 impl Ctx {
@@ -118,6 +120,7 @@ impl Ctx {
             prefix: cfg.design.module_prefix.clone(),
             rst: Rst::new(&cfg.reset),
             stamp: stamp(cfg),
+            timing: crate::iface::timing::Timing::new(&cfg.clock),
         }
     }
 

@@ -11,7 +11,7 @@ use super::{Ctx, MemPort, Module, RenderError, Rst, StreamPort, Unit, render};
 use crate::config::{Replacement, StageKind, TexCache, TexLayout};
 use crate::iface::field::{Field, lsb_params, pack, width};
 pub use crate::iface::tex_cache::WORD_ADDR_BITS;
-use crate::iface::tex_cache::{COUNT_W, CacheLayout, bank_check};
+use crate::iface::tex_cache::{COUNT_W, CacheLayout, CachePipe, bank_check};
 
 /// A slot's line generation: 2 bits let three fills of one slot be in flight, so a miss
 /// whose victim is still being filled rarely waits (a wider count costs queue bits per
@@ -56,6 +56,8 @@ pub struct TexCacheBank {
     pub depth: u32,
     pub addr_w: u32,
     pub stamp: String,
+    /// A second read register (the RAM's output register).
+    pub out_reg: bool,
 }
 
 /// The tag unit's states, in the order of their encodings.
@@ -106,6 +108,12 @@ pub struct TexCacheTop {
     pub fifo: String,
     pub bank_module: String,
     pub tags_module: String,
+    /// The banks' output register, from the clock schedule; the stage that collects data.
+    pub ram_out_reg: bool,
+    pub ram_clocks: u32,
+    pub collect: &'static str,
+    pub data_stages: &'static str,
+    pub target_mhz: String,
     pub size_bytes: u32,
     pub line_bytes: u32,
     pub sets: u32,
@@ -187,6 +195,7 @@ impl TexCacheTop {
         let wpb_w = log2(c.words_per_beat);
         let check = bank_check(c);
         let io = CacheLayout::new(c);
+        let pipe = CachePipe::new(c, &ctx.timing);
         Self {
             ctx: ctx.clone(),
             footprint_clocks: check.footprint_clocks,
@@ -199,6 +208,11 @@ impl TexCacheTop {
             fifo: ctx.module_name("hs_fifo"),
             bank_module: ctx.module_name("tex_cache_bank"),
             tags_module: ctx.module_name("tex_cache_tags"),
+            ram_out_reg: pipe.ram_out_reg,
+            ram_clocks: pipe.ram_clocks(),
+            collect: if pipe.ram_out_reg { "s3" } else { "s2" },
+            data_stages: if pipe.ram_out_reg { "s2, s3" } else { "s2" },
+            target_mhz: format!("{}", ctx.timing.target_mhz),
             size_bytes: c.size_bytes,
             line_bytes: c.line_bytes,
             sets: c.sets,
@@ -308,6 +322,7 @@ impl TexCacheTop {
             depth: self.bank_depth,
             addr_w: self.bank_addr_w,
             stamp: self.stamp.clone(),
+            out_reg: self.ram_out_reg,
         };
         modules.push(Module {
             name: bank.name.clone(),

@@ -9,9 +9,9 @@ use crate::workload::Workload;
 
 pub struct TexCache;
 
-/// Passes held outside the handshake registers: the one being looked up (`pos_q`) and
-/// the two stage registers behind it (`s1`, `s2`).
-pub const PIPELINE_PASSES: u64 = 3;
+/// Requests held outside the handshake registers: in the tag unit's L1, L2 and RUN
+/// registers, and in the data stages `s1`, `s2` and `s3`.
+pub const PIPELINE_PASSES: u64 = 6;
 
 impl UnitDef for TexCache {
     fn name(&self) -> &'static str {

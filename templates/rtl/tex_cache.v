@@ -21,8 +21,10 @@
 // head; this writes it as early as that is safe). Only a way with {{ max_pending }} fills already
 // in flight makes the miss wait. When every way of a set is used by the current pass the
 // request continues in a new pass.
-// Data stage: one clock per pass when no bank is asked for two words; latency from the
-// request to its response is 3 clocks plus the queue, on hits.
+// Data stage: one clock per pass when no bank is asked for two words; the banks read in
+// {{ ram_clocks }} clock(s) at {{ target_mhz }} MHz. On hits a request passes {{ 9 + ram_clocks }} registers to its response
+// (input, L1, L2, RUN, pass skid, pass queue, pass skid, s1, {{ data_stages }}, response
+// queue), plus any queueing.
 // Bank check at elaboration: the worst of {{ footprints_checked }} 2x2 footprints (every position,
 // wrap mode and mip level) reads in {{ footprint_clocks }} clock(s); a full request in at most {{ request_bound }}.
 // Combinational paths: none between ports (in and out go through registers).
@@ -202,10 +204,31 @@ module {{ name }} #(
   end
 
   // ---------------------------------------------------------------------------------
-  // Pass queue: tags run up to QueueDepth passes ahead of the data reads.
+  // Pass queue: tags run up to QueueDepth passes ahead of the data reads. A skid on
+  // each side keeps the queue's wide LUT RAM (its write enables and its read multiplexer)
+  // between registers.
+  wire qw_valid;
+  wire qw_ready;
+  wire [PassW-1:0] qw_data;
+  wire qr_valid;
+  wire qr_ready;
+  wire [PassW-1:0] qr_data;
   wire q_out_valid;
   reg q_pop;
   wire [PassW-1:0] q_out;
+
+  {{ skid }} #(
+    .Width (PassW)
+  ) u_pass_in_skid (
+    .clk_i       (clk_i),
+    .{{ rst.port }}{{ rst.pad }} ({{ rst.port }}),
+    .in_valid_i  (q_push),
+    .in_ready_o  (q_in_ready),
+    .in_data_i   (q_in),
+    .out_valid_o (qw_valid),
+    .out_ready_i (qw_ready),
+    .out_data_o  (qw_data)
+  );
 
   {{ fifo }} #(
     .Width (PassW),
@@ -213,9 +236,22 @@ module {{ name }} #(
   ) u_pass_queue (
     .clk_i       (clk_i),
     .{{ rst.port }}{{ rst.pad }} ({{ rst.port }}),
-    .in_valid_i  (q_push),
-    .in_ready_o  (q_in_ready),
-    .in_data_i   (q_in),
+    .in_valid_i  (qw_valid),
+    .in_ready_o  (qw_ready),
+    .in_data_i   (qw_data),
+    .out_valid_o (qr_valid),
+    .out_ready_i (qr_ready),
+    .out_data_o  (qr_data)
+  );
+
+  {{ skid }} #(
+    .Width (PassW)
+  ) u_pass_out_skid (
+    .clk_i       (clk_i),
+    .{{ rst.port }}{{ rst.pad }} ({{ rst.port }}),
+    .in_valid_i  (qr_valid),
+    .in_ready_o  (qr_ready),
+    .in_data_i   (qr_data),
     .out_valid_o (q_out_valid),
     .out_ready_i (q_pop),
     .out_data_o  (q_out)
@@ -333,7 +369,9 @@ module {{ name }} #(
   reg [BankAddrW-1:0] s1_addr [0:Ports-1];
   reg [Banks-1:0] rd_en;
   reg [BankAddrW-1:0] rd_addr [0:Banks-1];
-  reg lines_ready;
+  reg lines_ready_q;  // the pass in s1 may read its lines
+  reg ready_hold;
+  reg ready_load;
 
   always @(*) begin : b_read
     integer i;
@@ -345,11 +383,18 @@ module {{ name }} #(
       s1_addr[i] = bank_addr(s1_slot[i], s1_off[i]);
     end
     // Each texel waits for the generation of its line it was looked up in (a newer one
-    // is never written while this pass is queued).
-    lines_ready = 1'b1;
+    // is never written while this pass is queued, so a pass once ready stays ready): the
+    // check is registered, for the pass being loaded and then for the one held.
+    ready_hold = 1'b1;
+    ready_load = 1'b1;
     for (i = 0; i < Ports; i = i + 1) begin
-      if (pend_q[i] && wr_q[s1_slot[i]] != s1_gen[i]) begin
-        lines_ready = 1'b0;
+      if (s1_mask[i] && wr_q[s1_slot[i]] != s1_gen[i]) begin
+        ready_hold = 1'b0;
+      end
+      if (q_out[PassMaskLsb + i] &&
+          wr_q[q_out[PassTexelsLsb + (Ports - 1 - i) * TexW + TexSlotLsb +: SlotW]] !=
+          q_out[PassTexelsLsb + (Ports - 1 - i) * TexW + TexGenLsb +: GenW]) begin
+        ready_load = 1'b0;
       end
     end
     // One word per bank: the first pending texel of each bank picks it, and every pending
@@ -368,7 +413,7 @@ module {{ name }} #(
       serve[i] = pend_q[i] && rd_addr[s1_bank[i]] == s1_addr[i];
     end
     complete = s1_last && (pend_q & ~serve) == {Ports{1'b0}};
-    issue    = s1_valid_q && lines_ready && (!complete || credit_q != {CreditW{1'b0}});
+    issue    = s1_valid_q && lines_ready_q && (!complete || credit_q != {CreditW{1'b0}});
     s1_done  = issue && (pend_q & ~serve) == {Ports{1'b0}};
     s1_load  = q_out_valid && (!s1_valid_q || s1_done);
     q_pop    = s1_load;
@@ -412,21 +457,29 @@ module {{ name }} #(
   endgenerate
 
   // ---------------------------------------------------------------------------------
-  // Data stages 2 and 3: the banks read in two clocks (RAM, then its output register);
-  // stage 3's bank outputs land in the response, and a complete one enters the output
-  // queue, for which stage 1 holds a credit.
+{%- if ram_out_reg %}
+  // Data stages 2 and 3: the banks read in two clocks (RAM, then its output register, as
+  // the clock target asks); stage 3's bank outputs land in the response, and a complete
+  // one enters the output queue, for which stage 1 holds a credit.
+{%- else %}
+  // Data stage 2: the banks read in one clock (the clock target leaves room for the RAM's
+  // clock-to-out); bank outputs land in the response, and a complete one enters the
+  // output queue, for which stage 1 holds a credit.
+{%- endif %}
   reg s2_valid_q;
   reg s2_complete_q;
   reg [Ports-1:0] s2_serve_q;
   reg [BankW-1:0] s2_bank_q [0:Ports-1];
   reg [CountW-1:0] s2_hits_q;
   reg [CountW-1:0] s2_misses_q;
+{%- if ram_out_reg %}
   reg s3_valid_q;
   reg s3_complete_q;
   reg [Ports-1:0] s3_serve_q;
   reg [BankW-1:0] s3_bank_q [0:Ports-1];
   reg [CountW-1:0] s3_hits_q;
   reg [CountW-1:0] s3_misses_q;
+{%- endif %}
   reg [WordW-1:0] acc_q [0:Ports-1];
   reg [WordW-1:0] acc_d [0:Ports-1];
   reg [RspW-1:0] out_in;
@@ -434,14 +487,14 @@ module {{ name }} #(
 
   always @(*) begin : b_collect
     integer i;
-    out_push = s3_valid_q && s3_complete_q;
+    out_push = {{ collect }}_valid_q && {{ collect }}_complete_q;
     for (i = 0; i < Ports; i = i + 1) begin
       acc_d[i] = acc_q[i];
-      if (s3_valid_q && s3_serve_q[i]) begin
-        acc_d[i] = bank_rdata[s3_bank_q[i]];
+      if ({{ collect }}_valid_q && {{ collect }}_serve_q[i]) begin
+        acc_d[i] = bank_rdata[{{ collect }}_bank_q[i]];
       end
     end
-    out_in = {s3_misses_q, s3_hits_q{% for i in port_list_rev %}, acc_d[{{ i }}]{% endfor %}};
+    out_in = {{ "{" }}{{ collect }}_misses_q, {{ collect }}_hits_q{% for i in port_list_rev %}, acc_d[{{ i }}]{% endfor %}};
     if (out_push) begin
       for (i = 0; i < Ports; i = i + 1) begin
         acc_d[i] = {WordW{1'b0}};
@@ -481,10 +534,13 @@ module {{ name }} #(
       ref_dec_q  <= {Lines{1'b0}};
       beat_q     <= {BeatW{1'b0}};
       s1_valid_q <= 1'b0;
+      lines_ready_q <= 1'b0;
       pend_q     <= {Ports{1'b0}};
       credit_q   <= OutCredits;
       s2_valid_q <= 1'b0;
+{%- if ram_out_reg %}
       s3_valid_q <= 1'b0;
+{%- endif %}
       for (i = 0; i < Lines; i = i + 1) begin
         ref_q[i] <= {RefW{1'b0}};
         wr_q[i]  <= {GenW{1'b0}};
@@ -516,10 +572,13 @@ module {{ name }} #(
       end
       beat_q     <= beat_d;
       s1_valid_q <= s1_load | (s1_valid_q & ~s1_done);
+      lines_ready_q <= s1_load ? ready_load : ready_hold;
       pend_q     <= pend_d;
       credit_q   <= credit_d;
       s2_valid_q <= issue;
+{%- if ram_out_reg %}
       s3_valid_q <= s2_valid_q;
+{%- endif %}
       for (i = 0; i < Ports; i = i + 1) begin
         acc_q[i] <= acc_d[i];
       end
@@ -551,6 +610,7 @@ module {{ name }} #(
         s2_bank_q[i] <= s1_bank[i];
       end
     end
+{%- if ram_out_reg %}
     if (s2_valid_q) begin
       s3_complete_q <= s2_complete_q;
       s3_serve_q    <= s2_serve_q;
@@ -560,6 +620,7 @@ module {{ name }} #(
         s3_bank_q[i] <= s2_bank_q[i];
       end
     end
+{%- endif %}
   end
 
 endmodule

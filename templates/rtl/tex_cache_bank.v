@@ -5,9 +5,14 @@
 // form FPGA tools map to block RAM and ASIC flows swap for a macro. Reads and writes
 // never meet at one address (a line being filled is not read), so the read-during-write
 // behaviour is left to the RAM.
+{%- if out_reg %}
 // Latency 2 clocks (rdata_o two clocks after re_i): the RAM's read register, then its
 // output register, so the RAM's clock-to-out does not start a path (ECP5's DP16KD takes
 // 5.6 ns without it). No reset: datapath only.
+{%- else %}
+// Latency 1 clock (rdata_o the clock after re_i): at this clock target the RAM's
+// clock-to-out fits in the period with the logic after it. No reset: datapath only.
+{%- endif %}
 module {{ name }} #(
   parameter integer Width = {{ width }},
   parameter integer Depth = {{ depth }},
@@ -24,7 +29,9 @@ module {{ name }} #(
 
   reg [Width-1:0] mem_q [0:Depth-1];
   reg [Width-1:0] rdata_q;
+{%- if out_reg %}
   reg [Width-1:0] out_q;
+{%- endif %}
 
   always @(posedge clk_i) begin
     if (we_i) begin
@@ -38,10 +45,16 @@ module {{ name }} #(
     end
   end
 
+{%- if out_reg %}
+
   always @(posedge clk_i) begin
     out_q <= rdata_q;
   end
 
   assign rdata_o = out_q;
+{%- else %}
+
+  assign rdata_o = rdata_q;
+{%- endif %}
 
 endmodule
