@@ -296,11 +296,13 @@ impl MemMgr {
                 },
             ],
             operands: vec![
-                ("part_base", "[31:0] "),
-                ("part_last", "[31:0] "),
                 ("img_addr", "[31:0] "),
                 ("shader_slot_base", "[31:0] "),
                 ("arg_pages", "[31:0] "),
+                ("tex_range_bad", ""),
+                ("img_range_bad", ""),
+                ("arg_zero", ""),
+                ("hops_zero", ""),
             ],
             verdict: vec![
                 ("code", "[CodeW-1:0] "),
@@ -308,6 +310,8 @@ impl MemMgr {
                 ("walk", ""),
                 ("from", "[PageW-1:0] "),
                 ("hops", "[CountW-1:0] "),
+                ("ok", ""),
+                ("free_empty", ""),
             ],
             after_take: match (sched.ram_reg, sched.check_reg) {
                 (true, _) => "StRead",

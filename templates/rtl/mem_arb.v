@@ -380,20 +380,6 @@ module {{ name }} #(
   wire rd_last = (rbeat_q == head_len);
   wire tag_pop;
 
-  {{ fifo }} #(
-    .Width(TagW),
-    .Depth(Outstanding)
-  ) u_read_tags (
-    .clk_i      (clk_i),
-    .{{ rst.port }}{{ rst.pad }}({{ rst.port }}),
-    .in_valid_i (tag_push),
-    .in_ready_o (tag_in_ready),
-    .in_data_i  ({{ tag_in }}),
-    .out_valid_o(tag_valid),
-    .out_ready_i(tag_pop),
-    .out_data_o (tag_data)
-  );
-
   // Read tags in flight, counted as the FIFO counts them, so that a read's room for its
   // tag is a flop rather than the FIFO's count compare on the path to the grant.
   localparam integer TagCntW = $clog2(Outstanding + 1);
@@ -424,6 +410,20 @@ module {{ name }} #(
       tag_room_q <= tag_room_d;
     end
   end
+
+  {{ fifo }} #(
+    .Width(TagW),
+    .Depth(Outstanding)
+  ) u_read_tags (
+    .clk_i      (clk_i),
+    .{{ rst.port }}{{ rst.pad }}({{ rst.port }}),
+    .in_valid_i (tag_push),
+    .in_ready_o (tag_in_ready),
+    .in_data_i  ({{ tag_in }}),
+    .out_valid_o(tag_valid),
+    .out_ready_i(tag_pop),
+    .out_data_o (tag_data)
+  );
 {%- if pipe.rtag_stage %}
 
   // The head tag register: the FIFO's head tag, decoded into one flag per reader, so

@@ -138,6 +138,7 @@ module {{ name }} #(
   // The page walk: pages still to hop, and the page whose pointer is being read.
   reg  [CountW-1:0]   left_q, left_d;
   reg  [PageW-1:0]    prev_q, prev_d;
+  reg last_q, last_d;  // left_q is one: this hop is the walk's last (a flop: off the RAM path)
   reg  [CodeW-1:0]    rsp_code_q, rsp_code_d;
   reg  [ArgW-1:0]     rsp_arg_q, rsp_arg_d;
 
@@ -222,6 +223,11 @@ module {{ name }} #(
   reg [31:0] shader_slot_base;
   reg [SlotW-1:0] shader_slot;
   wire [31:0] img_addr = image_slot_base + cmd_arg_q;
+  // The checks on the command alone.
+  wire tex_range_bad = (cmd_arg_q < part_base) || (cmd_arg_q > part_last);
+  wire img_range_bad = (cmd_arg_q >= {{ image_slot_bytes }});
+  wire arg_zero = (cmd_arg_q == 32'd0);
+  wire hops_zero = (arg_hops == 32'd0);
 
   always @(*) begin
     part_base = 32'h0;
@@ -283,6 +289,9 @@ module {{ name }} #(
   reg check_walk;  // ALLOC and TRANSLATE: start a walk of check_hops pages
   reg [PageW-1:0] check_from;
   reg [CountW-1:0] check_hops;
+  // Decoded for the decide clock: the code is OK, the free list is empty.
+  wire check_ok = (check_code == CodeOk);
+  wire check_free_empty = (free_q == {CountW{1'b0}});
 
   always @(*) begin
     check_code = CodeOk;
@@ -295,7 +304,7 @@ module {{ name }} #(
         check_data = cmd_arg_q;
         if (!cmd_tex_ok_q) begin
           check_code = CodeBadId;
-        end else if (cmd_arg_q < opd_part_base || cmd_arg_q > opd_part_last) begin
+        end else if (opd_tex_range_bad) begin
           check_code = CodeRange;
         end
       end
@@ -311,7 +320,7 @@ module {{ name }} #(
         check_data = opd_img_addr;
         if (cmd_id_ix >= {{ image_slots_ix }}) begin
           check_code = CodeBadId;
-        end else if (cmd_arg_q >= {{ image_slot_bytes }}) begin
+        end else if (opd_img_range_bad) begin
           check_code = CodeRange;
         end
       end
@@ -329,7 +338,7 @@ module {{ name }} #(
           check_code = CodeBadId;
         end else if (obj_live) begin
           check_code = CodeAlreadyAllocated;
-        end else if (cmd_arg_q == 32'd0) begin
+        end else if (opd_arg_zero) begin
           check_code = CodeRange;
         end else if (opd_arg_pages > free_ext) begin
           check_code = CodeNoMemory;
@@ -364,7 +373,7 @@ module {{ name }} #(
         end else if (cmd_op_q == OpTranslate) begin
           if (cmd_arg_q >= obj_size) begin
             check_code = CodeRange;
-          end else if (arg_hops != 32'd0) begin
+          end else if (!opd_hops_zero) begin
             check_walk = 1'b1;
             check_from = obj_start;
             check_hops = arg_hops[CountW-1:0];
@@ -386,7 +395,6 @@ module {{ name }} #(
   wire {{ r }}vd_{{ n }} = check_{{ n }};
 {%- endif %}
 {%- endfor %}
-  wire vd_ok = (vd_code == CodeOk);
 {%- if sched.check_reg %}
 
   always @(posedge clk_i) begin
@@ -407,6 +415,7 @@ module {{ name }} #(
     shader_next_d = shader_next_q;
     left_d        = left_q;
     prev_d        = prev_q;
+    last_d        = last_q;
     rsp_valid_d   = rsp_valid_q & ~rsp_ready_i;
     rsp_code_d    = rsp_code_q;
     rsp_arg_d     = rsp_arg_q;
@@ -474,7 +483,7 @@ module {{ name }} #(
             end
             OpFree: begin
               // Append the object's chain to the free list's tail.
-              if (free_q == {CountW{1'b0}}) begin
+              if (vd_free_empty) begin
                 head_d = obj_start;
               end else begin
                 pt_we    = 1'b1;
@@ -501,6 +510,7 @@ module {{ name }} #(
           pt_raddr    = vd_from;
           prev_d      = vd_from;
           left_d      = vd_hops;
+          last_d      = (vd_hops == {{ count_one }});
         end
       end
 {%- if sched.ram_reg %}
@@ -510,7 +520,7 @@ module {{ name }} #(
 {%- endif %}
       StWalk: begin
         // pt_word is next(prev_q): one page hop.
-        if (left_q == {{ count_one }}) begin
+        if (last_q) begin
           state_d     = StIdle;
           rsp_valid_d = 1'b1;
           rsp_code_d  = CodeOk;
@@ -528,6 +538,7 @@ module {{ name }} #(
           pt_raddr = pt_word;
           prev_d   = pt_word;
           left_d   = left_q - {{ count_one }};
+          last_d   = (left_d == {{ count_one }});
         end
       end
       default: begin
@@ -571,6 +582,7 @@ module {{ name }} #(
     end
     left_q     <= left_d;
     prev_q     <= prev_d;
+    last_q     <= last_d;
     rsp_code_q <= rsp_code_d;
     rsp_arg_q  <= rsp_arg_d;
   end
