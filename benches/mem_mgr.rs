@@ -1,6 +1,6 @@
 //! Memory manager figures, measured in Verilator co-simulation of the seed 002 preset's
 //! `mem_mgr` (every response checked against the model): translation latency per page
-//! hop, allocations per clock (single pages and longer chains, with the frees that
+//! hop (next to the schedule's, which the model's clock count uses), allocations per clock (single pages and longer chains, with the frees that
 //! return them), the command rate of the random mix, the Rust model's speed, and Yosys's
 //! cell count of the generic synthesis that tests/tools.rs runs.
 //!
@@ -13,6 +13,8 @@ use std::process::Command;
 use std::time::Instant;
 
 use gpurtl::config::{self, Config, MemMap};
+use gpurtl::iface::mem_mgr::Schedule;
+use gpurtl::iface::timing::Timing;
 use gpurtl::model::mem_mgr;
 use gpurtl::model::mem_mgr::Cmd;
 use gpurtl::rtl::mem_mgr::op;
@@ -62,9 +64,17 @@ fn main() {
     let (dir, _) = sim::build(&cfg, &design, &unit, false, &work).expect("verilates");
     let pb = map.page_bytes as u32;
 
+    let sched = Schedule::new(&Timing::new(&cfg.clock));
     println!(
         "## mem_mgr, seed002_hmgpu map ({} pages of {pb} bytes), {n} commands a run",
         map.pages
+    );
+    println!();
+    // The model's prediction: the same schedule the RTL was rendered with.
+    println!(
+        "Schedule: {} (the model predicts {} clock(s) per page hop).",
+        sched.describe(),
+        sched.hop_clocks()
     );
     println!();
     // Translation: one 64-page display list, then n translates at a fixed hop count.

@@ -7,7 +7,8 @@ mod common;
 
 use common::*;
 use gpurtl::config::Config;
-use gpurtl::iface::mem_mgr::init_clocks;
+use gpurtl::iface::mem_mgr::{Schedule, init_clocks};
+use gpurtl::iface::timing::Timing;
 use gpurtl::model::mem_mgr;
 use gpurtl::sim;
 
@@ -33,10 +34,18 @@ fn seed002() -> Config {
 }
 
 /// Clocks the RTL takes with no gaps and no stalls: the RAMs' initialisation (one clock
-/// per word of the deepest), then two clocks per command plus one per page hop.
+/// per word of the deepest), then the schedule's clocks per command and per page hop.
 fn expected_clocks(cfg: &Config, count: usize, seed: u64) -> u64 {
     let map = cfg.mem.as_ref().and_then(|m| m.map.as_ref()).expect("map");
-    init_clocks(map) + mem_mgr::clocks(map, &mem_mgr::commands(map, count, seed))
+    let sched = Schedule::new(&Timing::new(&cfg.clock));
+    init_clocks(map) + mem_mgr::clocks(map, &sched, &mem_mgr::commands(map, count, seed))
+}
+
+/// `cfg` built for another target clock.
+fn at_mhz(cfg: &Config, mhz: f64) -> Config {
+    let mut c = cfg.clone();
+    c.clock.target_mhz = mhz;
+    c
 }
 
 /// Runs seeds x (gap, stall) patterns on one build; every run must pass, and a run with
@@ -70,6 +79,25 @@ fn small_map_runs_out_of_memory_and_matches_the_model() {
 #[test]
 fn seed002_preset_map_matches_the_model() {
     cosim(&seed002(), 2500, &[3, 4]);
+}
+
+// The three depths the ECP5 schedule chooses: one-clock reads at 50 MHz, two-clock reads
+// at 100, two-clock reads and a registered verdict at 200. The clock counts stay exact.
+#[test]
+fn every_depth_matches_the_model_and_its_clock_count() {
+    let mut seen = Vec::new();
+    for mhz in [50.0, 100.0, 200.0] {
+        let cfg = at_mhz(&small_config(6), mhz);
+        let s = Schedule::new(&Timing::new(&cfg.clock));
+        seen.push((s.command_clocks(), s.hop_clocks()));
+        cosim(&cfg, 1000, &[5]);
+    }
+    assert_eq!(seen, [(2, 1), (3, 2), (4, 2)]);
+}
+
+#[test]
+fn seed002_map_at_a_slow_target_matches_the_model() {
+    cosim(&at_mhz(&seed002(), 50.0), 1500, &[6]);
 }
 
 #[test]

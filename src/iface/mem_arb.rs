@@ -1,12 +1,96 @@
 //! The contract of the memory arbiter: what its RTL and its model agree on. The
 //! requesters' stream ports, the layout of a request word, the layout of a read tag, and
-//! the read/write memory port the harness serves.
+//! the read/write memory port the harness serves, and the pipeline depth at the config's
+//! clock ([`Pipe`]).
 
 use serde::Serialize;
 
 pub use super::field::{Field, describe, lsb_params, pack, width};
+use super::timing::{Op, Timing};
 use super::{Dir, StreamPort};
 use crate::config::{ADDR_BITS, Mem};
+
+/// The arbiter's pipeline at the config's clock, decided from the delay table: the RTL
+/// renders it and the unit's expectation (the beats it can hold) reads it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct Pipe {
+    /// A beat register between the granted writer and the write-data skid. Without it the
+    /// skid's load enable and data depend on the burst state, the grant and the writers'
+    /// valid bits in one clock; with it they come from flops, and write beats reach
+    /// memory one clock later (still one a clock).
+    pub wdata_stage: bool,
+    /// A register after the read-tag FIFO holding the head tag decoded per reader. Without
+    /// it a read beat's routing is the FIFO's LUT RAM read, the id compare and the reader's
+    /// ready select before the read skid's load; with it the routing comes from flops (the
+    /// tag arrives long before its beats, so no beat waits for it).
+    pub rtag_stage: bool,
+}
+
+impl Pipe {
+    pub fn new(mem: &Mem, t: &Timing) -> Self {
+        Self {
+            wdata_stage: !t.fits(&Self::wdata_path(mem)),
+            rtag_stage: !t.fits(&Self::rtag_path(mem)),
+        }
+    }
+
+    /// A read beat's routing in one clock: the tag FIFO's LUT RAM read, the id compare,
+    /// the ready select over the readers, the skid's load (two levels).
+    pub fn rtag_path(mem: &Mem) -> [Op; 4] {
+        let readers = mem.requesters.iter().filter(|r| r.access.reads()).count();
+        [Op::Lut(1), Op::Lut(1), Op::Mux(readers as u32), Op::Lut(2)]
+    }
+
+    /// The write beat's way into the skid in one clock: the burst state and the skid's
+    /// ready (two levels), the granted writer's valid and data (a mux over the writers),
+    /// the skid's load (one level).
+    pub fn wdata_path(mem: &Mem) -> [Op; 3] {
+        let writers = mem.requesters.iter().filter(|r| r.access.writes()).count();
+        [Op::Lut(2), Op::Mux(writers as u32), Op::Lut(1)]
+    }
+
+    /// Clocks from a write beat's transfer at its requester to its offer on `mem_wdata_*`.
+    pub fn write_latency(&self) -> u32 {
+        1 + u32::from(self.wdata_stage)
+    }
+
+    /// Write beats the arbiter holds when full: the beat register, if any (the skid's own
+    /// two are in the unit's handshake stages).
+    pub fn beats_held(&self) -> u64 {
+        u64::from(self.wdata_stage)
+    }
+
+    /// The write path, as the header and `gpurtl check` say it.
+    pub fn wdata_line(&self) -> String {
+        format!(
+            "write beats through {}: at memory {} clock(s) after they are taken",
+            if self.wdata_stage {
+                "a beat register and a skid"
+            } else {
+                "a skid"
+            },
+            self.write_latency()
+        )
+    }
+
+    /// The read routing, as the header and `gpurtl check` say it.
+    pub fn rtag_line(&self) -> String {
+        if self.rtag_stage {
+            "read beats routed by a head-tag register decoded per reader".into()
+        } else {
+            "read beats routed by the tag FIFO's head".into()
+        }
+    }
+
+    /// The line `gpurtl check` prints.
+    pub fn describe(&self) -> String {
+        format!(
+            "{}; {}; one beat a clock",
+            self.wdata_line(),
+            self.rtag_line()
+        )
+    }
+}
 
 /// Requester `i`'s request word, lowest field first: `{write, len, addr}`, the byte
 /// address, the burst length as beats - 1, and a write flag only when the requester both
@@ -85,6 +169,27 @@ pub fn rw_mem_port(mem: &Mem) -> RwMemPort {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn at(mhz: f64) -> Timing {
+        Timing::new(&crate::config::ClockSection {
+            target_mhz: mhz,
+            family: crate::config::Family::Ecp5,
+        })
+    }
+
+    #[test]
+    fn the_beat_register_follows_the_target() {
+        let cfg = crate::config::load(None).expect("default");
+        let mem = cfg.mem.expect("mem");
+        for slow in [50.0, 100.0] {
+            let p = Pipe::new(&mem, &at(slow));
+            assert!(!p.wdata_stage && !p.rtag_stage, "{slow} MHz");
+        }
+        let fast = Pipe::new(&mem, &at(200.0));
+        assert!(fast.wdata_stage && fast.rtag_stage);
+        assert_eq!((fast.write_latency(), fast.beats_held()), (2, 1));
+        assert!(fast.describe().contains("2 clock(s)"));
+    }
 
     #[test]
     fn fields_pack_from_bit_zero() {

@@ -39,6 +39,7 @@
 use serde::Serialize;
 
 pub use super::Field;
+use super::timing::{Op as T, Timing};
 use crate::config::{MemMap, clog2};
 
 pub const OP_BITS: u32 = 4;
@@ -232,11 +233,12 @@ pub fn upper_camel(prefix: &str, name: &str) -> String {
 }
 
 /// Bits of the FSM's state register.
-pub const STATE_BITS: u32 = 2;
+pub const STATE_BITS: u32 = 3;
 
-/// The FSM's states: code, localparam name and what it does. The RTL declares them as
-/// localparams; the model's clock count ([`init_clocks`] in `Init`, then two clocks per
-/// command for `Idle` and `Decide`, one per page hop in `Walk`) follows them.
+/// The FSM's states: code, localparam name and what it does. The RTL declares the ones
+/// its [`Schedule`] uses as localparams; the model's clock count ([`init_clocks`] in
+/// `Init`, then [`Schedule::command_clocks`] per command, [`Schedule::hop_clocks`] per
+/// page hop) follows them.
 pub const STATES: &[(u32, &str, &str)] = &[
     (
         0,
@@ -244,9 +246,108 @@ pub const STATES: &[(u32, &str, &str)] = &[
         "initialise the RAMs after reset, request port not ready",
     ),
     (1, "StIdle", "take a command (the RAMs are read for it)"),
-    (2, "StDecide", "decide the command, answer or start a walk"),
-    (3, "StWalk", "hop one page per clock, then answer"),
+    (
+        2,
+        "StDecide",
+        "apply the verdict: answer, write the RAMs or start a walk",
+    ),
+    (3, "StWalk", "a page's next pointer is here: hop, or answer"),
+    (
+        4,
+        "StRead",
+        "the RAMs' words into their output registers, the command's operands registered",
+    ),
+    (5, "StCheck", "the verdict (code, data, walk) registered"),
+    (
+        6,
+        "StHop",
+        "the next pointer into the RAM's output register",
+    ),
 ];
+
+/// The pipeline of the manager at the config's clock: where the command path and the
+/// page walk are cut by registers. Decided from the delay table; the RTL renders it and
+/// the model's clock count reads it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct Schedule {
+    /// The RAMs' words registered before any logic uses them (two-clock reads), and the
+    /// command's operands registered in the same clock: a command takes a clock more and
+    /// a page hop two clocks.
+    pub ram_reg: bool,
+    /// The verdict (response code and data, the walk to start) registered a clock before
+    /// the decide clock applies it: a command takes a clock more.
+    pub check_reg: bool,
+    pub target_mhz: u32,
+}
+
+impl Schedule {
+    pub fn new(t: &Timing) -> Self {
+        // A registered verdict implies registered RAM words (the decide clock reads them
+        // after the RAMs have moved on), and a verdict that does not fit behind the RAM's
+        // read does not fit without it either.
+        let mut after_ram = vec![T::RamRead];
+        after_ram.extend(VERDICT_PATH);
+        Self {
+            ram_reg: !t.fits(&HOP_PATH) || !t.fits(&RAM_CHECK_PATH) || !t.fits(&after_ram),
+            check_reg: !t.fits(&VERDICT_PATH),
+            target_mhz: (1000.0 / t.period_ns).round() as u32,
+        }
+    }
+
+    /// Clocks from taking a command to offering its response, walks aside (the next
+    /// command is taken in the clock the response leaves).
+    pub fn command_clocks(&self) -> u64 {
+        2 + u64::from(self.ram_reg) + u64::from(self.check_reg)
+    }
+
+    /// Clocks per page hop of a walk.
+    pub fn hop_clocks(&self) -> u64 {
+        1 + u64::from(self.ram_reg)
+    }
+
+    /// The FSM states this schedule uses.
+    pub fn states(&self) -> Vec<(u32, &'static str, &'static str)> {
+        STATES
+            .iter()
+            .copied()
+            .filter(|(_, n, _)| match *n {
+                "StRead" => self.ram_reg,
+                "StCheck" => self.check_reg,
+                "StHop" => self.ram_reg,
+                _ => true,
+            })
+            .collect()
+    }
+
+    /// The line `gpurtl check` prints (and the RTL header).
+    pub fn describe(&self) -> String {
+        format!(
+            "{} MHz: {} RAM reads, {} verdict; {} clocks a command, {} a page hop",
+            self.target_mhz,
+            if self.ram_reg {
+                "two-clock"
+            } else {
+                "one-clock"
+            },
+            if self.check_reg {
+                "registered"
+            } else {
+                "combinational"
+            },
+            self.command_clocks(),
+            self.hop_clocks()
+        )
+    }
+}
+
+/// A page hop in one clock: the RAM's unregistered word through the address mux into
+/// the same RAM's address.
+pub const HOP_PATH: [T; 2] = [T::RamRead, T::Mux(4)];
+/// The RAM's unregistered word into a 32-bit compare (the size and range checks).
+pub const RAM_CHECK_PATH: [T; 3] = [T::RamRead, T::Carry(32), T::Lut(1)];
+/// The verdict and its application in one clock, from registered operands: a 32-bit
+/// compare, the code's priority, the decide clock's write enables, the RAM address mux.
+pub const VERDICT_PATH: [T; 4] = [T::Carry(32), T::Lut(2), T::Lut(2), T::Mux(4)];
 
 /// Image slots and shader slots: four each.
 pub const IMAGE_SLOTS: u64 = 4;
@@ -393,6 +494,26 @@ mod tests {
             assert_eq!(*code as usize, i);
             assert!(*code < 1 << STATE_BITS);
         }
+    }
+
+    #[test]
+    fn the_schedule_follows_the_target() {
+        let at = |mhz: f64| {
+            Schedule::new(&Timing::new(&crate::config::ClockSection {
+                target_mhz: mhz,
+                family: crate::config::Family::Ecp5,
+            }))
+        };
+        let (slow, mid, fast) = (at(50.0), at(100.0), at(200.0));
+        assert_eq!((slow.ram_reg, slow.check_reg), (false, false));
+        assert_eq!((slow.command_clocks(), slow.hop_clocks()), (2, 1));
+        assert_eq!((mid.ram_reg, mid.check_reg), (true, false));
+        assert_eq!((mid.command_clocks(), mid.hop_clocks()), (3, 2));
+        assert_eq!((fast.ram_reg, fast.check_reg), (true, true));
+        assert_eq!((fast.command_clocks(), fast.hop_clocks()), (4, 2));
+        assert_eq!(slow.states().len(), 4);
+        assert_eq!(fast.states().len(), STATES.len());
+        assert!(fast.describe().contains("4 clocks a command, 2 a page hop"));
     }
 
     #[test]

@@ -1,12 +1,13 @@
 //! Model of the memory manager `mem_mgr` (seed 002): the same state as the RTL (texture
 //! table, shader ping-pong bits, the next-page table with the free list threaded through
 //! it, the index blocks) and the same answer to every command, error codes included. The
-//! command encoding is the contract in `iface::mem_mgr`. Timing is not modelled: the RTL
-//! answers in order, so the responses alone are compared.
+//! command encoding is the contract in `iface::mem_mgr`. The responses are compared in
+//! order; [`clocks`] predicts the RTL's clock count from the same `Schedule` the RTL is
+//! rendered with.
 
 use crate::config::MemMap;
 use crate::iface::StreamPort;
-use crate::iface::mem_mgr::{Code, Encoding, IMAGE_SLOTS, op};
+use crate::iface::mem_mgr::{Code, Encoding, IMAGE_SLOTS, Schedule, op};
 use crate::rng::Rng;
 use crate::vectors::{Bits, PortVectors, VectorSet};
 
@@ -604,11 +605,11 @@ pub fn vectors(map: &MemMap, count: usize, seed: u64) -> VectorSet {
     encode(map, &commands(map, count, seed), seed)
 }
 
-/// Clocks the RTL takes for commands with no gaps and no stalls: take and decide (the
-/// next command is taken as the response leaves), plus one clock per page hop of an
-/// ALLOC or TRANSLATE walk; the last response adds one clock more, which the harness
-/// counts.
-pub fn clocks(map: &MemMap, cmds: &[Cmd]) -> u64 {
+/// Clocks the RTL takes for commands with no gaps and no stalls, on the schedule the RTL
+/// was rendered for: the schedule's clocks per command (the next command is taken as the
+/// response leaves), plus its clocks per page hop of an ALLOC or TRANSLATE walk; the
+/// last response adds one clock more, which the harness counts.
+pub fn clocks(map: &MemMap, sched: &Schedule, cmds: &[Cmd]) -> u64 {
     let mut m = MemMgr::new(map);
     let last = u64::from(!cmds.is_empty());
     last + cmds
@@ -620,7 +621,7 @@ pub fn clocks(map: &MemMap, cmds: &[Cmd]) -> u64 {
                 (op::TRANSLATE, Code::Ok) => u64::from(c.arg) >> m.enc.page_log,
                 _ => 0,
             };
-            2 + hops
+            sched.command_clocks() + hops * sched.hop_clocks()
         })
         .sum::<u64>()
 }

@@ -13,7 +13,8 @@ use super::{Ctx, Module, RenderError, Rst, Unit, render};
 use crate::config::{ADDR_BITS, Mem, Policy, StageKind};
 #[cfg(test)]
 use crate::iface::field::width;
-use crate::iface::mem_arb::{Field, describe, lsb_params, req_fields, tag_fields};
+use crate::iface::mem_arb::{Field, Pipe, describe, lsb_params, req_fields, tag_fields};
+use crate::iface::timing::Timing;
 // rtl/mod.rs, sim and the tests name the port and the ports here.
 pub use crate::iface::mem_arb::{RwMemPort, req_width, rw_mem_port, unit_ports};
 
@@ -117,6 +118,9 @@ pub struct ClassCtx {
     pub any_req: String,
     pub any_pick: String,
     pub assigns: Vec<String>,
+    /// Round robin: each member's pick, `<label>_pick[i] = req[i] & ~(any member ahead
+    /// of it asks)`.
+    pub pick_terms: Vec<String>,
 }
 
 pub struct BoundCtx {
@@ -162,6 +166,9 @@ pub struct MemArb {
     pub any_writer: bool,
     pub bounds: Vec<BoundCtx>,
     pub waits: Vec<String>,
+    /// The pipeline at the config's clock, and the target it was scheduled for.
+    pub pipe: Pipe,
+    pub target_mhz: String,
 }
 
 /// Requester `i` as the template sees it.
@@ -216,6 +223,7 @@ fn class_ctx(mem: &Mem, members: &[usize]) -> ClassCtx {
             any_req: format!("req_valid[{m}]"),
             any_pick: picks.join(" | "),
             assigns: vec![format!("pick[{m}] = 1'b1;")],
+            pick_terms: Vec::new(),
         };
     }
     let rev: Vec<String> = members
@@ -230,14 +238,38 @@ fn class_ctx(mem: &Mem, members: &[usize]) -> ClassCtx {
             .enumerate()
             .map(|(p, m)| format!("pick[{m}] = {label}_pick[{p}];"))
             .collect(),
-        label,
+        pick_terms: (0..k).map(|i| rr_pick_term(&label, k, i)).collect(),
         size,
         rr: true,
         k,
         member_names: names.join(", "),
         req_concat: format!("{{{}}}", rev.join(", ")),
         any_pick: picks.join(" | "),
+        label,
     }
+}
+
+/// Member `i`'s round-robin pick among `k`: it asks and no member ahead of it asks. The
+/// mask holds the members after the last winner (a thermometer), which come first, in
+/// order, then the others: `j < i` is ahead unless only `i` is masked, `j > i` only when
+/// `j` is masked and `i` is not.
+fn rr_pick_term(label: &str, k: usize, i: usize) -> String {
+    let m = |j: usize| format!("{label}_mask_q[{j}]");
+    let ahead: Vec<String> = (0..k)
+        .filter(|&j| j != i)
+        .map(|j| {
+            let when = if j < i {
+                format!("{} | ~{}", m(j), m(i))
+            } else {
+                format!("{} & ~{}", m(j), m(i))
+            };
+            format!("({label}_req[{j}] & ({when}))")
+        })
+        .collect();
+    format!(
+        "{label}_pick[{i}] = {label}_req[{i}] & ~({});",
+        ahead.join(" | ")
+    )
 }
 
 /// The request words' field offsets: every requester's fields lie at the same place
@@ -255,7 +287,7 @@ fn req_lsbs(mem: &Mem) -> Vec<(String, u32)> {
 }
 
 impl MemArb {
-    pub fn new(ctx: &Ctx, mem: &Mem) -> Self {
+    pub fn new(ctx: &Ctx, mem: &Mem, timing: &Timing) -> Self {
         let len_w = mem.len_bits();
         let reqs: Vec<ReqCtx> = (0..mem.requesters.len()).map(|i| req_ctx(mem, i)).collect();
         let classes: Vec<ClassCtx> = mem.classes().iter().map(|m| class_ctx(mem, m)).collect();
@@ -309,6 +341,8 @@ impl MemArb {
             classes,
             bounds,
             waits: waits.iter().map(Wait::describe).collect(),
+            pipe: Pipe::new(mem, timing),
+            target_mhz: format!("{:.0}", 1000.0 / timing.period_ns),
         }
     }
 
@@ -360,7 +394,7 @@ mod tests {
     use super::*;
     use crate::config;
 
-    fn arb(policy: &str) -> (Ctx, Mem) {
+    fn arb(policy: &str) -> (Ctx, Mem, Timing) {
         let toml = format!(
             "[design]\nname = \"t\"\n[mem]\ndata_bits = 64\nmax_burst = 8\npolicy = \"{policy}\"\n\
              [[mem.requesters]]\nname = \"a\"\naccess = \"both\"\nmax_burst = 8\npriority = 1\n\
@@ -369,15 +403,19 @@ mod tests {
              [[mem.requesters]]\nname = \"d\"\naccess = \"read\"\nmax_burst = 2\npriority = 2\n"
         );
         let cfg = config::parse(&toml, "test").expect("valid");
-        (Ctx::new(&cfg), cfg.mem.expect("mem"))
+        (
+            Ctx::new(&cfg),
+            cfg.mem.clone().expect("mem"),
+            Timing::new(&cfg.clock),
+        )
     }
 
     /// The field offsets and class sizes the arbiter declares are the contract's.
     #[test]
     fn rendered_localparams_are_the_contracts_layouts() {
         for policy in ["fixed", "round_robin", "classes"] {
-            let (ctx, mem) = arb(policy);
-            let arb = MemArb::new(&ctx, &mem);
+            let (ctx, mem, timing) = arb(policy);
+            let arb = MemArb::new(&ctx, &mem, &timing);
             let declared =
                 crate::rtl::align::localparams(&render(&arb.name, &arb).expect("renders"));
             let mut words = vec![tag_fields(&mem)];

@@ -12,7 +12,8 @@ use askama::Template;
 use super::{Ctx, Module, RenderError, Rst, StreamPort, Unit, render};
 use crate::config::{ADDR_BITS, MemMap, clog2};
 use crate::iface::mem_arb::{describe as describe_fields, lsb_params, width};
-use crate::iface::mem_mgr::{OPS, STATE_BITS, STATES, tex_fields};
+use crate::iface::mem_mgr::{OPS, STATE_BITS, Schedule, tex_fields};
+use crate::iface::timing::Timing;
 // Callers outside rtl (the CLI, the benches, the tests) reach the contract here too.
 pub use crate::iface::mem_mgr::{
     ARG_BITS, CODE_BITS, Code, Encoding, IMAGE_SLOTS, OP_BITS, SHADER_SLOTS, SLOT_BITS,
@@ -35,11 +36,19 @@ fn addr_lit(v: u64) -> String {
     format!("{ADDR_BITS}'h{v:08x}")
 }
 
-/// One constant of an N-way mux: the select value and the address it picks.
+/// One constant of an N-way mux: the select value and the address it picks (and, for a
+/// texture partition, its last byte).
 pub struct Choice {
     pub sel: String,
     pub addr: String,
+    pub last: String,
     pub label: String,
+}
+
+/// A RAM's word as the logic reads it: the port prefix and its range.
+pub struct RamWord {
+    pub port: &'static str,
+    pub range: &'static str,
 }
 
 #[derive(Template)]
@@ -118,6 +127,20 @@ pub struct MemMgr {
     pub init_bits: u32,
     pub init_last: String,
     pub init_one: String,
+    /// The pipeline at the config's clock, its header line and clock counts.
+    pub sched: Schedule,
+    pub sched_line: String,
+    pub command_clocks: u64,
+    pub hop_clocks: u64,
+    /// The RAMs' words, the command's operands and the verdict's signals, each with its
+    /// range (registered or wires as the schedule says).
+    pub ram_words: Vec<RamWord>,
+    pub operands: Vec<(&'static str, &'static str)>,
+    pub verdict: Vec<(&'static str, &'static str)>,
+    /// The state after the take, after StRead, and after a next pointer's address.
+    pub after_take: &'static str,
+    pub after_read: &'static str,
+    pub after_hop_read: &'static str,
 }
 
 /// `N'd0, ` for `n > 0` pad bits, else nothing.
@@ -130,13 +153,15 @@ fn pad(n: u32) -> String {
 }
 
 impl MemMgr {
-    pub fn new(ctx: &Ctx, map: &MemMap) -> Self {
+    pub fn new(ctx: &Ctx, map: &MemMap, timing: &Timing) -> Self {
         let enc = Encoding::new(map);
+        let sched = Schedule::new(timing);
         let choices = |n: u64, sel_bits: u32, base: u64, step: u64, labels: &[&str]| {
             (0..n)
                 .map(|i| Choice {
                     sel: format!("{sel_bits}'d{i}"),
                     addr: addr_lit(base + i * step),
+                    last: addr_lit(base + i * step + step - 1),
                     label: labels
                         .get(i as usize)
                         .map_or_else(|| format!("texture {i}"), |s| (*s).to_string()),
@@ -196,7 +221,8 @@ impl MemMgr {
                 .iter()
                 .map(|c| (c.rtl_name(), *c as u32))
                 .collect(),
-            states: STATES
+            states: sched
+                .states()
                 .iter()
                 .map(|(v, n, _)| ((*n).to_string(), *v))
                 .collect(),
@@ -225,7 +251,8 @@ impl MemMgr {
                 .iter()
                 .map(|c| format!("{} {}: {}", *c as u32, c.name(), c.meaning()))
                 .collect(),
-            state_lines: STATES
+            state_lines: sched
+                .states()
                 .iter()
                 .map(|(_, n, what)| format!("{n}: {what}"))
                 .collect(),
@@ -251,6 +278,53 @@ impl MemMgr {
             init_bits,
             init_last: format!("{init_bits}'d{}", init - 1),
             init_one: format!("{init_bits}'d1"),
+            sched_line: sched.describe(),
+            command_clocks: sched.command_clocks(),
+            hop_clocks: sched.hop_clocks(),
+            ram_words: vec![
+                RamWord {
+                    port: "pt",
+                    range: "[PageW-1:0] ",
+                },
+                RamWord {
+                    port: "obj",
+                    range: "[EntryW-1:0] ",
+                },
+                RamWord {
+                    port: "tex",
+                    range: "[TexEntryW-1:0] ",
+                },
+            ],
+            operands: vec![
+                ("img_addr", "[31:0] "),
+                ("shader_slot_base", "[31:0] "),
+                ("arg_pages", "[31:0] "),
+                ("tex_range_bad", ""),
+                ("img_range_bad", ""),
+                ("arg_zero", ""),
+                ("hops_zero", ""),
+            ],
+            verdict: vec![
+                ("code", "[CodeW-1:0] "),
+                ("data", "[ArgW-1:0] "),
+                ("walk", ""),
+                ("from", "[PageW-1:0] "),
+                ("hops", "[CountW-1:0] "),
+                ("ok", ""),
+                ("free_empty", ""),
+            ],
+            after_take: match (sched.ram_reg, sched.check_reg) {
+                (true, _) => "StRead",
+                (false, true) => "StCheck",
+                _ => "StDecide",
+            },
+            after_read: if sched.check_reg {
+                "StCheck"
+            } else {
+                "StDecide"
+            },
+            after_hop_read: if sched.ram_reg { "StHop" } else { "StWalk" },
+            sched,
             enc,
         }
     }
@@ -294,14 +368,16 @@ mod tests {
             let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(file);
             let cfg = crate::config::load(Some(&path)).expect("preset");
             let map = cfg.mem.as_ref().and_then(|m| m.map.clone()).expect("map");
-            let mgr = MemMgr::new(&Ctx::new(&cfg), &map);
+            let timing = Timing::new(&cfg.clock);
+            let mgr = MemMgr::new(&Ctx::new(&cfg), &map, &timing);
             let declared =
                 crate::rtl::align::localparams(&render(&mgr.name, &mgr).expect("renders"));
             let mut want: Vec<(String, u64)> = Vec::new();
             want.extend(OPS.iter().map(|o| (o.rtl_name(), u64::from(o.code))));
             want.extend(Code::ALL.iter().map(|c| (c.rtl_name(), *c as u64)));
             want.extend(
-                STATES
+                Schedule::new(&timing)
+                    .states()
                     .iter()
                     .map(|(v, n, _)| ((*n).to_string(), u64::from(*v))),
             );

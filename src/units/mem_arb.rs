@@ -2,6 +2,8 @@
 
 use super::UnitDef;
 use crate::config::Config;
+use crate::iface::mem_arb::Pipe;
+use crate::iface::timing::Timing;
 use crate::model::{self, Expectation};
 use crate::rtl::mem_arb::RwMemPort;
 use crate::rtl::{self, Ctx, Module, RenderError, Unit};
@@ -20,7 +22,8 @@ impl UnitDef for MemArb {
         cfg: &Config,
     ) -> Option<Result<(Unit, Vec<Module>), RenderError>> {
         let mem = cfg.mem.as_ref()?;
-        Some(rtl::mem_arb::MemArb::new(ctx, mem).elaborate())
+        let timing = Timing::new(&cfg.clock);
+        Some(rtl::mem_arb::MemArb::new(ctx, mem, &timing).elaborate())
     }
 
     fn vectors(
@@ -48,9 +51,10 @@ impl UnitDef for MemArb {
             cycles: None,
             // One beat per clock at most on the memory port.
             peak_rate: 1.0,
-            // Beats in the skids, and the beats of the read bursts in flight (the tag FIFO
-            // counts one item per burst).
+            // Beats in the skids and the beat register, and the beats of the read bursts in
+            // flight (the tag FIFO counts one item per burst).
             capacity: unit.stage_capacity()
+                + Pipe::new(mem, &Timing::new(&cfg.clock)).beats_held()
                 + u64::from(mem.outstanding_reads) * u64::from(mem.max_burst),
             cache: None,
         }
@@ -68,9 +72,11 @@ impl UnitDef for MemArb {
         let Some(mem) = cfg.mem.as_ref() else {
             return Vec::new();
         };
-        rtl::mem_arb::worst_case_waits(mem)
+        let mut notes: Vec<String> = rtl::mem_arb::worst_case_waits(mem)
             .iter()
             .map(|w| format!("worst-case wait {}", w.describe()))
-            .collect()
+            .collect();
+        notes.push(Pipe::new(mem, &Timing::new(&cfg.clock)).describe());
+        notes
     }
 }

@@ -2,6 +2,8 @@
 
 use super::UnitDef;
 use crate::config::{Config, MemMap};
+use crate::iface::mem_mgr::Schedule;
+use crate::iface::timing::Timing;
 use crate::model::{self, Expectation};
 use crate::rtl::{self, Ctx, Module, RenderError, Unit};
 use crate::vectors::VectorSet;
@@ -22,7 +24,8 @@ impl UnitDef for MemMgr {
         ctx: &Ctx,
         cfg: &Config,
     ) -> Option<Result<(Unit, Vec<Module>), RenderError>> {
-        Some(rtl::mem_mgr::MemMgr::new(ctx, map(cfg)?).elaborate())
+        let timing = Timing::new(&cfg.clock);
+        Some(rtl::mem_mgr::MemMgr::new(ctx, map(cfg)?, &timing).elaborate())
     }
 
     fn vectors(
@@ -37,7 +40,7 @@ impl UnitDef for MemMgr {
 
     fn expectation(
         &self,
-        _cfg: &Config,
+        cfg: &Config,
         unit: &Unit,
         _v: &VectorSet,
         _gap: f64,
@@ -45,9 +48,9 @@ impl UnitDef for MemMgr {
     ) -> Expectation {
         Expectation {
             cycles: None,
-            // A command takes two clocks at best (take, decide; the next is taken as the
+            // A command takes the schedule's clocks at best (the next is taken as the
             // response leaves), walks aside.
-            peak_rate: 0.5,
+            peak_rate: 1.0 / Schedule::new(&Timing::new(&cfg.clock)).command_clocks() as f64,
             // One command in execution and its response register: no handshake registers.
             capacity: unit.stage_capacity() + 2,
             cache: None,
@@ -55,6 +58,8 @@ impl UnitDef for MemMgr {
     }
 
     fn notes(&self, cfg: &Config) -> Vec<String> {
-        map(cfg).map(rtl::mem_mgr::describe).into_iter().collect()
+        let mut notes: Vec<String> = map(cfg).map(rtl::mem_mgr::describe).into_iter().collect();
+        notes.push(Schedule::new(&Timing::new(&cfg.clock)).describe());
+        notes
     }
 }

@@ -18,6 +18,8 @@
 // order). The next winner is chosen in the clock a burst ends, so bursts of different
 // requesters follow each other with no idle clock on the memory's data beats.
 // Write data and read data pass through skid registers (hs_skid); the tag FIFO is hs_fifo.
+// Pipeline for the {{ target_mhz }} MHz target: {{ pipe.wdata_line() }};
+// {{ pipe.rtag_line() }}.
 //
 // Worst-case wait (clocks from a request to its grant, with a memory that takes a request
 // and a write beat every clock, writers that send beats without gaps, and room in the
@@ -27,7 +29,7 @@
 {%- endfor %}
 //
 // Latency: a request is taken in the clock it arrives when the port is free (its ready is
-// combinational) and goes to memory in the next clock; write beats reach memory 1 clock
+// combinational) and goes to memory in the next clock; write beats reach memory {{ pipe.write_latency() }} clock(s)
 // after they are taken, read beats reach the requester 1 clock after memory offers them.
 // Throughput: one burst per clock for reads, one beat per clock for write data.
 // Combinational paths: every <requester>_req_ready_o depends on all
@@ -35,8 +37,8 @@
 // writer's <requester>_wdata_valid_i (the burst ends and the next is taken in one clock).
 // Every other output comes from flops.
 // Cost: a burst register ({{ addr_bits }} + {{ len_bits }} + 2 + {{ n }} bits), a beat counter and its done
-// flag, one round-robin mask per class of two or more, two {{ data_bits }}-bit skid buffers, a
-// {{ outstanding }}-entry tag FIFO.
+// flag, one round-robin mask per class of two or more, two {{ data_bits }}-bit skid buffers,{% if pipe.wdata_stage %} a
+// {{ data_bits }}-bit beat register,{% endif %} a {{ outstanding }}-entry tag FIFO{% if pipe.rtag_stage %} and its head register{% endif %}.
 module {{ name }} #(
   // Read bursts in flight: free to override.
   parameter integer Outstanding = {{ outstanding }}
@@ -107,13 +109,13 @@ module {{ name }} #(
 {%- for c in classes %}
 {%- if c.rr %}
   // Class {{ c.label }}: {{ c.member_names }}, round robin: the first member after the last
-  // winner of the class, else the first member.
+  // winner of the class, else the first member. A member wins when no member ahead of it
+  // asks; the order is a function of the mask alone (a priority matrix), so a request
+  // meets two levels of logic, not a search.
   reg [{{ c.size }}-1:0] {{ c.label }}_req;
   reg [{{ c.size }}-1:0] {{ c.label }}_pick;
-  reg [{{ c.size }}-1:0] {{ c.label }}_hit;
   reg [{{ c.size }}-1:0] {{ c.label }}_mask_q;  // members after the last winner
   reg [{{ c.size }}-1:0] {{ c.label }}_mask_d;
-  reg {{ c.label }}_found;
 {%- endif %}
 {%- endfor %}
 {%- if any_rr %}
@@ -125,21 +127,11 @@ module {{ name }} #(
 {%- for c in classes %}
 {%- if c.rr %}
     {{ c.label }}_req   = {{ c.req_concat }};
-    {{ c.label }}_hit   = {{ c.label }}_req & {{ c.label }}_mask_q;
-    {{ c.label }}_pick  = { {{- c.size }}{1'b0}};
-    {{ c.label }}_found = 1'b0;
-    for (k = 0; k < {{ c.size }}; k = k + 1) begin
-      if ({{ c.label }}_hit[k] && !{{ c.label }}_found) begin
-        {{ c.label }}_pick[k] = 1'b1;
-        {{ c.label }}_found   = 1'b1;
-      end
-    end
-    for (k = 0; k < {{ c.size }}; k = k + 1) begin
-      if ({{ c.label }}_req[k] && !{{ c.label }}_found) begin
-        {{ c.label }}_pick[k] = 1'b1;
-        {{ c.label }}_found   = 1'b1;
-      end
-    end
+    // Member j is ahead of member i: below it with the same mask bit, or masked while i
+    // is not.
+{%- for t in c.pick_terms %}
+    {{ t }}
+{%- endfor %}
     // After this class wins, the members above the winner come first.
     {{ c.label }}_mask_d[0] = 1'b0;
     for (k = 1; k < {{ c.size }}; k = k + 1) begin
@@ -195,6 +187,8 @@ module {{ name }} #(
   reg [IdW-1:0] id_q;
 
   wire tag_in_ready;
+  reg tag_room_q;  // the tag FIFO has room: a flop, counted here as in the FIFO
+  reg tag_room_d;
   wire wskid_in_ready;
 {%- if any_writer %}
   reg wsel_valid;
@@ -204,10 +198,21 @@ module {{ name }} #(
   wire [DataW-1:0] wsel_data = {DataW{1'b0}};
 {%- endif %}
   wire wdone = wdone_q;
-  wire wlast = (wbeat_q == len_q);
-  wire can_send = write_q | tag_in_ready;  // a read needs room for its tag
+  reg wlast_q;  // the next write beat is the burst's last (a flop: off the grant path)
+  reg wlast_d;
+  wire wlast = wlast_q;
+  wire can_send = write_q | tag_room_q;  // a read needs room for its tag
   wire issue = busy_q & ~sent_q & can_send & mem_req_ready_i;
+{%- if pipe.wdata_stage %}
+  // The beat register takes a beat when it is empty or its beat leaves for the skid.
+  reg wstage_valid_q;
+  reg wstage_valid_d;
+  reg [DataW-1:0] wstage_data_q;
+  wire wstage_ready = ~wstage_valid_q | wskid_in_ready;
+  wire wtake = busy_q & write_q & ~wdone & wstage_ready;
+{%- else %}
   wire wtake = busy_q & write_q & ~wdone & wskid_in_ready;
+{%- endif %}
   wire wfire = wtake & wsel_valid;
   wire             burst_done = busy_q & (sent_q | issue) &
                                 (~write_q | wdone | (wfire & wlast));
@@ -238,12 +243,14 @@ module {{ name }} #(
     sent_d  = sent_q | issue;
     wbeat_d = wbeat_q + {{ wfire_ext }};
     wdone_d = wdone_q | (wfire & wlast);
+    wlast_d = wfire ? (wbeat_d == len_q) : wlast_q;
     if (take) begin
       busy_d  = grant;
       gnt_d   = pick;
       sent_d  = 1'b0;
       wbeat_d = {LenW{1'b0}};
       wdone_d = 1'b0;
+      wlast_d = (pick_len == {LenW{1'b0}});
     end
   end
 
@@ -254,12 +261,14 @@ module {{ name }} #(
       sent_q  <= 1'b0;
       wbeat_q <= {LenW{1'b0}};
       wdone_q <= 1'b0;
+      wlast_q <= 1'b0;
     end else begin
       busy_q  <= busy_d;
       gnt_q   <= gnt_d;
       sent_q  <= sent_d;
       wbeat_q <= wbeat_d;
       wdone_q <= wdone_d;
+      wlast_q <= wlast_d;
     end
   end
 {%- for c in classes %}
@@ -303,14 +312,44 @@ module {{ name }} #(
 {%- endif %}
 {%- endfor %}
 
+{%- if pipe.wdata_stage %}
+
+  // The beat register: its data loads whenever it can take a beat (the valid bit says
+  // whether it holds one), so neither the grant nor the writers' valid bits reach the
+  // data flops' enable.
+  always @(*) begin
+    wstage_valid_d = wstage_ready ? wfire : wstage_valid_q;
+  end
+
+  always @(posedge clk_i{{ rst.edge }}) begin
+    if ({{ rst.active }}) begin
+      wstage_valid_q <= 1'b0;
+    end else begin
+      wstage_valid_q <= wstage_valid_d;
+    end
+  end
+
+  always @(posedge clk_i) begin
+    if (wstage_ready) begin
+      wstage_data_q <= wsel_data;
+    end
+  end
+{%- endif %}
+
   {{ skid }} #(
     .Width(DataW)
   ) u_wdata_skid (
     .clk_i      (clk_i),
     .{{ rst.port }}{{ rst.pad }}({{ rst.port }}),
-    .in_valid_i (wtake & wsel_valid),
+{%- if pipe.wdata_stage %}
+    .in_valid_i (wstage_valid_q),
+    .in_ready_o (wskid_in_ready),
+    .in_data_i  (wstage_data_q),
+{%- else %}
+    .in_valid_i (wfire),
     .in_ready_o (wskid_in_ready),
     .in_data_i  (wsel_data),
+{%- endif %}
     .out_valid_o(mem_wdata_valid_o),
     .out_ready_i(mem_wdata_ready_i),
     .out_data_o (mem_wdata_data_o)
@@ -328,8 +367,49 @@ module {{ name }} #(
   reg rd_sel_ready;
   reg [LenW-1:0] rbeat_q;
   reg [LenW-1:0] rbeat_d;
-  wire rd_fire = rd_valid & tag_valid & rd_sel_ready;
-  wire rd_last = (rbeat_q == tag_len);
+  // The burst whose beats come back now: its tag, and per reader whether it is that
+  // reader's.
+  wire head_valid;
+  wire [LenW-1:0] head_len;
+{%- for r in reqs %}
+{%- if r.reads %}
+  wire head_{{ r.name }};
+{%- endif %}
+{%- endfor %}
+  wire rd_fire = rd_valid & head_valid & rd_sel_ready;
+  wire rd_last = (rbeat_q == head_len);
+  wire tag_pop;
+
+  // Read tags in flight, counted as the FIFO counts them, so that a read's room for its
+  // tag is a flop rather than the FIFO's count compare on the path to the grant.
+  localparam integer TagCntW = $clog2(Outstanding + 1);
+  localparam [TagCntW-1:0] TagsFull = Outstanding[TagCntW-1:0];
+  wire tag_push = issue & ~write_q;
+  wire tag_popped = tag_valid & tag_pop;
+  reg [TagCntW-1:0] tags_q;
+  reg [TagCntW-1:0] tags_d;
+  wire unused_tag_in_ready;
+  assign unused_tag_in_ready = tag_in_ready;  // the same as tag_room_q (FORMAL checks it)
+
+  always @(*) begin
+    tags_d = tags_q;
+    if (tag_push & ~tag_popped) begin
+      tags_d = tags_q + 1'b1;
+    end else if (tag_popped & ~tag_push) begin
+      tags_d = tags_q - 1'b1;
+    end
+    tag_room_d = (tags_d != TagsFull);
+  end
+
+  always @(posedge clk_i{{ rst.edge }}) begin
+    if ({{ rst.active }}) begin
+      tags_q     <= {TagCntW{1'b0}};
+      tag_room_q <= 1'b1;
+    end else begin
+      tags_q     <= tags_d;
+      tag_room_q <= tag_room_d;
+    end
+  end
 
   {{ fifo }} #(
     .Width(TagW),
@@ -337,13 +417,67 @@ module {{ name }} #(
   ) u_read_tags (
     .clk_i      (clk_i),
     .{{ rst.port }}{{ rst.pad }}({{ rst.port }}),
-    .in_valid_i (issue & ~write_q),
+    .in_valid_i (tag_push),
     .in_ready_o (tag_in_ready),
     .in_data_i  ({{ tag_in }}),
     .out_valid_o(tag_valid),
-    .out_ready_i(rd_fire & rd_last),
+    .out_ready_i(tag_pop),
     .out_data_o (tag_data)
   );
+{%- if pipe.rtag_stage %}
+
+  // The head tag register: the FIFO's head tag, decoded into one flag per reader, so
+  // the read beat's routing comes from flops. It takes the next tag when it is empty or
+  // its burst's last beat leaves.
+  reg rtag_valid_q;
+  reg rtag_valid_d;
+  reg [LenW-1:0] rtag_len_q;
+{%- for r in reqs %}
+{%- if r.reads %}
+  reg rtag_{{ r.name }}_q;
+{%- endif %}
+{%- endfor %}
+  assign tag_pop    = ~rtag_valid_q | (rd_fire & rd_last);
+  assign head_valid = rtag_valid_q;
+  assign head_len   = rtag_len_q;
+{%- for r in reqs %}
+{%- if r.reads %}
+  assign head_{{ r.name }} = rtag_{{ r.name }}_q;
+{%- endif %}
+{%- endfor %}
+
+  always @(*) begin
+    rtag_valid_d = tag_pop ? tag_valid : rtag_valid_q;
+  end
+
+  always @(posedge clk_i{{ rst.edge }}) begin
+    if ({{ rst.active }}) begin
+      rtag_valid_q <= 1'b0;
+    end else begin
+      rtag_valid_q <= rtag_valid_d;
+    end
+  end
+
+  always @(posedge clk_i) begin
+    if (tag_pop) begin
+      rtag_len_q <= tag_len;
+{%- for r in reqs %}
+{%- if r.reads %}
+      rtag_{{ r.name }}_q <= (tag_id == {{ r.id_lit }});
+{%- endif %}
+{%- endfor %}
+    end
+  end
+{%- else %}
+  assign tag_pop    = rd_fire & rd_last;
+  assign head_valid = tag_valid;
+  assign head_len   = tag_len;
+{%- for r in reqs %}
+{%- if r.reads %}
+  assign head_{{ r.name }} = (tag_id == {{ r.id_lit }});
+{%- endif %}
+{%- endfor %}
+{%- endif %}
 
   {{ skid }} #(
     .Width(DataW)
@@ -354,7 +488,7 @@ module {{ name }} #(
     .in_ready_o (mem_rdata_ready_o),
     .in_data_i  (mem_rdata_data_i),
     .out_valid_o(rd_valid),
-    .out_ready_i(tag_valid & rd_sel_ready),
+    .out_ready_i(head_valid & rd_sel_ready),
     .out_data_o (rd_data)
   );
 
@@ -362,9 +496,7 @@ module {{ name }} #(
     rd_sel_ready = 1'b0;
 {%- for r in reqs %}
 {%- if r.reads %}
-    if (tag_id == {{ r.id_lit }}) begin
-      rd_sel_ready = {{ r.name }}_rdata_ready_i;
-    end
+    rd_sel_ready = rd_sel_ready | (head_{{ r.name }} & {{ r.name }}_rdata_ready_i);
 {%- endif %}
 {%- endfor %}
   end
@@ -385,7 +517,7 @@ module {{ name }} #(
   end
 {%- for r in reqs %}
 {%- if r.reads %}
-  assign {{ r.name }}_rdata_valid_o = rd_valid & tag_valid & (tag_id == {{ r.id_lit }});
+  assign {{ r.name }}_rdata_valid_o = rd_valid & head_valid & head_{{ r.name }};
   assign {{ r.name }}_rdata_data_o  = rd_data;
 {%- endif %}
 {%- endfor %}
@@ -462,6 +594,8 @@ module {{ name }} #(
         assert({{ r.name }}_req_valid_i);
       end
 {%- endfor %}
+      // The tag count is the FIFO's.
+      assert(tag_room_q == tag_in_ready);
       // A grant is held until its burst ends.
       if (f_open_q) begin
         assert(busy_q);
@@ -471,6 +605,7 @@ module {{ name }} #(
       assert(f_wbeats_q == (wdone_q ? len_ext + 1'b1 : {1'b0, wbeat_q}));
       if (busy_q & write_q & ~wdone_q) begin
         assert(wbeat_q <= len_q);
+        assert(wlast_q == (wbeat_q == len_q));
       end
       if (!(busy_q & write_q)) begin
         assert(!wdone_q);

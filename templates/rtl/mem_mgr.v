@@ -33,14 +33,17 @@
 // Flops: the FSM, the shader ping-pong bits, the free list's head, tail and count, the
 // command and the response.
 //
+// Pipeline: {{ sched_line }}.
 // Latency and throughput: after reset the RAMs are initialised in {{ init_clocks }} clocks
 // (max(Pages, Objs, TexEntries)), req_ready_o low: next_mem to 0 -> 1 -> ... -> Pages-1,
 // every index block free, every texture level unset. Then a command is taken in one
-// clock, decided in the next (the RAMs are read in between) and its response is offered
-// from the clock after; ALLOC of N pages and TRANSLATE at offset O walk the next pointers
-// one page per clock (N, resp. O / {{ page_bytes }} more clocks). A new command is taken in the clock
-// the previous response leaves: 2 clocks per command plus the walk, with no stalls. FREE appends a
-// whole chain to the free list in one clock whatever its length.
+// clock (the RAMs are read for it),{% if sched.ram_reg %} the RAMs' words and the command's operands are
+// registered in the next (two-clock reads),{% endif %}{% if sched.check_reg %} its verdict is registered in the next,{% endif %} the
+// verdict is applied in the next and the response is offered from the clock after:
+// {{ command_clocks }} clocks per command with no stalls (a new command is taken in the clock the previous
+// response leaves). ALLOC of N pages and TRANSLATE at offset O walk the next pointers,
+// {{ hop_clocks }} clock(s) per page (N, resp. O / {{ page_bytes }} hops). FREE appends a whole chain to the free
+// list in one clock whatever its length.
 // Combinational paths: req_ready_o depends on rsp_ready_i (a command is taken while the
 // previous response leaves); rsp_valid_o and rsp_data_o come from flops.
 module {{ name }} #(
@@ -135,9 +138,7 @@ module {{ name }} #(
   // The page walk: pages still to hop, and the page whose pointer is being read.
   reg  [CountW-1:0]   left_q, left_d;
   reg  [PageW-1:0]    prev_q, prev_d;
-  reg walk;  // ALLOC and TRANSLATE: start a walk of walk_hops pages
-  reg [PageW-1:0] walk_from;
-  reg [CountW-1:0] walk_hops;
+  reg last_q, last_d;  // left_q is one: this hop is the walk's last (a flop: off the RAM path)
   reg  [CodeW-1:0]    rsp_code_q, rsp_code_d;
   reg  [ArgW-1:0]     rsp_arg_q, rsp_arg_d;
 
@@ -146,17 +147,22 @@ module {{ name }} #(
   assign rsp_data_o  = {rsp_arg_q, rsp_code_q};
 
   // ---------------------------------------------------------------------------------
-  // RAMs: one write port and one registered read port each.
+  // RAMs: one write port and one registered read port each. No command reads a word in
+  // the clock it is written and then uses it, so the tools need no read-during-write
+  // bypass (no_rw_check): the RAM's output meets no logic before its register.
+  (* no_rw_check *)
   reg [PageW-1:0] next_mem [0:Pages-1];
   reg pt_we;
   reg  [PageW-1:0]  pt_waddr, pt_wdata, pt_raddr;
   reg [PageW-1:0] pt_rdata_q;
+  (* no_rw_check *)
   reg [EntryW-1:0] obj_mem [0:Objs-1];
   reg obj_we;
   reg [ObjW-1:0] obj_raddr;
   reg [ObjW-1:0] obj_waddr;
   reg [EntryW-1:0] obj_wdata;
   reg [EntryW-1:0] obj_rdata_q;
+  (* no_rw_check *)
   reg [TexEntryW-1:0] tex_mem [0:TexEntries-1];
   reg tex_we;
   reg [TexW-1:0] tex_waddr;
@@ -174,12 +180,33 @@ module {{ name }} #(
   end
 {%- endfor %}
 
+  // The RAMs' words as the logic sees them{% if sched.ram_reg %}: registered after the RAM (two-clock reads){% else %}: straight from the RAM{% endif %}.
+{%- for w in ram_words %}
+{%- if sched.ram_reg %}
+  reg {{ w.range }}{{ w.port }}_out_q;
+  wire {{ w.range }}{{ w.port }}_word = {{ w.port }}_out_q;
+{%- else %}
+  wire {{ w.range }}{{ w.port }}_word = {{ w.port }}_rdata_q;
+{%- endif %}
+{%- endfor %}
+{%- if sched.ram_reg %}
+
+  // Loaded every clock, straight from the RAM (no logic between them): the read
+  // addresses hold the command's index block and texture level, and the page being
+  // hopped from, so the words stay the command's while it runs.
+  always @(posedge clk_i) begin
+{%- for w in ram_words %}
+    {{ w.port }}_out_q <= {{ w.port }}_rdata_q;
+{%- endfor %}
+  end
+{%- endif %}
+
   // The index block read for the command: {{ obj_layout }}.
-  wire [PageW-1:0] obj_start = obj_rdata_q[ObjStartLsb +: PageW];
-  wire [PageW-1:0] obj_end = obj_rdata_q[ObjEndLsb +: PageW];
-  wire [31:0] obj_size = obj_rdata_q[ObjSizeLsb +: 32];
-  wire [31:0] obj_param = obj_rdata_q[ObjParamLsb +: 32];
-  wire obj_live = cmd_obj_ok_q & obj_rdata_q[ObjLiveLsb];
+  wire [PageW-1:0] obj_start = obj_word[ObjStartLsb +: PageW];
+  wire [PageW-1:0] obj_end = obj_word[ObjEndLsb +: PageW];
+  wire [31:0] obj_size = obj_word[ObjSizeLsb +: 32];
+  wire [31:0] obj_param = obj_word[ObjParamLsb +: 32];
+  wire obj_live = cmd_obj_ok_q & obj_word[ObjLiveLsb];
 
   // Pages a size takes: ceil(bytes / {{ page_bytes }}).
   wire [31:0] arg_pages = (cmd_arg_q >> PageLog) + {31'd0, |cmd_arg_q[PageLog-1:0]};
@@ -189,20 +216,33 @@ module {{ name }} #(
   wire [PageLog-1:0] arg_off = cmd_arg_q[PageLog-1:0];
   wire [IxW-1:0] cmd_id_ix = { {{- ix_pad }}cmd_id_q};
 
-  // Fixed partitions: texture `id`'s base, image slot and shader slot bases.
+  // Fixed partitions: texture `id`'s first and last byte, image slot and shader slot bases.
   reg [31:0] part_base;
+  reg [31:0] part_last;
   reg [31:0] image_slot_base;
   reg [31:0] shader_slot_base;
   reg [SlotW-1:0] shader_slot;
-  wire [31:0] part_off = cmd_arg_q - part_base;
+  wire [31:0] img_addr = image_slot_base + cmd_arg_q;
+  // The checks on the command alone.
+  wire tex_range_bad = (cmd_arg_q < part_base) || (cmd_arg_q > part_last);
+  wire img_range_bad = (cmd_arg_q >= {{ image_slot_bytes }});
+  wire arg_zero = (cmd_arg_q == 32'd0);
+  wire hops_zero = (arg_hops == 32'd0);
 
   always @(*) begin
     part_base = 32'h0;
+    part_last = 32'h0;
     case (cmd_id_q[TexIdW-1:0])
 {%- for c in tex_parts %}
-      {{ c.sel }}: part_base = {{ c.addr }};  // {{ c.label }}
+      {{ c.sel }}: begin  // {{ c.label }}
+        part_base = {{ c.addr }};
+        part_last = {{ c.last }};
+      end
 {%- endfor %}
-      default: part_base = 32'h0;
+      default: begin
+        part_base = 32'h0;
+        part_last = 32'h0;
+      end
     endcase
     image_slot_base = 32'h0;
     case (cmd_id_q[SlotW-1:0])
@@ -222,6 +262,148 @@ module {{ name }} #(
     endcase
   end
 
+  // The command's operands (functions of the command alone){% if sched.ram_reg %}, registered while the RAMs'
+  // words are: the verdict starts from flops{% endif %}.
+{%- for (n, r) in operands %}
+{%- if sched.ram_reg %}
+  reg {{ r }}opd_{{ n }}_q;
+  wire {{ r }}opd_{{ n }} = opd_{{ n }}_q;
+{%- else %}
+  wire {{ r }}opd_{{ n }} = {{ n }};
+{%- endif %}
+{%- endfor %}
+{%- if sched.ram_reg %}
+
+  always @(posedge clk_i) begin
+{%- for (n, _) in operands %}
+    opd_{{ n }}_q <= {{ n }};
+{%- endfor %}
+  end
+{%- endif %}
+
+  // ---------------------------------------------------------------------------------
+  // The verdict: the response code and data, and the walk to start, from the command,
+  // its operands and the RAMs' words. Checks go in the contract's order per op.
+  reg [CodeW-1:0] check_code;
+  reg [ArgW-1:0] check_data;
+  reg check_walk;  // ALLOC and TRANSLATE: start a walk of check_hops pages
+  reg [PageW-1:0] check_from;
+  reg [CountW-1:0] check_hops;
+  // Decoded for the decide clock: the code is OK, the free list is empty.
+  wire check_ok = (check_code == CodeOk);
+  wire check_free_empty = (free_q == {CountW{1'b0}});
+
+  always @(*) begin
+    check_code = CodeOk;
+    check_data = 32'd0;
+    check_walk = 1'b0;
+    check_from = head_q;
+    check_hops = opd_arg_pages[CountW-1:0];
+    case (cmd_op_q)
+      OpTexSet: begin
+        check_data = cmd_arg_q;
+        if (!cmd_tex_ok_q) begin
+          check_code = CodeBadId;
+        end else if (opd_tex_range_bad) begin
+          check_code = CodeRange;
+        end
+      end
+      OpTexGet: begin
+        check_data = tex_word[TexBaseLsb +: ArgW];
+        if (!cmd_tex_ok_q) begin
+          check_code = CodeBadId;
+        end else if (!tex_word[TexSetLsb]) begin
+          check_code = CodeNotAllocated;
+        end
+      end
+      OpImgAddr: begin
+        check_data = opd_img_addr;
+        if (cmd_id_ix >= {{ image_slots_ix }}) begin
+          check_code = CodeBadId;
+        end else if (opd_img_range_bad) begin
+          check_code = CodeRange;
+        end
+      end
+      OpShaderLoad, OpShaderActive: begin
+        check_data = opd_shader_slot_base;
+        if (cmd_id_ix >= {{ programs_ix }}) begin
+          check_code = CodeBadId;
+        end
+      end
+      OpFreePages: begin
+        check_data = free_ext;
+      end
+      OpAlloc: begin
+        if (!cmd_obj_ok_q) begin
+          check_code = CodeBadId;
+        end else if (obj_live) begin
+          check_code = CodeAlreadyAllocated;
+        end else if (opd_arg_zero) begin
+          check_code = CodeRange;
+        end else if (opd_arg_pages > free_ext) begin
+          check_code = CodeNoMemory;
+        end else begin
+          // Walk N pointers from the head: the chain is already linked.
+          check_walk = 1'b1;
+        end
+      end
+      OpFree: begin
+        // The pages returned: the free count grows by them.
+        check_data = size_pages;
+        if (!cmd_obj_ok_q) begin
+          check_code = CodeBadId;
+        end else if (!obj_live) begin
+          check_code = CodeDoubleFree;
+        end
+      end
+      OpTranslate, OpSetParam, OpGetParam, OpObjSize: begin
+        if (cmd_op_q == OpTranslate) begin
+          check_data = {{ user_base }} + { {{- user_pad }}obj_start, arg_off};
+        end else if (cmd_op_q == OpSetParam) begin
+          check_data = cmd_arg_q;
+        end else if (cmd_op_q == OpGetParam) begin
+          check_data = obj_param;
+        end else begin
+          check_data = obj_size;
+        end
+        if (!cmd_obj_ok_q) begin
+          check_code = CodeBadId;
+        end else if (!obj_live) begin
+          check_code = CodeNotAllocated;
+        end else if (cmd_op_q == OpTranslate) begin
+          if (cmd_arg_q >= obj_size) begin
+            check_code = CodeRange;
+          end else if (!opd_hops_zero) begin
+            check_walk = 1'b1;
+            check_from = obj_start;
+            check_hops = arg_hops[CountW-1:0];
+          end
+        end
+      end
+      default: begin
+        check_code = CodeBadOpcode;
+      end
+    endcase
+  end
+
+  // The verdict as the decide clock applies it{% if sched.check_reg %}: registered a clock before{% endif %}.
+{%- for (n, r) in verdict %}
+{%- if sched.check_reg %}
+  reg {{ r }}vd_{{ n }}_q;
+  wire {{ r }}vd_{{ n }} = vd_{{ n }}_q;
+{%- else %}
+  wire {{ r }}vd_{{ n }} = check_{{ n }};
+{%- endif %}
+{%- endfor %}
+{%- if sched.check_reg %}
+
+  always @(posedge clk_i) begin
+{%- for (n, _) in verdict %}
+    vd_{{ n }}_q <= check_{{ n }};
+{%- endfor %}
+  end
+{%- endif %}
+
   // ---------------------------------------------------------------------------------
   // The FSM: initialise, take a command, decide it, walk pages.
   always @(*) begin
@@ -233,6 +415,7 @@ module {{ name }} #(
     shader_next_d = shader_next_q;
     left_d        = left_q;
     prev_d        = prev_q;
+    last_d        = last_q;
     rsp_valid_d   = rsp_valid_q & ~rsp_ready_i;
     rsp_code_d    = rsp_code_q;
     rsp_arg_d     = rsp_arg_q;
@@ -243,14 +426,11 @@ module {{ name }} #(
     obj_we        = 1'b0;
     obj_waddr     = cmd_obj_q;
     obj_wdata     = {1'b1, 32'd0, cmd_arg_q, prev_q, head_q};
-    obj_raddr     = {ObjW{1'b0}};
+    obj_raddr     = cmd_obj_ok_q ? cmd_obj_q : {ObjW{1'b0}};
     tex_we        = 1'b0;
     tex_waddr     = cmd_tex_q;
     tex_wdata     = {1'b1, cmd_arg_q};
-    tex_raddr     = {TexW{1'b0}};
-    walk          = 1'b0;
-    walk_from     = head_q;
-    walk_hops     = left_q;
+    tex_raddr     = cmd_tex_ok_q ? cmd_tex_q : {TexW{1'b0}};
     case (state_q)
       StInit: begin
         // next(p) = p + 1, the last page pointing back to page 0; every index block and
@@ -273,152 +453,92 @@ module {{ name }} #(
       end
       StIdle: begin
         if (take) begin
-          state_d   = StDecide;
+          state_d   = {{ after_take }};
           obj_raddr = req_obj_ok ? req_obj_ix : {ObjW{1'b0}};
           tex_raddr = req_tex_ok ? {req_id[TexIdW-1:0], req_level} : {TexW{1'b0}};
         end
       end
+{%- if sched.ram_reg %}
+      StRead: begin
+        state_d = {{ after_read }};
+      end
+{%- endif %}
+{%- if sched.check_reg %}
+      StCheck: begin
+        state_d = StDecide;
+      end
+{%- endif %}
       StDecide: begin
         state_d     = StIdle;
         rsp_valid_d = 1'b1;
-        rsp_code_d  = CodeOk;
-        rsp_arg_d   = 32'd0;
-        case (cmd_op_q)
-          OpTexSet: begin
-            if (!cmd_tex_ok_q) begin
-              rsp_code_d = CodeBadId;
-            end else if (cmd_arg_q < part_base || part_off >= {{ bytes_per_texture }}) begin
-              rsp_code_d = CodeRange;
-            end else begin
-              tex_we    = 1'b1;
-              rsp_arg_d = cmd_arg_q;
+        rsp_code_d  = vd_code;
+        rsp_arg_d   = vd_ok ? vd_data : 32'd0;
+        if (vd_ok) begin
+          case (cmd_op_q)
+            OpTexSet: begin
+              tex_we = 1'b1;
             end
-          end
-          OpTexGet: begin
-            if (!cmd_tex_ok_q) begin
-              rsp_code_d = CodeBadId;
-            end else if (!tex_rdata_q[TexSetLsb]) begin
-              rsp_code_d = CodeNotAllocated;
-            end else begin
-              rsp_arg_d = tex_rdata_q[TexBaseLsb +: ArgW];
+            OpShaderLoad: begin
+              shader_next_d[cmd_id_q[0]] = ~shader_next_q[cmd_id_q[0]];
             end
-          end
-          OpImgAddr: begin
-            if (cmd_id_ix >= {{ image_slots_ix }}) begin
-              rsp_code_d = CodeBadId;
-            end else if (cmd_arg_q >= {{ image_slot_bytes }}) begin
-              rsp_code_d = CodeRange;
-            end else begin
-              rsp_arg_d = image_slot_base + cmd_arg_q;
-            end
-          end
-          OpShaderLoad, OpShaderActive: begin
-            if (cmd_id_ix >= {{ programs_ix }}) begin
-              rsp_code_d = CodeBadId;
-            end else begin
-              rsp_arg_d = shader_slot_base;
-              if (cmd_op_q == OpShaderLoad) begin
-                shader_next_d[cmd_id_q[0]] = ~shader_next_q[cmd_id_q[0]];
-              end
-            end
-          end
-          OpFreePages: begin
-            rsp_arg_d = free_ext;
-          end
-          OpAlloc: begin
-            if (!cmd_obj_ok_q) begin
-              rsp_code_d = CodeBadId;
-            end else if (obj_live) begin
-              rsp_code_d = CodeAlreadyAllocated;
-            end else if (cmd_arg_q == 32'd0) begin
-              rsp_code_d = CodeRange;
-            end else if (arg_pages > free_ext) begin
-              rsp_code_d = CodeNoMemory;
-            end else begin
-              // Walk N pointers from the head: the chain is already linked.
-              walk      = 1'b1;
-              walk_from = head_q;
-              walk_hops = arg_pages[CountW-1:0];
-            end
-          end
-          OpFree: begin
-            if (!cmd_obj_ok_q) begin
-              rsp_code_d = CodeBadId;
-            end else if (!obj_live) begin
-              rsp_code_d = CodeDoubleFree;
-            end else begin
+            OpFree: begin
               // Append the object's chain to the free list's tail.
-              if (free_q == {CountW{1'b0}}) begin
+              if (vd_free_empty) begin
                 head_d = obj_start;
               end else begin
                 pt_we    = 1'b1;
                 pt_waddr = tail_q;
                 pt_wdata = obj_start;
               end
-              tail_d             = obj_end;
-              free_d             = free_q + size_pages[CountW-1:0];
-              obj_we             = 1'b1;
-              obj_wdata          = {1'b0, obj_rdata_q[EntryW-2:0]};
-              rsp_arg_d          = size_pages[31:0];
+              tail_d    = obj_end;
+              free_d    = free_q + vd_data[CountW-1:0];
+              obj_we    = 1'b1;
+              obj_wdata = {1'b0, obj_word[EntryW-2:0]};
             end
-          end
-          OpTranslate, OpSetParam, OpGetParam, OpObjSize: begin
-            if (!cmd_obj_ok_q) begin
-              rsp_code_d = CodeBadId;
-            end else if (!obj_live) begin
-              rsp_code_d = CodeNotAllocated;
-            end else if (cmd_op_q == OpTranslate) begin
-              if (cmd_arg_q >= obj_size) begin
-                rsp_code_d = CodeRange;
-              end else if (arg_hops == 32'd0) begin
-                rsp_arg_d = {{ user_base }} + { {{- user_pad }}obj_start, arg_off};
-              end else begin
-                walk      = 1'b1;
-                walk_from = obj_start;
-                walk_hops = arg_hops[CountW-1:0];
-              end
-            end else if (cmd_op_q == OpSetParam) begin
+            OpSetParam: begin
               obj_we    = 1'b1;
               obj_wdata = {1'b1, cmd_arg_q, obj_size, obj_end, obj_start};
-              rsp_arg_d = cmd_arg_q;
-            end else if (cmd_op_q == OpGetParam) begin
-              rsp_arg_d = obj_param;
-            end else begin
-              rsp_arg_d = obj_size;
             end
-          end
-          default: begin
-            rsp_code_d = CodeBadOpcode;
-          end
-        endcase
-        if (walk) begin
-          // The response waits for the walk: read next(walk_from) now.
+            default: begin
+            end
+          endcase
+        end
+        if (vd_walk) begin
+          // The response waits for the walk: read next(vd_from) now.
           rsp_valid_d = 1'b0;
-          state_d     = StWalk;
-          pt_raddr    = walk_from;
-          prev_d      = walk_from;
-          left_d      = walk_hops;
+          state_d     = {{ after_hop_read }};
+          pt_raddr    = vd_from;
+          prev_d      = vd_from;
+          left_d      = vd_hops;
+          last_d      = (vd_hops == {{ count_one }});
         end
       end
+{%- if sched.ram_reg %}
+      StHop: begin
+        state_d = StWalk;
+      end
+{%- endif %}
       StWalk: begin
-        // pt_rdata_q is next(prev_q): one page hop per clock.
-        if (left_q == {{ count_one }}) begin
+        // pt_word is next(prev_q): one page hop.
+        if (last_q) begin
           state_d     = StIdle;
           rsp_valid_d = 1'b1;
           rsp_code_d  = CodeOk;
           if (cmd_op_q == OpAlloc) begin
             // Pages head .. prev_q are the object's; the page after them is the new head.
-            obj_we             = 1'b1;
-            head_d             = pt_rdata_q;
-            free_d             = free_q - arg_pages[CountW-1:0];
-            rsp_arg_d          = {{ user_base }} + { {{- user_pad }}head_q, {PageLog{1'b0}}};
+            obj_we    = 1'b1;
+            head_d    = pt_word;
+            free_d    = free_q - opd_arg_pages[CountW-1:0];
+            rsp_arg_d = {{ user_base }} + { {{- user_pad }}head_q, {PageLog{1'b0}}};
           end else begin
-            rsp_arg_d = {{ user_base }} + { {{- user_pad }}pt_rdata_q, arg_off};
+            rsp_arg_d = {{ user_base }} + { {{- user_pad }}pt_word, arg_off};
           end
         end else begin
-          pt_raddr = pt_rdata_q;
-          prev_d   = pt_rdata_q;
+          state_d  = {{ after_hop_read }};
+          pt_raddr = pt_word;
+          prev_d   = pt_word;
           left_d   = left_q - {{ count_one }};
+          last_d   = (left_d == {{ count_one }});
         end
       end
       default: begin
@@ -462,6 +582,7 @@ module {{ name }} #(
     end
     left_q     <= left_d;
     prev_q     <= prev_d;
+    last_q     <= last_d;
     rsp_code_q <= rsp_code_d;
     rsp_arg_q  <= rsp_arg_d;
   end
