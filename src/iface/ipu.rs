@@ -8,6 +8,7 @@
 
 use crate::config::Ipu;
 use crate::config::ipu::CI8;
+use crate::iface::timing::{Op, Timing};
 
 /// Width of a `pix` beat: `{mask[lanes] (lanes > 1), y[15:0], x[15:0], lanes x RGBA8}`.
 pub fn pix_width(ipu: &Ipu) -> u32 {
@@ -485,6 +486,78 @@ impl Act {
             .filter(|(a, c)| pred(*a) && c.feature.on(ipu))
             .map(|(a, _)| *a)
             .collect()
+    }
+}
+
+/// The pipeline depths the clock asks for (`iface::timing`): the RTL (`rtl::ipu`) and the
+/// cycle model (`model::ipu_timing`) read the same struct, so a deeper pipeline is a longer
+/// latency in both.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Pipe {
+    /// The pixel map's index `round(c * (size - 1) / 255)` is two multiplies and an add
+    /// before the table's address: a register after the first product `c * (size - 1)`.
+    pub map_prod: bool,
+    /// ... and after the second, `p * MulK` (the rounding add follows it).
+    pub map_scaled: bool,
+    /// The tables' read data registered again (a two-clock block-RAM read) before the
+    /// output's multiplexers.
+    pub map_rdata: bool,
+}
+
+/// LUT levels after the map tables' read: loaded, MAP_COLOR, colour index and lane mask.
+const MAP_OUT_LUTS: u32 = 3;
+
+impl Pipe {
+    pub fn new(ipu: &Ipu, t: &Timing) -> Self {
+        let Some(m) = ipu.pixel_map else {
+            return Self {
+                map_prod: false,
+                map_scaled: false,
+                map_rdata: false,
+            };
+        };
+        // The index path: 8 x SizeW bits, then p x MulK, then the rounding add up to the
+        // index's top bit, ending at the table's address.
+        let (_, shift) = map_magic(m.size);
+        let size_w = m.size.next_power_of_two().trailing_zeros().max(1);
+        let s = t.schedule(&[Op::Mult, Op::Mult, Op::Carry(shift + size_w)]);
+        Self {
+            map_prod: s[1] != s[0],
+            map_scaled: s[2] != s[1],
+            map_rdata: !t.fits(&[Op::RamRead, Op::Lut(MAP_OUT_LUTS)]),
+        }
+    }
+
+    /// Registers of the map stage: its output (the tables' read register) and the ones
+    /// the clock adds.
+    pub fn map_stages(&self) -> u32 {
+        1 + u32::from(self.map_prod) + u32::from(self.map_scaled) + u32::from(self.map_rdata)
+    }
+
+    /// `gpurtl check`'s line.
+    pub fn describe(&self, ipu: &Ipu) -> String {
+        if ipu.pixel_map.is_none() {
+            return "ipu: no pixel map stage; no clock-dependent stages".into();
+        }
+        let mut added = Vec::new();
+        if self.map_prod {
+            added.push("the first product");
+        }
+        if self.map_scaled {
+            added.push("the second product");
+        }
+        if self.map_rdata {
+            added.push("the table read (two-clock read)");
+        }
+        format!(
+            "ipu: pixel map {} stage(s){}",
+            self.map_stages(),
+            if added.is_empty() {
+                String::new()
+            } else {
+                format!(", registers after {}", added.join(", "))
+            }
+        )
     }
 }
 
