@@ -1826,3 +1826,39 @@ fn cycle_model_predicts_random_mixes_and_stays_out_of_runs_with_gaps() {
         }
     }
 }
+
+/// `cfg` built for `mhz` (`[clock] target_mhz`), under its own name (its own build).
+fn at_clock(mut cfg: Config, mhz: f64, name: &str) -> Config {
+    cfg.clock.target_mhz = mhz;
+    cfg.design.name = name.to_string();
+    cfg
+}
+
+/// The schedule follows the clock (`iface::ipu::Pipe`): at 50 MHz the short pipeline (the
+/// map stage one register, no skids), at 100 MHz a middle one, at the tests' default 200
+/// MHz the longest (above). Each co-simulates against the model, and the cycle model
+/// stays exact at its depth: maps, zoom, the framebuffer paths and random mixes.
+#[test]
+fn slow_and_middle_targets_match_the_model_exactly() {
+    use gpurtl::iface::ipu::Pipe;
+    use gpurtl::iface::timing::Timing;
+    for (cfg, stages) in [
+        (at_clock(one_lane(), 50.0, "ipu_l1_50"), 1),
+        (at_clock(two_lanes(), 100.0, "ipu_l2_100"), 3),
+    ] {
+        let ipu = cfg.ipu.clone().expect("ipu");
+        let pipe = Pipe::new(&ipu, &Timing::new(&cfg.clock));
+        assert_eq!(pipe.map_stages(), stages, "{}", cfg.design.name);
+        let b = build_cfg(cfg);
+        let name = b.cfg.design.name.clone();
+        exact_clocks(&b, &format!("{name} maps"), &map_stream(&b.cfg, 41), 41);
+        exact_clocks(&b, &format!("{name} zoom"), &zoom_stream(&b.cfg, 30), 30);
+        exact_clocks(&b, &format!("{name} fb"), &fb_stream(&b.cfg, 14), 14);
+        for seed in [21u64, 22] {
+            let s = m::random_stream(&ipu, 120, seed);
+            exact_clocks(&b, &format!("{name} random mix, seed {seed}"), &s, seed);
+        }
+        check(&b, &map_stream(&b.cfg, 42), 42, 0.5, 0.5);
+        check(&b, &m::random_stream(&ipu, 120, 25), 25, 0.3, 0.3);
+    }
+}

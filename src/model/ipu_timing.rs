@@ -566,8 +566,8 @@ impl<'a> Sim<'a> {
             for _ in 0..inp.pipe.map_stages() {
                 after.push(Elem::Reg(Reg::new(StageKind::Bubble)));
             }
-            if ipu.map_register != StageKind::Bubble {
-                after.push(Elem::Reg(Reg::new(ipu.map_register)));
+            if inp.pipe.map_register != StageKind::Bubble {
+                after.push(Elem::Reg(Reg::new(inp.pipe.map_register)));
             }
         }
         if ipu.convolution.is_some() {
@@ -582,8 +582,8 @@ impl<'a> Sim<'a> {
         }
         if ipu.zoom.is_some() {
             after.push(Elem::Zoom(Zoom::new()));
-            if ipu.zoom_register != StageKind::Bubble {
-                after.push(Elem::Reg(Reg::new(ipu.zoom_register)));
+            if inp.pipe.zoom_register != StageKind::Bubble {
+                after.push(Elem::Reg(Reg::new(inp.pipe.zoom_register)));
             }
         }
         Self {

@@ -1197,8 +1197,9 @@ impl<'a> IpuUnit<'a> {
             let out = std::mem::replace(o, own.clone());
             reg_view(ctx, modules, stage, kind, pix_w, own, out).map(Some)
         };
-        let map_reg = behind(&mut map_io, "map", ipu.map_register)?;
-        let zoom_reg = behind(&mut zoom_io, "zoom", ipu.zoom_register)?;
+        // The schedule's registers behind them (a skid where the clock needs ready cut).
+        let map_reg = behind(&mut map_io, "map", self.pipe.map_register)?;
+        let zoom_reg = behind(&mut zoom_io, "zoom", self.pipe.zoom_register)?;
         // Their contents count as the pipeline's: `drained` waits for them.
         let reg_busy: Vec<String> = [&map_reg, &zoom_reg]
             .iter()
@@ -1500,7 +1501,7 @@ mod tests {
     fn elaborate(cfg: &crate::config::Config) -> Result<Design, RenderError> {
         let ctx = Ctx::new(cfg);
         let ipu = cfg.ipu.as_ref().expect("an [ipu] config");
-        let (unit, modules) = IpuUnit::new(&ctx, ipu).elaborate()?;
+        let (unit, modules) = IpuUnit::new(&ctx, ipu, Pipe::new(ipu, &crate::iface::timing::Timing::new(&cfg.clock))).elaborate()?;
         let mut design = Design {
             name: cfg.design.name.clone(),
             modules: Vec::new(),

@@ -51,9 +51,10 @@ impl UnitDef for Ipu {
             return Expectation::none();
         };
         // A beat a clock (up to `lanes` pixels on pix), halved by a one-deep FIFO.
+        let p = pipe(cfg, i);
         let behind = [
-            (i.pixel_map.is_some(), i.map_register),
-            (i.zoom.is_some(), i.zoom_register),
+            (i.pixel_map.is_some(), p.map_register),
+            (i.zoom.is_some(), p.zoom_register),
         ];
         let peak_rate = i
             .registers
@@ -66,7 +67,7 @@ impl UnitDef for Ipu {
             // The cycle model assumes every input offers at once and every output is
             // always ready; with gaps or stalls there is no prediction.
             cycles: if gap == 0.0 && stall == 0.0 {
-                model::ipu_timing::clocks(i, &pipe(cfg, i), v)
+                model::ipu_timing::clocks(i, &p, v)
             } else {
                 None
             },

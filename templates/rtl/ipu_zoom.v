@@ -103,6 +103,9 @@ module {{ name }} #(
 {%- endif %}
   reg  [AccW-1:0] aye_q, aye_d;     // (j + 1) * |zy| + 2^15 - 1: where row j ends
   reg  [OffW-1:0] ox_q, ox_d;       // next output column offset
+{%- if !multi %}
+  reg  [OffW-1:0] oxn_q, oxn_d;     // ox_q + 1, kept (no carry before the compare)
+{%- endif %}
   reg  [OffW-1:0] oy_q, oy_d;       // current output row offset
   reg         out_valid_q, out_valid_d;
   reg  [{{ beat_w - 1 }}:0] out_data_q, out_data_d;
@@ -201,7 +204,7 @@ module {{ name }} #(
   // Offset where this column's coverage ends.
   wire [OffW-1:0] x_end = axe_q[AccW-1:16];
   wire want = row_live & (ox_q != x_end);
-  wire last_out = (ox_q + 1'b1 == x_end);
+  wire last_out = (oxn_q == x_end);
   wire last_col = (i_q == wlast_q);
   // This column may advance: nothing (more) to send, or its last pixel goes out now.
   wire adv_ok = ~want | (out_free & last_out);
@@ -230,6 +233,9 @@ module {{ name }} #(
 {%- endif %}
     aye_d    = (j_q == 16'd0) ? yinit_q : aye_q;
     ox_d     = ox_q;
+{%- if !multi %}
+    oxn_d    = oxn_q;
+{%- endif %}
     oy_d     = oy_q;
     out_load = 1'b0;
     line_we  = 1'b0;
@@ -249,7 +255,12 @@ module {{ name }} #(
       if (emit) begin
         out_load   = 1'b1;
         out_data_d = {{ zoom_beat }};
-        ox_d       = ox_q + {% if multi %}{{ "{" }}{{ acc_w - 16 - cnt_w }}'d0, cnt}{% else %}1'b1{% endif %};
+{%- if multi %}
+        ox_d       = ox_q + {{ "{" }}{{ acc_w - 16 - cnt_w }}'d0, cnt};
+{%- else %}
+        ox_d       = oxn_q;
+        oxn_d      = oxn_q + 1'b1;
+{%- endif %}
       end
       if (st_q == Z_REWIND) begin
         st_d = Z_REPLAY;
@@ -271,6 +282,9 @@ module {{ name }} #(
           axe_d = xinit_q;
 {%- endif %}
           ox_d = {OffW{1'b0}};
+{%- if !multi %}
+          oxn_d = {{ "{{" }}(OffW-1){1'b0}}, 1'b1};
+{%- endif %}
           if (row_live & (oy_q + 1'b1 != y_end)) begin
             // The row covers more output rows: replay it.
             oy_d = oy_q + 1'b1;
@@ -308,6 +322,9 @@ module {{ name }} #(
 {%- endif %}
       aye_q       <= AccInit;
       ox_q        <= {OffW{1'b0}};
+{%- if !multi %}
+      oxn_q       <= {{ "{{" }}(OffW-1){1'b0}}, 1'b1};
+{%- endif %}
       oy_q        <= {OffW{1'b0}};
       out_valid_q <= 1'b0;
     end else begin
@@ -321,6 +338,9 @@ module {{ name }} #(
 {%- endif %}
       aye_q       <= aye_d;
       ox_q        <= ox_d;
+{%- if !multi %}
+      oxn_q       <= oxn_d;
+{%- endif %}
       oy_q        <= oy_d;
       out_valid_q <= out_valid_d;
     end
