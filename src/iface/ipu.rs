@@ -6,8 +6,8 @@
 //! the probe's state names); `model::ipu` and `model::ipu_timing` match on the same
 //! constants and enums.
 
-use crate::config::{Ipu, StageKind};
 use crate::config::ipu::CI8;
+use crate::config::{Ipu, StageKind};
 use crate::iface::timing::{Op, Timing};
 
 /// Width of a `pix` beat: `{mask[lanes] (lanes > 1), y[15:0], x[15:0], lanes x RGBA8}`.
@@ -567,7 +567,10 @@ impl Pipe {
         let skids = if skids.is_empty() {
             String::new()
         } else {
-            format!("; a skid register behind {} (ready cut)", skids.join(" and "))
+            format!(
+                "; a skid register behind {} (ready cut)",
+                skids.join(" and ")
+            )
         };
         if ipu.pixel_map.is_none() {
             return format!("ipu: no pixel map stage{skids}");
@@ -662,12 +665,19 @@ mod tests {
             (slow.map_register, slow.zoom_register),
             (StageKind::Bubble, StageKind::Bubble)
         );
-        assert_eq!((mid.map_prod, mid.map_scaled, mid.map_rdata), (true, false, true));
+        assert_eq!(
+            (mid.map_prod, mid.map_scaled, mid.map_rdata),
+            (true, false, true)
+        );
         assert_eq!(mid.map_stages(), 3);
         assert_eq!(fast.map_stages(), 4);
         assert_eq!(fast.map_register, StageKind::Skid);
         assert_eq!(fast.zoom_register, StageKind::Skid);
-        assert!(fast.describe(&ipu).contains("4 stage(s)"), "{}", fast.describe(&ipu));
+        assert!(
+            fast.describe(&ipu).contains("4 stage(s)"),
+            "{}",
+            fast.describe(&ipu)
+        );
         // A register the config asks for is kept.
         let mut fifo = ipu.clone();
         fifo.map_register = StageKind::Fifo { depth: 2 };

@@ -14,8 +14,8 @@
 use crate::config::StageKind;
 use crate::config::ipu::{CI8, Ipu};
 use crate::iface::ipu::{
-    Act, CMD_FACTOR, Pipe, CMD_KERNEL_H, CMD_KERNEL_W, CMD_MAP_COUNT, CMD_OP, CMD_SEL, State, ZOOM_ACC_W,
-    cmd_field, is_ipu_opcode,
+    Act, CMD_FACTOR, CMD_KERNEL_H, CMD_KERNEL_W, CMD_MAP_COUNT, CMD_OP, CMD_SEL, Pipe, State,
+    ZOOM_ACC_W, cmd_field, is_ipu_opcode,
 };
 use crate::model::handshake::Stage;
 use crate::vectors::{Bits, VectorSet};

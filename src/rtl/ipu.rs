@@ -17,8 +17,7 @@ use crate::config::{Ipu, StageKind};
 use crate::iface::field::lsb_params;
 pub use crate::iface::ipu::fsm_states;
 use crate::iface::ipu::{
-    Pipe,
-    Act, FB_REQ_WIDTH, FB_WIDTH, Field, STATUS_WIDTH, TABLES, ZOOM_ACC_W, beat_fields,
+    Act, FB_REQ_WIDTH, FB_WIDTH, Field, Pipe, STATUS_WIDTH, TABLES, ZOOM_ACC_W, beat_fields,
     bytes_per_pixel, command_docs, map_magic, pix_fields, pix_width, rtl_cmd_fields, tex_width,
 };
 
@@ -1501,7 +1500,12 @@ mod tests {
     fn elaborate(cfg: &crate::config::Config) -> Result<Design, RenderError> {
         let ctx = Ctx::new(cfg);
         let ipu = cfg.ipu.as_ref().expect("an [ipu] config");
-        let (unit, modules) = IpuUnit::new(&ctx, ipu, Pipe::new(ipu, &crate::iface::timing::Timing::new(&cfg.clock))).elaborate()?;
+        let (unit, modules) = IpuUnit::new(
+            &ctx,
+            ipu,
+            Pipe::new(ipu, &crate::iface::timing::Timing::new(&cfg.clock)),
+        )
+        .elaborate()?;
         let mut design = Design {
             name: cfg.design.name.clone(),
             modules: Vec::new(),

@@ -376,11 +376,20 @@ module {{ name }} #(
 {%- endfor %}
 {%- else %}
 
+  // The next column's read, its address from flops: the column after i_q (0 after the
+  // row's last) when the column advances, column 0 again in REWIND (written the clock
+  // before when the row is one pixel wide). Otherwise rd_q holds pixel i_q.
+  wire rewind = (st_q == Z_REWIND);
+  wire [AddrW-1:0] rd_addr = rewind ? i_q[AddrW-1:0] :
+                             last_col ? {AddrW{1'b0}} : i_q[AddrW-1:0] + 1'b1;
+  wire rd_en = advance | rewind;
   always @(posedge clk_i) begin
     if (line_we) begin
       line_q[i_q[AddrW-1:0]] <= src_pix;
     end
-    rd_q <= line_q[i_d[AddrW-1:0]];
+    if (rd_en) begin
+      rd_q <= line_q[rd_addr];
+    end
   end
 {%- endif %}
 
