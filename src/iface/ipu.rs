@@ -6,8 +6,9 @@
 //! the probe's state names); `model::ipu` and `model::ipu_timing` match on the same
 //! constants and enums.
 
-use crate::config::Ipu;
 use crate::config::ipu::CI8;
+use crate::config::{Ipu, StageKind};
+use crate::iface::timing::{Op, Timing};
 
 /// Width of a `pix` beat: `{mask[lanes] (lanes > 1), y[15:0], x[15:0], lanes x RGBA8}`.
 pub fn pix_width(ipu: &Ipu) -> u32 {
@@ -488,6 +489,114 @@ impl Act {
     }
 }
 
+/// The pipeline depths the clock asks for (`iface::timing`): the RTL (`rtl::ipu`) and the
+/// cycle model (`model::ipu_timing`) read the same struct, so a deeper pipeline is a longer
+/// latency in both.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Pipe {
+    /// The pixel map's index `round(c * (size - 1) / 255)` is two multiplies and an add
+    /// before the table's address: a register after the first product `c * (size - 1)`.
+    pub map_prod: bool,
+    /// ... and after the second, `p * MulK` (the rounding add follows it).
+    pub map_scaled: bool,
+    /// The tables' read data registered again (a two-clock block-RAM read) before the
+    /// output's multiplexers.
+    pub map_rdata: bool,
+    /// The registers behind the map and zoom stages: the config's, or a skid where the
+    /// config has none and the clock is too fast for ready to ripple from the packer
+    /// through every stage to the unpack stage in one clock.
+    pub map_register: StageKind,
+    pub zoom_register: StageKind,
+}
+
+/// LUT levels after the map tables' read: loaded, MAP_COLOR, colour index and lane mask.
+const MAP_OUT_LUTS: u32 = 3;
+/// LUT levels of ready from the packer to the control FSM's counters, through the zoom's
+/// and the packer's decisions and every bubble register.
+const READY_LUTS: u32 = 12;
+
+impl Pipe {
+    pub fn new(ipu: &Ipu, t: &Timing) -> Self {
+        // A skid's ready comes from a flop: it cuts the chain.
+        let cut = |kind: StageKind| {
+            if kind == StageKind::Bubble && !t.fits(&[Op::Lut(READY_LUTS)]) {
+                StageKind::Skid
+            } else {
+                kind
+            }
+        };
+        let (map_register, zoom_register) = (cut(ipu.map_register), cut(ipu.zoom_register));
+        let Some(m) = ipu.pixel_map else {
+            return Self {
+                map_prod: false,
+                map_scaled: false,
+                map_rdata: false,
+                map_register,
+                zoom_register,
+            };
+        };
+        // The index path: 8 x SizeW bits, then p x MulK, then the rounding add up to the
+        // index's top bit, ending at the table's address.
+        let (_, shift) = map_magic(m.size);
+        let size_w = m.size.next_power_of_two().trailing_zeros().max(1);
+        let s = t.schedule(&[Op::Mult, Op::Mult, Op::Carry(shift + size_w)]);
+        Self {
+            map_prod: s[1] != s[0],
+            map_scaled: s[2] != s[1],
+            map_rdata: !t.fits(&[Op::RamRead, Op::Lut(MAP_OUT_LUTS)]),
+            map_register,
+            zoom_register,
+        }
+    }
+
+    /// Registers of the map stage: its output (the tables' read register) and the ones
+    /// the clock adds.
+    pub fn map_stages(&self) -> u32 {
+        1 + u32::from(self.map_prod) + u32::from(self.map_scaled) + u32::from(self.map_rdata)
+    }
+
+    /// `gpurtl check`'s line.
+    pub fn describe(&self, ipu: &Ipu) -> String {
+        let mut skids = Vec::new();
+        if ipu.pixel_map.is_some() && self.map_register != ipu.map_register {
+            skids.push("map");
+        }
+        if ipu.zoom.is_some() && self.zoom_register != ipu.zoom_register {
+            skids.push("zoom");
+        }
+        let skids = if skids.is_empty() {
+            String::new()
+        } else {
+            format!(
+                "; a skid register behind {} (ready cut)",
+                skids.join(" and ")
+            )
+        };
+        if ipu.pixel_map.is_none() {
+            return format!("ipu: no pixel map stage{skids}");
+        }
+        let mut added = Vec::new();
+        if self.map_prod {
+            added.push("the first product");
+        }
+        if self.map_scaled {
+            added.push("the second product");
+        }
+        if self.map_rdata {
+            added.push("the table read (two-clock read)");
+        }
+        format!(
+            "ipu: pixel map {} stage(s){}{skids}",
+            self.map_stages(),
+            if added.is_empty() {
+                String::new()
+            } else {
+                format!(", registers after {}", added.join(", "))
+            }
+        )
+    }
+}
+
 /// Every table `ipu.v` declares, in the order it declares them.
 pub const TABLES: [Table; 5] = [STATE_TABLE, OPCODES, FB_OPS, ACT_TABLE, EVENTS];
 
@@ -531,6 +640,55 @@ mod tests {
         assert_eq!(with(0, &CMD_YMOVE, 1), 1 << 12);
         assert_eq!(cmd_field(0xffff_ffff, &CMD_OP), 0xff);
         assert_eq!(with(0, &CMD_HI, 0x1_2345), 0x2345_0000);
+    }
+
+    /// The depth follows the clock: the short pipeline at 50 MHz, the products and the
+    /// two-clock read registered and ready cut by skids at 200 MHz.
+    #[test]
+    fn the_pipe_follows_the_target() {
+        use crate::config::{self, ClockSection, Family};
+        let text = "[design]\nname = \"t\"\n[ipu]\nlanes = 1\n[ipu.zoom]\nenabled = true\n\
+                    [ipu.pixel_map]\nenabled = true\ntable_size = 256\nmaps = [\"r_to_r\"]\n";
+        let ipu = config::parse(text, "t").expect("valid").ipu.expect("ipu");
+        let at = |mhz| {
+            Pipe::new(
+                &ipu,
+                &Timing::new(&ClockSection {
+                    target_mhz: mhz,
+                    family: Family::Ecp5,
+                }),
+            )
+        };
+        let (slow, mid, fast) = (at(50.0), at(100.0), at(200.0));
+        assert_eq!(slow.map_stages(), 1);
+        assert_eq!(
+            (slow.map_register, slow.zoom_register),
+            (StageKind::Bubble, StageKind::Bubble)
+        );
+        assert_eq!(
+            (mid.map_prod, mid.map_scaled, mid.map_rdata),
+            (true, false, true)
+        );
+        assert_eq!(mid.map_stages(), 3);
+        assert_eq!(fast.map_stages(), 4);
+        assert_eq!(fast.map_register, StageKind::Skid);
+        assert_eq!(fast.zoom_register, StageKind::Skid);
+        assert!(
+            fast.describe(&ipu).contains("4 stage(s)"),
+            "{}",
+            fast.describe(&ipu)
+        );
+        // A register the config asks for is kept.
+        let mut fifo = ipu.clone();
+        fifo.map_register = StageKind::Fifo { depth: 2 };
+        let p = Pipe::new(
+            &fifo,
+            &Timing::new(&ClockSection {
+                target_mhz: 200.0,
+                family: Family::Ecp5,
+            }),
+        );
+        assert_eq!(p.map_register, StageKind::Fifo { depth: 2 });
     }
 
     /// Names and values are unique within a table and fit its width.

@@ -14,8 +14,8 @@
 use crate::config::StageKind;
 use crate::config::ipu::{CI8, Ipu};
 use crate::iface::ipu::{
-    Act, CMD_FACTOR, CMD_KERNEL_H, CMD_KERNEL_W, CMD_MAP_COUNT, CMD_OP, CMD_SEL, State, ZOOM_ACC_W,
-    cmd_field, is_ipu_opcode,
+    Act, CMD_FACTOR, CMD_KERNEL_H, CMD_KERNEL_W, CMD_MAP_COUNT, CMD_OP, CMD_SEL, Pipe, State,
+    ZOOM_ACC_W, cmd_field, is_ipu_opcode,
 };
 use crate::model::handshake::Stage;
 use crate::vectors::{Bits, VectorSet};
@@ -47,7 +47,7 @@ const ONE: u32 = 0x1_0000;
 /// Clocks from reset release to the last output transfer when `v` runs through the unit
 /// with every input offering its next item at once and every output always ready; `None`
 /// if the stream leaves expected outputs undelivered (the model would wait forever).
-pub fn clocks(ipu: &Ipu, v: &VectorSet) -> Option<u64> {
+pub fn clocks(ipu: &Ipu, pipe: &Pipe, v: &VectorSet) -> Option<u64> {
     let items = |p: &str| v.port(p).map_or(&[][..], |p| p.items.as_slice());
     let cmds: Vec<u32> = items("cmd").iter().map(|b| b.low_u64() as u32).collect();
     let mut expected = [0u64; 7];
@@ -56,6 +56,7 @@ pub fn clocks(ipu: &Ipu, v: &VectorSet) -> Option<u64> {
     }
     let mut sim = Sim::new(Inputs {
         ipu,
+        pipe: *pipe,
         cmds: &cmds,
         dma: items("dma"),
         fb_words: items("fb").len(),
@@ -498,6 +499,7 @@ impl Pack {
 #[derive(Debug, Clone, Copy)]
 struct Inputs<'a> {
     ipu: &'a Ipu,
+    pipe: Pipe,
     cmds: &'a [u32],
     dma: &'a [Bits],
     fb_words: usize,
@@ -560,9 +562,12 @@ impl<'a> Sim<'a> {
         let kind = |i: usize| ipu.registers.get(i).copied().unwrap_or(StageKind::Bubble);
         let mut after = Vec::new();
         if ipu.pixel_map.is_some() {
-            after.push(Elem::Reg(Reg::new(StageKind::Bubble)));
-            if ipu.map_register != StageKind::Bubble {
-                after.push(Elem::Reg(Reg::new(ipu.map_register)));
+            // The map stage's registers, as many as the clock's schedule gives it.
+            for _ in 0..inp.pipe.map_stages() {
+                after.push(Elem::Reg(Reg::new(StageKind::Bubble)));
+            }
+            if inp.pipe.map_register != StageKind::Bubble {
+                after.push(Elem::Reg(Reg::new(inp.pipe.map_register)));
             }
         }
         if ipu.convolution.is_some() {
@@ -577,8 +582,8 @@ impl<'a> Sim<'a> {
         }
         if ipu.zoom.is_some() {
             after.push(Elem::Zoom(Zoom::new()));
-            if ipu.zoom_register != StageKind::Bubble {
-                after.push(Elem::Reg(Reg::new(ipu.zoom_register)));
+            if inp.pipe.zoom_register != StageKind::Bubble {
+                after.push(Elem::Reg(Reg::new(inp.pipe.zoom_register)));
             }
         }
         Self {
@@ -1093,6 +1098,7 @@ struct Unpack {
 mod tests {
     use super::*;
     use crate::config;
+    use crate::iface::timing::Timing;
     use crate::model::ipu::{self as m, Stream};
 
     fn ipu(body: &str) -> Ipu {
@@ -1100,9 +1106,14 @@ mod tests {
         config::parse(&text, "t").expect("valid").ipu.expect("ipu")
     }
 
+    /// At a slow clock: the shortest pipeline (the figures below count its registers).
     fn model_clocks(ipu: &Ipu, s: &Stream) -> u64 {
         let (v, _) = m::encode(ipu, s, 1);
-        clocks(ipu, &v).expect("finishes")
+        let slow = Timing::new(&config::ClockSection {
+            target_mhz: 50.0,
+            family: config::Family::Ecp5,
+        });
+        clocks(ipu, &Pipe::new(ipu, &slow), &v).expect("finishes")
     }
 
     /// A stream of commands and 32-bit DMA units.

@@ -17,7 +17,7 @@ use crate::config::{Ipu, StageKind};
 use crate::iface::field::lsb_params;
 pub use crate::iface::ipu::fsm_states;
 use crate::iface::ipu::{
-    Act, FB_REQ_WIDTH, FB_WIDTH, Field, STATUS_WIDTH, TABLES, ZOOM_ACC_W, beat_fields,
+    Act, FB_REQ_WIDTH, FB_WIDTH, Field, Pipe, STATUS_WIDTH, TABLES, ZOOM_ACC_W, beat_fields,
     bytes_per_pixel, command_docs, map_magic, pix_fields, pix_width, rtl_cmd_fields, tex_width,
 };
 
@@ -223,6 +223,54 @@ pub struct IpuMap {
     pub k: u64,
     pub k_bits: u32,
     pub shift: u32,
+    /// The schedule's registers (iface::ipu::Pipe): after the first product, after the
+    /// second, and the read data's second register; the stages and where each loads.
+    pub prod: bool,
+    pub scaled: bool,
+    pub rdata: bool,
+    pub stages: u32,
+    pub k_scaled: u32,
+    pub k_read: u32,
+    pub k_data: u32,
+    pub stage_doc: String,
+    /// The colour index's registers up to the read: (stage, what it loads).
+    pub ci_hops: Vec<(u32, String)>,
+    /// Each stage's handshake, the last stage and `busy_o`'s expression.
+    pub hs: Vec<MapHs>,
+    pub last: u32,
+    pub busy: String,
+}
+
+/// One map stage's handshake: its index, the ready behind it, the valid and the beat into
+/// it.
+pub struct MapHs {
+    pub k: u32,
+    pub behind: String,
+    pub offer: String,
+    pub src: String,
+}
+
+fn map_hs(stages: u32) -> Vec<MapHs> {
+    (0..stages)
+        .map(|k| MapHs {
+            k,
+            behind: if k + 1 == stages {
+                "out_ready_i".into()
+            } else {
+                format!("ready{}", k + 1)
+            },
+            offer: if k == 0 {
+                "in_valid_i".into()
+            } else {
+                format!("valid{}_q", k - 1)
+            },
+            src: if k == 0 {
+                "in_data_i".into()
+            } else {
+                format!("beat{}_q", k - 1)
+            },
+        })
+        .collect()
 }
 
 #[derive(Template)]
@@ -604,11 +652,29 @@ struct Links {
 pub struct IpuUnit<'a> {
     ctx: &'a Ctx,
     ipu: &'a Ipu,
+    /// The depths the clock asks for.
+    pipe: Pipe,
+}
+
+/// The map stage's registers in order, for its header.
+fn map_stage_doc(pipe: &Pipe) -> String {
+    let mut s = Vec::new();
+    if pipe.map_prod {
+        s.push("c * (size - 1)");
+    }
+    if pipe.map_scaled {
+        s.push("p * MulK");
+    }
+    s.push("the tables' read");
+    if pipe.map_rdata {
+        s.push("the read data");
+    }
+    s.join(", ")
 }
 
 impl<'a> IpuUnit<'a> {
-    pub fn new(ctx: &'a Ctx, ipu: &'a Ipu) -> Self {
-        Self { ctx, ipu }
+    pub fn new(ctx: &'a Ctx, ipu: &'a Ipu, pipe: Pipe) -> Self {
+        Self { ctx, ipu, pipe }
     }
 
     /// The widths the top and its stages share.
@@ -839,6 +905,8 @@ impl<'a> IpuUnit<'a> {
             Some(pm) => {
                 let mname = ctx.module_name("ipu_map");
                 let (k, shift) = map_magic(pm.size);
+                let pipe = self.pipe;
+                let k_read = u32::from(pipe.map_prod) + u32::from(pipe.map_scaled);
                 let digits = |on: [bool; 4]| -> String {
                     on.iter()
                         .rev()
@@ -872,6 +940,30 @@ impl<'a> IpuUnit<'a> {
                             k,
                             k_bits: 64 - k.leading_zeros(),
                             shift,
+                            prod: pipe.map_prod,
+                            scaled: pipe.map_scaled,
+                            rdata: pipe.map_rdata,
+                            stages: pipe.map_stages(),
+                            k_scaled: k_read - u32::from(pipe.map_scaled),
+                            k_read,
+                            k_data: k_read + 1,
+                            stage_doc: map_stage_doc(&pipe),
+                            ci_hops: (0..k_read)
+                                .map(|j| {
+                                    let src = if j == 0 {
+                                        "ci_in".to_string()
+                                    } else {
+                                        format!("ci{}_q", j - 1)
+                                    };
+                                    (j, src)
+                                })
+                                .collect(),
+                            hs: map_hs(pipe.map_stages()),
+                            last: pipe.map_stages() - 1,
+                            busy: (0..pipe.map_stages())
+                                .map(|k| format!("valid{k}_q"))
+                                .collect::<Vec<_>>()
+                                .join(" | "),
                         },
                     )?,
                 });
@@ -1104,8 +1196,9 @@ impl<'a> IpuUnit<'a> {
             let out = std::mem::replace(o, own.clone());
             reg_view(ctx, modules, stage, kind, pix_w, own, out).map(Some)
         };
-        let map_reg = behind(&mut map_io, "map", ipu.map_register)?;
-        let zoom_reg = behind(&mut zoom_io, "zoom", ipu.zoom_register)?;
+        // The schedule's registers behind them (a skid where the clock needs ready cut).
+        let map_reg = behind(&mut map_io, "map", self.pipe.map_register)?;
+        let zoom_reg = behind(&mut zoom_io, "zoom", self.pipe.zoom_register)?;
         // Their contents count as the pipeline's: `drained` waits for them.
         let reg_busy: Vec<String> = [&map_reg, &zoom_reg]
             .iter()
@@ -1407,7 +1500,12 @@ mod tests {
     fn elaborate(cfg: &crate::config::Config) -> Result<Design, RenderError> {
         let ctx = Ctx::new(cfg);
         let ipu = cfg.ipu.as_ref().expect("an [ipu] config");
-        let (unit, modules) = IpuUnit::new(&ctx, ipu).elaborate()?;
+        let (unit, modules) = IpuUnit::new(
+            &ctx,
+            ipu,
+            Pipe::new(ipu, &crate::iface::timing::Timing::new(&cfg.clock)),
+        )
+        .elaborate()?;
         let mut design = Design {
             name: cfg.design.name.clone(),
             modules: Vec::new(),

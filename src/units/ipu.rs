@@ -2,11 +2,18 @@
 
 use super::UnitDef;
 use crate::config::Config;
+use crate::iface::ipu::Pipe;
+use crate::iface::timing::Timing;
 use crate::model::{self, Expectation};
 use crate::rtl::{self, Ctx, Module, RenderError, Unit};
 use crate::vectors::VectorSet;
 
 pub struct Ipu;
+
+/// The depths `cfg`'s clock asks for: the RTL and the cycle model read the same.
+pub fn pipe(cfg: &Config, ipu: &crate::config::Ipu) -> Pipe {
+    Pipe::new(ipu, &Timing::new(&cfg.clock))
+}
 
 impl UnitDef for Ipu {
     fn name(&self) -> &'static str {
@@ -18,7 +25,8 @@ impl UnitDef for Ipu {
         ctx: &Ctx,
         cfg: &Config,
     ) -> Option<Result<(Unit, Vec<Module>), RenderError>> {
-        Some(rtl::ipu::IpuUnit::new(ctx, cfg.ipu.as_ref()?).elaborate())
+        let ipu = cfg.ipu.as_ref()?;
+        Some(rtl::ipu::IpuUnit::new(ctx, ipu, pipe(cfg, ipu)).elaborate())
     }
 
     fn vectors(
@@ -43,9 +51,10 @@ impl UnitDef for Ipu {
             return Expectation::none();
         };
         // A beat a clock (up to `lanes` pixels on pix), halved by a one-deep FIFO.
+        let p = pipe(cfg, i);
         let behind = [
-            (i.pixel_map.is_some(), i.map_register),
-            (i.zoom.is_some(), i.zoom_register),
+            (i.pixel_map.is_some(), p.map_register),
+            (i.zoom.is_some(), p.zoom_register),
         ];
         let peak_rate = i
             .registers
@@ -58,7 +67,7 @@ impl UnitDef for Ipu {
             // The cycle model assumes every input offers at once and every output is
             // always ready; with gaps or stalls there is no prediction.
             cycles: if gap == 0.0 && stall == 0.0 {
-                model::ipu_timing::clocks(i, v)
+                model::ipu_timing::clocks(i, &p, v)
             } else {
                 None
             },

@@ -222,8 +222,13 @@ module {{ name }} #(
   // INDEX_SHIFT: shifts past -16 or 15 clear every index bit, as those do.
   wire ishift_fits = (&value_q[31:4]) | ~(|value_q[31:4]);
   wire [4:0] ishift_new = ishift_fits ? value_q[4:0] : {value_q[31], {4{~value_q[31]}}};
-  // Scale and bias are the identity for a colour-index draw's pixels.
-  wire [{{ 4 * sw - 1 }}:0] scale_use = ci_q ? { {{- scale_one }}, {{ scale_one }}, {{ scale_one }}, {{ scale_one -}} } : scale_q;
+  // Scale and bias are the identity for a colour-index draw's pixels. The scale is
+  // registered (it and ci_q change only while the unit is empty, clocks before a draw's
+  // pixels reach the multipliers): the multipliers' operands come from flops.
+  reg [{{ 4 * sw - 1 }}:0] scale_use_q;
+  always @(posedge clk_i) begin
+    scale_use_q <= ci_q ? { {{- scale_one }}, {{ scale_one }}, {{ scale_one }}, {{ scale_one -}} } : scale_q;
+  end
   wire [{{ 4 * bw - 1 }}:0] bias_use = ci_q ? {{ 4 * bw }}'d0 : bias_q;
 {%- endif %}
 {%- if let Some(c) = conv %}
@@ -377,7 +382,19 @@ module {{ name }} #(
   wire [{{ byte_w + 1 }}:0] advance = {{ "{{" }}{{ byte_w - 1 }}{1'b0}}, group} << step_log;
   wire [{{ byte_w + 1 }}:0] byte_end = {2'b0, byte_q} + advance;
   wire last_col = (left == {13'd0, group});
-  wire last_row = (row_q == height_q - 16'd1);
+  // The draw's last row{% if bitmap %} and column{% endif %}, registered: the size loads in RECEIVE_1, two
+  // clocks before PIPELINE or BITMAP read them.
+  reg [15:0] hlast_q;
+  always @(posedge clk_i) begin
+    hlast_q <= height_q - 16'd1;
+  end
+{%- if bitmap %}
+  reg [15:0] wlast_q;
+  always @(posedge clk_i) begin
+    wlast_q <= width_q - 16'd1;
+  end
+{%- endif %}
+  wire last_row = (row_q == hlast_q);
   wire last_px = last_col & last_row;
 {%- if fb.is_some() %}
   // A framebuffer row ends its word.
@@ -398,7 +415,7 @@ module {{ name }} #(
   wire in_bitmap = (state_q == BITMAP);
   wire [{{ byte_w + 2 }}:0] bm_index = {byte_q, 3'b111} - {{ "{{" }}{{ byte_w }}{1'b0}}, col_q[2:0]};
   wire bm_bit = dma_data_i[bm_index];
-  wire bm_last_col = (col_q == width_q - 16'd1);
+  wire bm_last_col = (col_q == wlast_q);
   wire bm_byte_end = (col_q[2:0] == 3'd7) | bm_last_col;
   wire bm_word_end = bm_byte_end & ((&byte_q) | (bm_last_col & last_row));
   wire bm_ok = ~bm_bit | ~bm_valid_q | pix_ready_i;
@@ -454,7 +471,7 @@ module {{ name }} #(
 {%- for l in lanes_v_list %}
   {{ scale_mod }} u_scale{{ l.i }} (
     .rgba_i  (unpack_data{{ l.px }}),
-    .scale_i ({% if ci %}scale_use{% else %}scale_q{% endif %}),
+    .scale_i ({% if ci %}scale_use_q{% else %}scale_q{% endif %}),
     .prod_o  (scale_in_data{{ l.prod }})
   );
 {%- endfor %}
@@ -467,6 +484,7 @@ module {{ name }} #(
 {%- for l in lanes_v_list %}
   wire [31:0] bias_px{{ l.i }};
   {{ bias_mod }} u_bias{{ l.i }} (
+    .clk_i  (clk_i),
     .prod_i (scale_data{{ l.prod }}),
     .bias_i ({% if ci %}bias_use{% else %}bias_q{% endif %}),
     .rgba_o (bias_px{{ l.i }})

@@ -8,14 +8,19 @@
 // which is round(255 * (c / 255 * scale + bias)) clamped, halves up; exact for the stored
 // scale and bias (src/model/ipu.rs is the same arithmetic).
 // prod_i: {A, B, G, R} products; bias_i: {A, B, G, R} biases; rgba_o: {A, B, G, R}.
-// Latency 0 (combinational); four SumWidth-bit ({{ sumw }}) adders and clamps.
-// Combinational paths: prod_i, bias_i -> rgba_o.
+// The bias term (255 * B << (Frac - BiasFrac)) + 2^(Frac - 1) is registered from bias_i
+// (which changes only while the unit is empty, clocks before a draw's pixels reach here):
+// one adder on the pixel path.
+// Latency 0 for prod_i (combinational), one clock for bias_i; four SumWidth-bit ({{ sumw }})
+// adders and clamps.
+// Combinational paths: prod_i -> rgba_o.
 module {{ name }} #(
   parameter integer ScaleFrac = {{ sf }},
   parameter integer BiasWidth = {{ bw }},
   parameter integer BiasFrac = {{ bf }},
   parameter integer ProdWidth = {{ pw }}
 ) (
+  input wire clk_i,
   input wire [4*ProdWidth-1:0] prod_i,
   input wire [4*BiasWidth-1:0] bias_i,
   output wire [31:0] rgba_o
@@ -34,8 +39,11 @@ module {{ name }} #(
       wire signed [SumWidth-1:0] bias = {{ "{{" }}(SumWidth-BiasWidth){bias_i[BiasWidth*ch + BiasWidth-1]}},
                                          bias_i[BiasWidth*ch +: BiasWidth]};
       wire signed [SumWidth-1:0] bias255 = (bias <<< 8) - bias;
-      wire signed [SumWidth-1:0] sum = (prod <<< (Frac - ScaleFrac)) + (bias255 <<< (Frac - BiasFrac)) +
-                                       {{ "{{" }}(SumWidth-Frac){1'b0}}, 1'b1, {(Frac-1){1'b0}}};
+      reg signed [SumWidth-1:0] term_q;
+      always @(posedge clk_i) begin
+        term_q <= (bias255 <<< (Frac - BiasFrac)) + {{ "{{" }}(SumWidth-Frac){1'b0}}, 1'b1, {(Frac-1){1'b0}}};
+      end
+      wire signed [SumWidth-1:0] sum = (prod <<< (Frac - ScaleFrac)) + term_q;
       // The bits below the rounding point are dropped by design.
       wire unused_sum;
       assign unused_sum = ^sum[Frac-1:0];

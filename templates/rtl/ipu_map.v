@@ -15,7 +15,9 @@
 // generated or loaded I_TO_* map are 0 (GL's initial one-entry map of 0).
 {%- endif %}
 // Lanes outside a beat's mask stay 0.
-// Latency: one register (the output, with the tables' read register); a beat a clock.
+// Stages ({{ stages }}, from the clock's schedule, iface::ipu::Pipe): {{ stage_doc }}.
+// Each is a bubble register (in_ready = ~valid | ready behind it): a beat a clock.
+// Latency: {{ stages }} register(s); a beat a clock.
 // Combinational paths: out_ready_i -> in_ready_o.
 module {{ name }} #(
   parameter integer Lanes = {{ lanes }},
@@ -66,45 +68,57 @@ module {{ name }} #(
   localparam integer WideW = ProdW + {{ k_bits }};
   localparam [WideW-1:0] MulK = {{ "{{" }}(WideW-{{ k_bits }}){1'b0}}, {{ k_bits }}'d{{ k }}};
   localparam [WideW-1:0] Half = {{ "{{" }}(WideW-MulShift){1'b0}}, 1'b1, {(MulShift-1){1'b0}}};
-  localparam integer Meta = BeatWidth - 32 * Lanes;
-
-  reg out_valid_q;
-  reg [Meta-1:0] meta_q;
-  wire load = in_valid_i & (~out_valid_q | out_ready_i);
-  assign in_ready_o  = ~out_valid_q | out_ready_i;
-  assign out_valid_o = out_valid_q;
-  assign busy_o      = out_valid_q;
-{%- if multi %}
-  wire [Lanes-1:0] mask = meta_q[Meta-1:32];
-{%- endif %}
+  // The stages' handshake: stage k loads when its input is valid and it is empty or its
+  // beat leaves; every stage holds the beat.
+{%- for h in hs %}
+  reg valid{{ h.k }}_q;
+  reg [BeatWidth-1:0] beat{{ h.k }}_q;
+{%- endfor %}
+{%- for h in hs %}
+  wire ready{{ h.k }};
+  wire load{{ h.k }};
+{%- endfor %}
+{%- for h in hs %}
+  assign ready{{ h.k }} = ~valid{{ h.k }}_q | {{ h.behind }};
+  assign load{{ h.k }}  = {{ h.offer }} & ready{{ h.k }};
+{%- endfor %}
 
   always @(posedge clk_i{{ rst.edge }}) begin
     if ({{ rst.active }}) begin
-      out_valid_q <= 1'b0;
+{%- for h in hs %}
+      valid{{ h.k }}_q <= 1'b0;
+{%- endfor %}
     end else begin
-      out_valid_q <= load | (out_valid_q & ~out_ready_i);
+{%- for h in hs %}
+      valid{{ h.k }}_q <= load{{ h.k }} | (valid{{ h.k }}_q & ~{{ h.behind }});
+{%- endfor %}
     end
   end
 
   always @(posedge clk_i) begin
-    if (load) begin
-      meta_q <= in_data_i[BeatWidth-1:32*Lanes];
+{%- for h in hs %}
+    if (load{{ h.k }}) begin
+      beat{{ h.k }}_q <= {{ h.src }};
     end
+{%- endfor %}
   end
+  assign in_ready_o  = ready0;
+  assign out_valid_o = valid{{ last }}_q;
+  assign busy_o      = {{ busy }};
+  // The beat at the output: its meta fields and raw pixels.
+  wire [BeatWidth-1:0] out_beat = beat{{ last }}_q;
+  assign out_data_o[BeatWidth-1:32*Lanes] = out_beat[BeatWidth-1:32*Lanes];
+{%- if multi %}
+  wire [Lanes-1:0] mask = out_beat[BeatWidth-1:BeatWidth-Lanes];
+{%- endif %}
+  // MAP_COLOR and the draw's kind are constant while pixels are in the stage (they change
+  // only once the unit is empty).
+  wire use_map = map_color_i;
 {%- if index %}
-
-  // The beat is a colour-index draw's (constant through a draw: draws wait for the one
-  // before to leave the unit).
-  reg index_q;
-  always @(posedge clk_i) begin
-    if (load) begin
-      index_q <= index_i;
-    end
-  end
+  wire use_index = index_i;
   // Right shifts by 1..16 (a shift of -16..-1); 16 clears every index bit.
   wire [4:0] rshift = 5'd0 - ishift_i;
 {%- endif %}
-  assign out_data_o[BeatWidth-1:32*Lanes] = meta_q;
 
   genvar l, ch;
   generate
@@ -117,25 +131,55 @@ module {{ name }} #(
       wire [AddrW+7:0] ci_sh = ishift_i[4] ? ci_shr : ci_shl;
       wire unused_ci_sh;
       assign unused_ci_sh = ^ci_sh[AddrW+7:AddrW];
-      wire [AddrW-1:0] ci_index = ci_sh[AddrW-1:0] + ioff_i;
+      wire [AddrW-1:0] ci_in = ci_sh[AddrW-1:0] + ioff_i;
+{%- if k_read > 0 %}
+      // Carried to the tables' read with the beat.
+{%- for h in ci_hops %}
+      reg [AddrW-1:0] ci{{ h.0 }}_q;
+      always @(posedge clk_i) begin
+        if (load{{ h.0 }}) begin
+          ci{{ h.0 }}_q <= {{ h.1 }};
+        end
+      end
+{%- endfor %}
+      wire [AddrW-1:0] ci_index = ci{{ k_read - 1 }}_q;
+{%- else %}
+      wire [AddrW-1:0] ci_index = ci_in;
+{%- endif %}
 {%- endif %}
       for (ch = 0; ch < 4; ch = ch + 1) begin : g_channel
         wire [7:0] c = in_data_i[32*l + 8*ch +: 8];
+        wire [7:0] raw = out_beat[32*l + 8*ch +: 8];
         wire [7:0] value;
-        reg [7:0] raw_q;
-        always @(posedge clk_i) begin
-          if (load) begin
-            raw_q <= c;
-          end
-        end
         if (Maps[ch]) begin : g_map
           localparam [2:0] Sel = ch;
           reg [7:0] table_q [0:TableSize-1];
           reg [7:0] entry_q;
-          reg use_q;
+          // The index: p = c * (size - 1), then (p * MulK + Half) >> MulShift; only the
+          // bits from MulShift up form it.
           wire [ProdW-1:0] p = {{ "{{" }}SizeW{1'b0}}, c} * {8'd0, size_i[SizeW*ch +: SizeW]};
-          // Only the bits from MulShift up form the index.
-          wire [WideW-1:0] wide = {{ "{{" }}(WideW-ProdW){1'b0}}, p} * MulK + Half;
+{%- if prod %}
+          reg [ProdW-1:0] p_q;
+          always @(posedge clk_i) begin
+            if (load0) begin
+              p_q <= p;
+            end
+          end
+          wire [ProdW-1:0] p_use = p_q;
+{%- else %}
+          wire [ProdW-1:0] p_use = p;
+{%- endif %}
+{%- if scaled %}
+          reg [WideW-1:0] pk_q;
+          always @(posedge clk_i) begin
+            if (load{{ k_scaled }}) begin
+              pk_q <= {{ "{{" }}(WideW-ProdW){1'b0}}, p_use} * MulK;
+            end
+          end
+          wire [WideW-1:0] wide = pk_q + Half;
+{%- else %}
+          wire [WideW-1:0] wide = {{ "{{" }}(WideW-ProdW){1'b0}}, p_use} * MulK + Half;
+{%- endif %}
           wire unused_wide;
           assign unused_wide = ^wide;
           wire [AddrW-1:0] index = wide[MulShift +: AddrW];
@@ -145,17 +189,27 @@ module {{ name }} #(
             end
           end
           always @(posedge clk_i) begin
-            if (load) begin
+            if (load{{ k_read }}) begin
               entry_q <= table_q[index];
-              use_q   <= map_color_i;
             end
           end
+{%- if rdata %}
+          // Two-clock read: the read data registered again before any logic.
+          reg [7:0] rdata_q;
+          always @(posedge clk_i) begin
+            if (load{{ k_data }}) begin
+              rdata_q <= entry_q;
+            end
+          end
+          wire [7:0] mapped = loaded_i[ch] ? rdata_q : 8'd0;
+{%- else %}
           wire [7:0] mapped = loaded_i[ch] ? entry_q : 8'd0;
-          assign value = use_q ? mapped : raw_q;
+{%- endif %}
+          assign value = use_map ? mapped : raw;
         end else begin : g_pass
           wire unused_size;
-          assign unused_size = ^{size_i[SizeW*ch +: SizeW], loaded_i[ch]};
-          assign value = raw_q;
+          assign unused_size = ^{size_i[SizeW*ch +: SizeW], loaded_i[ch], c};
+          assign value = raw;
         end
 {%- if index %}
         wire [7:0] ivalue;
@@ -169,17 +223,27 @@ module {{ name }} #(
             end
           end
           always @(posedge clk_i) begin
-            if (load) begin
+            if (load{{ k_read }}) begin
               ientry_q <= itable_q[ci_index & imask_i[AddrW*ch +: AddrW]];
             end
           end
+{%- if rdata %}
+          reg [7:0] irdata_q;
+          always @(posedge clk_i) begin
+            if (load{{ k_data }}) begin
+              irdata_q <= ientry_q;
+            end
+          end
+          assign ivalue = iloaded_i[ch] ? irdata_q : 8'd0;
+{%- else %}
           assign ivalue = iloaded_i[ch] ? ientry_q : 8'd0;
+{%- endif %}
         end else begin : g_index_none
           wire unused_imask;
           assign unused_imask = ^{imask_i[AddrW*ch +: AddrW], iloaded_i[ch]};
           assign ivalue = 8'd0;
         end
-        wire [7:0] result = index_q ? ivalue : value;
+        wire [7:0] result = use_index ? ivalue : value;
 {%- else %}
         wire [7:0] result = value;
 {%- endif %}

@@ -47,7 +47,7 @@ module {{ name }} #(
     reg [11:0] q;
     reg unused_q;
     begin
-      p = {4'd0, c} * 12'd15 + 12'd127;
+      p = ({4'd0, c} << 4) - {4'd0, c} + 12'd127;  // c * 15: a shift and a subtract, no multiplier
       q = p + 12'd1 + {8'd0, p[11:8]};
       unused_q = ^q[7:0];  // the fraction the division drops
       narrow4 = q[11:8];
@@ -59,7 +59,7 @@ module {{ name }} #(
     reg [12:0] q;
     reg unused_q;
     begin
-      p = {5'd0, c} * 13'd31 + 13'd127;
+      p = ({5'd0, c} << 5) - {5'd0, c} + 13'd127;  // c * 31: a shift and a subtract, no multiplier
       q = p + 13'd1 + {8'd0, p[12:8]};
       unused_q = ^q[7:0];  // the fraction the division drops
       narrow5 = q[12:8];
@@ -71,7 +71,7 @@ module {{ name }} #(
     reg [13:0] q;
     reg unused_q;
     begin
-      p = {6'd0, c} * 14'd63 + 14'd127;
+      p = ({6'd0, c} << 6) - {6'd0, c} + 14'd127;  // c * 63: a shift and a subtract, no multiplier
       q = p + 14'd1 + {8'd0, p[13:8]};
       unused_q = ^q[7:0];  // the fraction the division drops
       narrow6 = q[13:8];
@@ -155,11 +155,11 @@ module {{ name }} #(
   wire [15:0] in_y = in_data_i[{{ meta + 31 }}:{{ meta + 16 }}];
   wire in_last = (in_y == last_y_i) & (in_x + {13'd0, in_count} == end_x_i);
 
-  // The held beat (bytes off_q .. len_q - 1 still to go) and the word being filled
-  // (n_q bytes in acc_q).
+  // The held beat (bytes off_q .. off_q + rem_q - 1 still to go) and the word being
+  // filled (n_q bytes in acc_q). rem_q is kept, not computed: ready starts from flops.
   reg         full_q, full_d;
   reg  [5:0]  off_q, off_d;
-  reg [5:0] len_q;
+  reg  [5:0]  rem_q, rem_d;
   reg last_q;
   reg  [{{ nw - 1 }}:0]  n_q, n_d;
   reg [8*Bytes-1:0] beat_q;
@@ -168,10 +168,9 @@ module {{ name }} #(
   reg [8*WordBytes-1:0] out_q;
 
   localparam [5:0] WBytes = WordBytes[5:0];
-  wire [5:0] rem = len_q - off_q;
   wire [5:0] space = WBytes - {{ "{{" }}{{ 6 - nw }}{1'b0}}, n_q};
-  wire fits = (rem <= space);
-  wire [5:0] take = fits ? rem : space;
+  wire fits = (rem_q <= space);
+  wire [5:0] take = fits ? rem_q : space;
   wire [5:0] total = {{ "{{" }}{{ 6 - nw }}{1'b0}}, n_q} + take;
   wire [8*Bytes+8*WordBytes-1:0] beat_wide = {{ "{{" }}(8*WordBytes){1'b0}}, beat_q};
   wire [8*WordBytes-1:0] window = beat_wide[{off_q[{{ off_hi }}:0], 3'b000} +: 8*WordBytes];
@@ -188,7 +187,9 @@ module {{ name }} #(
 {%- endif %}
 {%- endfor %}
   };
-  wire word_now = (total == WBytes) | (fits & last_q);
+  // The word fills (total == WBytes: the beat's rest does not fit or exactly fills it) or
+  // the image ends.
+  wire word_now = (rem_q >= space) | last_q;
   wire step = full_q & (~word_now | ~out_valid_q | out_ready_i);
   assign in_ready_o  = ~full_q | (step & fits);
   wire take_in = in_valid_i & in_ready_o;
@@ -199,10 +200,12 @@ module {{ name }} #(
   always @(*) begin
     full_d      = full_q;
     off_d       = off_q;
+    rem_d       = rem_q;
     n_d         = n_q;
     out_valid_d = out_valid_q & ~out_ready_i;
     if (step) begin
       off_d = off_q + take;
+      rem_d = rem_q - take;
       if (fits) begin
         full_d = 1'b0;
       end
@@ -216,6 +219,7 @@ module {{ name }} #(
     if (take_in) begin
       full_d = 1'b1;
       off_d  = 6'd0;
+      rem_d  = in_len;
     end
   end
 
@@ -223,17 +227,17 @@ module {{ name }} #(
     if ({{ rst.active }}) begin
       full_q      <= 1'b0;
       off_q       <= 6'd0;
-      len_q       <= 6'd0;
+      rem_q       <= 6'd0;
       last_q      <= 1'b0;
       n_q         <= {{ nw }}'d0;
       out_valid_q <= 1'b0;
     end else begin
       full_q      <= full_d;
       off_q       <= off_d;
+      rem_q       <= rem_d;
       n_q         <= n_d;
       out_valid_q <= out_valid_d;
       if (take_in) begin
-        len_q  <= in_len;
         last_q <= in_last;
       end
     end

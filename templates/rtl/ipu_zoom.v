@@ -25,6 +25,9 @@
 // Throughput: bypass, a beat a clock; zoomed, an output pixel a clock, and a clock for
 // each image pixel that covers no output column; a replayed row costs one clock more.
 {%- endif %}
+// The factors' magnitudes, their accumulator steps and the draw's last column and row
+// are registered from zx_i, zy_i, width_i and height_i (three clocks behind them): those
+// change only while the unit is empty, many clocks before a draw's first pixel.
 // Latency: one register (the output). busy_o: a draw is inside the stage.
 // Combinational paths: out_ready_i -> in_ready_o{% if multi %}; in_data_i (the beat's mask, its group's
 // size) -> in_ready_o{% endif %}.
@@ -68,28 +71,63 @@ module {{ name }} #(
   localparam [1:0] Z_REWIND = 2'd1;  // one clock: the line buffer's first pixel is read
   localparam [1:0] Z_REPLAY = 2'd2;  // the row again, from the line buffer
 
-  wire zoom_on = (zx_i != One) | (zy_i != One);
-  wire xneg = zx_i[23];
-  wire yneg = zy_i[23];
-  wire [23:0] xmag = xneg ? (24'd0 - zx_i) : zx_i;
-  wire [23:0] ymag = yneg ? (24'd0 - zy_i) : zy_i;
+  // Per draw: off the pixel path.
+  reg zoom_on_q, xneg_q, yneg_q;
+  reg [23:0] xmag_q, ymag_q;
+{%- if !multi %}
+  reg [15:0] wlast_q;  // the draw's last column
+{%- endif %}
+  reg [15:0] hlast_q;  // the draw's last row
+  always @(posedge clk_i) begin
+    zoom_on_q <= (zx_i != One) | (zy_i != One);
+    xneg_q    <= zx_i[23];
+    yneg_q    <= zy_i[23];
+    xmag_q    <= zx_i[23] ? (24'd0 - zx_i) : zx_i;
+    ymag_q    <= zy_i[23] ? (24'd0 - zy_i) : zy_i;
+{%- if !multi %}
+    wlast_q   <= width_i - 16'd1;
+{%- endif %}
+    hlast_q   <= height_i - 16'd1;
+  end
+  wire zoom_on = zoom_on_q;
+  wire xneg = xneg_q;
+  wire yneg = yneg_q;
 
   reg  [1:0]  st_q, st_d;
   reg  [15:0] i_q, i_d;             // image column
   reg  [15:0] j_q, j_d;             // image row
+{%- if multi %}
   reg  [AccW-1:0] ax_q, ax_d;       // i * |zx| + 2^15 - 1
-  reg  [AccW-1:0] ay_q, ay_d;       // j * |zy| + 2^15 - 1
+{%- else %}
+  reg  [AccW-1:0] axe_q, axe_d;     // (i + 1) * |zx| + 2^15 - 1: where column i ends
+{%- endif %}
+  reg  [AccW-1:0] aye_q, aye_d;     // (j + 1) * |zy| + 2^15 - 1: where row j ends
   reg  [OffW-1:0] ox_q, ox_d;       // next output column offset
+{%- if !multi %}
+  reg  [OffW-1:0] oxn_q, oxn_d;     // ox_q + 1, kept (no carry before the compare)
+{%- endif %}
   reg  [OffW-1:0] oy_q, oy_d;       // current output row offset
   reg         out_valid_q, out_valid_d;
   reg  [{{ beat_w - 1 }}:0] out_data_q, out_data_d;
   reg         out_load, line_we;
 
   localparam [AccW-1:0] AccInit = {{ "{{" }}(AccW-15){1'b0}}, 15'h7fff};
-  wire [AccW-1:0] ay_next = ay_q + {{ "{{" }}(AccW-24){1'b0}}, ymag};
-  wire [OffW-1:0] y_end = ay_next[AccW-1:16];
+  wire [AccW-1:0] xstep = {{ "{{" }}(AccW-24){1'b0}}, xmag_q};
+  wire [AccW-1:0] ystep = {{ "{{" }}(AccW-24){1'b0}}, ymag_q};
+  // Where the first {% if !multi %}column and {% endif %}row end{% if !multi %}s{% endif %}: the accumulator{% if !multi %}s{% endif %} at {% if !multi %}i = 0, {% endif %}j = 0.
+{%- if !multi %}
+  reg [AccW-1:0] xinit_q;
+  always @(posedge clk_i) begin
+    xinit_q <= AccInit + xstep;
+  end
+{%- endif %}
+  reg [AccW-1:0] yinit_q;
+  always @(posedge clk_i) begin
+    yinit_q <= AccInit + ystep;
+  end
+  wire [OffW-1:0] y_end = aye_q[AccW-1:16];
   wire row_live = (oy_q != y_end);
-  wire last_row = (j_q == height_i - 16'd1);
+  wire last_row = (j_q == hlast_q);
   wire out_free = ~out_valid_q | out_ready_i;
   wire streaming = (st_q == Z_STREAM);
   wire src_valid = streaming ? in_valid_i : (st_q == Z_REPLAY);
@@ -108,7 +146,11 @@ module {{ name }} #(
   // acc_k = (i_q + k) * |zx| + 2^15 - 1; e_k = ceil((i_q + k) * |zx| - 0.5), where the
   // group's pixel k - 1 ends.
 {%- for k in ends %}
-  wire [AccW-1:0] acc_{{ k }} = ax_q + ({{ "{{" }}(AccW-24){1'b0}}, xmag} * {{ acc_w }}'d{{ k }});
+  reg [AccW-1:0] xstep{{ k }}_q;  // {{ k }} x |zx|, per draw
+  always @(posedge clk_i) begin
+    xstep{{ k }}_q <= xstep * {{ acc_w }}'d{{ k }};
+  end
+  wire [AccW-1:0] acc_{{ k }} = ax_q + xstep{{ k }}_q;
 {%- if *k < lanes %}
   wire [OffW-1:0] e_{{ k }} = acc_{{ k }}[AccW-1:16];
 {%- endif %}
@@ -159,12 +201,11 @@ module {{ name }} #(
   wire emit = src_valid & want & out_free;
   wire [15:0] x_out = x0_i + (xneg ? ~ox_last : ox_q[15:0]);
 {%- else %}
-  wire [AccW-1:0] ax_next = ax_q + {{ "{{" }}(AccW-24){1'b0}}, xmag};
   // Offset where this column's coverage ends.
-  wire [OffW-1:0] x_end = ax_next[AccW-1:16];
+  wire [OffW-1:0] x_end = axe_q[AccW-1:16];
   wire want = row_live & (ox_q != x_end);
-  wire last_out = (ox_q + 1'b1 == x_end);
-  wire last_col = (i_q == width_i - 16'd1);
+  wire last_out = (oxn_q == x_end);
+  wire last_col = (i_q == wlast_q);
   // This column may advance: nothing (more) to send, or its last pixel goes out now.
   wire adv_ok = ~want | (out_free & last_out);
 
@@ -184,10 +225,17 @@ module {{ name }} #(
     i_d      = i_q;
     j_d      = j_q;
 {%- if multi %}
-{%- endif %}
     ax_d     = ax_q;
-    ay_d     = ay_q;
+{%- else %}
+    // At column 0 and row 0 the ends are the first ones (the factors may have changed
+    // since the last draw).
+    axe_d    = (i_q == 16'd0) ? xinit_q : axe_q;
+{%- endif %}
+    aye_d    = (j_q == 16'd0) ? yinit_q : aye_q;
     ox_d     = ox_q;
+{%- if !multi %}
+    oxn_d    = oxn_q;
+{%- endif %}
     oy_d     = oy_q;
     out_load = 1'b0;
     line_we  = 1'b0;
@@ -207,7 +255,12 @@ module {{ name }} #(
       if (emit) begin
         out_load   = 1'b1;
         out_data_d = {{ zoom_beat }};
-        ox_d       = ox_q + {% if multi %}{{ "{" }}{{ acc_w - 16 - cnt_w }}'d0, cnt}{% else %}1'b1{% endif %};
+{%- if multi %}
+        ox_d       = ox_q + {{ "{" }}{{ acc_w - 16 - cnt_w }}'d0, cnt};
+{%- else %}
+        ox_d       = oxn_q;
+        oxn_d      = oxn_q + 1'b1;
+{%- endif %}
       end
       if (st_q == Z_REWIND) begin
         st_d = Z_REPLAY;
@@ -218,13 +271,20 @@ module {{ name }} #(
         ax_d = ax_grp;
         i_d  = i_q + {{ "{" }}{{ 16 - cnt_w }}'d0, n};
 {%- else %}
-        ax_d = ax_next;
-        i_d  = i_q + 16'd1;
+        axe_d = axe_q + xstep;
+        i_d   = i_q + 16'd1;
 {%- endif %}
         if (last_col) begin
           i_d  = 16'd0;
+{%- if multi %}
           ax_d = AccInit;
+{%- else %}
+          axe_d = xinit_q;
+{%- endif %}
           ox_d = {OffW{1'b0}};
+{%- if !multi %}
+          oxn_d = {{ "{{" }}(OffW-1){1'b0}}, 1'b1};
+{%- endif %}
           if (row_live & (oy_q + 1'b1 != y_end)) begin
             // The row covers more output rows: replay it.
             oy_d = oy_q + 1'b1;
@@ -233,10 +293,10 @@ module {{ name }} #(
             oy_d = y_end;
             st_d = Z_STREAM;
             j_d  = j_q + 16'd1;
-            ay_d = ay_next;
+            aye_d = aye_q + ystep;
             if (last_row) begin
               j_d  = 16'd0;
-              ay_d = AccInit;
+              aye_d = yinit_q;
               oy_d = {OffW{1'b0}};
             end
           end
@@ -255,18 +315,32 @@ module {{ name }} #(
       st_q        <= Z_STREAM;
       i_q         <= 16'd0;
       j_q         <= 16'd0;
+{%- if multi %}
       ax_q        <= AccInit;
-      ay_q        <= AccInit;
+{%- else %}
+      axe_q       <= AccInit;
+{%- endif %}
+      aye_q       <= AccInit;
       ox_q        <= {OffW{1'b0}};
+{%- if !multi %}
+      oxn_q       <= {{ "{{" }}(OffW-1){1'b0}}, 1'b1};
+{%- endif %}
       oy_q        <= {OffW{1'b0}};
       out_valid_q <= 1'b0;
     end else begin
       st_q        <= st_d;
       i_q         <= i_d;
       j_q         <= j_d;
+{%- if multi %}
       ax_q        <= ax_d;
-      ay_q        <= ay_d;
+{%- else %}
+      axe_q       <= axe_d;
+{%- endif %}
+      aye_q       <= aye_d;
       ox_q        <= ox_d;
+{%- if !multi %}
+      oxn_q       <= oxn_d;
+{%- endif %}
       oy_q        <= oy_d;
       out_valid_q <= out_valid_d;
     end
@@ -302,11 +376,20 @@ module {{ name }} #(
 {%- endfor %}
 {%- else %}
 
+  // The next column's read, its address from flops: the column after i_q (0 after the
+  // row's last) when the column advances, column 0 again in REWIND (written the clock
+  // before when the row is one pixel wide). Otherwise rd_q holds pixel i_q.
+  wire rewind = (st_q == Z_REWIND);
+  wire [AddrW-1:0] rd_addr = rewind ? i_q[AddrW-1:0] :
+                             last_col ? {AddrW{1'b0}} : i_q[AddrW-1:0] + 1'b1;
+  wire rd_en = advance | rewind;
   always @(posedge clk_i) begin
     if (line_we) begin
       line_q[i_q[AddrW-1:0]] <= src_pix;
     end
-    rd_q <= line_q[i_d[AddrW-1:0]];
+    if (rd_en) begin
+      rd_q <= line_q[rd_addr];
+    end
   end
 {%- endif %}
 
