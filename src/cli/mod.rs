@@ -444,6 +444,9 @@ pub fn describe(cfg: &Config, design: &Design) -> String {
         timing.budget(),
         timing.delays.register
     );
+    for line in depths(cfg, &timing) {
+        s += &format!("           {line}\n");
+    }
     s += &format!(
         "reset      {:?}, active {:?}, port {}\n",
         cfg.reset.kind,
@@ -561,6 +564,29 @@ pub fn describe(cfg: &Config, design: &Design) -> String {
         s += &format!("module     {:<20} {}\n", m.name, params.join(" "));
     }
     s
+}
+
+/// The pipeline depths each unit's schedule chose at this clock.
+fn depths(cfg: &Config, timing: &iface::timing::Timing) -> Vec<String> {
+    let mut out = Vec::new();
+    if let Some(t) = &cfg.tmu {
+        let pipe = iface::tex_cache::CachePipe::new(&t.cache, timing);
+        out.push(format!("tex_cache: {}", pipe.describe()));
+    }
+    if let Some(m) = &cfg.mem {
+        out.push(format!(
+            "mem_arb: {}",
+            iface::mem_arb::Pipe::new(m, timing).describe()
+        ));
+        out.push(format!(
+            "mem_mgr: {}",
+            iface::mem_mgr::Schedule::new(timing).describe()
+        ));
+    }
+    if let Some(i) = &cfg.ipu {
+        out.push(iface::ipu::Pipe::new(i, timing).describe(i));
+    }
+    out
 }
 
 fn summary(r: &SimReport) -> String {
