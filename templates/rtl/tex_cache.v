@@ -89,6 +89,7 @@ module {{ name }} #(
   localparam integer OutDepth = {{ out_depth }};  // response queue, and stage 1's credits
   localparam integer CreditW = {{ credit_w }};
   localparam [CreditW-1:0] OutCredits = OutDepth[CreditW-1:0];
+  localparam integer RoundW = $clog2(Ports + 1);  // bank rounds of a pass, 1..Ports
   localparam integer LastBeatIdx = Beats - 1;
   localparam [BeatW-1:0] LastBeat = LastBeatIdx[BeatW-1:0];
 
@@ -370,11 +371,27 @@ module {{ name }} #(
   reg [Banks-1:0] rd_en;
   reg [BankAddrW-1:0] rd_addr [0:Banks-1];
   reg lines_ready_q;  // the pass in s1 may read its lines
+  reg [RoundW-1:0] rounds_q;  // bank rounds the pass in s1 still needs
+  reg [RoundW-1:0] rounds_load;
+  reg last_round;
   reg ready_hold;
   reg ready_load;
 
+  // A texel's word offset and slot in the pass at the queue's head.
+  function [OffW-1:0] q_off(input integer i);
+    q_off = q_out[PassTexelsLsb + (Ports - 1 - i) * TexW +: OffW];
+  endfunction
+
+  function [SlotW-1:0] q_slot(input integer i);
+    q_slot = q_out[PassTexelsLsb + (Ports - 1 - i) * TexW + TexSlotLsb +: SlotW];
+  endfunction
+
   always @(*) begin : b_read
     integer i;
+    integer j;
+    integer b;
+    reg first;  // texel i asks for a word no texel before it asks for
+    reg [RoundW-1:0] words;
     for (i = 0; i < Ports; i = i + 1) begin
       s1_slot[i] = s1_q[PassTexelsLsb + (Ports - 1 - i) * TexW + TexSlotLsb +: SlotW];
       s1_gen[i]  = s1_q[PassTexelsLsb + (Ports - 1 - i) * TexW + TexGenLsb +: GenW];
@@ -412,9 +429,31 @@ module {{ name }} #(
     for (i = 0; i < Ports; i = i + 1) begin
       serve[i] = pend_q[i] && rd_addr[s1_bank[i]] == s1_addr[i];
     end
-    complete = s1_last && (pend_q & ~serve) == {Ports{1'b0}};
+    // The rounds a pass takes are counted when it loads (the most distinct words any one
+    // bank holds for it), so the last round is known from a register, not from this
+    // clock's bank choice.
+    rounds_load = {{ "{" }}{(RoundW-1){1'b0}}, 1'b1};
+    for (b = 0; b < Banks; b = b + 1) begin
+      words = {RoundW{1'b0}};
+      for (i = 0; i < Ports; i = i + 1) begin
+        first = q_out[PassMaskLsb + i] && bank_of(q_off(i)) == b[BankW-1:0];
+        for (j = 0; j < i; j = j + 1) begin
+          if (q_out[PassMaskLsb + j] && q_off(j) == q_off(i) && q_slot(j) == q_slot(i)) begin
+            first = 1'b0;
+          end
+        end
+        if (first) begin
+          words = words + 1'b1;
+        end
+      end
+      if (words > rounds_load) begin
+        rounds_load = words;
+      end
+    end
+    last_round = rounds_q == {{ "{" }}{(RoundW-1){1'b0}}, 1'b1};
+    complete = s1_last && last_round;
     issue    = s1_valid_q && lines_ready_q && (!complete || credit_q != {CreditW{1'b0}});
-    s1_done  = issue && (pend_q & ~serve) == {Ports{1'b0}};
+    s1_done  = issue && last_round;
     s1_load  = q_out_valid && (!s1_valid_q || s1_done);
     q_pop    = s1_load;
     pend_d   = pend_q;
@@ -535,6 +574,7 @@ module {{ name }} #(
       beat_q     <= {BeatW{1'b0}};
       s1_valid_q <= 1'b0;
       lines_ready_q <= 1'b0;
+      rounds_q   <= {{ "{" }}{(RoundW-1){1'b0}}, 1'b1};
       pend_q     <= {Ports{1'b0}};
       credit_q   <= OutCredits;
       s2_valid_q <= 1'b0;
@@ -573,6 +613,11 @@ module {{ name }} #(
       beat_q     <= beat_d;
       s1_valid_q <= s1_load | (s1_valid_q & ~s1_done);
       lines_ready_q <= s1_load ? ready_load : ready_hold;
+      if (s1_load) begin
+        rounds_q <= rounds_load;
+      end else if (issue) begin
+        rounds_q <= rounds_q - 1'b1;
+      end
       pend_q     <= pend_d;
       credit_q   <= credit_d;
       s2_valid_q <= issue;
