@@ -72,6 +72,7 @@ module {{ name }} #(
 {%- if need_w5 %}
 
   function [7:0] w5(input [4:0] v);  // round(v * 255 / 31)
+    (* rom_style = "logic" *)
     case (v)
 {%- for e in w5_table %}
       5'd{{ e.0 }}: w5 = 8'd{{ e.1 }};
@@ -83,6 +84,7 @@ module {{ name }} #(
 {%- if need_w6 %}
 
   function [7:0] w6(input [5:0] v);  // round(v * 255 / 63)
+    (* rom_style = "logic" *)
     case (v)
 {%- for e in w6_table %}
       6'd{{ e.0 }}: w6 = 8'd{{ e.1 }};
@@ -131,7 +133,9 @@ module {{ name }} #(
   endfunction
 {%- if fp32 %}
 
+  // In LUTs: as a block RAM its unregistered output would take most of a clock.
   function [31:0] unorm8_f32(input [7:0] c);
+    (* rom_style = "logic" *)
     case (c)
 {%- for e in fp32_table %}
       8'd{{ e.0 }}: unorm8_f32 = 32'h{{ e.1 }};
