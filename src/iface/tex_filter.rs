@@ -147,7 +147,9 @@ impl FilterPipe {
         tree(&mut steps, "t", 10, tw);
         steps.push(("round".into(), vec![Op::Lut(1)]));
         if tmu.output == TexOutput::Fp32 {
-            steps.push(("fp32".into(), vec![Op::Mux(256)]));
+            // A quarter of the table a 6-input function, then the choice of quarter.
+            steps.push(("fp32a".into(), vec![Op::Mux(64)]));
+            steps.push(("fp32b".into(), vec![Op::Mux(4)]));
         }
         // Greedy over steps: a step joins the current stage while the stage still fits.
         let mut out: Vec<PipeStep> = Vec::with_capacity(steps.len());

@@ -55,8 +55,8 @@ pub struct TexFilter {
     pub formats: Vec<FormatCase>,
     pub format_list: String,
     pub format_codes: String,
-    /// (c, fp32 bits of c / 255 in hex) for the fp32 output table.
-    pub fp32_table: Vec<(u32, String)>,
+    /// (quarter, its entries (c mod 64, fp32 bits of c / 255 in hex)).
+    pub fp32_quarters: Vec<(u32, Vec<(u32, String)>)>,
     pub pass_first: u32,
     pub pass_second: u32,
     pub dxt1_code: u32,
@@ -87,6 +87,7 @@ pub struct TexFilter {
     pub hop_vdiff: String,
     pub hop_tdiff: String,
     pub hop_round: String,
+    pub hop_fp32a: String,
     pub tree_third: String,
     pub delay_side: String,
     pub tree_h0: String,
@@ -275,9 +276,17 @@ impl TexFilter {
                 .map(|f| format!("{} = {}", f.name(), f.code()))
                 .collect::<Vec<_>>()
                 .join(", "),
-            fp32_table: if fp32 {
-                (0..=255u8)
-                    .map(|c| (u32::from(c), format!("{:08x}", unorm8_to_f32(c).to_bits())))
+            fp32_quarters: if fp32 {
+                (0..4u8)
+                    .map(|q| {
+                        let entries = (0..64u8)
+                            .map(|c| {
+                                let v = unorm8_to_f32(q * 64 + c).to_bits();
+                                (u32::from(c), format!("{v:08x}"))
+                            })
+                            .collect();
+                        (u32::from(q), entries)
+                    })
                     .collect()
             } else {
                 Vec::new()
@@ -346,6 +355,7 @@ impl TexFilter {
                 pipe.reg_after("tdiff"),
             ),
             hop_round: hop("        ", "round", 8, pipe.reg_after("round")),
+            hop_fp32a: hop("        ", "fp32a", 130, pipe.reg_after("fp32a")),
             tree_third: tree(
                 "          ",
                 "third",

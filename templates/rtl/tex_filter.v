@@ -133,16 +133,21 @@ module {{ name }} #(
   endfunction
 {%- if fp32 %}
 
-  // In LUTs: as a block RAM its unregistered output would take most of a clock.
-  function [31:0] unorm8_f32(input [7:0] c);
+  // c / 255 in quarters by c[7:6], so that a table is a 6-input function and the
+  // choice among them a step of its own. In LUTs: as a block RAM a table's unregistered
+  // output would take most of a clock.
+{%- for (qi, q) in fp32_quarters %}
+
+  function [31:0] unorm8_f32_q{{ qi }}(input [5:0] c);
     (* rom_style = "logic" *)
     case (c)
-{%- for e in fp32_table %}
-      8'd{{ e.0 }}: unorm8_f32 = 32'h{{ e.1 }};
+{%- for e in q %}
+      6'd{{ e.0 }}: unorm8_f32_q{{ qi }} = 32'h{{ e.1 }};
 {%- endfor %}
-      default: unorm8_f32 = 32'h3f800000;
+      default: unorm8_f32_q{{ qi }} = 32'h0;
     endcase
   endfunction
+{%- endfor %}
 {%- endif %}
 
   // ---------------------------------------------------------------------------------
@@ -400,11 +405,14 @@ module {{ name }} #(
 {{ tree_t }}
         wire unused_t = ^t_sum[TW-9:0];
 
-        // Step round{% if fp32 %}, then fp32: exactly c / 255 by table{% endif %}.
+        // Step round{% if fp32 %}, then fp32a and fp32b: exactly c / 255 by table{% endif %}.
         wire [7:0] round_d = active ? t_sum[TW-1 -: 8] : 8'd0;
 {{ hop_round }}
 {%- if fp32 %}
-        assign out_in[gl*OutLaneW + gc*32 +: 32] = unorm8_f32(round);
+        wire [129:0] fp32a_d = {round[7:6], unorm8_f32_q3(round[5:0]), unorm8_f32_q2(round[5:0]),
+                                unorm8_f32_q1(round[5:0]), unorm8_f32_q0(round[5:0])};
+{{ hop_fp32a }}
+        assign out_in[gl*OutLaneW + gc*32 +: 32] = fp32a[32*fp32a[129:128] +: 32];
 {%- else %}
         assign out_in[gl*OutLaneW + gc*8 +: 8] = round;
 {%- endif %}
