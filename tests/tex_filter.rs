@@ -9,9 +9,20 @@ use gpurtl::config::Config;
 use gpurtl::sim;
 
 fn filter_config(name: &str, lanes: u32, formats: &str, bits: u32, output: &str) -> Config {
+    filter_config_at(name, 200.0, lanes, formats, bits, output)
+}
+
+fn filter_config_at(
+    name: &str,
+    mhz: f64,
+    lanes: u32,
+    formats: &str,
+    bits: u32,
+    output: &str,
+) -> Config {
     parse(
         &format!(
-            "[design]\nname = \"{name}\"\nmodule_prefix = \"f_\"\n\
+            "[design]\nname = \"{name}\"\nmodule_prefix = \"f_\"\n[clock]\ntarget_mhz = {mhz}\n\
              [tmu]\nlanes = {lanes}\nformats = [{formats}]\nweight_bits = {bits}\noutput = \"{output}\"\n\
              [tmu.cache]\nsize_bytes = 1024\nline_bytes = 64\nways = 2\nbanks = 4\nports = {}\n\
              mshr_entries = 2\nreplacement = \"lru\"\nbus_bits = 32\nlayout = \"tiled4x4\"\nqueue_depth = 4\n",
@@ -83,29 +94,34 @@ fn four_lanes_fp32_and_two_lanes_narrow_weights() {
 }
 
 #[test]
+fn slow_and_fast_targets_have_their_own_depths_and_stay_exact() {
+    // 50 MHz packs the datapath into a few stages, 300 MHz registers every tree level.
+    let mut depths = Vec::new();
+    for (name, mhz) in [("fltslow", 50.0), ("fltfast", 300.0)] {
+        let cfg = filter_config_at(name, mhz, 4, ALL, 10, "rgba8");
+        let timing = gpurtl::iface::timing::Timing::new(&cfg.clock);
+        let tmu = cfg.tmu.as_ref().expect("tmu");
+        depths.push(gpurtl::iface::tex_filter::FilterPipe::new(tmu, &timing).stages);
+        assert!(run(&cfg, None, 1500, &[(21, 0.0, 0.0), (22, 0.3, 0.4)]));
+    }
+    assert!(depths[0] < depths[1], "depths {depths:?}");
+}
+
+#[test]
 fn broken_converters_and_filters_are_caught() {
     let cfg = filter_config("fltbad", 1, ALL, 10, "rgba8");
     let runs = [(11, 0.2, 0.2)];
     for (from, to) in [
         // 5-bit widening by bit replication: off by one for some values.
-        (
-            "p  = {11'd0, v} * 16'd527 + 16'd23;",
-            "p  = {11'd0, v} * 16'd528;",
-        ),
+        ("5'd3: w5 = 8'd25;", "5'd3: w5 = 8'd24;"),
         // DXT1's mode test inverted at equality.
-        (
-            "four = cw[15:0] > cw[31:16];",
-            "four = cw[15:0] >= cw[31:16];",
-        ),
+        ("word[15:0] > word[31:16];", "word[15:0] >= word[31:16];"),
         // The trilinear blend rounded before blending is lost: weight of the first level.
-        (
-            "wire [TW-1:0] tri_sum = {acc, 8'd0} + p +",
-            "wire [TW-1:0] tri_sum = {v, 8'd0} + p +",
-        ),
+        ("tdiff_second ? acc_q : v_sum}", "v_sum}"),
         // Half-texel weights: the vertical blend ignores b's low bit.
         (
-            "wire signed [VW-1:0] p = d * sb;",
-            "wire signed [VW-1:0] p = d * $signed({sb[VW-1:1], 1'b0});",
+            "v_rows[(gk+1)*VW +: VW] = b[gk] ?",
+            "v_rows[(gk+1)*VW +: VW] = (b[gk] && gk > 0) ?",
         ),
     ] {
         assert!(

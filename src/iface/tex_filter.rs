@@ -1,6 +1,7 @@
 //! The contract of the texture filter: the request and response layouts and the fp32
 //! encoding of a channel, which the RTL renders as a table and the model computes.
 
+use super::timing::{Op, Timing};
 use crate::config::{TexFormat, TexOutput, Tmu};
 
 /// Pass codes: a single-level sample, the first level of a trilinear pair (no response),
@@ -62,5 +63,219 @@ impl FilterLayout {
             out_lane_w,
             rsp_w: tmu.lanes * out_lane_w,
         }
+    }
+}
+
+/// The shifts of x that sum to x * 683 (683 = 1 + 2 + 8 + 32 + 128 + 512).
+pub const THIRD_ROWS: [u32; 6] = [0, 1, 3, 5, 7, 9];
+
+/// The width of a third's sums: 765 * 683 < 2^20.
+pub const THIRD_W: u32 = 20;
+
+/// The adder tree over `rows` rows: at each level adjacent pairs add and an odd row
+/// passes, so a tree of n rows is ceil(log2 n) levels deep.
+pub fn tree_levels(rows: u32) -> Vec<(u32, u32)> {
+    let mut out = Vec::new();
+    let mut n = rows;
+    while n > 1 {
+        out.push((n, n.div_ceil(2)));
+        n = n.div_ceil(2);
+    }
+    out
+}
+
+/// One step of the filter's datapath: logic the RTL keeps within one clock, with a
+/// register after it where the schedule starts a new stage.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PipeStep {
+    pub name: String,
+    pub ops: Vec<Op>,
+    /// The stage its inputs are in: registers between the input register and it.
+    pub stage: u32,
+    /// Whether a register follows it.
+    pub reg_after: bool,
+}
+
+/// The filter's pipeline, scheduled against the config's clock. Products are sums of
+/// shifted rows in adder trees (no multiplier blocks: a pipelined tree runs faster than a
+/// DSP without its registers, and leaves the DSPs to the rest of the design); each tree
+/// level is a step, so a fast target registers every level and a slow one few.
+/// The datapath never stalls: a response waits in the output FIFO, whose room the input
+/// reserves (a credit per item in flight), so every stage register is a plain flop.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FilterPipe {
+    pub steps: Vec<PipeStep>,
+    /// Registers between the input register and the output FIFO.
+    pub stages: u32,
+    /// Output FIFO entries: enough that the input never waits on an output that drains.
+    pub fifo_depth: u32,
+    pub target_mhz: f64,
+}
+
+impl FilterPipe {
+    pub fn new(tmu: &Tmu, timing: &Timing) -> Self {
+        let l = FilterLayout::new(tmu);
+        let w = l.wbits;
+        let (hw, vw) = (8 + w, 8 + 2 * w);
+        let tw = vw + 8;
+        let mut steps: Vec<(String, Vec<Op>)> = Vec::new();
+        let tree = |steps: &mut Vec<(String, Vec<Op>)>, name: &str, rows: u32, width| {
+            for (i, _) in tree_levels(rows).iter().enumerate() {
+                // The net from the level before costs about a LUT level of its own.
+                steps.push((
+                    format!("{name}_l{}", i + 1),
+                    vec![Op::Lut(1), Op::Carry(width)],
+                ));
+            }
+        };
+        if l.dxt1 {
+            // The texel's index bits and DXT1's mode compare; the format choice and the
+            // colours a third or half blends; their sums; x * 683 for the thirds.
+            steps.push(("select".into(), vec![Op::Mux(16)]));
+            steps.push(("pick".into(), vec![Op::Lut(2)]));
+            steps.push(("sum".into(), vec![Op::Carry(10), Op::Lut(1)]));
+            tree(&mut steps, "third", THIRD_ROWS.len() as u32, THIRD_W);
+            steps.push(("hdiff".into(), vec![Op::Lut(1), Op::Carry(9)]));
+        } else {
+            steps.push(("pick".into(), vec![Op::Mux(4), Op::Lut(2)]));
+            steps.push(("hdiff".into(), vec![Op::Carry(9)]));
+        }
+        tree(&mut steps, "h", w + 1, hw);
+        steps.push(("vdiff".into(), vec![Op::Carry(hw + 1)]));
+        tree(&mut steps, "v", w + 1, vw);
+        steps.push(("tdiff".into(), vec![Op::Lut(1), Op::Carry(vw + 1)]));
+        tree(&mut steps, "t", 10, tw);
+        steps.push(("round".into(), vec![Op::Lut(1)]));
+        if tmu.output == TexOutput::Fp32 {
+            // A quarter of the table a 6-input function, then the choice of quarter.
+            steps.push(("fp32a".into(), vec![Op::Mux(64)]));
+            steps.push(("fp32b".into(), vec![Op::Mux(4)]));
+        }
+        // Greedy over steps: a step joins the current stage while the stage still fits.
+        let mut out: Vec<PipeStep> = Vec::with_capacity(steps.len());
+        let mut used: Vec<Op> = Vec::new();
+        let mut stage = 0;
+        for (name, ops) in steps {
+            let mut joined = used.clone();
+            joined.extend(&ops);
+            if !used.is_empty() && !timing.fits(&joined) {
+                if let Some(prev) = out.last_mut() {
+                    prev.reg_after = true;
+                }
+                stage += 1;
+                joined = ops.clone();
+            }
+            used = joined;
+            out.push(PipeStep {
+                name,
+                ops,
+                stage,
+                reg_after: false,
+            });
+        }
+        // At least one register, so the datapath has a stage to put its valid bit in.
+        if stage == 0 {
+            let n = out.len();
+            out[n - 2].reg_after = true;
+            out[n - 1].stage = 1;
+            stage = 1;
+        }
+        Self {
+            steps: out,
+            stages: stage,
+            fifo_depth: stage + 2,
+            target_mhz: 1000.0 / timing.period_ns,
+        }
+    }
+
+    pub fn step(&self, name: &str) -> Option<&PipeStep> {
+        self.steps.iter().find(|s| s.name == name)
+    }
+
+    /// Whether a register follows step `name` (false for a step the config lacks).
+    pub fn reg_after(&self, name: &str) -> bool {
+        self.step(name).is_some_and(|s| s.reg_after)
+    }
+
+    /// The stage of step `name`'s inputs.
+    pub fn stage(&self, name: &str) -> u32 {
+        self.step(name).map_or(0, |s| s.stage)
+    }
+
+    /// Clocks from a request into the unit to its response, with nothing waiting: the
+    /// input register, the stages, the output FIFO.
+    pub fn latency(&self) -> u32 {
+        self.stages + 2
+    }
+
+    pub fn describe(&self) -> String {
+        format!(
+            "tex_filter: {} stages at {} MHz target; latency {} clocks; output FIFO of {}",
+            self.stages,
+            self.target_mhz,
+            self.latency(),
+            self.fifo_depth
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::{ClockSection, Family};
+
+    fn pipe(mhz: f64, tmu: &Tmu) -> FilterPipe {
+        FilterPipe::new(
+            tmu,
+            &Timing::new(&ClockSection {
+                target_mhz: mhz,
+                family: Family::Ecp5,
+            }),
+        )
+    }
+
+    #[test]
+    fn the_depth_follows_the_target() {
+        let cfg = crate::config::load(None).expect("embedded default");
+        let tmu = cfg.tmu.as_ref().expect("tmu");
+        let depths: Vec<u32> = [20.0, 50.0, 100.0, 200.0, 300.0]
+            .iter()
+            .map(|&m| pipe(m, tmu).stages)
+            .collect();
+        assert!(depths.windows(2).all(|w| w[0] <= w[1]), "{depths:?}");
+        assert!(depths[1] < depths[3], "{depths:?}");
+        for m in [20.0, 50.0, 100.0, 200.0, 300.0] {
+            let p = pipe(m, tmu);
+            // Stages count the registers; the FIFO covers every request in flight.
+            let regs = p.steps.iter().filter(|s| s.reg_after).count() as u32;
+            assert_eq!(regs, p.stages);
+            assert_eq!(p.steps.last().map(|s| s.stage), Some(p.stages));
+            assert!(!p.steps.last().is_some_and(|s| s.reg_after));
+            assert_eq!(p.fifo_depth, p.stages + 2);
+            assert_eq!(p.latency(), p.stages + 2);
+            assert!(p.stages >= 1);
+            // A stage's steps fit the clock, unless a single step is longer on its own.
+            let t = Timing::new(&ClockSection {
+                target_mhz: m,
+                family: Family::Ecp5,
+            });
+            for s in 0..=p.stages {
+                let steps: Vec<&PipeStep> = p.steps.iter().filter(|x| x.stage == s).collect();
+                let ops: Vec<Op> = steps.iter().flat_map(|x| x.ops.clone()).collect();
+                assert!(
+                    steps.len() == 1 || t.fits(&ops) || s == 1,
+                    "{m} MHz stage {s}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn trees_are_balanced() {
+        assert_eq!(tree_levels(11), vec![(11, 6), (6, 3), (3, 2), (2, 1)]);
+        assert_eq!(tree_levels(6), vec![(6, 3), (3, 2), (2, 1)]);
+        assert_eq!(tree_levels(1), vec![]);
+        assert_eq!(THIRD_ROWS.iter().map(|s| 1u32 << s).sum::<u32>(), 683);
+        const { assert!(765 * 683 < 1u32 << THIRD_W) };
     }
 }

@@ -9,9 +9,13 @@ use askama::Template;
 
 use super::handshake::module_for;
 use super::{Ctx, Module, RenderError, Rst, StreamPort, Unit};
-use crate::config::{StageKind, TexFormat, TexOutput, Tmu};
-pub use crate::iface::tex_filter::FilterLayout;
-use crate::iface::tex_filter::{PASS_FIRST, PASS_SECOND, unorm8_to_f32};
+use crate::config::{ClockSection, StageKind, TexFormat, TexOutput, Tmu};
+pub use crate::iface::tex_filter::{FilterLayout, FilterPipe};
+use crate::iface::tex_filter::{
+    PASS_FIRST, PASS_SECOND, THIRD_ROWS, THIRD_W, tree_levels, unorm8_to_f32,
+};
+use crate::iface::timing::Timing;
+use crate::model::tmu::format::widen;
 
 /// One enabled format's converter: its code and the Verilog expression of its texel.
 pub struct FormatCase {
@@ -29,6 +33,8 @@ pub struct TexFilter {
     pub stamp: String,
     pub rst: Rst,
     pub skid: String,
+    pub fifo: String,
+    pub pipe: FilterPipe,
     pub lanes: u32,
     pub wbits: u32,
     pub dxt1: bool,
@@ -49,10 +55,114 @@ pub struct TexFilter {
     pub formats: Vec<FormatCase>,
     pub format_list: String,
     pub format_codes: String,
-    /// (c, fp32 bits of c / 255 in hex) for the fp32 output table.
-    pub fp32_table: Vec<(u32, String)>,
+    /// (quarter, its entries (c mod 64, fp32 bits of c / 255 in hex)).
+    pub fp32_quarters: Vec<(u32, Vec<(u32, String)>)>,
     pub pass_first: u32,
     pub pass_second: u32,
+    pub dxt1_code: u32,
+    pub w5_table: Vec<(u32, u8)>,
+    pub w6_table: Vec<(u32, u8)>,
+    // The pipeline, rendered from `pipe`.
+    pub target_mhz: f64,
+    pub stages: u32,
+    pub latency: u32,
+    pub fifo_depth: u32,
+    pub used_w: u32,
+    pub pipe_desc: String,
+    pub valid_shift: String,
+    pub ctl_shift: String,
+    /// (step, the control word of its stage).
+    pub ctl_views: Vec<(&'static str, String)>,
+    pub valid_tdiff: String,
+    pub valid_last: String,
+    pub select_w: u32,
+    pub select_l_lsb: u32,
+    pub third_rows: Vec<u32>,
+    pub third_w: u32,
+    pub third_rows_w: u32,
+    pub hop_select: String,
+    pub hop_pick: String,
+    pub hop_sum: String,
+    pub hop_hdiff: String,
+    pub hop_vdiff: String,
+    pub hop_tdiff: String,
+    pub hop_round: String,
+    pub hop_fp32a: String,
+    pub tree_third: String,
+    pub delay_side: String,
+    pub tree_h0: String,
+    pub tree_h1: String,
+    pub tree_v: String,
+    pub tree_t: String,
+}
+
+/// A step's output `name`: `name_d` through a register where the schedule puts one, the
+/// same wire otherwise.
+fn hop(indent: &str, name: &str, width: u32, reg: bool) -> String {
+    let top = width - 1;
+    if reg {
+        format!(
+            "{indent}wire [{top}:0] {name};\n{indent}reg [{top}:0] {name}_q;\n\
+             {indent}always @(posedge clk_i) begin\n{indent}  {name}_q <= {name}_d;\n{indent}end\n\
+             {indent}assign {name} = {name}_q;"
+        )
+    } else {
+        format!("{indent}wire [{top}:0] {name};\n{indent}assign {name} = {name}_d;")
+    }
+}
+
+/// The adder tree over `rows` rows of `width` bits in `{name}_rows`, into `{name}_sum`:
+/// adjacent pairs add at each level, an odd row passes; a register after each level the
+/// schedule marks (`regs`, one flag a level).
+fn tree(indent: &str, name: &str, width: u32, rows: u32, regs: &[bool]) -> String {
+    let mut out = Vec::new();
+    let mut src = format!("{name}_rows");
+    for (i, (n_in, n_out)) in tree_levels(rows).into_iter().enumerate() {
+        let lv = format!("{name}_l{}", i + 1);
+        out.push(format!("{indent}wire [{}:0] {lv}_d;", n_out * width - 1));
+        for j in 0..n_out {
+            let (a, b) = (2 * j, 2 * j + 1);
+            let rhs = if b < n_in {
+                format!(
+                    "{src}[{} +: {width}] + {src}[{} +: {width}]",
+                    a * width,
+                    b * width
+                )
+            } else {
+                format!("{src}[{} +: {width}]", a * width)
+            };
+            out.push(format!(
+                "{indent}assign {lv}_d[{} +: {width}] = {rhs};",
+                j * width
+            ));
+        }
+        out.push(hop(
+            indent,
+            &lv,
+            n_out * width,
+            regs.get(i).copied().unwrap_or(false),
+        ));
+        src = lv;
+    }
+    out.push(format!(
+        "{indent}wire [{}:0] {name}_sum = {src};",
+        width - 1
+    ));
+    out.join("\n")
+}
+
+/// `{name}_d` delayed as the levels of a tree beside it, into `name`.
+fn delay(indent: &str, name: &str, width: u32, regs: &[bool]) -> String {
+    let mut out = Vec::new();
+    let mut src = format!("{name}_d");
+    for (i, &reg) in regs.iter().enumerate() {
+        let lv = format!("{name}_l{}", i + 1);
+        out.push(format!("{indent}wire [{}:0] {lv}_d = {src};", width - 1));
+        out.push(hop(indent, &lv, width, reg));
+        src = lv;
+    }
+    out.push(format!("{indent}wire [{}:0] {name} = {src};", width - 1));
+    out.join("\n")
 }
 
 fn format_expr(f: TexFormat) -> &'static str {
@@ -66,13 +176,59 @@ fn format_expr(f: TexFormat) -> &'static str {
         TexFormat::L8 => "{8'hff, l, l, l}",
         TexFormat::La88 => "{h[15:8], h[7:0], h[7:0], h[7:0]}",
         TexFormat::A8 => "{l, 24'd0}",
-        TexFormat::Dxt1 => "dxt1(word, tex[SubW + 32 +: 32], sub)",
+        TexFormat::Dxt1 => "dxt1(word, idx)",
     }
 }
 
 impl TexFilter {
+    /// At the default clock; [`TexFilter::at`] schedules for a config's.
     pub fn new(ctx: &Ctx, tmu: &Tmu) -> Self {
+        Self::at(ctx, tmu, &Timing::new(&ClockSection::default()))
+    }
+
+    pub fn at(ctx: &Ctx, tmu: &Tmu, timing: &Timing) -> Self {
         let l = FilterLayout::new(tmu);
+        let pipe = FilterPipe::new(tmu, timing);
+        let w = l.wbits;
+        let regs = |name: &str| -> Vec<bool> {
+            (1..)
+                .map_while(|i| pipe.step(&format!("{name}_l{i}")).map(|s| s.reg_after))
+                .collect()
+        };
+        let ctl_at = |stage: u32| {
+            if stage == 0 {
+                "s0_ctl".to_string()
+            } else {
+                format!("ctl_q[{}*CtlW +: CtlW]", stage - 1)
+            }
+        };
+        let valid_at = |stage: u32| {
+            if stage == 0 {
+                "accept".to_string()
+            } else {
+                format!("valid_q[{}]", stage - 1)
+            }
+        };
+        let need_h = tmu.has_format(TexFormat::Rgb565)
+            || tmu.has_format(TexFormat::Rgba4444)
+            || tmu.has_format(TexFormat::Rgba5551)
+            || tmu.has_format(TexFormat::La88);
+        let need_l = tmu.has_format(TexFormat::L8) || tmu.has_format(TexFormat::A8);
+        let third_regs = regs("third");
+        let pipe_desc = {
+            let mut groups: Vec<Vec<&str>> = vec![Vec::new()];
+            for s in &pipe.steps {
+                groups.last_mut().expect("a group").push(&s.name);
+                if s.reg_after {
+                    groups.push(Vec::new());
+                }
+            }
+            groups
+                .iter()
+                .map(|g| g.join(" "))
+                .collect::<Vec<_>>()
+                .join(" | ")
+        };
         let has = |f| tmu.has_format(f);
         use TexFormat::*;
         let fp32 = tmu.output == TexOutput::Fp32;
@@ -82,6 +238,7 @@ impl TexFilter {
             stamp: ctx.stamp.clone(),
             rst: ctx.rst.clone(),
             skid: ctx.module_name("hs_skid"),
+            fifo: ctx.module_name("hs_fifo"),
             lanes: l.lanes,
             wbits: l.wbits,
             dxt1: l.dxt1,
@@ -93,8 +250,8 @@ impl TexFilter {
             req_w: l.req_w,
             out_lane_w: l.out_lane_w,
             rsp_w: l.rsp_w,
-            need_h: has(Rgb565) || has(Rgba4444) || has(Rgba5551) || has(La88),
-            need_l: has(L8) || has(A8),
+            need_h,
+            need_l,
             need_w5: has(Rgb565) || has(Rgba5551),
             need_w6: has(Rgb565),
             need_565: has(Rgb565),
@@ -119,32 +276,115 @@ impl TexFilter {
                 .map(|f| format!("{} = {}", f.name(), f.code()))
                 .collect::<Vec<_>>()
                 .join(", "),
-            fp32_table: if fp32 {
-                (0..=255u8)
-                    .map(|c| (u32::from(c), format!("{:08x}", unorm8_to_f32(c).to_bits())))
+            fp32_quarters: if fp32 {
+                (0..4u8)
+                    .map(|q| {
+                        let entries = (0..64u8)
+                            .map(|c| {
+                                let v = unorm8_to_f32(q * 64 + c).to_bits();
+                                (u32::from(c), format!("{v:08x}"))
+                            })
+                            .collect();
+                        (u32::from(q), entries)
+                    })
                     .collect()
             } else {
                 Vec::new()
             },
             pass_first: PASS_FIRST,
             pass_second: PASS_SECOND,
+            dxt1_code: Dxt1.code(),
+            w5_table: (0..32).map(|v| (v, widen(v, 5))).collect(),
+            w6_table: (0..64).map(|v| (v, widen(v, 6))).collect(),
+            target_mhz: pipe.target_mhz,
+            stages: pipe.stages,
+            latency: pipe.latency(),
+            fifo_depth: pipe.fifo_depth,
+            used_w: 32 - pipe.fifo_depth.leading_zeros(),
+            pipe_desc,
+            valid_shift: if pipe.stages > 1 {
+                "{valid_q[Stages-2:0], accept}".into()
+            } else {
+                "accept".into()
+            },
+            ctl_shift: if pipe.stages > 1 {
+                "{ctl_q[(Stages-1)*CtlW-1:0], s0_ctl}".into()
+            } else {
+                "s0_ctl".into()
+            },
+            ctl_views: vec![
+                ("pick", ctl_at(pipe.stage("pick"))),
+                ("h", ctl_at(pipe.stage("h_l1"))),
+                ("v", ctl_at(pipe.stage("v_l1"))),
+                ("tdiff", ctl_at(pipe.stage("tdiff"))),
+                ("t", ctl_at(pipe.stage("t_l1"))),
+                ("round", ctl_at(pipe.stage("round"))),
+                ("last", ctl_at(pipe.stages)),
+            ],
+            valid_tdiff: valid_at(pipe.stage("tdiff")),
+            valid_last: valid_at(pipe.stages),
+            select_w: 35 + if need_h { 16 } else { 0 } + if need_l { 8 } else { 0 },
+            select_l_lsb: 32 + if need_h { 16 } else { 0 },
+            third_rows: THIRD_ROWS.to_vec(),
+            third_w: THIRD_W,
+            third_rows_w: THIRD_ROWS.len() as u32 * THIRD_W,
+            hop_select: hop(
+                "        ",
+                "select",
+                35 + if need_h { 16 } else { 0 } + if need_l { 8 } else { 0 },
+                pipe.reg_after("select"),
+            ),
+            hop_pick: hop(
+                "        ",
+                "pick",
+                if l.dxt1 { 82 } else { 32 },
+                pipe.reg_after("pick"),
+            ),
+            hop_sum: hop("        ", "sum", 63, pipe.reg_after("sum")),
+            hop_hdiff: hop("        ", "hdiff", 34, pipe.reg_after("hdiff")),
+            hop_vdiff: hop(
+                "        ",
+                "vdiff",
+                2 * (8 + w) + 1,
+                pipe.reg_after("vdiff"),
+            ),
+            hop_tdiff: hop(
+                "        ",
+                "tdiff",
+                2 * (8 + 2 * w) + 1,
+                pipe.reg_after("tdiff"),
+            ),
+            hop_round: hop("        ", "round", 8, pipe.reg_after("round")),
+            hop_fp32a: hop("        ", "fp32a", 130, pipe.reg_after("fp32a")),
+            tree_third: tree(
+                "          ",
+                "third",
+                THIRD_W,
+                THIRD_ROWS.len() as u32,
+                &third_regs,
+            ),
+            delay_side: delay("        ", "side", 33, &third_regs),
+            tree_h0: tree("        ", "h0", 8 + w, w + 1, &regs("h")),
+            tree_h1: tree("        ", "h1", 8 + w, w + 1, &regs("h")),
+            tree_v: tree("        ", "v", 8 + 2 * w, w + 1, &regs("v")),
+            tree_t: tree("        ", "t", 16 + 2 * w, 10, &regs("t")),
+            pipe,
         }
     }
 
     pub fn elaborate(&self) -> Result<(Unit, Vec<Module>), RenderError> {
         let ctx = &self.ctx;
         let mut modules = Vec::new();
-        if let Some(m) = module_for(ctx, StageKind::Skid, 32)? {
-            modules.push(m);
+        for kind in [StageKind::Skid, StageKind::Fifo { depth: 4 }] {
+            if let Some(m) = module_for(ctx, kind, 32)? {
+                modules.push(m);
+            }
         }
         let instantiates = modules.iter().map(|m| m.name.clone()).collect();
         modules.push(Module {
             name: self.name.clone(),
             kind: "tex_filter",
-            parameters: BTreeMap::from([
-                ("Lanes".to_string(), u64::from(self.lanes)),
-                ("WBits".to_string(), u64::from(self.wbits)),
-            ]),
+            parameters: BTreeMap::from([("Lanes".to_string(), u64::from(self.lanes))]),
             instantiates,
             text: super::render(&self.name, self)?,
         });

@@ -19,7 +19,8 @@ impl UnitDef for TexFilter {
         cfg: &Config,
     ) -> Option<Result<(Unit, Vec<Module>), RenderError>> {
         let tmu = cfg.tmu.as_ref()?;
-        Some(rtl::tex_filter::TexFilter::new(ctx, tmu).elaborate())
+        let timing = crate::iface::timing::Timing::new(&cfg.clock);
+        Some(rtl::tex_filter::TexFilter::at(ctx, tmu, &timing).elaborate())
     }
 
     fn vectors(

@@ -19,7 +19,8 @@ impl UnitDef for Tmu {
         cfg: &Config,
     ) -> Option<Result<(Unit, Vec<Module>), RenderError>> {
         let tmu = cfg.tmu.as_ref()?;
-        Some(rtl::tmu::TmuUnit::new(ctx, tmu).elaborate())
+        let timing = crate::iface::timing::Timing::new(&cfg.clock);
+        Some(rtl::tmu::TmuUnit::at(ctx, tmu, timing).elaborate())
     }
 
     fn vectors(

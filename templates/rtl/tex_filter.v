@@ -20,69 +20,77 @@
 //             (for DXT1: word = colours, aux = indices, sub = 4y + x in the block){% endif %}.
 // rsp_data_o: lane[{{ lanes }}] of {% if fp32 %}{a, b, g, r} fp32 (exactly c / 255){% else %}{a, b, g, r} 8 bits{% endif %}, lane 0 lowest; inactive
 //             lanes read as zero. Pass 1 gives no response.
-// Latency 5 clocks (input, convert, blend, blend, output registers); throughput one
-// request per clock. Combinational paths: none between ports.
+//
+// Pipeline (iface::tex_filter::FilterPipe, scheduled for {{ target_mhz }} MHz): the input register,
+// {{ pipe_desc }} (a register at each "|": {{ stages }}),
+// then the output FIFO. Latency {{ latency }} clocks; throughput one request per clock.
+// Every product is a sum of shifted rows in an adder tree, one tree level a step; no
+// multiplier blocks. The datapath never stalls: the input takes a request only while the
+// output FIFO ({{ fifo_depth }} entries) has room for every request in flight, so its registers are
+// plain flops with no enable. Combinational paths: none between ports.
 module {{ name }} #(
-  // Lanes and weight bits are free to override; the formats are fixed by the generator.
-  parameter integer Lanes = {{ lanes }},
-  parameter integer WBits = {{ wbits }}  // bilinear weight bits
+  parameter integer Lanes = {{ lanes }}
 ) (
   input wire clk_i,
   input wire {{ rst.port }},
   input wire req_valid_i,
   output wire req_ready_o,
-  input wire [Lanes * (2 * WBits + {{ lane_fixed }}) + 8 * ((Lanes + 3) / 4) + 4:0] req_data_i,
+  input wire [Lanes * {{ lane_w }} + 8 * ((Lanes + 3) / 4) + 4:0] req_data_i,
   output wire rsp_valid_o,
   input wire rsp_ready_i,
   output wire [Lanes * {{ out_lane_w }} - 1:0] rsp_data_o
 );
 
+  // The weight width shapes the adder trees, so it is fixed by the generator.
+  localparam integer WBits = {{ wbits }};
   localparam integer SubW = {{ sub_w }};
   localparam integer TexW = {{ tex_w }};  // one texel of a request
   localparam integer LaneW = 2 * WBits + {{ lane_fixed }};  // one lane of a request
   localparam integer Quads = (Lanes + 3) / 4;  // lanes 4q to 4q + 3 share f
-  localparam integer CtlW = 2 + 8 * Quads;  // pass and the quads' f
-  localparam integer ReqW = Lanes * LaneW + 3 + CtlW;
+  localparam integer ReqW = Lanes * LaneW + 5 + 8 * Quads;
   localparam integer HW = 8 + WBits;  // a horizontal blend, exact
   localparam integer VW = 8 + 2 * WBits;  // a bilinear sum, exact
   localparam integer TW = VW + 8;  // a trilinear sum, exact
-  localparam integer S1LaneW = 1 + 2 * WBits + 128;
-  localparam integer S1W = CtlW + Lanes * S1LaneW;
-  localparam integer S2LaneW = 1 + WBits + 8 * HW;
-  localparam integer S2W = CtlW + Lanes * S2LaneW;
-  localparam integer S3LaneW = 1 + 4 * VW;
-  localparam integer S3W = CtlW + Lanes * S3LaneW;
+  localparam integer CLaneW = 1 + 2 * WBits;  // a lane's {b, a, active} in the control word
+  localparam integer CtlW = Lanes * CLaneW + 5 + 8 * Quads;  // {pass, f, format, lanes}
+  localparam integer FmtLsb = Lanes * CLaneW;
+  localparam integer FLsb = FmtLsb + 3;
+  localparam integer PassLsb = FLsb + 8 * Quads;
+  localparam integer Stages = {{ stages }};
+  localparam integer OutDepth = {{ fifo_depth }};
+  localparam integer UsedW = {{ used_w }};
   localparam integer OutLaneW = {{ out_lane_w }};
   localparam integer RspW = Lanes * OutLaneW;
   localparam [1:0] PassFirst = 2'd{{ pass_first }};  // pass codes (iface::tex_filter)
   localparam [1:0] PassSecond = 2'd{{ pass_second }};
+{%- if dxt1 %}
+  localparam [2:0] FmtDxt1 = 3'd{{ dxt1_code }};
+{%- endif %}
 
   // ---------------------------------------------------------------------------------
-  // Format conversion. Widening is GL's round(c * 255 / (2^n - 1)), exactly.
-  // These functions keep only the top bits of their rounding sums, and a format set may
-  // leave some of decode's inputs unused: the rest go to function-local sinks.
+  // Format conversion. Widening is GL's round(c * 255 / (2^n - 1)), exactly, by table.
 {%- if need_w5 %}
 
   function [7:0] w5(input [4:0] v);  // round(v * 255 / 31)
-    reg [15:0] p;
-    reg unused_p;
-    begin
-      p  = {11'd0, v} * 16'd527 + 16'd23;
-      unused_p = ^{p[15:14], p[5:0]};
-      w5 = p[13:6];
-    end
+    (* rom_style = "logic" *)
+    case (v)
+{%- for e in w5_table %}
+      5'd{{ e.0 }}: w5 = 8'd{{ e.1 }};
+{%- endfor %}
+      default: w5 = 8'd0;
+    endcase
   endfunction
 {%- endif %}
 {%- if need_w6 %}
 
   function [7:0] w6(input [5:0] v);  // round(v * 255 / 63)
-    reg [15:0] p;
-    reg unused_p;
-    begin
-      p  = {10'd0, v} * 16'd259 + 16'd33;
-      unused_p = ^{p[15:14], p[5:0]};
-      w6 = p[13:6];
-    end
+    (* rom_style = "logic" *)
+    case (v)
+{%- for e in w6_table %}
+      6'd{{ e.0 }}: w6 = 8'd{{ e.1 }};
+{%- endfor %}
+      default: w6 = 8'd0;
+    endcase
   endfunction
 {%- endif %}
 {%- if need_565 %}
@@ -99,79 +107,22 @@ module {{ name }} #(
     endpoint = {c[4:0], c[4:2], c[10:5], c[10:9], c[15:11], c[15:13]};
   endfunction
 
-  // (2a + b) / 3 truncated, one channel: x * 683 >> 11 is x / 3 for x < 768.
-  function [7:0] third(input [7:0] a, input [7:0] b);
-    reg [9:0] x;
-    reg [19:0] p;
-    reg unused_p;
-    begin
-      x     = {1'b0, a, 1'b0} + {2'b00, b};
-      p     = {10'd0, x} * 20'd683;
-      unused_p = ^{p[19], p[10:0]};
-      third = p[18:11];
-    end
-  endfunction
-
-  // (a + b) / 2 truncated, one channel.
-  function [7:0] half(input [7:0] a, input [7:0] b);
-    reg [8:0] x;
-    reg unused_x;
-    begin
-      x    = {1'b0, a} + {1'b0, b};
-      unused_x = x[0];
-      half = x[8:1];
-    end
-  endfunction
-
-  // Texel sub (4y + x) of a DXT1 block: colours 0 and 1 in cw, indices in iw.
-  // Index 2 weighs colour 0 double and index 3 colour 1, so one divider serves both.
-  function [31:0] dxt1(input [31:0] cw, input [31:0] iw, input [3:0] sub);
-    reg [23:0] p0;
-    reg [23:0] p1;
-    reg [23:0] pa;  // the colour weighted double
-    reg [23:0] pb;
-    reg [1:0] idx;
-    reg four;  // colour 0 > colour 1: four opaque colours
-    begin
-      p0   = endpoint(cw[15:0]);
-      p1   = endpoint(cw[31:16]);
-      idx  = iw[{sub, 1'b0} +: 2];
-      four = cw[15:0] > cw[31:16];
-      pa   = idx[0] ? p1 : p0;
-      pb   = idx[0] ? p0 : p1;
-      case (idx)
-        2'd0:    dxt1 = {8'hff, p0};
-        2'd1:    dxt1 = {8'hff, p1};
-        2'd2:    dxt1 = four ? {8'hff, third(pa[23:16], pb[23:16]), third(pa[15:8], pb[15:8]), third(pa[7:0], pb[7:0])}
-                             : {8'hff, half(p0[23:16], p1[23:16]), half(p0[15:8], p1[15:8]), half(p0[7:0], p1[7:0])};
-        default: dxt1 = four ? {8'hff, third(pa[23:16], pb[23:16]), third(pa[15:8], pb[15:8]), third(pa[7:0], pb[7:0])}
-                             : 32'd0;
-      endcase
-    end
+  // A DXT1 texel that is an endpoint or zero: index 0, 1, or 3 with three colours
+  // (index 2, and 3 with four colours, blend the endpoints: see the sum and third steps).
+  function [31:0] dxt1(input [31:0] cw, input [1:0] idx);
+    case (idx)
+      2'd0:    dxt1 = {8'hff, endpoint(cw[15:0])};
+      2'd1:    dxt1 = {8'hff, endpoint(cw[31:16])};
+      default: dxt1 = 32'd0;
+    endcase
   endfunction
 {%- endif %}
 
-  // One texel as {a, b, g, r}.
-  function [31:0] decode(input [2:0] fmt, input [TexW-1:0] tex);
-    reg [SubW-1:0] sub;
-    reg [31:0] word;
-{%- if need_h %}
-    reg [15:0] h;  // the 16-bit texel
-{%- endif %}
-{%- if need_l %}
-    reg [7:0] l;  // the 8-bit texel
-{%- endif %}
+  // One texel as {a, b, g, r}{% if dxt1 %} (a DXT1 texel as dxt1() above){% endif %}.
+  function [31:0] decode(input [2:0] fmt, input [31:0] word{% if need_h %}, input [15:0] h{% endif %}{% if need_l %}, input [7:0] l{% endif %}{% if dxt1 %}, input [1:0] idx{% endif %});
     reg unused_in;  // what the enabled formats leave unread
     begin
-      sub  = tex[SubW-1:0];
-      word = tex[SubW +: 32];
-{%- if need_h %}
-      h    = sub[0] ? word[31:16] : word[15:0];
-{%- endif %}
-{%- if need_l %}
-      l    = word[{sub[1:0], 3'b000} +: 8];
-{%- endif %}
-      unused_in = ^{tex, sub, word{% if need_h %}, h{% endif %}{% if need_l %}, l{% endif %}};
+      unused_in = ^{word{% if need_h %}, h{% endif %}{% if need_l %}, l{% endif %}{% if dxt1 %}, idx{% endif %}};
       case (fmt)
 {%- for f in formats %}
         {{ f.code }}: decode = {{ f.expr }};  // {{ f.name }}
@@ -180,9 +131,28 @@ module {{ name }} #(
       endcase
     end
   endfunction
+{%- if fp32 %}
+
+  // c / 255 in quarters by c[7:6], so that a table is a 6-input function and the
+  // choice among them a step of its own. In LUTs: as a block RAM a table's unregistered
+  // output would take most of a clock.
+{%- for (qi, q) in fp32_quarters %}
+
+  function [31:0] unorm8_f32_q{{ qi }}(input [5:0] c);
+    (* rom_style = "logic" *)
+    case (c)
+{%- for e in q %}
+      6'd{{ e.0 }}: unorm8_f32_q{{ qi }} = 32'h{{ e.1 }};
+{%- endfor %}
+      default: unorm8_f32_q{{ qi }} = 32'h0;
+    endcase
+  endfunction
+{%- endfor %}
+{%- endif %}
 
   // ---------------------------------------------------------------------------------
-  // Stage 0: input register.
+  // Input register, then the credits: a request enters the datapath only while the
+  // output FIFO has room for it and for every request ahead of it.
   wire s0_valid;
   wire s0_ready;
   wire [ReqW-1:0] s0_data;
@@ -200,192 +170,270 @@ module {{ name }} #(
     .out_data_o  (s0_data)
   );
 
-  wire [1:0] s0_pass = s0_data[ReqW-1 -: 2];
-  wire [8*Quads-1:0] s0_f = s0_data[ReqW-3 -: 8*Quads];
-  wire [2:0] s0_fmt = s0_data[ReqW-CtlW-1 -: 3];
+  wire accept;
+  wire push;  // a response into the output FIFO
+  wire drop;  // a first pass leaves the datapath with no response
+  wire pop;
+  reg [UsedW-1:0] used_q;  // requests in the datapath plus responses in the FIFO
+  reg [UsedW-1:0] used_d;
+  // used_q != OutDepth, kept in a flop of its own: it enables every input register.
+  reg room_q;
+  reg room_d;
 
-  // Stage 1: every texel converted to RGBA8.
-  wire [S1W-1:0] s1_in;
-  wire s1_valid;
-  wire s1_ready;
-  wire [S1W-1:0] s1_data;
+  assign s0_ready = room_q;
+  assign accept   = s0_valid & s0_ready;
 
-  assign s1_in[S1W-1 -: CtlW] = {s0_pass, s0_f};
+  always @(*) begin
+    used_d = used_q + {{ "{" }}{(UsedW - 1){1'b0}}, accept} - {{ "{" }}{(UsedW - 1){1'b0}}, pop}
+           - {{ "{" }}{(UsedW - 1){1'b0}}, drop};
+    room_d = used_d != OutDepth[UsedW-1:0];
+  end
+
+  always @(posedge clk_i{{ rst.edge }}) begin
+    if ({{ rst.active }}) begin
+      used_q <= {UsedW{1'b0}};
+      room_q <= 1'b1;
+    end else begin
+      used_q <= used_d;
+      room_q <= room_d;
+    end
+  end
+
+  // The control word travels beside the data, one copy a stage.
+  wire [CtlW-1:0] s0_ctl;
+  assign s0_ctl[FmtLsb +: 5 + 8 * Quads] = s0_data[Lanes * LaneW +: 5 + 8 * Quads];
+
+  reg [Stages-1:0] valid_q;
+  reg [Stages*CtlW-1:0] ctl_q;
+  wire [Stages-1:0] valid_d = {{ valid_shift }};
+  wire [Stages*CtlW-1:0] ctl_d = {{ ctl_shift }};
+
+  always @(posedge clk_i{{ rst.edge }}) begin
+    if ({{ rst.active }}) begin
+      valid_q <= {Stages{1'b0}};
+    end else begin
+      valid_q <= valid_d;
+    end
+  end
+
+  always @(posedge clk_i) begin
+    ctl_q <= ctl_d;
+  end
+
+  // Each step's view of the control word: the copy of the stage it is in.
+{%- for v in ctl_views %}
+  wire [CtlW-1:0] ctl_{{ v.0 }} = {{ v.1 }};
+{%- endfor %}
+  wire valid_tdiff = {{ valid_tdiff }};
+  wire valid_last = {{ valid_last }};
+  wire unused_ctl;
+  assign unused_ctl = ^{ {%- for v in ctl_views %}ctl_{{ v.0 }}{% if !loop.last %}, {% endif %}{%- endfor %}};
+
+  wire [1:0] pass_tdiff = ctl_tdiff[PassLsb +: 2];
+  wire tdiff_first = pass_tdiff == PassFirst;
+  wire tdiff_second = pass_tdiff == PassSecond;
+  wire last_first = ctl_last[PassLsb +: 2] == PassFirst;
+
+  assign push = valid_last & ~last_first;
+  assign drop = valid_last & last_first;
+
+  wire [RspW-1:0] out_in;
+  wire [2:0] pick_fmt = ctl_pick[FmtLsb +: 3];
 
   genvar gl;
-  genvar gc;
   genvar gt;
+  genvar gc;
+  genvar gk;
   generate
-    for (gl = 0; gl < Lanes; gl = gl + 1) begin : g_convert
+    for (gl = 0; gl < Lanes; gl = gl + 1) begin : g_lane
       wire [LaneW-1:0] lane = s0_data[gl*LaneW +: LaneW];
-      // Lane: {texels converted, b, a, active}.
-      assign s1_in[gl*S1LaneW +: 1 + 2 * WBits] = lane[2 * WBits:0];
+      wire [4*32-1:0] texels;  // converted, in the hdiff step
+      assign s0_ctl[gl*CLaneW +: CLaneW] = lane[2 * WBits:0];
+
       for (gt = 0; gt < 4; gt = gt + 1) begin : g_texel
-        assign s1_in[gl*S1LaneW + 1 + 2*WBits + gt*32 +: 32] =
-            decode(s0_fmt, lane[1 + 2*WBits + gt*TexW +: TexW]);
-      end
-    end
-  endgenerate
-
-  {{ skid }} #(
-    .Width (S1W)
-  ) u_convert (
-    .clk_i       (clk_i),
-    .{{ rst.port }}{{ rst.pad }} ({{ rst.port }}),
-    .in_valid_i  (s0_valid),
-    .in_ready_o  (s0_ready),
-    .in_data_i   (s1_in),
-    .out_valid_o (s1_valid),
-    .out_ready_i (s1_ready),
-    .out_data_o  (s1_data)
-  );
-
-  // ---------------------------------------------------------------------------------
-  // Stage 2: horizontal blends, h0 = t00 (W-a) + t10 a and h1 = t01 (W-a) + t11 a, each
-  // computed as t00 W + (t10 - t00) a: one signed multiply, exact modulo 2^HW, where the
-  // result lies. (Blends below use the same form.)
-  wire [S2W-1:0] s2_in;
-  wire s2_valid;
-  wire s2_ready;
-  wire [S2W-1:0] s2_data;
-
-  assign s2_in[S2W-1 -: CtlW] = s1_data[S1W-1 -: CtlW];
-
-  generate
-    for (gl = 0; gl < Lanes; gl = gl + 1) begin : g_hblend
-      wire [S1LaneW-1:0] lane = s1_data[gl*S1LaneW +: S1LaneW];
-      wire [WBits-1:0] a = lane[1 +: WBits];
-      wire signed [HW-1:0] sa = $signed({{ "{" }}{(HW - WBits){1'b0}}, a});
-      // Lane: {h1[4], h0[4], b, active}.
-      assign s2_in[gl*S2LaneW +: 1 + WBits] = {lane[1 + WBits +: WBits], lane[0]};
-      for (gc = 0; gc < 4; gc = gc + 1) begin : g_chan
-        wire [7:0] t00 = lane[1 + 2*WBits + 0*32 + gc*8 +: 8];
-        wire [7:0] t10 = lane[1 + 2*WBits + 1*32 + gc*8 +: 8];
-        wire [7:0] t01 = lane[1 + 2*WBits + 2*32 + gc*8 +: 8];
-        wire [7:0] t11 = lane[1 + 2*WBits + 3*32 + gc*8 +: 8];
-        wire signed [HW-1:0] d0 = $signed({{ "{" }}{WBits{1'b0}}, t10}) - $signed({{ "{" }}{WBits{1'b0}}, t00});
-        wire signed [HW-1:0] d1 = $signed({{ "{" }}{WBits{1'b0}}, t11}) - $signed({{ "{" }}{WBits{1'b0}}, t01});
-        wire signed [HW-1:0] p0 = d0 * sa;
-        wire signed [HW-1:0] p1 = d1 * sa;
-        assign s2_in[gl*S2LaneW + 1 + WBits + gc*HW +: HW]       = {t00, {WBits{1'b0}}} + p0;
-        assign s2_in[gl*S2LaneW + 1 + WBits + (4 + gc)*HW +: HW] = {t01, {WBits{1'b0}}} + p1;
-      end
-    end
-  endgenerate
-
-  {{ skid }} #(
-    .Width (S2W)
-  ) u_hblend (
-    .clk_i       (clk_i),
-    .{{ rst.port }}{{ rst.pad }} ({{ rst.port }}),
-    .in_valid_i  (s1_valid),
-    .in_ready_o  (s1_ready),
-    .in_data_i   (s2_in),
-    .out_valid_o (s2_valid),
-    .out_ready_i (s2_ready),
-    .out_data_o  (s2_data)
-  );
-
-  // ---------------------------------------------------------------------------------
-  // Stage 3: vertical blend, v = h0 (W-b) + h1 b: the exact bilinear sum.
-  wire [S3W-1:0] s3_in;
-  wire s3_valid;
-  wire s3_ready;
-  wire [S3W-1:0] s3_data;
-
-  assign s3_in[S3W-1 -: CtlW] = s2_data[S2W-1 -: CtlW];
-
-  generate
-    for (gl = 0; gl < Lanes; gl = gl + 1) begin : g_vblend
-      wire [S2LaneW-1:0] lane = s2_data[gl*S2LaneW +: S2LaneW];
-      wire [WBits-1:0] b = lane[1 +: WBits];
-      wire signed [VW-1:0] sb = $signed({{ "{" }}{(VW - WBits){1'b0}}, b});
-      assign s3_in[gl*S3LaneW] = lane[0];
-      for (gc = 0; gc < 4; gc = gc + 1) begin : g_chan
-        wire [HW-1:0] h0 = lane[1 + WBits + gc*HW +: HW];
-        wire [HW-1:0] h1 = lane[1 + WBits + (4 + gc)*HW +: HW];
-        wire signed [VW-1:0] d = $signed({{ "{" }}{WBits{1'b0}}, h1}) - $signed({{ "{" }}{WBits{1'b0}}, h0});
-        wire signed [VW-1:0] p = d * sb;
-        assign s3_in[gl*S3LaneW + 1 + gc*VW +: VW] = {h0, {WBits{1'b0}}} + p;
-      end
-    end
-  endgenerate
-
-  {{ skid }} #(
-    .Width (S3W)
-  ) u_vblend (
-    .clk_i       (clk_i),
-    .{{ rst.port }}{{ rst.pad }} ({{ rst.port }}),
-    .in_valid_i  (s2_valid),
-    .in_ready_o  (s2_ready),
-    .in_data_i   (s3_in),
-    .out_valid_o (s3_valid),
-    .out_ready_i (s3_ready),
-    .out_data_o  (s3_data)
-  );
-
-  // ---------------------------------------------------------------------------------
-  // Stage 4: a first pass fills the accumulator; a second blends with it; each rounds
-  // once.{% if fp32 %} Channels become fp32 through a table of c / 255.{% endif %}
-  wire [1:0] s3_pass = s3_data[S3W-1 -: 2];
-  wire [8*Quads-1:0] s3_f = s3_data[S3W-3 -: 8*Quads];
-  wire s3_first = s3_pass == PassFirst;
-  wire s3_second = s3_pass == PassSecond;
-  wire out_ready;
-  wire [RspW-1:0] out_in;
-{%- if fp32 %}
-
-  function [31:0] unorm8_f32(input [7:0] c);
-    case (c)
-{%- for e in fp32_table %}
-      8'd{{ e.0 }}: unorm8_f32 = 32'h{{ e.1 }};
-{%- endfor %}
-      default: unorm8_f32 = 32'h3f800000;
-    endcase
-  endfunction
+        wire [TexW-1:0] tex = lane[1 + 2*WBits + gt*TexW +: TexW];
+        wire [SubW-1:0] sub = tex[SubW-1:0];
+        wire [31:0] word = tex[SubW +: 32];
+{%- if need_h %}
+        wire [15:0] h = sub[0] ? word[31:16] : word[15:0];  // the 16-bit texel
 {%- endif %}
-
-  assign s3_ready = s3_first | out_ready;
-
-  generate
-    for (gl = 0; gl < Lanes; gl = gl + 1) begin : g_out
-      wire [S3LaneW-1:0] lane = s3_data[gl*S3LaneW +: S3LaneW];
-      wire signed [TW-1:0] sf = $signed({{ "{" }}{(TW - 8){1'b0}}, s3_f[(gl / 4)*8 +: 8]});
-      reg [4*VW-1:0] acc_q;  // pass 1's bilinear sums (reset: a lone pass 2 blends with 0)
-      for (gc = 0; gc < 4; gc = gc + 1) begin : g_chan
-        wire [VW-1:0] v = lane[1 + gc*VW +: VW];
-        wire [VW-1:0] acc = acc_q[gc*VW +: VW];
-        wire signed [TW-1:0] d = $signed({8'd0, v}) - $signed({8'd0, acc});
-        wire signed [TW-1:0] p = d * sf;
-        // Only the top bits of each rounded sum are the channel.
-        wire [TW-1:0] tri_sum = {acc, 8'd0} + p + {{ "{" }}{(TW - 2*WBits - 8){1'b0}}, 1'b1, {(2*WBits + 7){1'b0}}};
-        wire [VW-1:0] bil_sum = v + {{ "{" }}{(VW - 2*WBits){1'b0}}, 1'b1, {(2*WBits - 1){1'b0}}};
-        wire unused_sums;
-        assign unused_sums = ^{tri_sum[TW-9:0], bil_sum[VW-9:0]};
-        wire [7:0] c = lane[0] ? (s3_second ? tri_sum[TW-1 -: 8] : bil_sum[VW-1 -: 8]) : 8'd0;
-{%- if fp32 %}
-        assign out_in[gl*OutLaneW + gc*32 +: 32] = lane[0] ? unorm8_f32(c) : 32'd0;
-{%- else %}
-        assign out_in[gl*OutLaneW + gc*8 +: 8] = c;
+{%- if need_l %}
+        wire [7:0] l = word[{sub[1:0], 3'b000} +: 8];  // the 8-bit texel
 {%- endif %}
-      end
+{%- if dxt1 %}
 
-      always @(posedge clk_i{{ rst.edge }}) begin
-        if ({{ rst.active }}) begin
-          acc_q <= {(4*VW){1'b0}};
-        end else if (s3_valid && s3_first) begin
-          acc_q <= lane[1 +: 4*VW];
+        // Step select: the texel's index bits and the block's mode (colour 0 > colour 1:
+        // four opaque colours).
+        wire [31:0] iw = tex[SubW + 32 +: 32];
+        wire [1:0] idx = iw[{sub, 1'b0} +: 2];
+        wire four = word[15:0] > word[31:16];
+        wire [{{ select_w - 1 }}:0] select_d = {four, idx, {% if need_l %}l, {% endif %}{% if need_h %}h, {% endif %}word};
+{{ hop_select }}
+        wire [31:0] s_word = select[31:0];
+{%- if need_h %}
+        wire [15:0] s_h = select[32 +: 16];
+{%- endif %}
+{%- if need_l %}
+        wire [7:0] s_l = select[{{ select_l_lsb }} +: 8];
+{%- endif %}
+        wire [1:0] s_idx = select[{{ select_w - 3 }} +: 2];
+        wire s_four = select[{{ select_w - 1 }}];
+        wire is_dxt1 = pick_fmt == FmtDxt1;
+
+        // Step pick: the format's texel, or for DXT1 the endpoints to blend: index 2 weighs
+        // colour 0 double and index 3 colour 1, so one sum serves both.
+        wire [23:0] p0 = endpoint(s_word[15:0]);
+        wire [23:0] p1 = endpoint(s_word[31:16]);
+        wire third_d = is_dxt1 & s_idx[1] & s_four;
+        wire half_d = is_dxt1 & (s_idx == 2'd2) & ~s_four;
+        wire [81:0] pick_d = {half_d, third_d, s_idx[0] ? p0 : p1, s_idx[0] ? p1 : p0,
+                              decode(pick_fmt, s_word{% if need_h %}, s_h{% endif %}{% if need_l %}, s_l{% endif %}, s_idx)};
+{{ hop_pick }}
+        wire [23:0] pa = pick[32 +: 24];  // the colour weighted double
+        wire [23:0] pb = pick[56 +: 24];
+
+        // Step sum: 2 pa + pb for the thirds, (pa + pb) / 2 for the halves.
+        wire [29:0] x;
+        wire [23:0] halves;
+        for (gc = 0; gc < 3; gc = gc + 1) begin : g_sum
+          wire [8:0] hs = {1'b0, pa[gc*8 +: 8]} + {1'b0, pb[gc*8 +: 8]};
+          assign x[gc*10 +: 10] = {1'b0, pa[gc*8 +: 8], 1'b0} + {2'b00, pb[gc*8 +: 8]};
+          wire unused_hs = hs[0];
+          assign halves[gc*8 +: 8] = hs[8:1];
         end
+        wire [62:0] sum_d = {pick[80], x, pick[81] ? {8'hff, halves} : pick[31:0]};  // {third, x, texel}
+{{ hop_sum }}
+
+        // Steps third: x * 683 >> 11 is x / 3 for x < 768, an adder tree a channel; the
+        // texel and its choice wait beside it.
+        wire [23:0] thirds;
+        for (gc = 0; gc < 3; gc = gc + 1) begin : g_third
+          wire [9:0] tx = sum[32 + gc*10 +: 10];
+          wire [{{ third_rows_w - 1 }}:0] third_rows;
+{%- for r in third_rows %}
+          assign third_rows[{{ loop.index0 }}*{{ third_w }} +: {{ third_w }}] = { {{- third_w - 10 }}'d0, tx} << {{ r }};
+{%- endfor %}
+{{ tree_third }}
+          wire unused_third = ^{third_sum[{{ third_w - 1 }}], third_sum[10:0]};
+          assign thirds[gc*8 +: 8] = third_sum[18:11];
+        end
+        wire [32:0] side_d = {sum[62], sum[31:0]};
+{{ delay_side }}
+        assign texels[gt*32 +: 32] = side[32] ? {8'hff, thirds} : side[31:0];
+{%- else %}
+
+        // Step pick: the format's texel.
+        wire [31:0] pick_d = decode(pick_fmt, word{% if need_h %}, h{% endif %}{% if need_l %}, l{% endif %});
+        wire unused_tex = ^tex;
+{{ hop_pick }}
+        assign texels[gt*32 +: 32] = pick;
+{%- endif %}
+      end
+
+      // ---------------------------------------------------------------------------------
+      // Filter lane: per channel h0 = t00 W + (t10 - t00) a and h1 likewise, then
+      // v = h0 W + (h1 - h0) b (the exact bilinear sum), then
+      // t = base 256 + d f + round: a second pass blends with the accumulator (base acc,
+      // d = v - acc), any other takes d = 0 and base v, which rounds v alone exactly.
+      // Each product is a tree of shifted rows, exact modulo the sum's width, where the
+      // sum lies.
+      wire [WBits-1:0] a = ctl_h[gl*CLaneW + 1 +: WBits];
+      wire [WBits-1:0] b = ctl_v[gl*CLaneW + 1 + WBits +: WBits];
+      wire [7:0] f = ctl_t[FLsb + (gl / 4)*8 +: 8];
+      wire active = ctl_round[gl*CLaneW];
+
+      for (gc = 0; gc < 4; gc = gc + 1) begin : g_chan
+        wire [7:0] t00 = texels[0*32 + gc*8 +: 8];
+        wire [7:0] t10 = texels[1*32 + gc*8 +: 8];
+        wire [7:0] t01 = texels[2*32 + gc*8 +: 8];
+        wire [7:0] t11 = texels[3*32 + gc*8 +: 8];
+        // Step hdiff.
+        wire [8:0] d0 = {1'b0, t10} - {1'b0, t00};
+        wire [8:0] d1 = {1'b0, t11} - {1'b0, t01};
+        wire [33:0] hdiff_d = {d1, d0, t01, t00};
+{{ hop_hdiff }}
+        wire [8:0] hd0 = hdiff[16 +: 9];
+        wire [8:0] hd1 = hdiff[25 +: 9];
+
+        // Steps h: the horizontal blends.
+        wire [(WBits+1)*HW-1:0] h0_rows;
+        wire [(WBits+1)*HW-1:0] h1_rows;
+        assign h0_rows[0 +: HW] = {hdiff[0 +: 8], {WBits{1'b0}}};
+        assign h1_rows[0 +: HW] = {hdiff[8 +: 8], {WBits{1'b0}}};
+        for (gk = 0; gk < WBits; gk = gk + 1) begin : g_hrow
+          assign h0_rows[(gk+1)*HW +: HW] = a[gk] ? ({{ "{" }}{(HW - 9){hd0[8]}}, hd0} << gk) : {HW{1'b0}};
+          assign h1_rows[(gk+1)*HW +: HW] = a[gk] ? ({{ "{" }}{(HW - 9){hd1[8]}}, hd1} << gk) : {HW{1'b0}};
+        end
+{{ tree_h0 }}
+{{ tree_h1 }}
+
+        // Step vdiff.
+        wire [2*HW:0] vdiff_d = {{ "{" }}{1'b0, h1_sum} - {1'b0, h0_sum}, h0_sum};
+{{ hop_vdiff }}
+        wire [HW:0] dh = vdiff[HW +: HW + 1];
+
+        // Steps v: the vertical blend.
+        wire [(WBits+1)*VW-1:0] v_rows;
+        assign v_rows[0 +: VW] = {vdiff[0 +: HW], {WBits{1'b0}}};
+        for (gk = 0; gk < WBits; gk = gk + 1) begin : g_vrow
+          assign v_rows[(gk+1)*VW +: VW] = b[gk] ? ({{ "{" }}{(VW - HW - 1){dh[HW]}}, dh} << gk) : {VW{1'b0}};
+        end
+{{ tree_v }}
+
+        // Step tdiff: a first pass fills the accumulator (reset: a lone second pass
+        // blends with 0).
+        reg [VW-1:0] acc_q;
+        always @(posedge clk_i{{ rst.edge }}) begin
+          if ({{ rst.active }}) begin
+            acc_q <= {VW{1'b0}};
+          end else if (valid_tdiff && tdiff_first) begin
+            acc_q <= v_sum;
+          end
+        end
+        wire [VW:0] td = {1'b0, v_sum} - {1'b0, acc_q};
+        wire [2*VW:0] tdiff_d = {tdiff_second ? td : {(VW + 1){1'b0}}, tdiff_second ? acc_q : v_sum};
+{{ hop_tdiff }}
+        wire [VW:0] tdd = tdiff[VW +: VW + 1];
+
+        // Steps t: the level blend and its rounding.
+        wire [10*TW-1:0] t_rows;
+        assign t_rows[0 +: TW] = {tdiff[0 +: VW], 8'd0};
+        for (gk = 0; gk < 8; gk = gk + 1) begin : g_trow
+          assign t_rows[(gk+1)*TW +: TW] = f[gk] ? ({{ "{" }}{(TW - VW - 1){tdd[VW]}}, tdd} << gk) : {TW{1'b0}};
+        end
+        assign t_rows[9*TW +: TW] = {{ "{" }}{(TW - 2*WBits - 8){1'b0}}, 1'b1, {(2*WBits + 7){1'b0}}};
+{{ tree_t }}
+        wire unused_t = ^t_sum[TW-9:0];
+
+        // Step round{% if fp32 %}, then fp32a and fp32b: exactly c / 255 by table{% endif %}.
+        wire [7:0] round_d = active ? t_sum[TW-1 -: 8] : 8'd0;
+{{ hop_round }}
+{%- if fp32 %}
+        wire [129:0] fp32a_d = {round[7:6], unorm8_f32_q3(round[5:0]), unorm8_f32_q2(round[5:0]),
+                                unorm8_f32_q1(round[5:0]), unorm8_f32_q0(round[5:0])};
+{{ hop_fp32a }}
+        assign out_in[gl*OutLaneW + gc*32 +: 32] = fp32a[32*fp32a[129:128] +: 32];
+{%- else %}
+        assign out_in[gl*OutLaneW + gc*8 +: 8] = round;
+{%- endif %}
       end
     end
   endgenerate
 
-  {{ skid }} #(
-    .Width (RspW)
+  // ---------------------------------------------------------------------------------
+  // Output FIFO: the credits keep it from filling, so its ready is not needed.
+  wire out_ready;
+  wire unused_out_ready;
+  assign unused_out_ready = out_ready;
+  assign pop = rsp_valid_o & rsp_ready_i;
+
+  {{ fifo }} #(
+    .Width (RspW),
+    .Depth (OutDepth)
   ) u_out (
     .clk_i       (clk_i),
     .{{ rst.port }}{{ rst.pad }} ({{ rst.port }}),
-    .in_valid_i  (s3_valid & ~s3_first),
+    .in_valid_i  (push),
     .in_ready_o  (out_ready),
     .in_data_i   (out_in),
     .out_valid_o (rsp_valid_o),
