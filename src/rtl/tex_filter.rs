@@ -9,12 +9,11 @@ use askama::Template;
 
 use super::handshake::module_for;
 use super::{Ctx, Module, RenderError, Rst, StreamPort, Unit};
-use crate::config::{ClockSection, StageKind, TexFormat, TexOutput, Tmu};
+use crate::config::{StageKind, TexFormat, TexOutput, Tmu};
 pub use crate::iface::tex_filter::{FilterLayout, FilterPipe};
 use crate::iface::tex_filter::{
     PASS_FIRST, PASS_SECOND, THIRD_ROWS, THIRD_W, tree_levels, unorm8_to_f32,
 };
-use crate::iface::timing::Timing;
 use crate::model::tmu::format::widen;
 
 /// One enabled format's converter: its code and the Verilog expression of its texel.
@@ -181,12 +180,9 @@ fn format_expr(f: TexFormat) -> &'static str {
 }
 
 impl TexFilter {
-    /// At the default clock; [`TexFilter::at`] schedules for a config's.
+    /// Scheduled for the design's clock (`ctx.timing`).
     pub fn new(ctx: &Ctx, tmu: &Tmu) -> Self {
-        Self::at(ctx, tmu, &Timing::new(&ClockSection::default()))
-    }
-
-    pub fn at(ctx: &Ctx, tmu: &Tmu, timing: &Timing) -> Self {
+        let timing = &ctx.timing;
         let l = FilterLayout::new(tmu);
         let pipe = FilterPipe::new(tmu, timing);
         let w = l.wbits;

@@ -14,7 +14,6 @@ use super::tex_filter::{FilterLayout, TexFilter};
 use super::{Ctx, MemPort, Module, RenderError, Rst, Unit, render};
 use crate::config::{Filter, StageKind, TexLayout, TexOutput, Tmu, Wrap};
 use crate::iface::field::{Field, lsb_params, pack, width};
-use crate::iface::timing::Timing;
 use crate::iface::tmu::{CTRL_FIELDS, LANE_W, REGS, TmuLayout, ctrl_lsb_name, ctrl_w};
 
 /// Bits of a plan besides its lanes: format, two wraps, then per quad its
@@ -228,21 +227,12 @@ impl Geometry {
 pub struct TmuUnit<'a> {
     ctx: &'a Ctx,
     tmu: &'a Tmu,
-    timing: Timing,
 }
 
 impl<'a> TmuUnit<'a> {
-    /// At the default clock; [`TmuUnit::at`] schedules for a config's.
+    /// Scheduled for the design's clock (`ctx.timing`).
     pub fn new(ctx: &'a Ctx, tmu: &'a Tmu) -> Self {
-        Self::at(
-            ctx,
-            tmu,
-            Timing::new(&crate::config::ClockSection::default()),
-        )
-    }
-
-    pub fn at(ctx: &'a Ctx, tmu: &'a Tmu, timing: Timing) -> Self {
-        Self { ctx, tmu, timing }
+        Self { ctx, tmu }
     }
 
     pub fn elaborate(&self) -> Result<(Unit, Vec<Module>), RenderError> {
@@ -296,7 +286,7 @@ impl<'a> TmuUnit<'a> {
         }
         let cache = TexCacheTop::new(ctx, &tmu.cache);
         let (_, cache_modules) = cache.elaborate()?;
-        let filter = TexFilter::at(ctx, tmu, &self.timing);
+        let filter = TexFilter::new(ctx, tmu);
         let (_, filter_modules) = filter.elaborate()?;
         for m in cache_modules.into_iter().chain(filter_modules) {
             if !modules.iter().any(|x| x.name == m.name) {

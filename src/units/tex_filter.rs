@@ -19,8 +19,7 @@ impl UnitDef for TexFilter {
         cfg: &Config,
     ) -> Option<Result<(Unit, Vec<Module>), RenderError>> {
         let tmu = cfg.tmu.as_ref()?;
-        let timing = crate::iface::timing::Timing::new(&cfg.clock);
-        Some(rtl::tex_filter::TexFilter::at(ctx, tmu, &timing).elaborate())
+        Some(rtl::tex_filter::TexFilter::new(ctx, tmu).elaborate())
     }
 
     fn vectors(

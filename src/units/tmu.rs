@@ -19,8 +19,7 @@ impl UnitDef for Tmu {
         cfg: &Config,
     ) -> Option<Result<(Unit, Vec<Module>), RenderError>> {
         let tmu = cfg.tmu.as_ref()?;
-        let timing = crate::iface::timing::Timing::new(&cfg.clock);
-        Some(rtl::tmu::TmuUnit::at(ctx, tmu, timing).elaborate())
+        Some(rtl::tmu::TmuUnit::new(ctx, tmu).elaborate())
     }
 
     fn vectors(
