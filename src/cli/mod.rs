@@ -572,10 +572,8 @@ fn depths(cfg: &Config, timing: &iface::timing::Timing) -> Vec<String> {
     if let Some(t) = &cfg.tmu {
         let pipe = iface::tex_cache::CachePipe::new(&t.cache, timing);
         out.push(format!("tex_cache: {}", pipe.describe()));
-        out.push(format!(
-            "tex_filter: {}",
-            iface::tex_filter::FilterPipe::new(t, timing).describe()
-        ));
+        // FilterPipe::describe names its unit.
+        out.push(iface::tex_filter::FilterPipe::new(t, timing).describe());
     }
     if let Some(m) = &cfg.mem {
         out.push(format!(

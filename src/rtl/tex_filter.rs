@@ -14,7 +14,7 @@ pub use crate::iface::tex_filter::{FilterLayout, FilterPipe};
 use crate::iface::tex_filter::{
     PASS_FIRST, PASS_SECOND, THIRD_ROWS, THIRD_W, tree_levels, unorm8_to_f32,
 };
-use crate::model::tmu::format::widen;
+use crate::iface::tex_filter::widen;
 
 /// One enabled format's converter: its code and the Verilog expression of its texel.
 pub struct FormatCase {

@@ -20,13 +20,7 @@ pub type Rgba8 = [u8; 4];
 
 pub use crate::config::TexFormat;
 
-/// Widens the `bits`-bit value `v` to 8 bits: round(v * 255 / (2^bits - 1)), ties up
-/// (there are none: 2^bits - 1 is odd).
-pub fn widen(v: u32, bits: u32) -> u8 {
-    debug_assert!((1..=8).contains(&bits) && v < (1 << bits));
-    let max = (1 << bits) - 1;
-    ((v * 255 + max / 2) / max) as u8
-}
+pub use crate::iface::tex_filter::widen;
 
 fn field(word: u32, lsb: u32, bits: u32) -> u32 {
     (word >> lsb) & ((1 << bits) - 1)
