@@ -261,7 +261,7 @@ fn broken_mem_arb_variants_fail_the_proof() {
         ),
         // A grant with nobody asking.
         ("grant = take & (|req_valid);", "grant = take;"),
-        // The priority matrix is not antisymmetric: members 0 and 1 both yield to each other.
+        // The priority matrix is not a total order: with neither masked, members 0 and 1 both win.
         (
             "(rr_req[0] & (rr_mask_q[0] | ~rr_mask_q[1]))",
             "(rr_req[0] & (rr_mask_q[0] & ~rr_mask_q[1]))",
