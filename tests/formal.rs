@@ -261,6 +261,13 @@ fn broken_mem_arb_variants_fail_the_proof() {
         ),
         // A grant with nobody asking.
         ("grant = take & (|req_valid);", "grant = take;"),
+        // The priority matrix is not a total order: with neither masked, members 0 and 1 both win.
+        (
+            "(rr_req[0] & (rr_mask_q[0] | ~rr_mask_q[1]))",
+            "(rr_req[0] & (rr_mask_q[0] & ~rr_mask_q[1]))",
+        ),
+        // The room flop ignores the tag count: a read is sent with the tag FIFO full.
+        ("tag_room_d = (tags_d != TagsFull);", "tag_room_d = 1'b1;"),
     ];
     for (from, to) in mutations {
         let proof = prove_mem_arb(&rr, Some((from, to)));

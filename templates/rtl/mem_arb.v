@@ -539,6 +539,15 @@ module {{ name }} #(
   reg [5:0] f_wait_{{ b.name }}_q;  // grants to others while {{ b.name }} waits
   reg [5:0] f_ahead_{{ b.name }};  // members served before {{ b.name }} from here on
 {%- endfor %}
+  reg [TagCntW-1:0] f_fifo_tags_q;  // tags the FIFO took and has not given back
+
+  always @(posedge clk_i) begin
+    if ({{ rst.active }}) begin
+      f_fifo_tags_q <= {TagCntW{1'b0}};
+    end else begin
+      f_fifo_tags_q <= f_fifo_tags_q + (tag_push & tag_in_ready) - tag_popped;
+    end
+  end
 
   always @(*) begin
     f_wbeats_d = take ? {(LenW + 1){1'b0}} : f_wbeats_q + { {LenW{1'b0}}, f_wfire};
@@ -588,13 +597,25 @@ module {{ name }} #(
       // At most one grant, and a grant exactly while a burst runs.
       assert((gnt_q & (gnt_q - 1'b1)) == {N{1'b0}});
       assert(busy_q == (|gnt_q));
+      // The priority order picks exactly one of the requests of this clock, if any (the
+      // matrix of every class is a strict total order).
+      assert((pick & (pick - 1'b1)) == {N{1'b0}});
+      assert((pick & ~req_valid) == {N{1'b0}});
+      assert((|pick) == (|req_valid));
       // No grant without a request: a request is taken only while it is offered.
 {%- for r in reqs %}
       if ({{ r.name }}_req_ready_o) begin
         assert({{ r.name }}_req_valid_i);
       end
 {%- endfor %}
-      // The tag count is the FIFO's.
+      // The tag FIFO's contract, assumed: its own proof shows its occupancy is the tags
+      // it took less those it gave back, but its properties are not read here (so its
+      // unreachable counts would break induction).
+      assume(tag_in_ready == (f_fifo_tags_q != TagsFull));
+      assume(tag_valid == (f_fifo_tags_q != {TagCntW{1'b0}}));
+      // The tag count is the FIFO's, and the room flop is what the count says.
+      assert(tags_q == f_fifo_tags_q);
+      assert(tag_room_q == (tags_q != TagsFull));
       assert(tag_room_q == tag_in_ready);
       // A grant is held until its burst ends.
       if (f_open_q) begin
