@@ -339,7 +339,7 @@ impl TexCacheTop {
         modules.push(Module {
             name: tags.name.clone(),
             kind: "tex_cache_tags",
-            parameters: BTreeMap::new(),
+            parameters: BTreeMap::from([("GenW".to_string(), u64::from(tags.gen_w))]),
             instantiates: Vec::new(),
             text: render(&tags.name, &tags)?,
         });

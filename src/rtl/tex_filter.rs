@@ -10,11 +10,11 @@ use askama::Template;
 use super::handshake::module_for;
 use super::{Ctx, Module, RenderError, Rst, StreamPort, Unit};
 use crate::config::{StageKind, TexFormat, TexOutput, Tmu};
+use crate::iface::tex_filter::widen;
 pub use crate::iface::tex_filter::{FilterLayout, FilterPipe};
 use crate::iface::tex_filter::{
     PASS_FIRST, PASS_SECOND, THIRD_ROWS, THIRD_W, tree_levels, unorm8_to_f32,
 };
-use crate::iface::tex_filter::widen;
 
 /// One enabled format's converter: its code and the Verilog expression of its texel.
 pub struct FormatCase {
@@ -55,7 +55,9 @@ pub struct TexFilter {
     pub format_list: String,
     pub format_codes: String,
     /// (quarter, its entries (c mod 64, fp32 bits of c / 255 in hex)).
-    pub fp32_quarters: Vec<(u32, Vec<(u32, String)>)>,
+    /// c / 255 as fp32 for each quarter of c (c[7:6]): the 64 entries as one hex
+    /// constant, entry 0 lowest.
+    pub fp32_quarters: Vec<(u32, String)>,
     pub pass_first: u32,
     pub pass_second: u32,
     pub dxt1_code: u32,
@@ -275,13 +277,11 @@ impl TexFilter {
             fp32_quarters: if fp32 {
                 (0..4u8)
                     .map(|q| {
-                        let entries = (0..64u8)
-                            .map(|c| {
-                                let v = unorm8_to_f32(q * 64 + c).to_bits();
-                                (u32::from(c), format!("{v:08x}"))
-                            })
+                        let hex: String = (0..64u8)
+                            .rev()
+                            .map(|c| format!("{:08x}", unorm8_to_f32(q * 64 + c).to_bits()))
                             .collect();
-                        (u32::from(q), entries)
+                        (u32::from(q), hex)
                     })
                     .collect()
             } else {

@@ -170,7 +170,9 @@ module {{ name }} #(
     end
   endgenerate
 
-  {{ tags_module }} u_tags (
+  {{ tags_module }} #(
+    .GenW (GenW)
+  ) u_tags (
     .clk_i        (clk_i),
     .{{ rst.port }}{{ rst.pad }}       ({{ rst.port }}),
     .req_valid_i  (cur_valid),

@@ -23,7 +23,10 @@
 // forwarded into M_SET).
 // Combinational paths: req_ready_o depends on pass_ready_i (the request advances when
 // its pass can leave).
-module {{ name }} (
+module {{ name }} #(
+  // Bits of a slot's line generation: the top's (the pass layout below assumes them).
+  parameter integer GenW = {{ gen_w }}
+) (
   input wire clk_i,
   input wire {{ rst.port }},
   input wire req_valid_i,
@@ -53,7 +56,6 @@ module {{ name }} (
   localparam integer Ways = {{ ways }};
   localparam integer WayW = {{ way_idx_w }};  // way index (one bit when there is one way)
   localparam integer SlotW = {{ slot_w }};
-  localparam integer GenW = {{ gen_w }};
   localparam integer ReqW = {{ req_w }};
   localparam integer ReqActLsb = {{ req_act_lsb }};
   localparam integer ReqInvLsb = {{ req_inv_lsb }};

@@ -138,14 +138,12 @@ module {{ name }} #(
   // output would take most of a clock.
 {%- for (qi, q) in fp32_quarters %}
 
+  // Entry c at bits [32*c +: 32]: a constant indexed, since Yosys 0.23 leaves a case
+  // table's result undriven where a generate block uses it.
+  localparam [2047:0] F32Q{{ qi }} = 2048'h{{ q }};
+
   function [31:0] unorm8_f32_q{{ qi }}(input [5:0] c);
-    (* rom_style = "logic" *)
-    case (c)
-{%- for e in q %}
-      6'd{{ e.0 }}: unorm8_f32_q{{ qi }} = 32'h{{ e.1 }};
-{%- endfor %}
-      default: unorm8_f32_q{{ qi }} = 32'h0;
-    endcase
+    unorm8_f32_q{{ qi }} = F32Q{{ qi }}[{c, 5'd0} +: 32];
   endfunction
 {%- endfor %}
 {%- endif %}
