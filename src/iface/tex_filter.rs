@@ -219,6 +219,15 @@ impl FilterPipe {
     }
 }
 
+/// Widens the `bits`-bit value `v` to 8 bits: round(v * 255 / (2^bits - 1)), ties up
+/// (there are none: 2^bits - 1 is odd). The model converts with it and the RTL renders
+/// its widening tables from it.
+pub fn widen(v: u32, bits: u32) -> u8 {
+    debug_assert!((1..=8).contains(&bits) && v < (1 << bits));
+    let max = (1 << bits) - 1;
+    ((v * 255 + max / 2) / max) as u8
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -278,13 +287,4 @@ mod tests {
         assert_eq!(THIRD_ROWS.iter().map(|s| 1u32 << s).sum::<u32>(), 683);
         const { assert!(765 * 683 < 1u32 << THIRD_W) };
     }
-}
-
-/// Widens the `bits`-bit value `v` to 8 bits: round(v * 255 / (2^bits - 1)), ties up
-/// (there are none: 2^bits - 1 is odd). The model converts with it and the RTL renders
-/// its widening tables from it.
-pub fn widen(v: u32, bits: u32) -> u8 {
-    debug_assert!((1..=8).contains(&bits) && v < (1 << bits));
-    let max = (1 << bits) - 1;
-    ((v * 255 + max / 2) / max) as u8
 }
