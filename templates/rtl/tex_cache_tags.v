@@ -472,23 +472,31 @@ module {{ name }} #(
       reg [PairW-1:0] set_age_q;
       reg [PairW-1:0] age_d;
 
+{%- if lru %}
+      // The texels that touched each way of this set this clock (way-major), and each
+      // way's mask smeared down from its highest bit. Of two ways, the one touched by
+      // the later texel is the younger: way b is younger than way a when a has no touch
+      // above b's last one (b wins a tie, as in texel order). No loop over texels inside
+      // the pair loop: that was ways^2 x texels, and minutes of elaboration at 32 ways.
+      wire [Ways*Ports-1:0] touch_way;
+      wire [Ways*Ports-1:0] touch_last;
+      for (gw = 0; gw < Ways; gw = gw + 1) begin : g_touch_way
+        for (gp = 0; gp < Ports; gp = gp + 1) begin : g_touch_port
+          assign touch_way[gw*Ports + gp] = c_touch_q[gp] && c_set_q[gp] == ga && c_way_q[gp][gw];
+          assign touch_last[gw*Ports + gp] = |touch_way[gw*Ports + gp +: Ports - gp];
+        end
+      end
+{%- endif %}
+
       always @(*) begin : b_age
-        integer i;
         integer a;
         integer b;
         age_d = set_age_q;
         for (a = 0; a < Ways; a = a + 1) begin
           for (b = a + 1; b < Ways; b = b + 1) begin
 {%- if lru %}
-            for (i = 0; i < Ports; i = i + 1) begin
-              if (c_touch_q[i] && c_set_q[i] == ga) begin
-                if (c_way_q[i][a]) begin
-                  age_d[pair(a, b)] = 1'b0;
-                end
-                if (c_way_q[i][b]) begin
-                  age_d[pair(a, b)] = 1'b1;
-                end
-              end
+            if ((touch_way[a*Ports +: Ports] | touch_way[b*Ports +: Ports]) != {Ports{1'b0}}) begin
+              age_d[pair(a, b)] = (touch_way[a*Ports +: Ports] & ~touch_last[b*Ports +: Ports]) == {Ports{1'b0}};
             end
 {%- endif %}
             if (alloc && m_set_q == ga) begin
