@@ -397,3 +397,108 @@ fn the_default_synthesizes_in_yosys_070_synth_ecp5() {
         ["hs_chain", "tex_filter", "mem_arb", "mem_mgr", "ipu"]
     );
 }
+
+/// The memory manager of the embedded default: its three block RAMs (registered reads)
+/// become SRAM macros, black boxes to Yosys and abc, timed by OpenSTA from the Liberty
+/// files the run wrote; the report's macro counts, areas and slack are what the netlist,
+/// those files and OpenSTA say.
+#[test]
+fn asic_keeps_block_rams_as_sram_macros() {
+    let dir = scratch("synth-asic-macros");
+    let work = dir.join("work");
+    let (code, reports, err) = synth(&work, &["-u", "mem_mgr", "--target", "asic", "-j", "1"]);
+    assert_eq!(code, 0, "{err}");
+    let r = &reports[0];
+    let run = PathBuf::from(r["run_dir"].as_str().expect("run_dir"));
+    let run = if run.is_absolute() {
+        run
+    } else {
+        project_dir().join(run)
+    };
+    let cells = netlist_cells(&run.join("netlist.json"), "gpu_mem_mgr");
+    let liberty_area = |text: &str, cell: &str| -> f64 {
+        let at = text
+            .find(&format!("cell ({cell})"))
+            .expect("cell in liberty");
+        let rest = &text[at..];
+        let a = rest.find("area :").expect("area");
+        rest[a + 6..]
+            .trim_start()
+            .split(';')
+            .next()
+            .unwrap()
+            .trim()
+            .parse()
+            .expect("number")
+    };
+
+    // Macros: per shape, the netlist's instance count and the Liberty file's area.
+    let macros = r["macros"].as_array().expect("macros");
+    assert_eq!(macros.len(), 3, "{macros:?}");
+    let mut macro_area = 0.0;
+    for m in macros {
+        let cell = m["cell"].as_str().unwrap();
+        let (words, bits) = (m["words"].as_u64().unwrap(), m["bits"].as_u64().unwrap());
+        assert_eq!(cell, format!("GPU_SRAM_{words}X{bits}_1R1W"));
+        assert_eq!(m["count"].as_u64(), cells.get(cell).copied(), "{cell}");
+        let lib = fs::read_to_string(run.join(m["liberty"].as_str().unwrap())).expect("lib");
+        let each = liberty_area(&lib, cell);
+        assert_eq!(m["area_um2"].as_f64(), Some(each));
+        assert!(lib.contains("timing_type : rising_edge;") && lib.contains("clock : true;"));
+        assert!(lib.contains("not a foundry memory compiler"));
+        macro_area += each * m["count"].as_f64().unwrap();
+    }
+    let shapes: Vec<(u64, u64)> = macros
+        .iter()
+        .map(|m| (m["words"].as_u64().unwrap(), m["bits"].as_u64().unwrap()))
+        .collect();
+    assert!(shapes.contains(&(8192, 13)), "the page table: {shapes:?}");
+    assert_eq!(r["resources"]["SRAM"], 3);
+    assert!((r["macro_area_um2"].as_f64().unwrap() - macro_area).abs() < 1e-6);
+
+    // Standard cells: every other netlist cell's OSU area; the total is both.
+    let osu =
+        fs::read_to_string("/usr/share/qflow/tech/osu018/osu018_stdcells.lib").expect("liberty");
+    let std_area: f64 = cells
+        .iter()
+        .filter(|(t, _)| !t.starts_with("GPU_SRAM_"))
+        .map(|(t, n)| liberty_area(&osu, t) * *n as f64)
+        .sum();
+    let reported_std = r["std_cell_area_um2"].as_f64().expect("std area");
+    assert!(
+        (std_area - reported_std).abs() < 0.5,
+        "{std_area} vs {reported_std}"
+    );
+    let total = r["area_um2"].as_f64().unwrap();
+    assert!((total - reported_std - macro_area).abs() < 1e-6);
+    let nand2 = liberty_area(&osu, "NAND2X1");
+    assert!((r["nand2_equivalents"].as_f64().unwrap() - total / nand2).abs() < 1e-6);
+    assert!((r["macro_nand2"].as_f64().unwrap() - macro_area / nand2).abs() < 1e-6);
+    assert!(!cells.keys().any(|t| t.starts_with('$')), "{cells:?}");
+
+    // Timing: OpenSTA read the macro libraries and its lines are the report's.
+    let tcl = fs::read_to_string(run.join("sta.tcl")).expect("sta.tcl");
+    for m in macros {
+        assert!(tcl.contains(&format!("read_liberty {}", m["liberty"].as_str().unwrap())));
+    }
+    let log = fs::read_to_string(run.join("sta.log")).expect("sta.log");
+    assert!(!log.contains("Error"), "{log}");
+    let worst: f64 = log
+        .lines()
+        .find_map(|l| l.strip_prefix("worst slack "))
+        .and_then(|v| v.trim().parse().ok())
+        .expect("worst slack line");
+    assert_eq!(r["worst_slack_ns"].as_f64(), Some(worst));
+    let r2r = log.split("=== reg2reg").nth(1).expect("reg2reg report");
+    let slack: f64 = r2r
+        .lines()
+        .find(|l| l.contains("slack (MET)") || l.contains("slack (VIOLATED)"))
+        .and_then(|l| l.split_whitespace().next())
+        .and_then(|v| v.parse().ok())
+        .expect("slack line");
+    let fmax = r["fmax_mhz"].as_f64().expect("fmax");
+    assert!((fmax - 1000.0 / (5.0 - slack)).abs() < 1e-6);
+    let notes = r["notes"].to_string();
+    assert!(notes.contains("not a foundry memory compiler"), "{notes}");
+    assert!(notes.contains("not the seeds' TSMC 0.13 um"), "{notes}");
+}

@@ -161,7 +161,10 @@ pub fn summary(reports: &[UnitReport], opt: &Options) -> String {
         s += &format!(" {k:>8}");
     }
     if opt.target == Target::Asic {
-        s += &format!(" {:>12} {:>8}", "area um^2", "NAND2eq");
+        s += &format!(
+            " {:>12} {:>12} {:>12} {:>8}",
+            "std um^2", "macro um^2", "area um^2", "NAND2eq"
+        );
     }
     if opt.target == Target::Xilinx7 {
         s += &format!(" {:>6}", "depth");
@@ -177,7 +180,9 @@ pub fn summary(reports: &[UnitReport], opt: &Options) -> String {
         }
         if opt.target == Target::Asic {
             s += &format!(
-                " {:>12.0} {:>8.0}",
+                " {:>12.0} {:>12.0} {:>12.0} {:>8.0}",
+                r.std_cell_area_um2.unwrap_or(0.0),
+                r.macro_area_um2.unwrap_or(0.0),
                 r.area_um2.unwrap_or(0.0),
                 r.nand2_equivalents.unwrap_or(0.0)
             );
@@ -219,6 +224,27 @@ pub fn summary(reports: &[UnitReport], opt: &Options) -> String {
             );
         } else {
             s += "\n";
+        }
+        if let (Some(std), Some(mac), Some(n)) =
+            (r.std_cell_nand2, r.macro_nand2, r.nand2_equivalents)
+        {
+            s += &format!(
+                "  NAND2 equivalents: {std:.0} standard cells + {mac:.0} SRAM macros = {n:.0}\n"
+            );
+        }
+        for m in &r.macros {
+            s += &format!(
+                "  macro {} x {} ({} words x {} bits, {}): {:.0} um^2 each, {:.0} um^2, access {:.3} ns (model, {})\n",
+                m.count,
+                m.cell,
+                m.words,
+                m.bits,
+                m.ports,
+                m.area_um2,
+                m.total_area_um2,
+                m.access_ns,
+                m.liberty
+            );
         }
         if let Some(w) = r.worst_slack_ns {
             s += &format!("  worst slack over every path, ports included (SDC): {w:+.3} ns\n");

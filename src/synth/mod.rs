@@ -9,14 +9,16 @@
 //! - `xilinx7`: Yosys 0.70 `synth_xilinx`: resources and logic depth, no Fmax (there is
 //!   no open place-and-route for 7-series);
 //! - `asic`: Yosys 0.70 onto the OSU 0.18 um standard cells (`dfflibmap`, `abc -liberty
-//!   -D <period>` with a driving cell and an output load, as qflow does), area, and
-//!   OpenSTA's slack and Fmax under the design's SDC.
+//!   -D <period>` with a driving cell and an output load, as qflow does), block RAMs kept
+//!   as SRAM macros (black boxes with a Liberty model from [`sram`]), area, and OpenSTA's
+//!   slack and Fmax under the design's SDC.
 //!
 //! Every run happens in a directory named by a content hash of everything that can change
 //! its result (the unit's Verilog, the target and its options, the clock, the tool
 //! versions); a step whose result file is there is not run again.
 
 pub mod parse;
+pub mod sram;
 pub mod tools;
 
 use std::collections::BTreeMap;
@@ -104,6 +106,26 @@ pub const ASIC_LOAD_PF: f64 = 0.02;
 /// OSU 0.18 um flip-flops: a path's ends, not its logic levels.
 const OSU018_FLOPS: [&str; 4] = ["DFFSR", "DFFPOSX1", "DFFNEGX1", "LATCH"];
 
+/// asic: the macros of one shape in a unit.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct MacroUse {
+    /// The macro's cell name in the netlist and its Liberty file.
+    pub cell: String,
+    pub words: u64,
+    pub bits: u64,
+    /// `1R1W`: one write port, one synchronous read port.
+    pub ports: String,
+    /// Instances in the netlist.
+    pub count: u64,
+    /// One macro's area, from the model (the Liberty file's `area`).
+    pub area_um2: f64,
+    pub total_area_um2: f64,
+    /// Clock to data out, from the model.
+    pub access_ns: f64,
+    /// The Liberty file in the run directory.
+    pub liberty: String,
+}
+
 /// One unit's report.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct UnitReport {
@@ -121,8 +143,19 @@ pub struct UnitReport {
     pub module_cells: BTreeMap<String, u64>,
     /// The xilinx7 target: LUTs (and MUXF/CARRY cells) on the longest combinational chain.
     pub logic_depth: Option<u32>,
+    /// asic: standard cells plus macros.
     pub area_um2: Option<f64>,
     pub nand2_equivalents: Option<f64>,
+    /// asic: the standard cells alone (Yosys `stat -liberty` on the OSU library).
+    pub std_cell_area_um2: Option<f64>,
+    pub std_cell_nand2: Option<f64>,
+    /// asic: the SRAM macros, from the model (not a foundry memory compiler).
+    pub macro_area_um2: Option<f64>,
+    pub macro_nand2: Option<f64>,
+    /// asic: macros by shape.
+    pub macros: Vec<MacroUse>,
+    /// asic: memories left to logic (flops or gates), each with its size and why.
+    pub logic_memories: Vec<String>,
     /// Median over the seeds (ecp5, ice40), or OpenSTA's (asic).
     pub fmax_mhz: Option<f64>,
     pub fmax_min_mhz: Option<f64>,
@@ -279,6 +312,10 @@ struct Step<T> {
 struct SynthStep {
     stat: Stat,
     logic_depth: Option<u32>,
+    #[serde(default)]
+    macros: Vec<MacroUse>,
+    #[serde(default)]
+    logic_memories: Vec<String>,
 }
 
 struct Ctx<'a> {
@@ -382,7 +419,7 @@ impl Ctx<'_> {
 const NO_LATCHES: &str =
     "select -assert-none t:$dlatch t:$adlatch t:$_DLATCH_* t:$_DLATCHSR_* t:$sr t:$_SR_*";
 
-fn yosys_script(target: Target, top: &str, files: &[String], period_ps: u64) -> String {
+fn yosys_script(target: Target, top: &str, files: &[String]) -> String {
     let read = format!("read_verilog -defer {}\n", files.join(" "));
     let body = match target {
         Target::Generic => format!(
@@ -400,17 +437,43 @@ fn yosys_script(target: Target, top: &str, files: &[String], period_ps: u64) -> 
             "synth_xilinx -top {top} -flatten -noiopad\ncheck -assert\n{NO_LATCHES}\n\
              tee -q -o stat.json stat -json\nwrite_json synth.json\n"
         ),
+        // The first of two passes: up to `memory -nomap`, so that the memories can be
+        // looked at before the second ([`asic_map_script`]) maps them.
         Target::Asic => format!(
-            "read_liberty -lib osu018.lib\nsynth -top {top} -flatten\ncheck -assert\n{NO_LATCHES}\n\
-             dfflibmap -liberty osu018.lib\n\
-             abc -liberty osu018.lib -D {period_ps} -constr abc.constr\n\
-             opt_clean -purge\nsetundef -zero\nautoname\ncheck -assert\n\
-             tee -q -o stat.json stat -json -liberty osu018.lib\n\
-             write_verilog -noattr -noexpr netlist.v\nwrite_json netlist.json\n"
+            "synth -top {top} -flatten -run begin:fine\n\
+             tee -q -o mems.il dump t:$mem_v2\nwrite_rtlil coarse.il\n"
         ),
     };
     // `-defer` then `hierarchy` keeps parameters as written; the generic synth does it.
     format!("{read}hierarchy -top {top}\n{body}")
+}
+
+/// The asic target's second pass, on the first's `coarse.il`: the memories of the macro
+/// shapes to black-box macros (`memory_libmap` and techmap), the rest to logic, then the
+/// OSU cells.
+fn asic_map_script(top: &str, shapes: &[sram::Shape], period_ps: u64) -> String {
+    let macros = if shapes.is_empty() {
+        String::new()
+    } else {
+        format!(
+            "{}memory_libmap -lib sram.txt\ntechmap -map sram_map.v\n",
+            sram::yosys_styles(shapes)
+        )
+    };
+    let blackboxes = if shapes.is_empty() {
+        ""
+    } else {
+        "read_verilog -lib sram_bb.v\n"
+    };
+    format!(
+        "read_rtlil coarse.il\n{blackboxes}read_liberty -lib osu018.lib\nhierarchy -top {top}\n\
+         {macros}synth -top {top} -run fine:\ncheck -assert\n{NO_LATCHES}\n\
+         dfflibmap -liberty osu018.lib\n\
+         abc -liberty osu018.lib -D {period_ps} -constr abc.constr\n\
+         opt_clean -purge\nsetundef -zero\nautoname\ncheck -assert\n\
+         tee -q -o stat.json stat -json -liberty osu018.lib\n\
+         write_verilog -noattr -noexpr -simple-lhs netlist.v\nwrite_json netlist.json\n"
+    )
 }
 
 fn device_name(opt: &Options) -> String {
@@ -444,12 +507,21 @@ fn run_unit<'a>(
     let period_ps = (period_ns * 1000.0).round() as u64;
     let modules = design.unit_modules(unit);
     let files: Vec<String> = modules.iter().map(|m| m.file_name()).collect();
-    let script = yosys_script(opt.target, &unit.top, &files, period_ps);
+    let script = yosys_script(opt.target, &unit.top, &files);
     let sdc_text = sdc::sdc(cfg);
 
     // Everything that can change a result is in the key.
+    let second = if opt.target == Target::Asic {
+        format!(
+            "{}\n{}\n",
+            asic_map_script(&unit.top, &[], period_ps),
+            sram::MODEL_ID
+        )
+    } else {
+        String::new()
+    };
     let mut key = format!(
-        "{GENERATOR}\n{}\n{}\n{}\n{}\n{}\n{script}\n{sdc_text}\n{target_mhz}\n",
+        "{GENERATOR}\n{}\n{}\n{}\n{}\n{}\n{script}\n{second}{sdc_text}\n{target_mhz}\n",
         opt.target.name(),
         opt.ecp5_device,
         opt.ecp5_speed,
@@ -489,18 +561,66 @@ fn run_unit<'a>(
             let p = dir.join("abc.constr");
             fs::write(&p, constr).map_err(io_err(&p))?;
         }
-        ctx.tool(
-            &ts.yosys,
-            &[
-                "-q".into(),
-                "-l".into(),
-                "yosys.log".into(),
-                "-s".into(),
-                "synth.ys".into(),
-            ],
-            "yosys.out",
-            "yosys",
-        )?;
+        let yosys = |log: &str, ys: &str, out: &str| {
+            ctx.tool(
+                &ts.yosys,
+                &["-q".into(), "-l".into(), log.into(), "-s".into(), ys.into()],
+                out,
+                "yosys",
+            )
+        };
+        let mut macros = Vec::new();
+        let mut logic_memories = Vec::new();
+        if opt.target == Target::Asic {
+            fs::rename(dir.join("synth.ys"), dir.join("coarse.ys")).map_err(io_err(&dir))?;
+            yosys("yosys-coarse.log", "coarse.ys", "yosys-coarse.out")?;
+            let placed = sram::classify(&parse::mem_cells(&ctx.read("mems.il")?));
+            let shapes = sram::shapes(&placed);
+            for (m, p) in &placed {
+                if let sram::Placement::Logic(why) = p {
+                    logic_memories.push(format!("{} ({} x {}): {why}", m.name, m.words, m.bits));
+                }
+            }
+            let mut files = vec![
+                ("sram.txt".to_string(), sram::memlib(&shapes)),
+                ("sram_map.v".to_string(), sram::techmap(&shapes)),
+                ("sram_bb.v".to_string(), sram::blackboxes(&shapes)),
+                (
+                    "synth.ys".to_string(),
+                    asic_map_script(&unit.top, &shapes, period_ps),
+                ),
+            ];
+            files.extend(shapes.iter().map(|s| (s.liberty_file(), sram::liberty(*s))));
+            for (name, text) in &files {
+                let p = dir.join(name);
+                fs::write(&p, text).map_err(io_err(&p))?;
+            }
+            yosys("yosys.log", "synth.ys", "yosys.out")?;
+            let counts = parse::stat(&ctx.read("stat.json")?, &unit.top)
+                .map_err(|e| ctx.output_error(e))?
+                .cells_by_type;
+            for s in &shapes {
+                let m = s.model();
+                let count = counts.get(&s.cell()).copied().unwrap_or(0);
+                // The area as the Liberty file states it (rounded there), so that the
+                // report and the file agree to the digit.
+                let area =
+                    parse::liberty_cell_area(&sram::liberty(*s), &s.cell()).unwrap_or(m.area_um2);
+                macros.push(MacroUse {
+                    cell: s.cell(),
+                    words: s.words,
+                    bits: s.bits,
+                    ports: "1R1W".into(),
+                    count,
+                    area_um2: area,
+                    total_area_um2: area * count as f64,
+                    access_ns: m.access_ns,
+                    liberty: s.liberty_file(),
+                });
+            }
+        } else {
+            yosys("yosys.log", "synth.ys", "yosys.out")?;
+        }
         let stat =
             parse::stat(&ctx.read("stat.json")?, &unit.top).map_err(|e| ctx.output_error(e))?;
         let logic_depth = if opt.target == Target::Xilinx7 {
@@ -514,7 +634,12 @@ fn run_unit<'a>(
         } else {
             None
         };
-        Ok(SynthStep { stat, logic_depth })
+        Ok(SynthStep {
+            stat,
+            logic_depth,
+            macros,
+            logic_memories,
+        })
     })?;
     let stat = &synth.value.stat;
     let mut seconds = synth.seconds;
@@ -593,6 +718,12 @@ fn run_unit<'a>(
         logic_depth: synth.value.logic_depth,
         area_um2: None,
         nand2_equivalents: None,
+        std_cell_area_um2: None,
+        std_cell_nand2: None,
+        macro_area_um2: None,
+        macro_nand2: None,
+        macros: Vec::new(),
+        logic_memories: Vec::new(),
         fmax_mhz: None,
         fmax_min_mhz: None,
         fmax_max_mhz: None,
@@ -639,16 +770,31 @@ fn run_unit<'a>(
     }
 
     if opt.target == Target::Asic {
-        let (sta, sta_cached) = ctx.step("sta", || run_sta(&ctx, ts, &unit.top, &sdc_text))?;
+        let macros = &synth.value.macros;
+        let libs: Vec<String> = macros.iter().map(|m| m.liberty.clone()).collect();
+        let (sta, sta_cached) =
+            ctx.step("sta", || run_sta(&ctx, ts, &unit.top, &sdc_text, &libs))?;
         seconds += sta.seconds;
         cached &= sta_cached;
         let s = sta.value;
-        report.area_um2 = stat.area;
+        // `stat -liberty` sums the cells the OSU library knows: the macros are not in it.
+        let std_area = stat.area.unwrap_or(0.0);
+        let macro_area: f64 = macros.iter().map(|m| m.total_area_um2).sum();
+        report.std_cell_area_um2 = Some(std_area);
+        report.macro_area_um2 = Some(macro_area);
+        report.area_um2 = Some(std_area + macro_area);
         let liberty = ctx.read("osu018.lib").unwrap_or_default();
-        if let (Some(area), Some(nand2)) =
-            (stat.area, parse::liberty_cell_area(&liberty, "NAND2X1"))
-        {
-            report.nand2_equivalents = Some(area / nand2);
+        if let Some(nand2) = parse::liberty_cell_area(&liberty, "NAND2X1") {
+            report.std_cell_nand2 = Some(std_area / nand2);
+            report.macro_nand2 = Some(macro_area / nand2);
+            report.nand2_equivalents = Some((std_area + macro_area) / nand2);
+        }
+        report.macros = macros.clone();
+        report.logic_memories = synth.value.logic_memories.clone();
+        let n_macros: u64 = macros.iter().map(|m| m.count).sum();
+        report.resources.insert("SRAM".into(), n_macros);
+        if let Some(c) = report.resources.get_mut("cells") {
+            *c -= n_macros.min(*c);
         }
         report.worst_slack_ns = s.worst_slack_ns;
         report.fmax_mhz = s.reg_slack_ns.map(|slack| 1000.0 / (period_ns - slack));
@@ -656,8 +802,18 @@ fn run_unit<'a>(
         report.critical_path = s.critical_path;
         locate(&ctx, "netlist.json", &unit.top, &mut report.critical_path);
         report.notes.push(
-            "0.18 um (OSU), not the seeds' TSMC 0.13 um; memories mapped to flops; wires unloaded but for the output load".into(),
+            "0.18 um (OSU), not the seeds' TSMC 0.13 um; wires unloaded but for the output load"
+                .into(),
         );
+        if n_macros > 0 {
+            report.notes.push(format!(
+                "{n_macros} SRAM macro(s): area and timing from gpurtl's model ({}), not a foundry memory compiler",
+                sram::MODEL_ID
+            ));
+        }
+        for m in &report.logic_memories {
+            report.notes.push(format!("memory kept as logic: {m}"));
+        }
     }
     if let Some(f) = report.fmax_mhz {
         report.slack_ns = Some(period_ns - 1000.0 / f);
@@ -691,14 +847,24 @@ fn locate(ctx: &Ctx, netlist: &str, top: &str, path: &mut Option<CriticalPath>) 
     }
 }
 
-fn run_sta(ctx: &Ctx, ts: &Toolset, top: &str, sdc_text: &str) -> Result<StaResult, SynthError> {
+fn run_sta(
+    ctx: &Ctx,
+    ts: &Toolset,
+    top: &str,
+    sdc_text: &str,
+    macro_libs: &[String],
+) -> Result<StaResult, SynthError> {
     let sta = ts
         .sta
         .as_ref()
         .ok_or_else(|| ctx.output_error("no sta".into()))?;
     fs::write(ctx.dir.join("design.sdc"), sdc_text).map_err(io_err(&ctx.dir))?;
+    let macro_libs: String = macro_libs
+        .iter()
+        .map(|l| format!("read_liberty {l}\n"))
+        .collect();
     let tcl = format!(
-        "read_liberty osu018.lib\nread_verilog netlist.v\nlink_design {top}\nread_sdc design.sdc\n\
+        "read_liberty osu018.lib\n{macro_libs}read_verilog netlist.v\nlink_design {top}\nread_sdc design.sdc\n\
          report_worst_slack -digits 3\nputs \"=== reg2reg\"\n\
          report_checks -from [all_registers -clock_pins] -to [all_registers -data_pins] -path_delay max -digits 3\n\
          exit\n"

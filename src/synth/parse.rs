@@ -412,6 +412,51 @@ pub fn sta(text: &str, flop_cells: &[&str]) -> StaResult {
     }
 }
 
+/// The memories of a Yosys `dump t:$mem_v2` (RTLIL text): name, size, width, ports and
+/// whether every read port is clocked.
+pub fn mem_cells(dump: &str) -> Vec<crate::synth::sram::MemCell> {
+    let mut out: Vec<crate::synth::sram::MemCell> = Vec::new();
+    for line in dump.lines() {
+        let t = line.trim();
+        if let Some(name) = t.strip_prefix("cell $mem_v2 ") {
+            out.push(crate::synth::sram::MemCell {
+                name: name.trim().trim_start_matches('\\').to_string(),
+                words: 0,
+                bits: 0,
+                rd_ports: 0,
+                wr_ports: 0,
+                sync_read: false,
+            });
+            continue;
+        }
+        let (Some(m), Some(rest)) = (out.last_mut(), t.strip_prefix("parameter \\")) else {
+            continue;
+        };
+        let mut it = rest.splitn(2, ' ');
+        let (key, value) = (it.next().unwrap_or(""), it.next().unwrap_or("").trim());
+        let int = || value.parse::<u64>().ok();
+        match key {
+            "SIZE" => m.words = int().unwrap_or(0),
+            "WIDTH" => m.bits = int().unwrap_or(0),
+            "RD_PORTS" => m.rd_ports = int().unwrap_or(0) as u32,
+            "WR_PORTS" => m.wr_ports = int().unwrap_or(0) as u32,
+            // `4'1111`: one bit per read port; a plain number when Yosys prints it so.
+            "RD_CLK_ENABLE" => {
+                m.sync_read = match value.split_once('\'') {
+                    Some((_, bits)) => !bits.is_empty() && bits.chars().all(|c| c == '1'),
+                    None => int().is_some_and(|v| v != 0 && (v + 1).is_power_of_two()),
+                }
+            }
+            _ => {}
+        }
+    }
+    // A memory without read ports has no clocked read either.
+    for m in &mut out {
+        m.sync_read &= m.rd_ports > 0;
+    }
+    out
+}
+
 /// The area of one cell in a liberty file (`cell (NAND2X1) { area : 24; ...`).
 pub fn liberty_cell_area(liberty: &str, cell: &str) -> Option<f64> {
     let start = liberty.find(&format!("cell ({cell})"))?;
@@ -508,6 +553,29 @@ Endpoint: u_s.mem_q[1]_DFFPOSX1_Q_10\n\
           "ff": {"type": "FDRE", "port_directions": {"D": "input", "Q": "output"}, "connections": {"D": [4], "Q": [2]}}
         }}}}"#;
         assert_eq!(logic_depth(json, "t", |t| t.starts_with("LUT")), Ok(2));
+    }
+
+    #[test]
+    fn mem_dump_gives_shapes_ports_and_clocked_reads() {
+        let dump = "  cell $mem_v2 \\u_zoom.line_q\n    parameter \\MEMID \"\\\\u_zoom.line_q\"\n\
+    parameter \\WIDTH 32\n    parameter \\SIZE 1024\n    parameter \\RD_PORTS 1\n\
+    parameter \\RD_CLK_ENABLE 1'1\n    parameter \\WR_PORTS 1\n    connect \\RD_EN 1'1\n  end\n\
+  cell $mem_v2 \\mshr\n    parameter \\WIDTH 6\n    parameter \\SIZE 32\n    parameter \\RD_PORTS 2\n\
+    parameter \\RD_CLK_ENABLE 2'01\n    parameter \\WR_PORTS 1\n  end\n";
+        let m = mem_cells(dump);
+        assert_eq!(m.len(), 2);
+        assert_eq!(m[0].name, "u_zoom.line_q");
+        assert_eq!(
+            (
+                m[0].words,
+                m[0].bits,
+                m[0].rd_ports,
+                m[0].wr_ports,
+                m[0].sync_read
+            ),
+            (1024, 32, 1, 1, true)
+        );
+        assert_eq!((m[1].words, m[1].rd_ports, m[1].sync_read), (32, 2, false));
     }
 
     #[test]
