@@ -779,7 +779,8 @@ fn run_unit<'a>(
         let s = sta.value;
         // `stat -liberty` sums the cells the OSU library knows: the macros are not in it.
         let std_area = stat.area.unwrap_or(0.0);
-        let macro_area: f64 = macros.iter().map(|m| m.total_area_um2).sum();
+        // `+ 0.0`: an empty f64 sum is -0.0, which would print as "-0".
+        let macro_area: f64 = macros.iter().map(|m| m.total_area_um2).sum::<f64>() + 0.0;
         report.std_cell_area_um2 = Some(std_area);
         report.macro_area_um2 = Some(macro_area);
         report.area_um2 = Some(std_area + macro_area);
@@ -811,8 +812,8 @@ fn run_unit<'a>(
                 sram::MODEL_ID
             ));
         }
-        for m in &report.logic_memories {
-            report.notes.push(format!("memory kept as logic: {m}"));
+        if let Some(n) = logic_memory_note(&report.logic_memories) {
+            report.notes.push(n);
         }
     }
     if let Some(f) = report.fmax_mhz {
@@ -826,6 +827,39 @@ fn run_unit<'a>(
     report.seconds = seconds;
     report.cached = cached;
     Ok(report)
+}
+
+/// One line for the memories left to logic: how many, by reason and shape (the report's
+/// `logic_memories` lists each).
+fn logic_memory_note(mems: &[String]) -> Option<String> {
+    if mems.is_empty() {
+        return None;
+    }
+    // Each entry is `name (W x B): reason`; group by reason, then by shape.
+    let mut by_reason: BTreeMap<&str, BTreeMap<&str, usize>> = BTreeMap::new();
+    for m in mems {
+        // The first `): ` ends the shape: a reason may hold parentheses of its own.
+        let (head, reason) = m.split_once("): ").unwrap_or((m, ""));
+        let shape = head.rsplit_once(" (").map_or("?", |(_, s)| s);
+        *by_reason
+            .entry(reason)
+            .or_default()
+            .entry(shape)
+            .or_default() += 1;
+    }
+    let parts: Vec<String> = by_reason
+        .iter()
+        .map(|(reason, shapes)| {
+            let list: Vec<String> = shapes.iter().map(|(s, n)| format!("{n} x ({s})")).collect();
+            format!("{} ({reason})", list.join(", "))
+        })
+        .collect();
+    Some(format!(
+        "{} memor{} kept as logic: {}",
+        mems.len(),
+        if mems.len() == 1 { "y" } else { "ies" },
+        parts.join("; ")
+    ))
 }
 
 /// Adds the source locations of a critical path's end cells.
@@ -859,6 +893,29 @@ fn run_sta(
         .as_ref()
         .ok_or_else(|| ctx.output_error("no sta".into()))?;
     fs::write(ctx.dir.join("design.sdc"), sdc_text).map_err(io_err(&ctx.dir))?;
+    // OpenSTA's Verilog reader takes no `signed` on a declaration (Yosys keeps it on
+    // wires that were signed in the RTL); a structural netlist does not need it. Done
+    // here, not after synthesis, so that a cached synthesis gets it too.
+    let netlist = ctx.read("netlist.v")?;
+    if netlist.contains(" signed ") {
+        let unsigned: String = netlist
+            .lines()
+            .map(|l| {
+                let t = l.trim_start();
+                let decl = ["wire signed ", "input signed ", "output signed "]
+                    .iter()
+                    .any(|p| t.starts_with(p));
+                let line = if decl {
+                    l.replacen(" signed ", " ", 1)
+                } else {
+                    l.to_string()
+                };
+                line + "\n"
+            })
+            .collect();
+        let p = ctx.dir.join("netlist.v");
+        fs::write(&p, unsigned).map_err(io_err(&p))?;
+    }
     let macro_libs: String = macro_libs
         .iter()
         .map(|l| format!("read_liberty {l}\n"))
@@ -931,4 +988,27 @@ fn resources(target: Target, stat: &Stat) -> BTreeMap<String, u64> {
         }
     }
     r
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn logic_memories_are_summed_up_by_reason_and_shape() {
+        let mems = [
+            "$auto$proc_rom.cc:155:do_switch$999 (8 x 2): a constant table (ROM): gates"
+                .to_string(),
+            "u_a.mem_q (4 x 32): read asynchronously: flops".to_string(),
+            "u_b.mem_q (4 x 32): read asynchronously: flops".to_string(),
+        ];
+        assert_eq!(
+            logic_memory_note(&mems).as_deref(),
+            Some(
+                "3 memories kept as logic: 1 x (8 x 2) (a constant table (ROM): gates); \
+                 2 x (4 x 32) (read asynchronously: flops)"
+            )
+        );
+        assert_eq!(logic_memory_note(&[]), None);
+    }
 }
