@@ -131,13 +131,6 @@ module {{ name }} #(
       end
     end
   endfunction
-{%- if ways > 1 %}
-
-  // The age bit of ways a < b: set when a is older than b.
-  function integer pair(input integer a, input integer b);
-    pair = a * (2 * Ways - a - 1) / 2 + (b - a - 1);
-  endfunction
-{%- endif %}
 
   // ---------------------------------------------------------------------------------
   // Tag state. Valid, pinned and age bits are reset; tags and generations only matter
@@ -236,9 +229,13 @@ module {{ name }} #(
   // texel at once (FPGA tools make a LUT-RAM copy per read, which costs less than a
   // multiplexer over flops).
   wire [TagW-1:0] look_tag [0:Ports*Ways-1];  // texel i's candidate in way w: i * Ways + w
+  wire [Ports*Ways-1:0] look_hit;             // texel i hits in way w: bit i * Ways + w
+  wire [Ports*Ports-1:0] look_line_eqs;       // texels i and j on one line: bit i * Ports + j
+  wire [Ports*Ports-1:0] look_set_eqs;        // texels i and j on one set
 
   genvar gw;
   genvar gt;
+  genvar gu;  // a second texel or way of a pair
   generate
     for (gw = 0; gw < Ways; gw = gw + 1) begin : g_way
       reg [TagW-1:0] way_tag_q [0:{{ sets - 1 }}];
@@ -251,31 +248,36 @@ module {{ name }} #(
       end
 
       for (gt = 0; gt < Ports; gt = gt + 1) begin : g_read
-        assign look_tag[gt*Ways + gw] = way_tag_q[set_of(l1_q[gt*AddrW + OffW +: LineAddrW])];
+        localparam [WayW-1:0] Way = gw;
+        wire [LineAddrW-1:0] line = l1_q[gt*AddrW + OffW +: LineAddrW];
+        assign look_tag[gt*Ways + gw] = way_tag_q[set_of(line)];
+        assign look_hit[gt*Ways + gw] = valid_q[slot_of(set_of(line), Way)] &&
+                                        look_tag[gt*Ways + gw] == tag_of(line);
+      end
+    end
+    // Elaborated per pair, not unrolled in a process: Yosys's front end takes minutes
+    // over ports^2 and ports x ways loops inside one always block.
+    for (gt = 0; gt < Ports; gt = gt + 1) begin : g_eq
+      for (gu = 0; gu < Ports; gu = gu + 1) begin : g_other
+        wire [LineAddrW-1:0] line_i = l1_q[gt*AddrW + OffW +: LineAddrW];
+        wire [LineAddrW-1:0] line_j = l1_q[gu*AddrW + OffW +: LineAddrW];
+        assign look_line_eqs[gt*Ports + gu] = line_i == line_j;
+        assign look_set_eqs[gt*Ports + gu]  = set_of(line_i) == set_of(line_j);
       end
     end
   endgenerate
 
   always @(*) begin : b_lookup
     integer i;
-    integer j;
-    integer w;
     look_nact = {CountW{1'b0}};
     for (i = 0; i < Ports; i = i + 1) begin
       if (l1_q[ReqActLsb + i] && !l1_q[ReqInvLsb]) begin
         look_nact = look_nact + 1'b1;
       end
-      look_line[i] = l1_q[i*AddrW + OffW +: LineAddrW];
-      for (w = 0; w < Ways; w = w + 1) begin
-        look_way[i][w] = valid_q[slot_of(set_of(look_line[i]), w[WayW-1:0])] &&
-                         look_tag[i*Ways + w] == tag_of(look_line[i]);
-      end
-    end
-    for (i = 0; i < Ports; i = i + 1) begin
-      for (j = 0; j < Ports; j = j + 1) begin
-        look_line_eq[i][j] = look_line[i] == look_line[j];
-        look_set_eq[i][j]  = set_of(look_line[i]) == set_of(look_line[j]);
-      end
+      look_line[i]    = l1_q[i*AddrW + OffW +: LineAddrW];
+      look_way[i]     = look_hit[i*Ways +: Ways];
+      look_line_eq[i] = look_line_eqs[i*Ports +: Ports];
+      look_set_eq[i]  = look_set_eqs[i*Ports +: Ports];
     end
     for (i = 0; i < Ports; i = i + 1) begin
       if (l1_take) begin
@@ -374,15 +376,34 @@ module {{ name }} #(
   reg [Ways-1:0] set_pin;
   reg [Ways-1:0] set_full;
 
+  // The oldest unpinned way: one whose every other way is pinned or younger (a row of
+  // the age matrix, reduced by an AND), elaborated per way.
+  wire [Ways-1:0] oldest_way;
+{%- if ways > 1 %}
+  generate
+    for (gw = 0; gw < Ways; gw = gw + 1) begin : g_oldest
+      wire [Ways-1:0] beats;  // bit b: way b is pinned or younger (bit gw: gw is unpinned)
+      for (gu = 0; gu < Ways; gu = gu + 1) begin : g_other
+        if (gu < gw) begin : g_below
+          assign beats[gu] = s_pin_q[gu] || !s_age_q[gu * (2 * Ways - gu - 1) / 2 + (gw - gu - 1)];
+        end else if (gu > gw) begin : g_above
+          assign beats[gu] = s_pin_q[gu] || s_age_q[gw * (2 * Ways - gw - 1) / 2 + (gu - gw - 1)];
+        end else begin : g_self
+          assign beats[gu] = !s_pin_q[gu];
+        end
+      end
+      assign oldest_way[gw] = &beats;
+    end
+  endgenerate
+{%- else %}
+  assign oldest_way = ~s_pin_q;
+{%- endif %}
+
   always @(*) begin : b_miss
     integer i;
     integer a;
-{%- if ways > 1 %}
-    integer b;
-{%- endif %}
     reg [Ways-1:0] invalid;
     reg seen;  // an invalid way below way a
-    reg oldest;
     m_set     = {SetW{1'b0}};
     m_line    = {LineAddrW{1'b0}};
     m_line_eq = {Ports{1'b0}};
@@ -416,30 +437,14 @@ module {{ name }} #(
     invalid  = ~s_valid_q;
     // Every local gets a value before the first branch (one set on some paths only is
     // a latch).
-{%- if ways > 1 %}
-    b        = 0;
-{%- endif %}
     seen     = 1'b0;
-    oldest   = 1'b0;
     v_d      = {Ways{1'b0}};
     for (a = 0; a < Ways; a = a + 1) begin
       v_d[a] = invalid[a] && !seen;
       seen   = seen || invalid[a];
     end
     if (invalid == {Ways{1'b0}}) begin
-      for (a = 0; a < Ways; a = a + 1) begin
-        oldest = !s_pin_q[a];
-{%- if ways > 1 %}
-        for (b = 0; b < Ways; b = b + 1) begin
-          if (b < a) begin
-            oldest = oldest && (s_pin_q[b] || !s_age_q[pair(b, a)]);
-          end else if (b > a) begin
-            oldest = oldest && (s_pin_q[b] || s_age_q[pair(a, b)]);
-          end
-        end
-{%- endif %}
-        v_d[a] = oldest;
-      end
+      v_d = oldest_way;
     end
     v_none_d = v_d == {Ways{1'b0}};
   end
@@ -470,7 +475,7 @@ module {{ name }} #(
   generate
     for (ga = 0; ga < Sets; ga = ga + 1) begin : g_age
       reg [PairW-1:0] set_age_q;
-      reg [PairW-1:0] age_d;
+      wire [PairW-1:0] age_d;
 
 {%- if lru %}
       // The texels that touched each way of this set this clock (way-major), and each
@@ -479,38 +484,34 @@ module {{ name }} #(
       // above b's last one (b wins a tie, as in texel order). No loop over texels inside
       // the pair loop: that was ways^2 x texels, and minutes of elaboration at 32 ways.
       wire [Ways*Ports-1:0] touch_way;
-      wire [Ways*Ports-1:0] touch_last;
+      wire [Ways*Ports-1:Ports] touch_last;  // way 0 is never the younger of a pair
       for (gw = 0; gw < Ways; gw = gw + 1) begin : g_touch_way
         for (gp = 0; gp < Ports; gp = gp + 1) begin : g_touch_port
           assign touch_way[gw*Ports + gp] = c_touch_q[gp] && c_set_q[gp] == ga && c_way_q[gp][gw];
-          assign touch_last[gw*Ports + gp] = |touch_way[gw*Ports + gp +: Ports - gp];
+          if (gw > 0) begin : g_last
+            assign touch_last[gw*Ports + gp] = |touch_way[gw*Ports + gp +: Ports - gp];
+          end
         end
       end
 {%- endif %}
 
-      always @(*) begin : b_age
-        integer a;
-        integer b;
-        age_d = set_age_q;
-        for (a = 0; a < Ways; a = a + 1) begin
-          for (b = a + 1; b < Ways; b = b + 1) begin
+      // Per pair of ways a < b, in priority order: an invalidate restores the reset
+      // order; an allocation in this set makes its way the youngest; else the later
+      // texel's touch decides{% if lru %} (LRU){% endif %}; else the bit holds.
+      for (gw = 0; gw < Ways; gw = gw + 1) begin : g_row
+        for (gu = gw + 1; gu < Ways; gu = gu + 1) begin : g_pair
+          localparam integer Pair = gw * (2 * Ways - gw - 1) / 2 + (gu - gw - 1);
+          wire alloc_pair = alloc && m_set_q == ga && (v_q[gw] || v_q[gu]);
 {%- if lru %}
-            if ((touch_way[a*Ports +: Ports] | touch_way[b*Ports +: Ports]) != {Ports{1'b0}}) begin
-              age_d[pair(a, b)] = (touch_way[a*Ports +: Ports] & ~touch_last[b*Ports +: Ports]) == {Ports{1'b0}};
-            end
+          wire touched = (touch_way[gw*Ports +: Ports] | touch_way[gu*Ports +: Ports]) != {Ports{1'b0}};
+          wire b_last  = (touch_way[gw*Ports +: Ports] & ~touch_last[gu*Ports +: Ports]) == {Ports{1'b0}};
+          assign age_d[Pair] = inv_now    ? 1'b1 :
+                               alloc_pair ? v_q[gu] :
+                               touched    ? b_last : set_age_q[Pair];
+{%- else %}
+          assign age_d[Pair] = inv_now    ? 1'b1 :
+                               alloc_pair ? v_q[gu] : set_age_q[Pair];
 {%- endif %}
-            if (alloc && m_set_q == ga) begin
-              if (v_q[a]) begin
-                age_d[pair(a, b)] = 1'b0;
-              end
-              if (v_q[b]) begin
-                age_d[pair(a, b)] = 1'b1;
-              end
-            end
-          end
-        end
-        if (inv_now) begin
-          age_d = AgeReset;
         end
       end
 
