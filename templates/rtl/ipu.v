@@ -148,19 +148,32 @@ module {{ name }} #(
   // state_q is readable from Verilator's C++: the co-simulation reports the states visited.
   reg  [3:0]  state_q /* verilator public_flat_rd */;
   reg [3:0] state_d;
-  reg  [3:0]  act_q, act_d;
-  reg  [2:0]  sel_q, sel_d;          // PIXEL_TRANSFER: {bias, channel[1:0]}; DRAW: format
-  reg  [SpW-1:0]  sp_q, sp_d;            // stack level
-  reg  [15:0] col_q, col_d;
-  reg  [15:0] row_q, row_d;
-  reg  [{{ byte_w - 1 }}:0]  byte_q, byte_d;        // byte of the next pixel in the current DMA word
-  reg  [{{ cnt_w - 1 }}:0]  inflight_q, inflight_d; // pixels issued and not yet out
-  reg         pass_valid_q, pass_valid_d;
+  reg [3:0] act_q;
+  reg [3:0] act_d;
+  reg [2:0] sel_q;  // PIXEL_TRANSFER: {bias, channel[1:0]}; DRAW: format
+  reg [2:0] sel_d;
+  reg [SpW-1:0] sp_q;  // stack level
+  reg [SpW-1:0] sp_d;
+  reg [15:0] col_q;
+  reg [15:0] col_d;
+  reg [15:0] row_q;
+  reg [15:0] row_d;
+  reg [{{ byte_w - 1 }}:0] byte_q;  // byte of the next pixel in the current DMA word
+  reg [{{ byte_w - 1 }}:0] byte_d;
+  reg [{{ cnt_w - 1 }}:0] inflight_q;  // pixels issued and not yet out
+  reg [{{ cnt_w - 1 }}:0] inflight_d;
+  reg pass_valid_q;
+  reg pass_valid_d;
   reg [31:0] pass_data_q;
-  reg  [{{ 4 * sw - 1 }}:0] scale_q, scale_d;      // {A, B, G, R}
-  reg  [{{ 4 * bw - 1 }}:0] bias_q, bias_d;
+  reg [{{ 4 * sw - 1 }}:0] scale_q;  // {A, B, G, R}
+  reg [{{ 4 * sw - 1 }}:0] scale_d;
+  reg [{{ 4 * bw - 1 }}:0] bias_q;
+  reg [{{ 4 * bw - 1 }}:0] bias_d;
 {%- if zoom.is_some() %}
-  reg  [23:0] zx_q, zx_d, zy_q, zy_d;  // zoom factors, signed Q7.16
+  reg [23:0] zx_q;  // zoom factors, signed Q7.16
+  reg [23:0] zx_d;
+  reg [23:0] zy_q;
+  reg [23:0] zy_d;
   reg [23:0] zx_new_q;  // ZOOM's first word, until the second arrives
   reg zx_new_en;
 {%- endif %}
@@ -171,15 +184,28 @@ module {{ name }} #(
   wire unused_value;
   assign unused_value = ^value_q[{{ msb }}:0];
 {%- endif %}
-  reg  [15:0] width_q, height_q, x0_q, y0_q;
-  reg         value_en, size_en, pos_en, pass_load, push_en;
+  reg [15:0] width_q;
+  reg [15:0] height_q;
+  reg [15:0] x0_q;
+  reg [15:0] y0_q;
+  reg value_en;
+  reg size_en;
+  reg pos_en;
+  reg pass_load;
+  reg push_en;
 {%- if fb.is_some() %}
-  reg  [1:0]  fbop_q, fbop_d;          // READ, COPY or COPYTEX
-  reg         got_q, got_d;            // RECEIVE_2: the source word of a 4-word command taken
-  reg         to_pack_q, to_pack_d;    // the pipeline's pixels go to the packer, not pix
-  reg         to_tex_q, to_tex_d;      // ... and its words to tex, not dma_out
-  reg  [2:0]  pkfmt_q, pkfmt_d;        // the packed format
-  reg  [31:0] taddr_q, taddr_d;        // COPY_TEX_IMAGE: the next word's address
+  reg [1:0] fbop_q;  // READ, COPY or COPYTEX
+  reg [1:0] fbop_d;
+  reg got_q;  // RECEIVE_2: the source word of a 4-word command taken
+  reg got_d;
+  reg to_pack_q;  // the pipeline's pixels go to the packer, not pix
+  reg to_pack_d;
+  reg to_tex_q;  // ... and its words to tex, not dma_out
+  reg to_tex_d;
+  reg [2:0] pkfmt_q;  // the packed format
+  reg [2:0] pkfmt_d;
+  reg [31:0] taddr_q;  // COPY_TEX_IMAGE: the next word's address
+  reg [31:0] taddr_d;
   reg [31:0] fbpos_q;  // the source region's {y, x} (datapath)
   reg fbpos_en;
   wire pack_busy;
@@ -189,9 +215,14 @@ module {{ name }} #(
   wire [PixW-1:0] tail_data;
 {%- endif %}
 {%- if bitmap %}
-  reg  [31:0] raster_q, raster_d;      // GL's current raster colour {A, B, G, R}
-  reg         bm_valid_q, bm_valid_d;  // a bitmap fragment waits on pix
-  reg  [15:0] rx_q, rx_d, ry_q, ry_d;  // GL's current raster position (integer)
+  reg [31:0] raster_q;  // GL's current raster colour {A, B, G, R}
+  reg [31:0] raster_d;
+  reg bm_valid_q;  // a bitmap fragment waits on pix
+  reg bm_valid_d;
+  reg [15:0] rx_q;  // GL's current raster position (integer)
+  reg [15:0] rx_d;
+  reg [15:0] ry_q;
+  reg [15:0] ry_d;
   reg [23:0] bmove_q;  // BITMAP's {ymove[11:0], xmove[11:0]} (datapath)
   reg bmove_en;
   reg [PixW-1:0] bm_data_q;
@@ -201,12 +232,17 @@ module {{ name }} #(
   wire [PixW-1:0] pipe_data;
 {%- endif %}
 {%- if map.is_some() %}
-  reg         map_color_q, map_color_d;
-  reg  [4*MapAddrW-1:0] msize_q, msize_d;  // per channel: entries - 1
-  reg  [3:0]  loaded_q, loaded_d;
-  reg  [12:0] e_q, e_d;                    // PIXELMAP: the entry being written
+  reg map_color_q;
+  reg map_color_d;
+  reg [4*MapAddrW-1:0] msize_q;  // per channel: entries - 1
+  reg [4*MapAddrW-1:0] msize_d;
+  reg [3:0] loaded_q;
+  reg [3:0] loaded_d;
+  reg [12:0] e_q;  // PIXELMAP: the entry being written
+  reg [12:0] e_d;
   reg [12:0] mlast_q;  // PIXELMAP: entries - 1
-  reg         map_we, mlast_en;
+  reg map_we;
+  reg mlast_en;
   wire [12:0] map_n = cmd_data_i[CmdMapCountLsb +: 13];
   // 1..=MapSize entries, a power of two for the I_TO_* maps (map code 4..7; GL's rule).
   wire        map_ok   = (map_n != 13'd0) & (map_n <= MapSize) &
@@ -214,11 +250,16 @@ module {{ name }} #(
   wire map_busy;
 {%- endif %}
 {%- if ci %}
-  reg         ci_q, ci_d;                  // the pipeline's pixels are a ci8 draw's
-  reg  [4:0]  ishift_q, ishift_d;          // GL's INDEX_SHIFT, saturated to -16..15
-  reg  [MapAddrW-1:0] ioff_q, ioff_d;      // GL's INDEX_OFFSET, modulo MapSize
-  reg  [4*MapAddrW-1:0] imask_q, imask_d;  // per I_TO_* map: entries - 1
-  reg  [3:0]  iloaded_q, iloaded_d;
+  reg ci_q;  // the pipeline's pixels are a ci8 draw's
+  reg ci_d;
+  reg [4:0] ishift_q;  // GL's INDEX_SHIFT, saturated to -16..15
+  reg [4:0] ishift_d;
+  reg [MapAddrW-1:0] ioff_q;  // GL's INDEX_OFFSET, modulo MapSize
+  reg [MapAddrW-1:0] ioff_d;
+  reg [4*MapAddrW-1:0] imask_q;  // per I_TO_* map: entries - 1
+  reg [4*MapAddrW-1:0] imask_d;
+  reg [3:0] iloaded_q;
+  reg [3:0] iloaded_d;
   // INDEX_SHIFT: shifts past -16 or 15 clear every index bit, as those do.
   wire ishift_fits = (&value_q[31:4]) | ~(|value_q[31:4]);
   wire [4:0] ishift_new = ishift_fits ? value_q[4:0] : {value_q[31], {4{~value_q[31]}}};
@@ -232,11 +273,18 @@ module {{ name }} #(
   wire [{{ 4 * bw - 1 }}:0] bias_use = ci_q ? {{ 4 * bw }}'d0 : bias_q;
 {%- endif %}
 {%- if let Some(c) = conv %}
-  reg         conv_on_q, conv_on_d;       // GL's CONVOLUTION_2D
-  reg  [2:0]  kw_q, kw_d, kh_q, kh_d;     // the filter's size
-  reg         fclr_q, fclr_d;             // FILTER: the weights are still to be cleared
+  reg conv_on_q;  // GL's CONVOLUTION_2D
+  reg conv_on_d;
+  reg [2:0] kw_q;  // the filter's size
+  reg [2:0] kw_d;
+  reg [2:0] kh_q;
+  reg [2:0] kh_d;
+  reg fclr_q;  // FILTER: the weights are still to be cleared
+  reg fclr_d;
   reg [9:0] fsel_q;  // CONVOLUTION_FILTER's {kh, kw, mask} (datapath)
-  reg         fsel_en, conv_clr, conv_we;
+  reg fsel_en;
+  reg conv_clr;
+  reg conv_we;
   wire conv_busy;
   wire [2:0] f_kw = cmd_data_i[CmdKernelWLsb +: 3];
   wire [2:0] f_kh = cmd_data_i[CmdKernelHLsb +: 3];

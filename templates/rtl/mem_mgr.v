@@ -120,13 +120,20 @@ module {{ name }} #(
 
   // ---------------------------------------------------------------------------------
   // State.
-  reg  [StateW-1:0]   state_q, state_d;
-  reg  [InitW-1:0]    init_q, init_d;
-  reg  [PageW-1:0]    head_q, head_d;
-  reg  [PageW-1:0]    tail_q, tail_d;
-  reg  [CountW-1:0]   free_q, free_d;
-  reg  [1:0]          shader_next_q, shader_next_d;  // per program: the slot to load next
-  reg                 rsp_valid_q, rsp_valid_d;
+  reg [StateW-1:0] state_q;
+  reg [StateW-1:0] state_d;
+  reg [InitW-1:0] init_q;
+  reg [InitW-1:0] init_d;
+  reg [PageW-1:0] head_q;
+  reg [PageW-1:0] head_d;
+  reg [PageW-1:0] tail_q;
+  reg [PageW-1:0] tail_d;
+  reg [CountW-1:0] free_q;
+  reg [CountW-1:0] free_d;
+  reg [1:0] shader_next_q;  // per program: the slot to load next
+  reg [1:0] shader_next_d;
+  reg rsp_valid_q;
+  reg rsp_valid_d;
   // The command being executed (datapath: no reset).
   reg [OpW-1:0] cmd_op_q;
   reg [IdW-1:0] cmd_id_q;
@@ -136,11 +143,16 @@ module {{ name }} #(
   reg cmd_tex_ok_q;
   reg [TexW-1:0] cmd_tex_q;
   // The page walk: pages still to hop, and the page whose pointer is being read.
-  reg  [CountW-1:0]   left_q, left_d;
-  reg  [PageW-1:0]    prev_q, prev_d;
-  reg last_q, last_d;  // left_q is one: this hop is the walk's last (a flop: off the RAM path)
-  reg  [CodeW-1:0]    rsp_code_q, rsp_code_d;
-  reg  [ArgW-1:0]     rsp_arg_q, rsp_arg_d;
+  reg [CountW-1:0] left_q;
+  reg [CountW-1:0] left_d;
+  reg [PageW-1:0] prev_q;
+  reg [PageW-1:0] prev_d;
+  reg last_q;  // left_q is one: this hop is the walk's last (a flop: off the RAM path)
+  reg last_d;
+  reg [CodeW-1:0] rsp_code_q;
+  reg [CodeW-1:0] rsp_code_d;
+  reg [ArgW-1:0] rsp_arg_q;
+  reg [ArgW-1:0] rsp_arg_d;
 
   assign req_ready_o = (state_q == StIdle) & (~rsp_valid_q | rsp_ready_i);
   assign rsp_valid_o = rsp_valid_q;
@@ -153,7 +165,9 @@ module {{ name }} #(
   (* no_rw_check *)
   reg [PageW-1:0] next_mem [0:Pages-1];
   reg pt_we;
-  reg  [PageW-1:0]  pt_waddr, pt_wdata, pt_raddr;
+  reg [PageW-1:0] pt_waddr;
+  reg [PageW-1:0] pt_wdata;
+  reg [PageW-1:0] pt_raddr;
   reg [PageW-1:0] pt_rdata_q;
   (* no_rw_check *)
   reg [EntryW-1:0] obj_mem [0:Objs-1];
