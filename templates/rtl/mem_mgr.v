@@ -87,6 +87,11 @@ module {{ name }} #(
   localparam [InitW:0] InitPages = Pages[InitW:0];
   localparam [InitW:0] InitObjs = Objs[InitW:0];
   localparam [InitW:0] InitTex = TexEntries[InitW:0];
+  // The map's counts at the widths they are compared with, and the last clock of the
+  // initialisation.
+{%- for (r, n, v) in limits %}
+  localparam {{ r }} {{ n }} = {{ v }};
+{%- endfor %}
 
   // Field offsets: the command word, an index block, a texture-table entry.
 {%- for (n, v) in lsbs %}
@@ -112,10 +117,10 @@ module {{ name }} #(
   wire [ArgW-1:0] req_arg = req_data_i[ReqArgLsb +: ArgW];
   // Index block: buffer object `id`, or display list `id` after the buffer objects.
   wire [IxW-1:0] req_id_ix = { {{- ix_pad }}req_id};
-  wire req_obj_ok = req_kind ? (req_id_ix < {{ dl_ix }}) : (req_id_ix < {{ bo_ix }});
+  wire req_obj_ok = req_kind ? (req_id_ix < NumDisplayLists) : (req_id_ix < NumBufferObjects);
   wire [ObjW-1:0] req_id_obj = {{ req_id_obj }};
-  wire [ObjW-1:0] req_obj_ix = req_kind ? (req_id_obj + {{ bo_obj }}) : req_id_obj;
-  wire req_tex_ok = (req_id_ix < {{ tex_ix }}) && ({1'b0, req_level} < {{ levels_lit }});
+  wire [ObjW-1:0] req_obj_ix = req_kind ? (req_id_obj + FirstListObj) : req_id_obj;
+  wire req_tex_ok = (req_id_ix < NumTextures) && ({1'b0, req_level} < NumMipLevels);
   wire take = req_valid_i & req_ready_o;
 
   // ---------------------------------------------------------------------------------
@@ -239,7 +244,7 @@ module {{ name }} #(
   wire [31:0] img_addr = image_slot_base + cmd_arg_q;
   // The checks on the command alone.
   wire tex_range_bad = (cmd_arg_q < part_base) || (cmd_arg_q > part_last);
-  wire img_range_bad = (cmd_arg_q >= {{ image_slot_bytes }});
+  wire img_range_bad = (cmd_arg_q >= ImageSlotBytes);
   wire arg_zero = (cmd_arg_q == 32'd0);
   wire hops_zero = (arg_hops == 32'd0);
 
@@ -332,7 +337,7 @@ module {{ name }} #(
       end
       OpImgAddr: begin
         check_data = opd_img_addr;
-        if (cmd_id_ix >= {{ image_slots_ix }}) begin
+        if (cmd_id_ix >= NumImageSlots) begin
           check_code = CodeBadId;
         end else if (opd_img_range_bad) begin
           check_code = CodeRange;
@@ -340,7 +345,7 @@ module {{ name }} #(
       end
       OpShaderLoad, OpShaderActive: begin
         check_data = opd_shader_slot_base;
-        if (cmd_id_ix >= {{ programs_ix }}) begin
+        if (cmd_id_ix >= NumPrograms) begin
           check_code = CodeBadId;
         end
       end
@@ -459,7 +464,7 @@ module {{ name }} #(
         if (init_q[PageW-1:0] == LastPage) begin
           pt_wdata = {PageW{1'b0}};
         end
-        if (init_q == {{ init_last }}) begin
+        if (init_q == InitLast) begin
           state_d = StIdle;
         end else begin
           init_d = init_q + {{ init_one }};
