@@ -216,3 +216,87 @@ fn rendered_quad_layouts_match_the_tables() {
         has(lines, format!("localparam integer LaneW = {LANE_W};"));
     }
 }
+
+/// Every packed word tmu_lod and tmu_addr slice (the command, the descriptor, the carried
+/// sample, the differences, the log state, the plan, a level, the words between tmu_addr's
+/// stages and a pass lane) is rendered from its table: each `<Word><Field>Lsb` and width.
+#[test]
+fn rendered_word_layouts_match_the_tables() {
+    use gpurtl::iface::field::{Field, width};
+    use gpurtl::iface::tex_filter::FilterLayout;
+    use gpurtl::iface::tmu::{DIFF_W, TmuLayout, desc_fields};
+    use gpurtl::rtl::align::localparams;
+    use gpurtl::rtl::tmu::{
+        carry_fields, coord_fields, coord_lane_fields, diff_fields, level_fields, log_quad_fields,
+        pass_lane_fields, plan_fields,
+    };
+    // Four lanes (LOD from the quad's differences) and eight (two quads).
+    for cfg in [
+        preset("seed001_tmu.toml"),
+        parse(EIGHT_LANES_TOML, "eight lanes"),
+    ] {
+        let tmu = cfg.tmu.clone().expect("tmu");
+        let design = elaborate(&cfg);
+        let params = |kind: &str| {
+            localparams(
+                &design
+                    .modules
+                    .iter()
+                    .find(|m| m.kind == kind)
+                    .unwrap_or_else(|| panic!("{kind} module"))
+                    .text,
+            )
+        };
+        let (lod, addr) = (params("tmu_lod"), params("tmu_addr"));
+        let check = |p: &std::collections::BTreeMap<String, u64>, word: &str, fields: &[Field]| {
+            for f in fields {
+                let n = format!("{word}{}Lsb", f.name);
+                assert_eq!(p.get(&n), Some(&u64::from(f.lsb)), "{n}");
+            }
+        };
+        let layout = TmuLayout::new(&tmu);
+        let quads = tmu.quads();
+        check(&lod, "Write", &layout.write_fields());
+        // The LOD reads only a sample's lanes and texture; the rest travel on whole.
+        let sample: Vec<Field> = layout
+            .sample_fields()
+            .into_iter()
+            .filter(|f| ["Lanes", "Tex"].contains(&f.name))
+            .collect();
+        check(&lod, "Sample", &sample);
+        check(&lod, "Desc", &desc_fields());
+        check(&lod, "P0", &carry_fields(&layout));
+        check(&lod, "Diff", &diff_fields());
+        check(&lod, "LogQuad", &log_quad_fields());
+        check(&lod, "Level", &level_fields());
+        let plan = plan_fields(tmu.lanes, quads);
+        let coord = coord_fields(tmu.lanes, quads, tmu.weight_bits);
+        let c_lane = coord_lane_fields(tmu.weight_bits);
+        let s_lane = pass_lane_fields(tmu.weight_bits, FilterLayout::new(&tmu).sub_w);
+        for (p, word, fields) in [
+            (&lod, "Plan", &plan),
+            (&addr, "Plan", &plan),
+            (&addr, "C", &coord),
+            (&addr, "CLane", &c_lane),
+            (&addr, "SLane", &s_lane),
+        ] {
+            check(p, word, fields);
+        }
+        for (p, n, w) in [
+            (&lod, "SampleW", width(&layout.sample_fields())),
+            (&lod, "DescW", width(&desc_fields())),
+            (&lod, "P0W", width(&carry_fields(&layout))),
+            (&lod, "DeltaW", DIFF_W),
+            (&lod, "DiffW", width(&diff_fields())),
+            (&lod, "LogQuadW", width(&log_quad_fields())),
+            (&lod, "LevelW", width(&level_fields())),
+            (&lod, "PlanW", width(&plan)),
+            (&addr, "LevelW", width(&level_fields())),
+            (&addr, "C1W", width(&coord)),
+            (&addr, "CLaneW", width(&c_lane)),
+            (&addr, "SLaneW", width(&s_lane)),
+        ] {
+            assert_eq!(p.get(n), Some(&u64::from(w)), "{n}");
+        }
+    }
+}

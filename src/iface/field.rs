@@ -47,3 +47,11 @@ pub fn lsb_params(word: &str, fields: &[Field]) -> Vec<(String, u32)> {
         .map(|f| (format!("{word}{}Lsb", f.name), f.lsb))
         .collect()
 }
+
+/// The field called `name`: a table's own names, so a missing one is a bug in the caller.
+pub fn get(fields: &[Field], name: &str) -> Field {
+    *fields
+        .iter()
+        .find(|f| f.name == name)
+        .unwrap_or_else(|| panic!("no field {name} in {}", describe(fields)))
+}

@@ -308,6 +308,22 @@ pub const EV_WIDTH: u32 = 4;
 pub const EV_MAPSIZE: u32 = 5;
 pub const EV_FILTER: u32 = 6;
 
+/// What each status event means, for the RTL's header (in `EVENTS`' order).
+pub const EVENT_MEANINGS: [(u32, &str); 6] = [
+    (EV_OVERFLOW, "stack overflow"),
+    (EV_UNDERFLOW, "stack underflow"),
+    (EV_FORMAT, "format not enabled"),
+    (EV_WIDTH, "draw wider than a line buffer"),
+    (EV_MAPSIZE, "pixel map size out of range"),
+    (EV_FILTER, "filter size out of range"),
+];
+
+/// GL's initial state that the RTL's reset and the model's start share: zoom factor 1.0
+/// in the ZOOM command's signed Q7.16, and the current raster colour (1, 1, 1, 1) as
+/// RGBA8 {A, B, G, R}.
+pub const ZOOM_ONE: i32 = 1 << 16;
+pub const RASTER_INIT: u32 = 0xffff_ffff;
+
 pub const EVENTS: Table = Table {
     doc: "Status events (status_data_o[3:0]).",
     width: 4,

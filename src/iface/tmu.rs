@@ -3,6 +3,7 @@
 //! (model::tmu::unit) encodes.
 
 use super::StreamPort;
+use super::field::{Field, pack, width};
 use super::tex_filter::FilterLayout;
 use crate::config::Tmu;
 
@@ -31,6 +32,21 @@ pub const CTRL_FIELDS: [(&str, u32, u32); 8] = [
     ("log2_height", 15, 4),
     ("last_level", 19, 4),
 ];
+
+/// A texture's descriptor as the RTL holds it, lowest first: control, LOD bias, and the
+/// LOD limits register `{max_lod, min_lod}` (16-bit signed each).
+pub fn desc_fields() -> Vec<Field> {
+    pack(&[
+        ("Ctrl", ctrl_w()),
+        ("Bias", 16),
+        ("MinLod", 16),
+        ("MaxLod", 16),
+    ])
+}
+
+/// Bits of one texture-space coordinate difference in the LOD: each is clamped to
+/// 2^DIFF_W - 1 before it is squared (the model's `DIFF_MAX`).
+pub const DIFF_W: u32 = 31;
 
 /// Bits of the control register: the end of its last field.
 pub fn ctrl_w() -> u32 {
@@ -73,16 +89,35 @@ impl TmuLayout {
         let tex_w = clog2(tmu.textures).max(1);
         let regs = REG_BASE0 + tmu.mip_levels;
         let reg_w = clog2(regs);
-        let sample_w = tmu.lanes * LANE_W + 33 + tex_w;
-        let write_w = 32 + reg_w + tex_w;
-        Self {
+        let mut l = Self {
             lanes: tmu.lanes,
             tex_w,
             reg_w,
             regs,
-            req_w: sample_w.max(write_w) + 1,
+            req_w: 0,
             rsp_w: FilterLayout::new(tmu).rsp_w,
-        }
+        };
+        // Either command, and its top bit: 1 for a write.
+        l.req_w = width(&l.sample_fields()).max(width(&l.write_fields())) + 1;
+        l
+    }
+
+    /// A sample command, lowest first: the lanes (`{active, t, s}` each, lane 0 lowest),
+    /// the explicit LOD (fp32), whether it is given, the texture (the RTL's
+    /// `Sample<Field>Lsb`).
+    pub fn sample_fields(&self) -> Vec<Field> {
+        pack(&[
+            ("Lanes", self.lanes * LANE_W),
+            ("Lod", 32),
+            ("HasLod", 1),
+            ("Tex", self.tex_w),
+        ])
+    }
+
+    /// A register write command, lowest first: the data, the register, the texture (the
+    /// RTL's `Write<Field>Lsb`).
+    pub fn write_fields(&self) -> Vec<Field> {
+        pack(&[("Data", 32), ("Reg", self.reg_w), ("Tex", self.tex_w)])
     }
 
     pub fn ports(&self) -> Vec<StreamPort> {

@@ -106,6 +106,7 @@ use crate::iface::{Dir, StreamPort};
 use crate::rng::{Rng, STREAM_DATA};
 use crate::vectors::{Bits, PortVectors, VectorSet};
 
+use crate::iface::ipu::RASTER_INIT;
 pub use crate::iface::ipu::{
     CMD_BIAS, CMD_CHANNEL, CMD_FACTOR, CMD_FLAG, CMD_HI, CMD_KERNEL_H, CMD_KERNEL_MASK,
     CMD_KERNEL_W, CMD_LO, CMD_MAP_COUNT, CMD_OP, CMD_SEL, CMD_XMOVE, CMD_YMOVE, EV_FILTER,
@@ -287,7 +288,7 @@ pub fn map_index(c: u32, size: u32) -> u32 {
 }
 
 /// Zoom factor 1.0 in the ZOOM command's signed Q7.16.
-pub const ZOOM_ONE: i32 = 1 << 16;
+pub use crate::iface::ipu::ZOOM_ONE;
 
 /// The signed Q7.16 zoom factor in bits `[23:0]` of a ZOOM command word.
 pub fn zoom_field(word: u32) -> i32 {
@@ -512,7 +513,7 @@ impl<'a> Machine<'a> {
             index: IndexArith::default(),
             conv: Conv::default(),
             // GL's initial current raster colour: (1, 1, 1, 1).
-            raster: 0xffff_ffff,
+            raster: RASTER_INIT,
             raster_pos: (0, 0),
             stack: Vec::new(),
             dma_next: 0,

@@ -14,12 +14,37 @@ use super::handshake::{block_kind, module_for};
 use super::{Ctx, Dir, Module, Probe, RenderError, Rst, StreamPort, Unit, render};
 use crate::config::ipu::{CI8, FORMATS, STAGES};
 use crate::config::{Ipu, StageKind};
-use crate::iface::field::lsb_params;
+use crate::iface::field::{lsb_params, pack};
 pub use crate::iface::ipu::fsm_states;
 use crate::iface::ipu::{
-    Act, FB_REQ_WIDTH, FB_WIDTH, Field, Pipe, STATUS_WIDTH, TABLES, ZOOM_ACC_W, beat_fields,
-    bytes_per_pixel, command_docs, map_magic, pix_fields, pix_width, rtl_cmd_fields, tex_width,
+    Act, CMD_KERNEL_H, CMD_KERNEL_MASK, CMD_KERNEL_W, CMD_MOVE, CMD_XMOVE, CMD_YMOVE, EV_FILTER,
+    EV_WIDTH, EVENT_MEANINGS, EVENTS, FB_REQ_WIDTH, FB_WIDTH, Field, Pipe, RASTER_INIT,
+    STATUS_WIDTH, TABLES, ZOOM_ACC_W, ZOOM_ONE, beat_fields, bytes_per_pixel, command_docs,
+    map_magic, pix_fields, pix_width, rtl_cmd_fields, tex_width,
 };
+
+/// BITMAP's moves as `bmove_q` holds them (the command's `Move` field), lowest first: x,
+/// y (the RTL's `Bmove<Field>Lsb`).
+pub fn bmove_fields() -> Vec<Field> {
+    [("X", CMD_XMOVE), ("Y", CMD_YMOVE)]
+        .iter()
+        .map(|&(name, f)| Field {
+            name,
+            lsb: f.lsb - CMD_MOVE.lsb,
+            width: f.width,
+        })
+        .collect()
+}
+
+/// CONVOLUTION_FILTER's fields as `fsel_q` holds them, lowest first: the channel mask,
+/// the kernel's width and height (the RTL's `Fsel<Field>Lsb`).
+pub fn fsel_fields() -> Vec<Field> {
+    pack(&[
+        ("Mask", CMD_KERNEL_MASK.width),
+        ("Kw", CMD_KERNEL_W.width),
+        ("Kh", CMD_KERNEL_H.width),
+    ])
+}
 
 fn clog2(x: u32) -> u32 {
     32 - (x.max(1) - 1).leading_zeros()
@@ -511,7 +536,14 @@ pub struct IpuTop {
     pub waits_cond: String,
     /// The commands whose second word is a value (RECEIVE_1 then SEND_ONE_IDLE).
     pub value_acts: String,
-    pub status_note: String,
+    /// The enabled status events, `value meaning` each, wrapped for the header; the
+    /// width and filter events' values; the reset values of the zoom factors and the
+    /// raster colour (GL's initial state) as hex digits.
+    pub status_lines: Vec<String>,
+    pub ev_width: u32,
+    pub ev_filter: u32,
+    pub zoom_one: String,
+    pub raster_init: String,
     /// A stack entry: its width, and its fields as `_q` and `_d` concatenations.
     pub stack_w: u32,
     pub stack_entry_q: String,
@@ -529,6 +561,8 @@ pub struct IpuTop {
     pub beat_params: Vec<String>,
     /// The command-word fields' offsets `ipu.v` slices `cmd_data_i` with, as localparams.
     pub cmd_params: Vec<String>,
+    /// The offsets of the command fields held in registers (`bmove_q`, `fsel_q`).
+    pub reg_params: Vec<String>,
     /// The header's list of the config's commands, wrapped.
     pub command_lines: Vec<String>,
 }
@@ -1407,14 +1441,29 @@ impl<'a> IpuUnit<'a> {
                 .then(|| 15 - sf.max(bf)),
             line_check: zoom.is_some() || ipu.convolution.is_some_and(|c| c.size > 1),
             bias_out,
-            status_note: [
-                (zoom.is_some(), ", 4 draw wider than the zoom line buffer"),
-                (map.is_some(), ", 5 pixel map size out of range"),
-            ]
-            .iter()
-            .filter(|(on, _)| *on)
-            .map(|(_, t)| *t)
-            .collect(),
+            status_lines: wrap(
+                &format!(
+                    "status: {{level[7:0], 4'b0, event[3:0]}}: {}; the command then changes \
+                     nothing.",
+                    EVENTS
+                        .enabled(ipu)
+                        .iter()
+                        .map(|c| {
+                            let meaning = EVENT_MEANINGS
+                                .iter()
+                                .find(|(v, _)| *v == c.value)
+                                .map_or("", |(_, m)| *m);
+                            format!("{} {meaning}", c.value)
+                        })
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+                86,
+            ),
+            ev_width: EV_WIDTH,
+            ev_filter: EV_FILTER,
+            zoom_one: format!("{ZOOM_ONE:06x}"),
+            raster_init: format!("{RASTER_INIT:08x}"),
             map_io,
             conv_io,
             zoom_io,
@@ -1468,6 +1517,18 @@ impl<'a> IpuUnit<'a> {
                 .iter()
                 .map(|(name, lsb)| format!("localparam integer {name} = {lsb};"))
                 .collect(),
+            reg_params: [
+                (ipu.bitmap, lsb_params("Bmove", &bmove_fields())),
+                (
+                    ipu.convolution.is_some(),
+                    lsb_params("Fsel", &fsel_fields()),
+                ),
+            ]
+            .into_iter()
+            .filter(|(on, _)| *on)
+            .flat_map(|(_, p)| p)
+            .map(|(name, lsb)| format!("localparam integer {name} = {lsb};"))
+            .collect(),
             command_lines: wrap(
                 &format!(
                     "{}; every other word is passed on unchanged, in order (pass).",
@@ -1646,6 +1707,52 @@ mod tests {
                 Some(&pix_width(ipu)),
                 "the pix port's width"
             );
+        }
+    }
+
+    /// The registers' field localparams are their tables, and the stages' sizes are
+    /// integer localparams of the config's values, passed to the stages by name.
+    #[test]
+    fn rendered_register_fields_and_sizes_are_the_tables() {
+        let src = "[design]\nname = \"t\"\n[ipu]\nbitmap = true\n\
+                   [ipu.zoom]\nenabled = true\nmax_line_width = 512\n\
+                   [ipu.pixel_map]\nenabled = true\ntable_size = 64\nmaps = [\"r_to_r\"]\n\
+                   [ipu.convolution]\nenabled = true\nkernel_size = 3\nmax_line_width = 32\n";
+        let cfg = crate::config::parse(src, "test").expect("valid");
+        let ipu = cfg.ipu.as_ref().expect("ipu");
+        let design = elaborate(&cfg).expect("elaborates");
+        let top = design
+            .module(&design.unit("ipu").expect("ipu").top)
+            .expect("top");
+        let declared = crate::rtl::align::localparams(&top.text);
+        for (word, fields) in [("Bmove", bmove_fields()), ("Fsel", fsel_fields())] {
+            for f in fields {
+                let n = format!("{word}{}Lsb", f.name);
+                assert_eq!(declared.get(&n), Some(&u64::from(f.lsb)), "{n}");
+            }
+        }
+        let conv = ipu.convolution.as_ref().expect("convolution");
+        for (n, v) in [
+            ("ConvKernel", conv.size),
+            ("ConvMaxLine", conv.line),
+            ("MapEntries", 64),
+            ("ZoomMaxLine", 512),
+        ] {
+            assert_eq!(declared.get(n), Some(&u64::from(v)), "{n}");
+        }
+        for port in [
+            ".TableSize (MapEntries)",
+            ".Kernel (ConvKernel)",
+            ".MaxLine (ConvMaxLine)",
+            ".MaxLine (ZoomMaxLine)",
+        ] {
+            let squeezed: String = top
+                .text
+                .lines()
+                .map(|l| l.split_whitespace().collect::<Vec<_>>().join(" "))
+                .collect::<Vec<_>>()
+                .join("\n");
+            assert!(squeezed.contains(port), "{port}");
         }
     }
 }

@@ -112,20 +112,14 @@ pub struct MemMgr {
     /// Sized literals.
     pub page_one: String,
     pub count_one: String,
-    pub bo_ix: String,
-    pub dl_ix: String,
-    pub tex_ix: String,
-    pub image_slots_ix: String,
-    pub programs_ix: String,
-    pub levels_lit: String,
-    /// `req_id` as an index-block number (`ObjW` bits): cut or padded; and the first
-    /// display list's index block.
+    /// The map's counts and limits the checks compare with, as localparams: (range,
+    /// name, sized literal).
+    pub limits: Vec<(String, &'static str, String)>,
+    /// `req_id` as an index-block number (`ObjW` bits): cut or padded.
     pub req_id_obj: String,
-    pub bo_obj: String,
-    /// The initialisation after reset: clocks, counter bits and literals.
+    /// The initialisation after reset: clocks, counter bits and a literal.
     pub init_clocks: u64,
     pub init_bits: u32,
-    pub init_last: String,
     pub init_one: String,
     /// The pipeline at the config's clock, its header line and clock counts.
     pub sched: Schedule,
@@ -152,27 +146,189 @@ fn pad(n: u32) -> String {
     }
 }
 
+/// One choice per slot: its select value, its first and last byte, its label (`texture i`
+/// past the labels given).
+fn choices(n: u64, sel_bits: u32, base: u64, step: u64, labels: &[&str]) -> Vec<Choice> {
+    (0..n)
+        .map(|i| Choice {
+            sel: format!("{sel_bits}'d{i}"),
+            addr: addr_lit(base + i * step),
+            last: addr_lit(base + i * step + step - 1),
+            label: labels
+                .get(i as usize)
+                .map_or_else(|| format!("texture {i}"), |s| (*s).to_string()),
+        })
+        .collect()
+}
+
+/// Width of an id widened to compare with the counts and to index the index blocks.
+fn ix_bits(enc: &Encoding) -> u32 {
+    enc.id_bits.max(enc.obj_bits) + 1
+}
+
+/// Bits of the initialisation counter: init <= 2^24 (pages) or 4352 (index blocks) or
+/// 1024 (texture levels).
+fn init_bits(map: &MemMap) -> u32 {
+    clog2(init_clocks(map) as u32).max(1)
+}
+
+/// The counts an id or a level is checked against, the first display list's index block,
+/// an image slot's size and the initialisation's last clock: (range, name, literal).
+fn limits(map: &MemMap, enc: &Encoding) -> Vec<(String, &'static str, String)> {
+    let ix = ix_bits(enc);
+    let ix_lit = |name: &'static str, v: u64| ("[IxW-1:0]".to_string(), name, format!("{ix}'d{v}"));
+    let init_w = init_bits(map);
+    vec![
+        ix_lit("NumBufferObjects", map.buffer_objects.into()),
+        ix_lit("NumDisplayLists", map.display_lists.into()),
+        ix_lit("NumTextures", map.textures.into()),
+        ix_lit("NumImageSlots", IMAGE_SLOTS),
+        // Two programs (vertex, pixel), each with its ping-pong pair of shader slots.
+        ix_lit("NumPrograms", SHADER_SLOTS / 2),
+        (
+            "[LevelW:0]".into(),
+            "NumMipLevels",
+            format!("{}'d{}", enc.level_bits + 1, map.mip_levels),
+        ),
+        (
+            "[ObjW-1:0]".into(),
+            "FirstListObj",
+            format!("{}'d{}", enc.obj_bits, map.buffer_objects),
+        ),
+        (
+            "[31:0]".into(),
+            "ImageSlotBytes",
+            addr_lit(enc.image_slot_bytes),
+        ),
+        (
+            "[InitW-1:0]".into(),
+            "InitLast",
+            format!("{init_w}'d{}", init_clocks(map) - 1),
+        ),
+    ]
+}
+
+/// Localparams as (name, value).
+type Params<T> = Vec<(String, T)>;
+
+/// The contract's opcodes (hex literals), codes and states, as localparams.
+fn tables(sched: &Schedule) -> (Params<String>, Params<u32>, Params<u32>) {
+    let ops = OPS
+        .iter()
+        .map(|o| (o.rtl_name(), format!("{OP_BITS}'h{:x}", o.code)))
+        .collect();
+    let codes = Code::ALL
+        .iter()
+        .map(|c| (c.rtl_name(), *c as u32))
+        .collect();
+    let states = sched
+        .states()
+        .iter()
+        .map(|(v, n, _)| ((*n).to_string(), *v))
+        .collect();
+    (ops, codes, states)
+}
+
+/// The header's lines: the opcodes, the codes and the states.
+fn header_lines(sched: &Schedule) -> (Vec<String>, Vec<String>, Vec<String>) {
+    let ops = OPS
+        .iter()
+        .map(|o| format!("0x{:X} {}({}): {}", o.code, o.name, o.fields, o.response))
+        .collect();
+    let codes = Code::ALL
+        .iter()
+        .map(|c| format!("{} {}: {}", *c as u32, c.name(), c.meaning()))
+        .collect();
+    let states = sched
+        .states()
+        .iter()
+        .map(|(_, n, what)| format!("{n}: {what}"))
+        .collect();
+    (ops, codes, states)
+}
+
+/// The field offsets of the command word, an index block and a texture-table entry.
+fn field_lsbs(enc: &Encoding) -> Vec<(String, u32)> {
+    [
+        lsb_params("Req", &enc.req_fields()),
+        lsb_params("Obj", &enc.obj_fields()),
+        lsb_params("Tex", &tex_fields()),
+    ]
+    .concat()
+}
+
+/// `req_id` as an index-block number (`ObjW` bits): cut or padded.
+fn req_id_obj(enc: &Encoding) -> String {
+    if enc.id_bits >= enc.obj_bits {
+        format!("req_id[{}:0]", enc.obj_bits - 1)
+    } else {
+        format!("{{{}req_id}}", pad(enc.obj_bits - enc.id_bits))
+    }
+}
+
+/// The RAMs' words as the logic reads them.
+fn ram_words() -> Vec<RamWord> {
+    vec![
+        RamWord {
+            port: "pt",
+            range: "[PageW-1:0] ",
+        },
+        RamWord {
+            port: "obj",
+            range: "[EntryW-1:0] ",
+        },
+        RamWord {
+            port: "tex",
+            range: "[TexEntryW-1:0] ",
+        },
+    ]
+}
+
+/// The command's operands and the verdict's signals, each with its range.
+const OPERANDS: [(&str, &str); 7] = [
+    ("img_addr", "[31:0] "),
+    ("shader_slot_base", "[31:0] "),
+    ("arg_pages", "[31:0] "),
+    ("tex_range_bad", ""),
+    ("img_range_bad", ""),
+    ("arg_zero", ""),
+    ("hops_zero", ""),
+];
+const VERDICT: [(&str, &str); 7] = [
+    ("code", "[CodeW-1:0] "),
+    ("data", "[ArgW-1:0] "),
+    ("walk", ""),
+    ("from", "[PageW-1:0] "),
+    ("hops", "[CountW-1:0] "),
+    ("ok", ""),
+    ("free_empty", ""),
+];
+
+/// The state after the take, after StRead, and after a next pointer's address.
+fn next_states(sched: &Schedule) -> (&'static str, &'static str, &'static str) {
+    let after_take = match (sched.ram_reg, sched.check_reg) {
+        (true, _) => "StRead",
+        (false, true) => "StCheck",
+        _ => "StDecide",
+    };
+    let after_read = if sched.check_reg {
+        "StCheck"
+    } else {
+        "StDecide"
+    };
+    let after_hop_read = if sched.ram_reg { "StHop" } else { "StWalk" };
+    (after_take, after_read, after_hop_read)
+}
+
 impl MemMgr {
     pub fn new(ctx: &Ctx, map: &MemMap, timing: &Timing) -> Self {
         let enc = Encoding::new(map);
         let sched = Schedule::new(timing);
-        let choices = |n: u64, sel_bits: u32, base: u64, step: u64, labels: &[&str]| {
-            (0..n)
-                .map(|i| Choice {
-                    sel: format!("{sel_bits}'d{i}"),
-                    addr: addr_lit(base + i * step),
-                    last: addr_lit(base + i * step + step - 1),
-                    label: labels
-                        .get(i as usize)
-                        .map_or_else(|| format!("texture {i}"), |s| (*s).to_string()),
-                })
-                .collect::<Vec<_>>()
-        };
-        let ix_bits = enc.id_bits.max(enc.obj_bits) + 1;
-        let ix = |v: u64| format!("{ix_bits}'d{v}");
-        let init = init_clocks(map);
-        // init <= 2^24 (pages) or 4352 (index blocks) or 1024 (texture levels).
-        let init_bits = clog2(init as u32).max(1);
+        let ix_bits = ix_bits(&enc);
+        let (ops, codes, states) = tables(&sched);
+        let (op_lines, code_lines, state_lines) = header_lines(&sched);
+        let (after_take, after_read, after_hop_read) = next_states(&sched);
+        let init_bits = init_bits(map);
         Self {
             name: ctx.module_name("mem_mgr"),
             stamp: ctx.stamp.clone(),
@@ -213,117 +369,44 @@ impl MemMgr {
             bytes_per_texture: addr_lit(map.bytes_per_texture),
             image_slot_bytes: addr_lit(enc.image_slot_bytes),
             rams: vec![("next_mem", "pt"), ("obj_mem", "obj"), ("tex_mem", "tex")],
-            ops: OPS
-                .iter()
-                .map(|o| (o.rtl_name(), format!("{OP_BITS}'h{:x}", o.code)))
-                .collect(),
-            codes: Code::ALL
-                .iter()
-                .map(|c| (c.rtl_name(), *c as u32))
-                .collect(),
-            states: sched
-                .states()
-                .iter()
-                .map(|(v, n, _)| ((*n).to_string(), *v))
-                .collect(),
+            ops,
+            codes,
+            states,
             state_bits: STATE_BITS,
             slot_bits: SLOT_BITS,
             op_bits: OP_BITS,
             code_bits: CODE_BITS,
             arg_bits: ARG_BITS,
-            lsbs: [
-                lsb_params("Req", &enc.req_fields()),
-                lsb_params("Obj", &enc.obj_fields()),
-                lsb_params("Tex", &tex_fields()),
-            ]
-            .concat(),
+            lsbs: field_lsbs(&enc),
             obj_entry_bits: width(&enc.obj_fields()),
             tex_entry_bits: width(&tex_fields()),
             req_layout: describe_fields(&enc.req_fields()),
             rsp_layout: describe_fields(&enc.rsp_fields()),
             obj_layout: describe_fields(&enc.obj_fields()),
             tex_layout: describe_fields(&tex_fields()),
-            op_lines: OPS
-                .iter()
-                .map(|o| format!("0x{:X} {}({}): {}", o.code, o.name, o.fields, o.response))
-                .collect(),
-            code_lines: Code::ALL
-                .iter()
-                .map(|c| format!("{} {}: {}", *c as u32, c.name(), c.meaning()))
-                .collect(),
-            state_lines: sched
-                .states()
-                .iter()
-                .map(|(_, n, what)| format!("{n}: {what}"))
-                .collect(),
+            op_lines,
+            code_lines,
+            state_lines,
             ix_bits,
             ix_pad: pad(ix_bits - enc.id_bits),
             free_pad: pad(32 - enc.count_bits),
             user_pad: pad(32 - enc.page_bits - enc.page_log),
             page_one: format!("{}'d1", enc.page_bits),
             count_one: format!("{}'d1", enc.count_bits),
-            bo_ix: ix(map.buffer_objects.into()),
-            dl_ix: ix(map.display_lists.into()),
-            tex_ix: ix(map.textures.into()),
-            image_slots_ix: ix(IMAGE_SLOTS),
-            programs_ix: ix(2),
-            levels_lit: format!("{}'d{}", enc.level_bits + 1, map.mip_levels),
-            req_id_obj: if enc.id_bits >= enc.obj_bits {
-                format!("req_id[{}:0]", enc.obj_bits - 1)
-            } else {
-                format!("{{{}req_id}}", pad(enc.obj_bits - enc.id_bits))
-            },
-            bo_obj: format!("{}'d{}", enc.obj_bits, map.buffer_objects),
-            init_clocks: init,
+            limits: limits(map, &enc),
+            req_id_obj: req_id_obj(&enc),
+            init_clocks: init_clocks(map),
             init_bits,
-            init_last: format!("{init_bits}'d{}", init - 1),
             init_one: format!("{init_bits}'d1"),
             sched_line: sched.describe(),
             command_clocks: sched.command_clocks(),
             hop_clocks: sched.hop_clocks(),
-            ram_words: vec![
-                RamWord {
-                    port: "pt",
-                    range: "[PageW-1:0] ",
-                },
-                RamWord {
-                    port: "obj",
-                    range: "[EntryW-1:0] ",
-                },
-                RamWord {
-                    port: "tex",
-                    range: "[TexEntryW-1:0] ",
-                },
-            ],
-            operands: vec![
-                ("img_addr", "[31:0] "),
-                ("shader_slot_base", "[31:0] "),
-                ("arg_pages", "[31:0] "),
-                ("tex_range_bad", ""),
-                ("img_range_bad", ""),
-                ("arg_zero", ""),
-                ("hops_zero", ""),
-            ],
-            verdict: vec![
-                ("code", "[CodeW-1:0] "),
-                ("data", "[ArgW-1:0] "),
-                ("walk", ""),
-                ("from", "[PageW-1:0] "),
-                ("hops", "[CountW-1:0] "),
-                ("ok", ""),
-                ("free_empty", ""),
-            ],
-            after_take: match (sched.ram_reg, sched.check_reg) {
-                (true, _) => "StRead",
-                (false, true) => "StCheck",
-                _ => "StDecide",
-            },
-            after_read: if sched.check_reg {
-                "StCheck"
-            } else {
-                "StDecide"
-            },
-            after_hop_read: if sched.ram_reg { "StHop" } else { "StWalk" },
+            ram_words: ram_words(),
+            operands: OPERANDS.to_vec(),
+            verdict: VERDICT.to_vec(),
+            after_take,
+            after_read,
+            after_hop_read,
             sched,
             enc,
         }
@@ -402,6 +485,15 @@ mod tests {
             want.push(("ArgW".into(), ARG_BITS.into()));
             want.push(("StateW".into(), STATE_BITS.into()));
             want.push(("SlotW".into(), SLOT_BITS.into()));
+            want.push(("NumBufferObjects".into(), map.buffer_objects.into()));
+            want.push(("NumDisplayLists".into(), map.display_lists.into()));
+            want.push(("NumTextures".into(), map.textures.into()));
+            want.push(("NumImageSlots".into(), IMAGE_SLOTS));
+            want.push(("NumPrograms".into(), SHADER_SLOTS / 2));
+            want.push(("NumMipLevels".into(), map.mip_levels.into()));
+            want.push(("FirstListObj".into(), map.buffer_objects.into()));
+            want.push(("ImageSlotBytes".into(), enc.image_slot_bytes));
+            want.push(("InitLast".into(), init_clocks(&map) - 1));
             for (name, v) in want {
                 assert_eq!(declared.get(&name), Some(&v), "{file}: {name}");
             }

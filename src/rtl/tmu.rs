@@ -14,24 +14,70 @@ use super::tex_filter::{FilterLayout, TexFilter};
 use super::{Ctx, MemPort, Module, RenderError, Rst, Unit, render};
 use crate::config::{Filter, StageKind, TexLayout, TexOutput, Tmu, Wrap};
 use crate::iface::field::{Field, lsb_params, pack, width};
-use crate::iface::tmu::{CTRL_FIELDS, LANE_W, REGS, TmuLayout, ctrl_lsb_name, ctrl_w};
+use crate::iface::tmu::{
+    CTRL_FIELDS, DIFF_W, LANE_W, REGS, TmuLayout, ctrl_lsb_name, ctrl_w, desc_fields,
+};
 
-/// Bits of a plan besides its lanes: format, two wraps, then per quad its
-/// [`plan_quad_fields`] bits.
-const PLAN_META_W: u32 = 3 + 2 + 2;
-/// A level as a plan carries it: `{base, lh, lw}`.
-const LEVEL_W: u32 = 4 + 4 + 30;
+/// A level as a plan and a pass carry it, lowest first: log2 width, log2 height, the
+/// level's first word (the RTL's `Level<Field>Lsb`).
+pub fn level_fields() -> Vec<Field> {
+    pack(&[("Lw", 4), ("Lh", 4), ("Base", 30)])
+}
 
 /// A quad's part of a plan, lowest first: blend, tri, linear, two levels' {base, lh, lw}
 /// (the RTL's `PlanQuad<Field>Lsb`).
 pub fn plan_quad_fields() -> Vec<Field> {
+    let level_w = width(&level_fields());
     pack(&[
         ("Blend", 8),
         ("Tri", 1),
         ("Linear", 1),
-        ("Level1", LEVEL_W),
-        ("Level2", LEVEL_W),
+        ("Level1", level_w),
+        ("Level2", level_w),
     ])
+}
+
+/// A plan, from `tmu_lod` to `tmu_addr`, lowest first: the sample's lanes as the command
+/// has them, format, the two wraps, the quads (quad 0 lowest; the RTL's `Plan<Field>Lsb`).
+pub fn plan_fields(lanes: u32, quads: u32) -> Vec<Field> {
+    pack(&[
+        ("Lanes", lanes * LANE_W),
+        ("Format", 3),
+        ("WrapS", 2),
+        ("WrapT", 2),
+        ("Quads", quads * width(&plan_quad_fields())),
+    ])
+}
+
+/// A sample and its descriptor as `tmu_lod` carries them down its stages, lowest first:
+/// the sample command's fields, then the descriptor's (the RTL's `P0<Field>Lsb`).
+pub fn carry_fields(layout: &TmuLayout) -> Vec<Field> {
+    let list: Vec<(&'static str, u32)> = layout
+        .sample_fields()
+        .iter()
+        .chain(desc_fields().iter())
+        .map(|f| (f.name, f.width))
+        .collect();
+    pack(&list)
+}
+
+/// A quad's coordinate differences in `tmu_lod`, each clamped to [`DIFF_W`] bits, lowest
+/// first: u and v along x (lane 1 - lane 0), u and v along y (lane 2 - lane 0) (the RTL's
+/// `Diff<Field>Lsb`).
+pub fn diff_fields() -> Vec<Field> {
+    pack(&[
+        ("Ux", DIFF_W),
+        ("Vx", DIFF_W),
+        ("Uy", DIFF_W),
+        ("Vy", DIFF_W),
+    ])
+}
+
+/// A quad's log2 state in `tmu_lod`, lowest first: rho^2 is zero, its highest set bit,
+/// the 17-bit mantissa being squared, the fraction bits found so far (the RTL's
+/// `LogQuad<Field>Lsb`).
+pub fn log_quad_fields() -> Vec<Field> {
+    pack(&[("Zero", 1), ("Msb", 6), ("Mant", 17), ("Frac", 8)])
 }
 
 /// A quad's part of a pass in `tmu_addr` between its stages, lowest first: lw, lh, base,
@@ -43,6 +89,44 @@ pub fn pass_quad_fields() -> Vec<Field> {
         ("Base", 30),
         ("Linear", 1),
         ("Skip", 1),
+    ])
+}
+
+/// A lane between `tmu_addr`'s stages, lowest first: active, the weights a and b, the
+/// wrapped texel columns i0s, i1s and rows i0t, i1t (the RTL's `CLane<Field>Lsb`).
+pub fn coord_lane_fields(wbits: u32) -> Vec<Field> {
+    pack(&[
+        ("Active", 1),
+        ("A", wbits),
+        ("B", wbits),
+        ("I0s", 15),
+        ("I1s", 15),
+        ("I0t", 15),
+        ("I1t", 15),
+    ])
+}
+
+/// What `tmu_addr` carries between its stages, lowest first: pair, pass, format, the
+/// quads' blends, the quads, the lanes (the RTL's `C<Field>Lsb`).
+pub fn coord_fields(lanes: u32, quads: u32, wbits: u32) -> Vec<Field> {
+    pack(&[
+        ("Pair", 1),
+        ("Pass", 2),
+        ("Format", 3),
+        ("Blends", 8 * quads),
+        ("Quads", quads * width(&pass_quad_fields())),
+        ("Lanes", lanes * width(&coord_lane_fields(wbits))),
+    ])
+}
+
+/// A lane of a pass as the filter reads it, lowest first: active, the weights a and b,
+/// the four texels' indices in their words (the RTL's `SLane<Field>Lsb`).
+pub fn pass_lane_fields(wbits: u32, sub_w: u32) -> Vec<Field> {
+    pack(&[
+        ("Active", 1),
+        ("A", wbits),
+        ("B", wbits),
+        ("Subs", 4 * sub_w),
     ])
 }
 
@@ -92,6 +176,19 @@ pub struct TmuLod {
     pub ctrl_fields: Vec<(String, u32)>,
     pub reg_desc: String,
     pub ctrl_desc: String,
+    /// Widths of the packed words (see the field tables above) and, per quad, of a
+    /// clamped difference, its square and rho^2.
+    pub sample_w: u32,
+    pub desc_w: u32,
+    pub p0_w: u32,
+    pub level_w: u32,
+    pub diff_w: u32,
+    pub delta_w: u32,
+    pub sq_w: u32,
+    pub rho2_w: u32,
+    pub log_quad_w: u32,
+    /// The words' `<Word><Field>Lsb` localparams the body reads.
+    pub lsbs: Vec<(String, u32)>,
 }
 
 /// Control fields that only the LOD hardware reads.
@@ -125,6 +222,13 @@ pub struct TmuAddr {
     pub tiled: bool,
     pub layout: &'static str,
     pub wrap_list: String,
+    /// `Plan<Field>Lsb`, `Level<Field>Lsb`, `C<Field>Lsb`, `CLane<Field>Lsb` and
+    /// `SLane<Field>Lsb` from the tables, and those words' widths.
+    pub word_lsbs: Vec<(String, u32)>,
+    pub level_w: u32,
+    pub c_lane_w: u32,
+    pub c1_w: u32,
+    pub s_lane_w: u32,
 }
 
 #[derive(Template)]
@@ -186,8 +290,8 @@ impl Geometry {
         let layout = TmuLayout::new(tmu);
         let fl = FilterLayout::new(tmu);
         let quads = tmu.quads();
-        let plan_w = tmu.lanes * LANE_W + PLAN_META_W + quads * width(&plan_quad_fields());
-        let s_lane_w = 1 + 2 * tmu.weight_bits + 4 * fl.sub_w;
+        let plan_w = width(&plan_fields(tmu.lanes, quads));
+        let s_lane_w = width(&pass_lane_fields(tmu.weight_bits, fl.sub_w));
         // pair, pass, blend per quad, format, lanes
         let side_w = 6 + 8 * quads + tmu.lanes * s_lane_w;
         let ports = 4 * tmu.lanes;
@@ -338,6 +442,33 @@ impl<'a> TmuUnit<'a> {
         let (ctx, tmu) = (self.ctx, self.tmu);
         let (layout, quads, plan_w, lod) = (g.layout, g.quads, g.plan_w, g.lod);
         let (skid, fixed, fallback, wrap_list) = (&g.skid, &g.fixed, g.fallback, &g.wrap_list);
+        let quad_lod = lod && tmu.lanes >= 4;
+        // Only what the body reads: Verilator warns of an unused localparam.
+        let lod_only = ["Lod", "HasLod", "Bias", "MinLod", "MaxLod"];
+        let mut lsbs = lsb_params("Write", &layout.write_fields());
+        lsbs.extend(lsb_params(
+            "Sample",
+            &layout
+                .sample_fields()
+                .into_iter()
+                .filter(|f| f.name == "Tex" || (quad_lod && f.name == "Lanes"))
+                .collect::<Vec<_>>(),
+        ));
+        lsbs.extend(lsb_params("Desc", &desc_fields()));
+        lsbs.extend(lsb_params(
+            "P0",
+            &carry_fields(&layout)
+                .into_iter()
+                .filter(|f| lod || !lod_only.contains(&f.name))
+                .collect::<Vec<_>>(),
+        ));
+        if quad_lod {
+            lsbs.extend(lsb_params("Diff", &diff_fields()));
+            lsbs.extend(lsb_params("LogQuad", &log_quad_fields()));
+        }
+        lsbs.extend(lsb_params("Plan", &plan_fields(tmu.lanes, quads)));
+        lsbs.extend(lsb_params("PlanQuad", &plan_quad_fields()));
+        lsbs.extend(lsb_params("Level", &level_fields()));
         TmuLod {
             name: ctx.module_name("tmu_lod"),
             stamp: ctx.stamp.clone(),
@@ -357,7 +488,7 @@ impl<'a> TmuUnit<'a> {
             // Samples in flight: two in each of at most nine skid registers.
             infl_w: 5,
             lod,
-            quad_lod: lod && tmu.lanes >= 4,
+            quad_lod,
             filter_mask: mask(8, |i| {
                 Filter::ALL.get(i).is_some_and(|f| tmu.filters.contains(f))
             }),
@@ -396,6 +527,16 @@ impl<'a> TmuUnit<'a> {
                 })
                 .collect::<Vec<_>>()
                 .join(",\n//   "),
+            sample_w: width(&layout.sample_fields()),
+            desc_w: width(&desc_fields()),
+            p0_w: width(&carry_fields(&layout)),
+            level_w: width(&level_fields()),
+            diff_w: width(&diff_fields()),
+            delta_w: DIFF_W,
+            sq_w: 2 * DIFF_W,
+            rho2_w: 2 * DIFF_W + 1,
+            log_quad_w: width(&log_quad_fields()),
+            lsbs,
         }
     }
 
@@ -404,6 +545,13 @@ impl<'a> TmuUnit<'a> {
         let (ctx, tmu) = (self.ctx, self.tmu);
         let (fl, quads, plan_w, pass_w, ports) = (&g.fl, g.quads, g.plan_w, g.pass_w, g.ports);
         let (skid, fixed, wrap_list) = (&g.skid, &g.fixed, g.wrap_list.clone());
+        let wbits = tmu.weight_bits;
+        let coord = coord_fields(tmu.lanes, quads, wbits);
+        let mut word_lsbs = lsb_params("Plan", &plan_fields(tmu.lanes, quads));
+        word_lsbs.extend(lsb_params("Level", &level_fields()));
+        word_lsbs.extend(lsb_params("C", &coord));
+        word_lsbs.extend(lsb_params("CLane", &coord_lane_fields(wbits)));
+        word_lsbs.extend(lsb_params("SLane", &pass_lane_fields(wbits, fl.sub_w)));
         TmuAddr {
             name: ctx.module_name("tmu_addr"),
             stamp: ctx.stamp.clone(),
@@ -431,6 +579,11 @@ impl<'a> TmuUnit<'a> {
                 TexLayout::Linear => "row-major",
             },
             wrap_list,
+            word_lsbs,
+            level_w: width(&level_fields()),
+            c_lane_w: width(&coord_lane_fields(wbits)),
+            c1_w: width(&coord),
+            s_lane_w: width(&pass_lane_fields(wbits, fl.sub_w)),
         }
     }
 

@@ -13,8 +13,9 @@
 // DRAW_PIXELS sends the DMA request (dma_req: 32-bit words to send), then takes that many
 // words from dma; pixels leave on pix as {% if multi %}{mask[{{ lanes }}], {% else %}{{ "{" }}{% endif %}y[15:0], x[15:0], {{ lanes }} x RGBA8}: up to {{ lanes }}
 // pixel(s) of one row from one DMA word per beat. Formats: {{ format_list }}.
-// status: {level[7:0], 4'b0, event[3:0]}: 1 stack overflow, 2 stack underflow, 3 format
-// not enabled{{ status_note }}; the command then changes nothing.
+{%- for l in status_lines %}
+// {{ l }}
+{%- endfor %}
 // Scale S{{ sint }}.{{ sf }}, bias S{{ bint }}.{{ bf }} (signed fixed point); commands carry S15.16 values, floored
 // and saturated. Stack of {{ depth }} entries of the 4 scales and 4 biases.
 // Throughput: one beat per clock in PIPELINE; a parameter change waits until the
@@ -22,7 +23,7 @@
 {%- if let Some((_, line)) = zoom %}
 // Stage (4), zoom (glPixelZoom, factors signed Q7.16, pushed and popped with scale and
 // bias): see its module; a draw waits for the one before to leave it, draws wider than
-// its line buffer ({{ line }} pixels) are dropped with status event 4.
+// its line buffer ({{ line }} pixels) are dropped with status event {{ ev_width }}.
 {%- endif %}
 {%- if let Some(m) = map %}
 // Stage (5), pixel maps (glPixelMap colour maps, {{ m.size }} entries; placed after bias, before the
@@ -40,8 +41,8 @@
 // {{ c.ww }} bits with 16 fraction bits; not on the stack): see its module. It follows the
 // pixel maps and precedes zoom, as in GL. CONVOLUTION_FILTER loads the weights a word a
 // clock (state FILTER) once the pipeline has drained; a size of 0 or above {{ c.k }} is
-// status event 6.{% if c.checks_width %} With the filter on, draws wider than its line buffers ({{ c.line }} pixels)
-// are dropped with status event 4.{% endif %}
+// status event {{ ev_filter }}.{% if c.checks_width %} With the filter on, draws wider than its line buffers ({{ c.line }} pixels)
+// are dropped with status event {{ ev_width }}.{% endif %}
 {%- endif %}
 {%- if bitmap %}
 // Bitmap (glBitmap): BITMAP requests ceil(width / 8) bytes a row from the DMA and, in
@@ -118,21 +119,37 @@ module {{ name }} #(
 {%- for l in cmd_params %}
   {{ l }}
 {%- endfor %}
+{%- if !reg_params.is_empty() %}
+  // Offsets of the command fields held in registers (bmove_q, fsel_q).
+{%- endif %}
+{%- for l in reg_params %}
+  {{ l }}
+{%- endfor %}
 {%- if conv.is_some() || map.is_some() || zoom.is_some() %}
-  // Sizes of the stages' buffers.
+  // Sizes of the stages' buffers: integers for the stages' parameters, and at the widths
+  // they are compared with.
 {%- endif %}
 {%- if let Some(c) = conv %}
-  localparam [2:0] KernelMax = 3'd{{ c.k }};
+  localparam integer ConvKernel = {{ c.k }};
+  localparam [2:0] KernelMax = ConvKernel[2:0];
+  localparam integer WeightW = {{ c.ww }};  // a stored weight, 16 fraction bits
 {%- if c.checks_width %}
-  localparam [15:0] ConvLine = 16'd{{ c.line }};
+  localparam integer ConvMaxLine = {{ c.line }};
+  localparam [15:0] ConvLine = ConvMaxLine[15:0];
 {%- endif %}
 {%- endif %}
 {%- if let Some(m) = map %}
-  localparam [12:0] MapSize = 13'd{{ m.size }};
+  localparam integer MapEntries = {{ m.size }};
+  localparam [12:0] MapSize = MapEntries[12:0];
   localparam integer MapAddrW = {{ m.addr_w }};
 {%- endif %}
 {%- if let Some((_, line)) = zoom %}
-  localparam [15:0] MaxLine = 16'd{{ line }};
+  localparam integer ZoomMaxLine = {{ line }};
+  localparam [15:0] MaxLine = ZoomMaxLine[15:0];
+  localparam [23:0] ZoomOne = 24'h{{ zoom_one }};  // zoom factor 1.0 (signed Q7.16)
+{%- endif %}
+{%- if bitmap %}
+  localparam [31:0] RasterInit = 32'h{{ raster_init }};  // GL's initial raster colour (1, 1, 1, 1)
 {%- endif %}
   // Pixel formats (DRAW_PIXELS' word 0 [2:0]).
 {% for f in formats %}
@@ -148,19 +165,32 @@ module {{ name }} #(
   // state_q is readable from Verilator's C++: the co-simulation reports the states visited.
   reg  [3:0]  state_q /* verilator public_flat_rd */;
   reg [3:0] state_d;
-  reg  [3:0]  act_q, act_d;
-  reg  [2:0]  sel_q, sel_d;          // PIXEL_TRANSFER: {bias, channel[1:0]}; DRAW: format
-  reg  [SpW-1:0]  sp_q, sp_d;            // stack level
-  reg  [15:0] col_q, col_d;
-  reg  [15:0] row_q, row_d;
-  reg  [{{ byte_w - 1 }}:0]  byte_q, byte_d;        // byte of the next pixel in the current DMA word
-  reg  [{{ cnt_w - 1 }}:0]  inflight_q, inflight_d; // pixels issued and not yet out
-  reg         pass_valid_q, pass_valid_d;
+  reg [3:0] act_q;
+  reg [3:0] act_d;
+  reg [2:0] sel_q;  // PIXEL_TRANSFER: {bias, channel[1:0]}; DRAW: format
+  reg [2:0] sel_d;
+  reg [SpW-1:0] sp_q;  // stack level
+  reg [SpW-1:0] sp_d;
+  reg [15:0] col_q;
+  reg [15:0] col_d;
+  reg [15:0] row_q;
+  reg [15:0] row_d;
+  reg [{{ byte_w - 1 }}:0] byte_q;  // byte of the next pixel in the current DMA word
+  reg [{{ byte_w - 1 }}:0] byte_d;
+  reg [{{ cnt_w - 1 }}:0] inflight_q;  // pixels issued and not yet out
+  reg [{{ cnt_w - 1 }}:0] inflight_d;
+  reg pass_valid_q;
+  reg pass_valid_d;
   reg [31:0] pass_data_q;
-  reg  [{{ 4 * sw - 1 }}:0] scale_q, scale_d;      // {A, B, G, R}
-  reg  [{{ 4 * bw - 1 }}:0] bias_q, bias_d;
+  reg [{{ 4 * sw - 1 }}:0] scale_q;  // {A, B, G, R}
+  reg [{{ 4 * sw - 1 }}:0] scale_d;
+  reg [{{ 4 * bw - 1 }}:0] bias_q;
+  reg [{{ 4 * bw - 1 }}:0] bias_d;
 {%- if zoom.is_some() %}
-  reg  [23:0] zx_q, zx_d, zy_q, zy_d;  // zoom factors, signed Q7.16
+  reg [23:0] zx_q;  // zoom factors, signed Q7.16
+  reg [23:0] zx_d;
+  reg [23:0] zy_q;
+  reg [23:0] zy_d;
   reg [23:0] zx_new_q;  // ZOOM's first word, until the second arrives
   reg zx_new_en;
 {%- endif %}
@@ -171,15 +201,28 @@ module {{ name }} #(
   wire unused_value;
   assign unused_value = ^value_q[{{ msb }}:0];
 {%- endif %}
-  reg  [15:0] width_q, height_q, x0_q, y0_q;
-  reg         value_en, size_en, pos_en, pass_load, push_en;
+  reg [15:0] width_q;
+  reg [15:0] height_q;
+  reg [15:0] x0_q;
+  reg [15:0] y0_q;
+  reg value_en;
+  reg size_en;
+  reg pos_en;
+  reg pass_load;
+  reg push_en;
 {%- if fb.is_some() %}
-  reg  [1:0]  fbop_q, fbop_d;          // READ, COPY or COPYTEX
-  reg         got_q, got_d;            // RECEIVE_2: the source word of a 4-word command taken
-  reg         to_pack_q, to_pack_d;    // the pipeline's pixels go to the packer, not pix
-  reg         to_tex_q, to_tex_d;      // ... and its words to tex, not dma_out
-  reg  [2:0]  pkfmt_q, pkfmt_d;        // the packed format
-  reg  [31:0] taddr_q, taddr_d;        // COPY_TEX_IMAGE: the next word's address
+  reg [1:0] fbop_q;  // READ, COPY or COPYTEX
+  reg [1:0] fbop_d;
+  reg got_q;  // RECEIVE_2: the source word of a 4-word command taken
+  reg got_d;
+  reg to_pack_q;  // the pipeline's pixels go to the packer, not pix
+  reg to_pack_d;
+  reg to_tex_q;  // ... and its words to tex, not dma_out
+  reg to_tex_d;
+  reg [2:0] pkfmt_q;  // the packed format
+  reg [2:0] pkfmt_d;
+  reg [31:0] taddr_q;  // COPY_TEX_IMAGE: the next word's address
+  reg [31:0] taddr_d;
   reg [31:0] fbpos_q;  // the source region's {y, x} (datapath)
   reg fbpos_en;
   wire pack_busy;
@@ -189,9 +232,14 @@ module {{ name }} #(
   wire [PixW-1:0] tail_data;
 {%- endif %}
 {%- if bitmap %}
-  reg  [31:0] raster_q, raster_d;      // GL's current raster colour {A, B, G, R}
-  reg         bm_valid_q, bm_valid_d;  // a bitmap fragment waits on pix
-  reg  [15:0] rx_q, rx_d, ry_q, ry_d;  // GL's current raster position (integer)
+  reg [31:0] raster_q;  // GL's current raster colour {A, B, G, R}
+  reg [31:0] raster_d;
+  reg bm_valid_q;  // a bitmap fragment waits on pix
+  reg bm_valid_d;
+  reg [15:0] rx_q;  // GL's current raster position (integer)
+  reg [15:0] rx_d;
+  reg [15:0] ry_q;
+  reg [15:0] ry_d;
   reg [23:0] bmove_q;  // BITMAP's {ymove[11:0], xmove[11:0]} (datapath)
   reg bmove_en;
   reg [PixW-1:0] bm_data_q;
@@ -201,12 +249,17 @@ module {{ name }} #(
   wire [PixW-1:0] pipe_data;
 {%- endif %}
 {%- if map.is_some() %}
-  reg         map_color_q, map_color_d;
-  reg  [4*MapAddrW-1:0] msize_q, msize_d;  // per channel: entries - 1
-  reg  [3:0]  loaded_q, loaded_d;
-  reg  [12:0] e_q, e_d;                    // PIXELMAP: the entry being written
+  reg map_color_q;
+  reg map_color_d;
+  reg [4*MapAddrW-1:0] msize_q;  // per channel: entries - 1
+  reg [4*MapAddrW-1:0] msize_d;
+  reg [3:0] loaded_q;
+  reg [3:0] loaded_d;
+  reg [12:0] e_q;  // PIXELMAP: the entry being written
+  reg [12:0] e_d;
   reg [12:0] mlast_q;  // PIXELMAP: entries - 1
-  reg         map_we, mlast_en;
+  reg map_we;
+  reg mlast_en;
   wire [12:0] map_n = cmd_data_i[CmdMapCountLsb +: 13];
   // 1..=MapSize entries, a power of two for the I_TO_* maps (map code 4..7; GL's rule).
   wire        map_ok   = (map_n != 13'd0) & (map_n <= MapSize) &
@@ -214,11 +267,16 @@ module {{ name }} #(
   wire map_busy;
 {%- endif %}
 {%- if ci %}
-  reg         ci_q, ci_d;                  // the pipeline's pixels are a ci8 draw's
-  reg  [4:0]  ishift_q, ishift_d;          // GL's INDEX_SHIFT, saturated to -16..15
-  reg  [MapAddrW-1:0] ioff_q, ioff_d;      // GL's INDEX_OFFSET, modulo MapSize
-  reg  [4*MapAddrW-1:0] imask_q, imask_d;  // per I_TO_* map: entries - 1
-  reg  [3:0]  iloaded_q, iloaded_d;
+  reg ci_q;  // the pipeline's pixels are a ci8 draw's
+  reg ci_d;
+  reg [4:0] ishift_q;  // GL's INDEX_SHIFT, saturated to -16..15
+  reg [4:0] ishift_d;
+  reg [MapAddrW-1:0] ioff_q;  // GL's INDEX_OFFSET, modulo MapSize
+  reg [MapAddrW-1:0] ioff_d;
+  reg [4*MapAddrW-1:0] imask_q;  // per I_TO_* map: entries - 1
+  reg [4*MapAddrW-1:0] imask_d;
+  reg [3:0] iloaded_q;
+  reg [3:0] iloaded_d;
   // INDEX_SHIFT: shifts past -16 or 15 clear every index bit, as those do.
   wire ishift_fits = (&value_q[31:4]) | ~(|value_q[31:4]);
   wire [4:0] ishift_new = ishift_fits ? value_q[4:0] : {value_q[31], {4{~value_q[31]}}};
@@ -232,19 +290,26 @@ module {{ name }} #(
   wire [{{ 4 * bw - 1 }}:0] bias_use = ci_q ? {{ 4 * bw }}'d0 : bias_q;
 {%- endif %}
 {%- if let Some(c) = conv %}
-  reg         conv_on_q, conv_on_d;       // GL's CONVOLUTION_2D
-  reg  [2:0]  kw_q, kw_d, kh_q, kh_d;     // the filter's size
-  reg         fclr_q, fclr_d;             // FILTER: the weights are still to be cleared
+  reg conv_on_q;  // GL's CONVOLUTION_2D
+  reg conv_on_d;
+  reg [2:0] kw_q;  // the filter's size
+  reg [2:0] kw_d;
+  reg [2:0] kh_q;
+  reg [2:0] kh_d;
+  reg fclr_q;  // FILTER: the weights are still to be cleared
+  reg fclr_d;
   reg [9:0] fsel_q;  // CONVOLUTION_FILTER's {kh, kw, mask} (datapath)
-  reg         fsel_en, conv_clr, conv_we;
+  reg fsel_en;
+  reg conv_clr;
+  reg conv_we;
   wire conv_busy;
   wire [2:0] f_kw = cmd_data_i[CmdKernelWLsb +: 3];
   wire [2:0] f_kh = cmd_data_i[CmdKernelHLsb +: 3];
   wire filter_ok = (f_kw != 3'd0) & (f_kw <= KernelMax) & (f_kh != 3'd0) & (f_kh <= KernelMax);
-  // A weight: Q15.16 saturated to {{ c.ww }} bits.
-  wire weight_fits = (&cmd_data_i[31:{{ c.ww - 1 }}]) | ~(|cmd_data_i[31:{{ c.ww - 1 }}]);
-  wire [{{ c.ww - 1 }}:0] weight_new = weight_fits ? cmd_data_i[{{ c.ww - 1 }}:0] :
-                           {cmd_data_i[31], {{ "{" }}{{ c.ww - 1 }}{~cmd_data_i[31]}}};
+  // A weight: the command's Q15.16 word saturated to WeightW bits.
+  wire weight_fits = (&cmd_data_i[31:WeightW-1]) | ~(|cmd_data_i[31:WeightW-1]);
+  wire [WeightW-1:0] weight_new = weight_fits ? cmd_data_i[WeightW-1:0] :
+                           {cmd_data_i[31], {(WeightW-1){~cmd_data_i[31]}}};
 {%- endif %}
 
   wire [7:0] opcode = cmd_data_i[CmdOpLsb +: 8];
@@ -517,7 +582,7 @@ module {{ name }} #(
 {%- endif %}
   {{ m.module }} #(
     .Lanes     ({{ lanes }}),
-    .TableSize ({{ m.size }}),
+    .TableSize (MapEntries),
     .Maps      (4'b{{ m.bits }}),
 {%- if let Some(ib) = m.ibits %}
     .IndexMaps (4'b{{ ib }}),
@@ -563,9 +628,9 @@ module {{ name }} #(
   wire [PixW-1:0] {{ o.data }};
 {%- endif %}
   {{ c.module }} #(
-    .Kernel      ({{ c.k }}),{% if c.checks_width %}
-    .MaxLine     ({{ c.line }}),{% endif %}
-    .WeightWidth ({{ c.ww }})
+    .Kernel      (ConvKernel),{% if c.checks_width %}
+    .MaxLine     (ConvMaxLine),{% endif %}
+    .WeightWidth (WeightW)
   ) u_conv (
     .clk_i       (clk_i),
     .{{ rst.port }}{{ rst.pad }} ({{ rst.port }}),
@@ -577,9 +642,9 @@ module {{ name }} #(
     .x0_i        (x0_q),
     .y0_i        (y0_q),
     .clr_i       (conv_clr),
-    .mask_i      (fsel_q[3:0]),
-    .lkw_i       (fsel_q[6:4]),
-    .lkh_i       (fsel_q[9:7]),
+    .mask_i      (fsel_q[FselMaskLsb +: 4]),
+    .lkw_i       (fsel_q[FselKwLsb +: 3]),
+    .lkh_i       (fsel_q[FselKhLsb +: 3]),
     .we_i        (conv_we),
     .m_i         (col_q[2:0]),
     .n_i         (row_q[2:0]),
@@ -603,12 +668,12 @@ module {{ name }} #(
   wire [PixW-1:0] {{ o.data }};
 {%- endif %}
   {{ zoom_mod }} #(
-    .MaxLine ({{ line }})
+    .MaxLine (ZoomMaxLine)
   ) u_zoom (
     .clk_i       (clk_i),
     .{{ rst.port }}{{ rst.pad }} ({{ rst.port }}),
-    .zx_i        ({% if fb.is_some() %}to_pack_q ? 24'h010000 : {% endif %}zx_q),
-    .zy_i        ({% if fb.is_some() %}to_pack_q ? 24'h010000 : {% endif %}zy_q),
+    .zx_i        ({% if fb.is_some() %}to_pack_q ? ZoomOne : {% endif %}zx_q),
+    .zy_i        ({% if fb.is_some() %}to_pack_q ? ZoomOne : {% endif %}zy_q),
     .width_i     ({{ zoom_size.0 }}),
     .height_i    ({{ zoom_size.1 }}),
     .x0_i        (x0_q),
@@ -885,8 +950,8 @@ module {{ name }} #(
           if (act_q == ACT_BITMAP) begin
             // glBitmap: drawn from the raster position less the origin (x0_q, y0_q),
             // then the raster position moves, an empty bitmap's too.
-            rx_d    = rx_q + {{ "{{" }}4{bmove_q[11]}}, bmove_q[11:0]};
-            ry_d    = ry_q + {{ "{{" }}4{bmove_q[23]}}, bmove_q[23:12]};
+            rx_d    = rx_q + {{ "{{" }}4{bmove_q[BmoveXLsb + 11]}}, bmove_q[BmoveXLsb +: 12]};
+            ry_d    = ry_q + {{ "{{" }}4{bmove_q[BmoveYLsb + 11]}}, bmove_q[BmoveYLsb +: 12]};
             state_d = ((width_q == 16'd0) | (height_q == 16'd0)) ? IDLE : SEND_PARA;
           end else
 {%- endif %}
@@ -1017,8 +1082,8 @@ module {{ name }} #(
           if (drained) begin
             conv_clr = 1'b1;
             fclr_d   = 1'b0;
-            kw_d     = fsel_q[6:4];
-            kh_d     = fsel_q[9:7];
+            kw_d     = fsel_q[FselKwLsb +: 3];
+            kh_d     = fsel_q[FselKhLsb +: 3];
             col_d    = 16'd0;
             row_d    = 16'd0;
           end
@@ -1101,8 +1166,8 @@ module {{ name }} #(
       scale_q      <= { {{- scale_one }}, {{ scale_one }}, {{ scale_one }}, {{ scale_one -}} };
       bias_q       <= {{ 4 * bw }}'d0;
 {%- if zoom.is_some() %}
-      zx_q         <= 24'h010000;
-      zy_q         <= 24'h010000;
+      zx_q         <= ZoomOne;
+      zy_q         <= ZoomOne;
 {%- endif %}
 {%- if map.is_some() %}
       // GL's initial maps: MAP_COLOR off, one entry of 0.0 each.
@@ -1121,7 +1186,7 @@ module {{ name }} #(
 {%- endif %}
 {%- if bitmap %}
       // GL's initial raster colour: (1, 1, 1, 1).
-      raster_q     <= 32'hffffffff;
+      raster_q     <= RasterInit;
       bm_valid_q   <= 1'b0;
       rx_q         <= 16'd0;
       ry_q         <= 16'd0;
@@ -1232,7 +1297,9 @@ module {{ name }} #(
 {%- endif %}
 {%- if conv.is_some() %}
     if (fsel_en) begin
-      fsel_q <= {cmd_data_i[CmdKernelHLsb +: 3], cmd_data_i[CmdKernelWLsb +: 3], cmd_data_i[CmdKernelMaskLsb +: 4]};
+      fsel_q[FselMaskLsb +: 4] <= cmd_data_i[CmdKernelMaskLsb +: 4];
+      fsel_q[FselKwLsb +: 3]   <= cmd_data_i[CmdKernelWLsb +: 3];
+      fsel_q[FselKhLsb +: 3]   <= cmd_data_i[CmdKernelHLsb +: 3];
     end
 {%- endif %}
 {%- if bitmap %}

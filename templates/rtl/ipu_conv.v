@@ -69,18 +69,27 @@ module {{ name }} #(
   localparam [WeightWidth-1:0] WOne = {{ ww }}'d65536;
   localparam [AccW-1:0] Half = {{ acc_w }}'d32768;
 
-  reg  [15:0] c_q, c_d;             // column of the next input pixel
-  reg  [15:0] r_q, r_d;             // its row
+  reg [15:0] c_q;  // column of the next input pixel
+  reg [15:0] c_d;
+  reg [15:0] r_q;  // its row
+  reg [15:0] r_d;
 {%- if multi %}
-  reg  [{{ sub_w - 1 }}:0]  sub_q, sub_d;         // lane of the current pixel in the input beat
+  reg [{{ sub_w - 1 }}:0] sub_q;  // lane of the current pixel in the input beat
+  reg [{{ sub_w - 1 }}:0] sub_d;
 {%- endif %}
-  reg         win_valid_q, win_valid_d;  // the window holds an output pixel
-  reg  [15:0] wx_q, wy_q;           // ... at (wx, wy)
-  reg         rs_valid_q, rs_valid_d;    // the row sums hold an output pixel
-  reg  [15:0] rx_q, ry_q;           // ... at (rx, ry)
+  reg win_valid_q;  // the window holds an output pixel
+  reg win_valid_d;
+  reg [15:0] wx_q;  // ... at (wx, wy)
+  reg [15:0] wy_q;
+  reg rs_valid_q;  // the row sums hold an output pixel
+  reg rs_valid_d;
+  reg [15:0] rx_q;  // ... at (rx, ry)
+  reg [15:0] ry_q;
   reg rs_load;
-  reg         out_valid_q, out_valid_d;
-  reg  [{{ beat_w - 1 }}:0] out_data_q, out_data_d;
+  reg out_valid_q;
+  reg out_valid_d;
+  reg [{{ beat_w - 1 }}:0] out_data_q;
+  reg [{{ beat_w - 1 }}:0] out_data_d;
   reg out_load;
   reg [Taps*32-1:0] win_q;  // row a, column b at tap a * Kernel + b; newest last
   wire [Taps*32-1:0] win_d;
@@ -231,7 +240,9 @@ module {{ name }} #(
   wire [2:0] ccol = lcol0 + {1'b0, lkw_i[2:1]};
   wire [2:0] wrow = lrow0 + n_i;
   wire [2:0] wcol = lcol0 + m_i;
-  genvar a, b, ch;
+  genvar a;
+  genvar b;
+  genvar ch;
   generate
     for (a = 0; a < Kernel; a = a + 1) begin : g_row
       for (b = 0; b < Kernel; b = b + 1) begin : g_col
@@ -273,7 +284,9 @@ module {{ name }} #(
   // Per channel and window row the sum of the row's products, sign-extended (exact: AccW
   // holds the sum of all Taps products).
   reg [AccW-1:0] racc;
-  integer t, row, chn;
+  integer t;
+  integer row;
+  integer chn;
   always @(*) begin
     racc   = {AccW{1'b0}};
     rsum_d = {(4*Kernel*AccW){1'b0}};

@@ -120,7 +120,8 @@ module {{ name }} #(
   wire [4:0] rshift = 5'd0 - ishift_i;
 {%- endif %}
 
-  genvar l, ch;
+  genvar l;
+  genvar ch;
   generate
     for (l = 0; l < Lanes; l = l + 1) begin : g_lane
 {%- if index %}

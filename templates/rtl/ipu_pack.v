@@ -157,14 +157,19 @@ module {{ name }} #(
 
   // The held beat (bytes off_q .. off_q + rem_q - 1 still to go) and the word being
   // filled (n_q bytes in acc_q). rem_q is kept, not computed: ready starts from flops.
-  reg         full_q, full_d;
-  reg  [5:0]  off_q, off_d;
-  reg  [5:0]  rem_q, rem_d;
+  reg full_q;
+  reg full_d;
+  reg [5:0] off_q;
+  reg [5:0] off_d;
+  reg [5:0] rem_q;
+  reg [5:0] rem_d;
   reg last_q;
-  reg  [{{ nw - 1 }}:0]  n_q, n_d;
+  reg [{{ nw - 1 }}:0] n_q;
+  reg [{{ nw - 1 }}:0] n_d;
   reg [8*Bytes-1:0] beat_q;
   reg [8*WordBytes-9:0] acc_q;
-  reg         out_valid_q, out_valid_d;
+  reg out_valid_q;
+  reg out_valid_d;
   reg [8*WordBytes-1:0] out_q;
 
   localparam [5:0] WBytes = WordBytes[5:0];

@@ -72,8 +72,11 @@ module {{ name }} #(
   localparam [1:0] Z_REPLAY = 2'd2;  // the row again, from the line buffer
 
   // Per draw: off the pixel path.
-  reg zoom_on_q, xneg_q, yneg_q;
-  reg [23:0] xmag_q, ymag_q;
+  reg zoom_on_q;
+  reg xneg_q;
+  reg yneg_q;
+  reg [23:0] xmag_q;
+  reg [23:0] ymag_q;
 {%- if !multi %}
   reg [15:0] wlast_q;  // the draw's last column
 {%- endif %}
@@ -93,23 +96,35 @@ module {{ name }} #(
   wire xneg = xneg_q;
   wire yneg = yneg_q;
 
-  reg  [1:0]  st_q, st_d;
-  reg  [15:0] i_q, i_d;             // image column
-  reg  [15:0] j_q, j_d;             // image row
+  reg [1:0] st_q;
+  reg [1:0] st_d;
+  reg [15:0] i_q;  // image column
+  reg [15:0] i_d;
+  reg [15:0] j_q;  // image row
+  reg [15:0] j_d;
 {%- if multi %}
-  reg  [AccW-1:0] ax_q, ax_d;       // i * |zx| + 2^15 - 1
+  reg [AccW-1:0] ax_q;  // i * |zx| + 2^15 - 1
+  reg [AccW-1:0] ax_d;
 {%- else %}
-  reg  [AccW-1:0] axe_q, axe_d;     // (i + 1) * |zx| + 2^15 - 1: where column i ends
+  reg [AccW-1:0] axe_q;  // (i + 1) * |zx| + 2^15 - 1: where column i ends
+  reg [AccW-1:0] axe_d;
 {%- endif %}
-  reg  [AccW-1:0] aye_q, aye_d;     // (j + 1) * |zy| + 2^15 - 1: where row j ends
-  reg  [OffW-1:0] ox_q, ox_d;       // next output column offset
+  reg [AccW-1:0] aye_q;  // (j + 1) * |zy| + 2^15 - 1: where row j ends
+  reg [AccW-1:0] aye_d;
+  reg [OffW-1:0] ox_q;  // next output column offset
+  reg [OffW-1:0] ox_d;
 {%- if !multi %}
-  reg  [OffW-1:0] oxn_q, oxn_d;     // ox_q + 1, kept (no carry before the compare)
+  reg [OffW-1:0] oxn_q;  // ox_q + 1, kept (no carry before the compare)
+  reg [OffW-1:0] oxn_d;
 {%- endif %}
-  reg  [OffW-1:0] oy_q, oy_d;       // current output row offset
-  reg         out_valid_q, out_valid_d;
-  reg  [{{ beat_w - 1 }}:0] out_data_q, out_data_d;
-  reg         out_load, line_we;
+  reg [OffW-1:0] oy_q;  // current output row offset
+  reg [OffW-1:0] oy_d;
+  reg out_valid_q;
+  reg out_valid_d;
+  reg [{{ beat_w - 1 }}:0] out_data_q;
+  reg [{{ beat_w - 1 }}:0] out_data_d;
+  reg out_load;
+  reg line_we;
 
   localparam [AccW-1:0] AccInit = {{ "{{" }}(AccW-15){1'b0}}, 15'h7fff};
   wire [AccW-1:0] xstep = {{ "{{" }}(AccW-24){1'b0}}, xmag_q};

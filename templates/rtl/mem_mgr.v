@@ -87,6 +87,11 @@ module {{ name }} #(
   localparam [InitW:0] InitPages = Pages[InitW:0];
   localparam [InitW:0] InitObjs = Objs[InitW:0];
   localparam [InitW:0] InitTex = TexEntries[InitW:0];
+  // The map's counts at the widths they are compared with, and the last clock of the
+  // initialisation.
+{%- for (r, n, v) in limits %}
+  localparam {{ r }} {{ n }} = {{ v }};
+{%- endfor %}
 
   // Field offsets: the command word, an index block, a texture-table entry.
 {%- for (n, v) in lsbs %}
@@ -112,21 +117,28 @@ module {{ name }} #(
   wire [ArgW-1:0] req_arg = req_data_i[ReqArgLsb +: ArgW];
   // Index block: buffer object `id`, or display list `id` after the buffer objects.
   wire [IxW-1:0] req_id_ix = { {{- ix_pad }}req_id};
-  wire req_obj_ok = req_kind ? (req_id_ix < {{ dl_ix }}) : (req_id_ix < {{ bo_ix }});
+  wire req_obj_ok = req_kind ? (req_id_ix < NumDisplayLists) : (req_id_ix < NumBufferObjects);
   wire [ObjW-1:0] req_id_obj = {{ req_id_obj }};
-  wire [ObjW-1:0] req_obj_ix = req_kind ? (req_id_obj + {{ bo_obj }}) : req_id_obj;
-  wire req_tex_ok = (req_id_ix < {{ tex_ix }}) && ({1'b0, req_level} < {{ levels_lit }});
+  wire [ObjW-1:0] req_obj_ix = req_kind ? (req_id_obj + FirstListObj) : req_id_obj;
+  wire req_tex_ok = (req_id_ix < NumTextures) && ({1'b0, req_level} < NumMipLevels);
   wire take = req_valid_i & req_ready_o;
 
   // ---------------------------------------------------------------------------------
   // State.
-  reg  [StateW-1:0]   state_q, state_d;
-  reg  [InitW-1:0]    init_q, init_d;
-  reg  [PageW-1:0]    head_q, head_d;
-  reg  [PageW-1:0]    tail_q, tail_d;
-  reg  [CountW-1:0]   free_q, free_d;
-  reg  [1:0]          shader_next_q, shader_next_d;  // per program: the slot to load next
-  reg                 rsp_valid_q, rsp_valid_d;
+  reg [StateW-1:0] state_q;
+  reg [StateW-1:0] state_d;
+  reg [InitW-1:0] init_q;
+  reg [InitW-1:0] init_d;
+  reg [PageW-1:0] head_q;
+  reg [PageW-1:0] head_d;
+  reg [PageW-1:0] tail_q;
+  reg [PageW-1:0] tail_d;
+  reg [CountW-1:0] free_q;
+  reg [CountW-1:0] free_d;
+  reg [1:0] shader_next_q;  // per program: the slot to load next
+  reg [1:0] shader_next_d;
+  reg rsp_valid_q;
+  reg rsp_valid_d;
   // The command being executed (datapath: no reset).
   reg [OpW-1:0] cmd_op_q;
   reg [IdW-1:0] cmd_id_q;
@@ -136,11 +148,16 @@ module {{ name }} #(
   reg cmd_tex_ok_q;
   reg [TexW-1:0] cmd_tex_q;
   // The page walk: pages still to hop, and the page whose pointer is being read.
-  reg  [CountW-1:0]   left_q, left_d;
-  reg  [PageW-1:0]    prev_q, prev_d;
-  reg last_q, last_d;  // left_q is one: this hop is the walk's last (a flop: off the RAM path)
-  reg  [CodeW-1:0]    rsp_code_q, rsp_code_d;
-  reg  [ArgW-1:0]     rsp_arg_q, rsp_arg_d;
+  reg [CountW-1:0] left_q;
+  reg [CountW-1:0] left_d;
+  reg [PageW-1:0] prev_q;
+  reg [PageW-1:0] prev_d;
+  reg last_q;  // left_q is one: this hop is the walk's last (a flop: off the RAM path)
+  reg last_d;
+  reg [CodeW-1:0] rsp_code_q;
+  reg [CodeW-1:0] rsp_code_d;
+  reg [ArgW-1:0] rsp_arg_q;
+  reg [ArgW-1:0] rsp_arg_d;
 
   assign req_ready_o = (state_q == StIdle) & (~rsp_valid_q | rsp_ready_i);
   assign rsp_valid_o = rsp_valid_q;
@@ -153,7 +170,9 @@ module {{ name }} #(
   (* no_rw_check *)
   reg [PageW-1:0] next_mem [0:Pages-1];
   reg pt_we;
-  reg  [PageW-1:0]  pt_waddr, pt_wdata, pt_raddr;
+  reg [PageW-1:0] pt_waddr;
+  reg [PageW-1:0] pt_wdata;
+  reg [PageW-1:0] pt_raddr;
   reg [PageW-1:0] pt_rdata_q;
   (* no_rw_check *)
   reg [EntryW-1:0] obj_mem [0:Objs-1];
@@ -225,7 +244,7 @@ module {{ name }} #(
   wire [31:0] img_addr = image_slot_base + cmd_arg_q;
   // The checks on the command alone.
   wire tex_range_bad = (cmd_arg_q < part_base) || (cmd_arg_q > part_last);
-  wire img_range_bad = (cmd_arg_q >= {{ image_slot_bytes }});
+  wire img_range_bad = (cmd_arg_q >= ImageSlotBytes);
   wire arg_zero = (cmd_arg_q == 32'd0);
   wire hops_zero = (arg_hops == 32'd0);
 
@@ -318,7 +337,7 @@ module {{ name }} #(
       end
       OpImgAddr: begin
         check_data = opd_img_addr;
-        if (cmd_id_ix >= {{ image_slots_ix }}) begin
+        if (cmd_id_ix >= NumImageSlots) begin
           check_code = CodeBadId;
         end else if (opd_img_range_bad) begin
           check_code = CodeRange;
@@ -326,7 +345,7 @@ module {{ name }} #(
       end
       OpShaderLoad, OpShaderActive: begin
         check_data = opd_shader_slot_base;
-        if (cmd_id_ix >= {{ programs_ix }}) begin
+        if (cmd_id_ix >= NumPrograms) begin
           check_code = CodeBadId;
         end
       end
@@ -445,7 +464,7 @@ module {{ name }} #(
         if (init_q[PageW-1:0] == LastPage) begin
           pt_wdata = {PageW{1'b0}};
         end
-        if (init_q == {{ init_last }}) begin
+        if (init_q == InitLast) begin
           state_d = StIdle;
         end else begin
           init_d = init_q + {{ init_one }};

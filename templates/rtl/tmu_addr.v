@@ -33,7 +33,6 @@ module {{ name }} #(
   localparam integer Quads = {{ quads }};
   localparam integer Ports = 4 * Lanes;
   localparam integer LaneW = {{ lane_w }};  // a lane of a sample request
-  localparam integer LanesW = LaneW * Lanes;
   localparam integer SubW = {{ sub_w }};
   localparam integer PQuadW = {{ plan_quad_w }};  // a quad of the plan
 {%- for f in plan_quad_lsbs %}
@@ -43,10 +42,13 @@ module {{ name }} #(
 {%- for f in pass_quad_lsbs %}
   localparam integer {{ f.0 }} = {{ f.1 }};
 {%- endfor %}
-  localparam integer MetaW = 6 + 8 * Quads + Quads * CQuadW;  // pair, pass, format, blends, quads
-  localparam integer CLaneW = 1 + 2 * WBits + 4 * 15;  // active, a, b, i0s, i1s, i0t, i1t
-  localparam integer C1W = MetaW + Lanes * CLaneW;
-  localparam integer SLaneW = 1 + 2 * WBits + 4 * SubW;
+  localparam integer LevelW = {{ level_w }};  // a level of the plan: {base, lh, lw}
+  localparam integer CLaneW = {{ c_lane_w }};  // active, a, b, i0s, i1s, i0t, i1t
+  localparam integer C1W = {{ c1_w }};
+  localparam integer SLaneW = {{ s_lane_w }};  // active, a, b, subs
+{%- for f in word_lsbs %}
+  localparam integer {{ f.0 }} = {{ f.1 }};
+{%- endfor %}
   localparam integer OutW = {{ out_w }};
   localparam [63:0] Half = 64'd1 << (WBits - 1);
   localparam [1:0] Clamp = 2'd1;
@@ -60,9 +62,9 @@ module {{ name }} #(
   // its first pass with weight 0, which is that pass's result exactly.
   reg second_q;
   wire c_ready;
-  wire [2:0] format = in_data_i[LanesW +: 3];
-  wire [1:0] wrap_s = in_data_i[LanesW + 3 +: 2];
-  wire [1:0] wrap_t = in_data_i[LanesW + 5 +: 2];
+  wire [2:0] format = in_data_i[PlanFormatLsb +: 3];
+  wire [1:0] wrap_s = in_data_i[PlanWrapSLsb +: 2];
+  wire [1:0] wrap_t = in_data_i[PlanWrapTLsb +: 2];
   wire [Quads-1:0] tris;
   wire [8*Quads-1:0] blends;
   wire [Quads*CQuadW-1:0] c_quads;
@@ -70,14 +72,20 @@ module {{ name }} #(
   genvar gq;
   generate
     for (gq = 0; gq < Quads; gq = gq + 1) begin : g_pass
-      wire [PQuadW-1:0] pq = in_data_i[LanesW + 7 + gq*PQuadW +: PQuadW];
+      wire [PQuadW-1:0] pq = in_data_i[PlanQuadsLsb + gq*PQuadW +: PQuadW];
       wire is_tri = pq[PlanQuadTriLsb];
       wire linear = pq[PlanQuadLinearLsb];
-      wire [37:0] level = (second_q & is_tri) ? pq[PlanQuadLevel2Lsb +: 38] : pq[PlanQuadLevel1Lsb +: 38];  // {base, lh, lw}
+      wire [LevelW-1:0] level = (second_q & is_tri) ? pq[PlanQuadLevel2Lsb +: LevelW] : pq[PlanQuadLevel1Lsb +: LevelW];
+      wire [CQuadW-1:0] cq;
+      assign cq[PassQuadLwLsb +: 4]    = level[LevelLwLsb +: 4];
+      assign cq[PassQuadLhLsb +: 4]    = level[LevelLhLsb +: 4];
+      assign cq[PassQuadBaseLsb +: 30] = level[LevelBaseLsb +: 30];
+      assign cq[PassQuadLinearLsb]     = linear;
+      assign cq[PassQuadSkipLsb]       = second_q & ~is_tri;
       assign tris[gq]             = is_tri;
       assign blends[gq*8 +: 8]    = pq[PlanQuadBlendLsb +: 8];
-      assign q_lwh[gq*9 +: 9]     = {linear, level[7:0]};
-      assign c_quads[gq*CQuadW +: CQuadW] = {second_q & ~is_tri, linear, level[37:8], level[7:4], level[3:0]};
+      assign q_lwh[gq*9 +: 9]     = {linear, level[LevelLhLsb +: 4], level[LevelLwLsb +: 4]};
+      assign c_quads[gq*CQuadW +: CQuadW] = cq;
     end
   endgenerate
   wire trilin = |tris;
@@ -137,9 +145,9 @@ module {{ name }} #(
   genvar gi;
   generate
     for (gi = 0; gi < Lanes; gi = gi + 1) begin : g_coord
-      wire [31:0] s = in_data_i[gi*65 +: 32];
-      wire [31:0] t = in_data_i[gi*65 + 32 +: 32];
-      wire active = in_data_i[gi*65 + 64];
+      wire [31:0] s = in_data_i[PlanLanesLsb + gi*LaneW +: 32];
+      wire [31:0] t = in_data_i[PlanLanesLsb + gi*LaneW + 32 +: 32];
+      wire active = in_data_i[PlanLanesLsb + gi*LaneW + 64];
       // The lane's quad: its level and filter this pass.
       wire [8:0] lwh = q_lwh[(gi / 4)*9 +: 9];
       wire [3:0] lw = lwh[3:0];
@@ -161,15 +169,28 @@ module {{ name }} #(
       wire [63:0] it = linear ? vt_sh : vt;
       wire [WBits-1:0] a = linear ? us[WBits-1:0] : {WBits{1'b0}};
       wire [WBits-1:0] b = linear ? vt[WBits-1:0] : {WBits{1'b0}};
-      assign c_lanes[gi*CLaneW +: CLaneW] = {wrap(it + 64'd1, lh, wrap_t), wrap(it, lh, wrap_t),
-                                             wrap(is + 64'd1, lw, wrap_s), wrap(is, lw, wrap_s),
-                                             b, a, active};
+      wire [CLaneW-1:0] cl;
+      assign cl[CLaneActiveLsb]    = active;
+      assign cl[CLaneALsb +: WBits] = a;
+      assign cl[CLaneBLsb +: WBits] = b;
+      assign cl[CLaneI0sLsb +: 15] = wrap(is, lw, wrap_s);
+      assign cl[CLaneI1sLsb +: 15] = wrap(is + 64'd1, lw, wrap_s);
+      assign cl[CLaneI0tLsb +: 15] = wrap(it, lh, wrap_t);
+      assign cl[CLaneI1tLsb +: 15] = wrap(it + 64'd1, lh, wrap_t);
+      assign c_lanes[gi*CLaneW +: CLaneW] = cl;
     end
   endgenerate
 
   wire c_valid;
   wire c_out_ready;
   wire [C1W-1:0] c_data;
+  wire [C1W-1:0] c_in;
+  assign c_in[CPairLsb]                  = pair;
+  assign c_in[CPassLsb +: 2]             = pass;
+  assign c_in[CFormatLsb +: 3]           = format;
+  assign c_in[CBlendsLsb +: 8*Quads]     = blends;
+  assign c_in[CQuadsLsb +: Quads*CQuadW] = c_quads;
+  assign c_in[CLanesLsb +: Lanes*CLaneW] = c_lanes;
 
   {{ skid }} #(
     .Width (C1W)
@@ -178,7 +199,7 @@ module {{ name }} #(
     .{{ rst.port }}{{ rst.pad }} ({{ rst.port }}),
     .in_valid_i  (in_valid_i),
     .in_ready_o  (c_ready),
-    .in_data_i   ({c_lanes, c_quads, blends, format, pass, pair}),
+    .in_data_i   (c_in),
     .out_valid_o (c_valid),
     .out_ready_i (c_out_ready),
     .out_data_o  (c_data)
@@ -186,7 +207,7 @@ module {{ name }} #(
 
   // ---------------------------------------------------------------------------------
   // Stage 2: word addresses and the texels' indices in their words.
-  wire [2:0] c_format = c_data[3 +: 3];
+  wire [2:0] c_format = c_data[CFormatLsb +: 3];
   // log2 of the texels in a word: 32, 16 or 8 bits a texel.
   wire [1:0]  per_sh   = (c_format == 3'd0) ? 2'd0
                        : (c_format == 3'd4 || c_format == 3'd6) ? 2'd2 : 2'd1;
@@ -197,9 +218,9 @@ module {{ name }} #(
   genvar gk;
   generate
     for (gi = 0; gi < Lanes; gi = gi + 1) begin : g_addr
-      wire [CLaneW-1:0] ln = c_data[MetaW + gi*CLaneW +: CLaneW];
+      wire [CLaneW-1:0] ln = c_data[CLanesLsb + gi*CLaneW +: CLaneW];
       // The lane's quad: {skip, linear, base, lh, lw}.
-      wire [CQuadW-1:0] cq = c_data[6 + 8*Quads + (gi / 4)*CQuadW +: CQuadW];
+      wire [CQuadW-1:0] cq = c_data[CQuadsLsb + (gi / 4)*CQuadW +: CQuadW];
       wire [3:0] c_lw = cq[PassQuadLwLsb +: 4];
       wire [3:0] c_lh = cq[PassQuadLhLsb +: 4];
       wire [29:0] c_base = cq[PassQuadBaseLsb +: 30];
@@ -208,10 +229,10 @@ module {{ name }} #(
       wire [3:0] tile_sh = (c_lw > 4'd2) ? c_lw - 4'd2 : 4'd0;
       // DXT1 blocks in 2x2 groups when the level is at least two blocks each way.
       wire grouped = (c_lw > 4'd2) & (c_lh > 4'd2);
-      wire [14:0] i0s = ln[1 + 2*WBits +: 15];
-      wire [14:0] i1s = ln[16 + 2*WBits +: 15];
-      wire [14:0] i0t = ln[31 + 2*WBits +: 15];
-      wire [14:0] i1t = ln[46 + 2*WBits +: 15];
+      wire [14:0] i0s = ln[CLaneI0sLsb +: 15];
+      wire [14:0] i1s = ln[CLaneI1sLsb +: 15];
+      wire [14:0] i0t = ln[CLaneI0tLsb +: 15];
+      wire [14:0] i1t = ln[CLaneI1tLsb +: 15];
       wire [4*SubW-1:0] subs;
       for (gk = 0; gk < 4; gk = gk + 1) begin : g_texel
         wire [14:0] u = gk[0] ? i1s : i0s;
@@ -240,9 +261,14 @@ module {{ name }} #(
         assign unused_sub = ^sub;
         assign subs[gk*SubW +: SubW] = sub[SubW-1:0];
         assign o_addr[(4*gi + gk)*30 +: 30] = c_base + word;
-        assign o_active[4*gi + gk] = ln[0] & (c_linear | (gk == 0)) & ~c_skip;
+        assign o_active[4*gi + gk] = ln[CLaneActiveLsb] & (c_linear | (gk == 0)) & ~c_skip;
       end
-      assign o_lanes[gi*SLaneW +: SLaneW] = {subs, ln[1 +: 2*WBits], ln[0]};
+      wire [SLaneW-1:0] sl;
+      assign sl[SLaneActiveLsb]      = ln[CLaneActiveLsb];
+      assign sl[SLaneALsb +: WBits]  = ln[CLaneALsb +: WBits];
+      assign sl[SLaneBLsb +: WBits]  = ln[CLaneBLsb +: WBits];
+      assign sl[SLaneSubsLsb +: 4*SubW] = subs;
+      assign o_lanes[gi*SLaneW +: SLaneW] = sl;
     end
   endgenerate
 
@@ -253,7 +279,7 @@ module {{ name }} #(
     .{{ rst.port }}{{ rst.pad }} ({{ rst.port }}),
     .in_valid_i  (c_valid),
     .in_ready_o  (c_out_ready),
-    .in_data_i   ({o_lanes, c_format, c_data[6 +: 8*Quads], c_data[1 +: 2], c_data[0], o_active, o_addr}),
+    .in_data_i   ({o_lanes, c_format, c_data[CBlendsLsb +: 8*Quads], c_data[CPassLsb +: 2], c_data[CPairLsb], o_active, o_addr}),
     .out_valid_o (out_valid_o),
     .out_ready_i (out_ready_i),
     .out_data_o  (out_data_o)

@@ -57,8 +57,20 @@ module {{ name }} #(
 {%- for f in ctrl_fields %}
   localparam integer {{ f.0 }} = {{ f.1 }};
 {%- endfor %}
-  localparam integer DescW = CtrlW + 16 + 32;  // control, bias, LOD limits
-  localparam integer P0W = DescW + TexW + 33 + LanesW;  // a sample and its descriptor
+  localparam integer SampleW = {{ sample_w }};  // a sample command's fields
+  localparam integer DescW = {{ desc_w }};  // control, bias, LOD limits
+  localparam integer P0W = {{ p0_w }};  // a sample and its descriptor
+  localparam integer LevelW = {{ level_w }};  // a level of the plan: {base, lh, lw}
+{%- if quad_lod %}
+  localparam integer DeltaW = {{ delta_w }};  // a difference, clamped
+  localparam integer DiffW = {{ diff_w }};  // a quad's four differences
+  localparam integer SqW = {{ sq_w }};  // a difference squared
+  localparam integer Rho2W = {{ rho2_w }};  // a quad's rho^2
+  localparam integer LogQuadW = {{ log_quad_w }};  // a quad's log2 state
+{%- endif %}
+{%- for f in lsbs %}
+  localparam integer {{ f.0 }} = {{ f.1 }};
+{%- endfor %}
   localparam integer InflW = {{ infl_w }};
 {%- if max_log2 < 15 %}
   localparam [3:0] MaxLog2 = 4'd{{ max_log2 }};
@@ -108,10 +120,10 @@ module {{ name }} #(
   wire s0_write = s0_data[ReqW-1];
   wire idle = (inflight_q == {InflW{1'b0}});
   wire wr_en = s0_valid & s0_write & idle;
-  wire [31:0] wr_data = s0_data[31:0];
-  wire [RegW-1:0] wr_reg = s0_data[32 +: RegW];
-  wire [TexW-1:0] wr_tex = s0_data[32 + RegW +: TexW];
-  wire [TexW-1:0] s0_tex = s0_data[LanesW + 33 +: TexW];
+  wire [31:0] wr_data = s0_data[WriteDataLsb +: 32];
+  wire [RegW-1:0] wr_reg = s0_data[WriteRegLsb +: RegW];
+  wire [TexW-1:0] wr_tex = s0_data[WriteTexLsb +: TexW];
+  wire [TexW-1:0] s0_tex = s0_data[SampleTexLsb +: TexW];
 
   // Registers, flattened so that a texture id selects them; ids past the last texture
   // read as zero.
@@ -137,7 +149,10 @@ module {{ name }} #(
           if (wr_reg == RegLods) lods_q <= wr_data;
         end
       end
-      assign desc_all[gt*DescW +: DescW] = {lods_q, bias_q, ctrl_q};
+      assign desc_all[gt*DescW + DescCtrlLsb +: CtrlW] = ctrl_q;
+      assign desc_all[gt*DescW + DescBiasLsb +: 16]    = bias_q;
+      assign desc_all[gt*DescW + DescMinLodLsb +: 16]  = lods_q[15:0];
+      assign desc_all[gt*DescW + DescMaxLodLsb +: 16]  = lods_q[31:16];
       for (gl = 0; gl < MipLevels; gl = gl + 1) begin : g_level
         reg [29:0] base_q;
         always @(posedge clk_i{{ rst.edge }}) begin
@@ -155,22 +170,22 @@ module {{ name }} #(
   wire s0_tex_ok = ({1'b0, s0_tex} < Textures[TexW:0]);
   wire [DescW-1:0] s0_desc = s0_tex_ok ? desc_all[s0_tex*DescW +: DescW] : {DescW{1'b0}};
   // A sample and its descriptor, carried down the stages.
-  wire [P0W-1:0] s0_p = {s0_desc, s0_tex, s0_data[LanesW+32:0]};
+  wire [P0W-1:0] s0_p = {s0_desc, s0_data[SampleW-1:0]};
 {%- if quad_lod %}
 
   // ---------------------------------------------------------------------------------
   // Stage 1: per quad, u and v of its lanes 0, 1 and 2 in base-level texels (12
   // fraction bits), and the four differences, clamped.
-  localparam integer S1W = P0W + Quads * 124;
+  localparam integer S1W = P0W + Quads * DiffW;
   wire s1_in_ready;
   wire s1_valid;
   wire s1_ready;
   wire [S1W-1:0] s1_data;
-  wire [3:0] lw0 = sat_log2(s0_desc[CtrlLog2WidthLsb +: 4]);
-  wire [3:0] lh0 = sat_log2(s0_desc[CtrlLog2HeightLsb +: 4]);
+  wire [3:0] lw0 = sat_log2(s0_desc[DescCtrlLsb + CtrlLog2WidthLsb +: 4]);
+  wire [3:0] lh0 = sat_log2(s0_desc[DescCtrlLsb + CtrlLog2HeightLsb +: 4]);
 
-  // |b - a| modulo 2^64, clamped to 2^31 - 1.
-  function automatic [30:0] absdiff;
+  // |b - a| modulo 2^64, clamped to 2^DeltaW - 1.
+  function automatic [DeltaW-1:0] absdiff;
     input [63:0] a;
     input [63:0] b;
     reg [63:0] d;
@@ -178,16 +193,16 @@ module {{ name }} #(
     begin
       d = b - a;
       m = d[63] ? (~d + 64'd1) : d;
-      absdiff = (m[63:31] != 33'd0) ? 31'h7fff_ffff : m[30:0];
+      absdiff = (m[63:DeltaW] != {(64-DeltaW){1'b0}}) ? {DeltaW{1'b1}} : m[DeltaW-1:0];
     end
   endfunction
 
-  wire [Quads*124-1:0] diffs;
+  wire [Quads*DiffW-1:0] diffs;
   genvar gq;
   generate
     for (gq = 0; gq < Quads; gq = gq + 1) begin : g_diff
       // The quad's lanes 0, 1, 2: (x, y), (x + 1, y), (x, y + 1); their active bits go unread.
-      wire [3*LaneW-1:0] ql = s0_data[gq*4*LaneW +: 3*LaneW];
+      wire [3*LaneW-1:0] ql = s0_data[SampleLanesLsb + gq*4*LaneW +: 3*LaneW];
       wire unused_ql;
       assign unused_ql = ^ql;
       wire [63:0] fu0;
@@ -202,7 +217,10 @@ module {{ name }} #(
       {{ fixed }} #(.KW(5)) u_fv0 (.s_i(ql[32 +: 32]), .k_i({1'b0, lh0} + 5'd12), .sat_i(1'b0), .fixed_o(fv0));
       {{ fixed }} #(.KW(5)) u_fv1 (.s_i(ql[LaneW + 32 +: 32]), .k_i({1'b0, lh0} + 5'd12), .sat_i(1'b0), .fixed_o(fv1));
       {{ fixed }} #(.KW(5)) u_fv2 (.s_i(ql[2*LaneW + 32 +: 32]), .k_i({1'b0, lh0} + 5'd12), .sat_i(1'b0), .fixed_o(fv2));
-      assign diffs[gq*124 +: 124] = {absdiff(fv0, fv2), absdiff(fu0, fu2), absdiff(fv0, fv1), absdiff(fu0, fu1)};
+      assign diffs[gq*DiffW + DiffUxLsb +: DeltaW] = absdiff(fu0, fu1);
+      assign diffs[gq*DiffW + DiffVxLsb +: DeltaW] = absdiff(fv0, fv1);
+      assign diffs[gq*DiffW + DiffUyLsb +: DeltaW] = absdiff(fu0, fu2);
+      assign diffs[gq*DiffW + DiffVyLsb +: DeltaW] = absdiff(fv0, fv2);
     end
   endgenerate
 
@@ -220,22 +238,22 @@ module {{ name }} #(
   );
 
   // ---------------------------------------------------------------------------------
-  // Stage 2: per quad, rho^2, the larger of the two squared lengths (63 bits).
-  localparam integer S2W = P0W + Quads * 63;
+  // Stage 2: per quad, rho^2, the larger of the two squared lengths.
+  localparam integer S2W = P0W + Quads * Rho2W;
   wire s2_valid;
   wire s2_ready;
   wire [S2W-1:0] s2_data;
-  wire [Quads*63-1:0] rho2s;
+  wire [Quads*Rho2W-1:0] rho2s;
   generate
     for (gq = 0; gq < Quads; gq = gq + 1) begin : g_rho
-      wire [123:0] d = s1_data[P0W + gq*124 +: 124];
-      wire [61:0] sq_ux = d[0 +: 31] * d[0 +: 31];
-      wire [61:0] sq_vx = d[31 +: 31] * d[31 +: 31];
-      wire [61:0] sq_uy = d[62 +: 31] * d[62 +: 31];
-      wire [61:0] sq_vy = d[93 +: 31] * d[93 +: 31];
-      wire [62:0] rho2_x = {1'b0, sq_ux} + {1'b0, sq_vx};
-      wire [62:0] rho2_y = {1'b0, sq_uy} + {1'b0, sq_vy};
-      assign rho2s[gq*63 +: 63] = (rho2_x > rho2_y) ? rho2_x : rho2_y;
+      wire [DiffW-1:0] d = s1_data[P0W + gq*DiffW +: DiffW];
+      wire [SqW-1:0] sq_ux = d[DiffUxLsb +: DeltaW] * d[DiffUxLsb +: DeltaW];
+      wire [SqW-1:0] sq_vx = d[DiffVxLsb +: DeltaW] * d[DiffVxLsb +: DeltaW];
+      wire [SqW-1:0] sq_uy = d[DiffUyLsb +: DeltaW] * d[DiffUyLsb +: DeltaW];
+      wire [SqW-1:0] sq_vy = d[DiffVyLsb +: DeltaW] * d[DiffVyLsb +: DeltaW];
+      wire [Rho2W-1:0] rho2_x = {1'b0, sq_ux} + {1'b0, sq_vx};
+      wire [Rho2W-1:0] rho2_y = {1'b0, sq_uy} + {1'b0, sq_vy};
+      assign rho2s[gq*Rho2W +: Rho2W] = (rho2_x > rho2_y) ? rho2_x : rho2_y;
     end
   endgenerate
 
@@ -254,36 +272,39 @@ module {{ name }} #(
 
   // ---------------------------------------------------------------------------------
   // Stage 3: per quad, rho^2 = 2^msb * m, m in [1, 2) with 16 fraction bits (truncated).
-  // A quad's log state (32 bits): {fraction[8], mantissa[17], msb[6], zero}.
-  localparam integer LogW = P0W + Quads * 32;
+  // A quad's log state: {fraction[8], mantissa[17], msb[6], zero}.
+  localparam integer LogW = P0W + Quads * LogQuadW;
   wire s3_valid;
   wire s3_ready;
   wire [LogW-1:0] s3_data;
 
   // The highest set bit (0 for 0).
   function automatic [5:0] msb_of;
-    input [62:0] x;
+    input [Rho2W-1:0] x;
     integer i;
     begin
       msb_of = 6'd0;
-      for (i = 0; i < 63; i = i + 1) begin
+      for (i = 0; i < Rho2W; i = i + 1) begin
         if (x[i]) msb_of = i[5:0];
       end
     end
   endfunction
 
-  wire [Quads*32-1:0] norms;
+  wire [Quads*LogQuadW-1:0] norms;
   generate
     for (gq = 0; gq < Quads; gq = gq + 1) begin : g_norm
-      wire [62:0] rho2 = s2_data[P0W + gq*63 +: 63];
+      wire [Rho2W-1:0] rho2 = s2_data[P0W + gq*Rho2W +: Rho2W];
       wire [5:0] msb = msb_of(rho2);
       // The mantissa is the 17 bits from the leading one down.
-      wire [62:0] norm_r = rho2 >> (msb - 6'd16);
-      wire [62:0] norm_l = rho2 << (6'd16 - msb);
+      wire [Rho2W-1:0] norm_r = rho2 >> (msb - 6'd16);
+      wire [Rho2W-1:0] norm_l = rho2 << (6'd16 - msb);
       wire unused_norm;
-      assign unused_norm = ^{norm_r[62:17], norm_l[62:17]};
+      assign unused_norm = ^{norm_r[Rho2W-1:17], norm_l[Rho2W-1:17]};
       wire [16:0] mant0 = (msb >= 6'd16) ? norm_r[16:0] : norm_l[16:0];
-      assign norms[gq*32 +: 32] = {8'd0, mant0, msb, (rho2 == 63'd0)};
+      assign norms[gq*LogQuadW + LogQuadZeroLsb]       = (rho2 == {Rho2W{1'b0}});
+      assign norms[gq*LogQuadW + LogQuadMsbLsb +: 6]   = msb;
+      assign norms[gq*LogQuadW + LogQuadMantLsb +: 17] = mant0;
+      assign norms[gq*LogQuadW + LogQuadFracLsb +: 8]  = 8'd0;
     end
   endgenerate
 
@@ -323,16 +344,19 @@ module {{ name }} #(
     for (gs = 0; gs < 4; gs = gs + 1) begin : g_log
       wire v_in = (gs == 0) ? s3_valid : lg_valid[(gs == 0) ? 0 : gs - 1];
       wire [LogW-1:0] d_in = (gs == 0) ? s3_data : lg_data[((gs == 0) ? 0 : gs - 1)*LogW +: LogW];
-      wire [Quads*32-1:0] steps;
+      wire [Quads*LogQuadW-1:0] steps;
       for (gq = 0; gq < Quads; gq = gq + 1) begin : g_quad
-        wire [31:0] q_in = d_in[P0W + gq*32 +: 32];
+        wire [LogQuadW-1:0] q_in = d_in[P0W + gq*LogQuadW +: LogQuadW];
         // Two new fraction bits enter at the bottom; the top two are still zero.
-        wire [7:0] f_in = q_in[24 +: 8];
+        wire [7:0] f_in = q_in[LogQuadFracLsb +: 8];
         wire unused_f_in;
         assign unused_f_in = ^f_in[7:6];
-        wire [17:0] st1 = square_step(q_in[7 +: 17]);
+        wire [17:0] st1 = square_step(q_in[LogQuadMantLsb +: 17]);
         wire [17:0] st2 = square_step(st1[16:0]);
-        assign steps[gq*32 +: 32] = {f_in[5:0], st1[17], st2[17], st2[16:0], q_in[0 +: 7]};
+        assign steps[gq*LogQuadW + LogQuadZeroLsb]       = q_in[LogQuadZeroLsb];
+        assign steps[gq*LogQuadW + LogQuadMsbLsb +: 6]   = q_in[LogQuadMsbLsb +: 6];
+        assign steps[gq*LogQuadW + LogQuadMantLsb +: 17] = st2[16:0];
+        assign steps[gq*LogQuadW + LogQuadFracLsb +: 8]  = {f_in[5:0], st1[17], st2[17]};
       end
       {{ skid }} #(
         .Width (LogW)
@@ -364,13 +388,13 @@ module {{ name }} #(
   generate
     for (gq = 0; gq < Quads; gq = gq + 1) begin : g_lambda
       // The mantissa and the last fraction bit go unread.
-      wire [31:0] q_log = sel_log[P0W + gq*32 +: 32];
-      wire [13:0] log2_rho2 = {q_log[1 +: 6], q_log[24 +: 8]};
+      wire [LogQuadW-1:0] q_log = sel_log[P0W + gq*LogQuadW +: LogQuadW];
+      wire [13:0] log2_rho2 = {q_log[LogQuadMsbLsb +: 6], q_log[LogQuadFracLsb +: 8]};
       // log2(rho^2) < 63 * 256: adding one cannot carry out of 14 bits.
       wire [13:0] rounded = log2_rho2 + 14'd1;
       wire unused_log;
-      assign unused_log = ^{q_log[23:7], rounded[0]};
-      assign lambda_ds[gq*16 +: 16] = q_log[0] ? -16'sd32768
+      assign unused_log = ^{q_log[LogQuadMantLsb +: 17], rounded[0]};
+      assign lambda_ds[gq*16 +: 16] = q_log[LogQuadZeroLsb] ? -16'sd32768
                                     : ($signed({3'd0, rounded[13:1]}) - 16'sd3072);
     end
   endgenerate
@@ -391,20 +415,20 @@ module {{ name }} #(
   // ---------------------------------------------------------------------------------
   // Selection: explicit LOD or the differences', bias, clamp; mag or min; the level(s),
   // per quad.
-  wire [CtrlW-1:0] ctrl = sel_p[LanesW + 33 + TexW +: CtrlW];
+  wire [CtrlW-1:0] ctrl = sel_p[P0CtrlLsb +: CtrlW];
 {%- if !lod %}
   // Without LOD hardware the filter codes and the level count go unread.
   wire unused_ctrl;
   assign unused_ctrl = ^ctrl;
 {%- endif %}
-  wire [TexW-1:0] sel_tex = sel_p[LanesW + 33 +: TexW];
+  wire [TexW-1:0] sel_tex = sel_p[P0TexLsb +: TexW];
 {%- if lod %}
-  wire signed [15:0] bias = sel_p[LanesW + 33 + TexW + CtrlW +: 16];
-  wire signed [15:0] min_lod = sel_p[LanesW + 33 + TexW + CtrlW + 16 +: 16];
-  wire signed [15:0] max_lod = sel_p[LanesW + 33 + TexW + CtrlW + 32 +: 16];
-  wire has_lod = sel_p[LanesW + 32];
+  wire signed [15:0] bias = sel_p[P0BiasLsb +: 16];
+  wire signed [15:0] min_lod = sel_p[P0MinLodLsb +: 16];
+  wire signed [15:0] max_lod = sel_p[P0MaxLodLsb +: 16];
+  wire has_lod = sel_p[P0HasLodLsb];
   wire [63:0] lod_fix;
-  {{ fixed }} #(.KW(5)) u_lod (.s_i(sel_p[LanesW +: 32]), .k_i(5'd8), .sat_i(1'b1), .fixed_o(lod_fix));
+  {{ fixed }} #(.KW(5)) u_lod (.s_i(sel_p[P0LodLsb +: 32]), .k_i(5'd8), .sat_i(1'b1), .fixed_o(lod_fix));
   // Saturated to the 16-bit range of the descriptors.
   wire signed [15:0] lod_x = ($signed(lod_fix) < -64'sd32768) ? -16'sd32768
                            : ($signed(lod_fix) > 64'sd32767) ? 16'sd32767
@@ -426,6 +450,12 @@ module {{ name }} #(
   wire [31:0] tex32 = {{ "{{" }}(32 - TexW){1'b0}}, sel_tex};
 
   wire [Quads*QuadW-1:0] plan_quads;
+  wire [PlanW-1:0] plan;
+  assign plan[PlanLanesLsb +: LanesW]       = sel_p[P0LanesLsb +: LanesW];
+  assign plan[PlanFormatLsb +: 3]           = ctrl[CtrlFormatLsb +: 3];
+  assign plan[PlanWrapSLsb +: 2]            = wrap_s;
+  assign plan[PlanWrapTLsb +: 2]            = wrap_t;
+  assign plan[PlanQuadsLsb +: Quads*QuadW]  = plan_quads;
   genvar gp;
   generate
     for (gp = 0; gp < Quads; gp = gp + 1) begin : g_sel
@@ -490,8 +520,21 @@ module {{ name }} #(
       assign unused_at2 = ^at2;
       wire [29:0] base1 = tex_ok ? base_all[at1 +: 30] : 30'd0;
       wire [29:0] base2 = tex_ok ? base_all[at2 +: 30] : 30'd0;
-      assign plan_quads[gp*QuadW +: QuadW] = {base2, lh2, lw2, base1, lh1, lw1, linear,
-                                              (blend != 8'd0), blend};
+      wire [QuadW-1:0] pq;
+      wire [LevelW-1:0] level1;
+      wire [LevelW-1:0] level2;
+      assign level1[LevelLwLsb +: 4]   = lw1;
+      assign level1[LevelLhLsb +: 4]   = lh1;
+      assign level1[LevelBaseLsb +: 30] = base1;
+      assign level2[LevelLwLsb +: 4]   = lw2;
+      assign level2[LevelLhLsb +: 4]   = lh2;
+      assign level2[LevelBaseLsb +: 30] = base2;
+      assign pq[PlanQuadBlendLsb +: 8]       = blend;
+      assign pq[PlanQuadTriLsb]              = (blend != 8'd0);
+      assign pq[PlanQuadLinearLsb]           = linear;
+      assign pq[PlanQuadLevel1Lsb +: LevelW] = level1;
+      assign pq[PlanQuadLevel2Lsb +: LevelW] = level2;
+      assign plan_quads[gp*QuadW +: QuadW] = pq;
     end
   endgenerate
 
@@ -502,7 +545,7 @@ module {{ name }} #(
     .{{ rst.port }}{{ rst.pad }} ({{ rst.port }}),
     .in_valid_i  (sel_valid),
     .in_ready_o  (sel_ready),
-    .in_data_i   ({plan_quads, wrap_t, wrap_s, ctrl[CtrlFormatLsb +: 3], sel_p[LanesW-1:0]}),
+    .in_data_i   (plan),
     .out_valid_o (out_valid_o),
     .out_ready_i (out_ready_i),
     .out_data_o  (out_data_o)

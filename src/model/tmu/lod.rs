@@ -10,6 +10,8 @@
 //! to nearest: lambda is within 2^-(LOD_FRAC + 1) of the real value of the fixed-point
 //! rho (plus a few 2^-MANT_BITS, from truncating each squared mantissa).
 
+use crate::iface::tmu::DIFF_W;
+
 /// Fraction bits of lambda (and of the trilinear blend weight taken from it).
 pub const LOD_FRAC: u32 = 8;
 /// Fraction bits of the mantissa squared in the log2 unit.
@@ -19,7 +21,7 @@ pub const LOD_MIN: i32 = -(1 << 15);
 pub const LOD_MAX: i32 = (1 << 15) - 1;
 /// Coordinate differences are clamped to this magnitude before squaring: 2^23 texels,
 /// far beyond any level count, so lambda is unchanged and the squares fit 62 bits.
-pub const DIFF_MAX: i64 = (1 << 31) - 1;
+pub const DIFF_MAX: i64 = (1 << DIFF_W) - 1;
 
 /// floor(log2(x) * 2^LOD_FRAC) for x >= 1, by repeated squaring of the mantissa.
 pub fn log2_fixed(x: u128) -> i32 {

@@ -22,6 +22,7 @@ use super::sampler::{
     Filter, MipImage, Sampler, TexImage, lod_fixed, quad_lambda, sample_lanes, select_levels,
 };
 use crate::config::{TexFormat, TexLayout, Tmu, Wrap};
+use crate::iface::field;
 use crate::iface::tex_filter::FilterLayout;
 use crate::iface::tmu::{CTRL_FIELDS, LANE_W, REG_BASE0, REG_BIAS, REG_CTRL, REG_LODS, TmuLayout};
 use crate::iface::{Dir, StreamPort};
@@ -265,24 +266,32 @@ pub fn encode_cmd(l: &TmuLayout, cmd: &TmuCmd) -> Bits {
     let mut b = Bits::zero(l.req_w);
     match cmd {
         TmuCmd::Write { tex, reg, data } => {
-            b.set_field(0, 32, u64::from(*data));
-            b.set_field(32, l.reg_w, u64::from(*reg));
-            b.set_field(32 + l.reg_w, l.tex_w, u64::from(*tex));
+            let f = l.write_fields();
+            let put = |b: &mut Bits, name: &str, v: u32| {
+                let x = field::get(&f, name);
+                b.set_field(x.lsb, x.width, u64::from(v));
+            };
+            put(&mut b, "Data", *data);
+            put(&mut b, "Reg", *reg);
+            put(&mut b, "Tex", *tex);
             b.set_field(l.req_w - 1, 1, 1);
         }
         TmuCmd::Sample { tex, lod, lanes } => {
+            let f = l.sample_fields();
+            let at = field::get(&f, "Lanes").lsb;
             for (i, lane) in lanes.iter().enumerate() {
-                let at = i as u32 * LANE_W;
+                let at = at + i as u32 * LANE_W;
                 b.set_field(at, 32, u64::from(lane.s.to_bits()));
                 b.set_field(at + 32, 32, u64::from(lane.t.to_bits()));
                 b.set_field(at + 64, 1, u64::from(lane.active));
             }
-            let at = l.lanes * LANE_W;
             if let Some(lod) = lod {
-                b.set_field(at, 32, u64::from(lod.to_bits()));
-                b.set_field(at + 32, 1, 1);
+                let x = field::get(&f, "Lod");
+                b.set_field(x.lsb, x.width, u64::from(lod.to_bits()));
+                b.set_field(field::get(&f, "HasLod").lsb, 1, 1);
             }
-            b.set_field(at + 33, l.tex_w, u64::from(*tex));
+            let x = field::get(&f, "Tex");
+            b.set_field(x.lsb, x.width, u64::from(*tex));
         }
     }
     b
