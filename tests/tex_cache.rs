@@ -276,6 +276,26 @@ fn broken_tag_forwarding_and_ages_are_caught() {
 }
 
 #[test]
+fn broken_lru_order_within_a_request_is_caught() {
+    // One request's texels touch two ways in turn (a 2x2 footprint across lines: a b a b);
+    // the way of the later texel is the younger. Broken: way b counts as the younger only
+    // when every touch of way a is at one of b's own texels, so b's last touch no longer
+    // decides.
+    let small = cache_config("order4", 512, 64, 4, 16, 16, "lru", 64, "tiled4x4");
+    assert_broken_module_caught(
+        &small,
+        "tex_cache_tags",
+        "& ~touch_last[gu*Ports +: Ports]",
+        "& ~touch_way[gu*Ports +: Ports]",
+        &[
+            ("rot30_256", 3, 0.0, 2),
+            ("min2x_256", 3, 0.3, 20),
+            ("random", 2, 0.3, 2),
+        ],
+    );
+}
+
+#[test]
 fn the_bank_read_depth_follows_the_clock_target_and_both_match_the_model() {
     // At 50 MHz the RAM's clock-to-out fits with the bank select after it: a one-clock
     // read. At 200 MHz on ECP5 it does not: the RAM's output register is on.
