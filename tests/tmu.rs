@@ -223,12 +223,13 @@ fn rendered_quad_layouts_match_the_tables() {
 #[test]
 fn rendered_word_layouts_match_the_tables() {
     use gpurtl::iface::field::{Field, width};
+    use gpurtl::iface::tex_cache::CacheLayout;
     use gpurtl::iface::tex_filter::FilterLayout;
     use gpurtl::iface::tmu::{DIFF_W, TmuLayout, desc_fields};
     use gpurtl::rtl::align::localparams;
     use gpurtl::rtl::tmu::{
         carry_fields, coord_fields, coord_lane_fields, diff_fields, level_fields, log_quad_fields,
-        pass_lane_fields, plan_fields,
+        pass_fields, pass_lane_fields, plan_fields, side_fields,
     };
     // Four lanes (LOD from the quad's differences) and eight (two quads).
     for cfg in [
@@ -247,7 +248,7 @@ fn rendered_word_layouts_match_the_tables() {
                     .text,
             )
         };
-        let (lod, addr) = (params("tmu_lod"), params("tmu_addr"));
+        let (lod, addr, top) = (params("tmu_lod"), params("tmu_addr"), params("tmu"));
         let check = |p: &std::collections::BTreeMap<String, u64>, word: &str, fields: &[Field]| {
             for f in fields {
                 let n = format!("{word}{}Lsb", f.name);
@@ -272,13 +273,19 @@ fn rendered_word_layouts_match_the_tables() {
         let plan = plan_fields(tmu.lanes, quads);
         let coord = coord_fields(tmu.lanes, quads, tmu.weight_bits);
         let c_lane = coord_lane_fields(tmu.weight_bits);
-        let s_lane = pass_lane_fields(tmu.weight_bits, FilterLayout::new(&tmu).sub_w);
+        let fl = FilterLayout::new(&tmu);
+        let s_lane = pass_lane_fields(tmu.weight_bits, fl.sub_w);
+        let side = side_fields(tmu.lanes, quads, tmu.weight_bits, fl.sub_w);
+        let pass = pass_fields(tmu.lanes, quads, tmu.weight_bits, fl.sub_w);
         for (p, word, fields) in [
             (&lod, "Plan", &plan),
             (&addr, "Plan", &plan),
             (&addr, "C", &coord),
             (&addr, "CLane", &c_lane),
             (&addr, "SLane", &s_lane),
+            (&top, "Pass", &pass),
+            (&top, "Side", &side),
+            (&top, "SLane", &s_lane),
         ] {
             check(p, word, fields);
         }
@@ -295,6 +302,13 @@ fn rendered_word_layouts_match_the_tables() {
             (&addr, "C1W", width(&coord)),
             (&addr, "CLaneW", width(&c_lane)),
             (&addr, "SLaneW", width(&s_lane)),
+            (&addr, "OutW", width(&pass)),
+            (&top, "PassW", width(&pass)),
+            (&top, "SideW", width(&side)),
+            (&top, "SLaneW", width(&s_lane)),
+            (&top, "FLaneW", fl.lane_w),
+            (&top, "CRspW", CacheLayout::new(&tmu.cache).rsp_w),
+            (&top, "CRspHitsLsb", CacheLayout::new(&tmu.cache).hits_lsb()),
         ] {
             assert_eq!(p.get(n), Some(&u64::from(w)), "{n}");
         }

@@ -14,6 +14,7 @@ use super::tex_filter::{FilterLayout, TexFilter};
 use super::{Ctx, MemPort, Module, RenderError, Rst, Unit, render};
 use crate::config::{Filter, StageKind, TexLayout, TexOutput, Tmu, Wrap};
 use crate::iface::field::{Field, lsb_params, pack, width};
+use crate::iface::tex_cache::{CacheLayout, WORD_ADDR_BITS};
 use crate::iface::tmu::{
     CTRL_FIELDS, DIFF_W, LANE_W, REGS, TmuLayout, ctrl_lsb_name, ctrl_w, desc_fields,
 };
@@ -127,6 +128,31 @@ pub fn pass_lane_fields(wbits: u32, sub_w: u32) -> Vec<Field> {
         ("A", wbits),
         ("B", wbits),
         ("Subs", 4 * sub_w),
+    ])
+}
+
+/// What a pass carries for the filter (the entry of `tmu`'s side FIFO), lowest first:
+/// pair, pass, the quads' blends, format, the lanes (lane 0 lowest; the RTL's
+/// `Side<Field>Lsb`).
+pub fn side_fields(lanes: u32, quads: u32, wbits: u32, sub_w: u32) -> Vec<Field> {
+    pack(&[
+        ("Pair", 1),
+        ("Pass", 2),
+        ("Blends", 8 * quads),
+        ("Format", 3),
+        ("Lanes", lanes * width(&pass_lane_fields(wbits, sub_w))),
+    ])
+}
+
+/// A pass, from `tmu_addr` to `tmu`, lowest first: the texels' word addresses (texel k
+/// of lane i at port 4i + k, port 0 lowest), their active bits, the side fields (the
+/// RTL's `Pass<Field>Lsb`).
+pub fn pass_fields(lanes: u32, quads: u32, wbits: u32, sub_w: u32) -> Vec<Field> {
+    let ports = 4 * lanes;
+    pack(&[
+        ("Addrs", ports * WORD_ADDR_BITS),
+        ("Active", ports),
+        ("Side", width(&side_fields(lanes, quads, wbits, sub_w))),
     ])
 }
 
@@ -249,11 +275,20 @@ pub struct TmuTop {
     pub sub_w: u32,
     pub plan_w: u32,
     pub pass_w: u32,
+    /// The side word's and a side lane's widths, and `Pass<Field>Lsb`, `Side<Field>Lsb`
+    /// and `SLane<Field>Lsb` from the tables.
+    pub side_w: u32,
+    pub s_lane_w: u32,
+    pub word_lsbs: Vec<(String, u32)>,
     pub req_w: u32,
     pub rsp_w: u32,
     pub bus_bits: u32,
     pub side_depth: u32,
     pub filter_tex_w: u32,
+    pub filter_lane_w: u32,
+    /// A cache response's width and where its hit and miss counts start.
+    pub crsp_w: u32,
+    pub crsp_hits_lsb: u32,
     pub dxt1: bool,
     pub out_desc: &'static str,
 }
@@ -291,11 +326,8 @@ impl Geometry {
         let fl = FilterLayout::new(tmu);
         let quads = tmu.quads();
         let plan_w = width(&plan_fields(tmu.lanes, quads));
-        let s_lane_w = width(&pass_lane_fields(tmu.weight_bits, fl.sub_w));
-        // pair, pass, blend per quad, format, lanes
-        let side_w = 6 + 8 * quads + tmu.lanes * s_lane_w;
+        let pass_w = width(&pass_fields(tmu.lanes, quads, tmu.weight_bits, fl.sub_w));
         let ports = 4 * tmu.lanes;
-        let pass_w = side_w + ports * 31;
         let (nearest, linear) = (
             tmu.filters.contains(&Filter::Nearest),
             tmu.filters.contains(&Filter::Linear),
@@ -591,6 +623,13 @@ impl<'a> TmuUnit<'a> {
     fn top(&self, g: &Geometry, lod: &str, addr: &str, cache: &str, filter: &str) -> TmuTop {
         let (ctx, tmu) = (self.ctx, self.tmu);
         let (layout, fl, quads, plan_w, pass_w) = (g.layout, &g.fl, g.quads, g.plan_w, g.pass_w);
+        let wbits = tmu.weight_bits;
+        let crsp = CacheLayout::new(&tmu.cache);
+        let side = side_fields(tmu.lanes, quads, wbits, fl.sub_w);
+        let s_lane = pass_lane_fields(wbits, fl.sub_w);
+        let mut word_lsbs = lsb_params("Pass", &pass_fields(tmu.lanes, quads, wbits, fl.sub_w));
+        word_lsbs.extend(lsb_params("Side", &side));
+        word_lsbs.extend(lsb_params("SLane", &s_lane));
         TmuTop {
             name: ctx.module_name("tmu"),
             stamp: ctx.stamp.clone(),
@@ -607,12 +646,18 @@ impl<'a> TmuUnit<'a> {
             sub_w: fl.sub_w,
             plan_w,
             pass_w,
+            side_w: width(&side),
+            s_lane_w: width(&s_lane),
+            word_lsbs,
             req_w: layout.req_w,
             rsp_w: layout.rsp_w,
             bus_bits: tmu.cache.bus_bits,
             // Every pass the cache can hold, plus its stages.
             side_depth: tmu.cache.queue_depth + 8,
             filter_tex_w: fl.tex_w,
+            filter_lane_w: fl.lane_w,
+            crsp_w: crsp.rsp_w,
+            crsp_hits_lsb: crsp.hits_lsb(),
             dxt1: fl.dxt1,
             out_desc: match tmu.output {
                 TexOutput::Rgba8 => "RGBA8 (R lowest)",

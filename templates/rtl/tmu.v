@@ -40,12 +40,15 @@ module {{ name }} #(
   localparam integer SubW = {{ sub_w }};
   localparam integer PlanW = {{ plan_w }};
   localparam integer PassW = {{ pass_w }};
-  localparam integer SLaneW = 1 + 2 * WBits + 4 * SubW;
-  localparam integer SideFixW = 6 + 8 * Quads;  // pair, pass, blend per quad, format
-  localparam integer SideW = SideFixW + Lanes * SLaneW;
-  localparam integer CRspW = Ports * 32 + 16;
+  localparam integer SideW = {{ side_w }};  // pair, pass, blend per quad, format, lanes
+  localparam integer SLaneW = {{ s_lane_w }};  // active, a, b, subs
+{%- for f in word_lsbs %}
+  localparam integer {{ f.0 }} = {{ f.1 }};
+{%- endfor %}
+  localparam integer CRspW = {{ crsp_w }};  // a cache response: words, then hit and miss counts
+  localparam integer CRspHitsLsb = {{ crsp_hits_lsb }};
   localparam integer TexW = {{ filter_tex_w }};  // a texel of a filter request
-  localparam integer FLaneW = 1 + 2 * WBits + 4 * TexW;
+  localparam integer FLaneW = {{ filter_lane_w }};  // a lane of a filter request
 
   // ---------------------------------------------------------------------------------
   // LOD and level choice, then texel addresses.
@@ -85,14 +88,14 @@ module {{ name }} #(
   reg aux_q;
   wire side_in_ready;
   wire creq_ready;
-  wire [SideW-1:0] side_in = pass_data[PassW-1 -: SideW];
-  wire pass_pair = side_in[0];
-  wire [Ports-1:0] active = pass_data[Ports*30 +: Ports];
+  wire [SideW-1:0] side_in = pass_data[PassSideLsb +: SideW];
+  wire pass_pair = side_in[SidePairLsb];
+  wire [Ports-1:0] active = pass_data[PassActiveLsb +: Ports];
   wire [Ports*30-1:0] addrs;
   genvar gp;
   generate
     for (gp = 0; gp < Ports; gp = gp + 1) begin : g_issue
-      assign addrs[gp*30 +: 30] = pass_data[gp*30 +: 30] + {29'd0, aux_q};
+      assign addrs[gp*30 +: 30] = pass_data[PassAddrsLsb + gp*30 +: 30] + {29'd0, aux_q};
     end
   endgenerate
   wire creq_valid = pass_valid & (aux_q | side_in_ready);
@@ -109,7 +112,7 @@ module {{ name }} #(
 
   wire side_valid;
   wire side_ready;
-  wire [SideW-1:0] side_data;  // bit 0 (pair) is unused without DXT1
+  wire [SideW-1:0] side_data;  // the pair bit is unused without DXT1
   wire unused_side_data;
   assign unused_side_data = ^side_data;
 
@@ -132,7 +135,7 @@ module {{ name }} #(
   // The cache's hit and miss counts (the top 16 bits) are for its own co-simulation.
   wire [CRspW-1:0] crsp_data;
   wire unused_crsp_data;
-  assign unused_crsp_data = ^crsp_data[CRspW-1 -: 16];
+  assign unused_crsp_data = ^crsp_data[CRspW-1:CRspHitsLsb];
 
   {{ cache }} u_cache (
     .clk_i           (clk_i),
@@ -156,7 +159,7 @@ module {{ name }} #(
   // of a DXT1 pair (the colour words) waits in a register for the second.
   wire freq_ready;
 {%- if dxt1 %}
-  wire side_pair = side_data[0];
+  wire side_pair = side_data[SidePairLsb];
   reg have_q;
   reg [Ports*32-1:0] colour_q;
   wire complete = side_valid & crsp_valid & (~side_pair | have_q);
@@ -178,7 +181,7 @@ module {{ name }} #(
     if (latch) colour_q <= crsp_data[Ports*32-1:0];
   end
 {%- else %}
-  // No DXT1: every pass is one cache response (the pair bit, side_data[0], stays 0).
+  // No DXT1: every pass is one cache response (the pair bit stays 0).
   wire complete = side_valid & crsp_valid;
   assign crsp_ready = complete & freq_ready;
   assign side_ready = complete & freq_ready;
@@ -189,19 +192,19 @@ module {{ name }} #(
   genvar gk;
   generate
     for (gi = 0; gi < Lanes; gi = gi + 1) begin : g_join
-      wire [SLaneW-1:0] sl = side_data[SideFixW + gi*SLaneW +: SLaneW];
+      wire [SLaneW-1:0] sl = side_data[SideLanesLsb + gi*SLaneW +: SLaneW];
       wire [4*TexW-1:0] texels;
       for (gk = 0; gk < 4; gk = gk + 1) begin : g_texel
         wire [31:0] now = crsp_data[(4*gi + gk)*32 +: 32];
 {%- if dxt1 %}
         wire [31:0] first = colour_q[(4*gi + gk)*32 +: 32];
-        assign texels[gk*TexW +: TexW] = side_pair ? {now, first, sl[1 + 2*WBits + gk*SubW +: SubW]}
-                                                   : {32'd0, now, sl[1 + 2*WBits + gk*SubW +: SubW]};
+        assign texels[gk*TexW +: TexW] = side_pair ? {now, first, sl[SLaneSubsLsb + gk*SubW +: SubW]}
+                                                   : {32'd0, now, sl[SLaneSubsLsb + gk*SubW +: SubW]};
 {%- else %}
-        assign texels[gk*TexW +: TexW] = {now, sl[1 + 2*WBits + gk*SubW +: SubW]};
+        assign texels[gk*TexW +: TexW] = {now, sl[SLaneSubsLsb + gk*SubW +: SubW]};
 {%- endif %}
       end
-      assign f_lanes[gi*FLaneW +: FLaneW] = {texels, sl[2*WBits:0]};
+      assign f_lanes[gi*FLaneW +: FLaneW] = {texels, sl[SLaneBLsb +: WBits], sl[SLaneALsb +: WBits], sl[SLaneActiveLsb]};
     end
   endgenerate
 
@@ -210,7 +213,7 @@ module {{ name }} #(
     .{{ rst.port }}{{ rst.pad }} ({{ rst.port }}),
     .req_valid_i (complete),
     .req_ready_o (freq_ready),
-    .req_data_i  ({side_data[1 +: 2], side_data[3 +: 8*Quads], side_data[3 + 8*Quads +: 3], f_lanes}),
+    .req_data_i  ({side_data[SidePassLsb +: 2], side_data[SideBlendsLsb +: 8*Quads], side_data[SideFormatLsb +: 3], f_lanes}),
     .rsp_valid_o (rsp_valid_o),
     .rsp_ready_i (rsp_ready_i),
     .rsp_data_o  (rsp_data_o)
