@@ -312,5 +312,29 @@ fn rendered_word_layouts_match_the_tables() {
         ] {
             assert_eq!(p.get(n), Some(&u64::from(w)), "{n}");
         }
+        // The address stage's format and pass codes are the tables' codes.
+        use gpurtl::config::TexFormat;
+        use gpurtl::iface::tex_filter::{PASS_FIRST, PASS_SECOND, PASS_SINGLE};
+        for (n, code) in [
+            ("FmtRgba8888", TexFormat::Rgba8888.code()),
+            ("FmtL8", TexFormat::L8.code()),
+            ("FmtA8", TexFormat::A8.code()),
+            ("FmtDxt1", TexFormat::Dxt1.code()),
+            ("PassSingle", PASS_SINGLE),
+            ("PassFirst", PASS_FIRST),
+            ("PassSecond", PASS_SECOND),
+        ] {
+            assert_eq!(addr.get(n), Some(&u64::from(code)), "{n}");
+        }
+        let addr_text = &design
+            .modules
+            .iter()
+            .find(|m| m.kind == "tmu_addr")
+            .expect("tmu_addr")
+            .text;
+        assert!(
+            addr_text.contains("(c_format == FmtL8 || c_format == FmtA8) ? 2'd2"),
+            "four texels a word: the 8-bit formats"
+        );
     }
 }

@@ -9,6 +9,8 @@ use crate::config::{TexFormat, TexOutput, Tmu};
 pub const PASS_SINGLE: u32 = 0;
 pub const PASS_FIRST: u32 = 1;
 pub const PASS_SECOND: u32 = 2;
+/// Bits of a pass code.
+pub const PASS_W: u32 = 2;
 
 /// A channel as fp32 in [0, 1]: exactly c / 255 rounded to the nearest float, the
 /// normalisation GL specifies for unsigned normalised 8-bit values.

@@ -12,12 +12,67 @@ use super::handshake::module_for;
 use super::tex_cache::TexCacheTop;
 use super::tex_filter::{FilterLayout, TexFilter};
 use super::{Ctx, MemPort, Module, RenderError, Rst, Unit, render};
-use crate::config::{Filter, StageKind, TexLayout, TexOutput, Tmu, Wrap};
+use crate::config::{Filter, StageKind, TexFormat, TexLayout, TexOutput, Tmu, Wrap};
 use crate::iface::field::{Field, lsb_params, pack, width};
+use crate::iface::mem_mgr::upper_camel;
 use crate::iface::tex_cache::{CacheLayout, WORD_ADDR_BITS};
+use crate::iface::tex_filter::{PASS_FIRST, PASS_SECOND, PASS_SINGLE, PASS_W};
 use crate::iface::tmu::{
     CTRL_FIELDS, DIFF_W, LANE_W, REGS, TmuLayout, ctrl_lsb_name, ctrl_w, desc_fields,
 };
+
+/// Bits of a format code: the descriptor's `format` field.
+pub fn format_w() -> u32 {
+    CTRL_FIELDS
+        .iter()
+        .find(|f| f.0 == "format")
+        .map_or(0, |f| f.2)
+}
+
+/// A format's localparam in the RTL: `FmtRgba8888`.
+fn format_code_name(f: TexFormat) -> String {
+    upper_camel("Fmt", f.name())
+}
+
+/// `c_format == A || c_format == B` over the formats with `per_word` texels in a word.
+fn formats_with_texels_per_word(per_word: u32) -> String {
+    let terms: Vec<String> = TexFormat::ALL
+        .iter()
+        .filter(|f| **f != TexFormat::Dxt1 && f.texels_per_word() == per_word)
+        .map(|f| format!("c_format == {}", format_code_name(*f)))
+        .collect();
+    terms.join(" || ")
+}
+
+/// The codes the address stage compares with or produces, as (range, name, value): the
+/// formats of one and of four texels a word and DXT1 (their positions in
+/// `TexFormat::ALL`), and the pass codes of `iface::tex_filter`.
+fn addr_codes() -> Vec<(String, String, String)> {
+    let (fw, pw) = (format_w(), PASS_W);
+    let mut codes: Vec<(String, String, String)> = TexFormat::ALL
+        .iter()
+        .filter(|f| **f == TexFormat::Dxt1 || matches!(f.texels_per_word(), 1 | 4))
+        .map(|f| {
+            (
+                format!("[{}:0]", fw - 1),
+                format_code_name(*f),
+                format!("{fw}'d{}", f.code()),
+            )
+        })
+        .collect();
+    for (name, code) in [
+        ("PassSingle", PASS_SINGLE),
+        ("PassFirst", PASS_FIRST),
+        ("PassSecond", PASS_SECOND),
+    ] {
+        codes.push((
+            format!("[{}:0]", pw - 1),
+            name.into(),
+            format!("{pw}'d{code}"),
+        ));
+    }
+    codes
+}
 
 /// A level as a plan and a pass carry it, lowest first: log2 width, log2 height, the
 /// level's first word (the RTL's `Level<Field>Lsb`).
@@ -43,7 +98,7 @@ pub fn plan_quad_fields() -> Vec<Field> {
 pub fn plan_fields(lanes: u32, quads: u32) -> Vec<Field> {
     pack(&[
         ("Lanes", lanes * LANE_W),
-        ("Format", 3),
+        ("Format", format_w()),
         ("WrapS", 2),
         ("WrapT", 2),
         ("Quads", quads * width(&plan_quad_fields())),
@@ -112,8 +167,8 @@ pub fn coord_lane_fields(wbits: u32) -> Vec<Field> {
 pub fn coord_fields(lanes: u32, quads: u32, wbits: u32) -> Vec<Field> {
     pack(&[
         ("Pair", 1),
-        ("Pass", 2),
-        ("Format", 3),
+        ("Pass", PASS_W),
+        ("Format", format_w()),
         ("Blends", 8 * quads),
         ("Quads", quads * width(&pass_quad_fields())),
         ("Lanes", lanes * width(&coord_lane_fields(wbits))),
@@ -137,9 +192,9 @@ pub fn pass_lane_fields(wbits: u32, sub_w: u32) -> Vec<Field> {
 pub fn side_fields(lanes: u32, quads: u32, wbits: u32, sub_w: u32) -> Vec<Field> {
     pack(&[
         ("Pair", 1),
-        ("Pass", 2),
+        ("Pass", PASS_W),
         ("Blends", 8 * quads),
-        ("Format", 3),
+        ("Format", format_w()),
         ("Lanes", lanes * width(&pass_lane_fields(wbits, sub_w))),
     ])
 }
@@ -255,6 +310,13 @@ pub struct TmuAddr {
     pub c_lane_w: u32,
     pub c1_w: u32,
     pub s_lane_w: u32,
+    /// Bits of a format code and of a pass code, and the codes compared with.
+    pub format_w: u32,
+    pub pass_w: u32,
+    pub codes: Vec<(String, String, String)>,
+    /// The formats of one texel a word and of four (log2 texels a word 0 and 2).
+    pub one_per_word: String,
+    pub four_per_word: String,
 }
 
 #[derive(Template)]
@@ -616,6 +678,11 @@ impl<'a> TmuUnit<'a> {
             c_lane_w: width(&coord_lane_fields(wbits)),
             c1_w: width(&coord),
             s_lane_w: width(&pass_lane_fields(wbits, fl.sub_w)),
+            format_w: format_w(),
+            pass_w: PASS_W,
+            codes: addr_codes(),
+            one_per_word: formats_with_texels_per_word(1),
+            four_per_word: formats_with_texels_per_word(4),
         }
     }
 

@@ -50,6 +50,11 @@ module {{ name }} #(
   localparam integer {{ f.0 }} = {{ f.1 }};
 {%- endfor %}
   localparam integer OutW = {{ out_w }};
+  localparam integer FormatW = {{ format_w }};  // a format code
+  localparam integer PassCodeW = {{ pass_w }};  // a pass code (iface::tex_filter)
+{%- for c in codes %}
+  localparam {{ c.0 }} {{ c.1 }} = {{ c.2 }};
+{%- endfor %}
   localparam [63:0] Half = 64'd1 << (WBits - 1);
   localparam [1:0] Clamp = 2'd1;
 {%- if mirror %}
@@ -62,7 +67,7 @@ module {{ name }} #(
   // its first pass with weight 0, which is that pass's result exactly.
   reg second_q;
   wire c_ready;
-  wire [2:0] format = in_data_i[PlanFormatLsb +: 3];
+  wire [FormatW-1:0] format = in_data_i[PlanFormatLsb +: FormatW];
   wire [1:0] wrap_s = in_data_i[PlanWrapSLsb +: 2];
   wire [1:0] wrap_t = in_data_i[PlanWrapTLsb +: 2];
   wire [Quads-1:0] tris;
@@ -89,8 +94,8 @@ module {{ name }} #(
     end
   endgenerate
   wire trilin = |tris;
-  wire [1:0] pass = trilin ? (second_q ? 2'd2 : 2'd1) : 2'd0;
-  wire pair = {{ dxt1 }} & (format == 3'd7);
+  wire [PassCodeW-1:0] pass = trilin ? (second_q ? PassSecond : PassFirst) : PassSingle;
+  wire pair = {{ dxt1 }} & (format == FmtDxt1);
   wire last = ~trilin | second_q;
   wire take = in_valid_i & c_ready;
 
@@ -186,8 +191,8 @@ module {{ name }} #(
   wire [C1W-1:0] c_data;
   wire [C1W-1:0] c_in;
   assign c_in[CPairLsb]                  = pair;
-  assign c_in[CPassLsb +: 2]             = pass;
-  assign c_in[CFormatLsb +: 3]           = format;
+  assign c_in[CPassLsb +: PassCodeW]     = pass;
+  assign c_in[CFormatLsb +: FormatW]     = format;
   assign c_in[CBlendsLsb +: 8*Quads]     = blends;
   assign c_in[CQuadsLsb +: Quads*CQuadW] = c_quads;
   assign c_in[CLanesLsb +: Lanes*CLaneW] = c_lanes;
@@ -207,10 +212,10 @@ module {{ name }} #(
 
   // ---------------------------------------------------------------------------------
   // Stage 2: word addresses and the texels' indices in their words.
-  wire [2:0] c_format = c_data[CFormatLsb +: 3];
+  wire [FormatW-1:0] c_format = c_data[CFormatLsb +: FormatW];
   // log2 of the texels in a word: 32, 16 or 8 bits a texel.
-  wire [1:0]  per_sh   = (c_format == 3'd0) ? 2'd0
-                       : (c_format == 3'd4 || c_format == 3'd6) ? 2'd2 : 2'd1;
+  wire [1:0]  per_sh   = ({{ one_per_word }}) ? 2'd0
+                       : ({{ four_per_word }}) ? 2'd2 : 2'd1;
 
   wire [Ports-1:0] o_active;
   wire [Ports*30-1:0] o_addr;
@@ -254,9 +259,9 @@ module {{ name }} #(
 {%- else %}
         wire [29:0] index = ({15'd0, v} << c_lw) + {15'd0, u};
 {%- endif %}
-        wire [29:0] word = (c_format == 3'd7) ? {block[28:0], 1'b0} : (index >> per_sh);
+        wire [29:0] word = (c_format == FmtDxt1) ? {block[28:0], 1'b0} : (index >> per_sh);
         // SubW bits of it reach the filter: enough for every enabled format.
-        wire [3:0] sub = (c_format == 3'd7) ? in_tile : (index[3:0] & ((4'd1 << per_sh) - 4'd1));
+        wire [3:0] sub = (c_format == FmtDxt1) ? in_tile : (index[3:0] & ((4'd1 << per_sh) - 4'd1));
         wire unused_sub;
         assign unused_sub = ^sub;
         assign subs[gk*SubW +: SubW] = sub[SubW-1:0];
@@ -279,7 +284,7 @@ module {{ name }} #(
     .{{ rst.port }}{{ rst.pad }} ({{ rst.port }}),
     .in_valid_i  (c_valid),
     .in_ready_o  (c_out_ready),
-    .in_data_i   ({o_lanes, c_format, c_data[CBlendsLsb +: 8*Quads], c_data[CPassLsb +: 2], c_data[CPairLsb], o_active, o_addr}),
+    .in_data_i   ({o_lanes, c_format, c_data[CBlendsLsb +: 8*Quads], c_data[CPassLsb +: PassCodeW], c_data[CPairLsb], o_active, o_addr}),
     .out_valid_o (out_valid_o),
     .out_ready_i (out_ready_i),
     .out_data_o  (out_data_o)
