@@ -326,6 +326,19 @@ fn rendered_word_layouts_match_the_tables() {
         ] {
             assert_eq!(addr.get(n), Some(&u64::from(code)), "{n}");
         }
+        // The level choice's filter codes, and the property it reads from bit 0 of one.
+        use gpurtl::config::Filter;
+        for f in Filter::ALL.into_iter().filter(|f| *f != Filter::Nearest) {
+            let n = gpurtl::iface::mem_mgr::upper_camel("Filter", f.name());
+            assert_eq!(lod.get(&n), Some(&u64::from(f.code())), "{n}");
+        }
+        for f in Filter::ALL {
+            let linear = matches!(
+                f,
+                Filter::Linear | Filter::LinearMipmapNearest | Filter::LinearMipmapLinear
+            );
+            assert_eq!(f.code() & 1 == 1, linear, "bit 0 of {}", f.name());
+        }
         let addr_text = &design
             .modules
             .iter()

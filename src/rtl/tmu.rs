@@ -244,6 +244,10 @@ pub struct TmuLod {
     pub filter_mask: String,
     pub filter_fallback: u32,
     pub filter_fallback_name: &'static str,
+    /// The codes the level choice compares with, as localparams
+    /// (`FilterLinearMipmapNearest`), from `Filter::ALL`: every filter but NEAREST, which
+    /// is the one no comparison names.
+    pub filter_codes: Vec<(String, u32)>,
     pub filter_list: String,
     pub wrap_mask: String,
     pub wrap_fallback: u32,
@@ -588,6 +592,11 @@ impl<'a> TmuUnit<'a> {
             }),
             filter_fallback: fallback.code(),
             filter_fallback_name: fallback.name(),
+            filter_codes: Filter::ALL
+                .iter()
+                .filter(|f| **f != Filter::Nearest)
+                .map(|f| (upper_camel("Filter", f.name()), f.code()))
+                .collect(),
             filter_list: names(&tmu.filters, Filter::name),
             wrap_mask: mask(4, |i| {
                 Wrap::ALL.get(i).is_some_and(|w| tmu.wraps.contains(w))

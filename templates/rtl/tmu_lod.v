@@ -77,6 +77,9 @@ module {{ name }} #(
 {%- endif %}
 {%- if lod %}
   localparam [7:0] FilterMask = 8'b{{ filter_mask }};
+{%- for f in filter_codes %}
+  localparam [2:0] {{ f.0 }} = 3'd{{ f.1 }};
+{%- endfor %}
 {%- endif %}
   localparam [2:0] FilterFallback = 3'd{{ filter_fallback }};
   localparam [3:0] WrapMask = 4'b{{ wrap_mask }};
@@ -440,7 +443,7 @@ module {{ name }} #(
   wire [2:0] mag_f = FilterMask[mag_code] ? mag_code : FilterFallback;
   wire [3:0] last = sat_log2(ctrl[CtrlLastLevelLsb +: 4]);
   // GL's switch-over point c: 1/2 for LINEAR magnification with a NEAREST_MIPMAP minifier.
-  wire c_half = (mag_f == 3'd1) & ((min_f == 3'd2) | (min_f == 3'd4));
+  wire c_half = (mag_f == FilterLinear) & ((min_f == FilterNearestMipmapNearest) | (min_f == FilterNearestMipmapLinear));
 {%- endif %}
   wire [1:0] wrap_s = WrapMask[ctrl[CtrlWrapSLsb +: 2]] ? ctrl[CtrlWrapSLsb +: 2] : WrapFallback;
   wire [1:0] wrap_t = WrapMask[ctrl[CtrlWrapTLsb +: 2]] ? ctrl[CtrlWrapTLsb +: 2] : WrapFallback;
@@ -482,12 +485,12 @@ module {{ name }} #(
         d1     = 4'd0;
         d2     = 4'd0;
         blend  = 8'd0;
-        linear = min_f[0];
+        linear = min_f[0];  // bit 0 of a filter code: linear within a level
         if (mag) begin
           linear = mag_f[0];
-        end else if (min_f == 3'd2 || min_f == 3'd3) begin
+        end else if (min_f == FilterNearestMipmapNearest || min_f == FilterLinearMipmapNearest) begin
           if (lambda > 17'sd128) d1 = (near_d > {4'd0, last}) ? last : near_d[3:0];
-        end else if (min_f == 3'd4 || min_f == 3'd5) begin
+        end else if (min_f == FilterNearestMipmapLinear || min_f == FilterLinearMipmapLinear) begin
           if (floor_d >= {4'd0, last}) begin
             d1 = last;
             d2 = last;
