@@ -237,6 +237,27 @@ fn require_target_fails_a_unit_that_misses_the_clock() {
     assert_eq!(code, 1);
 }
 
+/// The report's worst slack is OpenSTA's `worst slack` line, and its Fmax follows from the
+/// register-to-register report's slack at the 5 ns clock; returns that report.
+fn assert_sta_lines<'a>(log: &'a str, r: &Value) -> &'a str {
+    let worst: f64 = log
+        .lines()
+        .find_map(|l| l.strip_prefix("worst slack "))
+        .and_then(|v| v.trim().parse().ok())
+        .expect("worst slack line");
+    assert_eq!(r["worst_slack_ns"].as_f64(), Some(worst));
+    let r2r = log.split("=== reg2reg").nth(1).expect("reg2reg report");
+    let slack: f64 = r2r
+        .lines()
+        .find(|l| l.contains("slack (MET)") || l.contains("slack (VIOLATED)"))
+        .and_then(|l| l.split_whitespace().next())
+        .and_then(|v| v.parse().ok())
+        .expect("slack line");
+    let fmax = r["fmax_mhz"].as_f64().expect("fmax");
+    assert!((fmax - 1000.0 / (5.0 - slack)).abs() < 1e-6);
+    r2r
+}
+
 #[test]
 fn asic_report_is_what_yosys_and_opensta_said() {
     let dir = scratch("synth-asic");
@@ -288,21 +309,7 @@ fn asic_report_is_what_yosys_and_opensta_said() {
 
     // Slack and Fmax: OpenSTA's own lines.
     let log = fs::read_to_string(run.join("sta.log")).expect("sta.log");
-    let worst: f64 = log
-        .lines()
-        .find_map(|l| l.strip_prefix("worst slack "))
-        .and_then(|v| v.trim().parse().ok())
-        .expect("worst slack line");
-    assert_eq!(r["worst_slack_ns"].as_f64(), Some(worst));
-    let r2r = log.split("=== reg2reg").nth(1).expect("reg2reg report");
-    let slack: f64 = r2r
-        .lines()
-        .find(|l| l.contains("slack (MET)") || l.contains("slack (VIOLATED)"))
-        .and_then(|l| l.split_whitespace().next())
-        .and_then(|v| v.parse().ok())
-        .expect("slack line");
-    let fmax = r["fmax_mhz"].as_f64().expect("fmax");
-    assert!((fmax - 1000.0 / (5.0 - slack)).abs() < 1e-6);
+    let r2r = assert_sta_lines(&log, r);
     let path = &r["critical_path"];
     let from_cell = path["from_cell"].as_str().unwrap();
     assert!(r2r.contains(&format!("Startpoint: {from_cell}")), "{r2r}");
@@ -483,21 +490,7 @@ fn asic_keeps_block_rams_as_sram_macros() {
     }
     let log = fs::read_to_string(run.join("sta.log")).expect("sta.log");
     assert!(!log.contains("Error"), "{log}");
-    let worst: f64 = log
-        .lines()
-        .find_map(|l| l.strip_prefix("worst slack "))
-        .and_then(|v| v.trim().parse().ok())
-        .expect("worst slack line");
-    assert_eq!(r["worst_slack_ns"].as_f64(), Some(worst));
-    let r2r = log.split("=== reg2reg").nth(1).expect("reg2reg report");
-    let slack: f64 = r2r
-        .lines()
-        .find(|l| l.contains("slack (MET)") || l.contains("slack (VIOLATED)"))
-        .and_then(|l| l.split_whitespace().next())
-        .and_then(|v| v.parse().ok())
-        .expect("slack line");
-    let fmax = r["fmax_mhz"].as_f64().expect("fmax");
-    assert!((fmax - 1000.0 / (5.0 - slack)).abs() < 1e-6);
+    assert_sta_lines(&log, r);
     let notes = r["notes"].to_string();
     assert!(notes.contains("not a foundry memory compiler"), "{notes}");
     assert!(notes.contains("not the seeds' TSMC 0.13 um"), "{notes}");
