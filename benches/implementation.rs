@@ -3,7 +3,9 @@
 //! 0.18 um ASIC estimate; prints the BENCHMARKS.md table rows.
 //!
 //! `cargo bench --bench implementation`; `GPURTL_BENCH_PRESETS=default,wide` picks presets
-//! (`default` is the embedded one), `GPURTL_BENCH_TARGETS=ecp5` the targets. Runs are
+//! (`default` is the embedded one), `GPURTL_BENCH_TARGETS=ecp5` the targets,
+//! `GPURTL_BENCH_JOBS=1` the tool processes at once, `GPURTL_BENCH_JSON=FILE` keeps the
+//! whole reports. Runs are
 //! cached in sim/build/synth, so an interrupted run resumes. Only does work when cargo
 //! passes `--bench`.
 
@@ -61,28 +63,57 @@ fn main() {
     };
     let mut rows = Vec::new();
     for preset in &presets {
-        let path = Path::new("configs").join(format!("{preset}.toml"));
-        let cfg = config::load(Some(&path)).unwrap_or_else(|e| panic!("{preset}: {e}"));
+        let file = Path::new("configs").join(format!("{preset}.toml"));
+        let cfg = config::load(Some(&file)).unwrap_or_else(|e| panic!("{preset}: {e}"));
         let design = units::elaborate(&cfg).expect("renders");
         let units: Vec<String> = design.units.iter().map(|u| u.name.to_string()).collect();
         for &target in &targets {
             eprintln!("{preset}: {} on {} units", target.name(), units.len());
-            let opt = Options {
+            let mut opt = Options {
                 target,
                 seeds: 3,
                 ..Options::default()
             };
+            // GPURTL_BENCH_JOBS=1 leaves a core for other work (Fmax does not depend on it).
+            if let Some(j) = std::env::var("GPURTL_BENCH_JOBS")
+                .ok()
+                .and_then(|v| v.parse().ok())
+            {
+                opt.jobs = j;
+            }
             // One unit at a time, so that a unit whose tools fail is reported and the
             // others still run.
             for u in &units {
                 match synth::run(&cfg, &design, std::slice::from_ref(u), &opt, &progress) {
-                    Ok(r) => rows.extend(r.into_iter().map(|r| (preset.clone(), r))),
+                    Ok(r) => {
+                        // One line per unit as it finishes, so a long run shows its figures
+                        // before the tables at the end.
+                        for r in &r {
+                            eprintln!(
+                                "{preset} {} {}: Fmax {} MHz, {}",
+                                r.unit,
+                                target.name(),
+                                fmt(r.fmax_mhz),
+                                path(r)
+                            );
+                        }
+                        rows.extend(r.into_iter().map(|r| (preset.clone(), r)))
+                    }
                     Err(e) => eprintln!("{preset} {u} {}: FAILED: {e}", target.name()),
                 }
             }
         }
     }
     print_rows(&rows);
+    // GPURTL_BENCH_JSON=FILE keeps every report whole (resources, seeds, run time).
+    if let Ok(file) = std::env::var("GPURTL_BENCH_JSON") {
+        let all: Vec<serde_json::Value> = rows
+            .iter()
+            .map(|(p, r)| serde_json::json!({ "preset": p, "report": r }))
+            .collect();
+        std::fs::write(&file, serde_json::to_string_pretty(&all).expect("json"))
+            .unwrap_or_else(|e| panic!("{file}: {e}"));
+    }
 }
 
 fn print_rows(rows: &[(String, UnitReport)]) {

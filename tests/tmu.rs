@@ -283,12 +283,37 @@ fn rendered_word_layouts_match_the_tables() {
             (&addr, "C", &coord),
             (&addr, "CLane", &c_lane),
             (&addr, "SLane", &s_lane),
+            (&addr, "Pass", &pass),
+            (&addr, "Side", &side),
             (&top, "Pass", &pass),
             (&top, "Side", &side),
             (&top, "SLane", &s_lane),
+            (&top, "FReq", &fl.req_fields()),
+            (&top, "FLane", &fl.lane_fields()),
+            (&top, "FTex", &fl.texel_fields()),
         ] {
             check(p, word, fields);
         }
+        // The datapath widths every TMU module names are the contract's.
+        use gpurtl::iface::tmu::widths;
+        for (n, w, _) in widths(&[
+            "AddrW",
+            "WordW",
+            "LgW",
+            "CoordW",
+            "WrapW",
+            "FormatW",
+            "BlendW",
+            "PassCodeW",
+        ]) {
+            for p in [&lod, &addr, &top] {
+                if let Some(v) = p.get(n) {
+                    assert_eq!(*v, u64::from(w), "{n}");
+                }
+            }
+        }
+        assert_eq!(addr.get("CoordW"), Some(&15), "levels up to 2^15 texels");
+        assert_eq!(top.get("FReqW"), Some(&u64::from(fl.req_w)), "FReqW");
         for (p, n, w) in [
             (&lod, "SampleW", width(&layout.sample_fields())),
             (&lod, "DescW", width(&desc_fields())),

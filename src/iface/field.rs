@@ -55,3 +55,30 @@ pub fn get(fields: &[Field], name: &str) -> Field {
         .find(|f| f.name == name)
         .unwrap_or_else(|| panic!("no field {name} in {}", describe(fields)))
 }
+
+/// A word's field offsets as Verilog expressions of the module's parameters, for words
+/// whose size follows a real parameter (a `Lanes` the user may override): each field
+/// starts where the one below it ends, in the table's order, and `<word>W` closes the
+/// word. `expr` gives a field's width as an expression and as its value at the
+/// configured parameters; a mismatch is a bug in the caller.
+pub fn lsb_exprs(
+    word: &str,
+    fields: &[Field],
+    expr: impl Fn(&Field) -> (String, u32),
+) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    let mut at = "0".to_string();
+    for f in fields {
+        let (w, value) = expr(f);
+        assert_eq!(
+            value, f.width,
+            "{word}{}: {w} is not the table's width",
+            f.name
+        );
+        let name = format!("{word}{}Lsb", f.name);
+        out.push((name.clone(), at));
+        at = format!("{name} + {w}");
+    }
+    out.push((format!("{word}W"), at));
+    out
+}

@@ -1,6 +1,7 @@
 //! The contract of the texture filter: the request and response layouts and the fp32
 //! encoding of a channel, which the RTL renders as a table and the model computes.
 
+use super::field::{Field, pack, width};
 use super::timing::{Op, Timing};
 use crate::config::{TexFormat, TexOutput, Tmu};
 
@@ -11,6 +12,13 @@ pub const PASS_FIRST: u32 = 1;
 pub const PASS_SECOND: u32 = 2;
 /// Bits of a pass code.
 pub const PASS_W: u32 = 2;
+/// Bits of a format code (the position in `TexFormat::ALL`; the descriptor's `format`).
+pub const FORMAT_W: u32 = 3;
+/// Bits of a quad's trilinear weight f between its two levels (f / 256 of level 2).
+pub const BLEND_W: u32 = 8;
+/// Bits of a memory word: one RGBA8 texel, two 16-bit or four 8-bit ones, or half a DXT1
+/// block.
+pub const WORD_W: u32 = 32;
 
 /// A channel as fp32 in [0, 1]: exactly c / 255 rounded to the nearest float, the
 /// normalisation GL specifies for unsigned normalised 8-bit values.
@@ -46,25 +54,58 @@ impl FilterLayout {
         } else {
             1
         };
-        let tex_w = sub_w + 32 + if dxt1 { 32 } else { 0 };
-        let lane_w = 1 + 2 * tmu.weight_bits + 4 * tex_w;
         let out_lane_w = match tmu.output {
-            TexOutput::Rgba8 => 32,
-            TexOutput::Fp32 => 128,
+            TexOutput::Rgba8 => WORD_W,
+            TexOutput::Fp32 => 4 * 32,
         };
-        Self {
+        let mut l = Self {
             lanes: tmu.lanes,
             quads: tmu.quads(),
             wbits: tmu.weight_bits,
             sub_w,
             dxt1,
-            tex_w,
-            lane_w,
-            // pass, f per quad, format
-            req_w: tmu.lanes * lane_w + 5 + 8 * tmu.quads(),
+            tex_w: 0,
+            lane_w: 0,
+            req_w: 0,
             out_lane_w,
             rsp_w: tmu.lanes * out_lane_w,
+        };
+        l.tex_w = width(&l.texel_fields());
+        l.lane_w = width(&l.lane_fields());
+        l.req_w = width(&l.req_fields());
+        l
+    }
+
+    /// A request, lowest first: the lanes (lane 0 lowest), the format code, f per quad
+    /// (quad 0 lowest), the pass code (the RTL's `Req<Field>Lsb`).
+    pub fn req_fields(&self) -> Vec<Field> {
+        pack(&[
+            ("Lanes", self.lanes * self.lane_w),
+            ("Format", FORMAT_W),
+            ("Blends", self.quads * BLEND_W),
+            ("Pass", PASS_W),
+        ])
+    }
+
+    /// A lane of a request, lowest first: active, the weights a (along s) and b (along
+    /// t), the four texels of its footprint (texel 0 lowest; the RTL's `Lane<Field>Lsb`).
+    pub fn lane_fields(&self) -> Vec<Field> {
+        pack(&[
+            ("Active", 1),
+            ("A", self.wbits),
+            ("B", self.wbits),
+            ("Texels", 4 * width(&self.texel_fields())),
+        ])
+    }
+
+    /// A texel of a lane, lowest first: its index in the word, the word, and with DXT1
+    /// the block's second word (the RTL's `Tex<Field>Lsb`).
+    pub fn texel_fields(&self) -> Vec<Field> {
+        let mut f = vec![("Sub", self.sub_w), ("Word", WORD_W)];
+        if self.dxt1 {
+            f.push(("Aux", WORD_W));
         }
+        pack(&f)
     }
 }
 

@@ -4,7 +4,8 @@
 
 use super::StreamPort;
 use super::field::{Field, pack, width};
-use super::tex_filter::FilterLayout;
+use super::tex_cache::WORD_ADDR_BITS;
+use super::tex_filter::{BLEND_W, FORMAT_W, FilterLayout, PASS_W, WORD_W};
 use crate::config::Tmu;
 
 /// Bits of one lane of a sample request: s, t (fp32) and the active bit.
@@ -21,17 +22,49 @@ pub const REGS: [(&str, u32); 4] = [
     ("RegLods", REG_LODS),
     ("RegBase", REG_BASE0),
 ];
+/// Bits of a level's log2 width or height, and of a level number.
+pub const LOG_W: u32 = 4;
+/// Bits of a texel coordinate in a level: levels are at most 2^(2^LOG_W - 1) texels wide.
+pub const COORD_W: u32 = (1 << LOG_W) - 1;
+/// Bits of a wrap mode code.
+pub const WRAP_W: u32 = 2;
 /// Fields of the control register: (name, lsb, bits), lowest first.
 pub const CTRL_FIELDS: [(&str, u32, u32); 8] = [
-    ("format", 0, 3),
+    ("format", 0, FORMAT_W),
     ("min_filter", 3, 3),
     ("mag_linear", 6, 1),
-    ("wrap_s", 7, 2),
-    ("wrap_t", 9, 2),
-    ("log2_width", 11, 4),
-    ("log2_height", 15, 4),
-    ("last_level", 19, 4),
+    ("wrap_s", 7, WRAP_W),
+    ("wrap_t", 9, WRAP_W),
+    ("log2_width", 11, LOG_W),
+    ("log2_height", 15, LOG_W),
+    ("last_level", 19, LOG_W),
 ];
+
+/// The datapath widths the TMU's modules name as localparams: (localparam, bits, what).
+const WIDTHS: [(&str, u32, &str); 8] = [
+    ("AddrW", WORD_ADDR_BITS, "a word address"),
+    ("WordW", WORD_W, "a memory word"),
+    ("LgW", LOG_W, "a level's log2 width or height"),
+    ("CoordW", COORD_W, "a texel coordinate in a level"),
+    ("WrapW", WRAP_W, "a wrap mode"),
+    ("FormatW", FORMAT_W, "a format code"),
+    ("BlendW", BLEND_W, "a quad's weight between two levels"),
+    ("PassCodeW", PASS_W, "a pass code"),
+];
+
+/// The named widths a module uses, in the order asked (a module renders only the names
+/// its body reads, so that lint sees no unused parameter).
+pub fn widths(names: &[&str]) -> Vec<(&'static str, u32, &'static str)> {
+    names
+        .iter()
+        .map(|n| {
+            *WIDTHS
+                .iter()
+                .find(|w| w.0 == *n)
+                .unwrap_or_else(|| panic!("no datapath width {n}"))
+        })
+        .collect()
+}
 
 /// A texture's descriptor as the RTL holds it, lowest first: control, LOD bias, and the
 /// LOD limits register `{max_lod, min_lod}` (16-bit signed each).

@@ -4,7 +4,8 @@
 //! requests.
 
 use crate::config::{TexFormat, TexOutput, Tmu};
-use crate::iface::tex_filter::FilterLayout;
+use crate::iface::field::{Field, get};
+use crate::iface::tex_filter::{BLEND_W, FORMAT_W, FilterLayout, PASS_W, WORD_W};
 use crate::iface::{Dir, StreamPort};
 use crate::rng::Rng;
 use crate::vectors::{Bits, PortVectors, VectorSet};
@@ -92,29 +93,35 @@ impl FilterModel {
     }
 }
 
-/// The request word (see the template's header for the layout).
+/// The request word, packed by the layout's field tables (the RTL slices it by the same
+/// tables' `Req`, `Lane` and `Tex` localparams).
 pub fn encode_req(l: &FilterLayout, req: &FilterReq) -> Bits {
+    let (rq, ln, tx) = (l.req_fields(), l.lane_fields(), l.texel_fields());
+    let at = |fields: &[Field], name: &str| get(fields, name).lsb;
     let mut b = Bits::zero(l.req_w);
     for (i, lane) in req.lanes.iter().enumerate() {
-        let base = i as u32 * l.lane_w;
-        b.set_field(base, 1, u64::from(lane.active));
-        b.set_field(base + 1, l.wbits, u64::from(lane.a));
-        b.set_field(base + 1 + l.wbits, l.wbits, u64::from(lane.b));
+        let base = at(&rq, "Lanes") + i as u32 * l.lane_w;
+        b.set_field(base + at(&ln, "Active"), 1, u64::from(lane.active));
+        b.set_field(base + at(&ln, "A"), l.wbits, u64::from(lane.a));
+        b.set_field(base + at(&ln, "B"), l.wbits, u64::from(lane.b));
         for (k, t) in lane.texels.iter().enumerate() {
-            let at = base + 1 + 2 * l.wbits + k as u32 * l.tex_w;
-            b.set_field(at, l.sub_w, u64::from(t.sub));
-            b.set_field(at + l.sub_w, 32, u64::from(t.word));
+            let tex = base + at(&ln, "Texels") + k as u32 * l.tex_w;
+            b.set_field(tex + at(&tx, "Sub"), l.sub_w, u64::from(t.sub));
+            b.set_field(tex + at(&tx, "Word"), WORD_W, u64::from(t.word));
             if l.dxt1 {
-                b.set_field(at + l.sub_w + 32, 32, u64::from(t.aux));
+                b.set_field(tex + at(&tx, "Aux"), WORD_W, u64::from(t.aux));
             }
         }
     }
-    let top = l.lanes * l.lane_w;
-    b.set_field(top, 3, u64::from(req.format));
+    b.set_field(at(&rq, "Format"), FORMAT_W, u64::from(req.format));
     for (q, f) in req.f.iter().enumerate() {
-        b.set_field(top + 3 + 8 * q as u32, 8, u64::from(*f));
+        b.set_field(
+            at(&rq, "Blends") + BLEND_W * q as u32,
+            BLEND_W,
+            u64::from(*f),
+        );
     }
-    b.set_field(top + 3 + 8 * l.quads, 2, u64::from(req.pass));
+    b.set_field(at(&rq, "Pass"), PASS_W, u64::from(req.pass));
     b
 }
 

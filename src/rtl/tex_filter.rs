@@ -10,11 +10,85 @@ use askama::Template;
 use super::handshake::module_for;
 use super::{Ctx, Module, RenderError, Rst, StreamPort, Unit};
 use crate::config::{StageKind, TexFormat, TexOutput, Tmu};
+use crate::iface::field::{Field, describe, get, lsb_exprs, lsb_params, pack, width};
 use crate::iface::tex_filter::widen;
-pub use crate::iface::tex_filter::{FilterLayout, FilterPipe};
 use crate::iface::tex_filter::{
-    PASS_FIRST, PASS_SECOND, THIRD_ROWS, THIRD_W, tree_levels, unorm8_to_f32,
+    BLEND_W, FORMAT_W, PASS_FIRST, PASS_SECOND, PASS_W, THIRD_ROWS, THIRD_W, WORD_W, tree_levels,
+    unorm8_to_f32,
 };
+pub use crate::iface::tex_filter::{FilterLayout, FilterPipe};
+use crate::iface::tmu::widths;
+
+/// The control word that travels beside the datapath: the request with each lane cut to
+/// its head (`{b, a, active}`, the bits below its texels), the same fields in the same
+/// order.
+pub fn ctl_fields(l: &FilterLayout) -> Vec<Field> {
+    let head = get(&l.lane_fields(), "Texels").lsb;
+    let fields: Vec<(&'static str, u32)> = l
+        .req_fields()
+        .iter()
+        .map(|f| match f.name {
+            "Lanes" => (f.name, l.lanes * head),
+            _ => (f.name, f.width),
+        })
+        .collect();
+    pack(&fields)
+}
+
+/// A request-shaped word's field offsets as expressions of `Lanes` (the module's real
+/// parameter) and the body's localparams; `lane` names a lane's localparam width.
+fn word_exprs(word: &str, fields: &[Field], l: &FilterLayout, lane: &str) -> Vec<(String, String)> {
+    lsb_exprs(word, fields, |f| match f.name {
+        "Lanes" => (format!("Lanes * {lane}"), f.width),
+        "Format" => ("FormatW".into(), FORMAT_W),
+        "Blends" => ("Quads * BlendW".into(), l.quads * BLEND_W),
+        "Pass" => ("PassCodeW".into(), PASS_W),
+        other => panic!("no expression for the filter word's field {other}"),
+    })
+}
+
+/// The request's width as the port list writes it, where only `Lanes` is declared.
+fn req_port_w(l: &FilterLayout) -> String {
+    format!(
+        "Lanes * {} + ((Lanes + 3) / 4) * {BLEND_W} + {}",
+        l.lane_w,
+        FORMAT_W + PASS_W
+    )
+}
+
+/// The DXT1 converter's select step word, lowest first: the colour word, the 16-bit and
+/// 8-bit texels when a format needs them, the texel's 2-bit index and the block's mode
+/// (the RTL's `Sel<Field>Lsb`).
+fn select_fields(need_h: bool, need_l: bool) -> Vec<Field> {
+    let mut f = vec![("Word", WORD_W)];
+    if need_h {
+        f.push(("H", 16));
+    }
+    if need_l {
+        f.push(("L", 8));
+    }
+    f.extend([("Idx", 2), ("Four", 1)]);
+    pack(&f)
+}
+
+/// The pick step word: the format's texel, the endpoint weighted double (`Pa`) and the
+/// other (`Pb`), 24 bits each, and whether the texel is a third or a half of their sum
+/// (the RTL's `Pick<Field>Lsb`).
+fn pick_fields() -> Vec<Field> {
+    pack(&[
+        ("Texel", WORD_W),
+        ("Pa", 24),
+        ("Pb", 24),
+        ("Third", 1),
+        ("Half", 1),
+    ])
+}
+
+/// The sum step word: the texel (or the halves), 2 pa + pb per channel (10 bits each),
+/// and whether the texel is a third (the RTL's `Sum<Field>Lsb`).
+fn sum_fields() -> Vec<Field> {
+    pack(&[("Texel", WORD_W), ("X", 30), ("Third", 1)])
+}
 
 /// One enabled format's converter: its code and the Verilog expression of its texel.
 pub struct FormatCase {
@@ -41,9 +115,22 @@ pub struct TexFilter {
     pub sub_w: u32,
     pub tex_w: u32,
     pub lane_w: u32,
-    /// A lane's bits besides its two weights: the active bit and four texels.
-    pub lane_fixed: u32,
     pub req_w: u32,
+    /// The request's width in the port list, an expression of `Lanes`.
+    pub req_port_w: String,
+    /// `Req<Field>Lsb` and `Ctl<Field>Lsb` as expressions of `Lanes` (then `ReqW`,
+    /// `CtlW`), `Lane<Field>Lsb`, `Tex<Field>Lsb` and the DXT1 steps' `Sel`, `Pick` and
+    /// `Sum` offsets, from the tables.
+    pub word_exprs: Vec<(String, String)>,
+    pub lsbs: Vec<(String, u32)>,
+    /// The request, a lane and a texel as the header describes them (from the tables).
+    pub req_desc: String,
+    pub lane_desc: String,
+    pub tex_desc: String,
+    /// Named datapath widths (iface::tmu).
+    pub widths: Vec<(&'static str, u32, &'static str)>,
+    pub pick_w: u32,
+    pub sum_w: u32,
     pub out_lane_w: u32,
     pub rsp_w: u32,
     pub need_h: bool,
@@ -58,9 +145,10 @@ pub struct TexFilter {
     /// c / 255 as fp32 for each quarter of c (c[7:6]): the 64 entries as one hex
     /// constant, entry 0 lowest.
     pub fp32_quarters: Vec<(u32, String)>,
-    pub pass_first: u32,
-    pub pass_second: u32,
-    pub dxt1_code: u32,
+    /// Sized literals of the pass codes and DXT1's format code.
+    pub pass_first: String,
+    pub pass_second: String,
+    pub dxt1_code: String,
     pub w5_table: Vec<(u32, u8)>,
     pub w6_table: Vec<(u32, u8)>,
     // The pipeline, rendered from `pipe`.
@@ -77,7 +165,6 @@ pub struct TexFilter {
     pub valid_tdiff: String,
     pub valid_last: String,
     pub select_w: u32,
-    pub select_l_lsb: u32,
     pub third_rows: Vec<u32>,
     pub third_w: u32,
     pub third_rows_w: u32,
@@ -244,8 +331,29 @@ impl TexFilter {
             sub_w: l.sub_w,
             tex_w: l.tex_w,
             lane_w: l.lane_w,
-            lane_fixed: 1 + 4 * l.tex_w,
             req_w: l.req_w,
+            req_port_w: req_port_w(&l),
+            word_exprs: {
+                let mut v = word_exprs("Req", &l.req_fields(), &l, "LaneW");
+                v.extend(word_exprs("Ctl", &ctl_fields(&l), &l, "CLaneW"));
+                v
+            },
+            lsbs: {
+                let mut v = lsb_params("Lane", &l.lane_fields());
+                v.extend(lsb_params("Tex", &l.texel_fields()));
+                if l.dxt1 {
+                    v.extend(lsb_params("Sel", &select_fields(need_h, need_l)));
+                    v.extend(lsb_params("Pick", &pick_fields()));
+                    v.extend(lsb_params("Sum", &sum_fields()));
+                }
+                v
+            },
+            req_desc: describe(&l.req_fields()),
+            lane_desc: describe(&l.lane_fields()),
+            tex_desc: describe(&l.texel_fields()),
+            widths: widths(&["WordW", "FormatW", "BlendW", "PassCodeW"]),
+            pick_w: width(&pick_fields()),
+            sum_w: width(&sum_fields()),
             out_lane_w: l.out_lane_w,
             rsp_w: l.rsp_w,
             need_h,
@@ -257,7 +365,7 @@ impl TexFilter {
                 .formats
                 .iter()
                 .map(|&f| FormatCase {
-                    code: format!("3'd{}", f.code()),
+                    code: format!("{FORMAT_W}'d{}", f.code()),
                     name: f.name(),
                     expr: format_expr(f),
                 })
@@ -287,9 +395,9 @@ impl TexFilter {
             } else {
                 Vec::new()
             },
-            pass_first: PASS_FIRST,
-            pass_second: PASS_SECOND,
-            dxt1_code: Dxt1.code(),
+            pass_first: format!("{PASS_W}'d{PASS_FIRST}"),
+            pass_second: format!("{PASS_W}'d{PASS_SECOND}"),
+            dxt1_code: format!("{FORMAT_W}'d{}", Dxt1.code()),
             w5_table: (0..32).map(|v| (v, widen(v, 5))).collect(),
             w6_table: (0..64).map(|v| (v, widen(v, 6))).collect(),
             target_mhz: pipe.target_mhz,
@@ -319,24 +427,32 @@ impl TexFilter {
             ],
             valid_tdiff: valid_at(pipe.stage("tdiff")),
             valid_last: valid_at(pipe.stages),
-            select_w: 35 + if need_h { 16 } else { 0 } + if need_l { 8 } else { 0 },
-            select_l_lsb: 32 + if need_h { 16 } else { 0 },
+            select_w: width(&select_fields(need_h, need_l)),
             third_rows: THIRD_ROWS.to_vec(),
             third_w: THIRD_W,
             third_rows_w: THIRD_ROWS.len() as u32 * THIRD_W,
             hop_select: hop(
                 "        ",
                 "select",
-                35 + if need_h { 16 } else { 0 } + if need_l { 8 } else { 0 },
+                width(&select_fields(need_h, need_l)),
                 pipe.reg_after("select"),
             ),
             hop_pick: hop(
                 "        ",
                 "pick",
-                if l.dxt1 { 82 } else { 32 },
+                if l.dxt1 {
+                    width(&pick_fields())
+                } else {
+                    WORD_W
+                },
                 pipe.reg_after("pick"),
             ),
-            hop_sum: hop("        ", "sum", 63, pipe.reg_after("sum")),
+            hop_sum: hop(
+                "        ",
+                "sum",
+                width(&sum_fields()),
+                pipe.reg_after("sum"),
+            ),
             hop_hdiff: hop("        ", "hdiff", 34, pipe.reg_after("hdiff")),
             hop_vdiff: hop(
                 "        ",

@@ -13,12 +13,14 @@ use super::tex_cache::TexCacheTop;
 use super::tex_filter::{FilterLayout, TexFilter};
 use super::{Ctx, MemPort, Module, RenderError, Rst, Unit, render};
 use crate::config::{Filter, StageKind, TexFormat, TexLayout, TexOutput, Tmu, Wrap};
-use crate::iface::field::{Field, lsb_params, pack, width};
+use crate::iface::field::{Field, describe, lsb_params, pack, width};
 use crate::iface::mem_mgr::upper_camel;
 use crate::iface::tex_cache::{CacheLayout, WORD_ADDR_BITS};
+use crate::iface::tex_filter::BLEND_W;
 use crate::iface::tex_filter::{PASS_FIRST, PASS_SECOND, PASS_SINGLE, PASS_W};
 use crate::iface::tmu::{
-    CTRL_FIELDS, DIFF_W, LANE_W, REGS, TmuLayout, ctrl_lsb_name, ctrl_w, desc_fields,
+    COORD_W, CTRL_FIELDS, DIFF_W, LANE_W, LOG_W, REGS, TmuLayout, WRAP_W, ctrl_lsb_name, ctrl_w,
+    desc_fields, widths,
 };
 
 /// Bits of a format code: the descriptor's `format` field.
@@ -77,7 +79,7 @@ fn addr_codes() -> Vec<(String, String, String)> {
 /// A level as a plan and a pass carry it, lowest first: log2 width, log2 height, the
 /// level's first word (the RTL's `Level<Field>Lsb`).
 pub fn level_fields() -> Vec<Field> {
-    pack(&[("Lw", 4), ("Lh", 4), ("Base", 30)])
+    pack(&[("Lw", LOG_W), ("Lh", LOG_W), ("Base", WORD_ADDR_BITS)])
 }
 
 /// A quad's part of a plan, lowest first: blend, tri, linear, two levels' {base, lh, lw}
@@ -85,7 +87,7 @@ pub fn level_fields() -> Vec<Field> {
 pub fn plan_quad_fields() -> Vec<Field> {
     let level_w = width(&level_fields());
     pack(&[
-        ("Blend", 8),
+        ("Blend", BLEND_W),
         ("Tri", 1),
         ("Linear", 1),
         ("Level1", level_w),
@@ -99,8 +101,8 @@ pub fn plan_fields(lanes: u32, quads: u32) -> Vec<Field> {
     pack(&[
         ("Lanes", lanes * LANE_W),
         ("Format", format_w()),
-        ("WrapS", 2),
-        ("WrapT", 2),
+        ("WrapS", WRAP_W),
+        ("WrapT", WRAP_W),
         ("Quads", quads * width(&plan_quad_fields())),
     ])
 }
@@ -140,9 +142,9 @@ pub fn log_quad_fields() -> Vec<Field> {
 /// linear, skip (the RTL's `PassQuad<Field>Lsb`).
 pub fn pass_quad_fields() -> Vec<Field> {
     pack(&[
-        ("Lw", 4),
-        ("Lh", 4),
-        ("Base", 30),
+        ("Lw", LOG_W),
+        ("Lh", LOG_W),
+        ("Base", WORD_ADDR_BITS),
         ("Linear", 1),
         ("Skip", 1),
     ])
@@ -155,10 +157,10 @@ pub fn coord_lane_fields(wbits: u32) -> Vec<Field> {
         ("Active", 1),
         ("A", wbits),
         ("B", wbits),
-        ("I0s", 15),
-        ("I1s", 15),
-        ("I0t", 15),
-        ("I1t", 15),
+        ("I0s", COORD_W),
+        ("I1s", COORD_W),
+        ("I0t", COORD_W),
+        ("I1t", COORD_W),
     ])
 }
 
@@ -169,7 +171,7 @@ pub fn coord_fields(lanes: u32, quads: u32, wbits: u32) -> Vec<Field> {
         ("Pair", 1),
         ("Pass", PASS_W),
         ("Format", format_w()),
-        ("Blends", 8 * quads),
+        ("Blends", BLEND_W * quads),
         ("Quads", quads * width(&pass_quad_fields())),
         ("Lanes", lanes * width(&coord_lane_fields(wbits))),
     ])
@@ -193,7 +195,7 @@ pub fn side_fields(lanes: u32, quads: u32, wbits: u32, sub_w: u32) -> Vec<Field>
     pack(&[
         ("Pair", 1),
         ("Pass", PASS_W),
-        ("Blends", 8 * quads),
+        ("Blends", BLEND_W * quads),
         ("Format", format_w()),
         ("Lanes", lanes * width(&pass_lane_fields(wbits, sub_w))),
     ])
@@ -274,6 +276,8 @@ pub struct TmuLod {
     pub log_quad_w: u32,
     /// The words' `<Word><Field>Lsb` localparams the body reads.
     pub lsbs: Vec<(String, u32)>,
+    /// Named datapath widths (iface::tmu).
+    pub widths: Vec<(&'static str, u32, &'static str)>,
 }
 
 /// Control fields that only the LOD hardware reads.
@@ -314,10 +318,17 @@ pub struct TmuAddr {
     pub c_lane_w: u32,
     pub c1_w: u32,
     pub s_lane_w: u32,
-    /// Bits of a format code and of a pass code, and the codes compared with.
-    pub format_w: u32,
-    pub pass_w: u32,
+    /// Named datapath widths (iface::tmu), and the codes compared with.
+    pub widths: Vec<(&'static str, u32, &'static str)>,
     pub codes: Vec<(String, String, String)>,
+    pub clamp_code: String,
+    pub mirror_code: String,
+    /// The output word (a pass), its side fields and a side lane, as the header describes
+    /// them; the side word's width.
+    pub out_desc: String,
+    pub side_desc: String,
+    pub s_lane_desc: String,
+    pub side_w: u32,
     /// The formats of one texel a word and of four (log2 texels a word 0 and 2).
     pub one_per_word: String,
     pub four_per_word: String,
@@ -352,6 +363,12 @@ pub struct TmuTop {
     pub side_depth: u32,
     pub filter_tex_w: u32,
     pub filter_lane_w: u32,
+    /// The filter request's width and its `FReq`, `FLane` and `FTex` field offsets, from
+    /// iface::tex_filter's tables.
+    pub filter_req_w: u32,
+    pub filter_lsbs: Vec<(String, u32)>,
+    /// Named datapath widths (iface::tmu).
+    pub widths: Vec<(&'static str, u32, &'static str)>,
     /// A cache response's width and where its hit and miss counts start.
     pub crsp_w: u32,
     pub crsp_hits_lsb: u32,
@@ -640,6 +657,7 @@ impl<'a> TmuUnit<'a> {
             rho2_w: 2 * DIFF_W + 1,
             log_quad_w: width(&log_quad_fields()),
             lsbs,
+            widths: widths(&["AddrW", "LgW", "WrapW", "FormatW", "BlendW"]),
         }
     }
 
@@ -655,6 +673,12 @@ impl<'a> TmuUnit<'a> {
         word_lsbs.extend(lsb_params("C", &coord));
         word_lsbs.extend(lsb_params("CLane", &coord_lane_fields(wbits)));
         word_lsbs.extend(lsb_params("SLane", &pass_lane_fields(wbits, fl.sub_w)));
+        let side = side_fields(tmu.lanes, quads, wbits, fl.sub_w);
+        word_lsbs.extend(lsb_params(
+            "Pass",
+            &pass_fields(tmu.lanes, quads, wbits, fl.sub_w),
+        ));
+        word_lsbs.extend(lsb_params("Side", &side));
         TmuAddr {
             name: ctx.module_name("tmu_addr"),
             stamp: ctx.stamp.clone(),
@@ -687,9 +711,22 @@ impl<'a> TmuUnit<'a> {
             c_lane_w: width(&coord_lane_fields(wbits)),
             c1_w: width(&coord),
             s_lane_w: width(&pass_lane_fields(wbits, fl.sub_w)),
-            format_w: format_w(),
-            pass_w: PASS_W,
+            widths: widths(&[
+                "AddrW",
+                "LgW",
+                "CoordW",
+                "WrapW",
+                "FormatW",
+                "BlendW",
+                "PassCodeW",
+            ]),
             codes: addr_codes(),
+            clamp_code: format!("{WRAP_W}'d{}", Wrap::ClampToEdge.code()),
+            mirror_code: format!("{WRAP_W}'d{}", Wrap::MirroredRepeat.code()),
+            out_desc: describe(&pass_fields(tmu.lanes, quads, wbits, fl.sub_w)),
+            side_desc: describe(&side),
+            s_lane_desc: describe(&pass_lane_fields(wbits, fl.sub_w)),
+            side_w: width(&side),
             one_per_word: formats_with_texels_per_word(1),
             four_per_word: formats_with_texels_per_word(4),
         }
@@ -732,6 +769,14 @@ impl<'a> TmuUnit<'a> {
             side_depth: tmu.cache.queue_depth + 8,
             filter_tex_w: fl.tex_w,
             filter_lane_w: fl.lane_w,
+            filter_req_w: fl.req_w,
+            filter_lsbs: {
+                let mut v = lsb_params("FReq", &fl.req_fields());
+                v.extend(lsb_params("FLane", &fl.lane_fields()));
+                v.extend(lsb_params("FTex", &fl.texel_fields()));
+                v
+            },
+            widths: widths(&["AddrW", "WordW", "FormatW", "BlendW", "PassCodeW"]),
             crsp_w: crsp.rsp_w,
             crsp_hits_lsb: crsp.hits_lsb(),
             dxt1: fl.dxt1,

@@ -13,9 +13,9 @@
 // and rounded once; pass 0 (and 3) is a single-level sample.
 // See src/model/tmu/filter.rs and format.rs, which this matches bit for bit.
 //
-// req_data_i: {pass[1:0], f[Quads] x 8, format[2:0], lane[{{ lanes }}]}, lane 0 and quad 0 lowest;
-//             Quads = (Lanes + 3) / 4, lanes 4q to 4q + 3 blend by f of quad q; a lane is
-//             {texel[4], b, a, active}, active lowest; a texel is {% if dxt1 %}{aux[31:0], {% else %}{{ "{" }}{% endif %}word[31:0], sub[{{ sub_w - 1 }}:0]}:
+// req_data_i: {{ req_desc }}, lane 0 and quad 0 lowest;
+//             Quads = (Lanes + 3) / 4, lanes 4q to 4q + 3 blend by f (blends) of quad q; a lane is
+//             {{ lane_desc }}, active lowest; a texel is {{ tex_desc }}:
 //             word is the cache word holding the texel, sub its index in the word{% if dxt1 %}
 //             (for DXT1: word = colours, aux = indices, sub = 4y + x in the block){% endif %}.
 // rsp_data_o: lane[{{ lanes }}] of {% if fp32 %}{a, b, g, r} fp32 (exactly c / 255){% else %}{a, b, g, r} 8 bits{% endif %}, lane 0 lowest; inactive
@@ -35,7 +35,7 @@ module {{ name }} #(
   input wire {{ rst.port }},
   input wire req_valid_i,
   output wire req_ready_o,
-  input wire [Lanes * {{ lane_w }} + 8 * ((Lanes + 3) / 4) + 4:0] req_data_i,
+  input wire [{{ req_port_w }} - 1:0] req_data_i,
   output wire rsp_valid_o,
   input wire rsp_ready_i,
   output wire [Lanes * {{ out_lane_w }} - 1:0] rsp_data_o
@@ -44,27 +44,31 @@ module {{ name }} #(
   // The weight width shapes the adder trees, so it is fixed by the generator.
   localparam integer WBits = {{ wbits }};
   localparam integer SubW = {{ sub_w }};
+{%- for w in widths %}
+  localparam integer {{ w.0 }} = {{ w.1 }};  // {{ w.2 }}
+{%- endfor %}
   localparam integer TexW = {{ tex_w }};  // one texel of a request
-  localparam integer LaneW = 2 * WBits + {{ lane_fixed }};  // one lane of a request
+  localparam integer LaneW = {{ lane_w }};  // one lane of a request
+{%- for f in lsbs %}
+  localparam integer {{ f.0 }} = {{ f.1 }};
+{%- endfor %}
+  localparam integer CLaneW = LaneTexelsLsb;  // a lane's {b, a, active}, in the control word
   localparam integer Quads = (Lanes + 3) / 4;  // lanes 4q to 4q + 3 share f
-  localparam integer ReqW = Lanes * LaneW + 5 + 8 * Quads;
+{%- for f in word_exprs %}
+  localparam integer {{ f.0 }} = {{ f.1 }};
+{%- endfor %}
   localparam integer HW = 8 + WBits;  // a horizontal blend, exact
   localparam integer VW = 8 + 2 * WBits;  // a bilinear sum, exact
   localparam integer TW = VW + 8;  // a trilinear sum, exact
-  localparam integer CLaneW = 1 + 2 * WBits;  // a lane's {b, a, active} in the control word
-  localparam integer CtlW = Lanes * CLaneW + 5 + 8 * Quads;  // {pass, f, format, lanes}
-  localparam integer FmtLsb = Lanes * CLaneW;
-  localparam integer FLsb = FmtLsb + 3;
-  localparam integer PassLsb = FLsb + 8 * Quads;
   localparam integer Stages = {{ stages }};
   localparam integer OutDepth = {{ fifo_depth }};
   localparam integer UsedW = {{ used_w }};
   localparam integer OutLaneW = {{ out_lane_w }};
   localparam integer RspW = Lanes * OutLaneW;
-  localparam [1:0] PassFirst = 2'd{{ pass_first }};  // pass codes (iface::tex_filter)
-  localparam [1:0] PassSecond = 2'd{{ pass_second }};
+  localparam [PassCodeW-1:0] PassFirst = {{ pass_first }};  // pass codes (iface::tex_filter)
+  localparam [PassCodeW-1:0] PassSecond = {{ pass_second }};
 {%- if dxt1 %}
-  localparam [2:0] FmtDxt1 = 3'd{{ dxt1_code }};
+  localparam [FormatW-1:0] FmtDxt1 = {{ dxt1_code }};
 {%- endif %}
 
   // ---------------------------------------------------------------------------------
@@ -119,7 +123,7 @@ module {{ name }} #(
 {%- endif %}
 
   // One texel as {a, b, g, r}{% if dxt1 %} (a DXT1 texel as dxt1() above){% endif %}.
-  function [31:0] decode(input [2:0] fmt, input [31:0] word{% if need_h %}, input [15:0] h{% endif %}{% if need_l %}, input [7:0] l{% endif %}{% if dxt1 %}, input [1:0] idx{% endif %});
+  function [WordW-1:0] decode(input [FormatW-1:0] fmt, input [WordW-1:0] word{% if need_h %}, input [15:0] h{% endif %}{% if need_l %}, input [7:0] l{% endif %}{% if dxt1 %}, input [1:0] idx{% endif %});
     reg unused_in;  // what the enabled formats leave unread
     begin
       unused_in = ^{word{% if need_h %}, h{% endif %}{% if need_l %}, l{% endif %}{% if dxt1 %}, idx{% endif %}};
@@ -199,7 +203,9 @@ module {{ name }} #(
 
   // The control word travels beside the data, one copy a stage.
   wire [CtlW-1:0] s0_ctl;
-  assign s0_ctl[FmtLsb +: 5 + 8 * Quads] = s0_data[Lanes * LaneW +: 5 + 8 * Quads];
+  assign s0_ctl[CtlFormatLsb +: FormatW]       = s0_data[ReqFormatLsb +: FormatW];
+  assign s0_ctl[CtlBlendsLsb +: Quads*BlendW] = s0_data[ReqBlendsLsb +: Quads*BlendW];
+  assign s0_ctl[CtlPassLsb +: PassCodeW]      = s0_data[ReqPassLsb +: PassCodeW];
 
   reg [Stages-1:0] valid_q;
   reg [Stages*CtlW-1:0] ctl_q;
@@ -227,16 +233,16 @@ module {{ name }} #(
   wire unused_ctl;
   assign unused_ctl = ^{ {%- for v in ctl_views %}ctl_{{ v.0 }}{% if !loop.last %}, {% endif %}{%- endfor %}};
 
-  wire [1:0] pass_tdiff = ctl_tdiff[PassLsb +: 2];
+  wire [PassCodeW-1:0] pass_tdiff = ctl_tdiff[CtlPassLsb +: PassCodeW];
   wire tdiff_first = pass_tdiff == PassFirst;
   wire tdiff_second = pass_tdiff == PassSecond;
-  wire last_first = ctl_last[PassLsb +: 2] == PassFirst;
+  wire last_first = ctl_last[CtlPassLsb +: PassCodeW] == PassFirst;
 
   assign push = valid_last & ~last_first;
   assign drop = valid_last & last_first;
 
   wire [RspW-1:0] out_in;
-  wire [2:0] pick_fmt = ctl_pick[FmtLsb +: 3];
+  wire [FormatW-1:0] pick_fmt = ctl_pick[CtlFormatLsb +: FormatW];
 
   genvar gl;
   genvar gt;
@@ -244,14 +250,14 @@ module {{ name }} #(
   genvar gk;
   generate
     for (gl = 0; gl < Lanes; gl = gl + 1) begin : g_lane
-      wire [LaneW-1:0] lane = s0_data[gl*LaneW +: LaneW];
-      wire [4*32-1:0] texels;  // converted, in the hdiff step
-      assign s0_ctl[gl*CLaneW +: CLaneW] = lane[2 * WBits:0];
+      wire [LaneW-1:0] lane = s0_data[ReqLanesLsb + gl*LaneW +: LaneW];
+      wire [4*WordW-1:0] texels;  // converted, in the hdiff step
+      assign s0_ctl[CtlLanesLsb + gl*CLaneW +: CLaneW] = lane[CLaneW-1:0];
 
       for (gt = 0; gt < 4; gt = gt + 1) begin : g_texel
-        wire [TexW-1:0] tex = lane[1 + 2*WBits + gt*TexW +: TexW];
-        wire [SubW-1:0] sub = tex[SubW-1:0];
-        wire [31:0] word = tex[SubW +: 32];
+        wire [TexW-1:0] tex = lane[LaneTexelsLsb + gt*TexW +: TexW];
+        wire [SubW-1:0] sub = tex[TexSubLsb +: SubW];
+        wire [WordW-1:0] word = tex[TexWordLsb +: WordW];
 {%- if need_h %}
         wire [15:0] h = sub[0] ? word[31:16] : word[15:0];  // the 16-bit texel
 {%- endif %}
@@ -262,20 +268,29 @@ module {{ name }} #(
 
         // Step select: the texel's index bits and the block's mode (colour 0 > colour 1:
         // four opaque colours).
-        wire [31:0] iw = tex[SubW + 32 +: 32];
+        wire [WordW-1:0] iw = tex[TexAuxLsb +: WordW];
         wire [1:0] idx = iw[{sub, 1'b0} +: 2];
         wire four = word[15:0] > word[31:16];
-        wire [{{ select_w - 1 }}:0] select_d = {four, idx, {% if need_l %}l, {% endif %}{% if need_h %}h, {% endif %}word};
-{{ hop_select }}
-        wire [31:0] s_word = select[31:0];
+        wire [{{ select_w - 1 }}:0] select_d;
+        assign select_d[SelWordLsb +: WordW] = word;
 {%- if need_h %}
-        wire [15:0] s_h = select[32 +: 16];
+        assign select_d[SelHLsb +: 16]       = h;
 {%- endif %}
 {%- if need_l %}
-        wire [7:0] s_l = select[{{ select_l_lsb }} +: 8];
+        assign select_d[SelLLsb +: 8]        = l;
 {%- endif %}
-        wire [1:0] s_idx = select[{{ select_w - 3 }} +: 2];
-        wire s_four = select[{{ select_w - 1 }}];
+        assign select_d[SelIdxLsb +: 2]      = idx;
+        assign select_d[SelFourLsb]          = four;
+{{ hop_select }}
+        wire [WordW-1:0] s_word = select[SelWordLsb +: WordW];
+{%- if need_h %}
+        wire [15:0] s_h = select[SelHLsb +: 16];
+{%- endif %}
+{%- if need_l %}
+        wire [7:0] s_l = select[SelLLsb +: 8];
+{%- endif %}
+        wire [1:0] s_idx = select[SelIdxLsb +: 2];
+        wire s_four = select[SelFourLsb];
         wire is_dxt1 = pick_fmt == FmtDxt1;
 
         // Step pick: the format's texel, or for DXT1 the endpoints to blend: index 2 weighs
@@ -284,11 +299,15 @@ module {{ name }} #(
         wire [23:0] p1 = endpoint(s_word[31:16]);
         wire third_d = is_dxt1 & s_idx[1] & s_four;
         wire half_d = is_dxt1 & (s_idx == 2'd2) & ~s_four;
-        wire [81:0] pick_d = {half_d, third_d, s_idx[0] ? p0 : p1, s_idx[0] ? p1 : p0,
-                              decode(pick_fmt, s_word{% if need_h %}, s_h{% endif %}{% if need_l %}, s_l{% endif %}, s_idx)};
+        wire [{{ pick_w - 1 }}:0] pick_d;
+        assign pick_d[PickTexelLsb +: WordW] = decode(pick_fmt, s_word{% if need_h %}, s_h{% endif %}{% if need_l %}, s_l{% endif %}, s_idx);
+        assign pick_d[PickPaLsb +: 24]       = s_idx[0] ? p1 : p0;  // the colour weighted double
+        assign pick_d[PickPbLsb +: 24]       = s_idx[0] ? p0 : p1;
+        assign pick_d[PickThirdLsb]          = third_d;
+        assign pick_d[PickHalfLsb]           = half_d;
 {{ hop_pick }}
-        wire [23:0] pa = pick[32 +: 24];  // the colour weighted double
-        wire [23:0] pb = pick[56 +: 24];
+        wire [23:0] pa = pick[PickPaLsb +: 24];
+        wire [23:0] pb = pick[PickPbLsb +: 24];
 
         // Step sum: 2 pa + pb for the thirds, (pa + pb) / 2 for the halves.
         wire [29:0] x;
@@ -299,14 +318,17 @@ module {{ name }} #(
           wire unused_hs = hs[0];
           assign halves[gc*8 +: 8] = hs[8:1];
         end
-        wire [62:0] sum_d = {pick[80], x, pick[81] ? {8'hff, halves} : pick[31:0]};  // {third, x, texel}
+        wire [{{ sum_w - 1 }}:0] sum_d;
+        assign sum_d[SumTexelLsb +: WordW] = pick[PickHalfLsb] ? {8'hff, halves} : pick[PickTexelLsb +: WordW];
+        assign sum_d[SumXLsb +: 30]        = x;
+        assign sum_d[SumThirdLsb]          = pick[PickThirdLsb];
 {{ hop_sum }}
 
         // Steps third: x * 683 >> 11 is x / 3 for x < 768, an adder tree a channel; the
         // texel and its choice wait beside it.
         wire [23:0] thirds;
         for (gc = 0; gc < 3; gc = gc + 1) begin : g_third
-          wire [9:0] tx = sum[32 + gc*10 +: 10];
+          wire [9:0] tx = sum[SumXLsb + gc*10 +: 10];
           wire [{{ third_rows_w - 1 }}:0] third_rows;
 {%- for r in third_rows %}
           assign third_rows[{{ loop.index0 }}*{{ third_w }} +: {{ third_w }}] = { {{- third_w - 10 }}'d0, tx} << {{ r }};
@@ -315,16 +337,16 @@ module {{ name }} #(
           wire unused_third = ^{third_sum[{{ third_w - 1 }}], third_sum[10:0]};
           assign thirds[gc*8 +: 8] = third_sum[18:11];
         end
-        wire [32:0] side_d = {sum[62], sum[31:0]};
+        wire [WordW:0] side_d = {sum[SumThirdLsb], sum[SumTexelLsb +: WordW]};
 {{ delay_side }}
-        assign texels[gt*32 +: 32] = side[32] ? {8'hff, thirds} : side[31:0];
+        assign texels[gt*WordW +: WordW] = side[WordW] ? {8'hff, thirds} : side[WordW-1:0];
 {%- else %}
 
         // Step pick: the format's texel.
-        wire [31:0] pick_d = decode(pick_fmt, word{% if need_h %}, h{% endif %}{% if need_l %}, l{% endif %});
+        wire [WordW-1:0] pick_d = decode(pick_fmt, word{% if need_h %}, h{% endif %}{% if need_l %}, l{% endif %});
         wire unused_tex = ^tex;
 {{ hop_pick }}
-        assign texels[gt*32 +: 32] = pick;
+        assign texels[gt*WordW +: WordW] = pick;
 {%- endif %}
       end
 
@@ -335,16 +357,16 @@ module {{ name }} #(
       // d = v - acc), any other takes d = 0 and base v, which rounds v alone exactly.
       // Each product is a tree of shifted rows, exact modulo the sum's width, where the
       // sum lies.
-      wire [WBits-1:0] a = ctl_h[gl*CLaneW + 1 +: WBits];
-      wire [WBits-1:0] b = ctl_v[gl*CLaneW + 1 + WBits +: WBits];
-      wire [7:0] f = ctl_t[FLsb + (gl / 4)*8 +: 8];
-      wire active = ctl_round[gl*CLaneW];
+      wire [WBits-1:0] a = ctl_h[CtlLanesLsb + gl*CLaneW + LaneALsb +: WBits];
+      wire [WBits-1:0] b = ctl_v[CtlLanesLsb + gl*CLaneW + LaneBLsb +: WBits];
+      wire [BlendW-1:0] f = ctl_t[CtlBlendsLsb + (gl / 4)*BlendW +: BlendW];
+      wire active = ctl_round[CtlLanesLsb + gl*CLaneW + LaneActiveLsb];
 
       for (gc = 0; gc < 4; gc = gc + 1) begin : g_chan
-        wire [7:0] t00 = texels[0*32 + gc*8 +: 8];
-        wire [7:0] t10 = texels[1*32 + gc*8 +: 8];
-        wire [7:0] t01 = texels[2*32 + gc*8 +: 8];
-        wire [7:0] t11 = texels[3*32 + gc*8 +: 8];
+        wire [7:0] t00 = texels[0*WordW + gc*8 +: 8];
+        wire [7:0] t10 = texels[1*WordW + gc*8 +: 8];
+        wire [7:0] t01 = texels[2*WordW + gc*8 +: 8];
+        wire [7:0] t11 = texels[3*WordW + gc*8 +: 8];
         // Step hdiff.
         wire [8:0] d0 = {1'b0, t10} - {1'b0, t00};
         wire [8:0] d1 = {1'b0, t11} - {1'b0, t01};

@@ -49,6 +49,13 @@ module {{ name }} #(
   localparam integer CRspHitsLsb = {{ crsp_hits_lsb }};
   localparam integer TexW = {{ filter_tex_w }};  // a texel of a filter request
   localparam integer FLaneW = {{ filter_lane_w }};  // a lane of a filter request
+  localparam integer FReqW = {{ filter_req_w }};  // a filter request
+{%- for f in filter_lsbs %}
+  localparam integer {{ f.0 }} = {{ f.1 }};
+{%- endfor %}
+{%- for w in widths %}
+  localparam integer {{ w.0 }} = {{ w.1 }};  // {{ w.2 }}
+{%- endfor %}
 
   // ---------------------------------------------------------------------------------
   // LOD and level choice, then texel addresses.
@@ -91,11 +98,11 @@ module {{ name }} #(
   wire [SideW-1:0] side_in = pass_data[PassSideLsb +: SideW];
   wire pass_pair = side_in[SidePairLsb];
   wire [Ports-1:0] active = pass_data[PassActiveLsb +: Ports];
-  wire [Ports*30-1:0] addrs;
+  wire [Ports*AddrW-1:0] addrs;
   genvar gp;
   generate
     for (gp = 0; gp < Ports; gp = gp + 1) begin : g_issue
-      assign addrs[gp*30 +: 30] = pass_data[PassAddrsLsb + gp*30 +: 30] + {29'd0, aux_q};
+      assign addrs[gp*AddrW +: AddrW] = pass_data[PassAddrsLsb + gp*AddrW +: AddrW] + {{ "{{" }}(AddrW - 1){1'b0}}, aux_q};
     end
   endgenerate
   wire creq_valid = pass_valid & (aux_q | side_in_ready);
@@ -161,7 +168,7 @@ module {{ name }} #(
 {%- if dxt1 %}
   wire side_pair = side_data[SidePairLsb];
   reg have_q;
-  reg [Ports*32-1:0] colour_q;
+  reg [Ports*WordW-1:0] colour_q;
   wire complete = side_valid & crsp_valid & (~side_pair | have_q);
   wire latch = side_valid & crsp_valid & side_pair & ~have_q;
   assign crsp_ready = latch | (complete & freq_ready);
@@ -178,7 +185,7 @@ module {{ name }} #(
   end
 
   always @(posedge clk_i) begin
-    if (latch) colour_q <= crsp_data[Ports*32-1:0];
+    if (latch) colour_q <= crsp_data[Ports*WordW-1:0];
   end
 {%- else %}
   // No DXT1: every pass is one cache response (the pair bit stays 0).
@@ -193,27 +200,41 @@ module {{ name }} #(
   generate
     for (gi = 0; gi < Lanes; gi = gi + 1) begin : g_join
       wire [SLaneW-1:0] sl = side_data[SideLanesLsb + gi*SLaneW +: SLaneW];
-      wire [4*TexW-1:0] texels;
+      wire [FLaneW-1:0] fl;
       for (gk = 0; gk < 4; gk = gk + 1) begin : g_texel
-        wire [31:0] now = crsp_data[(4*gi + gk)*32 +: 32];
+        wire [WordW-1:0] now = crsp_data[(4*gi + gk)*WordW +: WordW];
+        wire [TexW-1:0] tex;
+        assign tex[FTexSubLsb +: SubW] = sl[SLaneSubsLsb + gk*SubW +: SubW];
 {%- if dxt1 %}
-        wire [31:0] first = colour_q[(4*gi + gk)*32 +: 32];
-        assign texels[gk*TexW +: TexW] = side_pair ? {now, first, sl[SLaneSubsLsb + gk*SubW +: SubW]}
-                                                   : {32'd0, now, sl[SLaneSubsLsb + gk*SubW +: SubW]};
+        // A DXT1 pair: the colour words came first, the index words now.
+        wire [WordW-1:0] first = colour_q[(4*gi + gk)*WordW +: WordW];
+        assign tex[FTexWordLsb +: WordW] = side_pair ? first : now;
+        assign tex[FTexAuxLsb +: WordW]  = side_pair ? now : {WordW{1'b0}};
 {%- else %}
-        assign texels[gk*TexW +: TexW] = {now, sl[SLaneSubsLsb + gk*SubW +: SubW]};
+        assign tex[FTexWordLsb +: WordW] = now;
 {%- endif %}
+        assign fl[FLaneTexelsLsb + gk*TexW +: TexW] = tex;
       end
-      assign f_lanes[gi*FLaneW +: FLaneW] = {texels, sl[SLaneBLsb +: WBits], sl[SLaneALsb +: WBits], sl[SLaneActiveLsb]};
+      assign fl[FLaneActiveLsb]     = sl[SLaneActiveLsb];
+      assign fl[FLaneALsb +: WBits] = sl[SLaneALsb +: WBits];
+      assign fl[FLaneBLsb +: WBits] = sl[SLaneBLsb +: WBits];
+      assign f_lanes[gi*FLaneW +: FLaneW] = fl;
     end
   endgenerate
+
+  // The filter request, by the filter's own table (iface::tex_filter).
+  wire [FReqW-1:0] freq_data;
+  assign freq_data[FReqLanesLsb +: Lanes*FLaneW]   = f_lanes;
+  assign freq_data[FReqFormatLsb +: FormatW]       = side_data[SideFormatLsb +: FormatW];
+  assign freq_data[FReqBlendsLsb +: Quads*BlendW]  = side_data[SideBlendsLsb +: Quads*BlendW];
+  assign freq_data[FReqPassLsb +: PassCodeW]       = side_data[SidePassLsb +: PassCodeW];
 
   {{ filter }} u_filter (
     .clk_i       (clk_i),
     .{{ rst.port }}{{ rst.pad }} ({{ rst.port }}),
     .req_valid_i (complete),
     .req_ready_o (freq_ready),
-    .req_data_i  ({side_data[SidePassLsb +: 2], side_data[SideBlendsLsb +: 8*Quads], side_data[SideFormatLsb +: 3], f_lanes}),
+    .req_data_i  (freq_data),
     .rsp_valid_o (rsp_valid_o),
     .rsp_ready_i (rsp_ready_i),
     .rsp_data_o  (rsp_data_o)

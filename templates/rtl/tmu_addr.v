@@ -8,8 +8,9 @@
 // texel a lane (the other three are masked, with weight 0).
 //
 // in_data_i:  the plan (see the LOD stage's header).
-// out_data_o: {lane[{{ lanes }}] = {sub[4] x {{ sub_w }}, b[WBits], a[WBits], active}, format[3], blend[8] per quad, pass[2], pair,
-//              active[{{ ports }}], word address[{{ ports }}] x 30}, texel k of lane i at port 4i + k.
+// out_data_o: {{ out_desc }}: word addresses, their active bits and the filter's side
+//              fields {{ side_desc }}, a lane {{ s_lane_desc }};
+//              texel k of lane i at port 4i + k.
 //              pair: a DXT1 pass, whose block's second word is read by a second request.
 // Texel layout in memory: {{ layout }}; DXT1: 4x4 blocks of two words, in 2x2 groups of
 // blocks (row-major in a group, groups row-major; a level one block wide or tall is a row),
@@ -50,16 +51,27 @@ module {{ name }} #(
   localparam integer {{ f.0 }} = {{ f.1 }};
 {%- endfor %}
   localparam integer OutW = {{ out_w }};
-  localparam integer FormatW = {{ format_w }};  // a format code
-  localparam integer PassCodeW = {{ pass_w }};  // a pass code (iface::tex_filter)
+  localparam integer SideW = {{ side_w }};  // what the filter needs of a pass
+{%- for w in widths %}
+  localparam integer {{ w.0 }} = {{ w.1 }};  // {{ w.2 }}
+{%- endfor %}
 {%- for c in codes %}
   localparam {{ c.0 }} {{ c.1 }} = {{ c.2 }};
 {%- endfor %}
   localparam [63:0] Half = 64'd1 << (WBits - 1);
-  localparam [1:0] Clamp = 2'd1;
+  localparam [WrapW-1:0] Clamp = {{ clamp_code }};
 {%- if mirror %}
-  localparam [1:0] Mirror = 2'd2;
+  localparam [WrapW-1:0] Mirror = {{ mirror_code }};
+  localparam [CoordW-1:0] CoordOne = 1;
 {%- endif %}
+  localparam [LgW-1:0] TileLog2 = 2;  // 4x4 texel tiles, 4x4 DXT1 blocks
+  localparam [LgW-1:0] LgOne = 1;
+  // A coordinate, its tile row (4 texels) and its block-group row (8) widened to an address.
+{%- if !tiled %}
+  localparam integer CoordPad = AddrW - CoordW;
+{%- endif %}
+  localparam integer TilePad = AddrW - (CoordW - 2);
+  localparam integer BlockPad = AddrW - (CoordW - 3);
 
   // ---------------------------------------------------------------------------------
   // Passes: level 1, and level 2 of a trilinear plan. A request is trilinear when any of
@@ -68,12 +80,11 @@ module {{ name }} #(
   reg second_q;
   wire c_ready;
   wire [FormatW-1:0] format = in_data_i[PlanFormatLsb +: FormatW];
-  wire [1:0] wrap_s = in_data_i[PlanWrapSLsb +: 2];
-  wire [1:0] wrap_t = in_data_i[PlanWrapTLsb +: 2];
+  wire [WrapW-1:0] wrap_s = in_data_i[PlanWrapSLsb +: WrapW];
+  wire [WrapW-1:0] wrap_t = in_data_i[PlanWrapTLsb +: WrapW];
   wire [Quads-1:0] tris;
-  wire [8*Quads-1:0] blends;
-  wire [Quads*CQuadW-1:0] c_quads;
-  wire [Quads*9-1:0] q_lwh;  // per quad {linear, lh, lw} of this pass
+  wire [Quads*BlendW-1:0] blends;
+  wire [Quads*CQuadW-1:0] c_quads;  // the quads of this pass
   genvar gq;
   generate
     for (gq = 0; gq < Quads; gq = gq + 1) begin : g_pass
@@ -82,15 +93,14 @@ module {{ name }} #(
       wire linear = pq[PlanQuadLinearLsb];
       wire [LevelW-1:0] level = (second_q & is_tri) ? pq[PlanQuadLevel2Lsb +: LevelW] : pq[PlanQuadLevel1Lsb +: LevelW];
       wire [CQuadW-1:0] cq;
-      assign cq[PassQuadLwLsb +: 4]    = level[LevelLwLsb +: 4];
-      assign cq[PassQuadLhLsb +: 4]    = level[LevelLhLsb +: 4];
-      assign cq[PassQuadBaseLsb +: 30] = level[LevelBaseLsb +: 30];
-      assign cq[PassQuadLinearLsb]     = linear;
-      assign cq[PassQuadSkipLsb]       = second_q & ~is_tri;
-      assign tris[gq]             = is_tri;
-      assign blends[gq*8 +: 8]    = pq[PlanQuadBlendLsb +: 8];
-      assign q_lwh[gq*9 +: 9]     = {linear, level[LevelLhLsb +: 4], level[LevelLwLsb +: 4]};
-      assign c_quads[gq*CQuadW +: CQuadW] = cq;
+      assign cq[PassQuadLwLsb +: LgW]     = level[LevelLwLsb +: LgW];
+      assign cq[PassQuadLhLsb +: LgW]     = level[LevelLhLsb +: LgW];
+      assign cq[PassQuadBaseLsb +: AddrW]  = level[LevelBaseLsb +: AddrW];
+      assign cq[PassQuadLinearLsb]         = linear;
+      assign cq[PassQuadSkipLsb]           = second_q & ~is_tri;
+      assign tris[gq]                      = is_tri;
+      assign blends[gq*BlendW +: BlendW]   = pq[PlanQuadBlendLsb +: BlendW];
+      assign c_quads[gq*CQuadW +: CQuadW]  = cq;
     end
   endgenerate
   wire trilin = |tris;
@@ -111,35 +121,35 @@ module {{ name }} #(
 
   // floor(i) wrapped into a level 2^lg texels wide. Which bits of i and mode matter
   // depends on the wraps enabled.
-  function automatic [14:0] wrap;
+  function automatic [CoordW-1:0] wrap;
     input [63:0] i;
-    input [3:0] lg;
-    input [1:0] mode;
-    reg [14:0] mask;
+    input [LgW-1:0] lg;
+    input [WrapW-1:0] mode;
+    reg [CoordW-1:0] mask;
 {%- if mirror %}
-    reg [15:0] m;
-    reg [14:0] mir;
+    reg [CoordW:0] m;
+    reg [CoordW-1:0] mir;
 {%- endif %}
     reg unused_args;  // the bits the enabled wraps leave unread
     begin
       unused_args = ^{i, mode{% if mirror %}, m{% endif %}};
-      mask = (15'd1 << lg) - 15'd1;
+      mask = ~({CoordW{1'b1}} << lg);  // 2^lg - 1
 {%- if mirror %}
-      m    = i[15:0] & {mask, 1'b1};
-      mir  = mask - m[14:0] + mask + 15'd1;  // 2n - 1 - m, below n
+      m    = i[CoordW:0] & {mask, 1'b1};
+      mir  = mask - m[CoordW-1:0] + mask + CoordOne;  // 2n - 1 - m, below n
 {%- endif %}
 {%- if clamp || mirror %}
       case (mode)
 {%- if clamp %}
-        Clamp:   wrap = i[63] ? 15'd0 : ((i[62:15] != 48'd0 || i[14:0] > mask) ? mask : i[14:0]);
+        Clamp:   wrap = i[63] ? {CoordW{1'b0}} : ((|i[62:CoordW] || i[CoordW-1:0] > mask) ? mask : i[CoordW-1:0]);
 {%- endif %}
 {%- if mirror %}
-        Mirror:  wrap = (m > {1'b0, mask}) ? mir : m[14:0];
+        Mirror:  wrap = (m > {1'b0, mask}) ? mir : m[CoordW-1:0];
 {%- endif %}
-        default: wrap = i[14:0] & mask;  // repeat
+        default: wrap = i[CoordW-1:0] & mask;  // repeat
       endcase
 {%- else %}
-      wrap = i[14:0] & mask;  // repeat, the only wrap enabled
+      wrap = i[CoordW-1:0] & mask;  // repeat, the only wrap enabled
 {%- endif %}
     end
   endfunction
@@ -154,10 +164,12 @@ module {{ name }} #(
       wire [31:0] t = in_data_i[PlanLanesLsb + gi*LaneW + 32 +: 32];
       wire active = in_data_i[PlanLanesLsb + gi*LaneW + 64];
       // The lane's quad: its level and filter this pass.
-      wire [8:0] lwh = q_lwh[(gi / 4)*9 +: 9];
-      wire [3:0] lw = lwh[3:0];
-      wire [3:0] lh = lwh[7:4];
-      wire linear = lwh[8];
+      wire [CQuadW-1:0] q = c_quads[(gi / 4)*CQuadW +: CQuadW];
+      wire [LgW-1:0] lw = q[PassQuadLwLsb +: LgW];
+      wire [LgW-1:0] lh = q[PassQuadLhLsb +: LgW];
+      wire linear = q[PassQuadLinearLsb];
+      wire unused_q;
+      assign unused_q = ^{q[PassQuadBaseLsb +: AddrW], q[PassQuadSkipLsb]};
       wire [4:0] ks = {1'b0, lw} + (linear ? WBits[4:0] : 5'd0);
       wire [4:0] kt = {1'b0, lh} + (linear ? WBits[4:0] : 5'd0);
       wire [63:0] fs;
@@ -178,10 +190,10 @@ module {{ name }} #(
       assign cl[CLaneActiveLsb]    = active;
       assign cl[CLaneALsb +: WBits] = a;
       assign cl[CLaneBLsb +: WBits] = b;
-      assign cl[CLaneI0sLsb +: 15] = wrap(is, lw, wrap_s);
-      assign cl[CLaneI1sLsb +: 15] = wrap(is + 64'd1, lw, wrap_s);
-      assign cl[CLaneI0tLsb +: 15] = wrap(it, lh, wrap_t);
-      assign cl[CLaneI1tLsb +: 15] = wrap(it + 64'd1, lh, wrap_t);
+      assign cl[CLaneI0sLsb +: CoordW] = wrap(is, lw, wrap_s);
+      assign cl[CLaneI1sLsb +: CoordW] = wrap(is + 64'd1, lw, wrap_s);
+      assign cl[CLaneI0tLsb +: CoordW] = wrap(it, lh, wrap_t);
+      assign cl[CLaneI1tLsb +: CoordW] = wrap(it + 64'd1, lh, wrap_t);
       assign c_lanes[gi*CLaneW +: CLaneW] = cl;
     end
   endgenerate
@@ -193,7 +205,7 @@ module {{ name }} #(
   assign c_in[CPairLsb]                  = pair;
   assign c_in[CPassLsb +: PassCodeW]     = pass;
   assign c_in[CFormatLsb +: FormatW]     = format;
-  assign c_in[CBlendsLsb +: 8*Quads]     = blends;
+  assign c_in[CBlendsLsb +: Quads*BlendW] = blends;
   assign c_in[CQuadsLsb +: Quads*CQuadW] = c_quads;
   assign c_in[CLanesLsb +: Lanes*CLaneW] = c_lanes;
 
@@ -218,7 +230,7 @@ module {{ name }} #(
                        : ({{ four_per_word }}) ? 2'd2 : 2'd1;
 
   wire [Ports-1:0] o_active;
-  wire [Ports*30-1:0] o_addr;
+  wire [Ports*AddrW-1:0] o_addr;
   wire [Lanes*SLaneW-1:0] o_lanes;
   genvar gk;
   generate
@@ -226,46 +238,47 @@ module {{ name }} #(
       wire [CLaneW-1:0] ln = c_data[CLanesLsb + gi*CLaneW +: CLaneW];
       // The lane's quad: {skip, linear, base, lh, lw}.
       wire [CQuadW-1:0] cq = c_data[CQuadsLsb + (gi / 4)*CQuadW +: CQuadW];
-      wire [3:0] c_lw = cq[PassQuadLwLsb +: 4];
-      wire [3:0] c_lh = cq[PassQuadLhLsb +: 4];
-      wire [29:0] c_base = cq[PassQuadBaseLsb +: 30];
+      wire [LgW-1:0] c_lw = cq[PassQuadLwLsb +: LgW];
+      wire [LgW-1:0] c_lh = cq[PassQuadLhLsb +: LgW];
+      wire [AddrW-1:0] c_base = cq[PassQuadBaseLsb +: AddrW];
       wire c_linear = cq[PassQuadLinearLsb];
       wire c_skip = cq[PassQuadSkipLsb];
-      wire [3:0] tile_sh = (c_lw > 4'd2) ? c_lw - 4'd2 : 4'd0;
+      wire [LgW-1:0] tile_sh = (c_lw > TileLog2) ? c_lw - TileLog2 : {LgW{1'b0}};
       // DXT1 blocks in 2x2 groups when the level is at least two blocks each way.
-      wire grouped = (c_lw > 4'd2) & (c_lh > 4'd2);
-      wire [14:0] i0s = ln[CLaneI0sLsb +: 15];
-      wire [14:0] i1s = ln[CLaneI1sLsb +: 15];
-      wire [14:0] i0t = ln[CLaneI0tLsb +: 15];
-      wire [14:0] i1t = ln[CLaneI1tLsb +: 15];
+      wire grouped = (c_lw > TileLog2) & (c_lh > TileLog2);
+      wire [CoordW-1:0] i0s = ln[CLaneI0sLsb +: CoordW];
+      wire [CoordW-1:0] i1s = ln[CLaneI1sLsb +: CoordW];
+      wire [CoordW-1:0] i0t = ln[CLaneI0tLsb +: CoordW];
+      wire [CoordW-1:0] i1t = ln[CLaneI1tLsb +: CoordW];
       wire [4*SubW-1:0] subs;
       for (gk = 0; gk < 4; gk = gk + 1) begin : g_texel
-        wire [14:0] u = gk[0] ? i1s : i0s;
-        wire [14:0] v = gk[1] ? i1t : i0t;
-        // At most 2^26 tiles (a 2^15 x 2^15 level): the top bits of tile stay zero.
-        wire [29:0] tile = ({17'd0, v[14:2]} << tile_sh) + {17'd0, u[14:2]};
+        wire [CoordW-1:0] u = gk[0] ? i1s : i0s;
+        wire [CoordW-1:0] v = gk[1] ? i1t : i0t;
+        // At most 2^(2*CoordW - 4) tiles: the top bits of tile stay zero.
+        wire [AddrW-1:0] tile = ({{ "{{" }}TilePad{1'b0}}, v[CoordW-1:2]} << tile_sh) + {{ "{{" }}TilePad{1'b0}}, u[CoordW-1:2]};
         wire unused_tile;
         assign unused_tile = ^tile;
         wire [3:0] in_tile = {v[1:0], u[1:0]};
         // The DXT1 block's index (sampler::dxt1_block): a group is 4 blocks, a row of
         // groups 2 x 2^tile_sh blocks.
-        wire [29:0] block    = grouped ? (({18'd0, v[14:3]} << (tile_sh + 4'd1)) + {16'd0, u[14:3], 2'b00}
-                                          + {28'd0, v[2], u[2]})
-                                       : tile;
+        wire [AddrW-1:0] block = grouped ? (({{ "{{" }}BlockPad{1'b0}}, v[CoordW-1:3]} << (tile_sh + LgOne))
+                                            + {{ "{{" }}(BlockPad - 2){1'b0}}, u[CoordW-1:3], 2'b00}
+                                            + {{ "{{" }}(AddrW - 2){1'b0}}, v[2], u[2]})
+                                         : tile;
         wire unused_block;
         assign unused_block = ^block;
 {%- if tiled %}
-        wire [29:0] index = {tile[25:0], in_tile};
+        wire [AddrW-1:0] index = {tile[AddrW-5:0], in_tile};
 {%- else %}
-        wire [29:0] index = ({15'd0, v} << c_lw) + {15'd0, u};
+        wire [AddrW-1:0] index = ({{ "{{" }}CoordPad{1'b0}}, v} << c_lw) + {{ "{{" }}CoordPad{1'b0}}, u};
 {%- endif %}
-        wire [29:0] word = (c_format == FmtDxt1) ? {block[28:0], 1'b0} : (index >> per_sh);
+        wire [AddrW-1:0] word = (c_format == FmtDxt1) ? {block[AddrW-2:0], 1'b0} : (index >> per_sh);
         // SubW bits of it reach the filter: enough for every enabled format.
         wire [3:0] sub = (c_format == FmtDxt1) ? in_tile : (index[3:0] & ((4'd1 << per_sh) - 4'd1));
         wire unused_sub;
         assign unused_sub = ^sub;
         assign subs[gk*SubW +: SubW] = sub[SubW-1:0];
-        assign o_addr[(4*gi + gk)*30 +: 30] = c_base + word;
+        assign o_addr[(4*gi + gk)*AddrW +: AddrW] = c_base + word;
         assign o_active[4*gi + gk] = ln[CLaneActiveLsb] & (c_linear | (gk == 0)) & ~c_skip;
       end
       wire [SLaneW-1:0] sl;
@@ -277,6 +290,18 @@ module {{ name }} #(
     end
   endgenerate
 
+  // The pass, by the table the top reads it with.
+  wire [SideW-1:0] o_side;
+  assign o_side[SidePairLsb]                    = c_data[CPairLsb];
+  assign o_side[SidePassLsb +: PassCodeW]       = c_data[CPassLsb +: PassCodeW];
+  assign o_side[SideBlendsLsb +: Quads*BlendW]  = c_data[CBlendsLsb +: Quads*BlendW];
+  assign o_side[SideFormatLsb +: FormatW]       = c_format;
+  assign o_side[SideLanesLsb +: Lanes*SLaneW]   = o_lanes;
+  wire [OutW-1:0] o_word;
+  assign o_word[PassAddrsLsb +: Ports*AddrW] = o_addr;
+  assign o_word[PassActiveLsb +: Ports]      = o_active;
+  assign o_word[PassSideLsb +: SideW]        = o_side;
+
   {{ skid }} #(
     .Width (OutW)
   ) u_addr (
@@ -284,7 +309,7 @@ module {{ name }} #(
     .{{ rst.port }}{{ rst.pad }} ({{ rst.port }}),
     .in_valid_i  (c_valid),
     .in_ready_o  (c_out_ready),
-    .in_data_i   ({o_lanes, c_format, c_data[CBlendsLsb +: 8*Quads], c_data[CPassLsb +: PassCodeW], c_data[CPairLsb], o_active, o_addr}),
+    .in_data_i   (o_word),
     .out_valid_o (out_valid_o),
     .out_ready_i (out_ready_i),
     .out_data_o  (out_data_o)

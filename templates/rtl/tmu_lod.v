@@ -71,9 +71,12 @@ module {{ name }} #(
 {%- for f in lsbs %}
   localparam integer {{ f.0 }} = {{ f.1 }};
 {%- endfor %}
+{%- for w in widths %}
+  localparam integer {{ w.0 }} = {{ w.1 }};  // {{ w.2 }}
+{%- endfor %}
   localparam integer InflW = {{ infl_w }};
 {%- if max_log2 < 15 %}
-  localparam [3:0] MaxLog2 = 4'd{{ max_log2 }};
+  localparam [LgW-1:0] MaxLog2 = {{ max_log2 }};
 {%- endif %}
 {%- if lod %}
   localparam [7:0] FilterMask = 8'b{{ filter_mask }};
@@ -83,19 +86,19 @@ module {{ name }} #(
 {%- endif %}
   localparam [2:0] FilterFallback = 3'd{{ filter_fallback }};
   localparam [3:0] WrapMask = 4'b{{ wrap_mask }};
-  localparam [1:0] WrapFallback = 2'd{{ wrap_fallback }};
+  localparam [WrapW-1:0] WrapFallback = {{ wrap_fallback }};
 {%- for r in regs %}
   localparam [RegW-1:0] {{ r.0 }} = {{ reg_w }}'d{{ r.1 }};
 {%- endfor %}
 
   // Sizes and level counts past the largest level read as the largest.
-  function automatic [3:0] sat_log2;
-    input [3:0] x;
+  function automatic [LgW-1:0] sat_log2;
+    input [LgW-1:0] x;
     begin
 {%- if max_log2 < 15 %}
       sat_log2 = (x > MaxLog2) ? MaxLog2 : x;
 {%- else %}
-      sat_log2 = x;  // every 4-bit value is a level
+      sat_log2 = x;  // every LgW-bit value is a level
 {%- endif %}
     end
   endfunction
@@ -131,7 +134,7 @@ module {{ name }} #(
   // Registers, flattened so that a texture id selects them; ids past the last texture
   // read as zero.
   wire [Textures*DescW-1:0] desc_all;
-  wire [Textures*MipLevels*30-1:0] base_all;
+  wire [Textures*MipLevels*AddrW-1:0] base_all;
 
   genvar gt;
   genvar gl;
@@ -157,15 +160,15 @@ module {{ name }} #(
       assign desc_all[gt*DescW + DescMinLodLsb +: 16]  = lods_q[15:0];
       assign desc_all[gt*DescW + DescMaxLodLsb +: 16]  = lods_q[31:16];
       for (gl = 0; gl < MipLevels; gl = gl + 1) begin : g_level
-        reg [29:0] base_q;
+        reg [AddrW-1:0] base_q;
         always @(posedge clk_i{{ rst.edge }}) begin
           if ({{ rst.active }}) begin
-            base_q <= 30'd0;
+            base_q <= {AddrW{1'b0}};
           end else if (sel && wr_reg == RegBase + gl[RegW-1:0]) begin
-            base_q <= wr_data[29:0];
+            base_q <= wr_data[AddrW-1:0];
           end
         end
-        assign base_all[(gt*MipLevels+gl)*30 +: 30] = base_q;
+        assign base_all[(gt*MipLevels+gl)*AddrW +: AddrW] = base_q;
       end
     end
   endgenerate
@@ -184,8 +187,8 @@ module {{ name }} #(
   wire s1_valid;
   wire s1_ready;
   wire [S1W-1:0] s1_data;
-  wire [3:0] lw0 = sat_log2(s0_desc[DescCtrlLsb + CtrlLog2WidthLsb +: 4]);
-  wire [3:0] lh0 = sat_log2(s0_desc[DescCtrlLsb + CtrlLog2HeightLsb +: 4]);
+  wire [LgW-1:0] lw0 = sat_log2(s0_desc[DescCtrlLsb + CtrlLog2WidthLsb +: LgW]);
+  wire [LgW-1:0] lh0 = sat_log2(s0_desc[DescCtrlLsb + CtrlLog2HeightLsb +: LgW]);
 
   // |b - a| modulo 2^64, clamped to 2^DeltaW - 1.
   function automatic [DeltaW-1:0] absdiff;
@@ -441,23 +444,23 @@ module {{ name }} #(
   wire [2:0] mag_code = {2'd0, ctrl[CtrlMagLinearLsb]};
   wire [2:0] min_f = FilterMask[min_code] ? min_code : FilterFallback;
   wire [2:0] mag_f = FilterMask[mag_code] ? mag_code : FilterFallback;
-  wire [3:0] last = sat_log2(ctrl[CtrlLastLevelLsb +: 4]);
+  wire [LgW-1:0] last = sat_log2(ctrl[CtrlLastLevelLsb +: LgW]);
   // GL's switch-over point c: 1/2 for LINEAR magnification with a NEAREST_MIPMAP minifier.
   wire c_half = (mag_f == FilterLinear) & ((min_f == FilterNearestMipmapNearest) | (min_f == FilterNearestMipmapLinear));
 {%- endif %}
-  wire [1:0] wrap_s = WrapMask[ctrl[CtrlWrapSLsb +: 2]] ? ctrl[CtrlWrapSLsb +: 2] : WrapFallback;
-  wire [1:0] wrap_t = WrapMask[ctrl[CtrlWrapTLsb +: 2]] ? ctrl[CtrlWrapTLsb +: 2] : WrapFallback;
-  wire [3:0] lw = sat_log2(ctrl[CtrlLog2WidthLsb +: 4]);
-  wire [3:0] lh = sat_log2(ctrl[CtrlLog2HeightLsb +: 4]);
+  wire [WrapW-1:0] wrap_s = WrapMask[ctrl[CtrlWrapSLsb +: WrapW]] ? ctrl[CtrlWrapSLsb +: WrapW] : WrapFallback;
+  wire [WrapW-1:0] wrap_t = WrapMask[ctrl[CtrlWrapTLsb +: WrapW]] ? ctrl[CtrlWrapTLsb +: WrapW] : WrapFallback;
+  wire [LgW-1:0] lw = sat_log2(ctrl[CtrlLog2WidthLsb +: LgW]);
+  wire [LgW-1:0] lh = sat_log2(ctrl[CtrlLog2HeightLsb +: LgW]);
   wire tex_ok = ({1'b0, sel_tex} < Textures[TexW:0]);
   wire [31:0] tex32 = {{ "{{" }}(32 - TexW){1'b0}}, sel_tex};
 
   wire [Quads*QuadW-1:0] plan_quads;
   wire [PlanW-1:0] plan;
   assign plan[PlanLanesLsb +: LanesW]       = sel_p[P0LanesLsb +: LanesW];
-  assign plan[PlanFormatLsb +: 3]           = ctrl[CtrlFormatLsb +: 3];
-  assign plan[PlanWrapSLsb +: 2]            = wrap_s;
-  assign plan[PlanWrapTLsb +: 2]            = wrap_t;
+  assign plan[PlanFormatLsb +: FormatW]     = ctrl[CtrlFormatLsb +: FormatW];
+  assign plan[PlanWrapSLsb +: WrapW]        = wrap_s;
+  assign plan[PlanWrapTLsb +: WrapW]        = wrap_t;
   assign plan[PlanQuadsLsb +: Quads*QuadW]  = plan_quads;
   genvar gp;
   generate
@@ -469,9 +472,9 @@ module {{ name }} #(
       wire signed [16:0] lambda = (biased < $signed({min_lod[15], min_lod})) ? $signed({min_lod[15], min_lod})
                                 : (biased > $signed({lod_hi[15], lod_hi})) ? $signed({lod_hi[15], lod_hi})
                                 : biased;
-      reg [3:0] d1;
-      reg [3:0] d2;
-      reg [7:0] blend;
+      reg [LgW-1:0] d1;
+      reg [LgW-1:0] d2;
+      reg [BlendW-1:0] blend;
       reg linear;
       wire mag = (lambda <= (c_half ? 17'sd128 : 17'sd0));
       // Level ceil(lambda + 1/2) - 1 (lambda > 1/2 here) and floor(lambda), 8 bits.
@@ -481,59 +484,62 @@ module {{ name }} #(
       assign unused_near_sum = ^{near_sum[16], near_sum[7:0]};
       wire [7:0] near_d = near_sum[15:8] - 8'd1;
       wire [7:0] floor_d = lambda[15:8];
+      // The last level and 1 at the widths they are compared and added at.
+      wire [7:0] last8 = {{ "{{" }}(8 - LgW){1'b0}}, last};
+      wire [LgW-1:0] one = {{ "{{" }}(LgW - 1){1'b0}}, 1'b1};
       always @(*) begin
-        d1     = 4'd0;
-        d2     = 4'd0;
-        blend  = 8'd0;
+        d1     = {LgW{1'b0}};
+        d2     = {LgW{1'b0}};
+        blend  = {BlendW{1'b0}};
         linear = min_f[0];  // bit 0 of a filter code: linear within a level
         if (mag) begin
           linear = mag_f[0];
         end else if (min_f == FilterNearestMipmapNearest || min_f == FilterLinearMipmapNearest) begin
-          if (lambda > 17'sd128) d1 = (near_d > {4'd0, last}) ? last : near_d[3:0];
+          if (lambda > 17'sd128) d1 = (near_d > last8) ? last : near_d[LgW-1:0];
         end else if (min_f == FilterNearestMipmapLinear || min_f == FilterLinearMipmapLinear) begin
-          if (floor_d >= {4'd0, last}) begin
+          if (floor_d >= last8) begin
             d1 = last;
             d2 = last;
           end else begin
-            d1    = floor_d[3:0];
-            d2    = floor_d[3:0] + 4'd1;
+            d1    = floor_d[LgW-1:0];
+            d2    = floor_d[LgW-1:0] + one;
             blend = lambda[7:0];
           end
         end
       end
 {%- else %}
       // One filter: every code reads as it, at level 0.
-      wire [3:0] d1 = 4'd0;
-      wire [3:0] d2 = 4'd0;
-      wire [7:0] blend = 8'd0;
+      wire [LgW-1:0] d1 = {LgW{1'b0}};
+      wire [LgW-1:0] d2 = {LgW{1'b0}};
+      wire [BlendW-1:0] blend = {BlendW{1'b0}};
       wire linear = FilterFallback[0];
 {%- endif %}
 
       // Level geometry: sides shrink to 1, and each level's first word.
-      wire [3:0] lw1 = (lw > d1) ? lw - d1 : 4'd0;
-      wire [3:0] lh1 = (lh > d1) ? lh - d1 : 4'd0;
-      wire [3:0] lw2 = (lw > d2) ? lw - d2 : 4'd0;
-      wire [3:0] lh2 = (lh > d2) ? lh - d2 : 4'd0;
+      wire [LgW-1:0] lw1 = (lw > d1) ? lw - d1 : {LgW{1'b0}};
+      wire [LgW-1:0] lh1 = (lh > d1) ? lh - d1 : {LgW{1'b0}};
+      wire [LgW-1:0] lw2 = (lw > d2) ? lw - d2 : {LgW{1'b0}};
+      wire [LgW-1:0] lh2 = (lh > d2) ? lh - d2 : {LgW{1'b0}};
       // Bit offsets into base_all, far below 2^32.
-      wire [31:0] at1 = (tex32 * MipLevels + {28'd0, d1}) * 30;
-      wire [31:0] at2 = (tex32 * MipLevels + {28'd0, d2}) * 30;
+      wire [31:0] at1 = (tex32 * MipLevels + {{ "{{" }}(32 - LgW){1'b0}}, d1}) * AddrW;
+      wire [31:0] at2 = (tex32 * MipLevels + {{ "{{" }}(32 - LgW){1'b0}}, d2}) * AddrW;
       wire unused_at1;
       assign unused_at1 = ^at1;
       wire unused_at2;
       assign unused_at2 = ^at2;
-      wire [29:0] base1 = tex_ok ? base_all[at1 +: 30] : 30'd0;
-      wire [29:0] base2 = tex_ok ? base_all[at2 +: 30] : 30'd0;
+      wire [AddrW-1:0] base1 = tex_ok ? base_all[at1 +: AddrW] : {AddrW{1'b0}};
+      wire [AddrW-1:0] base2 = tex_ok ? base_all[at2 +: AddrW] : {AddrW{1'b0}};
       wire [QuadW-1:0] pq;
       wire [LevelW-1:0] level1;
       wire [LevelW-1:0] level2;
-      assign level1[LevelLwLsb +: 4]   = lw1;
-      assign level1[LevelLhLsb +: 4]   = lh1;
-      assign level1[LevelBaseLsb +: 30] = base1;
-      assign level2[LevelLwLsb +: 4]   = lw2;
-      assign level2[LevelLhLsb +: 4]   = lh2;
-      assign level2[LevelBaseLsb +: 30] = base2;
-      assign pq[PlanQuadBlendLsb +: 8]       = blend;
-      assign pq[PlanQuadTriLsb]              = (blend != 8'd0);
+      assign level1[LevelLwLsb +: LgW]    = lw1;
+      assign level1[LevelLhLsb +: LgW]    = lh1;
+      assign level1[LevelBaseLsb +: AddrW] = base1;
+      assign level2[LevelLwLsb +: LgW]    = lw2;
+      assign level2[LevelLhLsb +: LgW]    = lh2;
+      assign level2[LevelBaseLsb +: AddrW] = base2;
+      assign pq[PlanQuadBlendLsb +: BlendW]  = blend;
+      assign pq[PlanQuadTriLsb]              = |blend;
       assign pq[PlanQuadLinearLsb]           = linear;
       assign pq[PlanQuadLevel1Lsb +: LevelW] = level1;
       assign pq[PlanQuadLevel2Lsb +: LevelW] = level2;
