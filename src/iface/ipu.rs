@@ -319,10 +319,12 @@ pub const EVENT_MEANINGS: [(u32, &str); 6] = [
 ];
 
 /// GL's initial state that the RTL's reset and the model's start share: zoom factor 1.0
-/// in the ZOOM command's signed Q7.16, and the current raster colour (1, 1, 1, 1) as
-/// RGBA8 {A, B, G, R}.
+/// in the ZOOM command's signed Q7.16, the current raster colour (1, 1, 1, 1) as
+/// RGBA8 {A, B, G, R}, and the convolution filter's size.
 pub const ZOOM_ONE: i32 = 1 << 16;
 pub const RASTER_INIT: u32 = 0xffff_ffff;
+/// The convolution filter's initial width and height: the 1x1 identity.
+pub const FILTER_INIT: u32 = 1;
 
 pub const EVENTS: Table = Table {
     doc: "Status events (status_data_o[3:0]).",

@@ -106,7 +106,6 @@ use crate::iface::{Dir, StreamPort};
 use crate::rng::{Rng, STREAM_DATA};
 use crate::vectors::{Bits, PortVectors, VectorSet};
 
-use crate::iface::ipu::RASTER_INIT;
 pub use crate::iface::ipu::{
     CMD_BIAS, CMD_CHANNEL, CMD_FACTOR, CMD_FLAG, CMD_HI, CMD_KERNEL_H, CMD_KERNEL_MASK,
     CMD_KERNEL_W, CMD_LO, CMD_MAP_COUNT, CMD_OP, CMD_SEL, CMD_XMOVE, CMD_YMOVE, EV_FILTER,
@@ -116,6 +115,7 @@ pub use crate::iface::ipu::{
     OP_READ, OP_TRANSFER, OP_ZOOM, STATUS_WIDTH, bytes_per_pixel, cmd_field, field, is_ipu_opcode,
     map_magic, pix_fields, pix_width, tex_width, with,
 };
+use crate::iface::ipu::{FILTER_INIT, RASTER_INIT};
 
 /// The colour-index format's code in DRAW_PIXELS.
 pub const FORMAT_CI8: u32 = CI8 as u32;
@@ -136,9 +136,9 @@ impl Default for Conv {
     fn default() -> Self {
         Conv {
             on: false,
-            kw: 1,
-            kh: 1,
-            weights: vec![[1 << WEIGHT_FRAC; 4]],
+            kw: FILTER_INIT,
+            kh: FILTER_INIT,
+            weights: vec![[1 << WEIGHT_FRAC; 4]; (FILTER_INIT * FILTER_INIT) as usize],
         }
     }
 }

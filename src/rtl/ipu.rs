@@ -18,9 +18,9 @@ use crate::iface::field::{lsb_params, pack};
 pub use crate::iface::ipu::fsm_states;
 use crate::iface::ipu::{
     Act, CMD_KERNEL_H, CMD_KERNEL_MASK, CMD_KERNEL_W, CMD_MOVE, CMD_XMOVE, CMD_YMOVE, EV_FILTER,
-    EV_WIDTH, EVENT_MEANINGS, EVENTS, FB_REQ_WIDTH, FB_WIDTH, Field, Pipe, RASTER_INIT,
-    STATUS_WIDTH, TABLES, ZOOM_ACC_W, ZOOM_ONE, beat_fields, bytes_per_pixel, command_docs,
-    map_magic, pix_fields, pix_width, rtl_cmd_fields, tex_width,
+    EV_WIDTH, EVENT_MEANINGS, EVENTS, FB_REQ_WIDTH, FB_WIDTH, FILTER_INIT, Field, Pipe,
+    RASTER_INIT, STATUS_WIDTH, TABLES, ZOOM_ACC_W, ZOOM_ONE, beat_fields, bytes_per_pixel,
+    command_docs, map_magic, pix_fields, pix_width, rtl_cmd_fields, tex_width,
 };
 
 /// BITMAP's moves as `bmove_q` holds them (the command's `Move` field), lowest first: x,
@@ -544,6 +544,8 @@ pub struct IpuTop {
     pub ev_filter: u32,
     pub zoom_one: String,
     pub raster_init: String,
+    /// The convolution filter's size at reset (iface::ipu::FILTER_INIT).
+    pub filter_init: u32,
     /// A stack entry: its width, and its fields as `_q` and `_d` concatenations.
     pub stack_w: u32,
     pub stack_entry_q: String,
@@ -1464,6 +1466,7 @@ impl<'a> IpuUnit<'a> {
             ev_filter: EV_FILTER,
             zoom_one: format!("{ZOOM_ONE:06x}"),
             raster_init: format!("{RASTER_INIT:08x}"),
+            filter_init: FILTER_INIT,
             map_io,
             conv_io,
             zoom_io,

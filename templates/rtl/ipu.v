@@ -151,6 +151,9 @@ module {{ name }} #(
 {%- if bitmap %}
   localparam [31:0] RasterInit = 32'h{{ raster_init }};  // GL's initial raster colour (1, 1, 1, 1)
 {%- endif %}
+{%- if conv.is_some() %}
+  localparam [2:0] FilterInit = {{ filter_init }};  // the 1x1 identity filter
+{%- endif %}
   // Pixel formats (DRAW_PIXELS' word 0 [2:0]).
 {% for f in formats %}
   localparam [2:0] {{ f.name }} = 3'd{{ f.code }};
@@ -1194,8 +1197,8 @@ module {{ name }} #(
 {%- if conv.is_some() %}
       // GL's initial state: CONVOLUTION_2D off; the filter is the 1x1 identity.
       conv_on_q    <= 1'b0;
-      kw_q         <= 3'd1;
-      kh_q         <= 3'd1;
+      kw_q         <= FilterInit;
+      kh_q         <= FilterInit;
       fclr_q       <= 1'b0;
 {%- endif %}
 {%- if fb.is_some() %}
