@@ -869,15 +869,57 @@ fn locate(ctx: &Ctx, netlist: &str, top: &str, path: &mut Option<CriticalPath>) 
     let mut src = parse::cell_sources(&json, top, &[&p.from_cell, &p.to_cell]).into_iter();
     p.from_src = src.next().flatten();
     p.to_src = src.next().flatten();
+    // Named again from the cells, so that a cached run gets today's naming.
+    if !p.from_cell.is_empty() {
+        p.from = parse::flop_name(&p.from_cell);
+    }
+    if !p.to_cell.is_empty() {
+        p.to = parse::flop_name(&p.to_cell);
+    }
     // A register synthesis re-encoded keeps no name of its own: `autoname` then names it
-    // after the logic around it (`x_i_L6MUX21_SD_Z_LUT4_Z`), which would mislead.
+    // after the logic around it (`x_i_L6MUX21_SD_Z_LUT4_Z`), which would mislead. The
+    // block its source location spans names the registers it can be.
     for (name, src) in [(&mut p.from, &p.from_src), (&mut p.to, &p.to_src)] {
         if parse::is_autonamed(name) {
             *name = match src {
-                Some(s) => format!("(unnamed register of {s})"),
+                Some(s) => unnamed_register(ctx, s),
                 None => format!("(unnamed register {name})"),
             };
         }
+    }
+}
+
+/// A re-encoded register as the registers its source block assigns: `state_q
+/// (re-encoded by synthesis, f.v:12-30)`, or `one of a_q, b_q (...)`.
+fn register_list(regs: &[String]) -> String {
+    const SHOWN: usize = 4;
+    let mut list = regs
+        .iter()
+        .take(SHOWN)
+        .cloned()
+        .collect::<Vec<_>>()
+        .join(", ");
+    if regs.len() > SHOWN {
+        list += &format!(" and {} more", regs.len() - SHOWN);
+    }
+    list
+}
+
+fn unnamed_register(ctx: &Ctx, src: &str) -> String {
+    let regs = parse::src_lines(src).and_then(|(file, a, b)| {
+        let text = ctx.read(file).ok()?;
+        let regs = parse::registers_assigned(&text, a, b);
+        (!regs.is_empty()).then(|| (regs, format!("{file}:{a}-{b}")))
+    });
+    match regs {
+        Some((regs, at)) if regs.len() == 1 => {
+            format!("{} (re-encoded by synthesis, {at})", regs[0])
+        }
+        Some((regs, at)) => format!(
+            "one of {} (re-encoded by synthesis, {at})",
+            register_list(&regs)
+        ),
+        None => format!("(unnamed register of {src})"),
     }
 }
 

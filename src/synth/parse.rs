@@ -175,8 +175,8 @@ pub fn nextpnr(json: &str, seed: u32) -> Result<PnrRun, String> {
         let first = p.path.first()?;
         let last = p.path.last()?;
         Some(CriticalPath {
-            from: register_name(&first.from.cell),
-            to: register_name(&last.to.cell),
+            from: flop_name(&first.from.cell),
+            to: flop_name(&last.to.cell),
             logic_levels: p.path.iter().filter(|s| s.kind == "logic").count() as u32,
             delay_ns: path_delay(p),
             from_cell: first.from.cell.clone(),
@@ -231,6 +231,30 @@ pub fn register_name(cell: &str) -> String {
     }
 }
 
+/// Whether `autoname` named a cell after a chain of other cells' pins
+/// (`ready_i_LUT4_C_1_Z_TRELLIS_FF_DI_Q_TRELLIS_FF_Q_1`: from the port `ready_i` through a
+/// LUT into this flop) rather than after the register it holds (`count_q_TRELLIS_FF_Q_3`):
+/// more than one pin name in its tail. Such a name's head is a neighbour, not the flop.
+pub fn is_chain_named(cell: &str) -> bool {
+    const PINS: [&str; 20] = [
+        "A", "B", "C", "D", "Z", "Q", "DI", "SD", "CE", "LSR", "CIN", "COUT", "S0", "S1", "C0",
+        "C1", "M0", "M1", "F0", "F1",
+    ];
+    let name = cell.split('$').next().unwrap_or(cell);
+    name.split(['_', '.']).filter(|t| PINS.contains(t)).count() > 1
+}
+
+/// A flop's name for the report: the register's (see [`register_name`]), or the whole
+/// cell name when it is named after a chain of neighbours, which the report then replaces
+/// by the registers its source block assigns.
+pub fn flop_name(cell: &str) -> String {
+    if is_chain_named(cell) {
+        cell.split('$').next().unwrap_or(cell).to_string()
+    } else {
+        register_name(cell)
+    }
+}
+
 /// Whether a name still carries a mapped cell type after [`register_name`] (`x_LUT4_Z_1`):
 /// the generated Verilog's signal names are lower case.
 pub fn is_autonamed(name: &str) -> bool {
@@ -240,6 +264,62 @@ pub fn is_autonamed(name: &str) -> bool {
                 .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit())
             && p.chars().any(|c| c.is_ascii_uppercase())
     })
+}
+
+/// A source location as Yosys writes it (`file.v:562.3-629.6`, or `file.v:12.5-12.30`):
+/// the file and the first and last lines.
+pub fn src_lines(src: &str) -> Option<(&str, u32, u32)> {
+    let (file, span) = src.rsplit_once(':')?;
+    let (a, b) = span.split_once('-').unwrap_or((span, span));
+    let line = |p: &str| p.split('.').next()?.parse::<u32>().ok();
+    Some((file, line(a)?, line(b)?))
+}
+
+/// The registers a block of Verilog assigns with `<=` between two lines (1-based,
+/// inclusive), in order of first assignment: the candidates for a flop that synthesis
+/// re-encoded and so left unnamed.
+pub fn registers_assigned(verilog: &str, first: u32, last: u32) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for line in verilog
+        .lines()
+        .skip(first.saturating_sub(1) as usize)
+        .take((last + 1).saturating_sub(first) as usize)
+    {
+        // `if (x) a_q <= ...;`, `a_q[3] <= ...;`, `else b_q <= ...;`: the identifier
+        // right before the `<=` (and its index, if any).
+        // The assignment's `<=` is the first outside parentheses (not `if (a <= b)`).
+        let mut depth = 0i32;
+        let bytes = line.as_bytes();
+        let at = (0..bytes.len()).find(|&i| {
+            match bytes[i] {
+                b'(' => depth += 1,
+                b')' => depth -= 1,
+                _ => {}
+            }
+            depth == 0 && bytes[i] == b'<' && bytes.get(i + 1) == Some(&b'=')
+        });
+        let Some(at) = at else { continue };
+        let lhs = line[..at].trim_end();
+        let lhs = match lhs.strip_suffix(']') {
+            Some(l) => l.rsplit_once('[').map_or(l, |(n, _)| n).trim_end(),
+            None => lhs,
+        };
+        let name: String = lhs
+            .chars()
+            .rev()
+            .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+            .collect::<Vec<_>>()
+            .into_iter()
+            .rev()
+            .collect();
+        if !name.is_empty()
+            && !name.starts_with(|c: char| c.is_ascii_digit())
+            && !out.contains(&name)
+        {
+            out.push(name);
+        }
+    }
+    out
 }
 
 /// The source location Yosys recorded for a cell of a JSON netlist (`file.v:12.3-14.9`),
@@ -473,6 +553,31 @@ pub fn liberty_cell_area(liberty: &str, cell: &str) -> Option<f64> {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_re_encoded_register_is_named_by_its_block() {
+        use super::{registers_assigned, src_lines};
+        assert_eq!(
+            src_lines("gpu_tex_cache.v:562.3-629.6"),
+            Some(("gpu_tex_cache.v", 562, 629))
+        );
+        assert_eq!(src_lines("a.v:12.5-12.30"), Some(("a.v", 12, 12)));
+        assert_eq!(src_lines("no location"), None);
+        let v = "module m;\n  always @(posedge clk_i) begin\n    if (go) state_q <= 2'd1;\n                     else begin\n      cnt_q[3] <= 1'b0;\n      state_q <= IDLE;\n    end\n                     if (a <= b) x_q <= y;\n  end\nendmodule\n";
+        assert_eq!(registers_assigned(v, 2, 9), ["state_q", "cnt_q", "x_q"]);
+        assert_eq!(registers_assigned(v, 5, 5), ["cnt_q"]);
+        assert!(registers_assigned(v, 1, 1).is_empty());
+        use super::{flop_name, is_autonamed, is_chain_named};
+        let chain = "mem_req_ready_i_LUT4_C_1_Z_TRELLIS_FF_DI_Q_TRELLIS_FF_Q_1";
+        assert!(is_chain_named(chain));
+        assert!(
+            is_autonamed(&flop_name(chain)),
+            "left for the source lookup"
+        );
+        assert!(!is_chain_named("u_q.count_q_TRELLIS_FF_Q_3"));
+        assert_eq!(flop_name("u_q.count_q_TRELLIS_FF_Q_3"), "u_q.count_q");
+        assert_eq!(flop_name("valid_q_DFFSR_Q"), "valid_q");
+    }
+
     use super::*;
 
     #[test]
