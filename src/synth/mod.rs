@@ -31,7 +31,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::config::Config;
 use crate::emit::{sdc, sha256_hex};
-use crate::rtl::{Design, GENERATOR, Unit};
+use crate::rtl::{Design, GENERATOR, Module, Unit};
 use parse::{CriticalPath, PnrRun, StaResult, Stat};
 use tools::{MissingTool, Tool};
 
@@ -509,8 +509,109 @@ fn run_unit<'a>(
     let files: Vec<String> = modules.iter().map(|m| m.file_name()).collect();
     let script = yosys_script(opt.target, &unit.top, &files);
     let sdc_text = sdc::sdc(cfg);
+    let dir = run_dir(
+        opt, ts, unit, &modules, &script, &sdc_text, target_mhz, period_ps,
+    )?;
+    let ctx = Ctx {
+        unit,
+        dir: dir.clone(),
+        progress,
+    };
+    let mut notes = Vec::new();
 
-    // Everything that can change a result is in the key.
+    let (synth, synth_cached) =
+        ctx.step("synth", || synthesize(&ctx, opt, ts, &script, period_ps))?;
+    let stat = &synth.value.stat;
+    let mut seconds = synth.seconds;
+    let mut cached = synth_cached;
+    let resources = resources(opt.target, stat);
+    let runs = place_and_route(
+        &ctx,
+        opt,
+        ts,
+        target_mhz,
+        &resources,
+        stat,
+        &mut notes,
+        &mut seconds,
+        &mut cached,
+    )?;
+    let mut report = UnitReport {
+        unit: unit.name.to_string(),
+        top: unit.top.clone(),
+        target: opt.target,
+        device: device_name(opt),
+        target_mhz,
+        resources,
+        cells_by_type: stat.cells_by_type.clone(),
+        module_cells: if opt.target == Target::Generic {
+            stat.module_cells.clone()
+        } else {
+            BTreeMap::new()
+        },
+        logic_depth: synth.value.logic_depth,
+        area_um2: None,
+        nand2_equivalents: None,
+        std_cell_area_um2: None,
+        std_cell_nand2: None,
+        macro_area_um2: None,
+        macro_nand2: None,
+        macros: Vec::new(),
+        logic_memories: Vec::new(),
+        fmax_mhz: None,
+        fmax_min_mhz: None,
+        fmax_max_mhz: None,
+        fmax_by_seed: runs.iter().map(|r| (r.seed, r.fmax_mhz)).collect(),
+        slack_ns: None,
+        worst_slack_ns: None,
+        meets_target: None,
+        critical_path: None,
+        tools: ts.versions.clone(),
+        seconds: 0.0,
+        cached: false,
+        notes,
+        run_dir: dir.display().to_string(),
+    };
+    take_median(&ctx, &runs, &mut report);
+    if opt.target == Target::Xilinx7 {
+        report.notes.push(
+            "no open place-and-route exists for 7-series: resources and logic depth only, no Fmax"
+                .into(),
+        );
+    }
+
+    if opt.target == Target::Asic {
+        let (s, c) = add_sta(&ctx, ts, &sdc_text, &synth.value, period_ns, &mut report)?;
+        seconds += s;
+        cached &= c;
+    }
+    if let Some(f) = report.fmax_mhz {
+        report.slack_ns = Some(period_ns - 1000.0 / f);
+        report.meets_target = Some(f >= target_mhz);
+    } else if opt.target.has_timing() && report.notes.iter().all(|n| !n.starts_with("does not fit"))
+    {
+        // No register-to-register path: nothing limits the clock.
+        report.meets_target = Some(true);
+    }
+    report.seconds = seconds;
+    report.cached = cached;
+    Ok(report)
+}
+
+/// The run's directory, named by a hash of everything that can change its result (the
+/// generator, target, device, tool versions, scripts, constraints and the modules'
+/// text), with the modules written into it.
+#[allow(clippy::too_many_arguments)]
+fn run_dir(
+    opt: &Options,
+    ts: &Toolset,
+    unit: &Unit,
+    modules: &[&Module],
+    script: &str,
+    sdc_text: &str,
+    target_mhz: f64,
+    period_ps: u64,
+) -> Result<PathBuf, SynthError> {
     let second = if opt.target == Target::Asic {
         format!(
             "{}\n{}\n",
@@ -528,7 +629,7 @@ fn run_unit<'a>(
         opt.ecp5_package,
         ts.versions.join("\n"),
     );
-    for m in &modules {
+    for m in modules {
         key += &m.text;
     }
     let hash = sha256_hex(key.as_bytes());
@@ -539,114 +640,126 @@ fn run_unit<'a>(
         &hash[..16]
     ));
     fs::create_dir_all(&dir).map_err(io_err(&dir))?;
-    for m in &modules {
+    for m in modules {
         let p = dir.join(m.file_name());
         fs::write(&p, &m.text).map_err(io_err(&p))?;
     }
-    let ctx = Ctx {
-        unit,
-        dir: dir.clone(),
-        progress,
+    Ok(dir)
+}
+
+/// Yosys: one pass, or for the asic target two with the memories classified between them
+/// (SRAM macros written out as a library, a techmap, black boxes and Liberty files).
+fn synthesize(
+    ctx: &Ctx,
+    opt: &Options,
+    ts: &Toolset,
+    script: &str,
+    period_ps: u64,
+) -> Result<SynthStep, SynthError> {
+    let (dir, unit) = (&ctx.dir, ctx.unit);
+    fs::write(dir.join("synth.ys"), script).map_err(io_err(dir))?;
+    if let Some(lib) = &ts.liberty {
+        // YoWASP's Yosys sees only its working tree: the liberty comes along.
+        let p = dir.join("osu018.lib");
+        fs::copy(lib, &p).map_err(io_err(&p))?;
+        let constr = format!("set_driving_cell {ASIC_DRIVING_CELL}\nset_load {ASIC_LOAD_PF}\n");
+        let p = dir.join("abc.constr");
+        fs::write(&p, constr).map_err(io_err(&p))?;
+    }
+    let yosys = |log: &str, ys: &str, out: &str| {
+        ctx.tool(
+            &ts.yosys,
+            &["-q".into(), "-l".into(), log.into(), "-s".into(), ys.into()],
+            out,
+            "yosys",
+        )
     };
-    let mut notes = Vec::new();
-
-    // Synthesis.
-    let (synth, synth_cached) = ctx.step("synth", || {
-        fs::write(dir.join("synth.ys"), &script).map_err(io_err(&dir))?;
-        if let Some(lib) = &ts.liberty {
-            // YoWASP's Yosys sees only its working tree: the liberty comes along.
-            let p = dir.join("osu018.lib");
-            fs::copy(lib, &p).map_err(io_err(&p))?;
-            let constr = format!("set_driving_cell {ASIC_DRIVING_CELL}\nset_load {ASIC_LOAD_PF}\n");
-            let p = dir.join("abc.constr");
-            fs::write(&p, constr).map_err(io_err(&p))?;
+    let mut macros = Vec::new();
+    let mut logic_memories = Vec::new();
+    if opt.target == Target::Asic {
+        fs::rename(dir.join("synth.ys"), dir.join("coarse.ys")).map_err(io_err(dir))?;
+        yosys("yosys-coarse.log", "coarse.ys", "yosys-coarse.out")?;
+        let placed = sram::classify(&parse::mem_cells(&ctx.read("mems.il")?));
+        let shapes = sram::shapes(&placed);
+        for (m, p) in &placed {
+            if let sram::Placement::Logic(why) = p {
+                logic_memories.push(format!("{} ({} x {}): {why}", m.name, m.words, m.bits));
+            }
         }
-        let yosys = |log: &str, ys: &str, out: &str| {
-            ctx.tool(
-                &ts.yosys,
-                &["-q".into(), "-l".into(), log.into(), "-s".into(), ys.into()],
-                out,
-                "yosys",
-            )
-        };
-        let mut macros = Vec::new();
-        let mut logic_memories = Vec::new();
-        if opt.target == Target::Asic {
-            fs::rename(dir.join("synth.ys"), dir.join("coarse.ys")).map_err(io_err(&dir))?;
-            yosys("yosys-coarse.log", "coarse.ys", "yosys-coarse.out")?;
-            let placed = sram::classify(&parse::mem_cells(&ctx.read("mems.il")?));
-            let shapes = sram::shapes(&placed);
-            for (m, p) in &placed {
-                if let sram::Placement::Logic(why) = p {
-                    logic_memories.push(format!("{} ({} x {}): {why}", m.name, m.words, m.bits));
-                }
-            }
-            let mut files = vec![
-                ("sram.txt".to_string(), sram::memlib(&shapes)),
-                ("sram_map.v".to_string(), sram::techmap(&shapes)),
-                ("sram_bb.v".to_string(), sram::blackboxes(&shapes)),
-                (
-                    "synth.ys".to_string(),
-                    asic_map_script(&unit.top, &shapes, period_ps),
-                ),
-            ];
-            files.extend(shapes.iter().map(|s| (s.liberty_file(), sram::liberty(*s))));
-            for (name, text) in &files {
-                let p = dir.join(name);
-                fs::write(&p, text).map_err(io_err(&p))?;
-            }
-            yosys("yosys.log", "synth.ys", "yosys.out")?;
-            let counts = parse::stat(&ctx.read("stat.json")?, &unit.top)
-                .map_err(|e| ctx.output_error(e))?
-                .cells_by_type;
-            for s in &shapes {
-                let m = s.model();
-                let count = counts.get(&s.cell()).copied().unwrap_or(0);
-                // The area as the Liberty file states it (rounded there), so that the
-                // report and the file agree to the digit.
-                let area =
-                    parse::liberty_cell_area(&sram::liberty(*s), &s.cell()).unwrap_or(m.area_um2);
-                macros.push(MacroUse {
-                    cell: s.cell(),
-                    words: s.words,
-                    bits: s.bits,
-                    ports: "1R1W".into(),
-                    count,
-                    area_um2: area,
-                    total_area_um2: area * count as f64,
-                    access_ns: m.access_ns,
-                    liberty: s.liberty_file(),
-                });
-            }
-        } else {
-            yosys("yosys.log", "synth.ys", "yosys.out")?;
+        let mut files = vec![
+            ("sram.txt".to_string(), sram::memlib(&shapes)),
+            ("sram_map.v".to_string(), sram::techmap(&shapes)),
+            ("sram_bb.v".to_string(), sram::blackboxes(&shapes)),
+            (
+                "synth.ys".to_string(),
+                asic_map_script(&unit.top, &shapes, period_ps),
+            ),
+        ];
+        files.extend(shapes.iter().map(|s| (s.liberty_file(), sram::liberty(*s))));
+        for (name, text) in &files {
+            let p = dir.join(name);
+            fs::write(&p, text).map_err(io_err(&p))?;
         }
-        let stat =
-            parse::stat(&ctx.read("stat.json")?, &unit.top).map_err(|e| ctx.output_error(e))?;
-        let logic_depth = if opt.target == Target::Xilinx7 {
-            let comb = |t: &str| {
-                t.starts_with("LUT") || t.starts_with("MUXF") || t == "CARRY4" || t == "INV"
-            };
-            Some(
-                parse::logic_depth(&ctx.read("synth.json")?, &unit.top, comb)
-                    .map_err(|e| ctx.output_error(e))?,
-            )
-        } else {
-            None
-        };
-        Ok(SynthStep {
-            stat,
-            logic_depth,
-            macros,
-            logic_memories,
-        })
-    })?;
-    let stat = &synth.value.stat;
-    let mut seconds = synth.seconds;
-    let mut cached = synth_cached;
-    let resources = resources(opt.target, stat);
+        yosys("yosys.log", "synth.ys", "yosys.out")?;
+        let counts = parse::stat(&ctx.read("stat.json")?, &unit.top)
+            .map_err(|e| ctx.output_error(e))?
+            .cells_by_type;
+        for s in &shapes {
+            let m = s.model();
+            let count = counts.get(&s.cell()).copied().unwrap_or(0);
+            // The area as the Liberty file states it (rounded there), so that the
+            // report and the file agree to the digit.
+            let area =
+                parse::liberty_cell_area(&sram::liberty(*s), &s.cell()).unwrap_or(m.area_um2);
+            macros.push(MacroUse {
+                cell: s.cell(),
+                words: s.words,
+                bits: s.bits,
+                ports: "1R1W".into(),
+                count,
+                area_um2: area,
+                total_area_um2: area * count as f64,
+                access_ns: m.access_ns,
+                liberty: s.liberty_file(),
+            });
+        }
+    } else {
+        yosys("yosys.log", "synth.ys", "yosys.out")?;
+    }
+    let stat = parse::stat(&ctx.read("stat.json")?, &unit.top).map_err(|e| ctx.output_error(e))?;
+    let logic_depth = if opt.target == Target::Xilinx7 {
+        let comb =
+            |t: &str| t.starts_with("LUT") || t.starts_with("MUXF") || t == "CARRY4" || t == "INV";
+        Some(
+            parse::logic_depth(&ctx.read("synth.json")?, &unit.top, comb)
+                .map_err(|e| ctx.output_error(e))?,
+        )
+    } else {
+        None
+    };
+    Ok(SynthStep {
+        stat,
+        logic_depth,
+        macros,
+        logic_memories,
+    })
+}
 
-    // Place and route, one run per seed.
+/// nextpnr, one run per placement seed (in parallel); a design too big for the iCE40 part
+/// gets a note instead. Adds the runs' time to `seconds` and clears `cached` when a run
+/// was made.
+#[allow(clippy::too_many_arguments)]
+fn place_and_route(
+    ctx: &Ctx,
+    opt: &Options,
+    ts: &Toolset,
+    target_mhz: f64,
+    resources: &BTreeMap<String, u64>,
+    stat: &Stat,
+    notes: &mut Vec<String>,
+    seconds: &mut f64,
+    cached: &mut bool,
+) -> Result<Vec<PnrRun>, SynthError> {
     let mut runs: Vec<PnrRun> = Vec::new();
     if let Some(pnr) = &ts.pnr {
         let fits = opt.target != Target::Ice40
@@ -690,8 +803,8 @@ fn run_unit<'a>(
                 .collect();
             for r in results {
                 let (s, c) = r?;
-                seconds += s.seconds;
-                cached &= c;
+                *seconds += s.seconds;
+                *cached &= c;
                 runs.push(s.value);
             }
         } else {
@@ -702,131 +815,97 @@ fn run_unit<'a>(
             ));
         }
     }
-    let mut report = UnitReport {
-        unit: unit.name.to_string(),
-        top: unit.top.clone(),
-        target: opt.target,
-        device: device_name(opt),
-        target_mhz,
-        resources,
-        cells_by_type: stat.cells_by_type.clone(),
-        module_cells: if opt.target == Target::Generic {
-            stat.module_cells.clone()
-        } else {
-            BTreeMap::new()
-        },
-        logic_depth: synth.value.logic_depth,
-        area_um2: None,
-        nand2_equivalents: None,
-        std_cell_area_um2: None,
-        std_cell_nand2: None,
-        macro_area_um2: None,
-        macro_nand2: None,
-        macros: Vec::new(),
-        logic_memories: Vec::new(),
-        fmax_mhz: None,
-        fmax_min_mhz: None,
-        fmax_max_mhz: None,
-        fmax_by_seed: runs.iter().map(|r| (r.seed, r.fmax_mhz)).collect(),
-        slack_ns: None,
-        worst_slack_ns: None,
-        meets_target: None,
-        critical_path: None,
-        tools: ts.versions.clone(),
-        seconds: 0.0,
-        cached: false,
-        notes,
-        run_dir: dir.display().to_string(),
-    };
-    if !runs.is_empty() {
-        let mut timed: Vec<&PnrRun> = runs.iter().filter(|r| r.fmax_mhz.is_some()).collect();
-        timed.sort_by(|a, b| {
-            a.fmax_mhz
-                .unwrap_or(0.0)
-                .total_cmp(&b.fmax_mhz.unwrap_or(0.0))
-        });
-        if let Some(median) = timed.get(timed.len() / 2).copied() {
-            // With an even count the upper middle run: a run nextpnr really made.
-            report.fmax_mhz = median.fmax_mhz;
-            report.fmax_min_mhz = timed.first().and_then(|r| r.fmax_mhz);
-            report.fmax_max_mhz = timed.last().and_then(|r| r.fmax_mhz);
-            report.critical_path = median.critical_path.clone();
-            locate(&ctx, "synth.json", &unit.top, &mut report.critical_path);
-            report.notes.push(format!(
-                "critical path of seed {}, the median run",
-                median.seed
-            ));
-        } else {
-            report
-                .notes
-                .push("no clocked path: nothing for nextpnr to time".into());
-        }
-    }
-    if opt.target == Target::Xilinx7 {
-        report.notes.push(
-            "no open place-and-route exists for 7-series: resources and logic depth only, no Fmax"
-                .into(),
-        );
-    }
+    Ok(runs)
+}
 
-    if opt.target == Target::Asic {
-        let macros = &synth.value.macros;
-        let libs: Vec<String> = macros.iter().map(|m| m.liberty.clone()).collect();
-        let (sta, sta_cached) =
-            ctx.step("sta", || run_sta(&ctx, ts, &unit.top, &sdc_text, &libs))?;
-        seconds += sta.seconds;
-        cached &= sta_cached;
-        let s = sta.value;
-        // `stat -liberty` sums the cells the OSU library knows: the macros are not in it.
-        let std_area = stat.area.unwrap_or(0.0);
-        // `+ 0.0`: an empty f64 sum is -0.0, which would print as "-0".
-        let macro_area: f64 = macros.iter().map(|m| m.total_area_um2).sum::<f64>() + 0.0;
-        report.std_cell_area_um2 = Some(std_area);
-        report.macro_area_um2 = Some(macro_area);
-        report.area_um2 = Some(std_area + macro_area);
-        let liberty = ctx.read("osu018.lib").unwrap_or_default();
-        if let Some(nand2) = parse::liberty_cell_area(&liberty, "NAND2X1") {
-            report.std_cell_nand2 = Some(std_area / nand2);
-            report.macro_nand2 = Some(macro_area / nand2);
-            report.nand2_equivalents = Some((std_area + macro_area) / nand2);
-        }
-        report.macros = macros.clone();
-        report.logic_memories = synth.value.logic_memories.clone();
-        let n_macros: u64 = macros.iter().map(|m| m.count).sum();
-        report.resources.insert("SRAM".into(), n_macros);
-        if let Some(c) = report.resources.get_mut("cells") {
-            *c -= n_macros.min(*c);
-        }
-        report.worst_slack_ns = s.worst_slack_ns;
-        report.fmax_mhz = s.reg_slack_ns.map(|slack| 1000.0 / (period_ns - slack));
-        report.fmax_by_seed.clear();
-        report.critical_path = s.critical_path;
-        locate(&ctx, "netlist.json", &unit.top, &mut report.critical_path);
-        report.notes.push(
-            "0.18 um (OSU), not the seeds' TSMC 0.13 um; wires unloaded but for the output load"
-                .into(),
-        );
-        if n_macros > 0 {
-            report.notes.push(format!(
-                "{n_macros} SRAM macro(s): area and timing from gpurtl's model ({}), not a foundry memory compiler",
-                sram::MODEL_ID
-            ));
-        }
-        if let Some(n) = logic_memory_note(&report.logic_memories) {
-            report.notes.push(n);
-        }
+/// The median seed's Fmax and critical path, with the spread over the seeds.
+fn take_median(ctx: &Ctx, runs: &[PnrRun], report: &mut UnitReport) {
+    if runs.is_empty() {
+        return;
     }
-    if let Some(f) = report.fmax_mhz {
-        report.slack_ns = Some(period_ns - 1000.0 / f);
-        report.meets_target = Some(f >= target_mhz);
-    } else if opt.target.has_timing() && report.notes.iter().all(|n| !n.starts_with("does not fit"))
-    {
-        // No register-to-register path: nothing limits the clock.
-        report.meets_target = Some(true);
+    let mut timed: Vec<&PnrRun> = runs.iter().filter(|r| r.fmax_mhz.is_some()).collect();
+    timed.sort_by(|a, b| {
+        a.fmax_mhz
+            .unwrap_or(0.0)
+            .total_cmp(&b.fmax_mhz.unwrap_or(0.0))
+    });
+    if let Some(median) = timed.get(timed.len() / 2).copied() {
+        // With an even count the upper middle run: a run nextpnr really made.
+        report.fmax_mhz = median.fmax_mhz;
+        report.fmax_min_mhz = timed.first().and_then(|r| r.fmax_mhz);
+        report.fmax_max_mhz = timed.last().and_then(|r| r.fmax_mhz);
+        report.critical_path = median.critical_path.clone();
+        locate(ctx, "synth.json", &ctx.unit.top, &mut report.critical_path);
+        report.notes.push(format!(
+            "critical path of seed {}, the median run",
+            median.seed
+        ));
+    } else {
+        report
+            .notes
+            .push("no clocked path: nothing for nextpnr to time".into());
     }
-    report.seconds = seconds;
-    report.cached = cached;
-    Ok(report)
+}
+
+/// The asic target's figures: OpenSTA's slack and Fmax at the config's clock, the
+/// areas of the standard cells and the macros, and the notes that say what they are.
+/// Returns the step's time and whether it was cached.
+fn add_sta(
+    ctx: &Ctx,
+    ts: &Toolset,
+    sdc_text: &str,
+    synth: &SynthStep,
+    period_ns: f64,
+    report: &mut UnitReport,
+) -> Result<(f64, bool), SynthError> {
+    let stat = &synth.stat;
+    let macros = &synth.macros;
+    let libs: Vec<String> = macros.iter().map(|m| m.liberty.clone()).collect();
+    let (sta, sta_cached) = ctx.step("sta", || run_sta(ctx, ts, &ctx.unit.top, sdc_text, &libs))?;
+    let s = sta.value;
+    // `stat -liberty` sums the cells the OSU library knows: the macros are not in it.
+    let std_area = stat.area.unwrap_or(0.0);
+    // `+ 0.0`: an empty f64 sum is -0.0, which would print as "-0".
+    let macro_area: f64 = macros.iter().map(|m| m.total_area_um2).sum::<f64>() + 0.0;
+    report.std_cell_area_um2 = Some(std_area);
+    report.macro_area_um2 = Some(macro_area);
+    report.area_um2 = Some(std_area + macro_area);
+    let liberty = ctx.read("osu018.lib").unwrap_or_default();
+    if let Some(nand2) = parse::liberty_cell_area(&liberty, "NAND2X1") {
+        report.std_cell_nand2 = Some(std_area / nand2);
+        report.macro_nand2 = Some(macro_area / nand2);
+        report.nand2_equivalents = Some((std_area + macro_area) / nand2);
+    }
+    report.macros = macros.clone();
+    report.logic_memories = synth.logic_memories.clone();
+    let n_macros: u64 = macros.iter().map(|m| m.count).sum();
+    report.resources.insert("SRAM".into(), n_macros);
+    if let Some(c) = report.resources.get_mut("cells") {
+        *c -= n_macros.min(*c);
+    }
+    report.worst_slack_ns = s.worst_slack_ns;
+    report.fmax_mhz = s.reg_slack_ns.map(|slack| 1000.0 / (period_ns - slack));
+    report.fmax_by_seed.clear();
+    report.critical_path = s.critical_path;
+    locate(
+        ctx,
+        "netlist.json",
+        &ctx.unit.top,
+        &mut report.critical_path,
+    );
+    report.notes.push(
+        "0.18 um (OSU), not the seeds' TSMC 0.13 um; wires unloaded but for the output load".into(),
+    );
+    if n_macros > 0 {
+        report.notes.push(format!(
+            "{n_macros} SRAM macro(s): area and timing from gpurtl's model ({}), not a foundry memory compiler",
+            sram::MODEL_ID
+        ));
+    }
+    if let Some(n) = logic_memory_note(&report.logic_memories) {
+        report.notes.push(n);
+    }
+    Ok((sta.seconds, sta_cached))
 }
 
 /// One line for the memories left to logic: how many, by reason and shape (the report's
