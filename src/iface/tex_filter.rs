@@ -226,7 +226,9 @@ impl FilterPipe {
         Self {
             steps: out,
             stages: stage,
-            fifo_depth: stage + 2,
+            // Taken at the input, a request holds its credit through the input register,
+            // the stages and the FIFO, and the credit returns a clock after its pop.
+            fifo_depth: stage + 3,
             target_mhz: 1000.0 / timing.period_ns,
         }
     }
@@ -303,7 +305,7 @@ mod tests {
             assert_eq!(regs, p.stages);
             assert_eq!(p.steps.last().map(|s| s.stage), Some(p.stages));
             assert!(!p.steps.last().is_some_and(|s| s.reg_after));
-            assert_eq!(p.fifo_depth, p.stages + 2);
+            assert_eq!(p.fifo_depth, p.stages + 3);
             assert_eq!(p.latency(), p.stages + 2);
             assert!(p.stages >= 1);
             // A stage's steps fit the clock, unless a single step is longer on its own.

@@ -105,7 +105,6 @@ pub struct TexFilter {
     pub name: String,
     pub stamp: String,
     pub rst: Rst,
-    pub skid: String,
     pub fifo: String,
     pub pipe: FilterPipe,
     pub lanes: u32,
@@ -322,7 +321,6 @@ impl TexFilter {
             name: ctx.module_name("tex_filter"),
             stamp: ctx.stamp.clone(),
             rst: ctx.rst.clone(),
-            skid: ctx.module_name("hs_skid"),
             fifo: ctx.module_name("hs_fifo"),
             lanes: l.lanes,
             wbits: l.wbits,
@@ -487,10 +485,8 @@ impl TexFilter {
     pub fn elaborate(&self) -> Result<(Unit, Vec<Module>), RenderError> {
         let ctx = &self.ctx;
         let mut modules = Vec::new();
-        for kind in [StageKind::Skid, StageKind::Fifo { depth: 4 }] {
-            if let Some(m) = module_for(ctx, kind, 32)? {
-                modules.push(m);
-            }
+        if let Some(m) = module_for(ctx, StageKind::Fifo { depth: 4 }, 32)? {
+            modules.push(m);
         }
         let instantiates = modules.iter().map(|m| m.name.clone()).collect();
         modules.push(Module {

@@ -153,40 +153,40 @@ module {{ name }} #(
 {%- endif %}
 
   // ---------------------------------------------------------------------------------
-  // Input register, then the credits: a request enters the datapath only while the
-  // output FIFO has room for it and for every request ahead of it.
-  wire s0_valid;
-  wire s0_ready;
-  wire [ReqW-1:0] s0_data;
-
-  {{ skid }} #(
-    .Width (ReqW)
-  ) u_in (
-    .clk_i       (clk_i),
-    .{{ rst.port }}{{ rst.pad }} ({{ rst.port }}),
-    .in_valid_i  (req_valid_i),
-    .in_ready_o  (req_ready_o),
-    .in_data_i   (req_data_i),
-    .out_valid_o (s0_valid),
-    .out_ready_i (s0_ready),
-    .out_data_o  (s0_data)
-  );
-
-  wire accept;
+  // Input register, then the credits: a request is taken only while the output FIFO has
+  // room for it and for every request ahead of it (room_q, a flop: no combinational path
+  // from the ports). The input register loads every clock, with no enable (its valid bit
+  // says whether it holds a request), so no control signal fans out to its data flops.
+  wire take = req_valid_i & room_q;
+  reg s0_valid_q;
+  reg [ReqW-1:0] s0_data_q;
+  wire [ReqW-1:0] s0_data = s0_data_q;
+  wire accept = s0_valid_q;  // the request in the input register enters the datapath
   wire push;  // a response into the output FIFO
   wire drop;  // a first pass leaves the datapath with no response
   wire pop;
-  reg [UsedW-1:0] used_q;  // requests in the datapath plus responses in the FIFO
+  reg [UsedW-1:0] used_q;  // requests taken and not yet popped or dropped
   reg [UsedW-1:0] used_d;
-  // used_q != OutDepth, kept in a flop of its own: it enables every input register.
+  // used_q != OutDepth, kept in a flop of its own.
   reg room_q;
   reg room_d;
 
-  assign s0_ready = room_q;
-  assign accept   = s0_valid & s0_ready;
+  assign req_ready_o = room_q;
+
+  always @(posedge clk_i{{ rst.edge }}) begin
+    if ({{ rst.active }}) begin
+      s0_valid_q <= 1'b0;
+    end else begin
+      s0_valid_q <= take;
+    end
+  end
+
+  always @(posedge clk_i) begin
+    s0_data_q <= req_data_i;
+  end
 
   always @(*) begin
-    used_d = used_q + {{ "{" }}{(UsedW - 1){1'b0}}, accept} - {{ "{" }}{(UsedW - 1){1'b0}}, pop}
+    used_d = used_q + {{ "{" }}{(UsedW - 1){1'b0}}, take} - {{ "{" }}{(UsedW - 1){1'b0}}, pop}
            - {{ "{" }}{(UsedW - 1){1'b0}}, drop};
     room_d = used_d != OutDepth[UsedW-1:0];
   end
