@@ -157,6 +157,11 @@ module {{ name }} #(
   // room for it and for every request ahead of it (room_q, a flop: no combinational path
   // from the ports). The input register loads every clock, with no enable (its valid bit
   // says whether it holds a request), so no control signal fans out to its data flops.
+  reg [UsedW-1:0] used_q;  // requests taken and not yet popped or dropped
+  reg [UsedW-1:0] used_d;
+  // used_q != OutDepth, kept in a flop of its own.
+  reg room_q;
+  reg room_d;
   wire take = req_valid_i & room_q;
   reg s0_valid_q;
   reg [ReqW-1:0] s0_data_q;
@@ -165,11 +170,6 @@ module {{ name }} #(
   wire push;  // a response into the output FIFO
   wire drop;  // a first pass leaves the datapath with no response
   wire pop;
-  reg [UsedW-1:0] used_q;  // requests taken and not yet popped or dropped
-  reg [UsedW-1:0] used_d;
-  // used_q != OutDepth, kept in a flop of its own.
-  reg room_q;
-  reg room_d;
 
   assign req_ready_o = room_q;
 
