@@ -156,6 +156,8 @@ pub struct TexFilter {
     pub latency: u32,
     pub fifo_depth: u32,
     pub used_w: u32,
+    /// The credit count one request short of a full FIFO, as a sized literal.
+    pub last_free: String,
     pub pipe_desc: String,
     pub valid_shift: String,
     pub ctl_shift: String,
@@ -403,6 +405,11 @@ impl TexFilter {
             latency: pipe.latency(),
             fifo_depth: pipe.fifo_depth,
             used_w: 32 - pipe.fifo_depth.leading_zeros(),
+            last_free: format!(
+                "{}'d{}",
+                32 - pipe.fifo_depth.leading_zeros(),
+                pipe.fifo_depth - 1
+            ),
             pipe_desc,
             valid_shift: if pipe.stages > 1 {
                 "{valid_q[Stages-2:0], accept}".into()

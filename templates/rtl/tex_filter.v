@@ -63,6 +63,7 @@ module {{ name }} #(
   localparam integer Stages = {{ stages }};
   localparam integer OutDepth = {{ fifo_depth }};
   localparam integer UsedW = {{ used_w }};
+  localparam [UsedW-1:0] LastFree = {{ last_free }};  // OutDepth - 1: one request short of full
   localparam integer OutLaneW = {{ out_lane_w }};
   localparam integer RspW = Lanes * OutLaneW;
   localparam [PassCodeW-1:0] PassFirst = {{ pass_first }};  // pass codes (iface::tex_filter)
@@ -170,6 +171,8 @@ module {{ name }} #(
   wire push;  // a response into the output FIFO
   wire drop;  // a first pass leaves the datapath with no response
   wire pop;
+  wire grow = take & ~pop & ~drop;  // one request more in flight
+  wire hold = take ? (pop ^ drop) : ~(pop | drop);  // as many in as out
 
   assign req_ready_o = room_q;
 
@@ -188,7 +191,10 @@ module {{ name }} #(
   always @(*) begin
     used_d = used_q + {{ "{" }}{(UsedW - 1){1'b0}}, take} - {{ "{" }}{(UsedW - 1){1'b0}}, pop}
            - {{ "{" }}{(UsedW - 1){1'b0}}, drop};
-    room_d = used_d != OutDepth[UsedW-1:0];
+    // used_d != OutDepth without the sum on the path: used_q never passes OutDepth, so
+    // used_d reaches it only from OutDepth - 1 with one request more, or from OutDepth
+    // with as many in as out.
+    room_d = ~((grow & (used_q == LastFree)) | (hold & (used_q == OutDepth[UsedW-1:0])));
   end
 
   always @(posedge clk_i{{ rst.edge }}) begin
