@@ -141,12 +141,7 @@ fn ecp5_report_is_what_yosys_and_nextpnr_said_and_is_cached() {
     assert_eq!(r["unit"], "hs_chain");
     assert_eq!(r["top"], "c_hs_chain");
     assert_eq!(r["cached"], false);
-    let run = PathBuf::from(r["run_dir"].as_str().expect("run_dir"));
-    let run = if run.is_absolute() {
-        run
-    } else {
-        project_dir().join(run)
-    };
+    let run = run_dir(r);
 
     // Resources: the mapped netlist nextpnr read, counted here.
     let cells = netlist_cells(&run.join("synth.json"), "c_hs_chain");
@@ -267,12 +262,7 @@ fn asic_report_is_what_yosys_and_opensta_said() {
     let (code, reports, err) = synth(&work, &["-c", cfg, "-u", "hs_chain", "--target", "asic"]);
     assert_eq!(code, 0, "{err}");
     let r = &reports[0];
-    let run = PathBuf::from(r["run_dir"].as_str().expect("run_dir"));
-    let run = if run.is_absolute() {
-        run
-    } else {
-        project_dir().join(run)
-    };
+    let run = run_dir(r);
 
     // Area: the liberty area of every cell of the netlist OpenSTA timed, summed here.
     let liberty =
@@ -416,12 +406,7 @@ fn asic_keeps_block_rams_as_sram_macros() {
     let (code, reports, err) = synth(&work, &["-u", "mem_mgr", "--target", "asic", "-j", "1"]);
     assert_eq!(code, 0, "{err}");
     let r = &reports[0];
-    let run = PathBuf::from(r["run_dir"].as_str().expect("run_dir"));
-    let run = if run.is_absolute() {
-        run
-    } else {
-        project_dir().join(run)
-    };
+    let run = run_dir(r);
     let cells = netlist_cells(&run.join("netlist.json"), "gpu_mem_mgr");
     // Macros: per shape, the netlist's instance count and the Liberty file's area.
     let macros = r["macros"].as_array().expect("macros");
@@ -495,4 +480,14 @@ fn liberty_area(text: &str, cell: &str) -> f64 {
         .trim()
         .parse()
         .expect("number")
+}
+
+/// A report's run directory, relative paths taken from the project directory.
+fn run_dir(report: &Value) -> PathBuf {
+    let run = PathBuf::from(report["run_dir"].as_str().expect("run_dir"));
+    if run.is_absolute() {
+        run
+    } else {
+        project_dir().join(run)
+    }
 }
