@@ -3,7 +3,9 @@
 //! 0.18 um ASIC estimate; prints the BENCHMARKS.md table rows.
 //!
 //! `cargo bench --bench implementation`; `GPURTL_BENCH_PRESETS=default,wide` picks presets
-//! (`default` is the embedded one), `GPURTL_BENCH_TARGETS=ecp5` the targets,
+//! (`default` is the embedded one; `random` is every config beyond the presets that the
+//! tool checks cover, tests/common/configs.rs), `GPURTL_BENCH_TARGETS=ecp5` the targets,
+//! `GPURTL_BENCH_SEEDS=0` synthesis only (with `check -assert` and no latch, as every run),
 //! `GPURTL_BENCH_UNITS=tmu` (or `-tmu`, all but) the units, `GPURTL_BENCH_JOBS=1` the
 //! tool processes at once, `GPURTL_BENCH_JSON=FILE` keeps the
 //! whole reports. Runs are
@@ -12,9 +14,28 @@
 
 use std::path::Path;
 
-use gpurtl::config;
+use gpurtl::config::{self, Config};
 use gpurtl::synth::{self, Event, Options, Target, UnitReport};
 use gpurtl::units;
+
+#[path = "../tests/common/configs.rs"]
+mod configs;
+
+/// A preset's configs as (name, config): the file's, or every `random` one.
+fn preset_configs(preset: &str) -> Vec<(String, Config)> {
+    if preset == "random" {
+        return configs::all()
+            .into_iter()
+            .map(|(name, toml)| {
+                let cfg = config::parse(&toml, &name).unwrap_or_else(|e| panic!("{name}: {e}"));
+                (name, cfg)
+            })
+            .collect();
+    }
+    let file = Path::new("configs").join(format!("{preset}.toml"));
+    let cfg = config::load(Some(&file)).unwrap_or_else(|e| panic!("{preset}: {e}"));
+    vec![(preset.to_string(), cfg)]
+}
 
 fn main() {
     if !std::env::args().any(|a| a == "--bench") {
@@ -62,10 +83,14 @@ fn main() {
             );
         }
     };
+    let seeds: u32 = std::env::var("GPURTL_BENCH_SEEDS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(3);
     let mut rows = Vec::new();
-    for preset in &presets {
-        let file = Path::new("configs").join(format!("{preset}.toml"));
-        let cfg = config::load(Some(&file)).unwrap_or_else(|e| panic!("{preset}: {e}"));
+    let mut failed = Vec::new();
+    for (preset, cfg) in presets.iter().flat_map(|p| preset_configs(p)) {
+        let preset = &preset;
         let design = units::elaborate(&cfg).expect("renders");
         // GPURTL_BENCH_UNITS=tmu (or `-tmu`: all but the TMU) picks units.
         let pick = std::env::var("GPURTL_BENCH_UNITS").unwrap_or_default();
@@ -83,7 +108,7 @@ fn main() {
             eprintln!("{preset}: {} on {} units", target.name(), units.len());
             let mut opt = Options {
                 target,
-                seeds: 3,
+                seeds,
                 ..Options::default()
             };
             // GPURTL_BENCH_JOBS=1 leaves a core for other work (Fmax does not depend on it).
@@ -111,12 +136,16 @@ fn main() {
                         }
                         rows.extend(r.into_iter().map(|r| (preset.clone(), r)))
                     }
-                    Err(e) => eprintln!("{preset} {u} {}: FAILED: {e}", target.name()),
+                    Err(e) => {
+                        eprintln!("{preset} {u} {}: FAILED: {e}", target.name());
+                        failed.push(format!("{preset} {u} {}", target.name()));
+                    }
                 }
             }
         }
     }
     print_rows(&rows);
+    print_other_rows(&rows);
     // GPURTL_BENCH_JSON=FILE keeps every report whole (resources, seeds, run time).
     if let Ok(file) = std::env::var("GPURTL_BENCH_JSON") {
         let all: Vec<serde_json::Value> = rows
@@ -125,6 +154,10 @@ fn main() {
             .collect();
         std::fs::write(&file, serde_json::to_string_pretty(&all).expect("json"))
             .unwrap_or_else(|e| panic!("{file}: {e}"));
+    }
+    if !failed.is_empty() {
+        eprintln!("FAILED: {}", failed.join(", "));
+        std::process::exit(1);
     }
 }
 
@@ -167,6 +200,31 @@ fn print_rows(rows: &[(String, UnitReport)]) {
             fmt(r.fmax_mhz),
             r.worst_slack_ns.map_or("-".into(), |s| format!("{s:+.2}")),
             path(r)
+        );
+    }
+}
+
+/// The iCE40 and 7-series rows: every resource the report counts (each run passed
+/// `check -assert` with no latch, or it would be in the failures).
+fn print_other_rows(rows: &[(String, UnitReport)]) {
+    println!();
+    println!("| config | unit | target | resources | Fmax MHz |");
+    println!("|---|---|---|---|---|");
+    for (p, r) in rows
+        .iter()
+        .filter(|(_, r)| matches!(r.target, Target::Ice40 | Target::Xilinx7))
+    {
+        let res: Vec<String> = r
+            .resources
+            .iter()
+            .map(|(k, v)| format!("{k} {v}"))
+            .collect();
+        println!(
+            "| {p} | {} | {} | {} | {} |",
+            r.unit,
+            r.target.name(),
+            res.join(", "),
+            fmt(r.fmax_mhz)
         );
     }
 }
