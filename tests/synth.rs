@@ -209,6 +209,70 @@ fn ecp5_report_is_what_yosys_and_nextpnr_said_and_is_cached() {
     assert_eq!(again[0]["resources"], r["resources"]);
 }
 
+/// The memory manager's two-clock RAM reads: the register after each block RAM's read
+/// port is in the DP16KD (REGMODE OUTREG) in the netlist nextpnr reads, and its flops are
+/// gone from it and from the report; nextpnr times the RAM from its output register.
+#[test]
+fn ecp5_block_ram_output_registers_move_into_the_ram() {
+    let work = scratch("synth-outreg").join("work");
+    let (code, reports, err) = synth(
+        &work,
+        &["-u", "mem_mgr", "--target", "ecp5", "--seeds", "1"],
+    );
+    assert_eq!(code, 0, "{err}");
+    let r = &reports[0];
+    let run = run_dir(r);
+    let netlist = |f: &str| -> Value {
+        serde_json::from_str(&fs::read_to_string(run.join(f)).expect("netlist")).expect("json")
+    };
+    let (before, after) = (netlist("synth-yosys.json"), netlist("synth.json"));
+    let rams = |v: &Value| -> Vec<Value> {
+        v["modules"]["gpu_mem_mgr"]["cells"]
+            .as_object()
+            .expect("cells")
+            .values()
+            .filter(|c| c["type"] == "DP16KD")
+            .cloned()
+            .collect()
+    };
+    assert!(
+        rams(&before)
+            .iter()
+            .all(|c| c["parameters"]["REGMODE_B"] == "NOREG")
+    );
+    let registered = rams(&after)
+        .iter()
+        .filter(|c| c["parameters"]["REGMODE_B"] == "OUTREG")
+        .count();
+    assert_eq!(
+        registered,
+        rams(&after).len(),
+        "every mem_mgr RAM read is two-clock"
+    );
+    let ffs = |v: &Value| -> u64 {
+        v["modules"]["gpu_mem_mgr"]["cells"]
+            .as_object()
+            .expect("cells")
+            .values()
+            .filter(|c| c["type"] == "TRELLIS_FF")
+            .count() as u64
+    };
+    let moved = ffs(&before) - ffs(&after);
+    assert!(moved > 0);
+    assert_eq!(r["resources"]["FF"], ffs(&after));
+    let notes = r["notes"].to_string();
+    assert!(
+        notes.contains(&format!(
+            "{moved} flop(s) after block-RAM reads moved into {registered} DP16KD"
+        )),
+        "{notes}"
+    );
+    assert!(
+        r["fmax_mhz"].as_f64().is_some(),
+        "nextpnr placed and timed it"
+    );
+}
+
 #[test]
 fn require_target_fails_a_unit_that_misses_the_clock() {
     let dir = scratch("synth-require");

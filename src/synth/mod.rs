@@ -17,6 +17,7 @@
 //! its result (the unit's Verilog, the target and its options, the clock, the tool
 //! versions); a step whose result file is there is not run again.
 
+pub mod outreg;
 pub mod parse;
 pub mod sram;
 pub mod tools;
@@ -316,6 +317,9 @@ struct SynthStep {
     macros: Vec<MacroUse>,
     #[serde(default)]
     logic_memories: Vec<String>,
+    /// ECP5: the block-RAM output registers taken into the RAMs.
+    #[serde(default)]
+    outreg: outreg::Absorbed,
 }
 
 struct Ctx<'a> {
@@ -425,9 +429,12 @@ fn yosys_script(target: Target, top: &str, files: &[String]) -> String {
         Target::Generic => format!(
             "synth -top {top}\ncheck -assert\n{NO_LATCHES}\ntee -q -o stat.json stat -json\n"
         ),
+        // The comment names the step gpurtl runs on the netlist next (and keys the cache).
         Target::Ecp5 => format!(
             "synth_ecp5 -top {top} -json synth.json\ncheck -assert\n{NO_LATCHES}\n\
-             tee -q -o stat.json stat -json\n"
+             tee -q -o stat.json stat -json\n\
+             # then gpurtl moves registers after block-RAM reads into DP16KD OUTREG (src/synth/outreg.rs, revision {})\n",
+            outreg::REVISION
         ),
         Target::Ice40 => format!(
             "synth_ice40 -top {top} -json synth.json\ncheck -assert\n{NO_LATCHES}\n\
@@ -521,6 +528,13 @@ fn run_unit<'a>(
 
     let (synth, synth_cached) =
         ctx.step("synth", || synthesize(&ctx, opt, ts, &script, period_ps))?;
+    let moved = synth.value.outreg;
+    if moved.ports > 0 {
+        notes.push(format!(
+            "{} flop(s) after block-RAM reads moved into {} DP16KD port(s)' output register (REGMODE OUTREG; Yosys does not infer it)",
+            moved.flops, moved.ports
+        ));
+    }
     let stat = &synth.value.stat;
     let mut seconds = synth.seconds;
     let mut cached = synth_cached;
@@ -726,7 +740,25 @@ fn synthesize(
     } else {
         yosys("yosys.log", "synth.ys", "yosys.out")?;
     }
-    let stat = parse::stat(&ctx.read("stat.json")?, &unit.top).map_err(|e| ctx.output_error(e))?;
+    let mut stat =
+        parse::stat(&ctx.read("stat.json")?, &unit.top).map_err(|e| ctx.output_error(e))?;
+    let mut absorbed = outreg::Absorbed::default();
+    if opt.target == Target::Ecp5 {
+        // Yosys's netlist stays as synth-yosys.json; nextpnr reads the one with the RAMs'
+        // output registers on, and the counts follow it.
+        let yosys_json = ctx.read("synth.json")?;
+        let (text, done) =
+            outreg::absorb(&yosys_json, &unit.top).map_err(|e| ctx.output_error(e))?;
+        for (name, t) in [("synth-yosys.json", &yosys_json), ("synth.json", &text)] {
+            let p = dir.join(name);
+            fs::write(&p, t).map_err(io_err(&p))?;
+        }
+        if let Some(ff) = stat.cells_by_type.get_mut("TRELLIS_FF") {
+            *ff -= done.flops;
+        }
+        stat.cells -= done.flops;
+        absorbed = done;
+    }
     let logic_depth = if opt.target == Target::Xilinx7 {
         let comb =
             |t: &str| t.starts_with("LUT") || t.starts_with("MUXF") || t == "CARRY4" || t == "INV";
@@ -742,6 +774,7 @@ fn synthesize(
         logic_depth,
         macros,
         logic_memories,
+        outreg: absorbed,
     })
 }
 
