@@ -81,18 +81,19 @@ fn seed002_preset_map_matches_the_model() {
     cosim(&seed002(), 2500, &[3, 4]);
 }
 
-// The three depths the ECP5 schedule chooses: one-clock reads at 50 MHz, two-clock reads
-// at 100, two-clock reads and a registered verdict at 200. The clock counts stay exact.
+// The four depths the ECP5 schedule chooses: one-clock reads at 50 MHz, two-clock reads
+// at 100, and a registered verdict at 115, also with the words' sums registered at 200.
+// The clock counts stay exact.
 #[test]
 fn every_depth_matches_the_model_and_its_clock_count() {
     let mut seen = Vec::new();
-    for mhz in [50.0, 100.0, 200.0] {
+    for mhz in [50.0, 100.0, 115.0, 200.0] {
         let cfg = at_mhz(&small_config(6), mhz);
         let s = Schedule::new(&Timing::new(&cfg.clock));
         seen.push((s.command_clocks(), s.hop_clocks()));
         cosim(&cfg, 1000, &[5]);
     }
-    assert_eq!(seen, [(2, 1), (3, 2), (4, 2)]);
+    assert_eq!(seen, [(2, 1), (3, 2), (4, 2), (5, 2)]);
 }
 
 #[test]

@@ -263,6 +263,11 @@ pub const STATES: &[(u32, &str, &str)] = &[
         "StHop",
         "the next pointer into the RAM's output register",
     ),
+    (
+        7,
+        "StWord",
+        "the sums and compares of the RAMs' words registered",
+    ),
 ];
 
 /// The pipeline of the manager at the config's clock: where the command path and the
@@ -277,6 +282,10 @@ pub struct Schedule {
     /// The verdict (response code and data, the walk to start) registered a clock before
     /// the decide clock applies it: a command takes a clock more.
     pub check_reg: bool,
+    /// The sums and compares of the RAMs' words (the pages of an object's size, the
+    /// translate's range check and address) registered a clock before the verdict: a
+    /// command takes a clock more.
+    pub word_reg: bool,
     pub target_mhz: u32,
 }
 
@@ -287,9 +296,11 @@ impl Schedule {
         // read does not fit without it either.
         let mut after_ram = vec![T::RamRead];
         after_ram.extend(VERDICT_PATH);
+        let check_reg = !t.fits(&VERDICT_PATH);
         Self {
             ram_reg: !t.fits(&HOP_PATH) || !t.fits(&RAM_CHECK_PATH) || !t.fits(&after_ram),
-            check_reg: !t.fits(&VERDICT_PATH),
+            check_reg,
+            word_reg: check_reg && !t.fits(&WORD_VERDICT_PATH),
             target_mhz: (1000.0 / t.period_ns).round() as u32,
         }
     }
@@ -297,7 +308,7 @@ impl Schedule {
     /// Clocks from taking a command to offering its response, walks aside (the next
     /// command is taken in the clock the response leaves).
     pub fn command_clocks(&self) -> u64 {
-        2 + u64::from(self.ram_reg) + u64::from(self.check_reg)
+        2 + u64::from(self.ram_reg) + u64::from(self.check_reg) + u64::from(self.word_reg)
     }
 
     /// Clocks per page hop of a walk.
@@ -314,6 +325,7 @@ impl Schedule {
                 "StRead" => self.ram_reg,
                 "StCheck" => self.check_reg,
                 "StHop" => self.ram_reg,
+                "StWord" => self.word_reg,
                 _ => true,
             })
             .collect()
@@ -322,12 +334,17 @@ impl Schedule {
     /// The line `gpurtl check` prints (and the RTL header).
     pub fn describe(&self) -> String {
         format!(
-            "{} MHz: {} RAM reads, {} verdict; {} clocks a command, {} a page hop",
+            "{} MHz: {} RAM reads, {} word sums, {} verdict; {} clocks a command, {} a page hop",
             self.target_mhz,
             if self.ram_reg {
                 "two-clock"
             } else {
                 "one-clock"
+            },
+            if self.word_reg {
+                "registered"
+            } else {
+                "combinational"
             },
             if self.check_reg {
                 "registered"
@@ -345,6 +362,9 @@ impl Schedule {
 pub const HOP_PATH: [T; 2] = [T::RamRead, T::Mux(4)];
 /// The RAM's unregistered word into a 32-bit compare (the size and range checks).
 pub const RAM_CHECK_PATH: [T; 3] = [T::RamRead, T::Carry(32), T::Lut(1)];
+/// The verdict into its register from the RAMs' registered words: a 32-bit compare or
+/// sum on the word, the code's priority, the data select.
+pub const WORD_VERDICT_PATH: [T; 3] = [T::Carry(32), T::Lut(2), T::Lut(2)];
 /// The verdict and its application in one clock, from registered operands: a 32-bit
 /// compare, the code's priority, the decide clock's write enables, the RAM address mux.
 pub const VERDICT_PATH: [T; 4] = [T::Carry(32), T::Lut(2), T::Lut(2), T::Mux(4)];
@@ -505,15 +525,28 @@ mod tests {
             }))
         };
         let (slow, mid, fast) = (at(50.0), at(100.0), at(200.0));
-        assert_eq!((slow.ram_reg, slow.check_reg), (false, false));
+        assert_eq!(
+            (slow.ram_reg, slow.check_reg, slow.word_reg),
+            (false, false, false)
+        );
         assert_eq!((slow.command_clocks(), slow.hop_clocks()), (2, 1));
-        assert_eq!((mid.ram_reg, mid.check_reg), (true, false));
+        assert_eq!(
+            (mid.ram_reg, mid.check_reg, mid.word_reg),
+            (true, false, false)
+        );
         assert_eq!((mid.command_clocks(), mid.hop_clocks()), (3, 2));
-        assert_eq!((fast.ram_reg, fast.check_reg), (true, true));
-        assert_eq!((fast.command_clocks(), fast.hop_clocks()), (4, 2));
+        assert_eq!(
+            (fast.ram_reg, fast.check_reg, fast.word_reg),
+            (true, true, true)
+        );
+        assert_eq!((fast.command_clocks(), fast.hop_clocks()), (5, 2));
         assert_eq!(slow.states().len(), 4);
         assert_eq!(fast.states().len(), STATES.len());
-        assert!(fast.describe().contains("4 clocks a command, 2 a page hop"));
+        assert!(fast.describe().contains("5 clocks a command, 2 a page hop"));
+        // Between them, a registered verdict whose word sums still fit before it.
+        let t = at(115.0);
+        assert_eq!((t.ram_reg, t.check_reg, t.word_reg), (true, true, false));
+        assert_eq!(t.command_clocks(), 4);
     }
 
     #[test]

@@ -130,6 +130,7 @@ pub struct MemMgr {
     /// range (registered or wires as the schedule says).
     pub ram_words: Vec<RamWord>,
     pub operands: Vec<(&'static str, &'static str)>,
+    pub words: Vec<(&'static str, &'static str)>,
     pub verdict: Vec<(&'static str, &'static str)>,
     /// The state after the take, after StRead, and after a next pointer's address.
     pub after_take: &'static str,
@@ -294,7 +295,13 @@ const OPERANDS: [(&str, &str); 7] = [
     ("arg_zero", ""),
     ("hops_zero", ""),
 ];
-const VERDICT: [(&str, &str); 7] = [
+/// The sums and compares of the RAMs' words the verdict reads.
+const WORDS: [(&str, &str); 3] = [
+    ("size_pages", "[31:0] "),
+    ("arg_ge_size", ""),
+    ("translate_addr", "[31:0] "),
+];
+const VERDICT: [(&str, &str); 10] = [
     ("code", "[CodeW-1:0] "),
     ("data", "[ArgW-1:0] "),
     ("walk", ""),
@@ -302,6 +309,9 @@ const VERDICT: [(&str, &str); 7] = [
     ("hops", "[CountW-1:0] "),
     ("ok", ""),
     ("free_empty", ""),
+    ("tex_we", ""),
+    ("obj_we", ""),
+    ("pt_we", ""),
 ];
 
 /// The state after the take, after StRead, and after a next pointer's address.
@@ -311,10 +321,10 @@ fn next_states(sched: &Schedule) -> (&'static str, &'static str, &'static str) {
         (false, true) => "StCheck",
         _ => "StDecide",
     };
-    let after_read = if sched.check_reg {
-        "StCheck"
-    } else {
-        "StDecide"
+    let after_read = match (sched.word_reg, sched.check_reg) {
+        (true, _) => "StWord",
+        (false, true) => "StCheck",
+        _ => "StDecide",
     };
     let after_hop_read = if sched.ram_reg { "StHop" } else { "StWalk" };
     (after_take, after_read, after_hop_read)
@@ -403,6 +413,7 @@ impl MemMgr {
             hop_clocks: sched.hop_clocks(),
             ram_words: ram_words(),
             operands: OPERANDS.to_vec(),
+            words: WORDS.to_vec(),
             verdict: VERDICT.to_vec(),
             after_take,
             after_read,

@@ -38,7 +38,7 @@
 // (max(Pages, Objs, TexEntries)), req_ready_o low: next_mem to 0 -> 1 -> ... -> Pages-1,
 // every index block free, every texture level unset. Then a command is taken in one
 // clock (the RAMs are read for it),{% if sched.ram_reg %} the RAMs' words and the command's operands are
-// registered in the next (two-clock reads),{% endif %}{% if sched.check_reg %} its verdict is registered in the next,{% endif %} the
+// registered in the next (two-clock reads),{% endif %}{% if sched.word_reg %} the words' sums and compares in the next,{% endif %}{% if sched.check_reg %} its verdict is registered in the next,{% endif %} the
 // verdict is applied in the next and the response is offered from the clock after:
 // {{ command_clocks }} clocks per command with no stalls (a new command is taken in the clock the previous
 // response leaves). ALLOC of N pages and TRANSLATE at offset O walk the next pointers,
@@ -229,7 +229,6 @@ module {{ name }} #(
 
   // Pages a size takes: ceil(bytes / {{ page_bytes }}).
   wire [31:0] arg_pages = (cmd_arg_q >> PageLog) + {31'd0, |cmd_arg_q[PageLog-1:0]};
-  wire [31:0] size_pages = (obj_size >> PageLog) + {31'd0, |obj_size[PageLog-1:0]};
   wire [31:0] free_ext = { {{- free_pad }}free_q};
   wire [31:0] arg_hops = cmd_arg_q >> PageLog;
   wire [PageLog-1:0] arg_off = cmd_arg_q[PageLog-1:0];
@@ -301,6 +300,31 @@ module {{ name }} #(
 {%- endif %}
 
   // ---------------------------------------------------------------------------------
+  // The RAMs' words' sums and compares{% if sched.word_reg %}, registered a clock before the verdict reads them{% endif %}:
+  // the pages an object's size takes (ceil(bytes / {{ page_bytes }})), the translate's range
+  // check and its address.
+  wire [31:0] size_pages = (obj_size >> PageLog) + {31'd0, |obj_size[PageLog-1:0]};
+  wire arg_ge_size = (cmd_arg_q >= obj_size);
+  wire [31:0] translate_addr = {{ user_base }} + { {{- user_pad }}obj_start, arg_off};
+{%- for (n, r) in words %}
+{%- if sched.word_reg %}
+  reg {{ r }}wd_{{ n }}_q;
+  wire {{ r }}wd_{{ n }} = wd_{{ n }}_q;
+{%- else %}
+  wire {{ r }}wd_{{ n }} = {{ n }};
+{%- endif %}
+{%- endfor %}
+{%- if sched.word_reg %}
+
+  // Loaded every clock: the words and the command hold while it runs.
+  always @(posedge clk_i) begin
+{%- for (n, _) in words %}
+    wd_{{ n }}_q <= {{ n }};
+{%- endfor %}
+  end
+{%- endif %}
+
+  // ---------------------------------------------------------------------------------
   // The verdict: the response code and data, and the walk to start, from the command,
   // its operands and the RAMs' words. Checks go in the contract's order per op.
   reg [CodeW-1:0] check_code;
@@ -308,9 +332,13 @@ module {{ name }} #(
   reg check_walk;  // ALLOC and TRANSLATE: start a walk of check_hops pages
   reg [PageW-1:0] check_from;
   reg [CountW-1:0] check_hops;
-  // Decoded for the decide clock: the code is OK, the free list is empty.
+  // Decoded for the decide clock: the code is OK, the free list is empty, and the RAM
+  // writes the decide clock makes (so that their enables are not behind the verdict).
   wire check_ok = (check_code == CodeOk);
   wire check_free_empty = (free_q == {CountW{1'b0}});
+  wire check_tex_we = check_ok & (cmd_op_q == OpTexSet);
+  wire check_obj_we = check_ok & ((cmd_op_q == OpFree) | (cmd_op_q == OpSetParam));
+  wire check_pt_we = check_ok & (cmd_op_q == OpFree) & ~check_free_empty;
 
   always @(*) begin
     check_code = CodeOk;
@@ -368,7 +396,7 @@ module {{ name }} #(
       end
       OpFree: begin
         // The pages returned: the free count grows by them.
-        check_data = size_pages;
+        check_data = wd_size_pages;
         if (!cmd_obj_ok_q) begin
           check_code = CodeBadId;
         end else if (!obj_live) begin
@@ -377,7 +405,7 @@ module {{ name }} #(
       end
       OpTranslate, OpSetParam, OpGetParam, OpObjSize: begin
         if (cmd_op_q == OpTranslate) begin
-          check_data = {{ user_base }} + { {{- user_pad }}obj_start, arg_off};
+          check_data = wd_translate_addr;
         end else if (cmd_op_q == OpSetParam) begin
           check_data = cmd_arg_q;
         end else if (cmd_op_q == OpGetParam) begin
@@ -390,7 +418,7 @@ module {{ name }} #(
         end else if (!obj_live) begin
           check_code = CodeNotAllocated;
         end else if (cmd_op_q == OpTranslate) begin
-          if (cmd_arg_q >= obj_size) begin
+          if (wd_arg_ge_size) begin
             check_code = CodeRange;
           end else if (!opd_hops_zero) begin
             check_walk = 1'b1;
@@ -482,6 +510,11 @@ module {{ name }} #(
         state_d = {{ after_read }};
       end
 {%- endif %}
+{%- if sched.word_reg %}
+      StWord: begin
+        state_d = StCheck;
+      end
+{%- endif %}
 {%- if sched.check_reg %}
       StCheck: begin
         state_d = StDecide;
@@ -492,31 +525,31 @@ module {{ name }} #(
         rsp_valid_d = 1'b1;
         rsp_code_d  = vd_code;
         rsp_arg_d   = vd_ok ? vd_data : 32'd0;
+        tex_we = vd_tex_we;
+        obj_we = vd_obj_we;
+        pt_we  = vd_pt_we;
+        // The write port's address and data follow the op alone: only the enables
+        // above say whether the write happens.
+        if (cmd_op_q == OpFree) begin
+          // Append the object's chain to the free list's tail (pt_we when the list is
+          // not empty), and clear the index block's live bit.
+          pt_waddr  = tail_q;
+          pt_wdata  = obj_start;
+          obj_wdata = {1'b0, obj_word[EntryW-2:0]};
+        end else begin
+          obj_wdata = {1'b1, cmd_arg_q, obj_size, obj_end, obj_start};
+        end
         if (vd_ok) begin
           case (cmd_op_q)
-            OpTexSet: begin
-              tex_we = 1'b1;
-            end
             OpShaderLoad: begin
               shader_next_d[cmd_id_q[0]] = ~shader_next_q[cmd_id_q[0]];
             end
             OpFree: begin
-              // Append the object's chain to the free list's tail.
               if (vd_free_empty) begin
                 head_d = obj_start;
-              end else begin
-                pt_we    = 1'b1;
-                pt_waddr = tail_q;
-                pt_wdata = obj_start;
               end
-              tail_d    = obj_end;
-              free_d    = free_q + vd_data[CountW-1:0];
-              obj_we    = 1'b1;
-              obj_wdata = {1'b0, obj_word[EntryW-2:0]};
-            end
-            OpSetParam: begin
-              obj_we    = 1'b1;
-              obj_wdata = {1'b1, cmd_arg_q, obj_size, obj_end, obj_start};
+              tail_d = obj_end;
+              free_d = free_q + vd_data[CountW-1:0];
             end
             default: begin
             end
