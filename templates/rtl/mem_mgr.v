@@ -1,4 +1,26 @@
 {{ stamp }}
+{#- A group of signals `<dst><name>`, each `<src><name>` registered (`<dst><name>_q`,
+    loaded every clock) when `on`, or the same wire when not. -#}
+{%- macro signals(dst, src, sigs, on, why) %}
+{%- for (n, r) in sigs %}
+{%- if on %}
+  reg {{ r }}{{ dst }}{{ n }}_q;
+  wire {{ r }}{{ dst }}{{ n }} = {{ dst }}{{ n }}_q;
+{%- else %}
+  wire {{ r }}{{ dst }}{{ n }} = {{ src }}{{ n }};
+{%- endif %}
+{%- endfor %}
+{%- if on %}
+{% if !why.is_empty() %}
+  // {{ why }}
+{%- endif %}
+  always @(posedge clk_i) begin
+{%- for (n, _) in sigs %}
+    {{ dst }}{{ n }}_q <= {{ src }}{{ n }};
+{%- endfor %}
+  end
+{%- endif %}
+{%- endmacro %}
 // {{ name }}: memory manager (seed 002, HMGPU): where everything lives in the shared
 // memory. Commands in on req_*, one response per command out on rsp_*, in order.
 //
@@ -282,22 +304,7 @@ module {{ name }} #(
 
   // The command's operands (functions of the command alone){% if sched.ram_reg %}, registered while the RAMs'
   // words are: the verdict starts from flops{% endif %}.
-{%- for (n, r) in operands %}
-{%- if sched.ram_reg %}
-  reg {{ r }}opd_{{ n }}_q;
-  wire {{ r }}opd_{{ n }} = opd_{{ n }}_q;
-{%- else %}
-  wire {{ r }}opd_{{ n }} = {{ n }};
-{%- endif %}
-{%- endfor %}
-{%- if sched.ram_reg %}
-
-  always @(posedge clk_i) begin
-{%- for (n, _) in operands %}
-    opd_{{ n }}_q <= {{ n }};
-{%- endfor %}
-  end
-{%- endif %}
+{%- call signals("opd_", "", operands, sched.ram_reg, "") %}{%- endcall %}
 
   // ---------------------------------------------------------------------------------
   // The RAMs' words' sums and compares{% if sched.word_reg %}, registered a clock before the verdict reads them{% endif %}:
@@ -306,23 +313,7 @@ module {{ name }} #(
   wire [31:0] size_pages = (obj_size >> PageLog) + {31'd0, |obj_size[PageLog-1:0]};
   wire arg_ge_size = (cmd_arg_q >= obj_size);
   wire [31:0] translate_addr = {{ user_base }} + { {{- user_pad }}obj_start, arg_off};
-{%- for (n, r) in words %}
-{%- if sched.word_reg %}
-  reg {{ r }}wd_{{ n }}_q;
-  wire {{ r }}wd_{{ n }} = wd_{{ n }}_q;
-{%- else %}
-  wire {{ r }}wd_{{ n }} = {{ n }};
-{%- endif %}
-{%- endfor %}
-{%- if sched.word_reg %}
-
-  // Loaded every clock: the words and the command hold while it runs.
-  always @(posedge clk_i) begin
-{%- for (n, _) in words %}
-    wd_{{ n }}_q <= {{ n }};
-{%- endfor %}
-  end
-{%- endif %}
+{%- call signals("wd_", "", words, sched.word_reg, "Loaded every clock: the words and the command hold while it runs.") %}{%- endcall %}
 
   // ---------------------------------------------------------------------------------
   // The verdict: the response code and data, and the walk to start, from the command,
@@ -434,22 +425,7 @@ module {{ name }} #(
   end
 
   // The verdict as the decide clock applies it{% if sched.check_reg %}: registered a clock before{% endif %}.
-{%- for (n, r) in verdict %}
-{%- if sched.check_reg %}
-  reg {{ r }}vd_{{ n }}_q;
-  wire {{ r }}vd_{{ n }} = vd_{{ n }}_q;
-{%- else %}
-  wire {{ r }}vd_{{ n }} = check_{{ n }};
-{%- endif %}
-{%- endfor %}
-{%- if sched.check_reg %}
-
-  always @(posedge clk_i) begin
-{%- for (n, _) in verdict %}
-    vd_{{ n }}_q <= check_{{ n }};
-{%- endfor %}
-  end
-{%- endif %}
+{%- call signals("vd_", "check_", verdict, sched.check_reg, "") %}{%- endcall %}
 
   // ---------------------------------------------------------------------------------
   // The FSM: initialise, take a command, decide it, walk pages.
