@@ -468,6 +468,14 @@ pub fn describe(cfg: &Config, design: &Design) -> String {
             c.capacity(),
             c.peak_rate()
         );
+        let n = crate::rtl::hs_chain::chain_slices(&timing, c);
+        if n > 1 {
+            s += &format!(
+                "           datapath in {n} slices of {} bits, each with its own control (an enable to all {} bits does not fit the clock)\n",
+                c.width / n,
+                c.width
+            );
+        }
     }
     if let Some(t) = &cfg.tmu {
         let c = &t.cache;

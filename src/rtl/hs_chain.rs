@@ -7,6 +7,43 @@ use askama::Template;
 use super::handshake::{block_kind, module_for};
 use super::{Ctx, Dir, Module, RenderError, Rst, StreamPort, Unit, render};
 use crate::config::{HsChain, StageKind};
+use crate::iface::timing::{Op, Timing};
+
+/// The narrowest slice: below it more slices do not shorten the enables' paths (their two
+/// LUT levels are left), they only add control flops.
+pub const MIN_SLICE_BITS: u32 = 32;
+
+/// Slices of the chain's datapath at this clock. A stage's enable is two LUT levels from
+/// its control flops (the count compare or the downstream ready, and the valid) and then
+/// a net to every bit of its register; when that does not fit the period, the datapath is
+/// cut into slices, each with its own copy of every stage's control, so that an enable
+/// reaches a slice and not the whole width. The count divides the width (each slice is
+/// `Width / Slices` bits): the fewest slices whose enable fits, else the most that keep a
+/// slice at least [`MIN_SLICE_BITS`] wide; 1 when the whole width fits or cannot be cut.
+pub fn slices(timing: &Timing, width: u32) -> u32 {
+    let fits = |bits: u32| timing.fits(&[Op::Lut(2), Op::Fanout(bits)]);
+    let counts: Vec<u32> = (1..=width / MIN_SLICE_BITS)
+        .filter(|&n| width.is_multiple_of(n))
+        .collect();
+    if fits(width) || counts.len() <= 1 {
+        return 1;
+    }
+    counts
+        .iter()
+        .copied()
+        .find(|&n| fits(width / n))
+        .or_else(|| counts.last().copied())
+        .unwrap_or(1)
+}
+
+/// The chain's slices: [`slices`] of its width, 1 when every stage is a bypass (wires).
+pub fn chain_slices(timing: &Timing, chain: &HsChain) -> u32 {
+    if chain.stages.iter().all(|k| *k == StageKind::Bypass) {
+        1
+    } else {
+        slices(timing, chain.width)
+    }
+}
 
 /// One stage as the template sees it: instance name, module, and the signals around it.
 pub struct StageView {
@@ -37,6 +74,12 @@ pub struct HsChainTop<'a> {
     pub capacity: u32,
     pub peak_rate: String,
     pub comb_paths: String,
+    /// Datapath slices, each with its own control (see [`slices`]), and their width.
+    pub slices: u32,
+    pub slice_width: u32,
+    /// The stages as one slice sees them (boundary signals of the slice), when sliced.
+    pub slice_stages: Vec<StageView>,
+    pub slice_last: StageView,
     #[template(skip)]
     ctx: &'a Ctx,
     #[template(skip)]
@@ -77,6 +120,25 @@ impl<'a> HsChainTop<'a> {
             .map(StageView::clone_signals)
             .unwrap_or_default();
         let registered = chain.stages.iter().any(|k| *k != StageKind::Bypass);
+        let n = chain_slices(&ctx.timing, chain);
+        // A slice's stages: the same signals, but its input and output boundaries are
+        // its bits of the ports and its own ready and valid.
+        let slice_stages: Vec<StageView> = stages
+            .iter()
+            .enumerate()
+            .map(|(i, s)| {
+                let mut v = s.clone_signals();
+                if i == 0 {
+                    v.in_ready = "slice_in_ready[s]".into();
+                    v.in_data = "in_data_i[s*SliceW +: SliceW]".into();
+                }
+                v
+            })
+            .collect();
+        let slice_last = slice_stages
+            .last()
+            .map(StageView::clone_signals)
+            .unwrap_or_default();
         let latency = chain
             .stages
             .iter()
@@ -94,6 +156,10 @@ impl<'a> HsChainTop<'a> {
             capacity: chain.capacity(),
             peak_rate: format!("{:.1}", chain.peak_rate()),
             comb_paths: comb_paths(&chain.stages),
+            slices: n,
+            slice_width: chain.width / n,
+            slice_stages,
+            slice_last,
             ctx,
             chain,
         }
@@ -197,5 +263,86 @@ fn comb_paths(stages: &[StageKind]) -> String {
         "none between the ports (each register breaks them)".into()
     } else {
         paths.join("; ")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::{ClockSection, Family};
+
+    fn ecp5(mhz: f64) -> Timing {
+        Timing::new(&ClockSection {
+            target_mhz: mhz,
+            family: Family::Ecp5,
+        })
+    }
+
+    #[test]
+    fn the_slices_follow_the_clock_and_divide_the_width() {
+        // Slow clocks: an enable reaches any width in time.
+        assert_eq!(slices(&ecp5(100.0), 512), 1);
+        // 200 MHz: 64 bits fit, 100 do not: two slices of 50; a prime width cannot be cut.
+        assert_eq!(slices(&ecp5(200.0), 64), 1);
+        assert_eq!(slices(&ecp5(200.0), 100), 2);
+        assert_eq!(slices(&ecp5(200.0), 257), 1);
+        // 300 MHz: not even a narrow slice fits, so as many as keep 32 bits a slice.
+        assert_eq!(slices(&ecp5(300.0), 512), 16);
+        assert_eq!(slices(&ecp5(300.0), 48), 1);
+        for (mhz, width) in [(150.0, 4096), (250.0, 96), (300.0, 4000)] {
+            let n = slices(&ecp5(mhz), width);
+            assert_eq!(width % n, 0, "{width} bits at {mhz} MHz: {n} slices");
+            assert!(n == 1 || width / n >= MIN_SLICE_BITS);
+        }
+    }
+
+    /// The chain of `toml` as a design of its own, and its stage list.
+    fn chain_design(toml: &str) -> (super::super::Design, Vec<super::super::stages::Stage>) {
+        let cfg = crate::config::parse(toml, "chain").expect("validates");
+        let ctx = Ctx::new(&cfg);
+        let chain = cfg.hs_chain.as_ref().expect("chain");
+        let (unit, modules) = HsChainTop::new(&ctx, chain).elaborate().expect("renders");
+        let mut design = super::super::Design {
+            name: "chain".into(),
+            modules: Vec::new(),
+            units: Vec::new(),
+        };
+        modules.into_iter().for_each(|m| design.add(m));
+        let stages = super::super::stages::of(&design, &unit).expect("stage list");
+        (design, stages)
+    }
+
+    #[test]
+    fn a_sliced_chain_renders_its_slices_and_counts_its_registers_once() {
+        let (design, stages) = chain_design(
+            "[design]\nname = \"s\"\n[clock]\ntarget_mhz = 300.0\n\
+             [hs_chain]\nwidth = 512\nstages = [\"skid\", \"fifo:4\", \"bypass\"]\n",
+        );
+        let top = design.module("hs_chain").expect("the chain top");
+        assert!(
+            top.text
+                .contains("localparam integer Slices          = 16;"),
+            "{}",
+            top.text
+        );
+        assert!(top.text.contains("begin : g_slice"));
+        assert!(
+            top.text
+                .contains(".in_data_i   (in_data_i[s*SliceW +: SliceW])")
+        );
+        let holds: u64 = stages.iter().map(|s| s.holds).sum();
+        assert_eq!((stages.len(), holds), (2, 6));
+        // Every stage a bypass: wires, no slices.
+        let (design, _) = chain_design(
+            "[design]\nname = \"b\"\n[clock]\ntarget_mhz = 300.0\n\
+             [hs_chain]\nwidth = 512\nstages = [\"bypass\"]\n",
+        );
+        assert!(
+            !design
+                .module("hs_chain")
+                .expect("top")
+                .text
+                .contains("g_slice")
+        );
     }
 }

@@ -209,6 +209,11 @@ fn generate_copies(
         }
         level = at;
         if let Some(head) = body.strip_prefix("for (") {
+            if body.ends_with(": g_slice") {
+                // Slices of one datapath in lockstep (hs_chain): they hold the same
+                // items, so a slice's registers are counted once.
+                continue;
+            }
             // `for (g = 0; g < Bound; g = g + 1) begin`
             let parts: Vec<&str> = head.split(';').collect();
             let bound = match parts.as_slice() {
