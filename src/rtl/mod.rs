@@ -138,6 +138,19 @@ pub fn stamp(cfg: &Config) -> String {
     )
 }
 
+/// Reads of one small array above which it is generated as flops with a multiplexer per
+/// read (`ram_style = "logic"`), not left to the tools as a RAM. Yosys's `memory_libmap`
+/// tries every assignment of read ports to RAM copies, O(options^reads): a 4 x 24-bit
+/// array with 16 synchronous reads took Yosys 0.70 (YoWASP) 22 s and 3.5 GB in
+/// `synth_xilinx` and ran out of its 4 GB in `synth_ecp5`; with 8 reads, 10 s and 0.3 GB,
+/// and it chose flops and multiplexers anyway.
+pub const MAX_RAM_READS: u32 = 8;
+
+/// Whether an array with `reads` reads is marked `(* ram_style = "logic" *)`.
+pub fn logic_array(reads: u32) -> bool {
+    reads > MAX_RAM_READS
+}
+
 /// The reset as templates spell it.
 #[derive(Debug, Clone)]
 pub struct Rst {

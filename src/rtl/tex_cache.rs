@@ -73,6 +73,9 @@ pub struct TexCacheTags {
     pub ways: u32,
     pub lines: u32,
     pub ports: u32,
+    /// A way's tag array is flops, not RAM: every texel reads it (see `logic_array`).
+    pub tag_logic: bool,
+    pub max_ram_reads: u32,
     pub replacement: &'static str,
     pub lru: bool,
     pub aw: u32,
@@ -122,6 +125,8 @@ pub struct TexCacheTop {
     pub banks: u32,
     pub ports: u32,
     pub mshr: u32,
+    /// The MSHR slot array is flops, not RAM: read at the head and by every entry.
+    pub mshr_slot_logic: bool,
     pub bus_bits: u32,
     pub beats: u32,
     pub queue_depth: u32,
@@ -221,6 +226,7 @@ impl TexCacheTop {
             banks: c.banks,
             ports: c.ports,
             mshr: c.mshr_entries,
+            mshr_slot_logic: super::logic_array(c.mshr_entries + 1),
             bus_bits: c.bus_bits,
             beats: c.beats_per_line,
             queue_depth: c.queue_depth,
@@ -281,6 +287,8 @@ impl TexCacheTop {
             ways: self.ways,
             lines: self.lines,
             ports: self.ports,
+            tag_logic: super::logic_array(self.ports),
+            max_ram_reads: super::MAX_RAM_READS,
             replacement: self.replacement,
             // One way has no order to keep.
             lru: self.lru && self.ways > 1,

@@ -293,6 +293,9 @@ module {{ name }} #(
   // MSHRs: fills in flight, oldest first, in a ring. Each holds the slot it writes and
   // how many queued passes must still read that slot's previous generation; passes retire
   // in order, so the slot's next that many retirements are theirs.
+{%- if mshr_slot_logic %}
+  (* ram_style = "logic" *)
+{%- endif %}
   reg [SlotW-1:0] mshr_slot_q [0:MshrEntries-1];
   reg [RefW-1:0] mshr_old_q [0:MshrEntries-1];
   reg [MshrPtrW-1:0] mshr_head_q;

@@ -227,7 +227,8 @@ module {{ name }} #(
 
   // Tags: one small RAM per way, indexed by set, written by allocations, read by every
   // texel at once (FPGA tools make a LUT-RAM copy per read, which costs less than a
-  // multiplexer over flops).
+  // multiplexer over flops; above {{ max_ram_reads }} reads they are flops with a multiplexer per
+  // read, as Yosys's RAM mapping grows exponentially with the reads).
   wire [TagW-1:0] look_tag [0:Ports*Ways-1];  // texel i's candidate in way w: i * Ways + w
   wire [Ports*Ways-1:0] look_hit;             // texel i hits in way w: bit i * Ways + w
   wire [Ports*Ports-1:0] look_line_eqs;       // texels i and j on one line: bit i * Ports + j
@@ -238,6 +239,9 @@ module {{ name }} #(
   genvar gu;  // a second texel or way of a pair
   generate
     for (gw = 0; gw < Ways; gw = gw + 1) begin : g_way
+{%- if tag_logic %}
+      (* ram_style = "logic" *)
+{%- endif %}
       reg [TagW-1:0] way_tag_q [0:{{ sets - 1 }}];
       wire way_we = alloc && v_q[gw];
 
