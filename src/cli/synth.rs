@@ -7,7 +7,7 @@ use clap::{ArgGroup, Args};
 use indicatif::{ProgressBar, ProgressStyle};
 
 use super::{ConfigArg, Failure, failure, load, usage};
-use crate::synth::{self, Event, Options, SynthError, Target, UnitReport};
+use crate::synth::{self, Event, Options, Router, SynthError, Target, UnitReport};
 
 #[derive(Args, Debug)]
 #[command(group(ArgGroup::new("which").required(true).args(["unit", "all"])))]
@@ -39,6 +39,9 @@ pub struct SynthArgs {
     /// ECP5 package.
     #[arg(long, default_value = "CABGA381")]
     pub package: String,
+    /// nextpnr's router: auto takes router2 (congestion-negotiating) above 20,000 LUTs.
+    #[arg(long, value_enum, default_value_t = Router::Auto)]
+    pub router: Router,
     /// Print one JSON object per unit, one a line.
     #[arg(long)]
     pub json: bool,
@@ -77,6 +80,7 @@ pub fn run(args: &SynthArgs) -> Result<u8, Failure> {
         ecp5_device: args.device.clone(),
         ecp5_speed: args.speed,
         ecp5_package: args.package.clone(),
+        router: args.router,
         seeds: args.seeds,
         jobs: args.jobs.unwrap_or_else(|| Options::default().jobs),
         ..Options::default()

@@ -75,6 +75,8 @@ pub struct Options {
     pub ecp5_device: String,
     pub ecp5_speed: u8,
     pub ecp5_package: String,
+    /// nextpnr's router.
+    pub router: Router,
     /// Placement seeds 1..=seeds.
     pub seeds: u32,
     pub jobs: usize,
@@ -89,9 +91,45 @@ impl Default for Options {
             ecp5_device: "85k".into(),
             ecp5_speed: 6,
             ecp5_package: "CABGA381".into(),
+            router: Router::Auto,
             seeds: 1,
             jobs: std::thread::available_parallelism().map_or(1, |n| n.get()),
             work_dir: crate::sim::SimOptions::default_work_dir(),
+        }
+    }
+}
+
+/// nextpnr's router: `router1` is its default; `router2` negotiates congestion (after
+/// CRoute) and routes designs where router1 does not converge (the fpga_small TMU, 32k
+/// LUT4 on an LFE5U-85F: router1 still had 124k overused wires after 11 minutes; router2
+/// finished in 9).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Router {
+    /// router2 for a design of more than `ROUTER2_LUTS` LUTs, router1 below.
+    Auto,
+    Router1,
+    Router2,
+}
+
+/// Above this many LUTs (LUT4 on ECP5 and iCE40) `Router::Auto` takes router2.
+pub const ROUTER2_LUTS: u64 = 20_000;
+
+impl Router {
+    /// The router for a design with `luts` LUTs.
+    pub fn pick(self, luts: u64) -> Router {
+        match self {
+            Router::Auto if luts > ROUTER2_LUTS => Router::Router2,
+            Router::Auto => Router::Router1,
+            r => r,
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Router::Auto => "auto",
+            Router::Router1 => "router1",
+            Router::Router2 => "router2",
         }
     }
 }
@@ -799,10 +837,27 @@ fn place_and_route(
             || (resources.get("LUT4").copied().unwrap_or(0) <= ICE40_HX8K_LUTS
                 && stat.port_bits <= ICE40_CT256_IOS);
         if fits {
+            let router = opt.router.pick(resources.get("LUT4").copied().unwrap_or(0));
+            // router1 runs keep their step names, so runs cached before the choice existed
+            // stay valid.
+            let step = |seed: u32| match router {
+                Router::Router2 => format!("pnr-router2-seed{seed}"),
+                _ => format!("pnr-seed{seed}"),
+            };
+            if router == Router::Router2 {
+                notes.push(format!(
+                    "nextpnr's router2{}",
+                    if opt.router == Router::Auto {
+                        format!(" (more than {ROUTER2_LUTS} LUT4s)")
+                    } else {
+                        String::new()
+                    }
+                ));
+            }
             let results: Vec<Result<(Step<PnrRun>, bool), SynthError>> = (1..=opt.seeds)
                 .into_par_iter()
                 .map(|seed| {
-                    ctx.step(&format!("pnr-seed{seed}"), || {
+                    ctx.step(&step(seed), || {
                         let mut args: Vec<String> = match opt.target {
                             Target::Ecp5 => vec![
                                 format!("--{}", opt.ecp5_device),
@@ -824,6 +879,12 @@ fn place_and_route(
                             "--report".into(),
                             format!("report-seed{seed}.json"),
                             "--timing-allow-fail".into(),
+                            "--router".into(),
+                            match router {
+                                Router::Router2 => "router2",
+                                _ => "router1",
+                            }
+                            .into(),
                             "-q".into(),
                             "-l".into(),
                             format!("nextpnr-seed{seed}.log"),
