@@ -453,7 +453,10 @@ module {{ name }} #(
   wire [LgW-1:0] lw = sat_log2(ctrl[CtrlLog2WidthLsb +: LgW]);
   wire [LgW-1:0] lh = sat_log2(ctrl[CtrlLog2HeightLsb +: LgW]);
   wire tex_ok = ({1'b0, sel_tex} < Textures[TexW:0]);
-  wire [31:0] tex32 = {{ "{{" }}(32 - TexW){1'b0}}, sel_tex};
+  // The texture's level bases, chosen while its levels are worked out; each quad then
+  // picks its level(s) among them (no offset arithmetic in front of the multiplexer).
+  wire [MipLevels*AddrW-1:0] sel_bases = tex_ok ? base_all[sel_tex*(MipLevels*AddrW) +: MipLevels*AddrW]
+                                                : {(MipLevels*AddrW){1'b0}};
 
   wire [Quads*QuadW-1:0] plan_quads;
   wire [PlanW-1:0] plan;
@@ -520,15 +523,9 @@ module {{ name }} #(
       wire [LgW-1:0] lh1 = (lh > d1) ? lh - d1 : {LgW{1'b0}};
       wire [LgW-1:0] lw2 = (lw > d2) ? lw - d2 : {LgW{1'b0}};
       wire [LgW-1:0] lh2 = (lh > d2) ? lh - d2 : {LgW{1'b0}};
-      // Bit offsets into base_all, far below 2^32.
-      wire [31:0] at1 = (tex32 * MipLevels + {{ "{{" }}(32 - LgW){1'b0}}, d1}) * AddrW;
-      wire [31:0] at2 = (tex32 * MipLevels + {{ "{{" }}(32 - LgW){1'b0}}, d2}) * AddrW;
-      wire unused_at1;
-      assign unused_at1 = ^at1;
-      wire unused_at2;
-      assign unused_at2 = ^at2;
-      wire [AddrW-1:0] base1 = tex_ok ? base_all[at1 +: AddrW] : {AddrW{1'b0}};
-      wire [AddrW-1:0] base2 = tex_ok ? base_all[at2 +: AddrW] : {AddrW{1'b0}};
+      // d1, d2 <= the last level <= MipLevels - 1: always inside sel_bases.
+      wire [AddrW-1:0] base1 = sel_bases[d1*AddrW +: AddrW];
+      wire [AddrW-1:0] base2 = sel_bases[d2*AddrW +: AddrW];
       wire [QuadW-1:0] pq;
       wire [LevelW-1:0] level1;
       wire [LevelW-1:0] level2;
