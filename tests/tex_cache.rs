@@ -455,3 +455,52 @@ fn rendered_pass_fields_match_the_table() {
     let last = fields.last().expect("fields");
     assert_eq!(localparam(t, "PassW"), last.lsb + last.width);
 }
+
+/// An array that many texels (or every MSHR entry) read is generated as flops
+/// (`ram_style = "logic"`): Yosys's RAM mapping tries every assignment of read ports to
+/// RAM copies and runs out of memory past about 16 reads. Checked on what Yosys itself
+/// collects as memories, in a 16-texel cache with 8 MSHRs; a 4-texel, 4-MSHR cache keeps
+/// its small RAMs.
+#[test]
+fn arrays_with_many_reads_are_kept_out_of_ram_inference() {
+    let mut cfg = cache_config("mr", 1024, 64, 4, 16, 16, "lru", 64, "linear");
+    cfg.tmu.as_mut().expect("tmu").cache.mshr_entries = 8;
+    let (dir, design) = generate(&cfg, "many-reads");
+    let unit = design.unit("tex_cache").expect("tex_cache unit");
+    let files: Vec<String> = design
+        .unit_modules(unit)
+        .iter()
+        .map(|m| m.file_name())
+        .collect();
+    let script = format!(
+        "read_verilog -defer {}; hierarchy -top {top}; proc; flatten; memory_collect; \
+         tee -o many.txt select -list t:$mem_v2 r:RD_PORTS>8 %i; \
+         select -assert-none t:$mem_v2 r:RD_PORTS>8 %i a:ram_style=logic %d",
+        files.join(" "),
+        top = unit.top
+    );
+    let out = tool("yosys", &["-q", "-p", &script], &dir);
+    assert!(
+        out.status.success(),
+        "a RAM with more than 8 reads is left to the tools: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let many = std::fs::read_to_string(dir.join("many.txt")).expect("select output");
+    // 4 ways' tags (16 reads each) and the MSHR slots (9 reads): the rule is not idle.
+    assert_eq!(
+        many.lines().filter(|l| l.contains("way_tag_q")).count(),
+        4,
+        "{many}"
+    );
+    assert_eq!(
+        many.lines().filter(|l| l.contains("mshr_slot_q")).count(),
+        1,
+        "{many}"
+    );
+    let small = cache_config("fr", 1024, 64, 4, 16, 4, "lru", 64, "linear");
+    let small = elaborate(&small);
+    assert!(
+        small.modules.iter().all(|m| !m.text.contains("ram_style")),
+        "4 texels and 4 MSHRs leave their arrays to the tools"
+    );
+}

@@ -1226,4 +1226,13 @@ mod tests {
         );
         assert_eq!(logic_memory_note(&[]), None);
     }
+
+    #[test]
+    fn auto_router_takes_router2_only_above_the_threshold() {
+        assert_eq!(Router::Auto.pick(ROUTER2_LUTS), Router::Router1);
+        assert_eq!(Router::Auto.pick(ROUTER2_LUTS + 1), Router::Router2);
+        // An explicit choice holds at any size.
+        assert_eq!(Router::Router1.pick(10 * ROUTER2_LUTS), Router::Router1);
+        assert_eq!(Router::Router2.pick(1), Router::Router2);
+    }
 }
