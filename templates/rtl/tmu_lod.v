@@ -421,25 +421,86 @@ module {{ name }} #(
   // ---------------------------------------------------------------------------------
   // Selection: explicit LOD or the differences', bias, clamp; mag or min; the level(s),
   // per quad.
-  wire [CtrlW-1:0] ctrl = sel_p[P0CtrlLsb +: CtrlW];
-{%- if !lod %}
-  // Without LOD hardware the filter codes and the level count go unread.
-  wire unused_ctrl;
-  assign unused_ctrl = ^ctrl;
-{%- endif %}
-  wire [TexW-1:0] sel_tex = sel_p[P0TexLsb +: TexW];
+  genvar gp;
 {%- if lod %}
-  wire signed [15:0] bias = sel_p[P0BiasLsb +: 16];
-  wire signed [15:0] min_lod = sel_p[P0MinLodLsb +: 16];
-  wire signed [15:0] max_lod = sel_p[P0MaxLodLsb +: 16];
-  wire has_lod = sel_p[P0HasLodLsb];
+  // Three clocks, as none fits a clock with the next: A converts the explicit LOD (a
+  // 64-bit shift and negation) and saturates it; B biases and clamps each quad's LOD;
+  // C (below) picks magnification or the level(s), their sizes and bases.
   wire [63:0] lod_fix;
   {{ fixed }} #(.KW(5)) u_lod (.s_i(sel_p[P0LodLsb +: 32]), .k_i(5'd8), .sat_i(1'b1), .fixed_o(lod_fix));
   // Saturated to the 16-bit range of the descriptors.
   wire signed [15:0] lod_x = ($signed(lod_fix) < -64'sd32768) ? -16'sd32768
                            : ($signed(lod_fix) > 64'sd32767) ? 16'sd32767
                            : lod_fix[15:0];
+  localparam integer SelAW = P0W + Quads*16 + 16;  // {lod_x, lambda_ds, sample}
+  wire sa_valid;
+  wire sa_ready;
+  wire [SelAW-1:0] sa_data;
+  {{ skid }} #(
+    .Width (SelAW)
+  ) u_sel_lod (
+    .clk_i       (clk_i),
+    .{{ rst.port }}{{ rst.pad }} ({{ rst.port }}),
+    .in_valid_i  (sel_valid),
+    .in_ready_o  (sel_ready),
+    .in_data_i   ({lod_x, lambda_ds, sel_p}),
+    .out_valid_o (sa_valid),
+    .out_ready_i (sa_ready),
+    .out_data_o  (sa_data)
+  );
+  wire [P0W-1:0] sa_p = sa_data[P0W-1:0];
+  wire signed [15:0] sa_lod_x = sa_data[P0W + Quads*16 +: 16];
+  wire signed [15:0] bias = sa_p[P0BiasLsb +: 16];
+  wire signed [15:0] min_lod = sa_p[P0MinLodLsb +: 16];
+  wire signed [15:0] max_lod = sa_p[P0MaxLodLsb +: 16];
+  wire has_lod = sa_p[P0HasLodLsb];
   wire signed [15:0] lod_hi = (max_lod < min_lod) ? min_lod : max_lod;
+  wire [Quads*17-1:0] lambdas;
+  generate
+    for (gp = 0; gp < Quads; gp = gp + 1) begin : g_clamp
+      wire signed [15:0] lambda_d = sa_data[P0W + gp*16 +: 16];
+      wire signed [16:0] biased = $signed({has_lod ? sa_lod_x[15] : lambda_d[15], has_lod ? sa_lod_x : lambda_d})
+                                + $signed({bias[15], bias});
+      assign lambdas[gp*17 +: 17] = (biased < $signed({min_lod[15], min_lod})) ? $signed({min_lod[15], min_lod})
+                                  : (biased > $signed({lod_hi[15], lod_hi})) ? $signed({lod_hi[15], lod_hi})
+                                  : biased;
+    end
+  endgenerate
+  localparam integer SelBW = P0W + Quads*17;  // {lambda, sample}
+  wire pick_valid;
+  wire pick_ready;
+  wire [SelBW-1:0] sb_data;
+  {{ skid }} #(
+    .Width (SelBW)
+  ) u_sel_lambda (
+    .clk_i       (clk_i),
+    .{{ rst.port }}{{ rst.pad }} ({{ rst.port }}),
+    .in_valid_i  (sa_valid),
+    .in_ready_o  (sa_ready),
+    .in_data_i   ({lambdas, sa_p}),
+    .out_valid_o (pick_valid),
+    .out_ready_i (pick_ready),
+    .out_data_o  (sb_data)
+  );
+  wire [P0W-1:0] pick_p = sb_data[P0W-1:0];
+  // Used up in stages A and B (synthesis drops their flops here).
+  wire unused_pick;
+  assign unused_pick = ^{pick_p[P0LodLsb +: 32], pick_p[P0HasLodLsb], pick_p[P0BiasLsb +: 16],
+                         pick_p[P0MinLodLsb +: 16], pick_p[P0MaxLodLsb +: 16]};
+{%- else %}
+  wire pick_valid = sel_valid;
+  wire pick_ready;
+  assign sel_ready = pick_ready;
+  wire [P0W-1:0] pick_p = sel_p;
+{%- endif %}
+  wire [CtrlW-1:0] ctrl = pick_p[P0CtrlLsb +: CtrlW];
+{%- if !lod %}
+  // Without LOD hardware the filter codes and the level count go unread.
+  wire unused_ctrl;
+  assign unused_ctrl = ^ctrl;
+{%- endif %}
+  wire [TexW-1:0] sel_tex = pick_p[P0TexLsb +: TexW];
+{%- if lod %}
   wire [2:0] min_code = ctrl[CtrlMinFilterLsb +: 3];
   wire [2:0] mag_code = {2'd0, ctrl[CtrlMagLinearLsb]};
   wire [2:0] min_f = FilterMask[min_code] ? min_code : FilterFallback;
@@ -460,21 +521,15 @@ module {{ name }} #(
 
   wire [Quads*QuadW-1:0] plan_quads;
   wire [PlanW-1:0] plan;
-  assign plan[PlanLanesLsb +: LanesW]       = sel_p[P0LanesLsb +: LanesW];
+  assign plan[PlanLanesLsb +: LanesW]       = pick_p[P0LanesLsb +: LanesW];
   assign plan[PlanFormatLsb +: FormatW]     = ctrl[CtrlFormatLsb +: FormatW];
   assign plan[PlanWrapSLsb +: WrapW]        = wrap_s;
   assign plan[PlanWrapTLsb +: WrapW]        = wrap_t;
   assign plan[PlanQuadsLsb +: Quads*QuadW]  = plan_quads;
-  genvar gp;
   generate
     for (gp = 0; gp < Quads; gp = gp + 1) begin : g_sel
 {%- if lod %}
-      wire signed [15:0] lambda_d = lambda_ds[gp*16 +: 16];
-      wire signed [16:0] biased = $signed({has_lod ? lod_x[15] : lambda_d[15], has_lod ? lod_x : lambda_d})
-                                + $signed({bias[15], bias});
-      wire signed [16:0] lambda = (biased < $signed({min_lod[15], min_lod})) ? $signed({min_lod[15], min_lod})
-                                : (biased > $signed({lod_hi[15], lod_hi})) ? $signed({lod_hi[15], lod_hi})
-                                : biased;
+      wire signed [16:0] lambda = sb_data[P0W + gp*17 +: 17];
       reg [LgW-1:0] d1;
       reg [LgW-1:0] d2;
       reg [BlendW-1:0] blend;
@@ -549,8 +604,8 @@ module {{ name }} #(
   ) u_out (
     .clk_i       (clk_i),
     .{{ rst.port }}{{ rst.pad }} ({{ rst.port }}),
-    .in_valid_i  (sel_valid),
-    .in_ready_o  (sel_ready),
+    .in_valid_i  (pick_valid),
+    .in_ready_o  (pick_ready),
     .in_data_i   (plan),
     .out_valid_o (out_valid_o),
     .out_ready_i (out_ready_i),
