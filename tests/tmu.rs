@@ -376,3 +376,62 @@ fn rendered_word_layouts_match_the_tables() {
         );
     }
 }
+
+/// Proves (Yosys `sat`, every fp32 input) that `(tmu_lod, lod_to_fixed)` equals `tmu_fixed`
+/// with k = 8, saturating, clamped to 16 bits: the narrow conversion tmu_lod uses for an
+/// explicit LOD in place of the 64-bit one. A variant that saturates one exponent late is
+/// refuted, so the proof is not vacuous.
+#[test]
+fn explicit_lod_conversion_equals_the_general_converter() {
+    let cfg = preset("seed001_tmu.toml");
+    let design = elaborate(&cfg);
+    let text_of = |kind: &str| {
+        design
+            .modules
+            .iter()
+            .find(|m| m.name.ends_with(kind))
+            .map(|m| (m.name.clone(), m.text.clone()))
+            .unwrap_or_else(|| panic!("a {kind} module"))
+    };
+    let (fixed_name, fixed_text) = text_of("tmu_fixed");
+    let (_, lod_text) = text_of("tmu_lod");
+    let start = lod_text
+        .find("function automatic [15:0] lod_to_fixed;")
+        .expect("tmu_lod has lod_to_fixed");
+    let end = start + lod_text[start..].find("endfunction").expect("its end") + "endfunction".len();
+    let function = &lod_text[start..end];
+    let prove = |function: &str, tag: &str| {
+        let dir = scratch(tag);
+        std::fs::write(dir.join("fixed.v"), &fixed_text).expect("writes");
+        std::fs::write(
+            dir.join("equiv.v"),
+            format!(
+                "module lod_equiv (input wire [31:0] s, output wire ok);\n{function}\n\
+                 wire [63:0] f;\n\
+                 {fixed_name} #(.KW(5)) u_ref (.s_i(s), .k_i(5'd8), .sat_i(1'b1), .fixed_o(f));\n\
+                 wire [15:0] ref = ($signed(f) < -64'sd32768) ? 16'h8000\n\
+                 : ($signed(f) > 64'sd32767) ? 16'h7fff : f[15:0];\n\
+                 assign ok = (lod_to_fixed(s) == ref);\nendmodule\n"
+            ),
+        )
+        .expect("writes");
+        tool(
+            "yosys",
+            &[
+                "-q",
+                "-p",
+                "read_verilog fixed.v equiv.v; prep -top lod_equiv; flatten; sat -prove ok 1 -verify",
+            ],
+            &dir,
+        )
+    };
+    let out = prove(function, "lod-equiv");
+    assert!(out.status.success(), "not equal: {}", text(&out));
+    let late = function.replace("8'd142", "8'd143");
+    assert_ne!(late, function, "the mutation applies");
+    let out = prove(&late, "lod-equiv-late");
+    assert!(
+        !out.status.success(),
+        "a late saturation point must be refuted"
+    );
+}

@@ -423,15 +423,48 @@ module {{ name }} #(
   // per quad.
   genvar gp;
 {%- if lod %}
+  // floor(s * 2^8) of the explicit LOD s, saturated to 16 bits: what {{ fixed }} with
+  // k = 8 and a clamp to 16 bits give (tests/tmu.rs proves it), in a 24-bit shifter.
+  // s = mant * 2^(e1 - 150), so s * 2^8 = mant >> (142 - e1); from e1 = 142 on, a
+  // normal mantissa (>= 2^23) saturates. NaN gives 0, infinities saturate.
+  function automatic [15:0] lod_to_fixed;
+    input [31:0] s;
+    reg [7:0] e1;
+    reg [23:0] mant;
+    reg [7:0] nsh;
+    reg [23:0] mag;
+    reg [23:0] low;  // the bits shifted out: bit i when i < nsh (a compare each, no carry)
+    reg inexact;
+    integer i;
+    begin
+      e1 = (s[30:23] == 8'd0) ? 8'd1 : s[30:23];
+      mant = {(s[30:23] != 8'd0), s[22:0]};
+      nsh = 8'd142 - e1;
+      mag = (nsh >= 8'd24) ? 24'd0 : (mant >> nsh[4:0]);
+      for (i = 0; i < 24; i = i + 1) begin
+        low[i] = (nsh > i[7:0]);
+      end
+      // Bits shifted out below the binary point make a negative value floor one lower:
+      // -mag - inexact = ~mag + ~inexact, one carry chain.
+      inexact = ((mant & low) != 24'd0);
+      if (s[30:23] == 8'hff && s[22:0] != 23'd0) begin
+        lod_to_fixed = 16'd0;
+      end else if (e1 >= 8'd142) begin
+        lod_to_fixed = s[31] ? 16'h8000 : 16'h7fff;
+      end else if (!s[31]) begin
+        lod_to_fixed = (mag > 24'd32767) ? 16'h7fff : mag[15:0];
+      end else if (mag > 24'd32768 || (mag == 24'd32768 && inexact)) begin
+        lod_to_fixed = 16'h8000;
+      end else begin
+        lod_to_fixed = ~mag[15:0] + {15'd0, ~inexact};
+      end
+    end
+  endfunction
+
   // Three clocks, as none fits a clock with the next: A converts the explicit LOD (a
   // 64-bit shift and negation) and saturates it; B biases and clamps each quad's LOD;
   // C (below) picks magnification or the level(s), their sizes and bases.
-  wire [63:0] lod_fix;
-  {{ fixed }} #(.KW(5)) u_lod (.s_i(sel_p[P0LodLsb +: 32]), .k_i(5'd8), .sat_i(1'b1), .fixed_o(lod_fix));
-  // Saturated to the 16-bit range of the descriptors.
-  wire signed [15:0] lod_x = ($signed(lod_fix) < -64'sd32768) ? -16'sd32768
-                           : ($signed(lod_fix) > 64'sd32767) ? 16'sd32767
-                           : lod_fix[15:0];
+  wire signed [15:0] lod_x = lod_to_fixed(sel_p[P0LodLsb +: 32]);
   localparam integer SelAW = P0W + Quads*16 + 16;  // {lod_x, lambda_ds, sample}
   wire sa_valid;
   wire sa_ready;
