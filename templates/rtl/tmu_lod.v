@@ -461,9 +461,9 @@ module {{ name }} #(
     end
   endfunction
 
-  // Three clocks, as none fits a clock with the next: A converts the explicit LOD (a
-  // 64-bit shift and negation) and saturates it; B biases and clamps each quad's LOD;
-  // C (below) picks magnification or the level(s), their sizes and bases.
+  // Four clocks, as none fits a clock with the next: A converts the explicit LOD and
+  // saturates it; B biases and clamps each quad's LOD; C picks magnification or the
+  // level(s) and the blend; D works out the levels' sizes and bases.
   wire signed [15:0] lod_x = lod_to_fixed(sel_p[P0LodLsb +: 32]);
   localparam integer SelAW = P0W + Quads*16 + 16;  // {lod_x, lambda_ds, sample}
   wire sa_valid;
@@ -516,64 +516,38 @@ module {{ name }} #(
     .out_data_o  (sb_data)
   );
   wire [P0W-1:0] pick_p = sb_data[P0W-1:0];
-  // Used up in stages A and B (synthesis drops their flops here).
-  wire unused_pick;
-  assign unused_pick = ^{pick_p[P0LodLsb +: 32], pick_p[P0HasLodLsb], pick_p[P0BiasLsb +: 16],
-                         pick_p[P0MinLodLsb +: 16], pick_p[P0MaxLodLsb +: 16]};
 {%- else %}
   wire pick_valid = sel_valid;
   wire pick_ready;
   assign sel_ready = pick_ready;
   wire [P0W-1:0] pick_p = sel_p;
 {%- endif %}
-  wire [CtrlW-1:0] ctrl = pick_p[P0CtrlLsb +: CtrlW];
-{%- if !lod %}
-  // Without LOD hardware the filter codes and the level count go unread.
-  wire unused_ctrl;
-  assign unused_ctrl = ^ctrl;
-{%- endif %}
-  wire [TexW-1:0] sel_tex = pick_p[P0TexLsb +: TexW];
 {%- if lod %}
-  wire [2:0] min_code = ctrl[CtrlMinFilterLsb +: 3];
-  wire [2:0] mag_code = {2'd0, ctrl[CtrlMagLinearLsb]};
+  // Stage C: per quad, magnification or the level(s) and the blend.
+  wire [2:0] min_code = pick_p[P0CtrlLsb + CtrlMinFilterLsb +: 3];
+  wire [2:0] mag_code = {2'd0, pick_p[P0CtrlLsb + CtrlMagLinearLsb]};
   wire [2:0] min_f = FilterMask[min_code] ? min_code : FilterFallback;
   wire [2:0] mag_f = FilterMask[mag_code] ? mag_code : FilterFallback;
-  wire [LgW-1:0] last = sat_log2(ctrl[CtrlLastLevelLsb +: LgW]);
+  wire [LgW-1:0] last = sat_log2(pick_p[P0CtrlLsb + CtrlLastLevelLsb +: LgW]);
   // GL's switch-over point c: 1/2 for LINEAR magnification with a NEAREST_MIPMAP minifier.
   wire c_half = (mag_f == FilterLinear) & ((min_f == FilterNearestMipmapNearest) | (min_f == FilterNearestMipmapLinear));
-{%- endif %}
-  wire [WrapW-1:0] wrap_s = WrapMask[ctrl[CtrlWrapSLsb +: WrapW]] ? ctrl[CtrlWrapSLsb +: WrapW] : WrapFallback;
-  wire [WrapW-1:0] wrap_t = WrapMask[ctrl[CtrlWrapTLsb +: WrapW]] ? ctrl[CtrlWrapTLsb +: WrapW] : WrapFallback;
-  wire [LgW-1:0] lw = sat_log2(ctrl[CtrlLog2WidthLsb +: LgW]);
-  wire [LgW-1:0] lh = sat_log2(ctrl[CtrlLog2HeightLsb +: LgW]);
-  wire tex_ok = ({1'b0, sel_tex} < Textures[TexW:0]);
-  // The texture's level bases, chosen while its levels are worked out; each quad then
-  // picks its level(s) among them (no offset arithmetic in front of the multiplexer).
-  wire [MipLevels*AddrW-1:0] sel_bases = tex_ok ? base_all[sel_tex*(MipLevels*AddrW) +: MipLevels*AddrW]
-                                                : {(MipLevels*AddrW){1'b0}};
-
-  wire [Quads*QuadW-1:0] plan_quads;
-  wire [PlanW-1:0] plan;
-  assign plan[PlanLanesLsb +: LanesW]       = pick_p[P0LanesLsb +: LanesW];
-  assign plan[PlanFormatLsb +: FormatW]     = ctrl[CtrlFormatLsb +: FormatW];
-  assign plan[PlanWrapSLsb +: WrapW]        = wrap_s;
-  assign plan[PlanWrapTLsb +: WrapW]        = wrap_t;
-  assign plan[PlanQuadsLsb +: Quads*QuadW]  = plan_quads;
+  localparam integer PickW = 2*LgW + BlendW + 1;  // a quad's {linear, blend, d2, d1}
+  wire [Quads*PickW-1:0] picks;
   generate
-    for (gp = 0; gp < Quads; gp = gp + 1) begin : g_sel
-{%- if lod %}
+    for (gp = 0; gp < Quads; gp = gp + 1) begin : g_pick
       wire signed [16:0] lambda = sb_data[P0W + gp*17 +: 17];
       reg [LgW-1:0] d1;
       reg [LgW-1:0] d2;
       reg [BlendW-1:0] blend;
       reg linear;
       wire mag = (lambda <= (c_half ? 17'sd128 : 17'sd0));
-      // Level ceil(lambda + 1/2) - 1 (lambda > 1/2 here) and floor(lambda), 8 bits.
-      // lambda + 383 < 2^16: bit 16 stays zero, and bits 7:0 are the fraction dropped.
-      wire [16:0] near_sum = lambda[16:0] + 17'd383;
+      // Level ceil(lambda + 1/2) - 1 = floor((lambda + 127) / 256) (lambda > 1/2 here)
+      // and floor(lambda), 8 bits. lambda + 127 < 2^16: bit 16 stays zero, and bits 7:0
+      // are the fraction dropped.
+      wire [16:0] near_sum = lambda[16:0] + 17'd127;
       wire unused_near_sum;
       assign unused_near_sum = ^{near_sum[16], near_sum[7:0]};
-      wire [7:0] near_d = near_sum[15:8] - 8'd1;
+      wire [7:0] near_d = near_sum[15:8];
       wire [7:0] floor_d = lambda[15:8];
       // The last level and 1 at the widths they are compared and added at.
       wire [7:0] last8 = {{ "{{" }}(8 - LgW){1'b0}}, last};
@@ -598,6 +572,72 @@ module {{ name }} #(
           end
         end
       end
+      assign picks[gp*PickW +: PickW] = {linear, blend, d2, d1};
+    end
+  endgenerate
+  localparam integer SelCW = P0W + Quads*PickW;  // {picks, sample}
+  wire plan_valid;
+  wire plan_ready;
+  wire [SelCW-1:0] sc_data;
+  {{ skid }} #(
+    .Width (SelCW)
+  ) u_sel_level (
+    .clk_i       (clk_i),
+    .{{ rst.port }}{{ rst.pad }} ({{ rst.port }}),
+    .in_valid_i  (pick_valid),
+    .in_ready_o  (pick_ready),
+    .in_data_i   ({picks, pick_p}),
+    .out_valid_o (plan_valid),
+    .out_ready_i (plan_ready),
+    .out_data_o  (sc_data)
+  );
+  wire [P0W-1:0] plan_p = sc_data[P0W-1:0];
+  // Stage D: the levels' sizes and bases, and the plan.
+  wire [CtrlW-1:0] ctrl = plan_p[P0CtrlLsb +: CtrlW];
+  // Used up in stages A to C (synthesis drops their flops here).
+  wire unused_plan;
+  assign unused_plan = ^{plan_p[P0LodLsb +: 32], plan_p[P0HasLodLsb], plan_p[P0BiasLsb +: 16],
+                         plan_p[P0MinLodLsb +: 16], plan_p[P0MaxLodLsb +: 16],
+                         ctrl[CtrlMinFilterLsb +: 3], ctrl[CtrlMagLinearLsb],
+                         ctrl[CtrlLastLevelLsb +: LgW]};
+{%- else %}
+  wire plan_valid = pick_valid;
+  wire plan_ready;
+  assign pick_ready = plan_ready;
+  wire [P0W-1:0] plan_p = pick_p;
+  wire [CtrlW-1:0] ctrl = plan_p[P0CtrlLsb +: CtrlW];
+  // Without LOD hardware the descriptor's LOD fields, the filter codes and the level
+  // count go unread.
+  wire unused_plan;
+  assign unused_plan = ^plan_p;
+  wire unused_ctrl;
+  assign unused_ctrl = ^ctrl;
+{%- endif %}
+  wire [TexW-1:0] sel_tex = plan_p[P0TexLsb +: TexW];
+  wire [WrapW-1:0] wrap_s = WrapMask[ctrl[CtrlWrapSLsb +: WrapW]] ? ctrl[CtrlWrapSLsb +: WrapW] : WrapFallback;
+  wire [WrapW-1:0] wrap_t = WrapMask[ctrl[CtrlWrapTLsb +: WrapW]] ? ctrl[CtrlWrapTLsb +: WrapW] : WrapFallback;
+  wire [LgW-1:0] lw = sat_log2(ctrl[CtrlLog2WidthLsb +: LgW]);
+  wire [LgW-1:0] lh = sat_log2(ctrl[CtrlLog2HeightLsb +: LgW]);
+  wire tex_ok = ({1'b0, sel_tex} < Textures[TexW:0]);
+  // The texture's level bases, chosen while its levels are worked out; each quad then
+  // picks its level(s) among them (no offset arithmetic in front of the multiplexer).
+  wire [MipLevels*AddrW-1:0] sel_bases = tex_ok ? base_all[sel_tex*(MipLevels*AddrW) +: MipLevels*AddrW]
+                                                : {(MipLevels*AddrW){1'b0}};
+
+  wire [Quads*QuadW-1:0] plan_quads;
+  wire [PlanW-1:0] plan;
+  assign plan[PlanLanesLsb +: LanesW]       = plan_p[P0LanesLsb +: LanesW];
+  assign plan[PlanFormatLsb +: FormatW]     = ctrl[CtrlFormatLsb +: FormatW];
+  assign plan[PlanWrapSLsb +: WrapW]        = wrap_s;
+  assign plan[PlanWrapTLsb +: WrapW]        = wrap_t;
+  assign plan[PlanQuadsLsb +: Quads*QuadW]  = plan_quads;
+  generate
+    for (gp = 0; gp < Quads; gp = gp + 1) begin : g_sel
+{%- if lod %}
+      wire [LgW-1:0] d1 = sc_data[P0W + gp*PickW +: LgW];
+      wire [LgW-1:0] d2 = sc_data[P0W + gp*PickW + LgW +: LgW];
+      wire [BlendW-1:0] blend = sc_data[P0W + gp*PickW + 2*LgW +: BlendW];
+      wire linear = sc_data[P0W + gp*PickW + 2*LgW + BlendW];
 {%- else %}
       // One filter: every code reads as it, at level 0.
       wire [LgW-1:0] d1 = {LgW{1'b0}};
@@ -637,8 +677,8 @@ module {{ name }} #(
   ) u_out (
     .clk_i       (clk_i),
     .{{ rst.port }}{{ rst.pad }} ({{ rst.port }}),
-    .in_valid_i  (pick_valid),
-    .in_ready_o  (pick_ready),
+    .in_valid_i  (plan_valid),
+    .in_ready_o  (plan_ready),
     .in_data_i   (plan),
     .out_valid_o (out_valid_o),
     .out_ready_i (out_ready_i),
