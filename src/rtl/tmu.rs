@@ -164,6 +164,35 @@ pub fn coord_lane_fields(wbits: u32) -> Vec<Field> {
     ])
 }
 
+/// A lane after `tmu_addr`'s conversion stage, lowest first: active, the weights a and b,
+/// and the 64-bit fixed-point texel column and row before wrapping (the RTL's
+/// `FLane<Field>Lsb`).
+pub fn fixed_lane_fields(wbits: u32) -> Vec<Field> {
+    pack(&[
+        ("Active", 1),
+        ("A", wbits),
+        ("B", wbits),
+        ("Is", 64),
+        ("It", 64),
+    ])
+}
+
+/// What `tmu_addr`'s conversion stage hands its wrap stage, lowest first: pair, pass,
+/// format, the quads' blends, the quads, the two wrap modes, the lanes (the RTL's
+/// `F<Field>Lsb`).
+pub fn fixed_fields(lanes: u32, quads: u32, wbits: u32) -> Vec<Field> {
+    pack(&[
+        ("Pair", 1),
+        ("Pass", PASS_W),
+        ("Format", format_w()),
+        ("Blends", BLEND_W * quads),
+        ("Quads", quads * width(&pass_quad_fields())),
+        ("WrapS", WRAP_W),
+        ("WrapT", WRAP_W),
+        ("Lanes", lanes * width(&fixed_lane_fields(wbits))),
+    ])
+}
+
 /// What `tmu_addr` carries between its stages, lowest first: pair, pass, format, the
 /// quads' blends, the quads, the lanes (the RTL's `C<Field>Lsb`).
 pub fn coord_fields(lanes: u32, quads: u32, wbits: u32) -> Vec<Field> {
@@ -311,10 +340,13 @@ pub struct TmuAddr {
     pub tiled: bool,
     pub layout: &'static str,
     pub wrap_list: String,
-    /// `Plan<Field>Lsb`, `Level<Field>Lsb`, `C<Field>Lsb`, `CLane<Field>Lsb` and
-    /// `SLane<Field>Lsb` from the tables, and those words' widths.
+    /// `Plan<Field>Lsb`, `Level<Field>Lsb`, `F<Field>Lsb`, `FLane<Field>Lsb`,
+    /// `C<Field>Lsb`, `CLane<Field>Lsb` and `SLane<Field>Lsb` from the tables, and those
+    /// words' widths.
     pub word_lsbs: Vec<(String, u32)>,
     pub level_w: u32,
+    pub f_lane_w: u32,
+    pub f_w: u32,
     pub c_lane_w: u32,
     pub c1_w: u32,
     pub s_lane_w: u32,
@@ -670,6 +702,9 @@ impl<'a> TmuUnit<'a> {
         let coord = coord_fields(tmu.lanes, quads, wbits);
         let mut word_lsbs = lsb_params("Plan", &plan_fields(tmu.lanes, quads));
         word_lsbs.extend(lsb_params("Level", &level_fields()));
+        let fixed_word = fixed_fields(tmu.lanes, quads, wbits);
+        word_lsbs.extend(lsb_params("F", &fixed_word));
+        word_lsbs.extend(lsb_params("FLane", &fixed_lane_fields(wbits)));
         word_lsbs.extend(lsb_params("C", &coord));
         word_lsbs.extend(lsb_params("CLane", &coord_lane_fields(wbits)));
         word_lsbs.extend(lsb_params("SLane", &pass_lane_fields(wbits, fl.sub_w)));
@@ -708,6 +743,8 @@ impl<'a> TmuUnit<'a> {
             wrap_list,
             word_lsbs,
             level_w: width(&level_fields()),
+            f_lane_w: width(&fixed_lane_fields(wbits)),
+            f_w: width(&fixed_word),
             c_lane_w: width(&coord_lane_fields(wbits)),
             c1_w: width(&coord),
             s_lane_w: width(&pass_lane_fields(wbits, fl.sub_w)),

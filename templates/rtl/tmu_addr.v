@@ -15,7 +15,8 @@
 // Texel layout in memory: {{ layout }}; DXT1: 4x4 blocks of two words, in 2x2 groups of
 // blocks (row-major in a group, groups row-major; a level one block wide or tall is a row),
 // so a footprint's blocks fall in distinct cache banks.
-// Stages: coordinates, then addresses, skid registers after each; one pass per clock.
+// Stages: fixed-point coordinates, wrapped texel pairs, addresses, a skid register after
+// each; one pass per clock.
 // Combinational paths: none between ports.
 module {{ name }} #(
   parameter integer WBits = {{ wbits }}
@@ -44,6 +45,8 @@ module {{ name }} #(
   localparam integer {{ f.0 }} = {{ f.1 }};
 {%- endfor %}
   localparam integer LevelW = {{ level_w }};  // a level of the plan: {base, lh, lw}
+  localparam integer FLaneW = {{ f_lane_w }};  // active, a, b, is, it
+  localparam integer F1W = {{ f_w }};
   localparam integer CLaneW = {{ c_lane_w }};  // active, a, b, i0s, i1s, i0t, i1t
   localparam integer C1W = {{ c1_w }};
   localparam integer SLaneW = {{ s_lane_w }};  // active, a, b, subs
@@ -155,11 +158,12 @@ module {{ name }} #(
   endfunction
 
   // ---------------------------------------------------------------------------------
-  // Stage 1: per lane, the texel pair and the weight along each axis.
-  wire [Lanes*CLaneW-1:0] c_lanes;
+  // Stage 1: per lane, the fixed-point texel column and row and the weight along each
+  // axis (the conversion and the half-texel step: two 64-bit carry chains).
+  wire [Lanes*FLaneW-1:0] f_lanes;
   genvar gi;
   generate
-    for (gi = 0; gi < Lanes; gi = gi + 1) begin : g_coord
+    for (gi = 0; gi < Lanes; gi = gi + 1) begin : g_fixed
       wire [31:0] s = in_data_i[PlanLanesLsb + gi*LaneW +: 32];
       wire [31:0] t = in_data_i[PlanLanesLsb + gi*LaneW + 32 +: 32];
       wire active = in_data_i[PlanLanesLsb + gi*LaneW + 64];
@@ -182,18 +186,64 @@ module {{ name }} #(
       // logical.
       wire signed [63:0] us_sh = $signed(us) >>> WBits;
       wire signed [63:0] vt_sh = $signed(vt) >>> WBits;
-      wire [63:0] is = linear ? us_sh : us;
-      wire [63:0] it = linear ? vt_sh : vt;
-      wire [WBits-1:0] a = linear ? us[WBits-1:0] : {WBits{1'b0}};
-      wire [WBits-1:0] b = linear ? vt[WBits-1:0] : {WBits{1'b0}};
+      wire [FLaneW-1:0] fl;
+      assign fl[FLaneActiveLsb]     = active;
+      assign fl[FLaneALsb +: WBits] = linear ? us[WBits-1:0] : {WBits{1'b0}};
+      assign fl[FLaneBLsb +: WBits] = linear ? vt[WBits-1:0] : {WBits{1'b0}};
+      assign fl[FLaneIsLsb +: 64]   = linear ? us_sh : us;
+      assign fl[FLaneItLsb +: 64]   = linear ? vt_sh : vt;
+      assign f_lanes[gi*FLaneW +: FLaneW] = fl;
+    end
+  endgenerate
+
+  wire f_valid;
+  wire f_out_ready;
+  wire [F1W-1:0] f_data;
+  wire [F1W-1:0] f_in;
+  assign f_in[FPairLsb]                   = pair;
+  assign f_in[FPassLsb +: PassCodeW]      = pass;
+  assign f_in[FFormatLsb +: FormatW]      = format;
+  assign f_in[FBlendsLsb +: Quads*BlendW] = blends;
+  assign f_in[FQuadsLsb +: Quads*CQuadW]  = c_quads;
+  assign f_in[FWrapSLsb +: WrapW]         = wrap_s;
+  assign f_in[FWrapTLsb +: WrapW]         = wrap_t;
+  assign f_in[FLanesLsb +: Lanes*FLaneW]  = f_lanes;
+
+  {{ skid }} #(
+    .Width (F1W)
+  ) u_fixed (
+    .clk_i       (clk_i),
+    .{{ rst.port }}{{ rst.pad }} ({{ rst.port }}),
+    .in_valid_i  (in_valid_i),
+    .in_ready_o  (c_ready),
+    .in_data_i   (f_in),
+    .out_valid_o (f_valid),
+    .out_ready_i (f_out_ready),
+    .out_data_o  (f_data)
+  );
+
+  // ---------------------------------------------------------------------------------
+  // Stage 2: per lane, the texel pair along each axis, wrapped.
+  wire [WrapW-1:0] f_wrap_s = f_data[FWrapSLsb +: WrapW];
+  wire [WrapW-1:0] f_wrap_t = f_data[FWrapTLsb +: WrapW];
+  wire [Quads*CQuadW-1:0] f_quads = f_data[FQuadsLsb +: Quads*CQuadW];
+  wire [Lanes*CLaneW-1:0] c_lanes;
+  generate
+    for (gi = 0; gi < Lanes; gi = gi + 1) begin : g_coord
+      wire [FLaneW-1:0] fl = f_data[FLanesLsb + gi*FLaneW +: FLaneW];
+      // The lane's quad's level sizes.
+      wire [LgW-1:0] lw = f_quads[(gi / 4)*CQuadW + PassQuadLwLsb +: LgW];
+      wire [LgW-1:0] lh = f_quads[(gi / 4)*CQuadW + PassQuadLhLsb +: LgW];
+      wire [63:0] is = fl[FLaneIsLsb +: 64];
+      wire [63:0] it = fl[FLaneItLsb +: 64];
       wire [CLaneW-1:0] cl;
-      assign cl[CLaneActiveLsb]    = active;
-      assign cl[CLaneALsb +: WBits] = a;
-      assign cl[CLaneBLsb +: WBits] = b;
-      assign cl[CLaneI0sLsb +: CoordW] = wrap(is, lw, wrap_s);
-      assign cl[CLaneI1sLsb +: CoordW] = wrap(is + 64'd1, lw, wrap_s);
-      assign cl[CLaneI0tLsb +: CoordW] = wrap(it, lh, wrap_t);
-      assign cl[CLaneI1tLsb +: CoordW] = wrap(it + 64'd1, lh, wrap_t);
+      assign cl[CLaneActiveLsb]     = fl[FLaneActiveLsb];
+      assign cl[CLaneALsb +: WBits] = fl[FLaneALsb +: WBits];
+      assign cl[CLaneBLsb +: WBits] = fl[FLaneBLsb +: WBits];
+      assign cl[CLaneI0sLsb +: CoordW] = wrap(is, lw, f_wrap_s);
+      assign cl[CLaneI1sLsb +: CoordW] = wrap(is + 64'd1, lw, f_wrap_s);
+      assign cl[CLaneI0tLsb +: CoordW] = wrap(it, lh, f_wrap_t);
+      assign cl[CLaneI1tLsb +: CoordW] = wrap(it + 64'd1, lh, f_wrap_t);
       assign c_lanes[gi*CLaneW +: CLaneW] = cl;
     end
   endgenerate
@@ -202,11 +252,11 @@ module {{ name }} #(
   wire c_out_ready;
   wire [C1W-1:0] c_data;
   wire [C1W-1:0] c_in;
-  assign c_in[CPairLsb]                  = pair;
-  assign c_in[CPassLsb +: PassCodeW]     = pass;
-  assign c_in[CFormatLsb +: FormatW]     = format;
-  assign c_in[CBlendsLsb +: Quads*BlendW] = blends;
-  assign c_in[CQuadsLsb +: Quads*CQuadW] = c_quads;
+  assign c_in[CPairLsb]                  = f_data[FPairLsb];
+  assign c_in[CPassLsb +: PassCodeW]     = f_data[FPassLsb +: PassCodeW];
+  assign c_in[CFormatLsb +: FormatW]     = f_data[FFormatLsb +: FormatW];
+  assign c_in[CBlendsLsb +: Quads*BlendW] = f_data[FBlendsLsb +: Quads*BlendW];
+  assign c_in[CQuadsLsb +: Quads*CQuadW] = f_quads;
   assign c_in[CLanesLsb +: Lanes*CLaneW] = c_lanes;
 
   {{ skid }} #(
@@ -214,8 +264,8 @@ module {{ name }} #(
   ) u_coord (
     .clk_i       (clk_i),
     .{{ rst.port }}{{ rst.pad }} ({{ rst.port }}),
-    .in_valid_i  (in_valid_i),
-    .in_ready_o  (c_ready),
+    .in_valid_i  (f_valid),
+    .in_ready_o  (f_out_ready),
     .in_data_i   (c_in),
     .out_valid_o (c_valid),
     .out_ready_i (c_out_ready),
