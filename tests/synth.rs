@@ -413,11 +413,7 @@ fn the_default_synthesizes_in_yosys_070_synth_ecp5() {
                     let Some(unit) = design.units.get(i) else {
                         break;
                     };
-                    let files: Vec<String> = design
-                        .unit_modules(unit)
-                        .iter()
-                        .map(|m| m.file_name())
-                        .collect();
+                    let files: Vec<String> = design.unit_files(unit);
                     let script = format!(
                         "read_verilog {}; synth_ecp5 -top {}; check -assert; \
                          select -assert-none t:$dlatch t:$adlatch t:$_DLATCH_* t:$_DLATCHSR_* t:$sr t:$_SR_*; \

@@ -467,11 +467,7 @@ fn arrays_with_many_reads_are_kept_out_of_ram_inference() {
     cfg.tmu.as_mut().expect("tmu").cache.mshr_entries = 8;
     let (dir, design) = generate(&cfg, "many-reads");
     let unit = design.unit("tex_cache").expect("tex_cache unit");
-    let files: Vec<String> = design
-        .unit_modules(unit)
-        .iter()
-        .map(|m| m.file_name())
-        .collect();
+    let files: Vec<String> = design.unit_files(unit);
     let script = format!(
         "read_verilog -defer {}; hierarchy -top {top}; proc; flatten; memory_collect; \
          tee -o many.txt select -list t:$mem_v2 r:RD_PORTS>8 %i; \

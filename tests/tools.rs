@@ -262,11 +262,7 @@ fn eight_lane_tmu_passes_lint_latch_check_and_icarus() {
     let cfg = parse(EIGHT_LANES_TOML, "eight lanes");
     let (dir, design) = generate(&cfg, "tools-tmu8");
     let unit = design.unit("tmu").expect("tmu unit");
-    let files: Vec<String> = design
-        .unit_modules(unit)
-        .iter()
-        .map(|m| m.file_name())
-        .collect();
+    let files: Vec<String> = design.unit_files(unit);
     lint(&dir, &files, &unit.top);
     icarus(&dir, &files, &unit.top);
     slang(&dir, &files, &unit.top);
@@ -514,11 +510,7 @@ fn random_caches_pass(half: usize) {
         let (dir, design) = generate(&cfg, &format!("cache-rand{i}"));
         for name in ["tex_cache", "tex_filter", "tmu"] {
             let unit = design.unit(name).expect("tmu units");
-            let files: Vec<String> = design
-                .unit_modules(unit)
-                .iter()
-                .map(|m| m.file_name())
-                .collect();
+            let files: Vec<String> = design.unit_files(unit);
             lint(&dir, &files, &unit.top);
             icarus(&dir, &files, &unit.top);
             current_checks(&dir, &files, &design, unit);

@@ -87,6 +87,14 @@ impl Design {
         unit.modules.iter().filter_map(|m| self.module(m)).collect()
     }
 
+    /// The file names of a unit's modules, in the order tools read them.
+    pub fn unit_files(&self, unit: &Unit) -> Vec<String> {
+        self.unit_modules(unit)
+            .iter()
+            .map(|m| m.file_name())
+            .collect()
+    }
+
     pub(crate) fn add(&mut self, module: Module) {
         // A module kind shared by two units is rendered once.
         if self.module(&module.name).is_none() {

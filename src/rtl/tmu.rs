@@ -181,29 +181,33 @@ pub fn fixed_lane_fields(wbits: u32) -> Vec<Field> {
 /// format, the quads' blends, the quads, the two wrap modes, the lanes (the RTL's
 /// `F<Field>Lsb`).
 pub fn fixed_fields(lanes: u32, quads: u32, wbits: u32) -> Vec<Field> {
-    pack(&[
+    let mut f = pass_head(quads);
+    f.extend([
+        ("WrapS", WRAP_W),
+        ("WrapT", WRAP_W),
+        ("Lanes", lanes * width(&fixed_lane_fields(wbits))),
+    ]);
+    pack(&f)
+}
+
+/// The fields every word between `tmu_addr`'s stages starts with: pair, pass, format, the
+/// quads' blends, the quads.
+fn pass_head(quads: u32) -> Vec<(&'static str, u32)> {
+    vec![
         ("Pair", 1),
         ("Pass", PASS_W),
         ("Format", format_w()),
         ("Blends", BLEND_W * quads),
         ("Quads", quads * width(&pass_quad_fields())),
-        ("WrapS", WRAP_W),
-        ("WrapT", WRAP_W),
-        ("Lanes", lanes * width(&fixed_lane_fields(wbits))),
-    ])
+    ]
 }
 
 /// What `tmu_addr` carries between its stages, lowest first: pair, pass, format, the
 /// quads' blends, the quads, the lanes (the RTL's `C<Field>Lsb`).
 pub fn coord_fields(lanes: u32, quads: u32, wbits: u32) -> Vec<Field> {
-    pack(&[
-        ("Pair", 1),
-        ("Pass", PASS_W),
-        ("Format", format_w()),
-        ("Blends", BLEND_W * quads),
-        ("Quads", quads * width(&pass_quad_fields())),
-        ("Lanes", lanes * width(&coord_lane_fields(wbits))),
-    ])
+    let mut f = pass_head(quads);
+    f.push(("Lanes", lanes * width(&coord_lane_fields(wbits))));
+    pack(&f)
 }
 
 /// A lane of a pass as the filter reads it, lowest first: active, the weights a and b,
