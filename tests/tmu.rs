@@ -408,7 +408,7 @@ fn explicit_lod_conversion_equals_the_general_converter() {
             format!(
                 "module lod_equiv (input wire [31:0] s, output wire ok);\n{function}\n\
                  wire [63:0] f;\n\
-                 {fixed_name} #(.KW(5)) u_ref (.s_i(s), .k_i(5'd8), .sat_i(1'b1), .fixed_o(f));\n\
+                 {fixed_name} #(.KW(5)) u_ref (.s_i(s), .k_i(5'd8), .sat_i(1'b1), .half_i(1'b0), .fixed_o(f));\n\
                  wire [15:0] ref = ($signed(f) < -64'sd32768) ? 16'h8000\n\
                  : ($signed(f) > 64'sd32767) ? 16'h7fff : f[15:0];\n\
                  assign ok = (lod_to_fixed(s) == ref);\nendmodule\n"
@@ -434,4 +434,78 @@ fn explicit_lod_conversion_equals_the_general_converter() {
         !out.status.success(),
         "a late saturation point must be refuted"
     );
+}
+
+/// Proves (Yosys `sat`, every fp32 input, every k, both saturation modes) that
+/// `tmu_fixed` with `half_i` is floor(s * 2^k) - 2^HalfLsb in its one carry chain: equal
+/// to the plain conversion (written out here as it was before the half-texel step moved
+/// into it) minus the half. A variant with the negative case's carry-in flipped is
+/// refuted.
+#[test]
+fn fixed_point_conversion_with_the_half_texel_equals_convert_then_subtract() {
+    let cfg = preset("seed001_tmu.toml");
+    let design = elaborate(&cfg);
+    let fixed = design
+        .modules
+        .iter()
+        .find(|m| m.name.ends_with("tmu_fixed"))
+        .expect("a tmu_fixed module");
+    let reference = "module fixed_ref (input wire [31:0] s_i, input wire [4:0] k_i, input wire sat_i,\n\
+        output wire [63:0] fixed_o);\n\
+        wire neg = s_i[31];\n\
+        wire [7:0] e = s_i[30:23];\n\
+        wire ones = (e == 8'hff);\n\
+        wire nan = ones & (s_i[22:0] != 23'd0);\n\
+        wire inf = ones & (s_i[22:0] == 23'd0);\n\
+        wire [23:0] mant = {(e != 8'd0), s_i[22:0]};\n\
+        wire [7:0] e1 = (e == 8'd0) ? 8'd1 : e;\n\
+        wire signed [10:0] sh = $signed({3'd0, e1}) - 11'sd150 + $signed({6'd0, k_i});\n\
+        wire signed [10:0] nsh = -sh;\n\
+        wire left = ~sh[10];\n\
+        wire [63:0] m64 = {40'd0, mant};\n\
+        wire [63:0] mag = left ? ((sh >= 11'sd64) ? 64'd0 : (m64 << sh[5:0]))\n\
+                               : ((nsh >= 11'sd64) ? 64'd0 : (m64 >> nsh[5:0]));\n\
+        wire [23:0] low = (nsh >= 11'sd24) ? 24'hff_ffff : ((24'd1 << nsh[4:0]) - 24'd1);\n\
+        wire inexact = ~left & ((mant & low) != 24'd0);\n\
+        wire [63:0] value = neg ? (~mag + {63'd0, ~inexact}) : mag;\n\
+        wire over = sat_i & (sh > 11'sd38);\n\
+        wire [63:0] sat_v = neg ? 64'hc000_0000_0000_0000 : 64'h4000_0000_0000_0000;\n\
+        assign fixed_o = nan ? 64'd0 : inf ? (sat_i ? sat_v : 64'd0) : over ? sat_v : value;\n\
+        endmodule\n";
+    let prove = |text: &str, tag: &str| {
+        let dir = scratch(tag);
+        std::fs::write(dir.join("fixed.v"), text).expect("writes");
+        std::fs::write(
+            dir.join("equiv.v"),
+            format!(
+                "{reference}\
+                 module half_equiv (input wire [31:0] s, input wire [4:0] k, input wire sat,\n\
+                 input wire half, output wire ok);\n\
+                 wire [63:0] got;\n\
+                 wire [63:0] want;\n\
+                 {name} #(.KW(5), .HalfLsb(7)) u_new (.s_i(s), .k_i(k), .sat_i(sat), .half_i(half), .fixed_o(got));\n\
+                 fixed_ref u_ref (.s_i(s), .k_i(k), .sat_i(sat), .fixed_o(want));\n\
+                 assign ok = (got == want - (half ? 64'd128 : 64'd0));\nendmodule\n",
+                name = fixed.name
+            ),
+        )
+        .expect("writes");
+        tool(
+            "yosys",
+            &[
+                "-q",
+                "-p",
+                "read_verilog fixed.v equiv.v; prep -top half_equiv; flatten; sat -prove ok 1 -verify",
+            ],
+            &dir,
+        )
+    };
+    let out = prove(&fixed.text, "half-equiv");
+    assert!(out.status.success(), "not equal: {}", text(&out));
+    let broken = fixed
+        .text
+        .replace("neg ? inexact : 1'b1", "neg ? ~inexact : 1'b1");
+    assert_ne!(broken, fixed.text, "the mutation applies");
+    let out = prove(&broken, "half-equiv-broken");
+    assert!(!out.status.success(), "a flipped carry-in must be refuted");
 }

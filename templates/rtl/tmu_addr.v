@@ -61,7 +61,6 @@ module {{ name }} #(
 {%- for c in codes %}
   localparam {{ c.0 }} {{ c.1 }} = {{ c.2 }};
 {%- endfor %}
-  localparam [63:0] Half = 64'd1 << (WBits - 1);
   localparam [WrapW-1:0] Clamp = {{ clamp_code }};
 {%- if mirror %}
   localparam [WrapW-1:0] Mirror = {{ mirror_code }};
@@ -178,10 +177,11 @@ module {{ name }} #(
       wire [4:0] kt = {1'b0, lh} + (linear ? WBits[4:0] : 5'd0);
       wire [63:0] fs;
       wire [63:0] ft;
-      {{ fixed }} #(.KW(5)) u_fs (.s_i(s), .k_i(ks), .sat_i(wrap_s == Clamp), .fixed_o(fs));
-      {{ fixed }} #(.KW(5)) u_ft (.s_i(t), .k_i(kt), .sat_i(wrap_t == Clamp), .fixed_o(ft));
-      wire [63:0] us = linear ? fs - Half : fs;
-      wire [63:0] vt = linear ? ft - Half : ft;
+      // Half a texel comes off in the conversion's own carry chain when linear.
+      {{ fixed }} #(.KW(5), .HalfLsb(WBits - 1)) u_fs (.s_i(s), .k_i(ks), .sat_i(wrap_s == Clamp), .half_i(linear), .fixed_o(fs));
+      {{ fixed }} #(.KW(5), .HalfLsb(WBits - 1)) u_ft (.s_i(t), .k_i(kt), .sat_i(wrap_t == Clamp), .half_i(linear), .fixed_o(ft));
+      wire [63:0] us = fs;
+      wire [63:0] vt = ft;
       // Arithmetic shifts on their own: inside the ?: an unsigned operand would make them
       // logical.
       wire signed [63:0] us_sh = $signed(us) >>> WBits;

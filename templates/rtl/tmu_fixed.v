@@ -7,13 +7,18 @@
 //   for every finite s; NaN and infinities give 0.
 // - sat_i = 1 (clamp to edge, explicit LOD): saturated at +-2^62, where no texture
 //   reaches; NaN gives 0, infinities saturate.
-// Combinational: a barrel shifter, an OR of the bits shifted out and an increment.
+// - half_i = 1 subtracts h = 2^HalfLsb from the result (half a texel for bilinear
+//   sampling) in the same carry chain.
+// Combinational: a barrel shifter, an OR of the bits shifted out (a compare a bit) and
+// one 64-bit carry chain.
 module {{ name }} #(
-  parameter integer KW = {{ kw }}  // bits of k
+  parameter integer KW = {{ kw }},  // bits of k
+  parameter integer HalfLsb = 0
 ) (
   input wire [31:0] s_i,
   input wire [KW-1:0] k_i,
   input wire sat_i,
+  input wire half_i,
   output wire [63:0] fixed_o
 );
 
@@ -35,16 +40,34 @@ module {{ name }} #(
   wire [63:0] m64 = {40'd0, mant};
   wire [63:0] mag  = left ? ((sh >= 11'sd64) ? 64'd0 : (m64 << sh[5:0]))
                           : ((nsh >= 11'sd64) ? 64'd0 : (m64 >> nsh[5:0]));
-  // Bits shifted out below the binary point make a negative value floor one lower.
-  wire [23:0] low = (nsh >= 11'sd24) ? 24'hff_ffff : ((24'd1 << nsh[4:0]) - 24'd1);
+  // Bits shifted out below the binary point make a negative value floor one lower:
+  // bit i of the mantissa is shifted out when i < nsh (a compare a bit, no carry).
+  wire [23:0] low;
+  genvar gb;
+  generate
+    for (gb = 0; gb < 24; gb = gb + 1) begin : g_low
+      localparam signed [10:0] Bit = gb;
+      assign low[gb] = (nsh > Bit);
+    end
+  endgenerate
   wire inexact = ~left & ((mant & low) != 24'd0);
-  // -mag - inexact = ~mag + 1 - inexact.
-  wire [63:0] value = neg ? (~mag + {63'd0, ~inexact}) : mag;
+  // value - h in one chain: mag + ~h + 1 for s >= 0; -mag - inexact - h =
+  // ~(mag + (h - 1) + inexact) for s < 0. The carry-in rides on a low bit of 1.
+  localparam [63:0] HalfV = 64'd1 << HalfLsb;
+  wire [63:0] add_b = neg ? (half_i ? HalfV - 64'd1 : {64{1'b1}})
+                          : (half_i ? ~HalfV : {64{1'b1}});
+  wire carry_in = neg ? inexact : 1'b1;
+  wire [64:0] sum = {mag, 1'b1} + {add_b, carry_in};
+  wire unused_sum;
+  assign unused_sum = sum[0];
+  wire [63:0] value = neg ? ~sum[64:1] : sum[64:1];
   wire over = sat_i & (sh > 11'sd38);
-  wire [63:0] sat_v = neg ? SatNeg : SatPos;
+  // The constant results, h subtracted.
+  wire [63:0] zero_v = half_i ? (64'd0 - HalfV) : 64'd0;
+  wire [63:0] sat_v = neg ? (half_i ? SatNeg - HalfV : SatNeg) : (half_i ? SatPos - HalfV : SatPos);
 
-  assign fixed_o = nan ? 64'd0
-                 : inf ? (sat_i ? sat_v : 64'd0)
+  assign fixed_o = nan ? zero_v
+                 : inf ? (sat_i ? sat_v : zero_v)
                  : over ? sat_v
                  : value;
 

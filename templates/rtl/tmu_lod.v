@@ -217,12 +217,12 @@ module {{ name }} #(
       wire [63:0] fv0;
       wire [63:0] fv1;
       wire [63:0] fv2;
-      {{ fixed }} #(.KW(5)) u_fu0 (.s_i(ql[0 +: 32]), .k_i({1'b0, lw0} + 5'd12), .sat_i(1'b0), .fixed_o(fu0));
-      {{ fixed }} #(.KW(5)) u_fu1 (.s_i(ql[LaneW +: 32]), .k_i({1'b0, lw0} + 5'd12), .sat_i(1'b0), .fixed_o(fu1));
-      {{ fixed }} #(.KW(5)) u_fu2 (.s_i(ql[2*LaneW +: 32]), .k_i({1'b0, lw0} + 5'd12), .sat_i(1'b0), .fixed_o(fu2));
-      {{ fixed }} #(.KW(5)) u_fv0 (.s_i(ql[32 +: 32]), .k_i({1'b0, lh0} + 5'd12), .sat_i(1'b0), .fixed_o(fv0));
-      {{ fixed }} #(.KW(5)) u_fv1 (.s_i(ql[LaneW + 32 +: 32]), .k_i({1'b0, lh0} + 5'd12), .sat_i(1'b0), .fixed_o(fv1));
-      {{ fixed }} #(.KW(5)) u_fv2 (.s_i(ql[2*LaneW + 32 +: 32]), .k_i({1'b0, lh0} + 5'd12), .sat_i(1'b0), .fixed_o(fv2));
+      {{ fixed }} #(.KW(5)) u_fu0 (.s_i(ql[0 +: 32]), .k_i({1'b0, lw0} + 5'd12), .sat_i(1'b0), .half_i(1'b0), .fixed_o(fu0));
+      {{ fixed }} #(.KW(5)) u_fu1 (.s_i(ql[LaneW +: 32]), .k_i({1'b0, lw0} + 5'd12), .sat_i(1'b0), .half_i(1'b0), .fixed_o(fu1));
+      {{ fixed }} #(.KW(5)) u_fu2 (.s_i(ql[2*LaneW +: 32]), .k_i({1'b0, lw0} + 5'd12), .sat_i(1'b0), .half_i(1'b0), .fixed_o(fu2));
+      {{ fixed }} #(.KW(5)) u_fv0 (.s_i(ql[32 +: 32]), .k_i({1'b0, lh0} + 5'd12), .sat_i(1'b0), .half_i(1'b0), .fixed_o(fv0));
+      {{ fixed }} #(.KW(5)) u_fv1 (.s_i(ql[LaneW + 32 +: 32]), .k_i({1'b0, lh0} + 5'd12), .sat_i(1'b0), .half_i(1'b0), .fixed_o(fv1));
+      {{ fixed }} #(.KW(5)) u_fv2 (.s_i(ql[2*LaneW + 32 +: 32]), .k_i({1'b0, lh0} + 5'd12), .sat_i(1'b0), .half_i(1'b0), .fixed_o(fv2));
       assign diffs[gq*DiffW + DiffUxLsb +: DeltaW] = absdiff(fu0, fu1);
       assign diffs[gq*DiffW + DiffVxLsb +: DeltaW] = absdiff(fv0, fv1);
       assign diffs[gq*DiffW + DiffUyLsb +: DeltaW] = absdiff(fu0, fu2);
