@@ -193,8 +193,8 @@ fn harness_catches_broken_duts() {
     let r = run_broken(
         &["skid"],
         "hs_skid",
-        "if (out_ready_i | ~out_valid_q) begin",
-        "if (1'b1) begin",
+        "out_load     = out_ready_i | ~out_valid_q;",
+        "out_load     = 1'b1;",
         0.0,
         0.5,
     );
@@ -226,20 +226,20 @@ fn harness_catches_broken_duts() {
     let r = run_broken(
         &["fifo:2"],
         "hs_fifo",
-        "      count_d = count_q + 1'b1;",
-        "      count_d = count_q;",
+        "level_d = (level_q << 1) | LevelOne;",
+        "level_d = level_q;",
         0.0,
         0.0,
     );
     assert!(has_error(&r, "never came (lost?)"), "{:?}", r.errors);
 
-    // Correct data, wrong timing: a FIFO that only accepts when empty runs at half rate.
+    // Correct data, wrong timing: a FIFO that is full at one item runs at half rate.
     // Only the cycle model can see it.
     let r = run_broken(
         &["fifo:4"],
         "hs_fifo",
-        "assign in_ready_o  = (count_q != FullCount);",
-        "assign in_ready_o  = (count_q == {CntW{1'b0}});",
+        "assign full  = level_q[Depth-1];",
+        "assign full  = level_q[0];",
         0.0,
         0.0,
     );

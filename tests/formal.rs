@@ -34,14 +34,12 @@ fn assert_proof(
     kind: StageKind,
     text: &str,
     top: &str,
-    depth: Option<u64>,
+    extra: &[(&str, u64)],
     expect: bool,
     what: &str,
 ) {
     let mut params = vec![("Width", 8u64)];
-    if let Some(d) = depth {
-        params.push(("Depth", d));
-    }
+    params.extend_from_slice(extra);
     let work = scratch(&format!("formal-{}", kind.label().replace(':', "")));
     let proof = prove(text, top, &params, &work).expect("yosys runs");
     assert_eq!(
@@ -76,7 +74,7 @@ fn bubble_and_skid_properties_hold_for_every_reset_style() {
                 kind,
                 &text,
                 &top,
-                None,
+                &[],
                 true,
                 &format!("{top} {kind_reset}/{active}"),
             );
@@ -90,14 +88,17 @@ fn fifo_properties_hold_for_depths_1_to_5() {
         let (kind_reset, active) = RESETS[depth as usize % RESETS.len()];
         let kind = StageKind::Fifo { depth };
         let (top, text) = module(kind, kind_reset, active);
-        assert_proof(
-            kind,
-            &text,
-            &top,
-            Some(u64::from(depth)),
-            true,
-            &format!("fifo depth {depth}"),
-        );
+        // The thermometer fill level (the default at these depths) and the binary count.
+        for (thermo, label) in [(u64::from(depth), "thermometer"), (0, "binary count")] {
+            assert_proof(
+                kind,
+                &text,
+                &top,
+                &[("Depth", u64::from(depth)), ("ThermoDepth", thermo)],
+                true,
+                &format!("fifo depth {depth}, {label}"),
+            );
+        }
     }
 }
 
@@ -113,15 +114,21 @@ fn broken_skid_variants_fail_the_proof() {
         ),
         // The held output reloads from the input: data changes under stall.
         (
-            "if (out_ready_i | ~out_valid_q) begin",
-            "if (1'b1) begin",
+            "out_load     = out_ready_i | ~out_valid_q;",
+            "out_load     = 1'b1;",
             "reload while stalled",
         ),
         // The skid is not drained first: order breaks.
         (
-            "      if (skid_valid_q) begin\n        out_valid_d  = 1'b1;",
-            "      if (1'b0) begin\n        out_valid_d  = 1'b1;",
+            "out_data_d   = skid_valid_q ? skid_data_q : in_data_i;",
+            "out_data_d   = in_data_i;",
             "skid bypassed",
+        ),
+        // The skid copies the input while it holds an item: the held item is lost.
+        (
+            "if (skid_free_q) begin\n      skid_data_q <= in_data_i;",
+            "if (1'b1) begin\n      skid_data_q <= in_data_i;",
+            "skid overwritten",
         ),
     ];
     for (from, to, what) in cases {
@@ -129,7 +136,7 @@ fn broken_skid_variants_fail_the_proof() {
             StageKind::Skid,
             &mutate(&text, from, to),
             &top,
-            None,
+            &[],
             false,
             what,
         );
@@ -148,26 +155,54 @@ fn broken_bubble_and_fifo_variants_fail_the_proof() {
         StageKind::Bubble,
         &broken,
         &top,
-        None,
+        &[],
         false,
         "bubble overwrites a held item",
     );
 
     let kind = StageKind::Fifo { depth: 3 };
     let (top, text) = module(kind, "async", "low");
-    let overflow = mutate(
-        &text,
-        "assign in_ready_o  = (count_q != FullCount);",
-        "assign in_ready_o  = 1'b1;",
-    );
-    assert_proof(
-        kind,
-        &overflow,
-        &top,
-        Some(3),
-        false,
-        "fifo accepts when full",
-    );
+    let binary = [("Depth", 3), ("ThermoDepth", 0)];
+    let thermo = [("Depth", 3), ("ThermoDepth", 3)];
+    let cases: [(&str, &str, &[(&str, u64)], &str); 5] = [
+        // The full flag never sets: the FIFO accepts when full.
+        (
+            "full_d  = grow ? (count_q == LastCount) : (full_q & ~shrink);",
+            "full_d  = 1'b0;",
+            &binary,
+            "fifo accepts when full",
+        ),
+        // The empty flag does not set on the last pop: a stale item is offered again.
+        (
+            "empty_d = shrink ? (count_q == OneCount) : (empty_q & ~grow);",
+            "empty_d = shrink ? 1'b0 : (empty_q & ~grow);",
+            &binary,
+            "fifo never empties",
+        ),
+        // The thermometer does not fall on a pop.
+        (
+            "level_d = level_q >> 1;",
+            "level_d = level_q;",
+            &thermo,
+            "fifo level ignores pops",
+        ),
+        // The free-entry write also runs when full: it overwrites the oldest item.
+        (
+            "if (~full) begin\n      mem_q[wr_ptr_q] <= in_data_i;",
+            "if (1'b1) begin\n      mem_q[wr_ptr_q] <= in_data_i;",
+            &thermo,
+            "fifo writes over its head when full",
+        ),
+        (
+            "if (~full) begin\n      mem_q[wr_ptr_q] <= in_data_i;",
+            "if (1'b1) begin\n      mem_q[wr_ptr_q] <= in_data_i;",
+            &binary,
+            "fifo (binary count) writes over its head when full",
+        ),
+    ];
+    for (from, to, params, what) in cases {
+        assert_proof(kind, &mutate(&text, from, to), &top, params, false, what);
+    }
     let wrap = mutate(
         &text,
         "rd_ptr_d = (rd_ptr_q == LastPtr) ? {PtrW{1'b0}} : rd_ptr_q + 1'b1;",
@@ -177,7 +212,7 @@ fn broken_bubble_and_fifo_variants_fail_the_proof() {
         kind,
         &wrap,
         &top,
-        Some(3),
+        &[("Depth", 3)],
         false,
         "fifo read pointer misses the wrap at Depth 3",
     );

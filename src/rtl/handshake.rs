@@ -33,9 +33,17 @@ pub struct HsFifo {
     pub width: u32,
     /// The default of the `Depth` parameter; instances override it.
     pub depth: u32,
+    /// The default of `ThermoDepth`: depths up to it keep a thermometer fill level.
+    pub thermo_depth: u32,
     pub rst: Rst,
     pub stamp: String,
 }
+
+/// Deepest FIFO whose fill level is a thermometer: Depth flops instead of a count and
+/// two flags, which takes the count's carry off the ready path (seed001_tmu's 16-deep
+/// chain FIFO: its count was the critical path at 233 MHz on ECP5). Deeper queues (the
+/// cache's pass queue) keep the binary count.
+pub const FIFO_THERMO_DEPTH: u32 = 32;
 
 /// The block kind (template and module base name) of a stage kind; `None` for bypass.
 pub fn block_kind(kind: StageKind) -> Option<&'static str> {
@@ -77,12 +85,14 @@ pub fn module_for(ctx: &Ctx, kind: StageKind, width: u32) -> Result<Option<Modul
         )?,
         StageKind::Fifo { depth } => {
             parameters.insert("Depth".into(), u64::from(depth));
+            parameters.insert("ThermoDepth".into(), u64::from(FIFO_THERMO_DEPTH));
             render(
                 &name,
                 &HsFifo {
                     name: name.clone(),
                     width,
                     depth,
+                    thermo_depth: FIFO_THERMO_DEPTH,
                     rst,
                     stamp,
                 },

@@ -20,7 +20,9 @@ module {{ name }} #(
   wire load;
 
   assign in_ready_o = out_ready_i | ~valid_q;
-  assign load       = in_valid_i & in_ready_o;
+  // The register loads whenever it may take an item, whether or not one comes, so no
+  // valid bit reaches the data flops' enables (an empty register's data is never read).
+  assign load       = in_ready_o;
 
   always @(*) begin
     valid_d = valid_q;
@@ -37,7 +39,7 @@ module {{ name }} #(
     end
   end
 
-  // Datapath: no reset, loads only on a transfer in.
+  // Datapath: no reset.
   always @(posedge clk_i) begin
     if (load) begin
       data_q <= in_data_i;
