@@ -143,6 +143,9 @@ fn broken_skid_variants_fail_the_proof() {
     }
 }
 
+/// A mutation (from, to), the parameters it is proven under, and what it breaks.
+type Mutation<'a> = (&'a str, &'a str, &'a [(&'a str, u64)], &'a str);
+
 #[test]
 fn broken_bubble_and_fifo_variants_fail_the_proof() {
     let (top, text) = module(StageKind::Bubble, "sync", "high");
@@ -164,7 +167,7 @@ fn broken_bubble_and_fifo_variants_fail_the_proof() {
     let (top, text) = module(kind, "async", "low");
     let binary = [("Depth", 3), ("ThermoDepth", 0)];
     let thermo = [("Depth", 3), ("ThermoDepth", 3)];
-    let cases: [(&str, &str, &[(&str, u64)], &str); 5] = [
+    let cases: [Mutation; 5] = [
         // The full flag never sets: the FIFO accepts when full.
         (
             "full_d  = grow ? (count_q == LastCount) : (full_q & ~shrink);",
