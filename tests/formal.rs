@@ -222,7 +222,8 @@ fn broken_bubble_and_fifo_variants_fail_the_proof() {
 }
 
 /// A `[mem]` config with `n` requesters under `policy`; accesses cycle through
-/// read, both, write; priorities `prio(i)`.
+/// read, both, write; priorities `prio(i)`. At the default 200 MHz the arbiter has its
+/// grant queue; [`at_mhz`] gives the same config at another clock.
 fn mem_config(n: usize, policy: &str, reset: (&str, &str), prio: fn(usize) -> u32) -> String {
     let mut t = format!(
         "[design]\nname = \"fm\"\nmodule_prefix = \"f_\"\n[reset]\nkind = \"{}\"\nactive = \"{}\"\n\
@@ -239,6 +240,12 @@ fn mem_config(n: usize, policy: &str, reset: (&str, &str), prio: fn(usize) -> u3
         );
     }
     t
+}
+
+/// `toml` with a `[clock]` of `mhz`: at 50 MHz the arbiter loads each winner straight
+/// into its burst register (no grant queue).
+fn at_mhz(toml: &str, mhz: u32) -> String {
+    format!("{toml}[clock]\ntarget_mhz = {mhz}.0\n")
 }
 
 /// Proves `mem_arb` of the config, with `mutate` applied to its text first; returns the
@@ -276,8 +283,10 @@ fn mem_arb_properties_hold_for_each_policy_size_and_reset() {
         mem_config(3, "classes", ("sync", "high"), |i| u32::from(i > 0)),
     ];
     for toml in configs {
-        let proof = prove_mem_arb(&toml, None);
-        assert!(proof.proven, "{toml}\n{}", tail(&proof.log));
+        for toml in [toml.clone(), at_mhz(&toml, 50)] {
+            let proof = prove_mem_arb(&toml, None);
+            assert!(proof.proven, "{toml}\n{}", tail(&proof.log));
+        }
     }
 }
 
@@ -298,14 +307,24 @@ fn broken_mem_arb_variants_fail_the_proof() {
             "assign r1_wdata_ready_o = wskid_in_ready;",
         ),
         // A grant with nobody asking.
-        ("grant = take & (|req_valid);", "grant = take;"),
+        ("grant = arb_take & (|req_valid);", "grant = arb_take;"),
+        // The grant queue's head does not move on: a burst is loaded twice.
+        ("gq_rd_q    <= gq_rd_q ^ load;", "gq_rd_q    <= gq_rd_q;"),
+        // The arbitration writes the queue when it is full: a queued grant is lost.
+        (
+            "if (arb_take) begin\n      gq_gnt_q[gq_wr_q]",
+            "if (1'b1) begin\n      gq_gnt_q[gq_wr_q]",
+        ),
         // The priority matrix is not a total order: with neither masked, members 0 and 1 both win.
         (
             "(rr_req[0] & (rr_mask_q[0] | ~rr_mask_q[1]))",
             "(rr_req[0] & (rr_mask_q[0] & ~rr_mask_q[1]))",
         ),
         // The room flop ignores the tag count: a read is sent with the tag FIFO full.
-        ("tag_room_d = (tags_d != TagsFull);", "tag_room_d = 1'b1;"),
+        (
+            "tag_room_d = tags_grow ? (tags_q != TagsLast) : (tag_room_q | tags_shrink);",
+            "tag_room_d = 1'b1;",
+        ),
     ];
     for (from, to) in mutations {
         let proof = prove_mem_arb(&rr, Some((from, to)));
@@ -315,4 +334,16 @@ fn broken_mem_arb_variants_fail_the_proof() {
             tail(&proof.log)
         );
     }
+    // Without the grant queue (50 MHz) the burst register loads this clock's winner: a
+    // load with nobody asking leaves the port busy with no grant.
+    let slow = at_mhz(&rr, 50);
+    let proof = prove_mem_arb(
+        &slow,
+        Some(("wire nxt_valid = |req_valid;", "wire nxt_valid = 1'b1;")),
+    );
+    assert!(
+        !proof.proven && proof.log.contains("proof did fail"),
+        "the direct arbiter loading with nobody asking was not caught:\n{}",
+        tail(&proof.log)
+    );
 }

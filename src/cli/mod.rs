@@ -517,7 +517,9 @@ pub fn describe(cfg: &Config, design: &Design) -> String {
             },
             m.outstanding_reads
         );
-        for w in crate::rtl::mem_arb::worst_case_waits(m) {
+        let pipe =
+            crate::iface::mem_arb::Pipe::new(m, &crate::iface::timing::Timing::new(&cfg.clock));
+        for w in crate::rtl::mem_arb::worst_case_waits(m, &pipe) {
             s += &format!("           worst-case wait {}\n", w.describe());
         }
         if let Some(map) = &m.map {

@@ -24,6 +24,12 @@ pub struct Pipe {
     /// ready select before the read skid's load; with it the routing comes from flops (the
     /// tag arrives long before its beats, so no beat waits for it).
     pub rtag_stage: bool,
+    /// A two-entry grant queue between the arbitration and the burst register. Without
+    /// it the burst register loads this clock's winner in the clock the burst before ends,
+    /// so the burst's end (the memory's ready, the writer's valid), the winner's pick and
+    /// its request's select are one path; with it the two halves meet only at flops, and
+    /// a request reaches memory a clock later (still one a clock).
+    pub grant_queue: bool,
 }
 
 impl Pipe {
@@ -31,7 +37,20 @@ impl Pipe {
         Self {
             wdata_stage: !t.fits(&Self::wdata_path(mem)),
             rtag_stage: !t.fits(&Self::rtag_path(mem)),
+            grant_queue: !t.fits(&Self::grant_path(mem)),
         }
+    }
+
+    /// The next burst in one clock: the burst's end from the state, the memory's ready
+    /// and the granted writer's valid (three levels, beside the pick), the winner's
+    /// request selected over the requesters, the burst register's load.
+    pub fn grant_path(mem: &Mem) -> [Op; 3] {
+        [Op::Lut(3), Op::Mux(mem.requesters.len() as u32), Op::Lut(1)]
+    }
+
+    /// Bursts the grant queue holds when full.
+    pub fn queued_bursts(&self) -> u32 {
+        if self.grant_queue { 2 } else { 0 }
     }
 
     /// A read beat's routing in one clock: the tag FIFO's LUT RAM read, the id compare,
@@ -82,10 +101,20 @@ impl Pipe {
         }
     }
 
+    /// The arbitration, as the header and `gpurtl check` say it.
+    pub fn grant_line(&self) -> String {
+        if self.grant_queue {
+            "winners through a two-entry grant queue".into()
+        } else {
+            "winners straight into the burst register".into()
+        }
+    }
+
     /// The line `gpurtl check` prints.
     pub fn describe(&self) -> String {
         format!(
-            "{}; {}; one beat a clock",
+            "{}; {}; {}; one beat a clock",
+            self.grant_line(),
             self.wdata_line(),
             self.rtag_line()
         )

@@ -13,7 +13,8 @@ use super::{Ctx, Module, RenderError, Rst, Unit, render};
 use crate::config::{ADDR_BITS, Mem, Policy, StageKind};
 #[cfg(test)]
 use crate::iface::field::width;
-use crate::iface::mem_arb::{Field, Pipe, describe, lsb_params, req_fields, tag_fields};
+pub use crate::iface::mem_arb::Pipe;
+use crate::iface::mem_arb::{Field, describe, lsb_params, req_fields, tag_fields};
 use crate::iface::timing::Timing;
 // rtl/mod.rs, sim and the tests name the port and the ports here.
 pub use crate::iface::mem_arb::{RwMemPort, req_width, rw_mem_port, unit_ports};
@@ -34,9 +35,9 @@ impl Wait {
     pub fn describe(&self) -> String {
         match (self.bursts, self.clocks) {
             (Some(b), Some(c)) => format!(
-                "{}: at most {b} burst(s) ahead of it (the one in progress and {} granted after its request), {c} clock(s)",
+                "{}: at most {b} burst(s) ahead of it (the one in progress, any queued, and {} granted after its request), {c} clock(s)",
                 self.name,
-                b - 1
+                self.grants_to_others.unwrap_or(0)
             ),
             _ => format!(
                 "{}: can starve: a higher priority requester can hold the port indefinitely",
@@ -57,11 +58,12 @@ fn occupancy(mem: &Mem, i: usize) -> u64 {
     }
 }
 
-/// The worst-case wait of every requester under the config's policy. A requester in the
-/// highest class (all of them under round robin, the first under fixed priority) waits
-/// for the burst in progress and at most one burst of each other member of its class;
-/// any lower class can starve.
-pub fn worst_case_waits(mem: &Mem) -> Vec<Wait> {
+/// The worst-case wait of every requester under the config's policy and pipeline. A
+/// requester in the highest class (all of them under round robin, the first under fixed
+/// priority) waits for the burst in progress, the bursts already in the grant queue (of
+/// anyone), and at most one burst of each other member of its class; any lower class can
+/// starve.
+pub fn worst_case_waits(mem: &Mem, pipe: &Pipe) -> Vec<Wait> {
     let classes = mem.classes();
     let n = mem.requesters.len();
     (0..n)
@@ -82,10 +84,16 @@ pub fn worst_case_waits(mem: &Mem) -> Vec<Wait> {
                 .map(|j| occupancy(mem, j))
                 .max()
                 .unwrap_or(0);
-            let clocks = in_progress + others.iter().map(|&j| occupancy(mem, j)).sum::<u64>();
+            // A queued burst can be anyone's; its own clock through the queue on top.
+            let queued = u64::from(pipe.queued_bursts());
+            let longest = (0..n).map(|j| occupancy(mem, j)).max().unwrap_or(0);
+            let through_queue = queued * longest + u64::from(pipe.grant_queue);
+            let clocks = in_progress
+                + through_queue
+                + others.iter().map(|&j| occupancy(mem, j)).sum::<u64>();
             Wait {
                 name,
-                bursts: Some(others.len() as u32 + 1),
+                bursts: Some(others.len() as u32 + 1 + pipe.queued_bursts()),
                 clocks: Some(clocks),
                 grants_to_others: Some(others.len() as u32),
             }
@@ -291,7 +299,8 @@ impl MemArb {
         let len_w = mem.len_bits();
         let reqs: Vec<ReqCtx> = (0..mem.requesters.len()).map(|i| req_ctx(mem, i)).collect();
         let classes: Vec<ClassCtx> = mem.classes().iter().map(|m| class_ctx(mem, m)).collect();
-        let waits = worst_case_waits(mem);
+        let pipe = Pipe::new(mem, timing);
+        let waits = worst_case_waits(mem, &pipe);
         let top = &mem.classes()[0];
         let bounds = waits
             .iter()
@@ -341,7 +350,7 @@ impl MemArb {
             classes,
             bounds,
             waits: waits.iter().map(Wait::describe).collect(),
-            pipe: Pipe::new(mem, timing),
+            pipe,
             target_mhz: format!("{:.0}", 1000.0 / timing.period_ns),
         }
     }

@@ -6,7 +6,7 @@ use serde::Serialize;
 
 use super::{MemRows, MemTiming, SimOptions, SimReport};
 use crate::config::{Config, Policy};
-use crate::rtl::mem_arb::{Wait, worst_case_waits};
+use crate::rtl::mem_arb::{Pipe, Wait, worst_case_waits};
 
 #[derive(Debug, Clone, Serialize)]
 pub struct MemArbReport {
@@ -104,7 +104,10 @@ pub fn with_figures(mut r: SimReport, cfg: &Config, opt: &SimOptions, rows: MemR
         switches: m.switches.unwrap_or(0),
         switch_idle_total: m.switch_idle_total.unwrap_or(0),
         switch_idle_max: m.switch_idle_max.unwrap_or(0),
-        worst_case_waits: worst_case_waits(mem),
+        worst_case_waits: worst_case_waits(
+            mem,
+            &Pipe::new(mem, &crate::iface::timing::Timing::new(&cfg.clock)),
+        ),
         mem: opt.mem,
         rows,
     });

@@ -72,11 +72,12 @@ impl UnitDef for MemArb {
         let Some(mem) = cfg.mem.as_ref() else {
             return Vec::new();
         };
-        let mut notes: Vec<String> = rtl::mem_arb::worst_case_waits(mem)
+        let pipe = Pipe::new(mem, &Timing::new(&cfg.clock));
+        let mut notes: Vec<String> = rtl::mem_arb::worst_case_waits(mem, &pipe)
             .iter()
             .map(|w| format!("worst-case wait {}", w.describe()))
             .collect();
-        notes.push(Pipe::new(mem, &Timing::new(&cfg.clock)).describe());
+        notes.push(pipe.describe());
         notes
     }
 }

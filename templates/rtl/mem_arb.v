@@ -10,24 +10,45 @@
 // follow on mem_wdata_*, in request order; a read burst's beats come back on mem_rdata_*,
 // in request order.
 //
+{%- if pipe.grant_queue %}
+// A winner is taken into a two-entry grant queue (its request, its one-hot grant and id)
+// in the clock its request is taken, whenever the queue has room; the burst register
+// (addr_q, len_q, write_q, gnt_q) loads the queue's head when the port is free or its
+// burst ends. So the arbitration and the burst's end are a clock apart and neither waits
+// for the other: requests are taken one a clock, and bursts follow each other with no
+// idle clock on the memory's data beats.
+{%- else %}
 // A winner is registered into the burst register (addr_q, len_q, write_q, gnt_q) in the
-// clock its request is taken; the grant is held until the burst ends: for a write, when
-// its last beat has left the requester and the request has gone to memory; for a read,
-// when the request has gone to memory (its beats return through a tag FIFO of
-// Outstanding = {{ outstanding }} read bursts, {{ tag_layout }}, which routes them to their requester in
-// order). The next winner is chosen in the clock a burst ends, so bursts of different
-// requesters follow each other with no idle clock on the memory's data beats.
+// clock its request is taken. The next winner is chosen in the clock a burst ends, so
+// bursts of different requesters follow each other with no idle clock on the memory's
+// data beats.
+{%- endif %}
+// The grant is held until the burst ends: for a write, when its last beat has left the
+// requester and the request has gone to memory; for a read, when the request has gone to
+// memory (its beats return through a tag FIFO of Outstanding = {{ outstanding }} read bursts,
+// {{ tag_layout }}, which routes them to their requester in order).
 // Write data and read data pass through skid registers (hs_skid); the tag FIFO is hs_fifo.
 // Pipeline for the {{ target_mhz }} MHz target: {{ pipe.wdata_line() }};
 // {{ pipe.rtag_line() }}.
 //
-// Worst-case wait (clocks from a request to its grant, with a memory that takes a request
-// and a write beat every clock, writers that send beats without gaps, and room in the
-// tag FIFO; a burst holds the grant 1 clock for a read, its length for a write):
+// Worst-case wait (clocks from a request to its burst holding the port, with a memory
+// that takes a request and a write beat every clock, writers that send beats without
+// gaps, and room in the tag FIFO; a burst holds the port 1 clock for a read, its length
+// for a write):
 {%- for w in waits %}
 //   {{ w }}
 {%- endfor %}
 //
+{%- if pipe.grant_queue %}
+// Latency: a request is taken in the clock it arrives when the grant queue has room (its
+// ready is combinational) and goes to memory 2 clocks later at the earliest; write beats
+// reach memory {{ pipe.write_latency() }} clock(s) after they are taken, read beats reach the requester 1
+// clock after memory offers them.
+// Throughput: one burst per clock for reads, one beat per clock for write data.
+// Combinational paths: every <requester>_req_ready_o depends on all
+// <requester>_req_valid_i (the arbitration), and on nothing from the memory side.
+// Every other output comes from flops.
+{%- else %}
 // Latency: a request is taken in the clock it arrives when the port is free (its ready is
 // combinational) and goes to memory in the next clock; write beats reach memory {{ pipe.write_latency() }} clock(s)
 // after they are taken, read beats reach the requester 1 clock after memory offers them.
@@ -36,8 +57,9 @@
 // <requester>_req_valid_i and request data, on mem_req_ready_i and on the granted
 // writer's <requester>_wdata_valid_i (the burst ends and the next is taken in one clock).
 // Every other output comes from flops.
-// Cost: a burst register ({{ addr_bits }} + {{ len_bits }} + 2 + {{ n }} bits), a beat counter and its done
-// flag, one round-robin mask per class of two or more, two {{ data_bits }}-bit skid buffers,{% if pipe.wdata_stage %} a
+{%- endif %}
+// Cost: a burst register ({{ addr_bits }} + {{ len_bits }} + 2 + {{ n }} bits),{% if pipe.grant_queue %} a two-entry grant queue of
+// the same fields and an id,{% endif %} a beat counter and its done flag, one round-robin mask per class of two or more, two {{ data_bits }}-bit skid buffers,{% if pipe.wdata_stage %} a
 // {{ data_bits }}-bit beat register,{% endif %} a {{ outstanding }}-entry tag FIFO{% if pipe.rtag_stage %} and its head register{% endif %}.
 module {{ name }} #(
   // Read bursts in flight: free to override.
@@ -170,6 +192,43 @@ module {{ name }} #(
   end
 
   // ---------------------------------------------------------------------------------
+  // The next burst: what the burst register loads when the port is free or its burst
+  // ends.
+  wire arb_take;  // the arbitration may take a request this clock
+  wire grant = arb_take & (|req_valid);
+{%- if pipe.grant_queue %}
+  // The grant queue: a ring of two entries, written at gq_wr_q and read at gq_rd_q. The
+  // entry at gq_wr_q is free whenever the queue has room, so it takes the arbitration's
+  // result every such clock (its enable is the valid flops alone) and keeps it when a
+  // request was taken.
+  reg [1:0] gq_valid_q;
+  reg [1:0] gq_valid_d;
+  reg gq_wr_q;
+  reg gq_rd_q;
+  // Flops, not LUT RAM: a LUT RAM's read is slower than a 2:1 mux of flops.
+  (* ram_style = "logic" *) reg [N-1:0] gq_gnt_q [0:1];
+  (* ram_style = "logic" *) reg [AddrW-1:0] gq_addr_q [0:1];
+  (* ram_style = "logic" *) reg [LenW-1:0] gq_len_q [0:1];
+  (* ram_style = "logic" *) reg gq_write_q [0:1];
+  (* ram_style = "logic" *) reg [IdW-1:0] gq_id_q [0:1];
+  assign arb_take = ~(gq_valid_q[0] & gq_valid_q[1]);
+  wire nxt_valid = gq_valid_q[gq_rd_q];
+  wire [N-1:0] nxt_gnt = gq_gnt_q[gq_rd_q] & {N{nxt_valid}};
+  wire [AddrW-1:0] nxt_addr = gq_addr_q[gq_rd_q];
+  wire [LenW-1:0] nxt_len = gq_len_q[gq_rd_q];
+  wire nxt_write = gq_write_q[gq_rd_q];
+  wire [IdW-1:0] nxt_id = gq_id_q[gq_rd_q];
+{%- else %}
+  // No grant queue at this clock: the burst register loads the winner of this clock.
+  wire nxt_valid = |req_valid;
+  wire [N-1:0] nxt_gnt = pick;
+  wire [AddrW-1:0] nxt_addr = pick_addr;
+  wire [LenW-1:0] nxt_len = pick_len;
+  wire nxt_write = pick_write;
+  wire [IdW-1:0] nxt_id = pick_id;
+{%- endif %}
+
+  // ---------------------------------------------------------------------------------
   // The burst register: who holds the port, and its request.
   reg busy_q;
   reg busy_d;
@@ -216,8 +275,11 @@ module {{ name }} #(
   wire wfire = wtake & wsel_valid;
   wire             burst_done = busy_q & (sent_q | issue) &
                                 (~write_q | wdone | (wfire & wlast));
-  wire take = ~busy_q | burst_done;
-  wire grant = take & (|req_valid);
+  wire take = ~busy_q | burst_done;  // the burst register takes the next burst
+  wire load = take & nxt_valid;
+{%- if !pipe.grant_queue %}
+  assign arb_take = take;
+{%- endif %}
 
   // The granted writer's beat.
 {%- if any_writer %}
@@ -245,12 +307,12 @@ module {{ name }} #(
     wdone_d = wdone_q | (wfire & wlast);
     wlast_d = wfire ? (wbeat_d == len_q) : wlast_q;
     if (take) begin
-      busy_d  = grant;
-      gnt_d   = pick;
+      busy_d  = nxt_valid;
+      gnt_d   = nxt_gnt;
       sent_d  = 1'b0;
       wbeat_d = {LenW{1'b0}};
       wdone_d = 1'b0;
-      wlast_d = (pick_len == {LenW{1'b0}});
+      wlast_d = (nxt_len == {LenW{1'b0}});
     end
   end
 
@@ -277,25 +339,60 @@ module {{ name }} #(
   always @(posedge clk_i{{ rst.edge }}) begin
     if ({{ rst.active }}) begin
       {{ c.label }}_mask_q <= { {{- c.size }}{1'b0}};
-    end else if (take & ({{ c.any_pick }})) begin
+    end else if (arb_take & ({{ c.any_pick }})) begin
       {{ c.label }}_mask_q <= {{ c.label }}_mask_d;
     end
   end
 {%- endif %}
 {%- endfor %}
 
-  // Datapath: loaded with the winner's request, no reset.
+  // Datapath: loaded with the next burst's request whenever the burst register takes
+  // one, no reset (with no next burst the port is idle and the fields unused).
   always @(posedge clk_i) begin
+    if (take) begin
+      addr_q  <= nxt_addr;
+      len_q   <= nxt_len;
+      write_q <= nxt_write;
+      id_q    <= nxt_id;
+    end
+  end
+{%- if pipe.grant_queue %}
+
+  always @(*) begin
+    gq_valid_d = gq_valid_q;
     if (grant) begin
-      addr_q  <= pick_addr;
-      len_q   <= pick_len;
-      write_q <= pick_write;
-      id_q    <= pick_id;
+      gq_valid_d[gq_wr_q] = 1'b1;
+    end
+    if (load) begin
+      gq_valid_d[gq_rd_q] = 1'b0;
     end
   end
 
+  always @(posedge clk_i{{ rst.edge }}) begin
+    if ({{ rst.active }}) begin
+      gq_valid_q <= 2'b00;
+      gq_wr_q    <= 1'b0;
+      gq_rd_q    <= 1'b0;
+    end else begin
+      gq_valid_q <= gq_valid_d;
+      gq_wr_q    <= gq_wr_q ^ grant;
+      gq_rd_q    <= gq_rd_q ^ load;
+    end
+  end
+
+  always @(posedge clk_i) begin
+    if (arb_take) begin
+      gq_gnt_q[gq_wr_q]   <= pick;
+      gq_addr_q[gq_wr_q]  <= pick_addr;
+      gq_len_q[gq_wr_q]   <= pick_len;
+      gq_write_q[gq_wr_q] <= pick_write;
+      gq_id_q[gq_wr_q]    <= pick_id;
+    end
+  end
+{%- endif %}
+
 {%- for r in reqs %}
-  assign {{ r.name }}_req_ready_o = take & pick[{{ r.idx }}];
+  assign {{ r.name }}_req_ready_o = arb_take & pick[{{ r.idx }}];
 {%- endfor %}
 
   assign mem_req_valid_o = busy_q & ~sent_q & can_send;
@@ -391,14 +488,17 @@ module {{ name }} #(
   wire unused_tag_in_ready;
   assign unused_tag_in_ready = tag_in_ready;  // the same as tag_room_q (FORMAL checks it)
 
+  // The count's neighbours and the compare come from flops; the push and pop only
+  // select, so no carry lies between a beat's pop and the room flop.
+  localparam [TagCntW-1:0] TagsLast = TagsFull - 1'b1;
+  wire [TagCntW-1:0] tags_up = tags_q + 1'b1;
+  wire [TagCntW-1:0] tags_down = tags_q - 1'b1;
+  wire tags_grow = tag_push & ~tag_popped;
+  wire tags_shrink = tag_popped & ~tag_push;
+
   always @(*) begin
-    tags_d = tags_q;
-    if (tag_push & ~tag_popped) begin
-      tags_d = tags_q + 1'b1;
-    end else if (tag_popped & ~tag_push) begin
-      tags_d = tags_q - 1'b1;
-    end
-    tag_room_d = (tags_d != TagsFull);
+    tags_d = tags_grow ? tags_up : (tags_shrink ? tags_down : tags_q);
+    tag_room_d = tags_grow ? (tags_q != TagsLast) : (tag_room_q | tags_shrink);
   end
 
   always @(posedge clk_i{{ rst.edge }}) begin
@@ -617,6 +717,24 @@ module {{ name }} #(
       assert(tags_q == f_fifo_tags_q);
       assert(tag_room_q == (tags_q != TagsFull));
       assert(tag_room_q == tag_in_ready);
+{%- if pipe.grant_queue %}
+      // The grant queue is a ring of two whose head is its older entry, and a queued
+      // grant is one requester's.
+      if (gq_valid_q[0] == gq_valid_q[1]) begin
+        assert(gq_wr_q == gq_rd_q);
+      end else begin
+        assert(gq_wr_q != gq_rd_q);
+        assert(gq_valid_q[gq_rd_q]);
+      end
+      if (gq_valid_q[0]) begin
+        assert(gq_gnt_q[0] != {N{1'b0}});
+        assert((gq_gnt_q[0] & (gq_gnt_q[0] - 1'b1)) == {N{1'b0}});
+      end
+      if (gq_valid_q[1]) begin
+        assert(gq_gnt_q[1] != {N{1'b0}});
+        assert((gq_gnt_q[1] & (gq_gnt_q[1] - 1'b1)) == {N{1'b0}});
+      end
+{%- endif %}
       // A grant is held until its burst ends.
       if (f_open_q) begin
         assert(busy_q);
