@@ -524,7 +524,7 @@ mod tests {
                 family: crate::config::Family::Ecp5,
             }))
         };
-        let (slow, mid, fast) = (at(50.0), at(100.0), at(200.0));
+        let (slow, mid, fast) = (at(50.0), at(70.0), at(200.0));
         assert_eq!(
             (slow.ram_reg, slow.check_reg, slow.word_reg),
             (false, false, false)
@@ -544,7 +544,7 @@ mod tests {
         assert_eq!(fast.states().len(), STATES.len());
         assert!(fast.describe().contains("5 clocks a command, 2 a page hop"));
         // Between them, a registered verdict whose word sums still fit before it.
-        let t = at(115.0);
+        let t = at(100.0);
         assert_eq!((t.ram_reg, t.check_reg, t.word_reg), (true, true, false));
         assert_eq!(t.command_clocks(), 4);
     }

@@ -109,6 +109,9 @@ module {{ name }} #(
   localparam [InitW:0] InitPages = Pages[InitW:0];
   localparam [InitW:0] InitObjs = Objs[InitW:0];
   localparam [InitW:0] InitTex = TexEntries[InitW:0];
+  localparam [InitW:0] InitPagesLast = InitPages - 1'b1;
+  localparam [InitW:0] InitObjsLast = InitObjs - 1'b1;
+  localparam [InitW:0] InitTexLast = InitTex - 1'b1;
   // The map's counts at the widths they are compared with, and the last clock of the
   // initialisation.
 {%- for (r, n, v) in limits %}
@@ -194,7 +197,7 @@ module {{ name }} #(
   reg pt_we;
   reg [PageW-1:0] pt_waddr;
   reg [PageW-1:0] pt_wdata;
-  reg [PageW-1:0] pt_raddr;
+  wire [PageW-1:0] pt_raddr;
   reg [PageW-1:0] pt_rdata_q;
   (* no_rw_check *)
   reg [EntryW-1:0] obj_mem [0:Objs-1];
@@ -445,7 +448,6 @@ module {{ name }} #(
     pt_we         = 1'b0;
     pt_waddr      = init_q[PageW-1:0];
     pt_wdata      = init_q[PageW-1:0] + {{ page_one }};
-    pt_raddr      = prev_q;
     obj_we        = 1'b0;
     obj_waddr     = cmd_obj_q;
     obj_wdata     = {1'b1, 32'd0, cmd_arg_q, prev_q, head_q};
@@ -458,9 +460,9 @@ module {{ name }} #(
       StInit: begin
         // next(p) = p + 1, the last page pointing back to page 0; every index block and
         // texture level free.
-        pt_we     = {1'b0, init_q} < InitPages;
-        obj_we    = {1'b0, init_q} < InitObjs;
-        tex_we    = {1'b0, init_q} < InitTex;
+        pt_we     = init_pt_q;
+        obj_we    = init_obj_q;
+        tex_we    = init_tex_q;
         obj_waddr = init_q[ObjW-1:0];
         obj_wdata = {EntryW{1'b0}};
         tex_waddr = init_q[TexW-1:0];
@@ -535,7 +537,6 @@ module {{ name }} #(
           // The response waits for the walk: read next(vd_from) now.
           rsp_valid_d = 1'b0;
           state_d     = {{ after_hop_read }};
-          pt_raddr    = vd_from;
           prev_d      = vd_from;
           left_d      = vd_hops;
           last_d      = (vd_hops == {{ count_one }});
@@ -563,7 +564,6 @@ module {{ name }} #(
           end
         end else begin
           state_d  = {{ after_hop_read }};
-          pt_raddr = pt_word;
           prev_d   = pt_word;
           left_d   = left_q - {{ count_one }};
           last_d   = (left_d == {{ count_one }});
@@ -573,6 +573,44 @@ module {{ name }} #(
         state_d = StInit;
       end
     endcase
+  end
+
+  // ---------------------------------------------------------------------------------
+  // The initialisation writes each table while the count is below its size: a flag per
+  // table that falls after its last entry, so no compare lies on a RAM's write enable.
+  reg init_pt_q;
+  reg init_obj_q;
+  reg init_tex_q;
+
+  always @(posedge clk_i{{ rst.edge }}) begin
+    if ({{ rst.active }}) begin
+      init_pt_q  <= 1'b1;
+      init_obj_q <= 1'b1;
+      init_tex_q <= 1'b1;
+    end else if (state_q == StInit) begin
+      init_pt_q  <= init_pt_q & ({1'b0, init_q} != InitPagesLast);
+      init_obj_q <= init_obj_q & ({1'b0, init_q} != InitObjsLast);
+      init_tex_q <= init_tex_q & ({1'b0, init_q} != InitTexLast);
+    end
+  end
+
+  // ---------------------------------------------------------------------------------
+  // The page table's read address: next(prev_d), the page the walk is at next clock.
+  // Which of prev_d's sources that is (a hop: the word just read; a walk's start: the
+  // verdict's first page; else prev_q) is decided a clock ahead into two flops, so the
+  // FSM's state decode does not lie between a flop and the RAM's address pins.
+  reg pt_from_word_q;  // this clock is a hop that is not the walk's last
+  reg pt_from_decide_q;  // this clock decides (a walk may start)
+  assign pt_raddr = pt_from_word_q ? pt_word : ((pt_from_decide_q & vd_walk) ? vd_from : prev_q);
+
+  always @(posedge clk_i{{ rst.edge }}) begin
+    if ({{ rst.active }}) begin
+      pt_from_word_q   <= 1'b0;
+      pt_from_decide_q <= 1'b0;
+    end else begin
+      pt_from_word_q   <= (state_d == StWalk) & ~last_d;
+      pt_from_decide_q <= (state_d == StDecide);
+    end
   end
 
   // ---------------------------------------------------------------------------------
