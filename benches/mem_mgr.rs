@@ -64,7 +64,7 @@ fn main() {
     let (dir, _) = sim::build(&cfg, &design, &unit, false, &work).expect("verilates");
     let pb = map.page_bytes as u32;
 
-    let sched = Schedule::new(&Timing::new(&cfg.clock));
+    let sched = Schedule::for_map(&Timing::new(&cfg.clock), &map);
     println!(
         "## mem_mgr, seed002_hmgpu map ({} pages of {pb} bytes), {n} commands a run",
         map.pages

@@ -1,7 +1,8 @@
 //! Co-simulation of the memory manager `mem_mgr` in Verilator against the model: the
-//! seed 002 preset's map (65536 pages) and a small map of 6 pages where allocations run
-//! out of memory all the time; several seeds, random input gaps and output stalls; every
-//! response (code and data) checked in order. A broken manager must be caught.
+//! seed 002 preset's map (65536 pages), a small map of 6 pages where allocations run
+//! out of memory all the time, and a page table in block-RAM tiles; several seeds, random
+//! input gaps and output stalls; every response (code and data) checked in order. A
+//! broken manager must be caught.
 
 mod common;
 
@@ -37,7 +38,7 @@ fn seed002() -> Config {
 /// per word of the deepest), then the schedule's clocks per command and per page hop.
 fn expected_clocks(cfg: &Config, count: usize, seed: u64) -> u64 {
     let map = cfg.mem.as_ref().and_then(|m| m.map.as_ref()).expect("map");
-    let sched = Schedule::new(&Timing::new(&cfg.clock));
+    let sched = Schedule::for_map(&Timing::new(&cfg.clock), map);
     init_clocks(map) + mem_mgr::clocks(map, &sched, &mem_mgr::commands(map, count, seed))
 }
 
@@ -71,6 +72,59 @@ fn cosim(cfg: &Config, count: usize, seeds: &[u64]) {
     }
 }
 
+/// 5,000 pages on iCE40 at `mhz`: deeper than one of its block RAMs (2,048), so the
+/// page table is three tiles, the last one partial.
+fn tiled_config(mhz: u32) -> Config {
+    let t = format!(
+        "[design]\nname = \"mm_tiled\"\nmodule_prefix = \"t_\"\n[clock]\nfamily = \"ice40\"\n\
+         target_mhz = {mhz}.0\n[reset]\nkind = \"sync\"\nactive = \"high\"\n\
+         [mem]\ndata_bits = 32\nmax_burst = 4\npolicy = \"fixed\"\n\
+         [[mem.requesters]]\nname = \"a\"\naccess = \"both\"\nmax_burst = 4\n\
+         [mem.map]\nshader_bytes = 4096\nimage_bytes = 4096\ntexture_bytes = 6144\n\
+         user_bytes = {}\npage_bytes = 256\nbuffer_objects = 3\ndisplay_lists = 5\n\
+         textures = 3\nmip_levels = 3\n",
+        5000 * 256
+    );
+    parse(&t, "mm_tiled")
+}
+
+#[test]
+fn a_tiled_page_table_matches_the_model_and_a_wrong_tile_select_is_caught() {
+    // At 100 MHz the hop's address goes straight to the tiles; at 150 it is registered
+    // first (StAddr), and a hop takes three clocks.
+    for (mhz, addr_reg) in [(100, false), (150, true)] {
+        let cfg = tiled_config(mhz);
+        let map = cfg.mem.as_ref().and_then(|m| m.map.as_ref()).expect("map");
+        let sched = Schedule::for_map(&Timing::new(&cfg.clock), map);
+        assert_eq!(sched.addr_reg, addr_reg, "{mhz} MHz");
+        assert_eq!(sched.hop_clocks(), 2 + u64::from(addr_reg));
+        let design = elaborate(&cfg);
+        let m = design
+            .modules
+            .iter()
+            .find(|m| m.kind == "mem_mgr")
+            .expect("mem_mgr module");
+        let flat: String = m.text.split_whitespace().collect();
+        assert!(flat.contains("localparamintegerPtTiles=3;"), "three tiles");
+        // Enough commands that the free list's head passes the first tile (2,048 pages).
+        cosim(&cfg, 6000, &[2, 7]);
+    }
+    // Every read from the first tile: pages past it read the wrong pointer.
+    let cfg = tiled_config(150);
+    let mut broken = elaborate(&cfg);
+    let m = broken
+        .modules
+        .iter_mut()
+        .find(|m| m.kind == "mem_mgr")
+        .expect("mem_mgr module");
+    m.text = mutate(&m.text, "pt_tile_word[pt_rtile_out_q]", "pt_tile_word[0]");
+    let unit = broken.unit("mem_mgr").expect("unit").clone();
+    let (dir, _) = sim::build(&cfg, &broken, &unit, false, &work_dir()).expect("verilates");
+    let r =
+        sim::run_built(&cfg, &unit, &dir, false, &sim_options(6000, 2, 0.0, 0.0)).expect("runs");
+    assert!(!r.passed && r.mismatches > 0, "{:?}", r.errors);
+}
+
 #[test]
 fn small_map_runs_out_of_memory_and_matches_the_model() {
     cosim(&small_config(6), 1500, &[1, 2, 9]);
@@ -89,7 +143,10 @@ fn every_depth_matches_the_model_and_its_clock_count() {
     let mut seen = Vec::new();
     for mhz in [50.0, 70.0, 100.0, 200.0] {
         let cfg = at_mhz(&small_config(6), mhz);
-        let s = Schedule::new(&Timing::new(&cfg.clock));
+        let s = Schedule::for_map(
+            &Timing::new(&cfg.clock),
+            cfg.mem.as_ref().and_then(|m| m.map.as_ref()).expect("map"),
+        );
         seen.push((s.command_clocks(), s.hop_clocks()));
         cosim(&cfg, 1000, &[5]);
     }

@@ -590,10 +590,12 @@ fn depths(cfg: &Config, timing: &iface::timing::Timing) -> Vec<String> {
             "mem_arb: {}",
             iface::mem_arb::Pipe::new(m, timing).describe()
         ));
-        out.push(format!(
-            "mem_mgr: {}",
-            iface::mem_mgr::Schedule::new(timing).describe()
-        ));
+        if let Some(map) = &m.map {
+            out.push(format!(
+                "mem_mgr: {}",
+                iface::mem_mgr::Schedule::for_map(timing, map).describe()
+            ));
+        }
     }
     if let Some(i) = &cfg.ipu {
         out.push(iface::ipu::Pipe::new(i, timing).describe(i));

@@ -34,6 +34,9 @@ pub struct Delays {
     pub fanout_doubling: f64,
     /// The fastest clock a registered block RAM or DSP takes (minimum pulse width), MHz.
     pub hard_block_mhz: f64,
+    /// Entries of one block RAM in its deepest configuration (0: no limit). A deeper table
+    /// is a column of RAMs whose outputs meet in a multiplexer.
+    pub ram_depth: u64,
 }
 
 // Calibrated against nextpnr's critical paths of the generated units (2026-12-03): a
@@ -50,6 +53,7 @@ pub const ECP5: Delays = Delays {
     ram_read: 5.6,
     fanout_doubling: 0.25,
     hard_block_mhz: 212.0,
+    ram_depth: 16384,
 };
 
 pub const ICE40: Delays = Delays {
@@ -62,6 +66,7 @@ pub const ICE40: Delays = Delays {
     ram_read: 3.0,
     fanout_doubling: 0.35,
     hard_block_mhz: 256.0,
+    ram_depth: 2048,
 };
 
 pub const XILINX7: Delays = Delays {
@@ -73,6 +78,7 @@ pub const XILINX7: Delays = Delays {
     ram_read: 2.5,
     fanout_doubling: 0.15,
     hard_block_mhz: 450.0,
+    ram_depth: 32768,
 };
 
 pub const ASIC: Delays = Delays {
@@ -84,6 +90,7 @@ pub const ASIC: Delays = Delays {
     ram_read: 2.0,
     fanout_doubling: 0.2,
     hard_block_mhz: 1000.0,
+    ram_depth: 0,
 };
 
 /// An operation on a path.

@@ -126,6 +126,9 @@ pub struct MemMgr {
     pub sched_line: String,
     pub command_clocks: u64,
     pub hop_clocks: u64,
+    /// The page table in tiles of one block RAM's depth, each with its own output
+    /// register, when it is deeper than one RAM and reads take two clocks (else `None`).
+    pub pt_tiles: Option<PtTiles>,
     /// The RAMs' words, the command's operands and the verdict's signals, each with its
     /// range (registered or wires as the schedule says).
     pub ram_words: Vec<RamWord>,
@@ -136,6 +139,31 @@ pub struct MemMgr {
     pub after_take: &'static str,
     pub after_read: &'static str,
     pub after_hop_read: &'static str,
+}
+
+/// The page table's tiles: `count` RAMs of `2^bits` pages, the last of `last_pages`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PtTiles {
+    pub count: u64,
+    pub bits: u32,
+    pub last_pages: u64,
+}
+
+impl PtTiles {
+    /// Tiles for `pages` next pointers on a family whose block RAM goes `ram_depth` deep
+    /// (a power of two; 0: no limit), when the reads are two-clock: the register after each
+    /// tile can then go into its RAM, and the select across tiles comes after it.
+    pub fn new(pages: u64, ram_depth: u64, two_clock_reads: bool) -> Option<Self> {
+        if !two_clock_reads || ram_depth == 0 || pages <= ram_depth {
+            return None;
+        }
+        let count = pages.div_ceil(ram_depth);
+        Some(Self {
+            count,
+            bits: ram_depth.trailing_zeros(),
+            last_pages: pages - (count - 1) * ram_depth,
+        })
+    }
 }
 
 /// `N'd0, ` for `n > 0` pad bits, else nothing.
@@ -314,7 +342,7 @@ const VERDICT: [(&str, &str); 10] = [
     ("pt_we", ""),
 ];
 
-/// The state after the take, after StRead, and after a next pointer's address.
+/// The state after the take, after StRead, and after a next pointer's address is chosen.
 fn next_states(sched: &Schedule) -> (&'static str, &'static str, &'static str) {
     let after_take = match (sched.ram_reg, sched.check_reg) {
         (true, _) => "StRead",
@@ -326,19 +354,31 @@ fn next_states(sched: &Schedule) -> (&'static str, &'static str, &'static str) {
         (false, true) => "StCheck",
         _ => "StDecide",
     };
-    let after_hop_read = if sched.ram_reg { "StHop" } else { "StWalk" };
+    let after_hop_read = match (sched.addr_reg, sched.ram_reg) {
+        (true, _) => "StAddr",
+        (false, true) => "StHop",
+        _ => "StWalk",
+    };
     (after_take, after_read, after_hop_read)
 }
 
 impl MemMgr {
     pub fn new(ctx: &Ctx, map: &MemMap, timing: &Timing) -> Self {
         let enc = Encoding::new(map);
-        let sched = Schedule::new(timing);
+        let sched = Schedule::for_map(timing, map);
         let ix_bits = ix_bits(&enc);
         let (ops, codes, states) = tables(&sched);
         let (op_lines, code_lines, state_lines) = header_lines(&sched);
         let (after_take, after_read, after_hop_read) = next_states(&sched);
         let init_bits = init_bits(map);
+        let pt_tiles = PtTiles::new(map.pages, timing.delays.ram_depth, sched.ram_reg);
+        let mut rams = vec![("next_mem", "pt"), ("obj_mem", "obj"), ("tex_mem", "tex")];
+        let mut words = ram_words();
+        if pt_tiles.is_some() {
+            // The tiles have their own read and output registers.
+            rams.retain(|(_, port)| *port != "pt");
+            words.retain(|w| w.port != "pt");
+        }
         Self {
             name: ctx.module_name("mem_mgr"),
             stamp: ctx.stamp.clone(),
@@ -378,7 +418,8 @@ impl MemMgr {
             shader_base: addr_lit(map.shader_base),
             bytes_per_texture: addr_lit(map.bytes_per_texture),
             image_slot_bytes: addr_lit(enc.image_slot_bytes),
-            rams: vec![("next_mem", "pt"), ("obj_mem", "obj"), ("tex_mem", "tex")],
+            rams,
+            pt_tiles,
             ops,
             codes,
             states,
@@ -411,7 +452,7 @@ impl MemMgr {
             sched_line: sched.describe(),
             command_clocks: sched.command_clocks(),
             hop_clocks: sched.hop_clocks(),
-            ram_words: ram_words(),
+            ram_words: words,
             operands: OPERANDS.to_vec(),
             words: WORDS.to_vec(),
             verdict: VERDICT.to_vec(),
@@ -470,7 +511,7 @@ mod tests {
             want.extend(OPS.iter().map(|o| (o.rtl_name(), u64::from(o.code))));
             want.extend(Code::ALL.iter().map(|c| (c.rtl_name(), *c as u64)));
             want.extend(
-                Schedule::new(&timing)
+                Schedule::for_map(&timing, &map)
                     .states()
                     .iter()
                     .map(|(v, n, _)| ((*n).to_string(), u64::from(*v))),

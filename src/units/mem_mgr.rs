@@ -50,7 +50,9 @@ impl UnitDef for MemMgr {
             cycles: None,
             // A command takes the schedule's clocks at best (the next is taken as the
             // response leaves), walks aside.
-            peak_rate: 1.0 / Schedule::new(&Timing::new(&cfg.clock)).command_clocks() as f64,
+            peak_rate: map(cfg).map_or(1.0, |m| {
+                1.0 / Schedule::for_map(&Timing::new(&cfg.clock), m).command_clocks() as f64
+            }),
             // One command in execution and its response register: no handshake registers.
             capacity: unit.stage_capacity() + 2,
             cache: None,
@@ -59,7 +61,9 @@ impl UnitDef for MemMgr {
 
     fn notes(&self, cfg: &Config) -> Vec<String> {
         let mut notes: Vec<String> = map(cfg).map(rtl::mem_mgr::describe).into_iter().collect();
-        notes.push(Schedule::new(&Timing::new(&cfg.clock)).describe());
+        if let Some(m) = map(cfg) {
+            notes.push(Schedule::for_map(&Timing::new(&cfg.clock), m).describe());
+        }
         notes
     }
 }

@@ -192,13 +192,17 @@ module {{ name }} #(
   // RAMs: one write port and one registered read port each. No command reads a word in
   // the clock it is written and then uses it, so the tools need no read-during-write
   // bypass (no_rw_check): the RAM's output meets no logic before its register.
+{%- if pt_tiles.is_none() %}
   (* no_rw_check *)
   reg [PageW-1:0] next_mem [0:Pages-1];
+{%- endif %}
   reg pt_we;
   reg [PageW-1:0] pt_waddr;
   reg [PageW-1:0] pt_wdata;
   wire [PageW-1:0] pt_raddr;
+{%- if pt_tiles.is_none() %}
   reg [PageW-1:0] pt_rdata_q;
+{%- endif %}
   (* no_rw_check *)
   reg [EntryW-1:0] obj_mem [0:Objs-1];
   reg obj_we;
@@ -223,6 +227,72 @@ module {{ name }} #(
     {{ port }}_rdata_q <= {{ mem }}[{{ port }}_raddr];
   end
 {%- endfor %}
+
+{%- if let Some(t) = pt_tiles %}
+
+  // The page table in {{ t.count }} tiles of up to {{ "{}"|format(1_u64 << t.bits) }} pages, one block RAM's depth on this
+  // family. Each tile reads every clock and registers its word (the register goes into
+  // the RAM), and the tile of the page asked for two clocks ago is selected after those
+  // registers: one RAM of every page would put that select between its block RAMs and
+  // their output register, where the register cannot go into the RAMs.
+  localparam integer PtTiles = {{ t.count }};
+  localparam integer PtTileW = {{ t.bits }};
+  localparam integer PtSelW = PageW - PtTileW;
+  localparam integer PtLastTilePages = {{ t.last_pages }};
+  wire [PageW-1:0] pt_tile_word [0:PtTiles-1];
+{%- if sched.addr_reg %}
+  // The read address registered before the RAMs (StAddr): a copy per tile, each driving
+  // only its own tile's RAMs (`keep`: synthesis would merge the copies).
+  (* keep *) reg [PtSelW-1:0] pt_atile_q;
+  always @(posedge clk_i) begin
+    pt_atile_q <= pt_raddr[PageW-1:PtTileW];
+  end
+  wire [PtSelW-1:0] pt_rtile = pt_atile_q;
+{%- else %}
+  wire [PtSelW-1:0] pt_rtile = pt_raddr[PageW-1:PtTileW];
+{%- endif %}
+  reg [PtSelW-1:0] pt_rtile_q;
+  reg [PtSelW-1:0] pt_rtile_out_q;
+  genvar gt;
+  generate
+    for (gt = 0; gt < PtTiles; gt = gt + 1) begin : g_pt_tile
+      localparam integer TilePages = (gt == PtTiles - 1) ? PtLastTilePages : (1 << PtTileW);
+      // The last tile may hold fewer pages: its address is the low bits it needs.
+      localparam integer TileAddrW = (TilePages > 1) ? $clog2(TilePages) : 1;
+      localparam [PtSelW-1:0] Tile = gt;
+      (* no_rw_check *)
+      reg [PageW-1:0] mem [0:TilePages-1];
+      reg [PageW-1:0] rdata_q;
+      reg [PageW-1:0] out_q;
+{%- if sched.addr_reg %}
+      (* keep *) reg [TileAddrW-1:0] raddr_q;
+
+      always @(posedge clk_i) begin
+        raddr_q <= pt_raddr[TileAddrW-1:0];
+      end
+{%- else %}
+      wire [TileAddrW-1:0] raddr_q = pt_raddr[TileAddrW-1:0];
+{%- endif %}
+
+      always @(posedge clk_i) begin
+        if (pt_we && pt_waddr[PageW-1:PtTileW] == Tile) begin
+          mem[pt_waddr[TileAddrW-1:0]] <= pt_wdata;
+        end
+        rdata_q <= mem[raddr_q];
+        out_q   <= rdata_q;
+      end
+
+      assign pt_tile_word[gt] = out_q;
+    end
+  endgenerate
+
+  always @(posedge clk_i) begin
+    pt_rtile_q     <= pt_rtile;
+    pt_rtile_out_q <= pt_rtile_q;
+  end
+
+  wire [PageW-1:0] pt_word = pt_tile_word[pt_rtile_out_q];
+{%- endif %}
 
   // The RAMs' words as the logic sees them{% if sched.ram_reg %}: registered after the RAM (two-clock reads){% else %}: straight from the RAM{% endif %}.
 {%- for w in ram_words %}
@@ -542,6 +612,11 @@ module {{ name }} #(
           last_d      = (vd_hops == {{ count_one }});
         end
       end
+{%- if sched.addr_reg %}
+      StAddr: begin
+        state_d = StHop;
+      end
+{%- endif %}
 {%- if sched.ram_reg %}
       StHop: begin
         state_d = StWalk;
