@@ -226,8 +226,8 @@ fn harness_catches_broken_duts() {
     let r = run_broken(
         &["fifo:2"],
         "hs_fifo",
-        "level_d = (level_q << 1) | LevelOne;",
-        "level_d = level_q;",
+        "grow ? up : (shrink ? down : level_q[gk]);",
+        "grow ? level_q[gk] : (shrink ? down : level_q[gk]);",
         0.0,
         0.0,
     );

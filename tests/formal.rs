@@ -184,8 +184,8 @@ fn broken_bubble_and_fifo_variants_fail_the_proof() {
         ),
         // The thermometer does not fall on a pop.
         (
-            "level_d = level_q >> 1;",
-            "level_d = level_q;",
+            "grow ? up : (shrink ? down : level_q[gk]);",
+            "grow ? up : (shrink ? level_q[gk] : level_q[gk]);",
             &thermo,
             "fifo level ignores pops",
         ),

@@ -86,19 +86,27 @@ module {{ name }} #(
   // more than k items are held), so full, empty and the next level are a LUT from flops
   // with no carry on the ready path. Deeper FIFOs count in binary, with full and empty as
   // flops set from compares on the count of this clock.
+  genvar gk;
   generate
     if (Depth <= ThermoDepth) begin : g_level
-      localparam [Depth-1:0] LevelOne = 1;
       reg [Depth-1:0] level_q;
-      reg [Depth-1:0] level_d;
+      wire [Depth-1:0] level_d;
 
-      always @(*) begin
-        level_d = level_q;
-        if (grow) begin
-          level_d = (level_q << 1) | LevelOne;
-        end else if (shrink) begin
-          level_d = level_q >> 1;
+      // Bit k moves up from bit k - 1 on a push, down from bit k + 1 on a pop.
+      for (gk = 0; gk < Depth; gk = gk + 1) begin : g_bit
+        wire up;
+        wire down;
+        if (gk == 0) begin : g_first
+          assign up = 1'b1;
+        end else begin : g_up
+          assign up = level_q[gk-1];
         end
+        if (gk == Depth - 1) begin : g_last
+          assign down = 1'b0;
+        end else begin : g_down
+          assign down = level_q[gk+1];
+        end
+        assign level_d[gk] = grow ? up : (shrink ? down : level_q[gk]);
       end
 
       always @(posedge clk_i{{ rst.edge }}) begin

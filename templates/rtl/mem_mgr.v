@@ -154,6 +154,10 @@ module {{ name }} #(
   reg [StateW-1:0] state_d;
   reg [InitW-1:0] init_q;
   reg [InitW-1:0] init_d;
+  // The tables the initialisation still writes (see below).
+  reg init_pt_q;
+  reg init_obj_q;
+  reg init_tex_q;
   reg [PageW-1:0] head_q;
   reg [PageW-1:0] head_d;
   reg [PageW-1:0] tail_q;
@@ -200,6 +204,8 @@ module {{ name }} #(
   reg [PageW-1:0] pt_waddr;
   reg [PageW-1:0] pt_wdata;
   wire [PageW-1:0] pt_raddr;
+  reg pt_from_word_q;  // this clock is a hop that is not the walk's last
+  reg pt_from_decide_q;  // this clock decides (a walk may start)
 {%- if pt_tiles.is_none() %}
   reg [PageW-1:0] pt_rdata_q;
 {%- endif %}
@@ -653,10 +659,6 @@ module {{ name }} #(
   // ---------------------------------------------------------------------------------
   // The initialisation writes each table while the count is below its size: a flag per
   // table that falls after its last entry, so no compare lies on a RAM's write enable.
-  reg init_pt_q;
-  reg init_obj_q;
-  reg init_tex_q;
-
   always @(posedge clk_i{{ rst.edge }}) begin
     if ({{ rst.active }}) begin
       init_pt_q  <= 1'b1;
@@ -674,8 +676,6 @@ module {{ name }} #(
   // Which of prev_d's sources that is (a hop: the word just read; a walk's start: the
   // verdict's first page; else prev_q) is decided a clock ahead into two flops, so the
   // FSM's state decode does not lie between a flop and the RAM's address pins.
-  reg pt_from_word_q;  // this clock is a hop that is not the walk's last
-  reg pt_from_decide_q;  // this clock decides (a walk may start)
   assign pt_raddr = pt_from_word_q ? pt_word : ((pt_from_decide_q & vd_walk) ? vd_from : prev_q);
 
   always @(posedge clk_i{{ rst.edge }}) begin
