@@ -9,7 +9,6 @@ use std::path::PathBuf;
 
 use common::*;
 use gpurtl::config::Config;
-use gpurtl::rtl::Design;
 use gpurtl::sim::{self, SimOptions, SimReport};
 
 fn chain_config(name: &str, width: u32, stages: &[&str], reset: (&str, &str)) -> Config {
@@ -153,16 +152,8 @@ fn run_broken(
     stall: f64,
 ) -> SimReport {
     let cfg = chain_config("broken", 16, stages, ("async", "low"));
-    let mut design: Design = elaborate(&cfg);
-    let m = design
-        .modules
-        .iter_mut()
-        .find(|m| m.kind == kind)
-        .expect("module kind in chain");
-    m.text = mutate(&m.text, from, to);
-    let unit = design.unit("hs_chain").expect("unit").clone();
-    let (dir, _) = sim::build(&cfg, &design, &unit, false, &work_dir()).expect("verilates");
-    let r = sim::run_built(&cfg, &unit, &dir, false, &options(500, 5, gap, stall)).expect("runs");
+    let opts = options(500, 5, gap, stall);
+    let r = run_mutated(&cfg, "hs_chain", kind, (from, to), &opts);
     assert!(!r.passed, "the broken {kind} ({from} -> {to}) passed");
     assert!(
         r.vectors_dir.is_some(),

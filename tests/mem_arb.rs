@@ -150,23 +150,8 @@ fn saturating_round_robin_keeps_the_port_busy_with_no_idle_clock_between_request
 
 fn run_broken(from: &str, to: &str, seed: u64) -> SimReport {
     let cfg = gpurtl::config::load(None).expect("default");
-    let mut design = elaborate(&cfg);
-    let m = design
-        .modules
-        .iter_mut()
-        .find(|m| m.kind == "mem_arb")
-        .expect("mem_arb module");
-    m.text = mutate(&m.text, from, to);
-    let unit = design.unit("mem_arb").expect("unit").clone();
-    let (dir, _) = sim::build(&cfg, &design, &unit, false, &work_dir()).expect("verilates");
-    sim::run_built(
-        &cfg,
-        &unit,
-        &dir,
-        false,
-        &options(150, seed, 0.2, 0.2, mem(8, 2, 0.1, 0.1)),
-    )
-    .expect("runs")
+    let opts = options(150, seed, 0.2, 0.2, mem(8, 2, 0.1, 0.1));
+    run_mutated(&cfg, "mem_arb", "mem_arb", (from, to), &opts)
 }
 
 #[test]

@@ -112,22 +112,8 @@ fn a_tiled_page_table_matches_the_model_and_a_wrong_tile_select_is_caught() {
     // Every read from the first tile: pages past it read the wrong pointer.
     let opts = sim_options(6000, 2, 0.0, 0.0);
     let from_to = ("pt_tile_word[pt_rtile_out_q]", "pt_tile_word[0]");
-    let r = run_broken(&tiled_config(150), from_to, &opts);
+    let r = run_mutated(&tiled_config(150), "mem_mgr", "mem_mgr", from_to, &opts);
     assert!(!r.passed && r.mismatches > 0, "{:?}", r.errors);
-}
-
-/// `cfg`'s manager with `from` replaced by `to` in its Verilog, co-simulated once.
-fn run_broken(cfg: &Config, (from, to): (&str, &str), opts: &sim::SimOptions) -> sim::SimReport {
-    let mut design = elaborate(cfg);
-    let m = design
-        .modules
-        .iter_mut()
-        .find(|m| m.kind == "mem_mgr")
-        .expect("mem_mgr module");
-    m.text = mutate(&m.text, from, to);
-    let unit = design.unit("mem_mgr").expect("unit").clone();
-    let (dir, _) = sim::build(cfg, &design, &unit, false, &work_dir()).expect("verilates");
-    sim::run_built(cfg, &unit, &dir, false, opts).expect("runs")
 }
 
 #[test]
@@ -167,8 +153,10 @@ fn seed002_map_at_a_slow_target_matches_the_model() {
 fn cosim_catches_a_broken_free_list() {
     // FREE links the tail to the freed object's last page instead of its first: the pages
     // before it fall off the free list, and later allocations and translations differ.
-    let r = run_broken(
+    let r = run_mutated(
         &small_config(6),
+        "mem_mgr",
+        "mem_mgr",
         ("pt_wdata = obj_start;", "pt_wdata = obj_end;"),
         &sim_options(1500, 5, 0.2, 0.2),
     );

@@ -122,6 +122,27 @@ pub fn mutate(text: &str, from: &str, to: &str) -> String {
     format!("{}{to}{}", &text[..a], &text[b..])
 }
 
+/// `cfg`'s design with `from` replaced by `to` in the module of `kind`, its unit `unit`
+/// verilated and run once with `opts`: the report of a deliberately broken design.
+pub fn run_mutated(
+    cfg: &Config,
+    unit: &str,
+    kind: &str,
+    (from, to): (&str, &str),
+    opts: &SimOptions,
+) -> gpurtl::sim::SimReport {
+    let mut design = elaborate(cfg);
+    let m = design
+        .modules
+        .iter_mut()
+        .find(|m| m.kind == kind)
+        .unwrap_or_else(|| panic!("a {kind} module"));
+    m.text = mutate(&m.text, from, to);
+    let unit = design.unit(unit).expect("unit").clone();
+    let (dir, _) = gpurtl::sim::build(cfg, &design, &unit, false, &work_dir()).expect("verilates");
+    gpurtl::sim::run_built(cfg, &unit, &dir, false, opts).expect("runs")
+}
+
 /// Byte spans of `text` that read `pattern` with each whitespace run widened to one or more
 /// whitespace characters.
 fn matches_spaced(text: &str, pattern: &str) -> Vec<(usize, usize)> {
