@@ -385,11 +385,19 @@ impl Schedule {
     }
 }
 
+/// Tiles of one block RAM's depth (`ram_depth`, 0: no limit) that `pages` words take.
+pub fn page_table_tiles(pages: u64, ram_depth: u64) -> u64 {
+    if ram_depth == 0 {
+        1
+    } else {
+        pages.div_ceil(ram_depth)
+    }
+}
+
 /// Block RAMs a page table of `pages` words of `bits` takes, and the tiles of one RAM's
 /// depth it is cut into (1 when it fits one RAM's depth or the family has no limit).
 pub fn page_table_rams(t: &Timing, pages: u64, bits: u32) -> (u64, u64) {
-    let depth = t.delays.ram_depth;
-    let tiles = if depth == 0 { 1 } else { pages.div_ceil(depth) };
+    let tiles = page_table_tiles(pages, t.delays.ram_depth);
     // At its deepest a RAM is one bit wide: a word is `bits` RAMs side by side.
     (tiles * u64::from(bits), tiles)
 }

@@ -154,10 +154,10 @@ impl PtTiles {
     /// (a power of two; 0: no limit), when the reads are two-clock: the register after each
     /// tile can then go into its RAM, and the select across tiles comes after it.
     pub fn new(pages: u64, ram_depth: u64, two_clock_reads: bool) -> Option<Self> {
-        if !two_clock_reads || ram_depth == 0 || pages <= ram_depth {
+        let count = crate::iface::mem_mgr::page_table_tiles(pages, ram_depth);
+        if !two_clock_reads || count <= 1 {
             return None;
         }
-        let count = pages.div_ceil(ram_depth);
         Some(Self {
             count,
             bits: ram_depth.trailing_zeros(),
