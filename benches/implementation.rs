@@ -6,7 +6,8 @@
 //! (`default` is the embedded one; `random` is every config beyond the presets that the
 //! tool checks cover, tests/common/configs.rs), `GPURTL_BENCH_TARGETS=ecp5` the targets,
 //! `GPURTL_BENCH_SEEDS=0` synthesis only (with `check -assert` and no latch, as every run),
-//! `GPURTL_BENCH_UNITS=tmu` (or `-tmu`, all but) the units, `GPURTL_BENCH_JOBS=1` the
+//! `GPURTL_BENCH_UNITS=tmu` (or `-tmu`, all but) the units, `GPURTL_BENCH_CONFIGS=mem` (or
+//! `-mem`) the configs by name prefix, `GPURTL_BENCH_JOBS=1` the
 //! tool processes at once, `GPURTL_BENCH_JSON=FILE` keeps the
 //! whole reports. Runs are
 //! cached in sim/build/synth, so an interrupted run resumes. Only does work when cargo
@@ -89,7 +90,18 @@ fn main() {
         .unwrap_or(3);
     let mut rows = Vec::new();
     let mut failed = Vec::new();
-    for (preset, cfg) in presets.iter().flat_map(|p| preset_configs(p)) {
+    // GPURTL_BENCH_CONFIGS=cache-rand,mem (or `-cache-rand`: all but) picks configs by
+    // name prefix: a long `random` run can be split or resumed.
+    let only = std::env::var("GPURTL_BENCH_CONFIGS").unwrap_or_default();
+    let keep_config = |name: &str| match only.strip_prefix('-') {
+        Some(skip) => !skip.split(',').any(|s| name.starts_with(s)),
+        None => only.is_empty() || only.split(',').any(|s| name.starts_with(s)),
+    };
+    for (preset, cfg) in presets
+        .iter()
+        .flat_map(|p| preset_configs(p))
+        .filter(|(name, _)| keep_config(name))
+    {
         let preset = &preset;
         let design = units::elaborate(&cfg).expect("renders");
         // GPURTL_BENCH_UNITS=tmu (or `-tmu`: all but the TMU) picks units.

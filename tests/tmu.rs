@@ -97,7 +97,7 @@ fn one_lane_linear_layout_matches_the_model_and_a_broken_shift_fails() {
     assert!(
         !run(
             &cfg,
-            Some(("$signed(vt) >>> WBits", "$signed(vt) >> WBits")),
+            Some(("($signed(u) >>> WBits)", "(u >> WBits)")),
             2000,
             &runs
         ),
@@ -228,8 +228,9 @@ fn rendered_word_layouts_match_the_tables() {
     use gpurtl::iface::tmu::{DIFF_W, TmuLayout, desc_fields};
     use gpurtl::rtl::align::localparams;
     use gpurtl::rtl::tmu::{
-        carry_fields, coord_fields, coord_lane_fields, diff_fields, level_fields, log_quad_fields,
-        pass_fields, pass_lane_fields, plan_fields, side_fields,
+        carry_fields, conv_fields, conv_lane_fields, coord_fields, coord_lane_fields, diff_fields,
+        fixed_lane_fields, level_fields, log_quad_fields, mid_fields, pass_fields,
+        pass_lane_fields, plan_fields, pre_fields, side_fields,
     };
     // Four lanes (LOD from the quad's differences) and eight (two quads).
     for cfg in [
@@ -277,7 +278,24 @@ fn rendered_word_layouts_match_the_tables() {
         let s_lane = pass_lane_fields(tmu.weight_bits, fl.sub_w);
         let side = side_fields(tmu.lanes, quads, tmu.weight_bits, fl.sub_w);
         let pass = pass_fields(tmu.lanes, quads, tmu.weight_bits, fl.sub_w);
+        // The conversion's three clocks: exponent (E), shift (M, whose head passes on
+        // whole: only its lanes are named), sum (F).
+        let w = tmu.weight_bits;
+        let e_lane = conv_lane_fields(width(&pre_fields()));
+        let m_lane = conv_lane_fields(width(&mid_fields(w)));
+        let f_lane = fixed_lane_fields(w);
+        let e_word = conv_fields(tmu.lanes, quads, width(&e_lane));
+        let f_word = conv_fields(tmu.lanes, quads, width(&f_lane));
+        let pre = pre_fields();
+        let mid = mid_fields(w);
         for (p, word, fields) in [
+            (&addr, "E", &e_word),
+            (&addr, "ELane", &e_lane),
+            (&addr, "Pre", &pre),
+            (&addr, "MLane", &m_lane),
+            (&addr, "Mid", &mid),
+            (&addr, "F", &f_word),
+            (&addr, "FLane", &f_lane),
             (&lod, "Plan", &plan),
             (&addr, "Plan", &plan),
             (&addr, "C", &coord),
@@ -377,6 +395,125 @@ fn rendered_word_layouts_match_the_tables() {
     }
 }
 
+/// The name and text of the design's module of `kind`.
+fn module_of(design: &gpurtl::rtl::Design, kind: &str) -> (String, String) {
+    design
+        .modules
+        .iter()
+        .find(|m| m.kind == kind)
+        .map(|m| (m.name.clone(), m.text.clone()))
+        .unwrap_or_else(|| panic!("a {kind} module"))
+}
+
+/// Proves (Yosys `sat`: every fp32 coordinate, every k, level size, wrap mode and filter)
+/// that tmu_addr's narrow conversion (its `coord_pre`, `coord_shift` and `coord_fix`, then `wrap` of
+/// the index and the index + 1) gives the texels and the weight that the 64-bit
+/// `tmu_fixed` gives with the wraps on 64-bit values (written out here as tmu_addr had
+/// them). Variants that saturate two texels early, or forget the bits shifted out past
+/// 2^NB, are refuted, so the proof is not vacuous.
+#[test]
+fn narrow_coordinate_conversion_equals_the_64_bit_one() {
+    let cfg = preset("seed001_tmu.toml");
+    let design = elaborate(&cfg);
+    let text_of = |kind: &str| module_of(&design, kind);
+    let (fixed_name, fixed_text) = text_of("tmu_fixed");
+    let (_, addr_text) = text_of("tmu_addr");
+    let wbits = cfg.tmu.as_ref().expect("tmu").weight_bits;
+    // tmu_addr's constants and its three functions, in a module of their own.
+    let consts: String = addr_text
+        .lines()
+        .filter(|l| l.trim_start().starts_with("localparam"))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    let function = |name: &str| {
+        let at = addr_text
+            .find(&format!("] {name};\n"))
+            .unwrap_or_else(|| panic!("tmu_addr has {name}"));
+        let start = addr_text[..at]
+            .rfind("function automatic")
+            .expect("its start");
+        let end = at + addr_text[at..].find("endfunction").expect("its end") + "endfunction".len();
+        addr_text[start..end].to_string()
+    };
+    let functions = format!(
+        "{}\n{}\n{}\n{}\n",
+        function("wrap"),
+        function("coord_pre"),
+        function("coord_shift"),
+        function("coord_fix")
+    );
+    let prove = |functions: &str, tag: &str| {
+        let dir = scratch(tag);
+        std::fs::write(dir.join("fixed.v"), &fixed_text).expect("writes");
+        std::fs::write(
+            dir.join("equiv.v"),
+            format!(
+                "module coord_equiv #(parameter integer WBits = {wbits}) (\n\
+                 input wire [31:0] s, input wire [3:0] lg, input wire [1:0] mode,\n\
+                 input wire linear, output wire ok);\n\
+                 {consts}{functions}\n\
+                 // The reference: tmu_fixed, the arithmetic shift, the 64-bit wraps.\n\
+                 function automatic [CoordW-1:0] wrap64;\n\
+                 input [63:0] i; input [LgW-1:0] lg; input [WrapW-1:0] mode;\n\
+                 reg [CoordW-1:0] mask; reg [CoordW:0] m; reg [CoordW-1:0] mir;\n\
+                 begin\n\
+                 mask = ~({{CoordW{{1'b1}}}} << lg);\n\
+                 m = i[CoordW:0] & {{mask, 1'b1}};\n\
+                 mir = mask - m[CoordW-1:0] + mask + CoordOne;\n\
+                 case (mode)\n\
+                 Clamp: wrap64 = i[63] ? {{CoordW{{1'b0}}}} : ((|i[62:CoordW] || i[CoordW-1:0] > mask) ? mask : i[CoordW-1:0]);\n\
+                 Mirror: wrap64 = (m > {{1'b0, mask}}) ? mir : m[CoordW-1:0];\n\
+                 default: wrap64 = i[CoordW-1:0] & mask;\n\
+                 endcase\n\
+                 end\n\
+                 endfunction\n\
+                 wire [4:0] k = {{1'b0, lg}} + (linear ? WBits[4:0] : 5'd0);\n\
+                 wire sat = (mode == Clamp);\n\
+                 wire [63:0] f;\n\
+                 {fixed_name} #(.KW(5), .HalfLsb(WBits - 1)) u_ref (.s_i(s), .k_i(k), .sat_i(sat), .half_i(linear), .fixed_o(f));\n\
+                 wire signed [63:0] f_sh = $signed(f) >>> WBits;\n\
+                 wire [63:0] i_ref = linear ? f_sh : f;\n\
+                 wire [WBits-1:0] a_ref = linear ? f[WBits-1:0] : {{WBits{{1'b0}}}};\n\
+                 wire [CoordW+2+WBits-1:0] n = coord_fix(coord_shift(coord_pre(s, k, sat)), linear, sat);\n\
+                 wire [CoordW+1:0] i_n = n[WBits +: CoordW + 2];\n\
+                 assign ok = (n[0 +: WBits] == a_ref)\n\
+                 & (wrap(i_n, lg, mode) == wrap64(i_ref, lg, mode))\n\
+                 & (wrap(i_n + 1'b1, lg, mode) == wrap64(i_ref + 64'd1, lg, mode));\n\
+                 endmodule\n"
+            ),
+        )
+        .expect("writes");
+        tool(
+            "yosys",
+            &[
+                "-q",
+                "-p",
+                "read_verilog fixed.v equiv.v; prep -top coord_equiv; flatten; sat -prove ok 1 -verify",
+            ],
+            &dir,
+        )
+    };
+    let out = prove(&functions, "coord-equiv");
+    assert!(out.status.success(), "not equal: {}", text(&out));
+    for (from, to, what) in [
+        (
+            "(idx > IdxHi)",
+            "(idx > IdxHi - 3)",
+            "saturating two texels early",
+        ),
+        (
+            "(p[PreInfLsb] | (~sh[10] & ((mant & high) != 24'd0)))",
+            "p[PreInfLsb]",
+            "ignoring the bits shifted past 2^NB",
+        ),
+    ] {
+        let broken = functions.replace(from, to);
+        assert_ne!(broken, functions, "the mutation ({what}) applies");
+        let out = prove(&broken, "coord-equiv-broken");
+        assert!(!out.status.success(), "{what} must be refuted");
+    }
+}
+
 /// Proves (Yosys `sat`, every fp32 input) that `(tmu_lod, lod_to_fixed)` equals `tmu_fixed`
 /// with k = 8, saturating, clamped to 16 bits: the narrow conversion tmu_lod uses for an
 /// explicit LOD in place of the 64-bit one. A variant that saturates one exponent late is
@@ -385,14 +522,7 @@ fn rendered_word_layouts_match_the_tables() {
 fn explicit_lod_conversion_equals_the_general_converter() {
     let cfg = preset("seed001_tmu.toml");
     let design = elaborate(&cfg);
-    let text_of = |kind: &str| {
-        design
-            .modules
-            .iter()
-            .find(|m| m.name.ends_with(kind))
-            .map(|m| (m.name.clone(), m.text.clone()))
-            .unwrap_or_else(|| panic!("a {kind} module"))
-    };
+    let text_of = |kind: &str| module_of(&design, kind);
     let (fixed_name, fixed_text) = text_of("tmu_fixed");
     let (_, lod_text) = text_of("tmu_lod");
     let start = lod_text

@@ -164,30 +164,72 @@ pub fn coord_lane_fields(wbits: u32) -> Vec<Field> {
     ])
 }
 
+/// Bits of the narrow fixed-point coordinate `tmu_addr` converts to, the weight's bits
+/// below the texel index: the index's CoordW bits, one above them for mirrored repeat,
+/// and a sign. Repeat and mirrored repeat read only these low bits of the exact value;
+/// clamp to edge reads a saturated copy (`coord_fix`), so no wider value is needed.
+pub fn narrow_bits(wbits: u32) -> u32 {
+    COORD_W + 2 + wbits
+}
+
+/// A coordinate after `tmu_addr`'s first clock, lowest first: the shift amount (s * 2^k =
+/// mant * 2^sh), the 24-bit mantissa, the sign, `zero` (NaN, or an infinity when not
+/// clamping: converts as 0), `inf` and `sat` (clamp to edge). The RTL's `Pre<Field>Lsb`.
+pub fn pre_fields() -> Vec<Field> {
+    pack(&[
+        ("Sh", 11),
+        ("Mant", 24),
+        ("Neg", 1),
+        ("Zero", 1),
+        ("Inf", 1),
+        ("Sat", 1),
+    ])
+}
+
+/// A coordinate after `tmu_addr`'s shift (its second clock), lowest first: the magnitude
+/// modulo 2^narrow_bits, whether bits were shifted out below the binary point, the
+/// sign, and `huge` (clamp to edge of a magnitude beyond the narrow value or infinite:
+/// the sign alone decides the texel). The RTL's `Mid<Field>Lsb`.
+pub fn mid_fields(wbits: u32) -> Vec<Field> {
+    pack(&[
+        ("Mag", narrow_bits(wbits)),
+        ("Inexact", 1),
+        ("Neg", 1),
+        ("Huge", 1),
+    ])
+}
+
+/// A lane between two of `tmu_addr`'s conversion clocks, lowest first: active, the
+/// column's and the row's coordinate, `coord_w` bits each (the RTL's `ELane<Field>Lsb`
+/// and `MLane<Field>Lsb`).
+pub fn conv_lane_fields(coord_w: u32) -> Vec<Field> {
+    pack(&[("Active", 1), ("S", coord_w), ("T", coord_w)])
+}
+
+/// A word between `tmu_addr`'s clocks before the wraps, lowest first: pair, pass,
+/// format, the quads' blends, the quads, the two wrap modes, the lanes of `lane_w` bits
+/// (the RTL's `E<Field>Lsb`, `M<Field>Lsb` and `F<Field>Lsb`).
+pub fn conv_fields(lanes: u32, quads: u32, lane_w: u32) -> Vec<Field> {
+    let mut f = pass_head(quads);
+    f.extend([
+        ("WrapS", WRAP_W),
+        ("WrapT", WRAP_W),
+        ("Lanes", lanes * lane_w),
+    ]);
+    pack(&f)
+}
+
 /// A lane after `tmu_addr`'s conversion stage, lowest first: active, the weights a and b,
-/// and the 64-bit fixed-point texel column and row before wrapping (the RTL's
-/// `FLane<Field>Lsb`).
+/// and the texel column and row before wrapping, narrow: modulo 2^(CoordW + 2), or
+/// saturated to -2..=2^CoordW under clamp to edge (the RTL's `FLane<Field>Lsb`).
 pub fn fixed_lane_fields(wbits: u32) -> Vec<Field> {
     pack(&[
         ("Active", 1),
         ("A", wbits),
         ("B", wbits),
-        ("Is", 64),
-        ("It", 64),
+        ("Is", COORD_W + 2),
+        ("It", COORD_W + 2),
     ])
-}
-
-/// What `tmu_addr`'s conversion stage hands its wrap stage, lowest first: pair, pass,
-/// format, the quads' blends, the quads, the two wrap modes, the lanes (the RTL's
-/// `F<Field>Lsb`).
-pub fn fixed_fields(lanes: u32, quads: u32, wbits: u32) -> Vec<Field> {
-    let mut f = pass_head(quads);
-    f.extend([
-        ("WrapS", WRAP_W),
-        ("WrapT", WRAP_W),
-        ("Lanes", lanes * width(&fixed_lane_fields(wbits))),
-    ]);
-    pack(&f)
 }
 
 /// The fields every word between `tmu_addr`'s stages starts with: pair, pass, format, the
@@ -323,7 +365,6 @@ pub struct TmuAddr {
     pub stamp: String,
     pub rst: Rst,
     pub skid: String,
-    pub fixed: String,
     pub lanes: u32,
     pub quads: u32,
     pub plan_quad_w: u32,
@@ -349,6 +390,15 @@ pub struct TmuAddr {
     /// words' widths.
     pub word_lsbs: Vec<(String, u32)>,
     pub level_w: u32,
+    /// Widths of the conversion's first and second clocks' lanes and words and of a
+    /// coordinate in each, and the narrow value's bits (`narrow_bits`).
+    pub e_lane_w: u32,
+    pub e_w: u32,
+    pub pre_w: u32,
+    pub m_lane_w: u32,
+    pub m_w: u32,
+    pub mid_w: u32,
+    pub nb: u32,
     pub f_lane_w: u32,
     pub f_w: u32,
     pub c_lane_w: u32,
@@ -502,30 +552,38 @@ impl<'a> TmuUnit<'a> {
                 modules.push(m);
             }
         }
-        let fx = TmuFixed {
-            name: fixed.clone(),
-            stamp: ctx.stamp.clone(),
-            kw: 5,
-        };
-        modules.push(Module {
-            name: fx.name.clone(),
-            kind: "tmu_fixed",
-            parameters: BTreeMap::from([("KW".to_string(), 5)]),
-            instantiates: Vec::new(),
-            text: render(&fx.name, &fx)?,
-        });
         let lod_block = self.lod_block(&g);
         let addr_block = self.addr_block(&g);
-        for (m, kind, params) in [
+        // The 64-bit converter serves only the LOD's differences (four lanes or more);
+        // tmu_addr converts in its own narrow shift and sum.
+        let mut lod_uses = vec![g.skid.clone()];
+        if lod_block.quad_lod {
+            let fx = TmuFixed {
+                name: fixed.clone(),
+                stamp: ctx.stamp.clone(),
+                kw: 5,
+            };
+            modules.push(Module {
+                name: fx.name.clone(),
+                kind: "tmu_fixed",
+                parameters: BTreeMap::from([("KW".to_string(), 5)]),
+                instantiates: Vec::new(),
+                text: render(&fx.name, &fx)?,
+            });
+            lod_uses.push(fixed.clone());
+        }
+        for (m, kind, params, uses) in [
             (
                 render(&lod_block.name, &lod_block)?,
                 "tmu_lod",
                 vec![("Textures", tmu.textures), ("MipLevels", tmu.mip_levels)],
+                lod_uses,
             ),
             (
                 render(&addr_block.name, &addr_block)?,
                 "tmu_addr",
                 vec![("WBits", tmu.weight_bits)],
+                vec![g.skid.clone()],
             ),
         ] {
             modules.push(Module {
@@ -535,7 +593,7 @@ impl<'a> TmuUnit<'a> {
                     .into_iter()
                     .map(|(k, v)| (k.to_string(), u64::from(v)))
                     .collect(),
-                instantiates: vec![fixed.clone(), g.skid.clone()],
+                instantiates: uses,
                 text: m,
             });
         }
@@ -701,12 +759,25 @@ impl<'a> TmuUnit<'a> {
     fn addr_block(&self, g: &Geometry) -> TmuAddr {
         let (ctx, tmu) = (self.ctx, self.tmu);
         let (fl, quads, plan_w, pass_w, ports) = (&g.fl, g.quads, g.plan_w, g.pass_w, g.ports);
-        let (skid, fixed, wrap_list) = (&g.skid, &g.fixed, g.wrap_list.clone());
+        let (skid, wrap_list) = (&g.skid, g.wrap_list.clone());
         let wbits = tmu.weight_bits;
         let coord = coord_fields(tmu.lanes, quads, wbits);
         let mut word_lsbs = lsb_params("Plan", &plan_fields(tmu.lanes, quads));
         word_lsbs.extend(lsb_params("Level", &level_fields()));
-        let fixed_word = fixed_fields(tmu.lanes, quads, wbits);
+        let e_lane = conv_lane_fields(width(&pre_fields()));
+        let m_lane = conv_lane_fields(width(&mid_fields(wbits)));
+        let exp_word = conv_fields(tmu.lanes, quads, width(&e_lane));
+        let shift_word = conv_fields(tmu.lanes, quads, width(&m_lane));
+        let fixed_word = conv_fields(tmu.lanes, quads, width(&fixed_lane_fields(wbits)));
+        word_lsbs.extend(lsb_params("E", &exp_word));
+        word_lsbs.extend(lsb_params("ELane", &e_lane));
+        word_lsbs.extend(lsb_params("Pre", &pre_fields()));
+        // The shift stage passes the head on whole: it names only what it reads.
+        word_lsbs.extend(lsb_params("M", &shift_word).into_iter().filter(|(n, _)| {
+            ["MQuadsLsb", "MWrapSLsb", "MWrapTLsb", "MLanesLsb"].contains(&n.as_str())
+        }));
+        word_lsbs.extend(lsb_params("MLane", &m_lane));
+        word_lsbs.extend(lsb_params("Mid", &mid_fields(wbits)));
         word_lsbs.extend(lsb_params("F", &fixed_word));
         word_lsbs.extend(lsb_params("FLane", &fixed_lane_fields(wbits)));
         word_lsbs.extend(lsb_params("C", &coord));
@@ -723,7 +794,6 @@ impl<'a> TmuUnit<'a> {
             stamp: ctx.stamp.clone(),
             rst: ctx.rst.clone(),
             skid: skid.clone(),
-            fixed: fixed.clone(),
             lanes: tmu.lanes,
             quads,
             plan_quad_w: width(&plan_quad_fields()),
@@ -747,6 +817,13 @@ impl<'a> TmuUnit<'a> {
             wrap_list,
             word_lsbs,
             level_w: width(&level_fields()),
+            e_lane_w: width(&e_lane),
+            e_w: width(&exp_word),
+            pre_w: width(&pre_fields()),
+            m_lane_w: width(&m_lane),
+            m_w: width(&shift_word),
+            mid_w: width(&mid_fields(wbits)),
+            nb: narrow_bits(wbits),
             f_lane_w: width(&fixed_lane_fields(wbits)),
             f_w: width(&fixed_word),
             c_lane_w: width(&coord_lane_fields(wbits)),

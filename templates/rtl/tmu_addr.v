@@ -15,8 +15,8 @@
 // Texel layout in memory: {{ layout }}; DXT1: 4x4 blocks of two words, in 2x2 groups of
 // blocks (row-major in a group, groups row-major; a level one block wide or tall is a row),
 // so a footprint's blocks fall in distinct cache banks.
-// Stages: fixed-point coordinates, wrapped texel pairs, addresses, a skid register after
-// each; one pass per clock.
+// Stages: the coordinates' exponents, their shifts, their sums (narrow fixed point),
+// wrapped texel pairs, addresses, a skid register after each; one pass per clock.
 // Combinational paths: none between ports.
 module {{ name }} #(
   parameter integer WBits = {{ wbits }}
@@ -45,6 +45,13 @@ module {{ name }} #(
   localparam integer {{ f.0 }} = {{ f.1 }};
 {%- endfor %}
   localparam integer LevelW = {{ level_w }};  // a level of the plan: {base, lh, lw}
+  localparam integer NB = {{ nb }};  // the narrow coordinate: CoordW + 2 + WBits bits
+  localparam integer PreW = {{ pre_w }};  // a coordinate's exponent: sh, mant, neg, zero, inf, sat
+  localparam integer ELaneW = {{ e_lane_w }};  // active, s, t
+  localparam integer E1W = {{ e_w }};
+  localparam integer MidW = {{ mid_w }};  // a shifted coordinate: mag, inexact, neg, huge
+  localparam integer MLaneW = {{ m_lane_w }};  // active, s, t shifted
+  localparam integer M1W = {{ m_w }};
   localparam integer FLaneW = {{ f_lane_w }};  // active, a, b, is, it
   localparam integer F1W = {{ f_w }};
   localparam integer CLaneW = {{ c_lane_w }};  // active, a, b, i0s, i1s, i0t, i1t
@@ -121,10 +128,11 @@ module {{ name }} #(
     end
   end
 
-  // floor(i) wrapped into a level 2^lg texels wide. Which bits of i and mode matter
-  // depends on the wraps enabled.
+  // floor(i) wrapped into a level 2^lg texels wide, from the narrow index (modulo
+  // 2^(CoordW + 2), or saturated to -2..=2^CoordW under clamp to edge). Which bits of i
+  // and mode matter depends on the wraps enabled.
   function automatic [CoordW-1:0] wrap;
-    input [63:0] i;
+    input [CoordW+1:0] i;
     input [LgW-1:0] lg;
     input [WrapW-1:0] mode;
     reg [CoordW-1:0] mask;
@@ -143,7 +151,7 @@ module {{ name }} #(
 {%- if clamp || mirror %}
       case (mode)
 {%- if clamp %}
-        Clamp:   wrap = i[63] ? {CoordW{1'b0}} : ((|i[62:CoordW] || i[CoordW-1:0] > mask) ? mask : i[CoordW-1:0]);
+        Clamp:   wrap = i[CoordW+1] ? {CoordW{1'b0}} : ((i[CoordW] || i[CoordW-1:0] > mask) ? mask : i[CoordW-1:0]);
 {%- endif %}
 {%- if mirror %}
         Mirror:  wrap = (m > {1'b0, mask}) ? mir : m[CoordW-1:0];
@@ -157,15 +165,116 @@ module {{ name }} #(
   endfunction
 
   // ---------------------------------------------------------------------------------
-  // Stage 1: per lane, the fixed-point texel column and row and the weight along each
-  // axis (the conversion and the half-texel step: two 64-bit carry chains).
-  wire [Lanes*FLaneW-1:0] f_lanes;
+  // The conversion: u = floor(s * 2^k) - h of an fp32 s (k = log2 of the level's size,
+  // plus WBits when linear; h = half a texel when linear), as tmu_fixed computes it in
+  // 64 bits, but only what the wraps read: u modulo 2^NB, the weight's WBits and the
+  // index's CoordW + 2 above them, and under clamp to edge the index saturated. Three
+  // clocks: the exponent, the shift, the sum. tests/tmu.rs proves the pair with the wraps equal to
+  // tmu_fixed with the 64-bit wraps, for every fp32, k, level and mode.
+  localparam integer VW = NB + 2;  // u, signed: |u| < 2^(NB + 1)
+  localparam signed [10:0] NbS = 11'sd{{ nb }};  // NB, as the shift is
+  localparam [VW-1:0] HalfV = {{ "{{" }}(VW-1){1'b0}}, 1'b1} << (WBits - 1);
+  localparam signed [VW-1:0] IdxLo = -2;
+  localparam signed [VW-1:0] IdxHi = {{ "{{" }}(VW-1){1'b0}}, 1'b1} << CoordW;
+
+  // The exponent: s = mant * 2^(e1 - 150), so s * 2^k = mant * 2^sh. NaN, and an
+  // infinity when not clamping, convert as 0.
+  function automatic [PreW-1:0] coord_pre;
+    input [31:0] s;
+    input [4:0] k;
+    input sat;
+    reg [7:0] e;
+    reg [7:0] e1;
+    begin
+      e = s[30:23];
+      e1 = (e == 8'd0) ? 8'd1 : e;
+      coord_pre = {PreW{1'b0}};
+      coord_pre[PreShLsb +: 11]   = $signed({3'd0, e1}) + ($signed({6'd0, k}) - 11'sd150);
+      coord_pre[PreMantLsb +: 24] = {(e != 8'd0), s[22:0]};
+      coord_pre[PreNegLsb]        = s[31];
+      coord_pre[PreZeroLsb]       = (e == 8'hff) & ((s[22:0] != 23'd0) | ~sat);
+      coord_pre[PreInfLsb]        = (e == 8'hff) & (s[22:0] == 23'd0);
+      coord_pre[PreSatLsb]        = sat;
+    end
+  endfunction
+
+  // The shift: the magnitude modulo 2^NB, whether bits were shifted out below the binary
+  // point (bit i when i < -sh) or past 2^NB (bit i when i + sh >= NB), each a compare a
+  // bit with no carry. A clamped infinity, or a magnitude past 2^NB, is huge: its sign
+  // alone picks the texel.
+  function automatic [MidW-1:0] coord_shift;
+    input [PreW-1:0] p;
+    reg signed [10:0] sh;
+    reg signed [10:0] nsh;
+    reg [23:0] mant;
+    reg zero;
+    reg [NB+23:0] wide;
+    reg [23:0] low;
+    reg [23:0] high;
+    reg unused_wide;
+    integer i;
+    begin
+      sh = p[PreShLsb +: 11];
+      nsh = -sh;
+      mant = p[PreMantLsb +: 24];
+      zero = p[PreZeroLsb];
+      if (~sh[10]) begin
+        wide = (sh >= NbS) ? {(NB+24){1'b0}} : ({{ "{{" }}NB{1'b0}}, mant} << sh[5:0]);
+      end else begin
+        wide = (nsh >= 11'sd24) ? {(NB+24){1'b0}} : ({{ "{{" }}NB{1'b0}}, mant} >> nsh[4:0]);
+      end
+      unused_wide = ^wide[NB+23:NB];
+      for (i = 0; i < 24; i = i + 1) begin
+        low[i]  = (nsh > $signed(i[10:0]));
+        high[i] = (sh >= NbS - $signed(i[10:0]));
+      end
+      coord_shift = {MidW{1'b0}};
+      coord_shift[MidMagLsb +: NB] = zero ? {NB{1'b0}} : wide[NB-1:0];
+      coord_shift[MidInexactLsb]   = ~zero & sh[10] & ((mant & low) != 24'd0);
+      coord_shift[MidNegLsb]       = ~zero & p[PreNegLsb];
+      coord_shift[MidHugeLsb]      = ~zero & p[PreSatLsb] & (p[PreInfLsb] | (~sh[10] & ((mant & high) != 24'd0)));
+    end
+  endfunction
+
+  // The sum: u = (neg ? -mag - inexact : mag) - h in one carry chain (-x - c - h =
+  // ~(x + c + h - 1)), the weight from its fraction bits, the index above them; under
+  // clamp to edge the index saturated to -2..=2^CoordW, where clamping it or it + 1 to
+  // any level gives what the exact value gives. Returns {index, weight}.
+  function automatic [CoordW+2+WBits-1:0] coord_fix;
+    input [MidW-1:0] m;
+    input linear;
+    input sat;
+    reg neg;
+    reg [VW-1:0] add_b;
+    reg [VW:0] sum;
+    reg [VW-1:0] u;
+    reg signed [VW-1:0] idx;
+    reg lt;
+    reg gt;
+    reg unused_sum;
+    begin
+      neg   = m[MidNegLsb];
+      add_b = neg ? (linear ? HalfV - 1'b1 : {VW{1'b1}}) : (linear ? ~HalfV : {VW{1'b1}});
+      sum   = {2'b00, m[MidMagLsb +: NB], 1'b1} + {add_b, neg ? m[MidInexactLsb] : 1'b1};
+      unused_sum = sum[0];
+      u     = neg ? ~sum[VW:1] : sum[VW:1];
+      idx   = linear ? ($signed(u) >>> WBits) : $signed(u);
+      lt    = m[MidHugeLsb] ? neg : (idx < IdxLo);
+      gt    = m[MidHugeLsb] ? ~neg : (idx > IdxHi);
+      coord_fix[WBits +: CoordW + 2] = (sat & lt) ? IdxLo[CoordW+1:0]
+                                     : (sat & gt) ? IdxHi[CoordW+1:0] : idx[CoordW+1:0];
+      coord_fix[0 +: WBits] = linear ? u[WBits-1:0] : {WBits{1'b0}};
+    end
+  endfunction
+
+  // ---------------------------------------------------------------------------------
+  // Stage 1: per lane, the exponents of the texel column and row.
+  wire [Lanes*ELaneW-1:0] e_lanes;
   genvar gi;
   generate
-    for (gi = 0; gi < Lanes; gi = gi + 1) begin : g_fixed
+    for (gi = 0; gi < Lanes; gi = gi + 1) begin : g_exp
       wire [31:0] s = in_data_i[PlanLanesLsb + gi*LaneW +: 32];
       wire [31:0] t = in_data_i[PlanLanesLsb + gi*LaneW + 32 +: 32];
-      wire active = in_data_i[PlanLanesLsb + gi*LaneW + 64];
       // The lane's quad: its level and filter this pass.
       wire [CQuadW-1:0] q = c_quads[(gi / 4)*CQuadW +: CQuadW];
       wire [LgW-1:0] lw = q[PassQuadLwLsb +: LgW];
@@ -175,23 +284,94 @@ module {{ name }} #(
       assign unused_q = ^{q[PassQuadBaseLsb +: AddrW], q[PassQuadSkipLsb]};
       wire [4:0] ks = {1'b0, lw} + (linear ? WBits[4:0] : 5'd0);
       wire [4:0] kt = {1'b0, lh} + (linear ? WBits[4:0] : 5'd0);
-      wire [63:0] fs;
-      wire [63:0] ft;
-      // Half a texel comes off in the conversion's own carry chain when linear.
-      {{ fixed }} #(.KW(5), .HalfLsb(WBits - 1)) u_fs (.s_i(s), .k_i(ks), .sat_i(wrap_s == Clamp), .half_i(linear), .fixed_o(fs));
-      {{ fixed }} #(.KW(5), .HalfLsb(WBits - 1)) u_ft (.s_i(t), .k_i(kt), .sat_i(wrap_t == Clamp), .half_i(linear), .fixed_o(ft));
-      wire [63:0] us = fs;
-      wire [63:0] vt = ft;
-      // Arithmetic shifts on their own: inside the ?: an unsigned operand would make them
-      // logical.
-      wire signed [63:0] us_sh = $signed(us) >>> WBits;
-      wire signed [63:0] vt_sh = $signed(vt) >>> WBits;
+      wire [ELaneW-1:0] el;
+      assign el[ELaneActiveLsb]    = in_data_i[PlanLanesLsb + gi*LaneW + 64];
+      assign el[ELaneSLsb +: PreW] = coord_pre(s, ks, wrap_s == Clamp);
+      assign el[ELaneTLsb +: PreW] = coord_pre(t, kt, wrap_t == Clamp);
+      assign e_lanes[gi*ELaneW +: ELaneW] = el;
+    end
+  endgenerate
+
+  wire e_valid;
+  wire e_out_ready;
+  wire [E1W-1:0] e_data;
+  wire [E1W-1:0] e_in;
+  assign e_in[EPairLsb]                   = pair;
+  assign e_in[EPassLsb +: PassCodeW]      = pass;
+  assign e_in[EFormatLsb +: FormatW]      = format;
+  assign e_in[EBlendsLsb +: Quads*BlendW] = blends;
+  assign e_in[EQuadsLsb +: Quads*CQuadW]  = c_quads;
+  assign e_in[EWrapSLsb +: WrapW]         = wrap_s;
+  assign e_in[EWrapTLsb +: WrapW]         = wrap_t;
+  assign e_in[ELanesLsb +: Lanes*ELaneW]  = e_lanes;
+
+  {{ skid }} #(
+    .Width (E1W)
+  ) u_exp (
+    .clk_i       (clk_i),
+    .{{ rst.port }}{{ rst.pad }} ({{ rst.port }}),
+    .in_valid_i  (in_valid_i),
+    .in_ready_o  (c_ready),
+    .in_data_i   (e_in),
+    .out_valid_o (e_valid),
+    .out_ready_i (e_out_ready),
+    .out_data_o  (e_data)
+  );
+
+  // ---------------------------------------------------------------------------------
+  // Stage 2: per lane, the shifts.
+  wire [Lanes*MLaneW-1:0] m_lanes;
+  generate
+    for (gi = 0; gi < Lanes; gi = gi + 1) begin : g_shift
+      wire [ELaneW-1:0] el = e_data[ELanesLsb + gi*ELaneW +: ELaneW];
+      wire [MLaneW-1:0] ml;
+      assign ml[MLaneActiveLsb]    = el[ELaneActiveLsb];
+      assign ml[MLaneSLsb +: MidW] = coord_shift(el[ELaneSLsb +: PreW]);
+      assign ml[MLaneTLsb +: MidW] = coord_shift(el[ELaneTLsb +: PreW]);
+      assign m_lanes[gi*MLaneW +: MLaneW] = ml;
+    end
+  endgenerate
+
+  wire m_valid;
+  wire m_out_ready;
+  wire [M1W-1:0] m_data;
+  wire [M1W-1:0] m_in;
+  // Everything but the lanes passes on as it came (rtl::tmu::conv_fields: one layout up
+  // to the lanes).
+  assign m_in[0 +: MLanesLsb]            = e_data[0 +: ELanesLsb];
+  assign m_in[MLanesLsb +: Lanes*MLaneW] = m_lanes;
+
+  {{ skid }} #(
+    .Width (M1W)
+  ) u_shift (
+    .clk_i       (clk_i),
+    .{{ rst.port }}{{ rst.pad }} ({{ rst.port }}),
+    .in_valid_i  (e_valid),
+    .in_ready_o  (e_out_ready),
+    .in_data_i   (m_in),
+    .out_valid_o (m_valid),
+    .out_ready_i (m_out_ready),
+    .out_data_o  (m_data)
+  );
+
+  // ---------------------------------------------------------------------------------
+  // Stage 3: per lane, the sums: the narrow texel column and row and the weights.
+  wire [WrapW-1:0] m_wrap_s = m_data[MWrapSLsb +: WrapW];
+  wire [WrapW-1:0] m_wrap_t = m_data[MWrapTLsb +: WrapW];
+  wire [Quads*CQuadW-1:0] m_quads = m_data[MQuadsLsb +: Quads*CQuadW];
+  wire [Lanes*FLaneW-1:0] f_lanes;
+  generate
+    for (gi = 0; gi < Lanes; gi = gi + 1) begin : g_fixed
+      wire [MLaneW-1:0] ml = m_data[MLanesLsb + gi*MLaneW +: MLaneW];
+      wire linear = m_quads[(gi / 4)*CQuadW + PassQuadLinearLsb];
+      wire [CoordW+2+WBits-1:0] us = coord_fix(ml[MLaneSLsb +: MidW], linear, m_wrap_s == Clamp);
+      wire [CoordW+2+WBits-1:0] vt = coord_fix(ml[MLaneTLsb +: MidW], linear, m_wrap_t == Clamp);
       wire [FLaneW-1:0] fl;
-      assign fl[FLaneActiveLsb]     = active;
-      assign fl[FLaneALsb +: WBits] = linear ? us[WBits-1:0] : {WBits{1'b0}};
-      assign fl[FLaneBLsb +: WBits] = linear ? vt[WBits-1:0] : {WBits{1'b0}};
-      assign fl[FLaneIsLsb +: 64]   = linear ? us_sh : us;
-      assign fl[FLaneItLsb +: 64]   = linear ? vt_sh : vt;
+      assign fl[FLaneActiveLsb]         = ml[MLaneActiveLsb];
+      assign fl[FLaneALsb +: WBits]     = us[0 +: WBits];
+      assign fl[FLaneBLsb +: WBits]     = vt[0 +: WBits];
+      assign fl[FLaneIsLsb +: CoordW+2] = us[WBits +: CoordW + 2];
+      assign fl[FLaneItLsb +: CoordW+2] = vt[WBits +: CoordW + 2];
       assign f_lanes[gi*FLaneW +: FLaneW] = fl;
     end
   endgenerate
@@ -200,13 +380,7 @@ module {{ name }} #(
   wire f_out_ready;
   wire [F1W-1:0] f_data;
   wire [F1W-1:0] f_in;
-  assign f_in[FPairLsb]                   = pair;
-  assign f_in[FPassLsb +: PassCodeW]      = pass;
-  assign f_in[FFormatLsb +: FormatW]      = format;
-  assign f_in[FBlendsLsb +: Quads*BlendW] = blends;
-  assign f_in[FQuadsLsb +: Quads*CQuadW]  = c_quads;
-  assign f_in[FWrapSLsb +: WrapW]         = wrap_s;
-  assign f_in[FWrapTLsb +: WrapW]         = wrap_t;
+  assign f_in[0 +: FLanesLsb]            = m_data[0 +: MLanesLsb];
   assign f_in[FLanesLsb +: Lanes*FLaneW]  = f_lanes;
 
   {{ skid }} #(
@@ -214,8 +388,8 @@ module {{ name }} #(
   ) u_fixed (
     .clk_i       (clk_i),
     .{{ rst.port }}{{ rst.pad }} ({{ rst.port }}),
-    .in_valid_i  (in_valid_i),
-    .in_ready_o  (c_ready),
+    .in_valid_i  (m_valid),
+    .in_ready_o  (m_out_ready),
     .in_data_i   (f_in),
     .out_valid_o (f_valid),
     .out_ready_i (f_out_ready),
@@ -223,7 +397,7 @@ module {{ name }} #(
   );
 
   // ---------------------------------------------------------------------------------
-  // Stage 2: per lane, the texel pair along each axis, wrapped.
+  // Stage 4: per lane, the texel pair along each axis, wrapped.
   wire [WrapW-1:0] f_wrap_s = f_data[FWrapSLsb +: WrapW];
   wire [WrapW-1:0] f_wrap_t = f_data[FWrapTLsb +: WrapW];
   wire [Quads*CQuadW-1:0] f_quads = f_data[FQuadsLsb +: Quads*CQuadW];
@@ -234,16 +408,16 @@ module {{ name }} #(
       // The lane's quad's level sizes.
       wire [LgW-1:0] lw = f_quads[(gi / 4)*CQuadW + PassQuadLwLsb +: LgW];
       wire [LgW-1:0] lh = f_quads[(gi / 4)*CQuadW + PassQuadLhLsb +: LgW];
-      wire [63:0] is = fl[FLaneIsLsb +: 64];
-      wire [63:0] it = fl[FLaneItLsb +: 64];
+      wire [CoordW+1:0] is = fl[FLaneIsLsb +: CoordW+2];
+      wire [CoordW+1:0] it = fl[FLaneItLsb +: CoordW+2];
       wire [CLaneW-1:0] cl;
       assign cl[CLaneActiveLsb]     = fl[FLaneActiveLsb];
       assign cl[CLaneALsb +: WBits] = fl[FLaneALsb +: WBits];
       assign cl[CLaneBLsb +: WBits] = fl[FLaneBLsb +: WBits];
       assign cl[CLaneI0sLsb +: CoordW] = wrap(is, lw, f_wrap_s);
-      assign cl[CLaneI1sLsb +: CoordW] = wrap(is + 64'd1, lw, f_wrap_s);
+      assign cl[CLaneI1sLsb +: CoordW] = wrap(is + 1'b1, lw, f_wrap_s);
       assign cl[CLaneI0tLsb +: CoordW] = wrap(it, lh, f_wrap_t);
-      assign cl[CLaneI1tLsb +: CoordW] = wrap(it + 64'd1, lh, f_wrap_t);
+      assign cl[CLaneI1tLsb +: CoordW] = wrap(it + 1'b1, lh, f_wrap_t);
       assign c_lanes[gi*CLaneW +: CLaneW] = cl;
     end
   endgenerate
@@ -273,7 +447,7 @@ module {{ name }} #(
   );
 
   // ---------------------------------------------------------------------------------
-  // Stage 2: word addresses and the texels' indices in their words.
+  // Stage 5: word addresses and the texels' indices in their words.
   wire [FormatW-1:0] c_format = c_data[CFormatLsb +: FormatW];
   // log2 of the texels in a word: 32, 16 or 8 bits a texel.
   wire [1:0]  per_sh   = ({{ one_per_word }}) ? 2'd0
@@ -304,23 +478,25 @@ module {{ name }} #(
       for (gk = 0; gk < 4; gk = gk + 1) begin : g_texel
         wire [CoordW-1:0] u = gk[0] ? i1s : i0s;
         wire [CoordW-1:0] v = gk[1] ? i1t : i0t;
-        // At most 2^(2*CoordW - 4) tiles: the top bits of tile stay zero.
-        wire [AddrW-1:0] tile = ({{ "{{" }}TilePad{1'b0}}, v[CoordW-1:2]} << tile_sh) + {{ "{{" }}TilePad{1'b0}}, u[CoordW-1:2]};
+        // At most 2^(2*CoordW - 4) tiles: the top bits of tile stay zero. A wrapped u is
+        // below the level's width, so every sum of a row's start and a column here is an
+        // OR of disjoint bits: no carry.
+        wire [AddrW-1:0] tile = ({{ "{{" }}TilePad{1'b0}}, v[CoordW-1:2]} << tile_sh) | {{ "{{" }}TilePad{1'b0}}, u[CoordW-1:2]};
         wire unused_tile;
         assign unused_tile = ^tile;
         wire [3:0] in_tile = {v[1:0], u[1:0]};
         // The DXT1 block's index (sampler::dxt1_block): a group is 4 blocks, a row of
         // groups 2 x 2^tile_sh blocks.
         wire [AddrW-1:0] block = grouped ? (({{ "{{" }}BlockPad{1'b0}}, v[CoordW-1:3]} << (tile_sh + LgOne))
-                                            + {{ "{{" }}(BlockPad - 2){1'b0}}, u[CoordW-1:3], 2'b00}
-                                            + {{ "{{" }}(AddrW - 2){1'b0}}, v[2], u[2]})
+                                            | {{ "{{" }}(BlockPad - 2){1'b0}}, u[CoordW-1:3], 2'b00}
+                                            | {{ "{{" }}(AddrW - 2){1'b0}}, v[2], u[2]})
                                          : tile;
         wire unused_block;
         assign unused_block = ^block;
 {%- if tiled %}
         wire [AddrW-1:0] index = {tile[AddrW-5:0], in_tile};
 {%- else %}
-        wire [AddrW-1:0] index = ({{ "{{" }}CoordPad{1'b0}}, v} << c_lw) + {{ "{{" }}CoordPad{1'b0}}, u};
+        wire [AddrW-1:0] index = ({{ "{{" }}CoordPad{1'b0}}, v} << c_lw) | {{ "{{" }}CoordPad{1'b0}}, u};
 {%- endif %}
         wire [AddrW-1:0] word = (c_format == FmtDxt1) ? {block[AddrW-2:0], 1'b0} : (index >> per_sh);
         // SubW bits of it reach the filter: enough for every enabled format.
