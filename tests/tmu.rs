@@ -230,7 +230,7 @@ fn rendered_word_layouts_match_the_tables() {
     use gpurtl::rtl::tmu::{
         carry_fields, conv_fields, conv_lane_fields, coord_fields, coord_lane_fields, diff_fields,
         fixed_lane_fields, level_fields, log_quad_fields, mid_fields, pass_fields,
-        pass_lane_fields, plan_fields, pre_fields, side_fields,
+        pass_lane_fields, plan_fields, pre_fields, side_fields, word_fields,
     };
     // Four lanes (LOD from the quad's differences) and eight (two quads).
     for cfg in [
@@ -296,6 +296,7 @@ fn rendered_word_layouts_match_the_tables() {
             (&addr, "Mid", &mid),
             (&addr, "F", &f_word),
             (&addr, "FLane", &f_lane),
+            (&addr, "W", &word_fields(tmu.lanes, quads, w, fl.sub_w)),
             (&lod, "Plan", &plan),
             (&addr, "Plan", &plan),
             (&addr, "C", &coord),
@@ -409,7 +410,7 @@ fn module_of(design: &gpurtl::rtl::Design, kind: &str) -> (String, String) {
 /// that tmu_addr's narrow conversion (its `coord_pre`, `coord_shift` and `coord_fix`, then `wrap` of
 /// the index and the index + 1) gives the texels and the weight that the 64-bit
 /// `tmu_fixed` gives with the wraps on 64-bit values (written out here as tmu_addr had
-/// them). Variants that saturate two texels early, or forget the bits shifted out past
+/// them). Variants that saturate from half the largest level on, or forget the bits shifted out past
 /// 2^NB, are refuted, so the proof is not vacuous.
 #[test]
 fn narrow_coordinate_conversion_equals_the_64_bit_one() {
@@ -497,9 +498,9 @@ fn narrow_coordinate_conversion_equals_the_64_bit_one() {
     assert!(out.status.success(), "not equal: {}", text(&out));
     for (from, to, what) in [
         (
-            "(idx > IdxHi)",
-            "(idx > IdxHi - 3)",
-            "saturating two texels early",
+            "(idx[CoordW] & (|idx[CoordW-1:0]))",
+            "idx[CoordW-1]",
+            "saturating from half the largest level on",
         ),
         (
             "(p[PreInfLsb] | (~sh[10] & ((mant & high) != 24'd0)))",
@@ -514,7 +515,7 @@ fn narrow_coordinate_conversion_equals_the_64_bit_one() {
     }
 }
 
-/// Proves (Yosys `sat`, every fp32 input) that `(tmu_lod, lod_to_fixed)` equals `tmu_fixed`
+/// Proves (Yosys `sat`, every fp32 input) that tmu_lod's `lod_post(lod_pre(s))` equals `tmu_fixed`
 /// with k = 8, saturating, clamped to 16 bits: the narrow conversion tmu_lod uses for an
 /// explicit LOD in place of the 64-bit one. A variant that saturates one exponent late is
 /// refuted, so the proof is not vacuous.
@@ -525,23 +526,40 @@ fn explicit_lod_conversion_equals_the_general_converter() {
     let text_of = |kind: &str| module_of(&design, kind);
     let (fixed_name, fixed_text) = text_of("tmu_fixed");
     let (_, lod_text) = text_of("tmu_lod");
-    let start = lod_text
-        .find("function automatic [15:0] lod_to_fixed;")
-        .expect("tmu_lod has lod_to_fixed");
-    let end = start + lod_text[start..].find("endfunction").expect("its end") + "endfunction".len();
-    let function = &lod_text[start..end];
+    // Its two halves, the exponent (a clock) and the shift (the next one).
+    let function: String = ["lod_pre", "lod_post"]
+        .iter()
+        .map(|name| {
+            let at = lod_text
+                .find(&format!("] {name};\n"))
+                .unwrap_or_else(|| panic!("tmu_lod has {name}"));
+            let start = lod_text[..at]
+                .rfind("function automatic")
+                .expect("its start");
+            let end =
+                at + lod_text[at..].find("endfunction").expect("its end") + "endfunction".len();
+            format!("{}\n", &lod_text[start..end])
+        })
+        .collect();
+    let function = function.as_str();
+    // The localparams the halves read (the LodPre layout).
+    let consts: String = lod_text
+        .lines()
+        .filter(|l| l.trim_start().starts_with("localparam") && l.contains("LodPre"))
+        .map(|l| format!("{l}\n"))
+        .collect();
     let prove = |function: &str, tag: &str| {
         let dir = scratch(tag);
         std::fs::write(dir.join("fixed.v"), &fixed_text).expect("writes");
         std::fs::write(
             dir.join("equiv.v"),
             format!(
-                "module lod_equiv (input wire [31:0] s, output wire ok);\n{function}\n\
+                "module lod_equiv (input wire [31:0] s, output wire ok);\n{consts}{function}\n\
                  wire [63:0] f;\n\
                  {fixed_name} #(.KW(5)) u_ref (.s_i(s), .k_i(5'd8), .sat_i(1'b1), .half_i(1'b0), .fixed_o(f));\n\
                  wire [15:0] ref = ($signed(f) < -64'sd32768) ? 16'h8000\n\
                  : ($signed(f) > 64'sd32767) ? 16'h7fff : f[15:0];\n\
-                 assign ok = (lod_to_fixed(s) == ref);\nendmodule\n"
+                 assign ok = (lod_post(lod_pre(s)) == ref);\nendmodule\n"
             ),
         )
         .expect("writes");

@@ -139,7 +139,9 @@ pub fn log_quad_fields() -> Vec<Field> {
 }
 
 /// A quad's part of a pass in `tmu_addr` between its stages, lowest first: lw, lh, base,
-/// linear, skip (the RTL's `PassQuad<Field>Lsb`).
+/// linear, skip, and from the level's size, worked out in the first clock for the
+/// address stage: the tile row's shift (log2 of the tiles in a row) and whether DXT1
+/// blocks are grouped 2x2 (the RTL's `PassQuad<Field>Lsb`).
 pub fn pass_quad_fields() -> Vec<Field> {
     pack(&[
         ("Lw", LOG_W),
@@ -147,6 +149,8 @@ pub fn pass_quad_fields() -> Vec<Field> {
         ("Base", WORD_ADDR_BITS),
         ("Linear", 1),
         ("Skip", 1),
+        ("TileSh", LOG_W),
+        ("Grouped", 1),
     ])
 }
 
@@ -170,6 +174,21 @@ pub fn coord_lane_fields(wbits: u32) -> Vec<Field> {
 /// clamp to edge reads a saturated copy (`coord_fix`), so no wider value is needed.
 pub fn narrow_bits(wbits: u32) -> u32 {
     COORD_W + 2 + wbits
+}
+
+/// An explicit LOD after `tmu_lod`'s first selection clock, lowest first: its mantissa,
+/// the right shift that takes it to 8 fraction bits (142 - e1), which mantissa bits that
+/// shift drops (bit i when i < 142 - e1), its sign, and whether it saturates (e1 >= 142)
+/// or is NaN (the RTL's `LodPre<Field>Lsb`).
+pub fn lod_pre_fields() -> Vec<Field> {
+    pack(&[
+        ("Mant", 24),
+        ("Nsh", 8),
+        ("Low", 24),
+        ("Neg", 1),
+        ("Sat", 1),
+        ("Nan", 1),
+    ])
 }
 
 /// A coordinate after `tmu_addr`'s first clock, lowest first: the shift amount (s * 2^k =
@@ -276,6 +295,18 @@ pub fn side_fields(lanes: u32, quads: u32, wbits: u32, sub_w: u32) -> Vec<Field>
     ])
 }
 
+/// A pass between `tmu_addr`'s last two clocks, lowest first: each texel's word offset in
+/// its level (texel k of lane i at 4i + k), their active bits, the side fields, each
+/// quad's level base; the last clock adds the bases (the RTL's `W<Field>Lsb`).
+pub fn word_fields(lanes: u32, quads: u32, wbits: u32, sub_w: u32) -> Vec<Field> {
+    pack(&[
+        ("Words", 4 * lanes * WORD_ADDR_BITS),
+        ("Active", 4 * lanes),
+        ("Side", width(&side_fields(lanes, quads, wbits, sub_w))),
+        ("Bases", quads * WORD_ADDR_BITS),
+    ])
+}
+
 /// A pass, from `tmu_addr` to `tmu`, lowest first: the texels' word addresses (texel k
 /// of lane i at port 4i + k, port 0 lowest), their active bits, the side fields (the
 /// RTL's `Pass<Field>Lsb`).
@@ -318,6 +349,8 @@ pub struct TmuLod {
     /// LOD hardware at all (more than one filter), and from the quad's differences.
     pub lod: bool,
     pub quad_lod: bool,
+    /// Width of an explicit LOD between its two clocks (`lod_pre_fields`).
+    pub lod_pre_w: u32,
     pub filter_mask: String,
     pub filter_fallback: u32,
     pub filter_fallback_name: &'static str,
@@ -403,6 +436,8 @@ pub struct TmuAddr {
     pub f_w: u32,
     pub c_lane_w: u32,
     pub c1_w: u32,
+    /// Width of the word between the last two clocks (`word_fields`).
+    pub w_w: u32,
     pub s_lane_w: u32,
     /// Named datapath widths (iface::tmu), and the codes compared with.
     pub widths: Vec<(&'static str, u32, &'static str)>,
@@ -675,6 +710,9 @@ impl<'a> TmuUnit<'a> {
             lsbs.extend(lsb_params("Diff", &diff_fields()));
             lsbs.extend(lsb_params("LogQuad", &log_quad_fields()));
         }
+        if g.lod {
+            lsbs.extend(lsb_params("LodPre", &lod_pre_fields()));
+        }
         lsbs.extend(lsb_params("Plan", &plan_fields(tmu.lanes, quads)));
         lsbs.extend(lsb_params("PlanQuad", &plan_quad_fields()));
         lsbs.extend(lsb_params("Level", &level_fields()));
@@ -698,6 +736,7 @@ impl<'a> TmuUnit<'a> {
             infl_w: 5,
             lod,
             quad_lod,
+            lod_pre_w: width(&lod_pre_fields()),
             filter_mask: mask(8, |i| {
                 Filter::ALL.get(i).is_some_and(|f| tmu.filters.contains(f))
             }),
@@ -789,6 +828,8 @@ impl<'a> TmuUnit<'a> {
             &pass_fields(tmu.lanes, quads, wbits, fl.sub_w),
         ));
         word_lsbs.extend(lsb_params("Side", &side));
+        let word = word_fields(tmu.lanes, quads, wbits, fl.sub_w);
+        word_lsbs.extend(lsb_params("W", &word));
         TmuAddr {
             name: ctx.module_name("tmu_addr"),
             stamp: ctx.stamp.clone(),
@@ -828,6 +869,7 @@ impl<'a> TmuUnit<'a> {
             f_w: width(&fixed_word),
             c_lane_w: width(&coord_lane_fields(wbits)),
             c1_w: width(&coord),
+            w_w: width(&word),
             s_lane_w: width(&pass_lane_fields(wbits, fl.sub_w)),
             widths: widths(&[
                 "AddrW",

@@ -16,7 +16,8 @@
 // blocks (row-major in a group, groups row-major; a level one block wide or tall is a row),
 // so a footprint's blocks fall in distinct cache banks.
 // Stages: the coordinates' exponents, their shifts, their sums (narrow fixed point),
-// wrapped texel pairs, addresses, a skid register after each; one pass per clock.
+// wrapped texel pairs, the words in their levels, the addresses, a skid register after
+// each; one pass per clock.
 // Combinational paths: none between ports.
 module {{ name }} #(
   parameter integer WBits = {{ wbits }}
@@ -60,6 +61,7 @@ module {{ name }} #(
 {%- for f in word_lsbs %}
   localparam integer {{ f.0 }} = {{ f.1 }};
 {%- endfor %}
+  localparam integer WW = {{ w_w }};  // the words and the bases, before their sums
   localparam integer OutW = {{ out_w }};
   localparam integer SideW = {{ side_w }};  // what the filter needs of a pass
 {%- for w in widths %}
@@ -107,6 +109,10 @@ module {{ name }} #(
       assign cq[PassQuadBaseLsb +: AddrW]  = level[LevelBaseLsb +: AddrW];
       assign cq[PassQuadLinearLsb]         = linear;
       assign cq[PassQuadSkipLsb]           = second_q & ~is_tri;
+      // For the address stage: log2 of the level's tiles in a row, and DXT1 blocks in 2x2
+      // groups when the level is at least two blocks each way.
+      assign cq[PassQuadTileShLsb +: LgW] = (level[LevelLwLsb +: LgW] > TileLog2) ? level[LevelLwLsb +: LgW] - TileLog2 : {LgW{1'b0}};
+      assign cq[PassQuadGroupedLsb]       = (level[LevelLwLsb +: LgW] > TileLog2) & (level[LevelLhLsb +: LgW] > TileLog2);
       assign tris[gq]                      = is_tri;
       assign blends[gq*BlendW +: BlendW]   = pq[PlanQuadBlendLsb +: BlendW];
       assign c_quads[gq*CQuadW +: CQuadW]  = cq;
@@ -259,8 +265,9 @@ module {{ name }} #(
       unused_sum = sum[0];
       u     = neg ? ~sum[VW:1] : sum[VW:1];
       idx   = linear ? ($signed(u) >>> WBits) : $signed(u);
-      lt    = m[MidHugeLsb] ? neg : (idx < IdxLo);
-      gt    = m[MidHugeLsb] ? ~neg : (idx > IdxHi);
+      // idx < -2 and idx > 2^CoordW from its bits, not from a carry chain.
+      lt    = m[MidHugeLsb] ? neg : (idx[VW-1] & ~(&idx[VW-2:1]));
+      gt    = m[MidHugeLsb] ? ~neg : (~idx[VW-1] & ((|idx[VW-2:CoordW+1]) | (idx[CoordW] & (|idx[CoordW-1:0]))));
       coord_fix[WBits +: CoordW + 2] = (sat & lt) ? IdxLo[CoordW+1:0]
                                      : (sat & gt) ? IdxHi[CoordW+1:0] : idx[CoordW+1:0];
       coord_fix[0 +: WBits] = linear ? u[WBits-1:0] : {WBits{1'b0}};
@@ -454,22 +461,21 @@ module {{ name }} #(
                        : ({{ four_per_word }}) ? 2'd2 : 2'd1;
 
   wire [Ports-1:0] o_active;
-  wire [Ports*AddrW-1:0] o_addr;
+  wire [Ports*AddrW-1:0] o_words;
   wire [Lanes*SLaneW-1:0] o_lanes;
   genvar gk;
   generate
     for (gi = 0; gi < Lanes; gi = gi + 1) begin : g_addr
       wire [CLaneW-1:0] ln = c_data[CLanesLsb + gi*CLaneW +: CLaneW];
-      // The lane's quad: {skip, linear, base, lh, lw}.
+      // The lane's quad (its base is added in the next clock).
       wire [CQuadW-1:0] cq = c_data[CQuadsLsb + (gi / 4)*CQuadW +: CQuadW];
+{%- if !tiled %}
       wire [LgW-1:0] c_lw = cq[PassQuadLwLsb +: LgW];
-      wire [LgW-1:0] c_lh = cq[PassQuadLhLsb +: LgW];
-      wire [AddrW-1:0] c_base = cq[PassQuadBaseLsb +: AddrW];
+{%- endif %}
       wire c_linear = cq[PassQuadLinearLsb];
       wire c_skip = cq[PassQuadSkipLsb];
-      wire [LgW-1:0] tile_sh = (c_lw > TileLog2) ? c_lw - TileLog2 : {LgW{1'b0}};
-      // DXT1 blocks in 2x2 groups when the level is at least two blocks each way.
-      wire grouped = (c_lw > TileLog2) & (c_lh > TileLog2);
+      wire [LgW-1:0] tile_sh = cq[PassQuadTileShLsb +: LgW];
+      wire grouped = cq[PassQuadGroupedLsb];
       wire [CoordW-1:0] i0s = ln[CLaneI0sLsb +: CoordW];
       wire [CoordW-1:0] i1s = ln[CLaneI1sLsb +: CoordW];
       wire [CoordW-1:0] i0t = ln[CLaneI0tLsb +: CoordW];
@@ -504,7 +510,7 @@ module {{ name }} #(
         wire unused_sub;
         assign unused_sub = ^sub;
         assign subs[gk*SubW +: SubW] = sub[SubW-1:0];
-        assign o_addr[(4*gi + gk)*AddrW +: AddrW] = c_base + word;
+        assign o_words[(4*gi + gk)*AddrW +: AddrW] = word;
         assign o_active[4*gi + gk] = ln[CLaneActiveLsb] & (c_linear | (gk == 0)) & ~c_skip;
       end
       wire [SLaneW-1:0] sl;
@@ -516,25 +522,63 @@ module {{ name }} #(
     end
   endgenerate
 
-  // The pass, by the table the top reads it with.
+  // The pass, by the table the top reads it with, with the words in their levels and
+  // the quads' bases.
   wire [SideW-1:0] o_side;
   assign o_side[SidePairLsb]                    = c_data[CPairLsb];
   assign o_side[SidePassLsb +: PassCodeW]       = c_data[CPassLsb +: PassCodeW];
   assign o_side[SideBlendsLsb +: Quads*BlendW]  = c_data[CBlendsLsb +: Quads*BlendW];
   assign o_side[SideFormatLsb +: FormatW]       = c_format;
   assign o_side[SideLanesLsb +: Lanes*SLaneW]   = o_lanes;
+  wire [Quads*AddrW-1:0] o_bases;
+  generate
+    for (gq = 0; gq < Quads; gq = gq + 1) begin : g_base
+      assign o_bases[gq*AddrW +: AddrW] = c_data[CQuadsLsb + gq*CQuadW + PassQuadBaseLsb +: AddrW];
+    end
+  endgenerate
+  wire [WW-1:0] w_in;
+  assign w_in[WWordsLsb +: Ports*AddrW] = o_words;
+  assign w_in[WActiveLsb +: Ports]      = o_active;
+  assign w_in[WSideLsb +: SideW]        = o_side;
+  assign w_in[WBasesLsb +: Quads*AddrW] = o_bases;
+
+  wire w_valid;
+  wire w_out_ready;
+  wire [WW-1:0] w_data;
+  {{ skid }} #(
+    .Width (WW)
+  ) u_word (
+    .clk_i       (clk_i),
+    .{{ rst.port }}{{ rst.pad }} ({{ rst.port }}),
+    .in_valid_i  (c_valid),
+    .in_ready_o  (c_out_ready),
+    .in_data_i   (w_in),
+    .out_valid_o (w_valid),
+    .out_ready_i (w_out_ready),
+    .out_data_o  (w_data)
+  );
+
+  // ---------------------------------------------------------------------------------
+  // Stage 6: each texel's word address, its level's base plus its word.
+  wire [Ports*AddrW-1:0] o_addr;
+  generate
+    for (gi = 0; gi < Ports; gi = gi + 1) begin : g_sum
+      assign o_addr[gi*AddrW +: AddrW] = w_data[WBasesLsb + (gi / 16)*AddrW +: AddrW]
+                                       + w_data[WWordsLsb + gi*AddrW +: AddrW];
+    end
+  endgenerate
   wire [OutW-1:0] o_word;
   assign o_word[PassAddrsLsb +: Ports*AddrW] = o_addr;
-  assign o_word[PassActiveLsb +: Ports]      = o_active;
-  assign o_word[PassSideLsb +: SideW]        = o_side;
+  assign o_word[PassActiveLsb +: Ports]      = w_data[WActiveLsb +: Ports];
+  assign o_word[PassSideLsb +: SideW]        = w_data[WSideLsb +: SideW];
 
   {{ skid }} #(
     .Width (OutW)
   ) u_addr (
     .clk_i       (clk_i),
     .{{ rst.port }}{{ rst.pad }} ({{ rst.port }}),
-    .in_valid_i  (c_valid),
-    .in_ready_o  (c_out_ready),
+    .in_valid_i  (w_valid),
+    .in_ready_o  (w_out_ready),
     .in_data_i   (o_word),
     .out_valid_o (out_valid_o),
     .out_ready_i (out_ready_i),

@@ -424,48 +424,92 @@ module {{ name }} #(
   genvar gp;
 {%- if lod %}
   // floor(s * 2^8) of the explicit LOD s, saturated to 16 bits: what {{ fixed }} with
-  // k = 8 and a clamp to 16 bits give (tests/tmu.rs proves it), in a 24-bit shifter.
-  // s = mant * 2^(e1 - 150), so s * 2^8 = mant >> (142 - e1); from e1 = 142 on, a
-  // normal mantissa (>= 2^23) saturates. NaN gives 0, infinities saturate.
-  function automatic [15:0] lod_to_fixed;
+  // k = 8 and a clamp to 16 bits give (tests/tmu.rs proves the two halves in a row equal
+  // to it), in a 24-bit shifter. s = mant * 2^(e1 - 150), so s * 2^8 =
+  // mant >> (142 - e1); from e1 = 142 on, a normal mantissa (>= 2^23) saturates. NaN
+  // gives 0, infinities saturate. Two clocks: the exponent, then the shift and the sign.
+  localparam integer LodPreW = {{ lod_pre_w }};
+  function automatic [LodPreW-1:0] lod_pre;
     input [31:0] s;
     reg [7:0] e1;
-    reg [23:0] mant;
-    reg [7:0] nsh;
-    reg [23:0] mag;
-    reg [23:0] low;  // the bits shifted out: bit i when i < nsh (a compare each, no carry)
-    reg inexact;
     integer i;
     begin
       e1 = (s[30:23] == 8'd0) ? 8'd1 : s[30:23];
-      mant = {(s[30:23] != 8'd0), s[22:0]};
-      nsh = 8'd142 - e1;
-      mag = (nsh >= 8'd24) ? 24'd0 : (mant >> nsh[4:0]);
+      lod_pre = {LodPreW{1'b0}};
+      lod_pre[LodPreMantLsb +: 24] = {(s[30:23] != 8'd0), s[22:0]};
+      lod_pre[LodPreNshLsb +: 8]   = 8'd142 - e1;
+      // Mantissa bit i is shifted out when i < 142 - e1: a compare of e1 a bit, here
+      // beside the subtract rather than after it.
       for (i = 0; i < 24; i = i + 1) begin
-        low[i] = (nsh > i[7:0]);
+        lod_pre[LodPreLowLsb + i]  = (e1 < 8'd142 - i[7:0]);
       end
+      lod_pre[LodPreNegLsb]        = s[31];
+      lod_pre[LodPreSatLsb]        = (e1 >= 8'd142);
+      lod_pre[LodPreNanLsb]        = (s[30:23] == 8'hff) && (s[22:0] != 23'd0);
+    end
+  endfunction
+
+  function automatic [15:0] lod_post;
+    input [LodPreW-1:0] p;
+    reg [23:0] mant;
+    reg [7:0] nsh;
+    reg [23:0] mag;
+    reg inexact;
+    begin
+      mant = p[LodPreMantLsb +: 24];
+      nsh = p[LodPreNshLsb +: 8];
+      // nsh >= 24, and the compares of mag below, from bits: no carry chains.
+      mag = ((|nsh[7:5]) | (nsh[4] & nsh[3])) ? 24'd0 : (mant >> nsh[4:0]);
       // Bits shifted out below the binary point make a negative value floor one lower:
       // -mag - inexact = ~mag + ~inexact, one carry chain.
-      inexact = ((mant & low) != 24'd0);
-      if (s[30:23] == 8'hff && s[22:0] != 23'd0) begin
-        lod_to_fixed = 16'd0;
-      end else if (e1 >= 8'd142) begin
-        lod_to_fixed = s[31] ? 16'h8000 : 16'h7fff;
-      end else if (!s[31]) begin
-        lod_to_fixed = (mag > 24'd32767) ? 16'h7fff : mag[15:0];
-      end else if (mag > 24'd32768 || (mag == 24'd32768 && inexact)) begin
-        lod_to_fixed = 16'h8000;
+      inexact = ((mant & p[LodPreLowLsb +: 24]) != 24'd0);
+      if (p[LodPreNanLsb]) begin
+        lod_post = 16'd0;
+      end else if (p[LodPreSatLsb]) begin
+        lod_post = p[LodPreNegLsb] ? 16'h8000 : 16'h7fff;
+      end else if (!p[LodPreNegLsb]) begin
+        lod_post = (|mag[23:15]) ? 16'h7fff : mag[15:0];  // mag > 32767
+      end else if ((|mag[23:16]) | (mag[15] & ((|mag[14:0]) | inexact))) begin
+        lod_post = 16'h8000;  // -mag - inexact < -32768
       end else begin
-        lod_to_fixed = ~mag[15:0] + {15'd0, ~inexact};
+        lod_post = ~mag[15:0] + {15'd0, ~inexact};
       end
     end
   endfunction
 
-  // Four clocks, as none fits a clock with the next: A converts the explicit LOD and
-  // saturates it; B biases and clamps each quad's LOD; C picks magnification or the
-  // level(s) and the blend; D works out the levels' sizes and bases.
-  wire signed [15:0] lod_x = lod_to_fixed(sel_p[P0LodLsb +: 32]);
-  localparam integer SelAW = P0W + Quads*16 + 16;  // {lod_x, lambda_ds, sample}
+  // Five clocks, as none fits a clock with the next: A0 takes the explicit LOD's
+  // exponent apart, A converts it and saturates it; B biases and clamps each quad's LOD;
+  // C picks magnification or the level(s) and the blend; D works out the levels' sizes
+  // and bases.
+  // The clamp's upper end, max(min_lod, max_lod), from the descriptor beside the exponent.
+  wire signed [15:0] sel_min = sel_p[P0MinLodLsb +: 16];
+  wire signed [15:0] sel_max = sel_p[P0MaxLodLsb +: 16];
+  wire signed [15:0] sel_hi = (sel_max < sel_min) ? sel_min : sel_max;
+  localparam integer SelA0W = P0W + Quads*16 + LodPreW + 16;  // {lod_hi, lod_pre, lambda_ds, sample}
+  wire sa0_valid;
+  wire sa0_ready;
+  wire [SelA0W-1:0] sa0_data;
+  {{ skid }} #(
+    .Width (SelA0W)
+  ) u_sel_exp (
+    .clk_i       (clk_i),
+    .{{ rst.port }}{{ rst.pad }} ({{ rst.port }}),
+    .in_valid_i  (sel_valid),
+    .in_ready_o  (sel_ready),
+    .in_data_i   ({sel_hi, lod_pre(sel_p[P0LodLsb +: 32]), lambda_ds, sel_p}),
+    .out_valid_o (sa0_valid),
+    .out_ready_i (sa0_ready),
+    .out_data_o  (sa0_data)
+  );
+  wire signed [15:0] lod_x = lod_post(sa0_data[P0W + Quads*16 +: LodPreW]);
+  // The clamp's ends moved to the LOD's side of the bias (x + bias < min when x < min -
+  // bias), so that the next clock compares x and adds the bias side by side.
+  wire signed [15:0] sa0_hi = sa0_data[P0W + Quads*16 + LodPreW +: 16];
+  wire signed [15:0] sa0_bias = sa0_data[P0BiasLsb +: 16];
+  wire signed [15:0] sa0_min = sa0_data[P0MinLodLsb +: 16];
+  wire signed [16:0] lo_b = $signed({sa0_min[15], sa0_min}) - $signed({sa0_bias[15], sa0_bias});
+  wire signed [16:0] hi_b = $signed({sa0_hi[15], sa0_hi}) - $signed({sa0_bias[15], sa0_bias});
+  localparam integer SelAW = P0W + Quads*16 + 16 + 16 + 2*17;  // {hi_b, lo_b, lod_hi, lod_x, lambda_ds, sample}
   wire sa_valid;
   wire sa_ready;
   wire [SelAW-1:0] sa_data;
@@ -474,9 +518,9 @@ module {{ name }} #(
   ) u_sel_lod (
     .clk_i       (clk_i),
     .{{ rst.port }}{{ rst.pad }} ({{ rst.port }}),
-    .in_valid_i  (sel_valid),
-    .in_ready_o  (sel_ready),
-    .in_data_i   ({lod_x, lambda_ds, sel_p}),
+    .in_valid_i  (sa0_valid),
+    .in_ready_o  (sa0_ready),
+    .in_data_i   ({hi_b, lo_b, sa0_hi, lod_x, sa0_data[P0W + Quads*16 - 1:0]}),
     .out_valid_o (sa_valid),
     .out_ready_i (sa_ready),
     .out_data_o  (sa_data)
@@ -485,17 +529,18 @@ module {{ name }} #(
   wire signed [15:0] sa_lod_x = sa_data[P0W + Quads*16 +: 16];
   wire signed [15:0] bias = sa_p[P0BiasLsb +: 16];
   wire signed [15:0] min_lod = sa_p[P0MinLodLsb +: 16];
-  wire signed [15:0] max_lod = sa_p[P0MaxLodLsb +: 16];
+  wire signed [15:0] lod_hi = sa_data[P0W + Quads*16 + 16 +: 16];
+  wire signed [16:0] sa_lo_b = sa_data[P0W + Quads*16 + 32 +: 17];
+  wire signed [16:0] sa_hi_b = sa_data[P0W + Quads*16 + 49 +: 17];
   wire has_lod = sa_p[P0HasLodLsb];
-  wire signed [15:0] lod_hi = (max_lod < min_lod) ? min_lod : max_lod;
   wire [Quads*17-1:0] lambdas;
   generate
     for (gp = 0; gp < Quads; gp = gp + 1) begin : g_clamp
       wire signed [15:0] lambda_d = sa_data[P0W + gp*16 +: 16];
-      wire signed [16:0] biased = $signed({has_lod ? sa_lod_x[15] : lambda_d[15], has_lod ? sa_lod_x : lambda_d})
-                                + $signed({bias[15], bias});
-      assign lambdas[gp*17 +: 17] = (biased < $signed({min_lod[15], min_lod})) ? $signed({min_lod[15], min_lod})
-                                  : (biased > $signed({lod_hi[15], lod_hi})) ? $signed({lod_hi[15], lod_hi})
+      wire signed [15:0] x = has_lod ? sa_lod_x : lambda_d;
+      wire signed [16:0] biased = $signed({x[15], x}) + $signed({bias[15], bias});
+      assign lambdas[gp*17 +: 17] = ($signed({x[15], x}) < sa_lo_b) ? $signed({min_lod[15], min_lod})
+                                  : ($signed({x[15], x}) > sa_hi_b) ? $signed({lod_hi[15], lod_hi})
                                   : biased;
     end
   endgenerate
