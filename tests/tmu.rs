@@ -396,6 +396,21 @@ fn rendered_word_layouts_match_the_tables() {
     }
 }
 
+/// The text of the named Verilog functions of a module, one after the other.
+fn functions_of(text: &str, names: &[&str]) -> String {
+    names
+        .iter()
+        .map(|name| {
+            let at = text
+                .find(&format!("] {name};\n"))
+                .unwrap_or_else(|| panic!("a function {name}"));
+            let start = text[..at].rfind("function automatic").expect("its start");
+            let end = at + text[at..].find("endfunction").expect("its end") + "endfunction".len();
+            format!("{}\n", &text[start..end])
+        })
+        .collect()
+}
+
 /// The name and text of the design's module of `kind`.
 fn module_of(design: &gpurtl::rtl::Design, kind: &str) -> (String, String) {
     design
@@ -426,22 +441,9 @@ fn narrow_coordinate_conversion_equals_the_64_bit_one() {
         .filter(|l| l.trim_start().starts_with("localparam"))
         .map(|l| format!("{l}\n"))
         .collect();
-    let function = |name: &str| {
-        let at = addr_text
-            .find(&format!("] {name};\n"))
-            .unwrap_or_else(|| panic!("tmu_addr has {name}"));
-        let start = addr_text[..at]
-            .rfind("function automatic")
-            .expect("its start");
-        let end = at + addr_text[at..].find("endfunction").expect("its end") + "endfunction".len();
-        addr_text[start..end].to_string()
-    };
-    let functions = format!(
-        "{}\n{}\n{}\n{}\n",
-        function("wrap"),
-        function("coord_pre"),
-        function("coord_shift"),
-        function("coord_fix")
+    let functions = functions_of(
+        &addr_text,
+        &["wrap", "coord_pre", "coord_shift", "coord_fix"],
     );
     let prove = |functions: &str, tag: &str| {
         let dir = scratch(tag);
@@ -527,20 +529,7 @@ fn explicit_lod_conversion_equals_the_general_converter() {
     let (fixed_name, fixed_text) = text_of("tmu_fixed");
     let (_, lod_text) = text_of("tmu_lod");
     // Its two halves, the exponent (a clock) and the shift (the next one).
-    let function: String = ["lod_pre", "lod_post"]
-        .iter()
-        .map(|name| {
-            let at = lod_text
-                .find(&format!("] {name};\n"))
-                .unwrap_or_else(|| panic!("tmu_lod has {name}"));
-            let start = lod_text[..at]
-                .rfind("function automatic")
-                .expect("its start");
-            let end =
-                at + lod_text[at..].find("endfunction").expect("its end") + "endfunction".len();
-            format!("{}\n", &lod_text[start..end])
-        })
-        .collect();
+    let function = functions_of(&lod_text, &["lod_pre", "lod_post"]);
     let function = function.as_str();
     // The localparams the halves read (the LodPre layout).
     let consts: String = lod_text
