@@ -620,7 +620,13 @@ module {{ name }} #(
       assign picks[gp*PickW +: PickW] = {linear, blend, d2, d1};
     end
   endgenerate
-  localparam integer SelCW = P0W + Quads*PickW;  // {picks, sample}
+  // The texture's level bases, read here beside the level choice (descriptor writes wait
+  // for an idle unit, so they are the ones the sample would read later).
+  wire [TexW-1:0] pick_tex = pick_p[P0TexLsb +: TexW];
+  wire pick_tex_ok = ({1'b0, pick_tex} < Textures[TexW:0]);
+  wire [MipLevels*AddrW-1:0] pick_bases = pick_tex_ok ? base_all[pick_tex*(MipLevels*AddrW) +: MipLevels*AddrW]
+                                                      : {(MipLevels*AddrW){1'b0}};
+  localparam integer SelCW = P0W + Quads*PickW + MipLevels*AddrW;  // {bases, picks, sample}
   wire plan_valid;
   wire plan_ready;
   wire [SelCW-1:0] sc_data;
@@ -631,7 +637,7 @@ module {{ name }} #(
     .{{ rst.port }}{{ rst.pad }} ({{ rst.port }}),
     .in_valid_i  (pick_valid),
     .in_ready_o  (pick_ready),
-    .in_data_i   ({picks, pick_p}),
+    .in_data_i   ({pick_bases, picks, pick_p}),
     .out_valid_o (plan_valid),
     .out_ready_i (plan_ready),
     .out_data_o  (sc_data)
@@ -658,16 +664,23 @@ module {{ name }} #(
   wire unused_ctrl;
   assign unused_ctrl = ^ctrl;
 {%- endif %}
-  wire [TexW-1:0] sel_tex = plan_p[P0TexLsb +: TexW];
   wire [WrapW-1:0] wrap_s = WrapMask[ctrl[CtrlWrapSLsb +: WrapW]] ? ctrl[CtrlWrapSLsb +: WrapW] : WrapFallback;
   wire [WrapW-1:0] wrap_t = WrapMask[ctrl[CtrlWrapTLsb +: WrapW]] ? ctrl[CtrlWrapTLsb +: WrapW] : WrapFallback;
   wire [LgW-1:0] lw = sat_log2(ctrl[CtrlLog2WidthLsb +: LgW]);
   wire [LgW-1:0] lh = sat_log2(ctrl[CtrlLog2HeightLsb +: LgW]);
+  // The texture's level bases{% if lod %} (read in stage C){% else %}, chosen while its levels are worked out{% endif %}; each
+  // quad then picks its level(s) among them (no offset arithmetic in front of the
+  // multiplexer).
+{%- if lod %}
+  wire [MipLevels*AddrW-1:0] sel_bases = sc_data[P0W + Quads*PickW +: MipLevels*AddrW];
+  wire unused_tex;
+  assign unused_tex = ^plan_p[P0TexLsb +: TexW];
+{%- else %}
+  wire [TexW-1:0] sel_tex = plan_p[P0TexLsb +: TexW];
   wire tex_ok = ({1'b0, sel_tex} < Textures[TexW:0]);
-  // The texture's level bases, chosen while its levels are worked out; each quad then
-  // picks its level(s) among them (no offset arithmetic in front of the multiplexer).
   wire [MipLevels*AddrW-1:0] sel_bases = tex_ok ? base_all[sel_tex*(MipLevels*AddrW) +: MipLevels*AddrW]
                                                 : {(MipLevels*AddrW){1'b0}};
+{%- endif %}
 
   wire [Quads*QuadW-1:0] plan_quads;
   wire [PlanW-1:0] plan;
