@@ -10,7 +10,8 @@
 // Control register: {{ ctrl_desc }}.
 // A write waits until no earlier sample is inside this module, so every sample reads
 // the descriptors as they were when it arrived, and the registers can be read at any
-// stage.
+// stage. A write lands a clock after it is taken (from flops, one enable per register);
+// a sample right behind it waits that clock.
 // out_data_o: the plan of a sample:
 //   {quad[{{ quads }}], wrap_t[2], wrap_s[2], format[3], lanes as in_data_i}, quad 0 lowest;
 //   a quad (lanes 4q to 4q + 3) is {base2[30], lh2[4], lw2[4], base1[30], lh1[4], lw1[4],
@@ -28,7 +29,7 @@
 {%- else %}
 // LOD: one filter is enabled, so no LOD is computed: every sample reads level 0.
 {%- endif %}
-// Stages: skid registers between them; one request per clock.
+// Stages: skid registers between them; one sample per clock, a write every other clock.
 // Combinational paths: none between ports.
 module {{ name }} #(
   parameter integer Textures = {{ textures }},
@@ -130,6 +131,24 @@ module {{ name }} #(
   wire [RegW-1:0] wr_reg = s0_data[WriteRegLsb +: RegW];
   wire [TexW-1:0] wr_tex = s0_data[WriteTexLsb +: TexW];
   wire [TexW-1:0] s0_tex = s0_data[SampleTexLsb +: TexW];
+  // A write lands a clock after it is taken, from flops: one decoded enable per register
+  // (each drives only its own register's enables), the data beside them. The sample
+  // behind a write waits that clock (s0_go), so it reads what was written.
+  reg wr_pend_q;
+  reg [31:0] wr_data_q;
+  always @(posedge clk_i{{ rst.edge }}) begin
+    if ({{ rst.active }}) begin
+      wr_pend_q <= 1'b0;
+    end else begin
+      wr_pend_q <= wr_en;
+    end
+  end
+  always @(posedge clk_i) begin
+    if (wr_en) begin
+      wr_data_q <= wr_data;
+    end
+  end
+  wire s0_go = s0_valid & ~s0_write & ~wr_pend_q;  // a sample leaves the input register
 
   // Registers, flattened so that a texture id selects them; ids past the last texture
   // read as zero.
@@ -144,15 +163,29 @@ module {{ name }} #(
       reg [15:0] bias_q;
       reg [31:0] lods_q;
       wire sel = wr_en & (wr_tex == gt[TexW-1:0]);
+      reg we_ctrl_q;
+      reg we_bias_q;
+      reg we_lods_q;
+      always @(posedge clk_i{{ rst.edge }}) begin
+        if ({{ rst.active }}) begin
+          we_ctrl_q <= 1'b0;
+          we_bias_q <= 1'b0;
+          we_lods_q <= 1'b0;
+        end else begin
+          we_ctrl_q <= sel & (wr_reg == RegCtrl);
+          we_bias_q <= sel & (wr_reg == RegBias);
+          we_lods_q <= sel & (wr_reg == RegLods);
+        end
+      end
       always @(posedge clk_i{{ rst.edge }}) begin
         if ({{ rst.active }}) begin
           ctrl_q <= {CtrlW{1'b0}};
           bias_q <= 16'd0;
           lods_q <= 32'd0;
-        end else if (sel) begin
-          if (wr_reg == RegCtrl) ctrl_q <= wr_data[CtrlW-1:0];
-          if (wr_reg == RegBias) bias_q <= wr_data[15:0];
-          if (wr_reg == RegLods) lods_q <= wr_data;
+        end else begin
+          if (we_ctrl_q) ctrl_q <= wr_data_q[CtrlW-1:0];
+          if (we_bias_q) bias_q <= wr_data_q[15:0];
+          if (we_lods_q) lods_q <= wr_data_q;
         end
       end
       assign desc_all[gt*DescW + DescCtrlLsb +: CtrlW] = ctrl_q;
@@ -161,11 +194,14 @@ module {{ name }} #(
       assign desc_all[gt*DescW + DescMaxLodLsb +: 16]  = lods_q[31:16];
       for (gl = 0; gl < MipLevels; gl = gl + 1) begin : g_level
         reg [AddrW-1:0] base_q;
+        reg we_base_q;
         always @(posedge clk_i{{ rst.edge }}) begin
           if ({{ rst.active }}) begin
+            we_base_q <= 1'b0;
             base_q <= {AddrW{1'b0}};
-          end else if (sel && wr_reg == RegBase + gl[RegW-1:0]) begin
-            base_q <= wr_data[AddrW-1:0];
+          end else begin
+            we_base_q <= sel && wr_reg == RegBase + gl[RegW-1:0];
+            if (we_base_q) base_q <= wr_data_q[AddrW-1:0];
           end
         end
         assign base_all[(gt*MipLevels+gl)*AddrW +: AddrW] = base_q;
@@ -235,7 +271,7 @@ module {{ name }} #(
   ) u_diff (
     .clk_i       (clk_i),
     .{{ rst.port }}{{ rst.pad }} ({{ rst.port }}),
-    .in_valid_i  (s0_valid & ~s0_write),
+    .in_valid_i  (s0_go),
     .in_ready_o  (s1_in_ready),
     .in_data_i   ({diffs, s0_p}),
     .out_valid_o (s1_valid),
@@ -386,7 +422,7 @@ module {{ name }} #(
   wire [LogW-1:0] sel_log = lg_data[3*LogW +: LogW];
   wire [P0W-1:0] sel_p = sel_log[P0W-1:0];
   assign lg_ready[3] = sel_ready;
-  assign s0_ready = s0_write ? idle : s1_in_ready;
+  assign s0_ready = s0_write ? idle : (~wr_pend_q & s1_in_ready);
   // Per quad, log2(rho) = log2(rho^2) / 2 in base-level texels: minus the 12 fraction
   // bits. log2(rho^2) to 8 fraction bits is log2(rho) to 9: halving rounds to 8, to
   // nearest (the model's (x + 1) >> 1).
@@ -406,13 +442,13 @@ module {{ name }} #(
   endgenerate
 {%- else %}
 
-  wire sel_valid = s0_valid & ~s0_write;
+  wire sel_valid = s0_go;
   wire sel_ready;
   // Without LOD hardware the LOD fields and the LOD registers go unread.
   wire [P0W-1:0] sel_p = s0_p;
   wire unused_sel_p;
   assign unused_sel_p = ^sel_p;
-  assign s0_ready = s0_write ? idle : sel_ready;
+  assign s0_ready = s0_write ? idle : (~wr_pend_q & sel_ready);
 {%- if lod %}
   wire [Quads*16-1:0] lambda_ds = {(Quads*16){1'b0}};
 {%- endif %}
@@ -748,9 +784,9 @@ module {{ name }} #(
   always @(posedge clk_i{{ rst.edge }}) begin
     if ({{ rst.active }}) begin
       inflight_q <= {InflW{1'b0}};
-    end else if (s0_valid & s0_ready & ~s0_write & ~leave) begin
+    end else if (s0_go & s0_ready & ~leave) begin
       inflight_q <= inflight_q + 1'b1;
-    end else if (leave & ~(s0_valid & s0_ready & ~s0_write)) begin
+    end else if (leave & ~(s0_go & s0_ready)) begin
       inflight_q <= inflight_q - 1'b1;
     end
   end
