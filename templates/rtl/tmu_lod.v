@@ -29,7 +29,8 @@
 {%- else %}
 // LOD: one filter is enabled, so no LOD is computed: every sample reads level 0.
 {%- endif %}
-// Stages: skid registers between them; one sample per clock, a write every other clock.
+// Stages: skid registers between them; a sample or a write per clock (a sample right
+// behind a write one clock later).
 // Combinational paths: none between ports.
 module {{ name }} #(
   parameter integer Textures = {{ textures }},
