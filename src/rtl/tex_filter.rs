@@ -163,8 +163,8 @@ pub struct TexFilter {
     pub ctl_shift: String,
     /// (step, the control word of its stage).
     pub ctl_views: Vec<(&'static str, String)>,
-    /// The control word a clock before the pick step, which each lane's copy of the
-    /// format loads from (`None`: pick is in the first stage, and reads `s0_ctl`).
+    /// The control word a clock before the pick step, which the pick step's own format
+    /// register loads from (`None`: pick is in the first stage, and reads `s0_ctl`).
     pub pick_fmt_src: Option<String>,
     pub valid_tdiff: String,
     pub valid_last: String,
@@ -424,8 +424,8 @@ impl TexFilter {
             } else {
                 "s0_ctl".into()
             },
-            // Each lane keeps its own copy of the pick step's format, loaded from the
-            // stage before it, when there is one.
+            // The pick step's format gets a register of its own, loaded from the stage
+            // before it, when there is one.
             pick_fmt_src: pipe.stage("pick").checked_sub(1).map(ctl_at),
             ctl_views: vec![
                 ("pick", ctl_at(pipe.stage("pick"))),

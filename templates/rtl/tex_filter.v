@@ -248,7 +248,15 @@ module {{ name }} #(
   assign drop = valid_last & last_first;
 
   wire [RspW-1:0] out_in;
-{%- if pick_fmt_src.is_none() %}
+{%- if let Some(src) = pick_fmt_src %}
+  // The pick step's format in a register of its own, loaded a clock early from the stage
+  // before it: every lane's texel selects read it, not the control word's shift register.
+  reg [FormatW-1:0] pick_fmt_q;
+  always @(posedge clk_i) begin
+    pick_fmt_q <= {{ src }}[CtlFormatLsb +: FormatW];
+  end
+  wire [FormatW-1:0] pick_fmt = pick_fmt_q;
+{%- else %}
   wire [FormatW-1:0] pick_fmt = ctl_pick[CtlFormatLsb +: FormatW];
 {%- endif %}
 
@@ -259,18 +267,6 @@ module {{ name }} #(
   generate
     for (gl = 0; gl < Lanes; gl = gl + 1) begin : g_lane
       wire [LaneW-1:0] lane = s0_data[ReqLanesLsb + gl*LaneW +: LaneW];
-{%- if let Some(src) = pick_fmt_src %}
-      // This lane's copy of the pick step's format, loaded a clock before from the stage
-      // before it: one copy would fan out to every lane's texel selects (`keep`: synthesis
-      // would merge the twins).
-      (* keep *) reg [FormatW-1:0] lane_fmt_q;
-      always @(posedge clk_i) begin
-        lane_fmt_q <= {{ src }}[CtlFormatLsb +: FormatW];
-      end
-      wire [FormatW-1:0] lane_fmt = lane_fmt_q;
-{%- else %}
-      wire [FormatW-1:0] lane_fmt = pick_fmt;
-{%- endif %}
       wire [4*WordW-1:0] texels;  // converted, in the hdiff step
       assign s0_ctl[CtlLanesLsb + gl*CLaneW +: CLaneW] = lane[CLaneW-1:0];
 
@@ -311,7 +307,7 @@ module {{ name }} #(
 {%- endif %}
         wire [1:0] s_idx = select[SelIdxLsb +: 2];
         wire s_four = select[SelFourLsb];
-        wire is_dxt1 = lane_fmt == FmtDxt1;
+        wire is_dxt1 = pick_fmt == FmtDxt1;
 
         // Step pick: the format's texel, or for DXT1 the endpoints to blend: index 2 weighs
         // colour 0 double and index 3 colour 1, so one sum serves both.
@@ -320,7 +316,7 @@ module {{ name }} #(
         wire third_d = is_dxt1 & s_idx[1] & s_four;
         wire half_d = is_dxt1 & (s_idx == 2'd2) & ~s_four;
         wire [{{ pick_w - 1 }}:0] pick_d;
-        assign pick_d[PickTexelLsb +: WordW] = decode(lane_fmt, s_word{% if need_h %}, s_h{% endif %}{% if need_l %}, s_l{% endif %}, s_idx);
+        assign pick_d[PickTexelLsb +: WordW] = decode(pick_fmt, s_word{% if need_h %}, s_h{% endif %}{% if need_l %}, s_l{% endif %}, s_idx);
         assign pick_d[PickPaLsb +: 24]       = s_idx[0] ? p1 : p0;  // the colour weighted double
         assign pick_d[PickPbLsb +: 24]       = s_idx[0] ? p0 : p1;
         assign pick_d[PickThirdLsb]          = third_d;
@@ -363,7 +359,7 @@ module {{ name }} #(
 {%- else %}
 
         // Step pick: the format's texel.
-        wire [WordW-1:0] pick_d = decode(lane_fmt, word{% if need_h %}, h{% endif %}{% if need_l %}, l{% endif %});
+        wire [WordW-1:0] pick_d = decode(pick_fmt, word{% if need_h %}, h{% endif %}{% if need_l %}, l{% endif %});
         wire unused_tex = ^tex;
 {{ hop_pick }}
         assign texels[gt*WordW +: WordW] = pick;
