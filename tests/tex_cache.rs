@@ -223,15 +223,23 @@ fn broken_line_generations_are_caught() {
     // A fill that overwrites a line before its old readers have read it.
     assert_broken_cache_caught(
         &cfg,
-        "wire fill_go = trk_valid && mshr_old_q[mshr_head_q] == {RefW{1'b0}};",
-        "wire fill_go = trk_valid;",
+        "fill_go_q    <= trk_pop ? next_go : head_go;",
+        "fill_go_q    <= trk_pop ? mshr_cnt_q > MshrOne : trk_valid;",
         &runs,
     );
-    // A reader that does not wait for its generation of the line (once it is in s1).
+    // A reader that does not wait for its own lines' fills.
     assert_broken_cache_caught(
         &cfg,
-        "if (s1_mask[i] && wr_q[s1_slot[i]] != s1_gen[i]) begin",
-        "if (s1_mask[i] && 1'b0) begin",
+        "wire lines_ready = !avail_q[AvailW-1];",
+        "wire lines_ready = avail_q[AvailW-1] | 1'b1;",
+        &runs,
+    );
+    // A pass that leaves the tag unit without its fill count.
+    assert_broken_module_caught(
+        &cfg,
+        "tex_cache_tags",
+        "assign pass_data_o[PassFillsLsb +: FillsW] = p_fills_q;",
+        "assign pass_data_o[PassFillsLsb +: FillsW] = {FillsW{1'b0}};",
         &runs,
     );
 }
@@ -446,7 +454,7 @@ fn rendered_pass_fields_match_the_table() {
         .find(|m| m.kind == "tex_cache")
         .expect("tex_cache module")
         .text;
-    let tex_w = localparam(t, "SlotW") + localparam(t, "GenW") + localparam(t, "OffW");
+    let tex_w = localparam(t, "SlotW") + localparam(t, "OffW");
     let fields = gpurtl::rtl::tex_cache::pass_fields(c.ports, tex_w);
     for f in &fields {
         let name = format!("Pass{}Lsb", f.name);

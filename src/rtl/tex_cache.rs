@@ -14,17 +14,18 @@ pub use crate::iface::tex_cache::WORD_ADDR_BITS;
 use crate::iface::tex_cache::{COUNT_W, CacheLayout, CachePipe, bank_check};
 
 /// A slot's line generation: 2 bits let three fills of one slot be in flight, so a miss
-/// whose victim is still being filled rarely waits (a wider count costs queue bits per
-/// texel).
+/// whose victim is still being filled rarely waits (a wider count costs flops per slot).
 const GEN_BITS: u32 = 2;
 
 /// A queued pass, lowest field first; the template's localparams are `Pass<Field>Lsb`.
 /// Texel `i` of `ports` sits at `(ports - 1 - i) * tex_w` in the texel field, as
-/// `{slot, generation, word offset}`.
+/// `{slot, word offset}`. `Fills` counts the line fills allocated while the pass was
+/// built (at most one per texel: the pass pins what it uses).
 pub fn pass_fields(ports: u32, tex_w: u32) -> Vec<Field> {
     pack(&[
         ("Texels", ports * tex_w),
         ("Mask", ports),
+        ("Fills", clog2(ports + 1)),
         ("Misses", COUNT_W),
         ("Hits", COUNT_W),
         ("Last", 1),
@@ -92,6 +93,8 @@ pub struct TexCacheTags {
     pub req_act_lsb: u32,
     pub req_inv_lsb: u32,
     pub count_w: u32,
+    /// Bits of a pass's fill count (`Fills` in [`pass_fields`]).
+    pub fills_w: u32,
     pub pass_w: u32,
     pub pass_fields: Vec<(String, u32)>,
     /// Age bits of a set: one per pair of ways.
@@ -153,6 +156,8 @@ pub struct TexCacheTop {
     /// Bits of a slot's line generation, and the fills one slot may have in flight.
     pub gen_w: u32,
     pub max_pending: u32,
+    /// Bits of a pass's fill count (`Fills` in [`pass_fields`]).
+    pub fills_w: u32,
     pub req_w: u32,
     pub rsp_w: u32,
     /// Request fields: texel 0's active bit and the invalidate bit.
@@ -253,22 +258,23 @@ impl TexCacheTop {
             beat_w: log2(c.beats_per_line),
             words_per_beat: c.words_per_beat,
             count_w: COUNT_W,
-            pass_w: width(&pass_fields(c.ports, slot_w + GEN_BITS + off_w)),
+            pass_w: width(&pass_fields(c.ports, slot_w + off_w)),
             gen_w: GEN_BITS,
             max_pending: (1 << GEN_BITS) - 1,
+            fills_w: clog2(c.ports + 1),
             req_w: io.req_w,
             rsp_w: io.rsp_w,
             req_act_lsb: io.act_lsb(0),
             req_inv_lsb: io.inv_lsb(),
-            pass_fields: lsb_params("Pass", &pass_fields(c.ports, slot_w + GEN_BITS + off_w)),
+            pass_fields: lsb_params("Pass", &pass_fields(c.ports, slot_w + off_w)),
             bank_expr: bits_expr(&bank_bits),
             idx_expr: bits_expr(&idx_bits),
             slot_base: slot_base("i"),
             slot_base_m: slot_base("m"),
             fill_off_expr: if c.words_per_beat == 1 {
-                "beat_q".into()
+                "fill_beat_q".into()
             } else {
-                format!("{{beat_q, i[{}:0]}}", wpb_w - 1)
+                format!("{{fill_beat_q, i[{}:0]}}", wpb_w - 1)
             },
             out_depth: OUT_DEPTH,
             credit_w: clog2(OUT_DEPTH + 1),
@@ -304,6 +310,7 @@ impl TexCacheTop {
             req_act_lsb: self.req_act_lsb,
             req_inv_lsb: self.req_inv_lsb,
             count_w: self.count_w,
+            fills_w: self.fills_w,
             pass_w: self.pass_w,
             pass_fields: self.pass_fields.clone(),
             pair_w: (self.ways * (self.ways - 1) / 2).max(1),

@@ -74,15 +74,22 @@ module {{ name }} #(
 {%- endfor %}
   localparam integer GenW = {{ gen_w }};  // line generation, per slot
   localparam [GenW-1:0] MaxPending = {{ max_pending }};  // fills in flight per slot
-  localparam integer TexW = SlotW + GenW + OffW;  // a texel in a queued pass
-  localparam integer TexGenLsb = OffW;  // {slot, gen, off} in a texel
-  localparam integer TexSlotLsb = OffW + GenW;
+  localparam integer TexW = SlotW + OffW;  // a texel in a queued pass: {slot, off}
+  localparam integer TexSlotLsb = OffW;
+  localparam integer FillsW = {{ fills_w }};  // a pass's own line fills
+  // Completed fills that no pass in s1 or before it has claimed; negative while the pass
+  // in s1 waits. It ranges from -Ports to the fills of every pass behind s1.
+  localparam integer AvailW = $clog2((QueueDepth + 8) * Ports + 1) + 1;
   localparam integer MshrPtrW = (MshrEntries > 1) ? $clog2(MshrEntries) : 1;
   localparam integer MshrCntW = $clog2(MshrEntries + 1);
   localparam integer LastMshrIdx = MshrEntries - 1;
   localparam [MshrPtrW-1:0] LastMshr = LastMshrIdx[MshrPtrW-1:0];
   localparam integer MshrCount = MshrEntries;
   localparam [MshrCntW-1:0] MshrFull = MshrCount[MshrCntW-1:0];
+  localparam integer OneIdx = 1;
+  localparam [MshrCntW-1:0] MshrOne = OneIdx[MshrCntW-1:0];
+  localparam integer SecondMshrIdx = (MshrEntries > 1) ? 1 : 0;
+  localparam [MshrPtrW-1:0] SecondMshr = SecondMshrIdx[MshrPtrW-1:0];
   localparam integer ReqW = {{ req_w }};
   localparam integer RspW = {{ rsp_w }};
   localparam integer WordW = {{ word_w }};
@@ -272,6 +279,13 @@ module {{ name }} #(
   reg [Lines-1:0] wr_inc;  // a fill completes: its slot's generation is written
   reg trk_pop;
   wire beat_in;
+  // A beat is written to the banks a clock after it is taken, from these registers, so
+  // that the response handshake drives no bank enables.
+  reg fill_valid_q;
+  reg fill_last_q;
+  reg [BeatW-1:0] fill_beat_q;
+  reg [SlotW-1:0] fill_slot_q;
+  reg [{{ bus_bits - 1 }}:0] fill_data_q;
 
   assign fill_room = mreq_in_ready & trk_in_ready;
   assign beat_in   = mem_rsp_valid_i & mem_rsp_ready_o;
@@ -299,17 +313,23 @@ module {{ name }} #(
   reg [SlotW-1:0] mshr_slot_q [0:MshrEntries-1];
   reg [RefW-1:0] mshr_old_q [0:MshrEntries-1];
   reg [MshrPtrW-1:0] mshr_head_q;
+  reg [MshrPtrW-1:0] mshr_next_q;  // the entry after the head
   reg [MshrPtrW-1:0] mshr_tail_q;
   reg [MshrCntW-1:0] mshr_cnt_q;
+  reg fill_go_q;
 
   assign trk_valid    = mshr_cnt_q != {MshrCntW{1'b0}};
   assign trk_in_ready = mshr_cnt_q != MshrFull;
   assign trk_slot     = mshr_slot_q[mshr_head_q];
 
   assign mem_req_addr_o  = {mreq_line, {(32 - LineAddrW){1'b0}}};
-  // The fill at the head waits until every pass that reads the victim's old line has read.
-  wire fill_go = trk_valid && mshr_old_q[mshr_head_q] == {RefW{1'b0}};
-  assign mem_rsp_ready_o = fill_go;
+  // The fill at the head waits until every pass that reads the victim's old line has
+  // read. The check is registered, for the head and for the entry behind it (taken when
+  // this clock's beat ends the head's fill): a live entry's count only falls, so a check
+  // a clock old can be late by that clock, never wrong.
+  wire head_go = trk_valid && mshr_old_q[mshr_head_q] == {RefW{1'b0}};
+  wire next_go = mshr_cnt_q > MshrOne && mshr_old_q[mshr_next_q] == {RefW{1'b0}};
+  assign mem_rsp_ready_o = fill_go_q;
 
   // Each beat's words go to distinct banks (checked at elaboration).
   reg [Banks-1:0] bank_we;
@@ -329,17 +349,21 @@ module {{ name }} #(
       bank_wdata[i] = {WordW{1'b0}};
     end
     if (beat_in) begin
-      for (i = 0; i < WordsPerBeat; i = i + 1) begin : b_word
-        fill_off = {{ fill_off_expr }};
-        bank_we[bank_of(fill_off)]    = 1'b1;
-        bank_waddr[bank_of(fill_off)] = bank_addr(trk_slot, fill_off);
-        bank_wdata[bank_of(fill_off)] = mem_rsp_data_i[i*WordW +: WordW];
-      end
       beat_d = beat_q + 1'b1;
       if (beat_q == LastBeat) begin
         beat_d  = {BeatW{1'b0}};
         trk_pop = 1'b1;
-        wr_inc[trk_slot] = 1'b1;
+      end
+    end
+    if (fill_valid_q) begin
+      for (i = 0; i < WordsPerBeat; i = i + 1) begin : b_word
+        fill_off = {{ fill_off_expr }};
+        bank_we[bank_of(fill_off)]    = 1'b1;
+        bank_waddr[bank_of(fill_off)] = bank_addr(fill_slot_q, fill_off);
+        bank_wdata[bank_of(fill_off)] = fill_data_q[i*WordW +: WordW];
+      end
+      if (fill_last_q) begin
+        wr_inc[fill_slot_q] = 1'b1;
       end
     end
   end
@@ -369,18 +393,21 @@ module {{ name }} #(
   wire [CountW-1:0] s1_misses = s1_q[PassMissesLsb +: CountW];
   wire [Ports-1:0] s1_mask = s1_q[PassMaskLsb +: Ports];
   reg [SlotW-1:0] s1_slot [0:Ports-1];
-  reg [GenW-1:0] s1_gen [0:Ports-1];
   reg [OffW-1:0] s1_off [0:Ports-1];
   reg [BankW-1:0] s1_bank [0:Ports-1];
   reg [BankAddrW-1:0] s1_addr [0:Ports-1];
   reg [Banks-1:0] rd_en;
   reg [BankAddrW-1:0] rd_addr [0:Banks-1];
-  reg lines_ready_q;  // the pass in s1 may read its lines
+  // Passes load into s1 in order and fills complete in allocation order, so the pass in
+  // s1 may read its lines once every fill allocated before it left the tag unit is
+  // written: the earlier passes' fills were (they have read), and its own are the next
+  // Fills to complete. avail_q counts completed fills less those of the passes loaded.
+  reg [AvailW-1:0] avail_q;
+  reg [AvailW-1:0] avail_d;
+  wire lines_ready = !avail_q[AvailW-1];
   reg [RoundW-1:0] rounds_q;  // bank rounds the pass in s1 still needs
   reg [RoundW-1:0] rounds_load;
   reg last_round;
-  reg ready_hold;
-  reg ready_load;
 
   // A texel's word offset and slot in the pass at the queue's head.
   function [OffW-1:0] q_off(input integer i);
@@ -420,25 +447,9 @@ module {{ name }} #(
     reg [RoundW-1:0] words;
     for (i = 0; i < Ports; i = i + 1) begin
       s1_slot[i] = s1_q[PassTexelsLsb + (Ports - 1 - i) * TexW + TexSlotLsb +: SlotW];
-      s1_gen[i]  = s1_q[PassTexelsLsb + (Ports - 1 - i) * TexW + TexGenLsb +: GenW];
       s1_off[i]  = s1_q[PassTexelsLsb + (Ports - 1 - i) * TexW +: OffW];
       s1_bank[i] = bank_of(s1_off[i]);
       s1_addr[i] = bank_addr(s1_slot[i], s1_off[i]);
-    end
-    // Each texel waits for the generation of its line it was looked up in (a newer one
-    // is never written while this pass is queued, so a pass once ready stays ready): the
-    // check is registered, for the pass being loaded and then for the one held.
-    ready_hold = 1'b1;
-    ready_load = 1'b1;
-    for (i = 0; i < Ports; i = i + 1) begin
-      if (s1_mask[i] && wr_q[s1_slot[i]] != s1_gen[i]) begin
-        ready_hold = 1'b0;
-      end
-      if (q_out[PassMaskLsb + i] &&
-          wr_q[q_out[PassTexelsLsb + (Ports - 1 - i) * TexW + TexSlotLsb +: SlotW]] !=
-          q_out[PassTexelsLsb + (Ports - 1 - i) * TexW + TexGenLsb +: GenW]) begin
-        ready_load = 1'b0;
-      end
     end
     // One word per bank: the first pending texel of each bank picks it, and every pending
     // texel that wants the same word is served with it.
@@ -472,7 +483,7 @@ module {{ name }} #(
     end
     last_round = rounds_q == {{ "{" }}{(RoundW-1){1'b0}}, 1'b1};
     complete = s1_last && last_round;
-    issue    = s1_valid_q && lines_ready_q && (!complete || credit_q != {CreditW{1'b0}});
+    issue    = s1_valid_q && lines_ready && (!complete || credit_q != {CreditW{1'b0}});
     s1_done  = issue && last_round;
     s1_load  = q_out_valid && (!s1_valid_q || s1_done);
     q_pop    = s1_load;
@@ -490,6 +501,10 @@ module {{ name }} #(
           ref_dec[s1_slot[i]] = 1'b1;
         end
       end
+    end
+    avail_d = avail_q + {{ "{" }}{(AvailW-1){1'b0}}, fill_valid_q && fill_last_q};
+    if (s1_load) begin
+      avail_d = avail_d - {{ "{" }}{(AvailW-FillsW){1'b0}}, q_out[PassFillsLsb +: FillsW]};
     end
     credit_d = credit_q - {{ "{" }}{(CreditW-1){1'b0}}, issue && complete} + {{ "{" }}{(CreditW-1){1'b0}}, out_pop};
   end
@@ -587,13 +602,16 @@ module {{ name }} #(
     integer i;
     if ({{ rst.active }}) begin
       mshr_head_q <= {MshrPtrW{1'b0}};
+      mshr_next_q <= SecondMshr;
       mshr_tail_q <= {MshrPtrW{1'b0}};
       mshr_cnt_q  <= {MshrCntW{1'b0}};
+      fill_go_q   <= 1'b0;
+      fill_valid_q <= 1'b0;
       push_q     <= 1'b0;
       ref_dec_q  <= {Lines{1'b0}};
       beat_q     <= {BeatW{1'b0}};
       s1_valid_q <= 1'b0;
-      lines_ready_q <= 1'b0;
+      avail_q    <= {AvailW{1'b0}};
       rounds_q   <= {{ "{" }}{(RoundW-1){1'b0}}, 1'b1};
       pend_q     <= {Ports{1'b0}};
       credit_q   <= OutCredits;
@@ -619,8 +637,11 @@ module {{ name }} #(
         mshr_tail_q <= (mshr_tail_q == LastMshr) ? {MshrPtrW{1'b0}} : mshr_tail_q + 1'b1;
       end
       if (trk_pop) begin
-        mshr_head_q <= (mshr_head_q == LastMshr) ? {MshrPtrW{1'b0}} : mshr_head_q + 1'b1;
+        mshr_head_q <= mshr_next_q;
+        mshr_next_q <= (mshr_next_q == LastMshr) ? {MshrPtrW{1'b0}} : mshr_next_q + 1'b1;
       end
+      fill_go_q    <= trk_pop ? next_go : head_go;
+      fill_valid_q <= beat_in;
       mshr_cnt_q <= mshr_cnt_q + {{ "{" }}{(MshrCntW-1){1'b0}}, alloc} - {{ "{" }}{(MshrCntW-1){1'b0}}, trk_pop};
       for (i = 0; i < MshrEntries; i = i + 1) begin
         if (alloc && mshr_tail_q == i[MshrPtrW-1:0]) begin
@@ -632,7 +653,7 @@ module {{ name }} #(
       end
       beat_q     <= beat_d;
       s1_valid_q <= s1_load | (s1_valid_q & ~s1_done);
-      lines_ready_q <= s1_load ? ready_load : ready_hold;
+      avail_q    <= avail_d;
       if (s1_load) begin
         rounds_q <= rounds_load;
       end else if (issue) begin
@@ -660,6 +681,12 @@ module {{ name }} #(
   always @(posedge clk_i) begin : b_data
     integer i;
     push_data_q <= q_in;
+    if (beat_in) begin
+      fill_last_q <= trk_pop;
+      fill_beat_q <= beat_q;
+      fill_slot_q <= trk_slot;
+      fill_data_q <= mem_rsp_data_i;
+    end
     if (s1_load) begin
       s1_q <= q_out;
     end

@@ -63,7 +63,8 @@ module {{ name }} #(
 {%- for f in pass_fields %}
   localparam integer {{ f.0 }} = {{ f.1 }};
 {%- endfor %}
-  localparam integer TexW = SlotW + GenW + OffW;  // {slot, gen, off}: a texel of a pass
+  localparam integer TexW = SlotW + OffW;  // {slot, off}: a texel of a pass
+  localparam integer FillsW = {{ fills_w }};  // fills allocated while a pass is built
 {%- if ways > 1 %}
   localparam integer PairW = {{ pair_w }};  // age bits of a set
 {%- endif %}
@@ -306,6 +307,7 @@ module {{ name }} #(
   reg [Ports-1:0] t_set_eq_q [0:Ports-1];
   // The pass being built.
   reg [Ports-1:0] p_mask_q;
+  reg [FillsW-1:0] p_fills_q;  // lines allocated for it
   reg [CountW-1:0] hits_q;
   reg [CountW-1:0] misses_q;
   // Hits of the previous clock, for the pins and ages.
@@ -358,12 +360,12 @@ module {{ name }} #(
   assign pass_data_o[PassHitsLsb +: CountW] = hits_q;
   assign pass_data_o[PassMissesLsb +: CountW] = misses_q;
   assign pass_data_o[PassMaskLsb +: Ports] = pass_mask;
+  assign pass_data_o[PassFillsLsb +: FillsW] = p_fills_q;
 
   genvar gp;
   generate
     for (gp = 0; gp < Ports; gp = gp + 1) begin : g_pass
-      assign pass_data_o[PassTexelsLsb + (Ports - 1 - gp) * TexW +: TexW] =
-        {t_slot_q[gp], gen_q[t_slot_q[gp]], t_off_q[gp]};
+      assign pass_data_o[PassTexelsLsb + (Ports - 1 - gp) * TexW +: TexW] = {t_slot_q[gp], t_off_q[gp]};
     end
   endgenerate
 
@@ -545,6 +547,7 @@ module {{ name }} #(
       t_valid_q  <= 1'b0;
       t_pend_q   <= {Ports{1'b0}};
       p_mask_q   <= {Ports{1'b0}};
+      p_fills_q  <= {FillsW{1'b0}};
       c_pin_q    <= {Ports{1'b0}};
 {%- if lru %}
       c_touch_q  <= {Ports{1'b0}};
@@ -581,6 +584,13 @@ module {{ name }} #(
         p_mask_q <= {Ports{1'b0}};
       end else if (run) begin
         p_mask_q <= pass_mask;
+      end
+      // A pass leaves in RUN or when M_ACT finds no victim; it allocates only in M_ACT
+      // with one, so the two never meet.
+      if (emit) begin
+        p_fills_q <= {FillsW{1'b0}};
+      end else if (alloc) begin
+        p_fills_q <= p_fills_q + 1'b1;
       end
       c_pin_q   <= (run && !emit) ? commit : {Ports{1'b0}};
 {%- if lru %}
