@@ -317,6 +317,12 @@ module {{ name }} #(
   reg [MshrPtrW-1:0] mshr_tail_q;
   reg [MshrCntW-1:0] mshr_cnt_q;
   reg fill_go_q;
+  // An allocation's count of old readers is written a clock after it, from registers;
+  // until then the entry holds a non-zero count, so its fill waits.
+  localparam [RefW-1:0] OldCounting = {{ "{" }}{(RefW-1){1'b0}}, 1'b1};
+  reg new_q;
+  reg [MshrPtrW-1:0] new_idx_q;
+  reg [SlotW-1:0] new_slot_q;
 
   assign trk_valid    = mshr_cnt_q != {MshrCntW{1'b0}};
   assign trk_in_ready = mshr_cnt_q != MshrFull;
@@ -602,6 +608,7 @@ module {{ name }} #(
     integer i;
     if ({{ rst.active }}) begin
       mshr_head_q <= {MshrPtrW{1'b0}};
+      new_q       <= 1'b0;
       mshr_next_q <= SecondMshr;
       mshr_tail_q <= {MshrPtrW{1'b0}};
       mshr_cnt_q  <= {MshrCntW{1'b0}};
@@ -643,10 +650,16 @@ module {{ name }} #(
       fill_go_q    <= trk_pop ? next_go : head_go;
       fill_valid_q <= beat_in;
       mshr_cnt_q <= mshr_cnt_q + {{ "{" }}{(MshrCntW-1){1'b0}}, alloc} - {{ "{" }}{(MshrCntW-1){1'b0}}, trk_pop};
+      new_q <= alloc;
       for (i = 0; i < MshrEntries; i = i + 1) begin
         if (alloc && mshr_tail_q == i[MshrPtrW-1:0]) begin
-          // Every reader of the victim queued now reads a previous generation.
-          mshr_old_q[i] <= ref_q[alloc_slot] - {{ "{" }}{(RefW-1){1'b0}}, ref_dec_q[alloc_slot]};
+          mshr_old_q[i] <= OldCounting;
+        end else if (new_q && new_idx_q == i[MshrPtrW-1:0]) begin
+          // Every reader of the victim queued at the allocation reads a previous
+          // generation. Neither this clock nor the allocation's pushed a pass (the tag
+          // unit was in M_VICT, M_ACT, then RUN), so the slot's count now, less this
+          // clock's reads, is what the allocation's count would be by now.
+          mshr_old_q[i] <= ref_q[new_slot_q] - {{ "{" }}{(RefW-1){1'b0}}, ref_dec_q[new_slot_q]};
         end else if (mshr_old_q[i] != {RefW{1'b0}} && ref_dec_q[mshr_slot_q[i]]) begin
           mshr_old_q[i] <= mshr_old_q[i] - 1'b1;
         end
@@ -692,6 +705,8 @@ module {{ name }} #(
     end
     if (alloc) begin
       mshr_slot_q[mshr_tail_q] <= alloc_slot;
+      new_idx_q <= mshr_tail_q;
+      new_slot_q <= alloc_slot;
     end
     if (issue) begin
       s2_complete_q <= complete;
