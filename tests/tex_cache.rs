@@ -227,6 +227,13 @@ fn broken_line_generations_are_caught() {
         "fill_go_q    <= trk_pop ? mshr_cnt_q > MshrOne : trk_valid;",
         &runs,
     );
+    // An allocation whose count of old readers is written as none.
+    assert_broken_cache_caught(
+        &cfg,
+        "mshr_old_q[i] <= new_ref_q - {{(RefW-1){1'b0}}, new_dec_q} - {{(RefW-1){1'b0}}, mshr_dec_q[i]};",
+        "mshr_old_q[i] <= {RefW{1'b0}};",
+        &runs,
+    );
     // A reader that does not wait for its own lines' fills.
     assert_broken_cache_caught(
         &cfg,

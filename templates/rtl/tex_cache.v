@@ -317,12 +317,20 @@ module {{ name }} #(
   reg [MshrPtrW-1:0] mshr_tail_q;
   reg [MshrCntW-1:0] mshr_cnt_q;
   reg fill_go_q;
-  // An allocation's count of old readers is written a clock after it, from registers;
-  // until then the entry holds a non-zero count, so its fill waits.
+  // An allocation's count of old readers is written two clocks after it, from
+  // registers (the slot's count is read in the first); until then the entry holds a
+  // non-zero count and takes no reads off it, so its fill waits.
   localparam [RefW-1:0] OldCounting = {{ "{" }}{(RefW-1){1'b0}}, 1'b1};
   reg new_q;
+  reg new2_q;
   reg [MshrPtrW-1:0] new_idx_q;
   reg [SlotW-1:0] new_slot_q;
+  reg [RefW-1:0] new_ref_q;  // the slot's count a clock after the allocation
+  reg new_dec_q;  // and its reads that clock
+  // Per entry: a pass that reads the entry's slot finished reading last clock (ref_dec_q
+  // of the entry's slot, compared here rather than selected from all slots).
+  reg [MshrEntries-1:0] mshr_dec_q;
+  reg [MshrEntries-1:0] mshr_dec_d;
 
   assign trk_valid    = mshr_cnt_q != {MshrCntW{1'b0}};
   assign trk_in_ready = mshr_cnt_q != MshrFull;
@@ -501,10 +509,16 @@ module {{ name }} #(
       pend_d = q_out[PassMaskLsb +: Ports];
     end
     ref_dec = {Lines{1'b0}};
+    mshr_dec_d = {MshrEntries{1'b0}};
     if (s1_done) begin
       for (i = 0; i < Ports; i = i + 1) begin
         if (s1_mask[i]) begin
           ref_dec[s1_slot[i]] = 1'b1;
+          for (b = 0; b < MshrEntries; b = b + 1) begin
+            if (s1_slot[i] == mshr_slot_q[b]) begin
+              mshr_dec_d[b] = 1'b1;
+            end
+          end
         end
       end
     end
@@ -609,6 +623,8 @@ module {{ name }} #(
     if ({{ rst.active }}) begin
       mshr_head_q <= {MshrPtrW{1'b0}};
       new_q       <= 1'b0;
+      new2_q      <= 1'b0;
+      mshr_dec_q  <= {MshrEntries{1'b0}};
       mshr_next_q <= SecondMshr;
       mshr_tail_q <= {MshrPtrW{1'b0}};
       mshr_cnt_q  <= {MshrCntW{1'b0}};
@@ -650,17 +666,21 @@ module {{ name }} #(
       fill_go_q    <= trk_pop ? next_go : head_go;
       fill_valid_q <= beat_in;
       mshr_cnt_q <= mshr_cnt_q + {{ "{" }}{(MshrCntW-1){1'b0}}, alloc} - {{ "{" }}{(MshrCntW-1){1'b0}}, trk_pop};
-      new_q <= alloc;
+      new_q      <= alloc;
+      new2_q     <= new_q;
+      mshr_dec_q <= mshr_dec_d;
       for (i = 0; i < MshrEntries; i = i + 1) begin
         if (alloc && mshr_tail_q == i[MshrPtrW-1:0]) begin
           mshr_old_q[i] <= OldCounting;
-        end else if (new_q && new_idx_q == i[MshrPtrW-1:0]) begin
+        end else if (new2_q && new_idx_q == i[MshrPtrW-1:0]) begin
           // Every reader of the victim queued at the allocation reads a previous
-          // generation. Neither this clock nor the allocation's pushed a pass (the tag
-          // unit was in M_VICT, M_ACT, then RUN), so the slot's count now, less this
-          // clock's reads, is what the allocation's count would be by now.
-          mshr_old_q[i] <= ref_q[new_slot_q] - {{ "{" }}{(RefW-1){1'b0}}, ref_dec_q[new_slot_q]};
-        end else if (mshr_old_q[i] != {RefW{1'b0}} && ref_dec_q[mshr_slot_q[i]]) begin
+          // generation. No pass was pushed in the allocation's clock or the next (the
+          // tag unit was in M_ACT, then RUN), so the slot's count a clock later, less
+          // the reads of that clock and this one, is the allocation's count by now.
+          mshr_old_q[i] <= new_ref_q - {{ "{" }}{(RefW-1){1'b0}}, new_dec_q} - {{ "{" }}{(RefW-1){1'b0}}, mshr_dec_q[i]};
+        end else if (new_q && new_idx_q == i[MshrPtrW-1:0]) begin
+          mshr_old_q[i] <= OldCounting;
+        end else if (mshr_old_q[i] != {RefW{1'b0}} && mshr_dec_q[i]) begin
           mshr_old_q[i] <= mshr_old_q[i] - 1'b1;
         end
       end
@@ -707,6 +727,10 @@ module {{ name }} #(
       mshr_slot_q[mshr_tail_q] <= alloc_slot;
       new_idx_q <= mshr_tail_q;
       new_slot_q <= alloc_slot;
+    end
+    if (new_q) begin
+      new_ref_q <= ref_q[new_slot_q];
+      new_dec_q <= ref_dec_q[new_slot_q];
     end
     if (issue) begin
       s2_complete_q <= complete;
