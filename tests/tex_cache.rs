@@ -224,7 +224,7 @@ fn broken_line_generations_are_caught() {
     assert_broken_cache_caught(
         &cfg,
         "fill_go_q    <= trk_pop ? next_go : head_go;",
-        "fill_go_q    <= trk_pop ? mshr_cnt_q > MshrOne : trk_valid;",
+        "fill_go_q    <= trk_pop ? two_fills : trk_valid;",
         &runs,
     );
     // An allocation whose count of old readers is written as none.

@@ -342,7 +342,9 @@ module {{ name }} #(
   // this clock's beat ends the head's fill): a live entry's count only falls, so a check
   // a clock old can be late by that clock, never wrong.
   wire head_go = trk_valid && mshr_old_q[mshr_head_q] == {RefW{1'b0}};
-  wire next_go = mshr_cnt_q > MshrOne && mshr_old_q[mshr_next_q] == {RefW{1'b0}};
+  // Two or more fills in flight (never, with one entry).
+  wire two_fills = mshr_cnt_q != {MshrCntW{1'b0}} && mshr_cnt_q != MshrOne;
+  wire next_go = two_fills && mshr_old_q[mshr_next_q] == {RefW{1'b0}};
   assign mem_rsp_ready_o = fill_go_q;
 
   // Each beat's words go to distinct banks (checked at elaboration).
