@@ -352,7 +352,9 @@ module {{ name }} #(
     pass_mask = p_mask_q | (run ? commit : {Ports{1'b0}});
   end
 
-  assign inv_now = done && t_inv_q;
+  // An invalidate has no active texels, so nothing misses: it is done when RUN acts,
+  // which needs no lookup (this keeps the ways' hit logic off the forwarding path).
+  assign inv_now = t_valid_q && t_inv_q && state_q == MRun && pass_ready_i;
   assign l2_take = l2_valid_q && (!t_valid_q || done);
 
   assign pass_valid_o = emit;
