@@ -191,7 +191,6 @@ module {{ name }} #(
   reg [Ports-1:0] l2_act_q;
   reg [CountW-1:0] l2_nact_q;  // active texels
   reg [Ways-1:0] l2_way_q [0:Ports-1];  // the way that holds the line, or none
-  reg [SlotW-1:0] l2_slot_q [0:Ports-1];
   reg [LineAddrW-1:0] l2_line_q [0:Ports-1];
   reg [OffW-1:0] l2_off_q [0:Ports-1];
   reg [Ports-1:0] l2_line_eq_q [0:Ports-1];  // texels that share texel i's line
@@ -203,7 +202,6 @@ module {{ name }} #(
   reg [Ways-1:0] look_way [0:Ports-1];
   reg [LineAddrW-1:0] look_line [0:Ports-1];
   reg [Ways-1:0] l2_way_d [0:Ports-1];
-  reg [SlotW-1:0] l2_slot_d [0:Ports-1];
   reg [CountW-1:0] look_nact;
   reg [Ports-1:0] look_line_eq [0:Ports-1];
   reg [Ports-1:0] look_set_eq [0:Ports-1];
@@ -290,7 +288,6 @@ module {{ name }} #(
       end else begin
         l2_way_d[i] = fwd_way(l2_way_q[i], l2_line_q[i], alloc, inv_now, m_line_q, v_q);
       end
-      l2_slot_d[i] = slot_of(set_of(l1_take ? look_line[i] : l2_line_q[i]), way_index(l2_way_d[i]));
     end
   end
 
@@ -636,13 +633,14 @@ module {{ name }} #(
     end
     for (i = 0; i < Ports; i = i + 1) begin
       l2_way_q[i]  <= l2_way_d[i];
-      l2_slot_q[i] <= l2_slot_d[i];
     end
     // The request being committed: loaded from L2, its lookups kept current.
     for (i = 0; i < Ports; i = i + 1) begin
       if (l2_take) begin
         t_way_q[i]     <= inv_now ? {Ways{1'b0}} : l2_way_q[i];
-        t_slot_q[i]    <= l2_slot_q[i];
+        // No allocation meets a load (it happens in M_ACT, a load in RUN), so the slot
+        // is L2's way in its set, worked out here rather than behind the lookup.
+        t_slot_q[i]    <= slot_of(set_of(l2_line_q[i]), way_index(l2_way_q[i]));
         t_line_q[i]    <= l2_line_q[i];
         t_off_q[i]     <= l2_off_q[i];
         t_line_eq_q[i] <= l2_line_eq_q[i];
