@@ -163,6 +163,7 @@ fn run(text: String, n: usize, mem: MemTiming, stall: f64, exact_cycles: Option<
         peak_rate: 1.0,
         capacity: 0,
         cache: None,
+        may_starve: Vec::new(),
     };
     sim::run_vectors(&unit, &dir, false, &opt, &vectors(n, 3), &expect).expect("runs")
 }

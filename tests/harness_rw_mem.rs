@@ -186,6 +186,7 @@ fn the_rust_read_write_memory_predicts_the_harness_clock_for_clock() {
             peak_rate: 1.0,
             capacity: 0,
             cache: None,
+            may_starve: Vec::new(),
         };
         let v = vectors(&mem, 120, seed, None).expect("vectors");
         let r = sim::run_vectors_rows(&unit, &dir, false, &opt, &v, &expect, rows).expect("runs");

@@ -176,3 +176,65 @@ fn cosim_catches_broken_arbiters_and_a_seed_reproduces_the_failure() {
     );
     assert!(!r.passed, "{:?}", r.errors);
 }
+
+#[test]
+fn starvation_by_fixed_priority_is_told_from_loss() {
+    // Seed 002's fixed priority under saturation: the lower requesters wait while the
+    // higher ones stream, far past the stuck limit. That is the policy, reported with the
+    // longest wait, not a loss; a response that is really lost still fails the run.
+    let cfg = gpurtl::config::load(Some(std::path::Path::new("configs/seed002_hmgpu.toml")))
+        .expect("seed002");
+    let design = elaborate(&cfg);
+    let opt = SimOptions {
+        workload: Some("saturate".into()),
+        ..options(1000, 1, 0.0, 0.0, mem(100, 0, 0.0, 0.0))
+    };
+    let r = sim::run(&cfg, &design, "mem_arb", &opt).expect("runs");
+    let r = sim::mem_arb::with_figures(r, &cfg, &opt, MemRows::default());
+    assert!(r.passed, "{:?}", r.errors);
+    let a = r.mem_arb.expect("figures");
+    let names: Vec<&str> = a.policy_waits.iter().map(|(p, _)| p.as_str()).collect();
+    assert_eq!(
+        names,
+        [
+            "raster_rdata",
+            "texture_rdata",
+            "engine2d_rdata",
+            "shader_rdata",
+            "host_rdata"
+        ],
+        "every requester below the first can starve"
+    );
+    let host = a.policy_waits.last().expect("host").1;
+    // Past the harness's stuck limit (100,000 clocks): only the policy rule lets it pass.
+    assert!(
+        host > 100_000,
+        "the lowest waits while the others stream: {host}"
+    );
+
+    // The lowest requester's beats dropped: once the others are done nothing moves, and
+    // the run calls it lost, once (not also extra).
+    let broken = run_mutated(
+        &cfg,
+        "mem_arb",
+        "mem_arb",
+        (
+            "assign host_rdata_valid_o = rd_valid & head_valid & head_host;",
+            "assign host_rdata_valid_o = 1'b0 & rd_valid & head_valid & head_host;",
+        ),
+        &opt,
+    );
+    assert!(!broken.passed);
+    assert!(
+        broken.errors.iter().any(|e| e.contains("host_rdata")
+            && e.contains("with no port of the unit moving")
+            && e.contains("never came")),
+        "{:?}",
+        broken.errors
+    );
+    assert!(
+        !broken.errors.iter().any(|e| e.contains("extra")),
+        "{:?}",
+        broken.errors
+    );
+}

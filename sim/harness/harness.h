@@ -20,6 +20,7 @@
 // the Rust cycle model replays (src/model/hs_chain.rs).
 #pragma once
 
+#include <algorithm>
 #include <verilated.h>
 #if VM_TRACE_FST
 #include <verilated_fst_c.h>
@@ -122,6 +123,9 @@ struct Options {
   double mem_stall = 0.0;
   uint64_t mem_row_bits = 0;     // read/write memory: row = address >> bits (0: no rows)
   uint64_t mem_row_penalty = 0;  // read/write memory: clocks added when the row changes
+  // Output ports whose items may wait for ever by the unit's policy: stuck only when no
+  // port of the unit moves for max_idle clocks.
+  std::vector<std::string> may_starve;
 };
 
 inline Options parse_options(int argc, char** argv) {
@@ -152,6 +156,7 @@ inline Options parse_options(int argc, char** argv) {
     else if (a == "--mem-stall") o.mem_stall = std::strtod(need().c_str(), nullptr);
     else if (a == "--mem-row-bits") o.mem_row_bits = std::strtoull(need().c_str(), nullptr, 10);
     else if (a == "--mem-row-penalty") o.mem_row_penalty = std::strtoull(need().c_str(), nullptr, 10);
+    else if (a == "--may-starve") o.may_starve.push_back(need());
     else if (a.rfind("+verilator", 0) == 0) continue;
     else {
       std::fprintf(stderr, "harness: unknown argument %s\n", a.c_str());
@@ -221,7 +226,11 @@ struct OutPort {
   bool held = false;  // valid && !ready at the last clock edge
   Word held_data;
   uint64_t last_transfer = 0;
+  uint64_t longest_wait = 0;  // clocks between transfers (from reset to the first), at most
+  bool may_starve = false;    // may wait for ever by policy (Options::may_starve)
   bool stuck = false;  // gave up waiting: the rest counts as lost
+  uint64_t stuck_after = 0;  // its last transfer when it was given up on
+  uint64_t late = 0;         // transactions that came in the drain, after it was given up on
   Rng rng;
 };
 
@@ -505,6 +514,20 @@ class Bench {
     rst = rst_active_low ? 1 : 0;
     top.eval();
 
+    for (const auto& name : opt_.may_starve) {
+      bool found = false;
+      for (auto& p : outs_) {
+        if (p.name == name) {
+          p.may_starve = true;
+          found = true;
+        }
+      }
+      if (!found) {
+        std::fprintf(stderr, "harness: --may-starve %s: no such output port\n", name.c_str());
+        std::exit(2);
+      }
+    }
+
     uint64_t cycle = 0;
     while (!all_arrived() && errors_.size() < opt_.max_errors) {
       // Drive: an idle input offers its next item unless a gap is drawn.
@@ -529,19 +552,21 @@ class Bench {
       for (auto& p : ins_) {
         if (p.presenting && *p.ready) {
           p.presenting = false;
+          last_progress_ = cycle;
           ++p.next;
         }
       }
       tick();
       ++cycle;
       for (auto& q : probes_) q.sample();
+      // A port waiting by policy is stuck only when the whole unit is; the error is
+      // written after the drain, which may still bring its items (then counted late,
+      // not as extra).
       for (auto& p : outs_) {
-        if (!p.stuck && p.next < p.expected.size() && cycle - p.last_transfer > opt_.max_idle) {
-          error("port " + p.name + ": stuck for " + std::to_string(opt_.max_idle) +
-                " clocks after cycle " + std::to_string(p.last_transfer) + "; " +
-                std::to_string(p.expected.size() - p.next) + " of " +
-                std::to_string(p.expected.size()) + " expected transactions never came (lost?)");
+        const uint64_t since = p.may_starve ? std::max(p.last_transfer, last_progress_) : p.last_transfer;
+        if (!p.stuck && p.next < p.expected.size() && cycle - since > opt_.max_idle) {
           p.stuck = true;
+          p.stuck_after = p.last_transfer;
         }
       }
       for (auto& m : rws_) {
@@ -575,7 +600,17 @@ class Bench {
         sample_rw(m, cycle + i);
       }
       for (auto& p : outs_) {
-        if (*p.valid) {
+        if (*p.valid && p.next < p.expected.size()) {
+          // A port given up on: its items still count against the model.
+          if (p.data() != p.expected[p.next]) {
+            ++p.mismatches;
+            error("port " + p.name + ": transaction " + std::to_string(p.next) + " at cycle " +
+                  std::to_string(cycle + i) + ": got " + to_hex(p.data(), p.width) +
+                  ", model expects " + to_hex(p.expected[p.next], p.width));
+          }
+          ++p.next;
+          ++p.late;
+        } else if (*p.valid) {
           ++p.extra;
           error("port " + p.name + ": extra transaction " + to_hex(p.data(), p.width) +
                 " after all " + std::to_string(p.expected.size()) +
@@ -583,6 +618,19 @@ class Bench {
         }
       }
       tick();
+    }
+    for (const auto& p : outs_) {
+      if (!p.stuck) continue;
+      std::string e = "port " + p.name + ": stuck for " + std::to_string(opt_.max_idle) +
+                      " clocks after cycle " + std::to_string(p.stuck_after) +
+                      (p.may_starve ? " with no port of the unit moving" : "") + "; ";
+      if (p.next < p.expected.size()) {
+        e += std::to_string(p.expected.size() - p.next) + " of " +
+             std::to_string(p.expected.size()) + " expected transactions never came (lost?)";
+      } else {
+        e += "its last " + std::to_string(p.late) + " transactions came only in the drain (late)";
+      }
+      error(e);
     }
 #if VM_TRACE_FST
     if (fst) fst->close();
@@ -643,7 +691,9 @@ class Bench {
                 to_hex(p.expected[p.next], p.width));
         }
         ++p.next;
+        p.longest_wait = std::max(p.longest_wait, cycle - p.last_transfer);
         p.last_transfer = cycle;
+        last_progress_ = cycle;
       }
     }
     p.held = valid && !ready;
@@ -925,7 +975,9 @@ class Bench {
       const uint64_t done = p.next;
       j << (first ? "" : ",") << "{\"name\":\"" << json_escape(p.name)
         << "\",\"dir\":\"out\",\"transactions\":" << done << ",\"expected\":" << p.expected.size()
-        << ",\"mismatches\":" << p.mismatches << ",\"extra\":" << p.extra << "}";
+        << ",\"mismatches\":" << p.mismatches << ",\"extra\":" << p.extra
+        << ",\"longest_wait\":" << p.longest_wait
+        << ",\"may_starve\":" << (p.may_starve ? "true" : "false") << "}";
       first = false;
     }
     j << "],\"memory\":[";
@@ -978,6 +1030,7 @@ class Bench {
   uint64_t port_count_ = 0;
   bool comb_reported_ = false;
   uint64_t cycles_ = 0;
+  uint64_t last_progress_ = 0;  // the last clock an item moved on any port
 };
 
 }  // namespace gpurtl

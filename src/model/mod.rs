@@ -12,7 +12,7 @@ pub mod tex_filter;
 pub mod tmu;
 
 /// What the model expects of a run's timing.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub struct Expectation {
     /// Exact clocks for these vectors, seed, gaps and stalls, where the model is cycle exact.
     pub cycles: Option<u64>,
@@ -22,6 +22,10 @@ pub struct Expectation {
     pub capacity: u64,
     /// For the texture cache: what the tag model says the traffic does.
     pub cache: Option<tex_cache::TrafficStats>,
+    /// Output ports whose items may wait for ever by the unit's policy (a fixed-priority
+    /// arbiter's lower requesters): the run calls them stuck only when no port of the
+    /// unit moves, and reports their longest wait.
+    pub may_starve: Vec<String>,
 }
 
 impl Expectation {
@@ -32,6 +36,7 @@ impl Expectation {
             peak_rate: 1.0,
             capacity: 0,
             cache: None,
+            may_starve: Vec::new(),
         }
     }
 }

@@ -27,6 +27,9 @@ pub struct MemArbReport {
     pub switch_idle_total: u64,
     pub switch_idle_max: u64,
     pub worst_case_waits: Vec<Wait>,
+    /// Response ports that can starve by policy, with the longest wait this run saw
+    /// between two of their responses (from reset to the first).
+    pub policy_waits: Vec<(String, u64)>,
     pub mem: MemTiming,
     pub rows: MemRows,
 }
@@ -69,6 +72,11 @@ impl MemArbReport {
         for w in &self.worst_case_waits {
             s += &format!("  worst-case wait {}\n", w.describe());
         }
+        for (port, clocks) in &self.policy_waits {
+            s += &format!(
+                "  {port}: waited by policy (a lower priority can starve) up to {clocks} clocks between responses\n"
+            );
+        }
         s
     }
 }
@@ -110,6 +118,12 @@ pub fn with_figures(mut r: SimReport, cfg: &Config, opt: &SimOptions, rows: MemR
         ),
         mem: opt.mem,
         rows,
+        policy_waits: r
+            .ports
+            .iter()
+            .filter(|p| p.may_starve)
+            .map(|p| (p.name.clone(), p.longest_wait))
+            .collect(),
     });
     r
 }

@@ -134,6 +134,12 @@ pub struct PortReport {
     pub expected: u64,
     pub mismatches: u64,
     pub extra: u64,
+    /// Longest clocks between two of its transactions (from reset to the first).
+    #[serde(default)]
+    pub longest_wait: u64,
+    /// It may wait for ever by the unit's policy ([`crate::model::Expectation::may_starve`]).
+    #[serde(default)]
+    pub may_starve: bool,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -609,6 +615,9 @@ pub fn run_vectors_rows(
     let report_path = run_dir.join("report.json");
 
     let mut cmd = vsim_command(build_dir, &run_dir, &report_path, opt, expectation.capacity);
+    for port in &expectation.may_starve {
+        cmd.arg("--may-starve").arg(port);
+    }
     if rows != MemRows::default() {
         cmd.arg("--mem-row-bits")
             .arg(rows.bits.to_string())

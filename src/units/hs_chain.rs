@@ -51,6 +51,7 @@ impl UnitDef for HsChain {
             peak_rate: chain.peak_rate(),
             capacity: unit.stage_capacity(),
             cache: None,
+            may_starve: Vec::new(),
         }
     }
 }

@@ -75,6 +75,7 @@ impl UnitDef for Ipu {
             // Pixels in the stage registers, plus the output registers.
             capacity: unit.stage_capacity() + 8,
             cache: None,
+            may_starve: Vec::new(),
         }
     }
 }

@@ -2,6 +2,7 @@
 
 use super::UnitDef;
 use crate::config::Config;
+use crate::iface::Dir;
 use crate::iface::mem_arb::Pipe;
 use crate::iface::timing::Timing;
 use crate::model::{self, Expectation};
@@ -47,6 +48,18 @@ impl UnitDef for MemArb {
         let Some(mem) = cfg.mem.as_ref() else {
             return Expectation::none();
         };
+        let pipe = Pipe::new(mem, &Timing::new(&cfg.clock));
+        // A requester that can starve by policy: its read responses may wait for ever.
+        let starving: Vec<String> = rtl::mem_arb::worst_case_waits(mem, &pipe)
+            .into_iter()
+            .filter(|w| w.bursts.is_none())
+            .map(|w| format!("{}_rdata", w.name))
+            .filter(|port| {
+                unit.ports
+                    .iter()
+                    .any(|p| p.dir == Dir::Out && &p.name == port)
+            })
+            .collect();
         Expectation {
             cycles: None,
             // One beat per clock at most on the memory port.
@@ -54,9 +67,10 @@ impl UnitDef for MemArb {
             // Beats in the skids and the beat register, and the beats of the read bursts in
             // flight (the tag FIFO counts one item per burst).
             capacity: unit.stage_capacity()
-                + Pipe::new(mem, &Timing::new(&cfg.clock)).beats_held()
+                + pipe.beats_held()
                 + u64::from(mem.outstanding_reads) * u64::from(mem.max_burst),
             cache: None,
+            may_starve: starving,
         }
     }
 

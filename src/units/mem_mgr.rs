@@ -56,6 +56,7 @@ impl UnitDef for MemMgr {
             // One command in execution and its response register: no handshake registers.
             capacity: unit.stage_capacity() + 2,
             cache: None,
+            may_starve: Vec::new(),
         }
     }
 

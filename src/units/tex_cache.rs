@@ -57,6 +57,7 @@ impl UnitDef for TexCache {
             peak_rate: 1.0,
             capacity: unit.stage_capacity() + PIPELINE_PASSES,
             cache: Some(model::tex_cache::run_ops(&tmu.cache, &ops)),
+            may_starve: Vec::new(),
         }
     }
 

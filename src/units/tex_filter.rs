@@ -45,6 +45,7 @@ impl UnitDef for TexFilter {
             peak_rate: 1.0,
             capacity: unit.stage_capacity(),
             cache: None,
+            may_starve: Vec::new(),
         }
     }
 }

@@ -50,6 +50,7 @@ impl UnitDef for Tmu {
             // the filter's skids, and the cache's pipeline registers.
             capacity: unit.stage_capacity() + super::tex_cache::PIPELINE_PASSES,
             cache: None,
+            may_starve: Vec::new(),
         }
     }
 }
