@@ -184,8 +184,13 @@ module {{ name }} #(
   assign req_ready_o = !l1_valid_q || l1_take;
 
   // ---------------------------------------------------------------------------------
-  // L2: tag compare of L1's request against the tags as they are this clock, with this
-  // clock's allocation or invalidate applied (the tags change at the clock edge).
+  // L2: tag compare of L1's request against the tags as they are this clock. The
+  // allocation or invalidate of the same clock (the tags change at its edge) is applied
+  // a clock later, in l2_way_now, so the compare is all this clock does: l2_way_q is the
+  // lookup against the tags of the clock before, l2_way_now against this clock's. An
+  // allocation is four clocks from the next, so one pending is all there can be.
+  reg alloc_q;
+  reg inv_q;
   reg l2_valid_q;
   reg l2_inv_q;
   reg [Ports-1:0] l2_act_q;
@@ -202,6 +207,7 @@ module {{ name }} #(
   reg [Ways-1:0] look_way [0:Ports-1];
   reg [LineAddrW-1:0] look_line [0:Ports-1];
   reg [Ways-1:0] l2_way_d [0:Ports-1];
+  reg [Ways-1:0] l2_way_now [0:Ports-1];
   reg [CountW-1:0] look_nact;
   reg [Ports-1:0] look_line_eq [0:Ports-1];
   reg [Ports-1:0] look_set_eq [0:Ports-1];
@@ -282,12 +288,11 @@ module {{ name }} #(
       look_line_eq[i] = look_line_eqs[i*Ports +: Ports];
       look_set_eq[i]  = look_set_eqs[i*Ports +: Ports];
     end
+    // m_line_q and v_q still hold the pending allocation's line and victim (they change
+    // in M_SET and M_VICT, and the clock after M_ACT is RUN).
     for (i = 0; i < Ports; i = i + 1) begin
-      if (l1_take) begin
-        l2_way_d[i] = fwd_way(look_way[i], look_line[i], alloc, inv_now, m_line_q, v_q);
-      end else begin
-        l2_way_d[i] = fwd_way(l2_way_q[i], l2_line_q[i], alloc, inv_now, m_line_q, v_q);
-      end
+      l2_way_now[i] = fwd_way(l2_way_q[i], l2_line_q[i], alloc_q, inv_q, m_line_q, v_q);
+      l2_way_d[i]   = l1_take ? look_way[i] : l2_way_now[i];
     end
   end
 
@@ -542,6 +547,8 @@ module {{ name }} #(
       pin_q      <= {Lines{1'b0}};
       state_q    <= MRun;
       l1_valid_q <= 1'b0;
+      alloc_q    <= 1'b0;
+      inv_q      <= 1'b0;
       l2_valid_q <= 1'b0;
       t_valid_q  <= 1'b0;
       t_pend_q   <= {Ports{1'b0}};
@@ -556,6 +563,8 @@ module {{ name }} #(
       end
     end else begin
       valid_q <= valid_d;
+      alloc_q <= alloc;
+      inv_q   <= inv_now;
       pin_q   <= pin_d;
       for (i = 0; i < Lines; i = i + 1) begin
         if (alloc && alloc_slot == i[SlotW-1:0]) begin
@@ -637,10 +646,10 @@ module {{ name }} #(
     // The request being committed: loaded from L2, its lookups kept current.
     for (i = 0; i < Ports; i = i + 1) begin
       if (l2_take) begin
-        t_way_q[i]     <= inv_now ? {Ways{1'b0}} : l2_way_q[i];
+        t_way_q[i]     <= inv_now ? {Ways{1'b0}} : l2_way_now[i];
         // No allocation meets a load (it happens in M_ACT, a load in RUN), so the slot
         // is L2's way in its set, worked out here rather than behind the lookup.
-        t_slot_q[i]    <= slot_of(set_of(l2_line_q[i]), way_index(l2_way_q[i]));
+        t_slot_q[i]    <= slot_of(set_of(l2_line_q[i]), way_index(l2_way_now[i]));
         t_line_q[i]    <= l2_line_q[i];
         t_off_q[i]     <= l2_off_q[i];
         t_line_eq_q[i] <= l2_line_eq_q[i];
