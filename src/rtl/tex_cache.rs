@@ -189,6 +189,13 @@ impl TexCacheTop {
         let bank_w = log2(c.banks);
         let idx_w = off_w - bank_w;
         let line_addr_w = WORD_ADDR_BITS - off_w;
+        let pass = pass_fields(c.ports, slot_w + off_w);
+        // The fill count's width, as the pass layout gives it.
+        let fills_w = pass
+            .iter()
+            .find(|f| f.name == "Fills")
+            .expect("the pass layout has a fill count")
+            .width;
         // Bank bits of a word offset, most significant first: the config's mapping.
         let bank_bits: Vec<u32> = (0..bank_w).rev().map(|k| c.bank_bit(k)).collect();
         let idx_bits: Vec<u32> = (0..off_w)
@@ -258,15 +265,15 @@ impl TexCacheTop {
             beat_w: log2(c.beats_per_line),
             words_per_beat: c.words_per_beat,
             count_w: COUNT_W,
-            pass_w: width(&pass_fields(c.ports, slot_w + off_w)),
+            pass_w: width(&pass),
             gen_w: GEN_BITS,
             max_pending: (1 << GEN_BITS) - 1,
-            fills_w: clog2(c.ports + 1),
+            fills_w,
             req_w: io.req_w,
             rsp_w: io.rsp_w,
             req_act_lsb: io.act_lsb(0),
             req_inv_lsb: io.inv_lsb(),
-            pass_fields: lsb_params("Pass", &pass_fields(c.ports, slot_w + off_w)),
+            pass_fields: lsb_params("Pass", &pass),
             bank_expr: bits_expr(&bank_bits),
             idx_expr: bits_expr(&idx_bits),
             slot_base: slot_base("i"),
