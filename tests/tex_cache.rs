@@ -269,6 +269,27 @@ fn broken_tag_forwarding_and_ages_are_caught() {
         "fwd_way = way;",
         &runs,
     );
+    // A victim picked without the hits its request committed the clock before: a line
+    // the pass being built reads is replaced under it. Four lines, one set: a request's
+    // hits and its miss share the set.
+    let pins = cache_config("pins4", 256, 64, 4, 4, 4, "lru", 64, "tiled4x4");
+    let pin_runs = [
+        ("random", 2, 0.0, 2),
+        ("rot30_256", 3, 0.0, 2),
+        ("thrash", 1, 0.0, 2),
+    ];
+    let good: Vec<_> = pin_runs
+        .iter()
+        .map(|(w, seed, stall, lat)| (Some(*w), *seed, 0.0, *stall, mem(*lat, 0, 0.0, 0.0)))
+        .collect();
+    cosim(&pins, 400, &good);
+    assert_broken_module_caught(
+        &pins,
+        "tex_cache_tags",
+        "if (c_pin_q[i] && m_set_eq_q[i]) begin",
+        "if (1'b0) begin",
+        &pin_runs,
+    );
     // Hits that do not make their way the youngest: the cache then replaces as FIFO does.
     // 512 bytes of 4 ways: on these runs the model's LRU and FIFO miss counts differ
     // (200 against 233 misses for rot30_256, seed 3).

@@ -11,16 +11,21 @@
 //   L2      tag compare: per texel, the way that holds its line (one-hot), its slot, and
 //           which other texels share its line and its set.
 //   RUN     hits in texel order up to the first miss join the pass being built; a request
-//           whose texels all hit leaves here, and the next one comes in.
-//   A miss at the head takes three clocks: M_SET reads its set's valid, pinned and age
-//   bits, M_VICT picks the victim (the lowest invalid way, else the oldest way the pass
-//   does not use), M_ACT allocates it, or closes the pass when every way is in use (the
-//   request then continues in a new pass). The allocation is forwarded into the lookups
-//   behind it, so the miss's texel and any texel of the same line hit from then on, and
-//   a texel that hit the evicted line misses.
-// Pins and age updates of a clock's hits land one clock later; a miss reads its set's
-// state a clock after its hits at the earliest, so it sees them (the hits' own pins are
-// forwarded into M_SET).
+//           whose texels all hit leaves here, and the next one comes in. The first miss's
+//           set (its valid, pinned and full bits) is read here, every clock.
+//   M_ACT   a miss at the head takes one more clock: the victim (the lowest invalid way,
+//           else the oldest way the pass does not use) is picked from those registers and
+//           the set's ages, and allocated; or the pass closes when every way is in use
+//           (the request then continues in a new pass). The allocation is forwarded into
+//           the lookups behind it, so the miss's texel and any texel of the same line hit
+//           from then on, and a texel that hit the evicted line misses.
+//   M_SET   when the victim may not be refilled yet (its slot's fills are all in flight,
+//           or the fill queue is full), or a closing pass cannot leave: the set is read
+//           again, then M_ACT again.
+// Pins and age updates of a clock's hits land one clock later. M_ACT reads the ages
+// themselves, which lack only RUN's hits of the clock before; those hits are pinned, as
+// are the ways they add to the set read in RUN (forwarded into M_ACT), so no victim
+// choice depends on them.
 // Combinational paths: req_ready_o depends on pass_ready_i (the request advances when
 // its pass can leave).
 module {{ name }} #(
@@ -150,25 +155,22 @@ module {{ name }} #(
     end
   endgenerate
 
-  // Control registers of the request being committed, and of the miss.
+  // Control registers of the request being committed, and of the miss (its line and
+  // set, and its set's bits, read in RUN and M_SET).
   reg [1:0] state_q;
-  reg [Ports-1:0] m_q;  // the missing texel (one-hot)
   reg [SetW-1:0] m_set_q;
   reg [LineAddrW-1:0] m_line_q;
   reg [Ports-1:0] m_line_eq_q;  // texels of the miss's line
   reg [Ports-1:0] m_set_eq_q;  // texels of the miss's set
-  reg [Ways-1:0] s_valid_q;  // the miss's set, read in M_SET
+  reg [Ways-1:0] s_valid_q;
   reg [Ways-1:0] s_pin_q;
   reg [Ways-1:0] s_full_q;
-{%- if ways > 1 %}
-  reg [PairW-1:0] s_age_q;
-{%- endif %}
-  reg [Ways-1:0] v_q;  // the victim (one-hot), from M_VICT
-  reg v_none_q;  // every way is pinned: close the pass
-  reg v_ok_q;  // the victim may be refilled now
+  reg [Ways-1:0] v_d;  // M_ACT's victim (one-hot)
+  reg v_none;  // every way is pinned: close the pass
+  reg [Ways-1:0] v_q;  // the last allocation's victim, for the lookups behind it
 
-  wire alloc = (state_q == MAct) && !v_none_q && v_ok_q;
-  wire [SlotW-1:0] alloc_slot = slot_of(m_set_q, way_index(v_q));
+  wire alloc = (state_q == MAct) && !v_none && fill_room_i && (v_d & s_full_q) == {Ways{1'b0}};
+  wire [SlotW-1:0] alloc_slot = slot_of(m_set_q, way_index(v_d));
   wire inv_now;  // an invalidate leaves RUN this clock
 
   assign alloc_o      = alloc;
@@ -188,7 +190,7 @@ module {{ name }} #(
   // allocation or invalidate of the same clock (the tags change at its edge) is applied
   // a clock later, in l2_way_now, so the compare is all this clock does: l2_way_q is the
   // lookup against the tags of the clock before, l2_way_now against this clock's. An
-  // allocation is four clocks from the next, so one pending is all there can be.
+  // allocation is two clocks from the next, so one pending is all there can be.
   reg alloc_q;
   reg inv_q;
   reg l2_valid_q;
@@ -248,7 +250,7 @@ module {{ name }} #(
       (* ram_style = "logic" *)
 {%- endif %}
       reg [TagW-1:0] way_tag_q [0:{{ sets - 1 }}];
-      wire way_we = alloc && v_q[gw];
+      wire way_we = alloc && v_d[gw];
 
       always @(posedge clk_i) begin
         if (way_we) begin
@@ -288,8 +290,8 @@ module {{ name }} #(
       look_line_eq[i] = look_line_eqs[i*Ports +: Ports];
       look_set_eq[i]  = look_set_eqs[i*Ports +: Ports];
     end
-    // m_line_q and v_q still hold the pending allocation's line and victim (they change
-    // in M_SET and M_VICT, and the clock after M_ACT is RUN).
+    // m_line_q and v_q still hold the pending allocation's line and victim (m_line_q is
+    // loaded in RUN and M_SET, and the clock before this one was M_ACT).
     for (i = 0; i < Ports; i = i + 1) begin
       l2_way_now[i] = fwd_way(l2_way_q[i], l2_line_q[i], alloc_q, inv_q, m_line_q, v_q);
       l2_way_d[i]   = l1_take ? look_way[i] : l2_way_now[i];
@@ -350,7 +352,7 @@ module {{ name }} #(
     run       = t_valid_q && state_q == MRun && (t_miss != {Ports{1'b0}} || pass_ready_i);
     done      = run && t_miss == {Ports{1'b0}};
     emit_last = done;
-    emit      = done || (state_q == MAct && v_none_q && pass_ready_i);
+    emit      = done || (state_q == MAct && v_none && pass_ready_i);
     pass_mask = p_mask_q | (run ? commit : {Ports{1'b0}});
   end
 
@@ -374,17 +376,34 @@ module {{ name }} #(
   endgenerate
 
   // ---------------------------------------------------------------------------------
-  // Miss: the set's state (M_SET), the victim (M_VICT).
+  // Miss: the first miss's line and set, and the set's bits (RUN, M_SET); the victim
+  // (M_ACT).
   reg [SetW-1:0] m_set;
   reg [LineAddrW-1:0] m_line;
   reg [Ports-1:0] m_line_eq;
   reg [Ports-1:0] m_set_eq;
   reg [Lines-1:0] pin_now;  // pins with the previous clock's hits
-  reg [Ways-1:0] v_d;
-  reg v_none_d;
   reg [Ways-1:0] set_valid;  // the miss's set's row of valid_q, pin_now, slot_full_i
   reg [Ways-1:0] set_pin;
   reg [Ways-1:0] set_full;
+  reg [Ways-1:0] act_pin;  // M_ACT: the set's pins with RUN's hits of the clock before
+{%- if ways > 1 && sets > 1 %}
+  wire [PairW-1:0] act_age = age_q[m_set_q];
+{%- elif ways > 1 %}
+  wire [PairW-1:0] act_age = age_q[0];
+{%- endif %}
+
+  // RUN's hits before the miss (c_pin_q in M_ACT) are not in the row it read; those in
+  // the miss's set pin their ways. In M_ACT t_way_q is still as RUN saw it.
+  always @(*) begin : b_act_pin
+    integer i;
+    act_pin = s_pin_q;
+    for (i = 0; i < Ports; i = i + 1) begin
+      if (c_pin_q[i] && m_set_eq_q[i]) begin
+        act_pin = act_pin | t_way_q[i];
+      end
+    end
+  end
 
   // The oldest unpinned way: one whose every other way is pinned or younger (a row of
   // the age matrix, reduced by an AND), elaborated per way.
@@ -395,31 +414,28 @@ module {{ name }} #(
       wire [Ways-1:0] beats;  // bit b: way b is pinned or younger (bit gw: gw is unpinned)
       for (gu = 0; gu < Ways; gu = gu + 1) begin : g_other
         if (gu < gw) begin : g_below
-          assign beats[gu] = s_pin_q[gu] || !s_age_q[gu * (2 * Ways - gu - 1) / 2 + (gw - gu - 1)];
+          assign beats[gu] = act_pin[gu] || !act_age[gu * (2 * Ways - gu - 1) / 2 + (gw - gu - 1)];
         end else if (gu > gw) begin : g_above
-          assign beats[gu] = s_pin_q[gu] || s_age_q[gw * (2 * Ways - gw - 1) / 2 + (gu - gw - 1)];
+          assign beats[gu] = act_pin[gu] || act_age[gw * (2 * Ways - gw - 1) / 2 + (gu - gw - 1)];
         end else begin : g_self
-          assign beats[gu] = !s_pin_q[gu];
+          assign beats[gu] = !act_pin[gu];
         end
       end
       assign oldest_way[gw] = &beats;
     end
   endgenerate
 {%- else %}
-  assign oldest_way = ~s_pin_q;
+  assign oldest_way = ~act_pin;
 {%- endif %}
 
   always @(*) begin : b_miss
     integer i;
-    integer a;
-    reg [Ways-1:0] invalid;
-    reg seen;  // an invalid way below way a
     m_set     = {SetW{1'b0}};
     m_line    = {LineAddrW{1'b0}};
     m_line_eq = {Ports{1'b0}};
     m_set_eq  = {Ports{1'b0}};
     for (i = 0; i < Ports; i = i + 1) begin
-      if (m_q[i]) begin
+      if (first_miss[i]) begin
         m_set     = m_set | set_of(t_line_q[i]);
         m_line    = m_line | t_line_q[i];
         m_line_eq = m_line_eq | t_line_eq_q[i];
@@ -443,12 +459,18 @@ module {{ name }} #(
         set_full  = slot_full_i[i +: Ways];
       end
     end
+  end
+
+  always @(*) begin : b_victim
+    integer a;
+    reg [Ways-1:0] invalid;
+    reg seen;  // an invalid way below way a
     // The lowest invalid way, else the way older than every other unpinned way.
-    invalid  = ~s_valid_q;
+    invalid = ~s_valid_q;
     // Every local gets a value before the first branch (one set on some paths only is
     // a latch).
-    seen     = 1'b0;
-    v_d      = {Ways{1'b0}};
+    seen    = 1'b0;
+    v_d     = {Ways{1'b0}};
     for (a = 0; a < Ways; a = a + 1) begin
       v_d[a] = invalid[a] && !seen;
       seen   = seen || invalid[a];
@@ -456,7 +478,7 @@ module {{ name }} #(
     if (invalid == {Ways{1'b0}}) begin
       v_d = oldest_way;
     end
-    v_none_d = v_d == {Ways{1'b0}};
+    v_none = invalid == {Ways{1'b0}} && act_pin == {Ways{1'b1}};
   end
 
   // ---------------------------------------------------------------------------------
@@ -511,16 +533,16 @@ module {{ name }} #(
       for (gw = 0; gw < Ways; gw = gw + 1) begin : g_row
         for (gu = gw + 1; gu < Ways; gu = gu + 1) begin : g_pair
           localparam integer Pair = gw * (2 * Ways - gw - 1) / 2 + (gu - gw - 1);
-          wire alloc_pair = alloc && m_set_q == ga && (v_q[gw] || v_q[gu]);
+          wire alloc_pair = alloc && m_set_q == ga && (v_d[gw] || v_d[gu]);
 {%- if lru %}
           wire touched = (touch_way[gw*Ports +: Ports] | touch_way[gu*Ports +: Ports]) != {Ports{1'b0}};
           wire b_last  = (touch_way[gw*Ports +: Ports] & ~touch_last[gu*Ports +: Ports]) == {Ports{1'b0}};
           assign age_d[Pair] = inv_now    ? 1'b1 :
-                               alloc_pair ? v_q[gu] :
+                               alloc_pair ? v_d[gu] :
                                touched    ? b_last : set_age_q[Pair];
 {%- else %}
           assign age_d[Pair] = inv_now    ? 1'b1 :
-                               alloc_pair ? v_q[gu] : set_age_q[Pair];
+                               alloc_pair ? v_d[gu] : set_age_q[Pair];
 {%- endif %}
         end
       end
@@ -604,19 +626,20 @@ module {{ name }} #(
 {%- if lru %}
       c_touch_q <= run ? commit : {Ports{1'b0}};
 {%- endif %}
+      // M_ACT that neither allocates nor closes its pass reads the set again: the pins
+      // it forwarded from RUN are in pin_q by then.
       case (state_q)
         MRun: begin
           if (run && t_miss != {Ports{1'b0}}) begin
-            state_q <= MSet;
+            state_q <= MAct;
           end
         end
-        MSet: state_q <= MVict;
-        MVict: state_q <= MAct;
+        MSet: state_q <= MAct;
         default: begin
-          if (alloc || (v_none_q && pass_ready_i)) begin
+          if (alloc || (v_none && pass_ready_i)) begin
             state_q <= MRun;
-          end else if (!v_none_q) begin
-            state_q <= MSet;  // the victim is busy: read again
+          end else begin
+            state_q <= MSet;
           end
         end
       endcase
@@ -655,7 +678,7 @@ module {{ name }} #(
         t_line_eq_q[i] <= l2_line_eq_q[i];
         t_set_eq_q[i]  <= l2_set_eq_q[i];
       end else if (alloc) begin
-        t_way_q[i] <= m_line_eq_q[i] ? v_q : (m_set_eq_q[i] ? t_way_q[i] & ~v_q : t_way_q[i]);
+        t_way_q[i] <= m_line_eq_q[i] ? v_d : (m_set_eq_q[i] ? t_way_q[i] & ~v_d : t_way_q[i]);
         if (m_line_eq_q[i]) begin
           t_slot_q[i] <= alloc_slot;
         end
@@ -674,10 +697,9 @@ module {{ name }} #(
       hits_q   <= hits_q - 1'b1;
       misses_q <= misses_q + 1'b1;
     end
-    if (run) begin
-      m_q <= first_miss;
-    end
-    if (state_q == MSet) begin
+    // The first miss and its set, read every clock outside M_ACT (whose allocation the
+    // lookups behind it take from m_line_q a clock later).
+    if (state_q != MAct) begin
       m_set_q     <= m_set;
       m_line_q    <= m_line;
       m_line_eq_q <= m_line_eq;
@@ -685,14 +707,9 @@ module {{ name }} #(
       s_valid_q   <= set_valid;
       s_pin_q     <= set_pin;
       s_full_q    <= set_full;
-{%- if ways > 1 %}
-      s_age_q     <= age_q[m_set];
-{%- endif %}
     end
-    if (state_q == MVict) begin
-      v_q      <= v_d;
-      v_none_q <= v_none_d;
-      v_ok_q   <= fill_room_i && (v_d & s_full_q) == {Ways{1'b0}};
+    if (alloc) begin
+      v_q <= v_d;
     end
   end
 
