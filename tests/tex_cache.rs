@@ -245,7 +245,7 @@ fn broken_line_generations_are_caught() {
     assert_broken_module_caught(
         &cfg,
         "tex_cache_tags",
-        "assign pass_data_o[PassFillsLsb +: FillsW] = p_fills_q;",
+        "assign pass_data_o[PassFillsLsb +: FillsW] = alloc ? p_fills_q + 1'b1 : p_fills_q;",
         "assign pass_data_o[PassFillsLsb +: FillsW] = {FillsW{1'b0}};",
         &runs,
     );
@@ -267,6 +267,22 @@ fn broken_tag_forwarding_and_ages_are_caught() {
         "tex_cache_tags",
         "fwd_way = way & ~victim;",
         "fwd_way = way;",
+        &runs,
+    );
+    // A request that loads as M_ACT's allocation lands, without it.
+    assert_broken_module_caught(
+        &cfg,
+        "tex_cache_tags",
+        "load_way[i] = fwd_way(l2_way_now[i], l2_line_q[i], alloc, 1'b0, m_line_q, v_d);",
+        "load_way[i] = l2_way_now[i];",
+        &runs,
+    );
+    // M_ACT finishing a request whose texels left still miss.
+    assert_broken_module_caught(
+        &cfg,
+        "tex_cache_tags",
+        "rest_hit = 1'b0;",
+        "rest_hit = 1'b1;",
         &runs,
     );
     // A victim picked without the hits its request committed the clock before: a line
@@ -305,7 +321,7 @@ fn broken_tag_forwarding_and_ages_are_caught() {
     assert_broken_module_caught(
         &small,
         "tex_cache_tags",
-        "c_touch_q <= run ? commit : {Ports{1'b0}};",
+        "c_touch_q <= run ? commit : (act_done ? t_pend_q : {Ports{1'b0}});",
         "c_touch_q <= {Ports{1'b0}};",
         &[("rot30_256", 3, 0.0, 2), ("min2x_256", 3, 0.3, 20)],
     );

@@ -18,7 +18,10 @@
 //           the set's ages, and allocated; or the pass closes when every way is in use
 //           (the request then continues in a new pass). The allocation is forwarded into
 //           the lookups behind it, so the miss's texel and any texel of the same line hit
-//           from then on, and a texel that hit the evicted line misses.
+//           from then on, and a texel that hit the evicted line misses. When no texel
+//           left depends on the victim (each is on the miss's line or hits in another
+//           set), the request leaves from M_ACT and the next one loads: a request with
+//           one miss takes two clocks.
 //   M_SET   when the victim may not be refilled yet (its slot's fills are all in flight,
 //           or the fill queue is full), or a closing pass cannot leave: the set is read
 //           again, then M_ACT again.
@@ -298,6 +301,17 @@ module {{ name }} #(
     end
   end
 
+  // A request loads into RUN with this clock's allocation applied too (M_ACT that
+  // finishes its request takes the next one in the same clock).
+  reg [Ways-1:0] load_way [0:Ports-1];
+
+  always @(*) begin : b_load
+    integer i;
+    for (i = 0; i < Ports; i = i + 1) begin
+      load_way[i] = fwd_way(l2_way_now[i], l2_line_q[i], alloc, 1'b0, m_line_q, v_d);
+    end
+  end
+
   // ---------------------------------------------------------------------------------
   // RUN: the request being committed.
   reg t_valid_q;
@@ -330,6 +344,8 @@ module {{ name }} #(
   reg [Ports-1:0] first_miss;  // the first of them (one-hot)
   reg [Ports-1:0] commit;  // pending hits before it
   reg run;  // RUN acts this clock
+  reg rest_hit;  // M_ACT: every texel left hits, whichever way the miss takes
+  reg act_done;  // M_ACT allocates and the request leaves
   reg done;  // the request leaves this clock
   reg emit;  // a pass leaves this clock
   reg emit_last;
@@ -350,10 +366,21 @@ module {{ name }} #(
     end
     // A request that ends here needs room for its pass; one that stops at a miss does not.
     run       = t_valid_q && state_q == MRun && (t_miss != {Ports{1'b0}} || pass_ready_i);
-    done      = run && t_miss == {Ports{1'b0}};
+    // M_ACT finishes the request itself when every texel left is on the miss's line or
+    // hits in another set: none of them depends on the victim. It needs no slot of the
+    // set to be full, so that it does not wait for the victim either.
+    rest_hit = 1'b1;
+    for (i = 0; i < Ports; i = i + 1) begin
+      if (t_pend_q[i] && !m_line_eq_q[i] && (m_set_eq_q[i] || !t_hit[i])) begin
+        rest_hit = 1'b0;
+      end
+    end
+    act_done  = state_q == MAct && !v_none && fill_room_i && s_full_q == {Ways{1'b0}} &&
+                rest_hit && pass_ready_i;
+    done      = (run && t_miss == {Ports{1'b0}}) || act_done;
     emit_last = done;
     emit      = done || (state_q == MAct && v_none && pass_ready_i);
-    pass_mask = p_mask_q | (run ? commit : {Ports{1'b0}});
+    pass_mask = p_mask_q | (run ? commit : {Ports{1'b0}}) | (act_done ? t_pend_q : {Ports{1'b0}});
   end
 
   // An invalidate has no active texels, so nothing misses: it is done when RUN acts,
@@ -363,15 +390,17 @@ module {{ name }} #(
 
   assign pass_valid_o = emit;
   assign pass_data_o[PassLastLsb] = emit_last;
-  assign pass_data_o[PassHitsLsb +: CountW] = hits_q;
-  assign pass_data_o[PassMissesLsb +: CountW] = misses_q;
+  // A pass that leaves with an allocation (M_ACT finishing its request) counts it.
+  assign pass_data_o[PassHitsLsb +: CountW] = alloc ? hits_q - 1'b1 : hits_q;
+  assign pass_data_o[PassMissesLsb +: CountW] = alloc ? misses_q + 1'b1 : misses_q;
   assign pass_data_o[PassMaskLsb +: Ports] = pass_mask;
-  assign pass_data_o[PassFillsLsb +: FillsW] = p_fills_q;
+  assign pass_data_o[PassFillsLsb +: FillsW] = alloc ? p_fills_q + 1'b1 : p_fills_q;
 
   genvar gp;
   generate
     for (gp = 0; gp < Ports; gp = gp + 1) begin : g_pass
-      assign pass_data_o[PassTexelsLsb + (Ports - 1 - gp) * TexW +: TexW] = {t_slot_q[gp], t_off_q[gp]};
+      wire [SlotW-1:0] slot = (alloc && m_line_eq_q[gp]) ? alloc_slot : t_slot_q[gp];
+      assign pass_data_o[PassTexelsLsb + (Ports - 1 - gp) * TexW +: TexW] = {slot, t_off_q[gp]};
     end
   endgenerate
 
@@ -615,8 +644,7 @@ module {{ name }} #(
       end else if (run) begin
         p_mask_q <= pass_mask;
       end
-      // A pass leaves in RUN or when M_ACT finds no victim; it allocates only in M_ACT
-      // with one, so the two never meet.
+      // A pass that leaves with an allocation carries it (pass_data_o).
       if (emit) begin
         p_fills_q <= {FillsW{1'b0}};
       end else if (alloc) begin
@@ -624,7 +652,7 @@ module {{ name }} #(
       end
       c_pin_q   <= (run && !emit) ? commit : {Ports{1'b0}};
 {%- if lru %}
-      c_touch_q <= run ? commit : {Ports{1'b0}};
+      c_touch_q <= run ? commit : (act_done ? t_pend_q : {Ports{1'b0}});
 {%- endif %}
       // M_ACT that neither allocates nor closes its pass reads the set again: the pins
       // it forwarded from RUN are in pin_q by then.
@@ -669,10 +697,9 @@ module {{ name }} #(
     // The request being committed: loaded from L2, its lookups kept current.
     for (i = 0; i < Ports; i = i + 1) begin
       if (l2_take) begin
-        t_way_q[i]     <= inv_now ? {Ways{1'b0}} : l2_way_now[i];
-        // No allocation meets a load (it happens in M_ACT, a load in RUN), so the slot
-        // is L2's way in its set, worked out here rather than behind the lookup.
-        t_slot_q[i]    <= slot_of(set_of(l2_line_q[i]), way_index(l2_way_now[i]));
+        t_way_q[i]     <= inv_now ? {Ways{1'b0}} : load_way[i];
+        // The slot is the way in its set, worked out here rather than behind the lookup.
+        t_slot_q[i]    <= slot_of(set_of(l2_line_q[i]), way_index(load_way[i]));
         t_line_q[i]    <= l2_line_q[i];
         t_off_q[i]     <= l2_off_q[i];
         t_line_eq_q[i] <= l2_line_eq_q[i];
@@ -686,7 +713,7 @@ module {{ name }} #(
       c_slot_q[i] <= t_slot_q[i];
 {%- if lru %}
       c_set_q[i]  <= set_of(t_line_q[i]);
-      c_way_q[i]  <= t_way_q[i];
+      c_way_q[i]  <= (alloc && m_line_eq_q[i]) ? v_d : t_way_q[i];
 {%- endif %}
     end
     if (l2_take) begin
