@@ -281,8 +281,8 @@ fn broken_tag_forwarding_and_ages_are_caught() {
     assert_broken_module_caught(
         &cfg,
         "tex_cache_tags",
-        "rest_hit = 1'b0;",
-        "rest_hit = 1'b1;",
+        "rest_hit_d = 1'b0;",
+        "rest_hit_d = 1'b1;",
         &runs,
     );
     // A victim picked without the hits its request committed the clock before: a line
@@ -302,7 +302,7 @@ fn broken_tag_forwarding_and_ages_are_caught() {
     assert_broken_module_caught(
         &pins,
         "tex_cache_tags",
-        "if (c_pin_q[i] && m_set_eq_q[i]) begin",
+        "if (run && commit[i] && m_set_eq[i]) begin",
         "if (1'b0) begin",
         &pin_runs,
     );

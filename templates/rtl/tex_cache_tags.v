@@ -25,10 +25,9 @@
 //   M_SET   when the victim may not be refilled yet (its slot's fills are all in flight,
 //           or the fill queue is full), or a closing pass cannot leave: the set is read
 //           again, then M_ACT again.
-// Pins and age updates of a clock's hits land one clock later. M_ACT reads the ages
-// themselves, which lack only RUN's hits of the clock before; those hits are pinned, as
-// are the ways they add to the set read in RUN (forwarded into M_ACT), so no victim
-// choice depends on them.
+// Pins and age updates of a clock's hits land one clock later. RUN adds its own hits'
+// ways to the pins it reads for the miss. M_ACT reads the ages themselves, which lack
+// only RUN's hits of the clock before; those are pinned, so no victim depends on them.
 // Combinational paths: req_ready_o depends on pass_ready_i (the request advances when
 // its pass can leave).
 module {{ name }} #(
@@ -172,7 +171,10 @@ module {{ name }} #(
   reg v_none;  // every way is pinned: close the pass
   reg [Ways-1:0] v_q;  // the last allocation's victim, for the lookups behind it
 
-  wire alloc = (state_q == MAct) && !v_none && fill_room_i && (v_d & s_full_q) == {Ways{1'b0}};
+  // The fill side's room, a clock late: only allocations take it, two clocks apart at
+  // the least, so a late "room" is never one an allocation has used.
+  reg fill_room_q;
+  wire alloc = (state_q == MAct) && !v_none && fill_room_q && (v_d & s_full_q) == {Ways{1'b0}};
   wire [SlotW-1:0] alloc_slot = slot_of(m_set_q, way_index(v_d));
   wire inv_now;  // an invalidate leaves RUN this clock
 
@@ -344,7 +346,7 @@ module {{ name }} #(
   reg [Ports-1:0] first_miss;  // the first of them (one-hot)
   reg [Ports-1:0] commit;  // pending hits before it
   reg run;  // RUN acts this clock
-  reg rest_hit;  // M_ACT: every texel left hits, whichever way the miss takes
+  reg rest_hit_q;  // M_ACT: every texel left hits, whichever way the miss takes
   reg act_done;  // M_ACT allocates and the request leaves
   reg done;  // the request leaves this clock
   reg emit;  // a pass leaves this clock
@@ -367,16 +369,10 @@ module {{ name }} #(
     // A request that ends here needs room for its pass; one that stops at a miss does not.
     run       = t_valid_q && state_q == MRun && (t_miss != {Ports{1'b0}} || pass_ready_i);
     // M_ACT finishes the request itself when every texel left is on the miss's line or
-    // hits in another set: none of them depends on the victim. It needs no slot of the
-    // set to be full, so that it does not wait for the victim either.
-    rest_hit = 1'b1;
-    for (i = 0; i < Ports; i = i + 1) begin
-      if (t_pend_q[i] && !m_line_eq_q[i] && (m_set_eq_q[i] || !t_hit[i])) begin
-        rest_hit = 1'b0;
-      end
-    end
-    act_done  = state_q == MAct && !v_none && fill_room_i && s_full_q == {Ways{1'b0}} &&
-                rest_hit && pass_ready_i;
+    // hits in another set (rest_hit_q): none of them depends on the victim. It needs no
+    // slot of the set to be full, so that it does not wait for the victim either.
+    act_done  = state_q == MAct && !v_none && fill_room_q && s_full_q == {Ways{1'b0}} &&
+                rest_hit_q && pass_ready_i;
     done      = (run && t_miss == {Ports{1'b0}}) || act_done;
     emit_last = done;
     emit      = done || (state_q == MAct && v_none && pass_ready_i);
@@ -415,24 +411,14 @@ module {{ name }} #(
   reg [Ways-1:0] set_valid;  // the miss's set's row of valid_q, pin_now, slot_full_i
   reg [Ways-1:0] set_pin;
   reg [Ways-1:0] set_full;
-  reg [Ways-1:0] act_pin;  // M_ACT: the set's pins with RUN's hits of the clock before
+  wire [Ways-1:0] act_pin = s_pin_q;  // the set's pins, for M_ACT
+  reg [Ways-1:0] s_pin_d;  // the row's pins with RUN's hits of this clock in the set
+  reg rest_hit_d;
 {%- if ways > 1 && sets > 1 %}
   wire [PairW-1:0] act_age = age_q[m_set_q];
 {%- elif ways > 1 %}
   wire [PairW-1:0] act_age = age_q[0];
 {%- endif %}
-
-  // RUN's hits before the miss (c_pin_q in M_ACT) are not in the row it read; those in
-  // the miss's set pin their ways. In M_ACT t_way_q is still as RUN saw it.
-  always @(*) begin : b_act_pin
-    integer i;
-    act_pin = s_pin_q;
-    for (i = 0; i < Ports; i = i + 1) begin
-      if (c_pin_q[i] && m_set_eq_q[i]) begin
-        act_pin = act_pin | t_way_q[i];
-      end
-    end
-  end
 
   // The oldest unpinned way: one whose every other way is pinned or younger (a row of
   // the age matrix, reduced by an AND), elaborated per way.
@@ -486,6 +472,24 @@ module {{ name }} #(
         set_valid = valid_q[i +: Ways];
         set_pin   = pin_now[i +: Ways];
         set_full  = slot_full_i[i +: Ways];
+      end
+    end
+  end
+
+  // What RUN leaves for M_ACT: its own hits before the miss pin their ways in the miss's
+  // set (the row read has only those of the clocks before), and whether every texel
+  // left hits whatever the victim (on the miss's line, or a hit in another set). M_SET
+  // reads the same: its texels left are RUN's, and RUN's hits are in pin_q by then.
+  always @(*) begin : b_set_run
+    integer i;
+    s_pin_d    = set_pin;
+    rest_hit_d = 1'b1;
+    for (i = 0; i < Ports; i = i + 1) begin
+      if (run && commit[i] && m_set_eq[i]) begin
+        s_pin_d = s_pin_d | t_way_q[i];
+      end
+      if (t_pend_q[i] && !(run && commit[i]) && !m_line_eq[i] && (m_set_eq[i] || !t_hit[i])) begin
+        rest_hit_d = 1'b0;
       end
     end
   end
@@ -598,6 +602,7 @@ module {{ name }} #(
       pin_q      <= {Lines{1'b0}};
       state_q    <= MRun;
       l1_valid_q <= 1'b0;
+      fill_room_q <= 1'b0;
       alloc_q    <= 1'b0;
       inv_q      <= 1'b0;
       l2_valid_q <= 1'b0;
@@ -614,6 +619,7 @@ module {{ name }} #(
       end
     end else begin
       valid_q <= valid_d;
+      fill_room_q <= fill_room_i;
       alloc_q <= alloc;
       inv_q   <= inv_now;
       pin_q   <= pin_d;
@@ -732,7 +738,8 @@ module {{ name }} #(
       m_line_eq_q <= m_line_eq;
       m_set_eq_q  <= m_set_eq;
       s_valid_q   <= set_valid;
-      s_pin_q     <= set_pin;
+      s_pin_q     <= s_pin_d;
+      rest_hit_q  <= rest_hit_d;
       s_full_q    <= set_full;
     end
     if (alloc) begin
