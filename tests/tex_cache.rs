@@ -273,7 +273,7 @@ fn broken_tag_forwarding_and_ages_are_caught() {
     assert_broken_module_caught(
         &cfg,
         "tex_cache_tags",
-        "load_way[i] = fwd_way(l2_way_now[i], l2_line_q[i], alloc, 1'b0, m_line_q, v_d);",
+        "load_way[i] = fwd_way(l2_way_now[i], l2_line_q[i], alloc, 1'b0, m_line_q, v_q);",
         "load_way[i] = l2_way_now[i];",
         &runs,
     );

@@ -62,7 +62,7 @@ pub struct TexCacheBank {
 }
 
 /// The tag unit's states, in the order of their encodings.
-pub const TAG_STATES: [&str; 3] = ["MRun", "MSet", "MAct"];
+pub const TAG_STATES: [&str; 4] = ["MRun", "MSet", "MVict", "MAct"];
 
 #[derive(Template)]
 #[template(path = "rtl/tex_cache_tags.v")]

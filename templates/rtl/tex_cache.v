@@ -196,7 +196,7 @@ module {{ name }} #(
     .gen_o        (gen_all)
   );
 
-  // Queued passes per slot count up a clock after the push: a miss allocates two clocks
+  // Queued passes per slot count up a clock after the push: a miss allocates three clocks
   // after a pass leaves at the earliest, so it never sees a stale count.
   reg push_q;
   reg [PassW-1:0] push_data_q;
@@ -676,10 +676,12 @@ module {{ name }} #(
           mshr_old_q[i] <= OldCounting;
         end else if (new2_q && new_idx_q == i[MshrPtrW-1:0]) begin
           // Every reader of the victim queued at the allocation reads a previous
-          // generation. No pass was pushed in the allocation's clock (M_ACT), and one
-          // pushed the clock after counts in ref_q two clocks later, so the slot's count
-          // a clock after the allocation, less the reads of that clock and this one, is
-          // the allocation's count by now.
+          // generation. A pass pushed in the allocation's clock (M_ACT finishing its
+          // request) or later reads the new line, and counts in ref_q two clocks after
+          // its push, after new_ref_q's read; none was pushed in the two clocks before
+          // (RUN stopping at the miss, M_VICT). So the slot's count a clock after the
+          // allocation, less the reads of that clock and this one, is the allocation's
+          // count by now.
           mshr_old_q[i] <= new_ref_q - {{ "{" }}{(RefW-1){1'b0}}, new_dec_q} - {{ "{" }}{(RefW-1){1'b0}}, mshr_dec_q[i]};
         end else if (new_q && new_idx_q == i[MshrPtrW-1:0]) begin
           mshr_old_q[i] <= OldCounting;

@@ -13,20 +13,20 @@
 //   RUN     hits in texel order up to the first miss join the pass being built; a request
 //           whose texels all hit leaves here, and the next one comes in. The first miss's
 //           set (its valid, pinned and full bits) is read here, every clock.
-//   M_ACT   a miss at the head takes one more clock: the victim (the lowest invalid way,
-//           else the oldest way the pass does not use) is picked from those registers and
-//           the set's ages, and allocated; or the pass closes when every way is in use
-//           (the request then continues in a new pass). The allocation is forwarded into
-//           the lookups behind it, so the miss's texel and any texel of the same line hit
-//           from then on, and a texel that hit the evicted line misses. When no texel
-//           left depends on the victim (each is on the miss's line or hits in another
-//           set), the request leaves from M_ACT and the next one loads: a request with
-//           one miss takes two clocks.
+//   M_VICT  a miss at the head: the victim (the lowest invalid way, else the oldest way
+//           the pass does not use) is picked from those registers and the set's ages.
+//   M_ACT   the victim is allocated, from registers; or the pass closes when every way
+//           is in use (the request then continues in a new pass). The allocation is
+//           forwarded into the lookups behind it, so the miss's texel and any texel of
+//           the same line hit from then on, and a texel that hit the evicted line misses.
+//           When no texel left depends on the victim (each is on the miss's line or hits
+//           in another set), the request leaves from M_ACT and the next one loads: a
+//           request with one miss takes three clocks.
 //   M_SET   when the victim may not be refilled yet (its slot's fills are all in flight,
 //           or the fill queue is full), or a closing pass cannot leave: the set is read
-//           again, then M_ACT again.
+//           again, then M_VICT and M_ACT again.
 // Pins and age updates of a clock's hits land one clock later. RUN adds its own hits'
-// ways to the pins it reads for the miss. M_ACT reads the ages themselves, which lack
+// ways to the pins it reads for the miss. M_VICT reads the ages themselves, which lack
 // only RUN's hits of the clock before; those are pinned, so no victim depends on them.
 // Combinational paths: req_ready_o depends on pass_ready_i (the request advances when
 // its pass can leave).
@@ -167,15 +167,17 @@ module {{ name }} #(
   reg [Ways-1:0] s_valid_q;
   reg [Ways-1:0] s_pin_q;
   reg [Ways-1:0] s_full_q;
-  reg [Ways-1:0] v_d;  // M_ACT's victim (one-hot)
-  reg v_none;  // every way is pinned: close the pass
-  reg [Ways-1:0] v_q;  // the last allocation's victim, for the lookups behind it
+  reg [Ways-1:0] v_d;  // M_VICT's victim (one-hot)
+  reg v_none_d;  // every way is pinned: close the pass
+  reg [Ways-1:0] v_q;  // registered for M_ACT, and held for the lookups behind it
+  reg v_none_q;
+  reg v_ok_q;  // the victim's slot may take another fill
 
-  // The fill side's room, a clock late: only allocations take it, two clocks apart at
+  // The fill side's room, a clock late: only allocations take it, three clocks apart at
   // the least, so a late "room" is never one an allocation has used.
   reg fill_room_q;
-  wire alloc = (state_q == MAct) && !v_none && fill_room_q && (v_d & s_full_q) == {Ways{1'b0}};
-  wire [SlotW-1:0] alloc_slot = slot_of(m_set_q, way_index(v_d));
+  wire alloc = (state_q == MAct) && !v_none_q && v_ok_q && fill_room_q;
+  wire [SlotW-1:0] alloc_slot = slot_of(m_set_q, way_index(v_q));
   wire inv_now;  // an invalidate leaves RUN this clock
 
   assign alloc_o      = alloc;
@@ -195,7 +197,7 @@ module {{ name }} #(
   // allocation or invalidate of the same clock (the tags change at its edge) is applied
   // a clock later, in l2_way_now, so the compare is all this clock does: l2_way_q is the
   // lookup against the tags of the clock before, l2_way_now against this clock's. An
-  // allocation is two clocks from the next, so one pending is all there can be.
+  // allocation is three clocks from the next, so one pending is all there can be.
   reg alloc_q;
   reg inv_q;
   reg l2_valid_q;
@@ -255,7 +257,7 @@ module {{ name }} #(
       (* ram_style = "logic" *)
 {%- endif %}
       reg [TagW-1:0] way_tag_q [0:{{ sets - 1 }}];
-      wire way_we = alloc && v_d[gw];
+      wire way_we = alloc && v_q[gw];
 
       always @(posedge clk_i) begin
         if (way_we) begin
@@ -295,8 +297,8 @@ module {{ name }} #(
       look_line_eq[i] = look_line_eqs[i*Ports +: Ports];
       look_set_eq[i]  = look_set_eqs[i*Ports +: Ports];
     end
-    // m_line_q and v_q still hold the pending allocation's line and victim (m_line_q is
-    // loaded in RUN and M_SET, and the clock before this one was M_ACT).
+    // m_line_q and v_q still hold the pending allocation's line and victim (they are
+    // loaded in RUN, M_SET and M_VICT, and the clock before this one was M_ACT).
     for (i = 0; i < Ports; i = i + 1) begin
       l2_way_now[i] = fwd_way(l2_way_q[i], l2_line_q[i], alloc_q, inv_q, m_line_q, v_q);
       l2_way_d[i]   = l1_take ? look_way[i] : l2_way_now[i];
@@ -310,7 +312,7 @@ module {{ name }} #(
   always @(*) begin : b_load
     integer i;
     for (i = 0; i < Ports; i = i + 1) begin
-      load_way[i] = fwd_way(l2_way_now[i], l2_line_q[i], alloc, 1'b0, m_line_q, v_d);
+      load_way[i] = fwd_way(l2_way_now[i], l2_line_q[i], alloc, 1'b0, m_line_q, v_q);
     end
   end
 
@@ -369,13 +371,11 @@ module {{ name }} #(
     // A request that ends here needs room for its pass; one that stops at a miss does not.
     run       = t_valid_q && state_q == MRun && (t_miss != {Ports{1'b0}} || pass_ready_i);
     // M_ACT finishes the request itself when every texel left is on the miss's line or
-    // hits in another set (rest_hit_q): none of them depends on the victim. It needs no
-    // slot of the set to be full, so that it does not wait for the victim either.
-    act_done  = state_q == MAct && !v_none && fill_room_q && s_full_q == {Ways{1'b0}} &&
-                rest_hit_q && pass_ready_i;
+    // hits in another set (rest_hit_q): none of them depends on the victim.
+    act_done  = alloc && rest_hit_q && pass_ready_i;
     done      = (run && t_miss == {Ports{1'b0}}) || act_done;
     emit_last = done;
-    emit      = done || (state_q == MAct && v_none && pass_ready_i);
+    emit      = done || (state_q == MAct && v_none_q && pass_ready_i);
     pass_mask = p_mask_q | (run ? commit : {Ports{1'b0}}) | (act_done ? t_pend_q : {Ports{1'b0}});
   end
 
@@ -402,7 +402,7 @@ module {{ name }} #(
 
   // ---------------------------------------------------------------------------------
   // Miss: the first miss's line and set, and the set's bits (RUN, M_SET); the victim
-  // (M_ACT).
+  // (M_VICT).
   reg [SetW-1:0] m_set;
   reg [LineAddrW-1:0] m_line;
   reg [Ports-1:0] m_line_eq;
@@ -411,7 +411,7 @@ module {{ name }} #(
   reg [Ways-1:0] set_valid;  // the miss's set's row of valid_q, pin_now, slot_full_i
   reg [Ways-1:0] set_pin;
   reg [Ways-1:0] set_full;
-  wire [Ways-1:0] act_pin = s_pin_q;  // the set's pins, for M_ACT
+  wire [Ways-1:0] act_pin = s_pin_q;  // the set's pins, for M_VICT
   reg [Ways-1:0] s_pin_d;  // the row's pins with RUN's hits of this clock in the set
   reg rest_hit_d;
 {%- if ways > 1 && sets > 1 %}
@@ -476,10 +476,10 @@ module {{ name }} #(
     end
   end
 
-  // What RUN leaves for M_ACT: its own hits before the miss pin their ways in the miss's
-  // set (the row read has only those of the clocks before), and whether every texel
-  // left hits whatever the victim (on the miss's line, or a hit in another set). M_SET
-  // reads the same: its texels left are RUN's, and RUN's hits are in pin_q by then.
+  // What RUN leaves for M_VICT and M_ACT: its own hits before the miss pin their ways
+  // in the miss's set (the row read has only those of the clocks before), and whether
+  // every texel left hits whatever the victim (on the miss's line, or a hit in another
+  // set). M_SET reads the same: its texels left are RUN's, whose hits are in pin_q.
   always @(*) begin : b_set_run
     integer i;
     s_pin_d    = set_pin;
@@ -511,7 +511,7 @@ module {{ name }} #(
     if (invalid == {Ways{1'b0}}) begin
       v_d = oldest_way;
     end
-    v_none = invalid == {Ways{1'b0}} && act_pin == {Ways{1'b1}};
+    v_none_d = invalid == {Ways{1'b0}} && act_pin == {Ways{1'b1}};
   end
 
   // ---------------------------------------------------------------------------------
@@ -566,16 +566,16 @@ module {{ name }} #(
       for (gw = 0; gw < Ways; gw = gw + 1) begin : g_row
         for (gu = gw + 1; gu < Ways; gu = gu + 1) begin : g_pair
           localparam integer Pair = gw * (2 * Ways - gw - 1) / 2 + (gu - gw - 1);
-          wire alloc_pair = alloc && m_set_q == ga && (v_d[gw] || v_d[gu]);
+          wire alloc_pair = alloc && m_set_q == ga && (v_q[gw] || v_q[gu]);
 {%- if lru %}
           wire touched = (touch_way[gw*Ports +: Ports] | touch_way[gu*Ports +: Ports]) != {Ports{1'b0}};
           wire b_last  = (touch_way[gw*Ports +: Ports] & ~touch_last[gu*Ports +: Ports]) == {Ports{1'b0}};
           assign age_d[Pair] = inv_now    ? 1'b1 :
-                               alloc_pair ? v_d[gu] :
+                               alloc_pair ? v_q[gu] :
                                touched    ? b_last : set_age_q[Pair];
 {%- else %}
           assign age_d[Pair] = inv_now    ? 1'b1 :
-                               alloc_pair ? v_d[gu] : set_age_q[Pair];
+                               alloc_pair ? v_q[gu] : set_age_q[Pair];
 {%- endif %}
         end
       end
@@ -660,17 +660,17 @@ module {{ name }} #(
 {%- if lru %}
       c_touch_q <= run ? commit : (act_done ? t_pend_q : {Ports{1'b0}});
 {%- endif %}
-      // M_ACT that neither allocates nor closes its pass reads the set again: the pins
-      // it forwarded from RUN are in pin_q by then.
+      // M_ACT that neither allocates nor closes its pass reads the set again.
       case (state_q)
         MRun: begin
           if (run && t_miss != {Ports{1'b0}}) begin
-            state_q <= MAct;
+            state_q <= MVict;
           end
         end
-        MSet: state_q <= MAct;
+        MSet: state_q <= MVict;
+        MVict: state_q <= MAct;
         default: begin
-          if (alloc || (v_none && pass_ready_i)) begin
+          if (alloc || (v_none_q && pass_ready_i)) begin
             state_q <= MRun;
           end else begin
             state_q <= MSet;
@@ -711,7 +711,7 @@ module {{ name }} #(
         t_line_eq_q[i] <= l2_line_eq_q[i];
         t_set_eq_q[i]  <= l2_set_eq_q[i];
       end else if (alloc) begin
-        t_way_q[i] <= m_line_eq_q[i] ? v_d : (m_set_eq_q[i] ? t_way_q[i] & ~v_d : t_way_q[i]);
+        t_way_q[i] <= m_line_eq_q[i] ? v_q : (m_set_eq_q[i] ? t_way_q[i] & ~v_q : t_way_q[i]);
         if (m_line_eq_q[i]) begin
           t_slot_q[i] <= alloc_slot;
         end
@@ -719,7 +719,7 @@ module {{ name }} #(
       c_slot_q[i] <= t_slot_q[i];
 {%- if lru %}
       c_set_q[i]  <= set_of(t_line_q[i]);
-      c_way_q[i]  <= (alloc && m_line_eq_q[i]) ? v_d : t_way_q[i];
+      c_way_q[i]  <= (alloc && m_line_eq_q[i]) ? v_q : t_way_q[i];
 {%- endif %}
     end
     if (l2_take) begin
@@ -730,9 +730,9 @@ module {{ name }} #(
       hits_q   <= hits_q - 1'b1;
       misses_q <= misses_q + 1'b1;
     end
-    // The first miss and its set, read every clock outside M_ACT (whose allocation the
-    // lookups behind it take from m_line_q a clock later).
-    if (state_q != MAct) begin
+    // The first miss and its set, read every clock in RUN and M_SET (an allocation's
+    // line stays in m_line_q for the lookups behind it a clock later).
+    if (state_q == MRun || state_q == MSet) begin
       m_set_q     <= m_set;
       m_line_q    <= m_line;
       m_line_eq_q <= m_line_eq;
@@ -742,8 +742,10 @@ module {{ name }} #(
       rest_hit_q  <= rest_hit_d;
       s_full_q    <= set_full;
     end
-    if (alloc) begin
-      v_q <= v_d;
+    if (state_q == MVict) begin
+      v_q      <= v_d;
+      v_none_q <= v_none_d;
+      v_ok_q   <= (v_d & s_full_q) == {Ways{1'b0}};
     end
   end
 
