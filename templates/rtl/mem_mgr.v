@@ -553,12 +553,10 @@ module {{ name }} #(
         end
       end
       StIdle: begin
-        // The RAMs read for the request offered, taken or not (an untaken one's words
-        // are never used): the handshake stays off their addresses.
-        obj_raddr = req_obj_ok ? req_obj_ix : {ObjW{1'b0}};
-        tex_raddr = req_tex_ok ? {req_id[TexIdW-1:0], req_level} : {TexW{1'b0}};
         if (take) begin
-          state_d = {{ after_take }};
+          state_d   = {{ after_take }};
+          obj_raddr = req_obj_ok ? req_obj_ix : {ObjW{1'b0}};
+          tex_raddr = req_tex_ok ? {req_id[TexIdW-1:0], req_level} : {TexW{1'b0}};
         end
       end
 {%- if sched.ram_reg %}
