@@ -322,6 +322,7 @@ module {{ name }} #(
   reg t_inv_q;
   reg [Ports-1:0] t_pend_q;  // active texels not yet in a pass
   reg [Ways-1:0] t_way_q [0:Ports-1];
+  reg [Ports-1:0] t_hit_q;  // t_way_q is not none: kept with it, off RUN's paths
   reg [SlotW-1:0] t_slot_q [0:Ports-1];
   reg [LineAddrW-1:0] t_line_q [0:Ports-1];
   reg [OffW-1:0] t_off_q [0:Ports-1];
@@ -343,7 +344,7 @@ module {{ name }} #(
   reg [Ways-1:0] c_way_q [0:Ports-1];
 {%- endif %}
 
-  reg [Ports-1:0] t_hit;
+  wire [Ports-1:0] t_hit = t_hit_q;
   reg [Ports-1:0] t_miss;  // pending texels that miss
   reg [Ports-1:0] first_miss;  // the first of them (one-hot)
   reg [Ports-1:0] commit;  // pending hits before it
@@ -358,9 +359,6 @@ module {{ name }} #(
   always @(*) begin : b_run
     integer i;
     reg missed;  // a pending texel before texel i misses
-    for (i = 0; i < Ports; i = i + 1) begin
-      t_hit[i] = |t_way_q[i];
-    end
     t_miss = t_pend_q & ~t_hit;
     missed = 1'b0;
     for (i = 0; i < Ports; i = i + 1) begin
@@ -704,6 +702,7 @@ module {{ name }} #(
     for (i = 0; i < Ports; i = i + 1) begin
       if (l2_take) begin
         t_way_q[i]     <= inv_now ? {Ways{1'b0}} : load_way[i];
+        t_hit_q[i]     <= !inv_now && load_way[i] != {Ways{1'b0}};
         // The slot is the way in its set, worked out here rather than behind the lookup.
         t_slot_q[i]    <= slot_of(set_of(l2_line_q[i]), way_index(load_way[i]));
         t_line_q[i]    <= l2_line_q[i];
@@ -712,6 +711,7 @@ module {{ name }} #(
         t_set_eq_q[i]  <= l2_set_eq_q[i];
       end else if (alloc) begin
         t_way_q[i] <= m_line_eq_q[i] ? v_q : (m_set_eq_q[i] ? t_way_q[i] & ~v_q : t_way_q[i]);
+        t_hit_q[i] <= m_line_eq_q[i] || (m_set_eq_q[i] ? (t_way_q[i] & ~v_q) != {Ways{1'b0}} : t_hit_q[i]);
         if (m_line_eq_q[i]) begin
           t_slot_q[i] <= alloc_slot;
         end
