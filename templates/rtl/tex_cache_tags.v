@@ -409,13 +409,12 @@ module {{ name }} #(
   reg [Ways-1:0] set_valid;  // the miss's set's row of valid_q, pin_now, slot_full_i
   reg [Ways-1:0] set_pin;
   reg [Ways-1:0] set_full;
-  wire [Ways-1:0] act_pin = s_pin_q;  // the set's pins, for M_VICT
   reg [Ways-1:0] s_pin_d;  // the row's pins with RUN's hits of this clock in the set
   reg rest_hit_d;
 {%- if ways > 1 && sets > 1 %}
-  wire [PairW-1:0] act_age = age_q[m_set_q];
+  wire [PairW-1:0] m_age = age_q[m_set_q];
 {%- elif ways > 1 %}
-  wire [PairW-1:0] act_age = age_q[0];
+  wire [PairW-1:0] m_age = age_q[0];
 {%- endif %}
 
   // The oldest unpinned way: one whose every other way is pinned or younger (a row of
@@ -427,18 +426,18 @@ module {{ name }} #(
       wire [Ways-1:0] beats;  // bit b: way b is pinned or younger (bit gw: gw is unpinned)
       for (gu = 0; gu < Ways; gu = gu + 1) begin : g_other
         if (gu < gw) begin : g_below
-          assign beats[gu] = act_pin[gu] || !act_age[gu * (2 * Ways - gu - 1) / 2 + (gw - gu - 1)];
+          assign beats[gu] = s_pin_q[gu] || !m_age[gu * (2 * Ways - gu - 1) / 2 + (gw - gu - 1)];
         end else if (gu > gw) begin : g_above
-          assign beats[gu] = act_pin[gu] || act_age[gw * (2 * Ways - gw - 1) / 2 + (gu - gw - 1)];
+          assign beats[gu] = s_pin_q[gu] || m_age[gw * (2 * Ways - gw - 1) / 2 + (gu - gw - 1)];
         end else begin : g_self
-          assign beats[gu] = !act_pin[gu];
+          assign beats[gu] = !s_pin_q[gu];
         end
       end
       assign oldest_way[gw] = &beats;
     end
   endgenerate
 {%- else %}
-  assign oldest_way = ~act_pin;
+  assign oldest_way = ~s_pin_q;
 {%- endif %}
 
   always @(*) begin : b_miss
@@ -509,7 +508,7 @@ module {{ name }} #(
     if (invalid == {Ways{1'b0}}) begin
       v_d = oldest_way;
     end
-    v_none_d = invalid == {Ways{1'b0}} && act_pin == {Ways{1'b1}};
+    v_none_d = invalid == {Ways{1'b0}} && s_pin_q == {Ways{1'b1}};
   end
 
   // ---------------------------------------------------------------------------------
