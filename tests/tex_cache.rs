@@ -203,6 +203,16 @@ fn assert_broken_module_caught(
     assert!(caught, "the broken cache ({from} -> {to}) passed every run");
 }
 
+/// The cache as generated passes the runs a mutation test uses: (workload, seed, output
+/// stall, memory latency), 400 requests each.
+fn cosim_good(cfg: &Config, runs: &[(&str, u64, f64, u64)]) {
+    let good: Vec<_> = runs
+        .iter()
+        .map(|(w, seed, stall, lat)| (Some(*w), *seed, 0.0, *stall, mem(*lat, 0, 0.0, 0.0)))
+        .collect();
+    cosim(cfg, 400, &good);
+}
+
 #[test]
 fn broken_line_generations_are_caught() {
     // Victims are reused while queued passes still read them: 4 ways, 4 lanes, and a
@@ -215,11 +225,7 @@ fn broken_line_generations_are_caught() {
         ("rot30_1024", 4, 0.5, 20),
     ];
     // The cache as generated passes the very same runs.
-    let good: Vec<_> = runs
-        .iter()
-        .map(|(w, seed, stall, lat)| (Some(*w), *seed, 0.0, *stall, mem(*lat, 0, 0.0, 0.0)))
-        .collect();
-    cosim(&cfg, 400, &good);
+    cosim_good(&cfg, &runs);
     // A fill that overwrites a line before its old readers have read it.
     assert_broken_cache_caught(
         &cfg,
@@ -294,11 +300,7 @@ fn broken_tag_forwarding_and_ages_are_caught() {
         ("rot30_256", 3, 0.0, 2),
         ("thrash", 1, 0.0, 2),
     ];
-    let good: Vec<_> = pin_runs
-        .iter()
-        .map(|(w, seed, stall, lat)| (Some(*w), *seed, 0.0, *stall, mem(*lat, 0, 0.0, 0.0)))
-        .collect();
-    cosim(&pins, 400, &good);
+    cosim_good(&pins, &pin_runs);
     assert_broken_module_caught(
         &pins,
         "tex_cache_tags",
