@@ -196,8 +196,10 @@ module {{ name }} #(
     .gen_o        (gen_all)
   );
 
-  // Queued passes per slot count up a clock after the push: a miss allocates three clocks
-  // after a pass leaves at the earliest, so it never sees a stale count.
+  // Queued passes per slot count up a clock after the push. No pass leaves in the two
+  // clocks before an allocation (RUN stopping at the miss, M_VICT), so every pass queued
+  // before it is counted when its old readers are read, a clock after it; a pass that
+  // leaves with the allocation is not, and reads the new line (see mshr_old_q).
   reg push_q;
   reg [PassW-1:0] push_data_q;
   reg [Lines-1:0] ref_inc;
