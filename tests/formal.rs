@@ -228,7 +228,7 @@ fn mem_config(n: usize, policy: &str, reset: (&str, &str), prio: fn(usize) -> u3
     let mut t = format!(
         "[design]\nname = \"fm\"\nmodule_prefix = \"f_\"\n[reset]\nkind = \"{}\"\nactive = \"{}\"\n\
          [hs_chain]\nwidth = 8\nstages = [\"skid\"]\n[mem]\ndata_bits = 8\nmax_burst = 4\n\
-         policy = \"{policy}\"\noutstanding_reads = 2\n",
+         policy = \"{policy}\"\nlatency = 0\noutstanding_reads = 2\n",
         reset.0, reset.1
     );
     for i in 0..n {

@@ -26,7 +26,7 @@ fn mem_config(
     let mut t = format!(
         "[design]\nname = \"{name}\"\nmodule_prefix = \"m_\"\n[reset]\nkind = \"{}\"\nactive = \"{}\"\n\
          [hs_chain]\nwidth = 8\nstages = [\"skid\"]\n[mem]\ndata_bits = {data_bits}\nmax_burst = 8\n\
-         policy = \"{policy}\"\noutstanding_reads = 3\n",
+         policy = \"{policy}\"\nlatency = 0\noutstanding_reads = 3\n",
         reset.0, reset.1
     );
     for i in 0..n {
@@ -148,9 +148,47 @@ fn saturating_round_robin_keeps_the_port_busy_with_no_idle_clock_between_request
     assert!(a.utilization > 0.95, "{a:?}");
 }
 
+/// The default preset at the latency its tag FIFO is sized for, so that the FIFO fills
+/// when beats are stalled.
+#[test]
+fn reads_in_flight_sized_from_the_latency_keep_the_port_busy_and_one_fewer_does_not() {
+    // Not a benchmark (BENCHMARKS.md has the figures): the Little's-law depth must carry
+    // reads-only traffic at the port's rate at the latency the config states, mixed
+    // traffic must not queue writes behind reads, and a depth sized for 3 clocks less
+    // must fall short, or the rule would be loose.
+    let run = |cfg: &Config, workload: &str| {
+        let opt = SimOptions {
+            workload: Some(workload.into()),
+            ..options(300, 1, 0.0, 0.0, mem(100, 0, 0.0, 0.0))
+        };
+        let r = sim::run(cfg, &elaborate(cfg), "mem_arb", &opt).expect("runs");
+        let r = sim::mem_arb::with_figures(r, cfg, &opt, MemRows::default());
+        assert!(r.passed, "{:?}", r.errors);
+        r.mem_arb.expect("figures").utilization
+    };
+    let cfg = gpurtl::config::load(None).expect("default");
+    assert_eq!(cfg.mem.as_ref().expect("mem").outstanding_reads, 26);
+    let reads = run(&cfg, "reads");
+    assert!(reads > 0.95, "reads only: {reads}");
+    let mixed = run(&cfg, "saturate");
+    assert!(mixed > 0.90, "reads and writes: {mixed}");
+    // Every reader at the shortest reader's bursts, the case the rule sizes for.
+    let mut fours = cfg.clone();
+    for r in &mut fours.mem.as_mut().expect("mem").requesters {
+        r.max_burst = 4;
+    }
+    let full = run(&fours, "reads");
+    assert!(full > 0.95, "bursts of 4: {full}");
+    let mut short = fours.clone();
+    short.mem.as_mut().expect("mem").outstanding_reads = gpurtl::config::reads_in_flight(97, 4);
+    assert_eq!(short.mem.as_ref().expect("mem").outstanding_reads, 25);
+    let fewer = run(&short, "reads");
+    assert!(fewer < full - 0.01, "{fewer} vs {full}");
+}
+
 fn run_broken(from: &str, to: &str, seed: u64) -> SimReport {
     let cfg = gpurtl::config::load(None).expect("default");
-    let opts = options(150, seed, 0.2, 0.2, mem(8, 2, 0.1, 0.1));
+    let opts = options(150, seed, 0.2, 0.2, mem(100, 2, 0.1, 0.1));
     run_mutated(&cfg, "mem_arb", "mem_arb", (from, to), &opts)
 }
 
@@ -187,7 +225,7 @@ fn starvation_by_fixed_priority_is_told_from_loss() {
     let design = elaborate(&cfg);
     let opt = SimOptions {
         workload: Some("saturate".into()),
-        ..options(1000, 1, 0.0, 0.0, mem(100, 0, 0.0, 0.0))
+        ..options(2000, 1, 0.0, 0.0, mem(100, 0, 0.0, 0.0))
     };
     let r = sim::run(&cfg, &design, "mem_arb", &opt).expect("runs");
     let r = sim::mem_arb::with_figures(r, &cfg, &opt, MemRows::default());

@@ -279,12 +279,17 @@ inline uint64_t word_u64(const Word& w) {
 }
 
 // A read/write memory port (mem_arb's): one request per burst {addr, len = beats - 1,
-// write, id}; a write's beats arrive on wdata, a read's beats leave on rdata; bursts are
-// served in request order, one beat per clock at most. A read's first beat is due
-// --mem-latency (+ up to --mem-jitter) clocks after its request, a write's beats are
-// taken from the clock after its request; a burst whose row (address >> --mem-row-bits)
-// differs from the previous burst's starts --mem-row-penalty clocks after the previous
-// burst's last beat at the earliest (row activation). A beat slot
+// write, id}; a write's beats arrive on wdata, a read's beats leave on rdata, one beat per
+// clock at most on the one data bus. Reads are served in request order among reads, writes
+// in request order among writes. A read's first beat is due --mem-latency (+ up to
+// --mem-jitter) clocks after its request; a write is posted: its beats are taken from the
+// clock after its request, also while earlier reads wait for their latency. A burst holds
+// the bus from its first beat to its last; when the bus is free and both a read and a write
+// may start, the older request goes first. Ordering is that of the requests: a read returns
+// every earlier write and no later one (it waits for earlier writes to its beats that have
+// not finished; later writes that finish first do not show in it). A burst whose row
+// (address >> --mem-row-bits) differs from the previous burst's starts --mem-row-penalty
+// clocks after the previous burst's last beat at the earliest (row activation). A beat slot
 // is lost with probability --mem-gap, and the request ready is low with probability
 // --mem-stall. Memory starts as memory_word(address) and keeps what is written; at the
 // end it is compared with <name>_image.vec ({address, data} per written beat), and every
@@ -318,9 +323,14 @@ struct RwMem {
     uint64_t id;
     uint64_t accepted;
     uint64_t due;
+    uint64_t seq;  // request order, over reads and writes
   };
-  std::deque<Op> pending;
-  uint32_t beat = 0;
+  std::deque<Op> reads, writes;  // each in request order
+  uint64_t next_seq = 0;
+  enum class Bus { kFree, kRead, kWrite };
+  Bus bus = Bus::kFree;    // the burst holding the data bus (its first beat has moved)
+  Bus next = Bus::kFree;   // the burst offered or taken this clock
+  uint32_t beat = 0;       // beats moved of the burst holding the bus
   bool offering = false;   // a read beat on rdata
   bool taking = false;     // wdata ready this clock
   bool req_held = false;
@@ -331,13 +341,14 @@ struct RwMem {
   uint64_t last_row = 0;
   uint64_t last_end = 0;
   std::map<uint64_t, Word> image;  // beat address -> data, for beats written
+  // Beat address -> {seq, data} of the writes a pending read may still return.
+  std::map<uint64_t, std::vector<std::pair<uint64_t, Word>>> history;
   std::vector<std::pair<uint64_t, Word>> expected_image;
   uint64_t requests = 0, read_beats = 0, write_beats = 0;
   // Back-to-back bursts of different requesters: the next burst was requested and due
   // by the time the previous one's last beat moved.
   bool have_prev = false;
   uint64_t prev_id = 0, prev_last = 0;
-  bool head_started = false;
   uint64_t switches = 0, switch_idle_total = 0, switch_idle_max = 0;
   uint64_t last_activity = 0;
   uint64_t image_mismatches = 0;
@@ -345,20 +356,66 @@ struct RwMem {
   Rng rng;
 
   uint64_t beat_bytes() const { return static_cast<uint64_t>(data_width / 8); }
+  // The beat at `addr` now.
   Word read_beat(uint64_t addr) const {
     const auto it = image.find(addr);
     return it != image.end() ? it->second : memory_beat(addr, 0, data_width);
   }
-  bool idle() const { return pending.empty(); }
-  // The first clock the head burst may move a beat: its due clock, or later when it opens
-  // a new row.
-  uint64_t head_due(uint64_t row_bits, uint64_t row_penalty) const {
-    const Op& op = pending.front();
+  // The beat at `addr` as the request numbered `seq` sees it: the last earlier write.
+  Word read_beat_at(uint64_t addr, uint64_t seq) const {
+    const auto it = history.find(addr);
+    if (it != history.end()) {
+      for (auto e = it->second.rbegin(); e != it->second.rend(); ++e)
+        if (e->first < seq) return e->second;
+    }
+    return memory_beat(addr, 0, data_width);
+  }
+  // A write beat lands: keep only what a pending read can still see.
+  void write_beat(uint64_t addr, uint64_t seq, const Word& data) {
+    image[addr] = data;
+    auto& h = history[addr];
+    h.emplace_back(seq, data);
+    const uint64_t oldest = reads.empty() ? next_seq : reads.front().seq;
+    size_t keep = 0;
+    for (size_t i = 0; i < h.size(); ++i)
+      if (h[i].first < oldest) keep = i;
+    h.erase(h.begin(), h.begin() + static_cast<std::ptrdiff_t>(keep));
+  }
+  bool idle() const { return reads.empty() && writes.empty(); }
+  size_t outstanding() const { return reads.size() + writes.size(); }
+  Op& current() { return bus == Bus::kRead || next == Bus::kRead ? reads.front() : writes.front(); }
+  // The first clock `op` may move its first beat: its due clock, or later when it opens a
+  // new row.
+  uint64_t start_due(const Op& op, uint64_t row_bits, uint64_t row_penalty) const {
     if (row_bits && have_row && (op.addr >> row_bits) != last_row) {
       const uint64_t open = last_end + 1 + row_penalty;
       return op.due > open ? op.due : open;
     }
     return op.due;
+  }
+  // The head read may start: due, and no earlier write to its beats still pending.
+  bool read_may_start(uint64_t cycle, uint64_t row_bits, uint64_t row_penalty) const {
+    if (reads.empty()) return false;
+    const Op& r = reads.front();
+    if (start_due(r, row_bits, row_penalty) > cycle) return false;
+    const uint64_t lo = r.addr, hi = r.addr + r.beats * beat_bytes();
+    for (const Op& w : writes) {
+      if (w.seq > r.seq) break;
+      if (w.addr < hi && lo < w.addr + w.beats * beat_bytes()) return false;
+    }
+    return true;
+  }
+  bool write_may_start(uint64_t cycle, uint64_t row_bits, uint64_t row_penalty) const {
+    return !writes.empty() && start_due(writes.front(), row_bits, row_penalty) <= cycle;
+  }
+  // Which burst moves a beat this clock, before the lost-slot draw: the one holding the
+  // bus, else the older of a read and a write that may start.
+  Bus choose(uint64_t cycle, uint64_t row_bits, uint64_t row_penalty) const {
+    if (bus != Bus::kFree) return bus;
+    const bool r = read_may_start(cycle, row_bits, row_penalty);
+    const bool w = write_may_start(cycle, row_bits, row_penalty);
+    if (r && w) return reads.front().seq < writes.front().seq ? Bus::kRead : Bus::kWrite;
+    return r ? Bus::kRead : (w ? Bus::kWrite : Bus::kFree);
   }
 };
 
@@ -574,7 +631,7 @@ class Bench {
           error("memory port " + m.name + ": no request or beat for " +
                 std::to_string(opt_.max_idle) + " clocks after cycle " +
                 std::to_string(m.last_activity) + " with work left (" +
-                std::to_string(m.pending.size()) + " bursts pending)");
+                std::to_string(m.outstanding()) + " bursts pending)");
           m.stuck = true;
         }
       }
@@ -755,15 +812,16 @@ class Bench {
   void drive_rw(RwMem& m, uint64_t cycle) {
     *m.b.req_ready = m.rng.chance(opt_.mem_stall) ? 0 : 1;
     m.taking = false;
-    if (!m.offering && !m.pending.empty() &&
-        m.head_due(opt_.mem_row_bits, opt_.mem_row_penalty) <= cycle &&
-        !m.rng.chance(opt_.mem_gap)) {
-      const RwMem::Op& op = m.pending.front();
-      if (op.write) {
-        m.taking = true;
-      } else {
-        m.offering = true;
-        m.b.set_rdata(m.read_beat(op.addr + m.beat * m.beat_bytes()));
+    if (!m.offering) {
+      m.next = m.choose(cycle, opt_.mem_row_bits, opt_.mem_row_penalty);
+      if (m.next != RwMem::Bus::kFree && !m.rng.chance(opt_.mem_gap)) {
+        if (m.next == RwMem::Bus::kWrite) {
+          m.taking = true;
+        } else {
+          const RwMem::Op& op = m.reads.front();
+          m.offering = true;
+          m.b.set_rdata(m.read_beat_at(op.addr + m.beat * m.beat_bytes(), op.seq));
+        }
       }
     }
     *m.b.rdata_valid = m.offering ? 1 : 0;
@@ -779,12 +837,12 @@ class Bench {
   }
 
   void beat_done(RwMem& m, uint64_t cycle) {
-    RwMem::Op& op = m.pending.front();
+    RwMem::Op& op = m.current();
     m.last_activity = cycle;
-    if (!m.head_started) {
-      m.head_started = true;
+    if (m.bus == RwMem::Bus::kFree) {
+      m.bus = m.next;
       if (m.have_prev && op.id != m.prev_id && op.accepted <= m.prev_last &&
-          m.head_due(opt_.mem_row_bits, opt_.mem_row_penalty) <= m.prev_last + 1) {
+          m.start_due(op, opt_.mem_row_bits, opt_.mem_row_penalty) <= m.prev_last + 1) {
         const uint64_t idle = cycle - m.prev_last - 1;
         ++m.switches;
         m.switch_idle_total += idle;
@@ -799,8 +857,8 @@ class Bench {
       m.prev_id = op.id;
       m.prev_last = cycle;
       m.beat = 0;
-      m.head_started = false;
-      m.pending.pop_front();
+      if (m.bus == RwMem::Bus::kRead) m.reads.pop_front(); else m.writes.pop_front();
+      m.bus = RwMem::Bus::kFree;
     }
   }
 
@@ -825,7 +883,8 @@ class Bench {
         if (opt_.mem_jitter) delay += m.rng.next() % (opt_.mem_jitter + 1);
       }
       op.due = cycle + delay;
-      m.pending.push_back(op);
+      op.seq = m.next_seq++;
+      (op.write ? m.writes : m.reads).push_back(op);
       ++m.requests;
       m.last_activity = cycle;
     }
@@ -841,8 +900,8 @@ class Bench {
     m.wdata_held = wvalid && !m.taking;
     m.wdata_held_value = wd;
     if (m.taking && wvalid) {
-      const RwMem::Op& op = m.pending.front();
-      m.image[op.addr + m.beat * m.beat_bytes()] = wd;
+      const RwMem::Op& op = m.writes.front();
+      m.write_beat(op.addr + m.beat * m.beat_bytes(), op.seq, wd);
       ++m.write_beats;
       beat_done(m, cycle);
     } else if (m.offering && *m.b.rdata_ready) {
@@ -990,7 +1049,7 @@ class Bench {
       const auto& m = rws_[i];
       j << (i || !mems_.empty() ? "," : "") << "{\"name\":\"" << json_escape(m.name)
         << "\",\"requests\":" << m.requests << ",\"beats\":" << (m.read_beats + m.write_beats)
-        << ",\"outstanding\":" << m.pending.size() << ",\"read_beats\":" << m.read_beats
+        << ",\"outstanding\":" << m.outstanding() << ",\"read_beats\":" << m.read_beats
         << ",\"write_beats\":" << m.write_beats << ",\"switches\":" << m.switches
         << ",\"switch_idle_total\":" << m.switch_idle_total
         << ",\"switch_idle_max\":" << m.switch_idle_max

@@ -53,7 +53,7 @@ pub struct RunArgs {
     pub seed: u64,
     /// tex_cache traffic: one workload (mag2x_256, one2one_256, min2x_256, rot30_256, the
     /// same with _1024, thrash, all_miss, same_line, random) [default: a mix of them];
-    /// mem_arb traffic: saturate, single, random [default: segments of each in turn].
+    /// mem_arb traffic: saturate, single, random, reads (full read bursts, writers idle) [default: segments of the first three in turn].
     #[arg(long, short = 'w', value_name = "NAME")]
     pub workload: Option<String>,
 }
@@ -136,9 +136,10 @@ pub enum Cmd {
         /// Probability that an output holds ready low for a clock, in [0, 1).
         #[arg(long, default_value_t = 0.0, value_parser = parse_probability)]
         stall: f64,
-        /// Memory model: clocks from a burst request to its first beat.
-        #[arg(long, default_value_t = 100, value_name = "CLOCKS")]
-        mem_latency: u64,
+        /// Memory model: clocks from a burst request to its first beat [default: the config's
+        /// `[mem] latency`, else 100].
+        #[arg(long, value_name = "CLOCKS")]
+        mem_latency: Option<u64>,
         /// Memory model: up to this many extra clocks per burst, drawn uniformly.
         #[arg(long, default_value_t = 0, value_name = "CLOCKS")]
         mem_jitter: u64,
@@ -347,7 +348,13 @@ fn run(cli: Cli) -> Result<u8, Failure> {
             });
             let opt = SimOptions {
                 mem: sim::MemTiming {
-                    latency: mem_latency,
+                    latency: mem_latency.unwrap_or_else(|| {
+                        u64::from(
+                            cfg.mem
+                                .as_ref()
+                                .map_or(crate::config::DEFAULT_MEM_LATENCY, |m| m.latency),
+                        )
+                    }),
                     jitter: mem_jitter,
                     gap: mem_gap,
                     stall: mem_stall,
@@ -506,7 +513,7 @@ pub fn describe(cfg: &Config, design: &Design) -> String {
     }
     if let Some(m) = &cfg.mem {
         s += &format!(
-            "mem        {}-bit beats, bursts of up to {}, {} requesters, policy {}, {} read bursts in flight\n",
+            "mem        {}-bit beats, bursts of up to {}, {} requesters, policy {}, {} read bursts in flight (for a latency of {} clocks)\n",
             m.data_bits,
             m.max_burst,
             m.requesters.len(),
@@ -515,7 +522,8 @@ pub fn describe(cfg: &Config, design: &Design) -> String {
                 crate::config::Policy::RoundRobin => "round_robin",
                 crate::config::Policy::Classes => "classes",
             },
-            m.outstanding_reads
+            m.outstanding_reads,
+            m.latency
         );
         let pipe =
             crate::iface::mem_arb::Pipe::new(m, &crate::iface::timing::Timing::new(&cfg.clock));

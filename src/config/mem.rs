@@ -16,15 +16,36 @@ pub struct MemSection {
     pub max_burst: u32,
     /// Arbitration between requesters.
     pub policy: Policy,
-    /// Read bursts issued and not yet returned, at most (the depth of the tag FIFO).
-    #[serde(default = "default_outstanding")]
-    pub outstanding_reads: u32,
+    /// Clocks from a read burst's request at the memory to its first beat, for the memory
+    /// the port is built for.
+    #[serde(default = "default_latency")]
+    pub latency: u32,
+    /// Read bursts issued and not yet returned, at most (the depth of the tag FIFO);
+    /// without it, derived from `latency` (`reads_in_flight`).
+    pub outstanding_reads: Option<u32>,
     pub requesters: Vec<RequesterSection>,
     pub map: Option<MapSection>,
 }
 
-fn default_outstanding() -> u32 {
-    4
+/// The latency `[mem]` assumes without one: the CLI's memory model default too.
+pub const DEFAULT_LATENCY: u32 = 100;
+
+fn default_latency() -> u32 {
+    DEFAULT_LATENCY
+}
+
+/// Clocks a read burst's tag is held beyond the latency and its beats: the arbiter's
+/// request and return registers, less the head tag register's burst (measured: the
+/// smallest depth that keeps reads-only traffic at the port's full rate, for bursts of
+/// 2, 4 and 8 beats at latencies 20, 100 and 200).
+const TAG_CLOCKS: u32 = 2;
+
+/// Read bursts in flight (tag FIFO depth) that keep the port streaming reads of `beats`
+/// beats from a memory of `latency` clocks, by Little's law: a tag returns after the
+/// latency and its beats, and `depth` tags plus the head register's must cover that
+/// time at `beats` clocks each: `ceil((latency + 2) / beats)`.
+pub fn reads_in_flight(latency: u32, beats: u32) -> u32 {
+    (latency + TAG_CLOCKS).div_ceil(beats.max(1)).max(1)
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -91,7 +112,8 @@ pub struct MapSection {
 pub const DATA_BITS_ALLOWED: &str = "a power of two in 8..=512";
 pub const MAX_BURST_ALLOWED: &str = "an integer in 1..=256 beats";
 pub const POLICY_ALLOWED: &str = "\"fixed\", \"round_robin\" or \"classes\"";
-pub const OUTSTANDING_ALLOWED: &str = "an integer in 1..=64 (default 4)";
+pub const OUTSTANDING_ALLOWED: &str = "an integer in 1..=64, at least ceil((latency + 2) / beats) for the shortest reader's max_burst (the default)";
+pub const LATENCY_ALLOWED: &str = "an integer in 0..=1000 clocks (default 100)";
 pub const REQUESTERS_ALLOWED: &str = "an array of 1..=16 [[mem.requesters]] tables";
 pub const NAME_ALLOWED: &str = "a Verilog identifier of at most 32 characters, not a keyword, not `mem`, unique among the requesters";
 pub const ACCESS_ALLOWED: &str = "\"read\", \"write\" or \"both\"";
@@ -149,6 +171,9 @@ pub struct Mem {
     pub data_bits: u32,
     pub max_burst: u32,
     pub policy: Policy,
+    /// Clocks to a read's first beat, for the memory the port is built for.
+    pub latency: u32,
+    /// Tag FIFO depth: stated, or `reads_in_flight(latency, shortest reader's burst)`.
     pub outstanding_reads: u32,
     pub requesters: Vec<Requester>,
     pub map: Option<MemMap>,
@@ -204,6 +229,51 @@ pub fn clog2(x: u32) -> u32 {
 }
 
 impl MemSection {
+    /// The tag FIFO depth: the stated one if it covers the latency, else derived; an
+    /// error when neither works. Requesters are valid here.
+    fn reads_in_flight(
+        &self,
+        errs: &mut Vec<Invalid>,
+        at: &dyn Fn(&[&str]) -> Vec<Seg>,
+    ) -> Option<u32> {
+        let (reader, beats) = self
+            .requesters
+            .iter()
+            .filter(|r| r.access.reads())
+            .map(|r| (r.name.as_str(), r.max_burst))
+            .min_by_key(|r| r.1)?;
+        let need = reads_in_flight(self.latency, beats);
+        match self.outstanding_reads {
+            _ if need > 64 => {
+                errs.push(Invalid::at(
+                    &at(&["latency"]),
+                    format!(
+                        "latency {} needs {need} read bursts in flight for reader {reader:?}'s bursts of {beats} beat(s), more than the tag FIFO's 64",
+                        self.latency
+                    ),
+                    format!(
+                        "at most {} clocks with bursts of {beats} beat(s), or a longer max_burst for {reader:?}",
+                        64 * beats - TAG_CLOCKS
+                    ),
+                ));
+                None
+            }
+            Some(o) if o >= need => Some(o),
+            Some(o) => {
+                errs.push(Invalid::at(
+                    &at(&["outstanding_reads"]),
+                    format!(
+                        "outstanding_reads {o} does not cover latency {}: reader {reader:?}'s bursts of {beats} beat(s) need {need} read bursts in flight to keep the port busy",
+                        self.latency
+                    ),
+                    format!("{need}..=64, or no outstanding_reads (derived), or a lower mem.latency"),
+                ));
+                None
+            }
+            None => Some(need),
+        }
+    }
+
     pub fn validate(&self, errs: &mut Vec<Invalid>) -> Option<Mem> {
         let at = |keys: &[&str]| {
             let mut p = path(&["mem"]);
@@ -225,13 +295,19 @@ impl MemSection {
                 MAX_BURST_ALLOWED,
             ));
         }
-        if !(1..=64).contains(&self.outstanding_reads) {
+        if self.latency > 1000 {
+            errs.push(Invalid::at(
+                &at(&["latency"]),
+                format!("latency {} is not allowed", self.latency),
+                LATENCY_ALLOWED,
+            ));
+        }
+        if let Some(o) = self.outstanding_reads
+            && !(1..=64).contains(&o)
+        {
             errs.push(Invalid::at(
                 &at(&["outstanding_reads"]),
-                format!(
-                    "outstanding_reads {} is not allowed",
-                    self.outstanding_reads
-                ),
+                format!("outstanding_reads {o} is not allowed"),
                 OUTSTANDING_ALLOWED,
             ));
         }
@@ -293,11 +369,13 @@ impl MemSection {
         if errs.len() > before {
             return None;
         }
+        let outstanding_reads = self.reads_in_flight(errs, &at)?;
         Some(Mem {
             data_bits: self.data_bits,
             max_burst: self.max_burst,
             policy: self.policy,
-            outstanding_reads: self.outstanding_reads,
+            latency: self.latency,
+            outstanding_reads,
             requesters: self
                 .requesters
                 .iter()

@@ -25,8 +25,8 @@ pub use error::{ConfigError, Invalid, Seg, path};
 pub use hs_chain::{HsChain, HsChainSection, STAGE_KINDS, StageKind};
 pub use ipu::{Convolution, Fixed, Ipu, IpuSection, PixelMap};
 pub use mem::{
-    ADDR_BITS, Access, MapSection, Mem, MemMap, MemSection, Policy, Requester, RequesterSection,
-    clog2,
+    ADDR_BITS, Access, DEFAULT_LATENCY as DEFAULT_MEM_LATENCY, MapSection, Mem, MemMap, MemSection,
+    Policy, Requester, RequesterSection, clog2, reads_in_flight,
 };
 pub use reset::{ResetActive, ResetKind, ResetSection};
 pub use tmu::{
@@ -307,11 +307,12 @@ fn accepts(key: &str) -> Option<String> {
         "tmu.cache.layout" => tmu::LAYOUT_ALLOWED,
         "tmu.cache.queue_depth" => tmu::QUEUE_ALLOWED,
         "mem" => {
-            "a [mem] table with data_bits, max_burst, policy, optional outstanding_reads, [[mem.requesters]] and an optional [mem.map]"
+            "a [mem] table with data_bits, max_burst, policy, optional latency and outstanding_reads, [[mem.requesters]] and an optional [mem.map]"
         }
         "mem.data_bits" => mem::DATA_BITS_ALLOWED,
         "mem.max_burst" => mem::MAX_BURST_ALLOWED,
         "mem.policy" => mem::POLICY_ALLOWED,
+        "mem.latency" => mem::LATENCY_ALLOWED,
         "mem.outstanding_reads" => mem::OUTSTANDING_ALLOWED,
         "mem.requesters" => mem::REQUESTERS_ALLOWED,
         "mem.requesters[]" => "a table with name, access, max_burst and optional priority",

@@ -22,7 +22,9 @@ pub const STREAM_TRAFFIC: u64 = 2000;
 /// Slots (of a requester's longest burst) per requester window.
 pub const SLOTS: u64 = 16;
 /// Workloads `--workload` selects; without one, segments of each in turn.
-pub const WORKLOADS: &[&str] = &["saturate", "single", "random"];
+pub const WORKLOADS: &[&str] = &["saturate", "single", "random", "reads"];
+/// The workloads the mix takes segments of (`reads` leaves the writers idle).
+const MIX: &[&str] = &["saturate", "single", "random"];
 
 /// One burst as a requester asks for it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -71,15 +73,23 @@ pub fn traffic(mem: &Mem, count: usize, seed: u64, workload: Option<&str>) -> Op
                 let mut rng = Rng::stream(seed, STREAM_TRAFFIC + i as u64);
                 let mut s = Stream::default();
                 let slot_bytes = u64::from(r.max_burst) * bb;
-                for n in 0..count {
-                    let kind = workload.unwrap_or(WORKLOADS[(n / 64) % WORKLOADS.len()]);
+                // Reads only: full read bursts, and writers send nothing.
+                let reads_only = workload == Some("reads");
+                let bursts = if reads_only && !r.access.reads() {
+                    0
+                } else {
+                    count
+                };
+                for n in 0..bursts {
+                    let kind = workload.unwrap_or(MIX[(n / 64) % MIX.len()]);
                     let write = match (r.access.reads(), r.access.writes()) {
+                        _ if reads_only => false,
                         (true, true) => rng.next_u64().is_multiple_of(2),
                         (false, true) => true,
                         _ => false,
                     };
                     let beats = match kind {
-                        "saturate" => r.max_burst,
+                        "saturate" | "reads" => r.max_burst,
                         "single" => 1,
                         _ => 1 + (rng.next_u64() % u64::from(r.max_burst)) as u32,
                     };

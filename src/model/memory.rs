@@ -162,13 +162,18 @@ mod tests {
 }
 
 /// The read/write memory of `mem_arb`'s port, the same as the harness's (`RwMem` in
-/// sim/harness/harness.h): bursts {addr, beats, write, id} served in request order, one
-/// beat per clock at most; a read's first beat is due `latency` (+ up to `jitter`) clocks
-/// after its request, a write's beats are taken from the clock after; a burst whose row
-/// (`addr >> row_bits`, `row_bits > 0`) differs from the previous burst's starts
-/// `row_penalty` clocks after the previous burst's last beat at the earliest. A beat slot is lost with probability `gap` and the request
-/// ready is low with probability `stall`, drawn from the same stream as the harness's.
-/// Memory starts as [`crate::model::mem_arb::initial_beat`] and keeps what is written.
+/// sim/harness/harness.h): bursts {addr, beats, write, id}, one beat per clock at most on
+/// one data bus; reads in request order among reads, writes among writes. A read's first
+/// beat is due `latency` (+ up to `jitter`) clocks after its request; a write is posted,
+/// its beats taken from the clock after its request even while earlier reads wait. A
+/// burst holds the bus from its first beat to its last; when both a read and a write may
+/// start, the older request goes first. A read returns every earlier write and no later
+/// one: it waits for earlier writes to its beats, and later writes that finish first do
+/// not show in it. A burst whose row (`addr >> row_bits`, `row_bits > 0`) differs from the
+/// previous burst's starts `row_penalty` clocks after the previous burst's last beat at
+/// the earliest. A beat slot is lost with probability `gap` and the request ready is low
+/// with probability `stall`, drawn from the same stream as the harness's. Memory starts as
+/// [`crate::model::mem_arb::initial_beat`] and keeps what is written.
 #[derive(Debug, Clone)]
 pub struct RwMemory {
     timing: Timing,
@@ -176,7 +181,13 @@ pub struct RwMemory {
     row_penalty: u64,
     data_bits: u32,
     rng: Rng,
-    pending: VecDeque<RwBurst>,
+    reads: VecDeque<RwBurst>,
+    writes: VecDeque<RwBurst>,
+    next_seq: u64,
+    /// The burst holding the bus (its first beat has moved).
+    bus: Bus,
+    /// The burst offered or taken this clock.
+    next: Bus,
     beat: u32,
     offering: bool,
     taking: bool,
@@ -184,9 +195,18 @@ pub struct RwMemory {
     last: Option<(u64, u64)>,
     /// Beat address -> data, for every beat written.
     pub image: std::collections::BTreeMap<u64, crate::vectors::Bits>,
+    /// Beat address -> (request number, data) of the writes a pending read may still see.
+    history: std::collections::BTreeMap<u64, Vec<(u64, crate::vectors::Bits)>>,
     pub requests: u64,
     pub read_beats: u64,
     pub write_beats: u64,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Bus {
+    Free,
+    Read,
+    Write,
 }
 
 /// One burst request on a read/write memory port.
@@ -197,6 +217,7 @@ pub struct RwBurst {
     pub write: bool,
     pub id: u64,
     due: u64,
+    seq: u64,
 }
 
 impl RwBurst {
@@ -207,6 +228,7 @@ impl RwBurst {
             write,
             id,
             due: 0,
+            seq: 0,
         }
     }
 }
@@ -215,7 +237,7 @@ impl RwBurst {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RwDrive {
     pub req_ready: bool,
-    /// Write data taken this clock (the head burst is a write and due).
+    /// Write data taken this clock.
     pub wdata_ready: bool,
     /// The read beat offered.
     pub rdata: Option<crate::vectors::Bits>,
@@ -237,12 +259,17 @@ impl RwMemory {
             row_penalty,
             data_bits,
             rng: Rng::stream(seed, STREAM_PORT_BASE + port_index),
-            pending: VecDeque::new(),
+            reads: VecDeque::new(),
+            writes: VecDeque::new(),
+            next_seq: 0,
+            bus: Bus::Free,
+            next: Bus::Free,
             beat: 0,
             offering: false,
             taking: false,
             last: None,
             image: std::collections::BTreeMap::new(),
+            history: std::collections::BTreeMap::new(),
             requests: 0,
             read_beats: 0,
             write_beats: 0,
@@ -261,6 +288,25 @@ impl RwMemory {
             .unwrap_or_else(|| crate::model::mem_arb::initial_beat(addr, self.data_bits))
     }
 
+    /// The beat at `addr` as request number `seq` sees it: the last earlier write.
+    fn read_beat_at(&self, addr: u64, seq: u64) -> crate::vectors::Bits {
+        self.history
+            .get(&addr)
+            .and_then(|h| h.iter().rev().find(|(s, _)| *s < seq))
+            .map(|(_, d)| d.clone())
+            .unwrap_or_else(|| crate::model::mem_arb::initial_beat(addr, self.data_bits))
+    }
+
+    /// A write beat lands: keep only what a pending read can still see.
+    fn write_beat(&mut self, addr: u64, seq: u64, data: &crate::vectors::Bits) {
+        self.image.insert(addr, data.clone());
+        let oldest = self.reads.front().map_or(self.next_seq, |r| r.seq);
+        let h = self.history.entry(addr).or_default();
+        h.push((seq, data.clone()));
+        let keep = h.iter().rposition(|(s, _)| *s < oldest).unwrap_or(0);
+        h.drain(..keep);
+    }
+
     fn row(&self, addr: u64) -> u64 {
         if self.row_bits > 0 {
             addr >> self.row_bits
@@ -269,8 +315,8 @@ impl RwMemory {
         }
     }
 
-    /// The first clock the head burst may move a beat.
-    fn head_due(&self, b: &RwBurst) -> u64 {
+    /// The first clock `b` may move its first beat.
+    fn start_due(&self, b: &RwBurst) -> u64 {
         match self.last {
             Some((row, end)) if self.row_bits > 0 && self.row(b.addr) != row => {
                 b.due.max(end + 1 + self.row_penalty)
@@ -279,26 +325,62 @@ impl RwMemory {
         }
     }
 
+    /// The head read may start: due, and no earlier write to its beats pending.
+    fn read_may_start(&self, cycle: u64) -> bool {
+        let Some(r) = self.reads.front() else {
+            return false;
+        };
+        let bb = self.beat_bytes();
+        let (lo, hi) = (r.addr, r.addr + u64::from(r.beats) * bb);
+        self.start_due(r) <= cycle
+            && !self
+                .writes
+                .iter()
+                .take_while(|w| w.seq < r.seq)
+                .any(|w| w.addr < hi && lo < w.addr + u64::from(w.beats) * bb)
+    }
+
+    /// Which burst moves a beat this clock, before the lost-slot draw.
+    fn choose(&self, cycle: u64) -> Bus {
+        if self.bus != Bus::Free {
+            return self.bus;
+        }
+        let r = self.read_may_start(cycle);
+        let w = self
+            .writes
+            .front()
+            .is_some_and(|b| self.start_due(b) <= cycle);
+        match (self.reads.front(), self.writes.front()) {
+            (Some(rb), Some(wb)) if r && w => {
+                if rb.seq < wb.seq {
+                    Bus::Read
+                } else {
+                    Bus::Write
+                }
+            }
+            _ if r => Bus::Read,
+            _ if w => Bus::Write,
+            _ => Bus::Free,
+        }
+    }
+
     /// Before the edge of clock `cycle`.
     pub fn drive(&mut self, cycle: u64) -> RwDrive {
         let req_ready = !self.rng.chance(self.timing.stall);
         self.taking = false;
-        if !self.offering
-            && self
-                .pending
-                .front()
-                .is_some_and(|b| self.head_due(b) <= cycle)
-            && !self.rng.chance(self.timing.gap)
-        {
-            if self.pending.front().is_some_and(|b| b.write) {
-                self.taking = true;
-            } else {
-                self.offering = true;
+        if !self.offering {
+            self.next = self.choose(cycle);
+            if self.next != Bus::Free && !self.rng.chance(self.timing.gap) {
+                if self.next == Bus::Write {
+                    self.taking = true;
+                } else {
+                    self.offering = true;
+                }
             }
         }
-        let rdata = match (self.offering, self.pending.front()) {
+        let rdata = match (self.offering, self.reads.front()) {
             (true, Some(b)) => {
-                Some(self.read_beat(b.addr + u64::from(self.beat) * self.beat_bytes()))
+                Some(self.read_beat_at(b.addr + u64::from(self.beat) * self.beat_bytes(), b.seq))
             }
             _ => None,
         };
@@ -328,14 +410,19 @@ impl RwMemory {
                 }
             }
             b.due = cycle + delay;
-            self.pending.push_back(b);
+            b.seq = self.next_seq;
+            self.next_seq += 1;
+            if b.write {
+                self.writes.push_back(b);
+            } else {
+                self.reads.push_back(b);
+            }
             self.requests += 1;
         }
         let bb = self.beat_bytes();
-        let moved = match (self.taking, wdata, self.pending.front()) {
+        let moved = match (self.taking, wdata, self.writes.front().copied()) {
             (true, Some(d), Some(b)) => {
-                self.image
-                    .insert(b.addr + u64::from(self.beat) * bb, d.clone());
+                self.write_beat(b.addr + u64::from(self.beat) * bb, b.seq, d);
                 self.write_beats += 1;
                 true
             }
@@ -347,20 +434,27 @@ impl RwMemory {
             _ => false,
         };
         if moved {
+            self.bus = self.next;
+            let queue = if self.bus == Bus::Read {
+                &mut self.reads
+            } else {
+                &mut self.writes
+            };
             self.beat += 1;
-            if let Some(b) = self.pending.front().copied()
+            if let Some(b) = queue.front().copied()
                 && self.beat == b.beats
             {
+                queue.pop_front();
                 self.beat = 0;
+                self.bus = Bus::Free;
                 self.last = Some((self.row(b.addr), cycle));
-                self.pending.pop_front();
             }
         }
     }
 
     /// No burst pending.
     pub fn idle(&self) -> bool {
-        self.pending.is_empty()
+        self.reads.is_empty() && self.writes.is_empty()
     }
 }
 
@@ -412,10 +506,11 @@ mod rw_tests {
         // the first request, reads follow with no gap when there is no latency.
         let (ideal, _, _) = run(Timing::default(), (0, 0), 5);
         assert_eq!(ideal, 1 + 40);
-        // Every burst is in a new 4 KiB row, and reads go back to row 0: each burst but
-        // the first opens its row 3 clocks after the previous burst's last beat.
-        let (rows, _, _) = run(Timing::default(), (12, 3), 5);
-        assert_eq!(rows, 1 + 40 + 9 * 3);
+        // Writes each in a new 4 KiB row: each burst but the first opens its row 3 clocks
+        // after the previous burst's last beat.
+        let reqs: Vec<RwBurst> = (0..3).map(|i| RwBurst::new(i * 4096, 2, true, 0)).collect();
+        let (_, _, writes) = timeline(0, (12, 3), &reqs, 0);
+        assert_eq!(writes, vec![1, 2, 6, 7, 11, 12]);
         // Latency delays reads; gaps and stalls slow everything, and order holds.
         let t = Timing {
             latency: 10,
@@ -427,6 +522,96 @@ mod rw_tests {
         assert!(slow > ideal + 10);
         let want: Vec<Bits> = (0..20).map(|i| Bits::from_u64(64, 1000 + i)).collect();
         assert_eq!(got, want);
+    }
+
+    /// Runs `reqs` (requested one a clock, in order) with write beats offered from clock
+    /// `wdata_from` on; returns the clock each read beat came and each write beat went.
+    fn timeline(
+        latency: u64,
+        rows: (u64, u64),
+        reqs: &[RwBurst],
+        wdata_from: u64,
+    ) -> (RwMemory, Vec<(u64, Bits)>, Vec<u64>) {
+        let mut m = RwMemory::new(
+            Timing {
+                latency,
+                ..Timing::default()
+            },
+            rows.0,
+            rows.1,
+            64,
+            3,
+            0,
+        );
+        let mut reqs: VecDeque<RwBurst> = reqs.iter().copied().collect();
+        let (mut reads, mut writes, mut n) = (Vec::new(), Vec::new(), 0u64);
+        for cycle in 0..1000 {
+            let d = m.drive(cycle);
+            let req = if d.req_ready { reqs.pop_front() } else { None };
+            let beat = Bits::from_u64(64, 7000 + n);
+            let w = (d.wdata_ready && cycle >= wdata_from).then_some(&beat);
+            if w.is_some() {
+                writes.push(cycle);
+                n += 1;
+            }
+            if let Some(b) = &d.rdata {
+                reads.push((cycle, b.clone()));
+            }
+            m.edge(cycle, req, w, true);
+        }
+        assert!(m.idle());
+        (m, reads, writes)
+    }
+
+    #[test]
+    fn writes_are_posted_past_reads_waiting_for_their_latency() {
+        // A read, then a write elsewhere: the write's beats go while the read waits.
+        let (_, reads, writes) = timeline(
+            100,
+            (0, 0),
+            &[RwBurst::new(0, 4, false, 0), RwBurst::new(4096, 4, true, 1)],
+            0,
+        );
+        assert_eq!(writes, vec![2, 3, 4, 5]);
+        let clocks: Vec<u64> = reads.iter().map(|r| r.0).collect();
+        assert_eq!(clocks, vec![101, 102, 103, 104]);
+    }
+
+    #[test]
+    fn a_read_sees_earlier_writes_and_not_later_ones() {
+        // Read A, write A, read A: the write lands first, yet the first read returns what
+        // was there before it and the second read what it wrote.
+        let (m, reads, writes) = timeline(
+            50,
+            (0, 0),
+            &[
+                RwBurst::new(0, 2, false, 0),
+                RwBurst::new(0, 2, true, 1),
+                RwBurst::new(0, 2, false, 2),
+            ],
+            0,
+        );
+        assert_eq!(writes, vec![2, 3]);
+        let old: Vec<Bits> = (0..2).map(|k| m.read_beat(8 * k)).collect();
+        assert_ne!(old[0], initial_beat(0));
+        let got: Vec<Bits> = reads.iter().map(|r| r.1.clone()).collect();
+        assert_eq!(got[..2], [initial_beat(0), initial_beat(8)]);
+        assert_eq!(got[2..], old[..]);
+        // Write data that comes late holds back a later read of the same beats, and the
+        // read then returns it.
+        let (_, reads, writes) = timeline(
+            0,
+            (0, 0),
+            &[RwBurst::new(64, 2, true, 0), RwBurst::new(64, 2, false, 1)],
+            40,
+        );
+        assert_eq!(writes, vec![40, 41]);
+        assert_eq!(reads[0].0, 42);
+        assert_eq!(reads[0].1, Bits::from_u64(64, 7000));
+    }
+
+    fn initial_beat(addr: u64) -> Bits {
+        crate::model::mem_arb::initial_beat(addr, 64)
     }
 
     #[test]

@@ -160,6 +160,8 @@ pub struct MemArb {
     pub len_bits: u32,
     pub id_bits: u32,
     pub outstanding: u32,
+    /// The memory latency the tag FIFO is sized for.
+    pub latency: u32,
     /// Field offsets of the request words and of a read tag, as localparams.
     pub lsbs: Vec<(String, u32)>,
     pub tag_layout: String,
@@ -336,6 +338,7 @@ impl MemArb {
             len_bits: len_w,
             id_bits: mem.id_bits(),
             outstanding: mem.outstanding_reads,
+            latency: mem.latency,
             lsbs: [req_lsbs(mem), lsb_params("Tag", &tag_fields(mem))].concat(),
             tag_layout: describe(&tag_fields(mem)),
             tag_in: tag_concat(&tag_fields(mem)),

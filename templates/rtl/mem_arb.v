@@ -26,7 +26,9 @@
 // The grant is held until the burst ends: for a write, when its last beat has left the
 // requester and the request has gone to memory; for a read, when the request has gone to
 // memory (its beats return through a tag FIFO of Outstanding = {{ outstanding }} read bursts,
-// {{ tag_layout }}, which routes them to their requester in order).
+// {{ tag_layout }}, which routes them to their requester in order; {{ outstanding }} tags keep the
+// port busy with reads from a memory of {{ latency }} clocks' latency, README "Reads in flight").
+// A write needs no tag: it goes to memory whatever reads are in flight.
 // Write data and read data pass through skid registers (hs_skid); the tag FIFO is hs_fifo.
 // Pipeline for the {{ target_mhz }} MHz target: {{ pipe.wdata_line() }};
 // {{ pipe.rtag_line() }}.

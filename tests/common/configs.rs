@@ -132,9 +132,9 @@ pub fn mem_arb_toml(i: usize, n: usize, policy: &str, data_bits: u32, max_burst:
     let mut t = format!(
         "[design]\nname = \"ma{i}\"\nmodule_prefix = \"{}\"\n[reset]\nkind = \"{kind}\"\nactive = \"{active}\"\n\
          [hs_chain]\nwidth = 1\nstages = [\"skid\"]\n[mem]\ndata_bits = {data_bits}\nmax_burst = {max_burst}\n\
-         policy = \"{policy}\"\noutstanding_reads = {}\n",
+         policy = \"{policy}\"\nlatency = 0\noutstanding_reads = {}\n",
         ["", "x_", "gpu_"][i % 3],
-        [1, 2, 5, 64][i % 4]
+        [2, 3, 5, 64][i % 4]
     );
     for r in 0..n {
         t += &format!(
