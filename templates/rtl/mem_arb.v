@@ -464,19 +464,16 @@ module {{ name }} #(
   wire rd_valid;
   wire [DataW-1:0] rd_data;
   reg rd_sel_ready;
-  reg [LenW-1:0] rbeat_q;
-  reg [LenW-1:0] rbeat_d;
   // The burst whose beats come back now: its tag, and per reader whether it is that
   // reader's.
   wire head_valid;
-  wire [LenW-1:0] head_len;
 {%- for r in reqs %}
 {%- if r.reads %}
   wire head_{{ r.name }};
 {%- endif %}
 {%- endfor %}
   wire rd_fire = rd_valid & head_valid & rd_sel_ready;
-  wire rd_last = (rbeat_q == head_len);
+  wire rd_last;  // the beat on offer is its burst's last
   wire tag_pop;
 
   // Read tags in flight, counted as the FIFO counts them, so that a read's room for its
@@ -533,7 +530,9 @@ module {{ name }} #(
   // its burst's last beat leaves.
   reg rtag_valid_q;
   reg rtag_valid_d;
-  reg [LenW-1:0] rtag_len_q;
+  reg [LenW-1:0] rtag_left_q;  // beats of the head burst after the one on offer
+  reg rtag_last_q;  // the beat on offer is the last: a flop, so no compare on the pop
+  localparam [LenW-1:0] LenOne = 1;
 {%- for r in reqs %}
 {%- if r.reads %}
   reg rtag_{{ r.name }}_q;
@@ -541,7 +540,7 @@ module {{ name }} #(
 {%- endfor %}
   assign tag_pop    = ~rtag_valid_q | (rd_fire & rd_last);
   assign head_valid = rtag_valid_q;
-  assign head_len   = rtag_len_q;
+  assign rd_last    = rtag_last_q;
 {%- for r in reqs %}
 {%- if r.reads %}
   assign head_{{ r.name }} = rtag_{{ r.name }}_q;
@@ -562,18 +561,39 @@ module {{ name }} #(
 
   always @(posedge clk_i) begin
     if (tag_pop) begin
-      rtag_len_q <= tag_len;
+      rtag_left_q <= tag_len;
+      rtag_last_q <= (tag_len == {LenW{1'b0}});
 {%- for r in reqs %}
 {%- if r.reads %}
       rtag_{{ r.name }}_q <= (tag_id == {{ r.id_lit }});
 {%- endif %}
 {%- endfor %}
+    end else if (rd_fire) begin
+      rtag_left_q <= rtag_left_q - 1'b1;
+      rtag_last_q <= (rtag_left_q == LenOne);
     end
   end
 {%- else %}
+  reg [LenW-1:0] rbeat_q;
+  reg [LenW-1:0] rbeat_d;
   assign tag_pop    = rd_fire & rd_last;
   assign head_valid = tag_valid;
-  assign head_len   = tag_len;
+  assign rd_last    = (rbeat_q == tag_len);
+
+  always @(*) begin
+    rbeat_d = rbeat_q;
+    if (rd_fire) begin
+      rbeat_d = rd_last ? {LenW{1'b0}} : rbeat_q + 1'b1;
+    end
+  end
+
+  always @(posedge clk_i{{ rst.edge }}) begin
+    if ({{ rst.active }}) begin
+      rbeat_q <= {LenW{1'b0}};
+    end else begin
+      rbeat_q <= rbeat_d;
+    end
+  end
 {%- for r in reqs %}
 {%- if r.reads %}
   assign head_{{ r.name }} = (tag_id == {{ r.id_lit }});
@@ -603,20 +623,6 @@ module {{ name }} #(
 {%- endfor %}
   end
 
-  always @(*) begin
-    rbeat_d = rbeat_q;
-    if (rd_fire) begin
-      rbeat_d = rd_last ? {LenW{1'b0}} : rbeat_q + 1'b1;
-    end
-  end
-
-  always @(posedge clk_i{{ rst.edge }}) begin
-    if ({{ rst.active }}) begin
-      rbeat_q <= {LenW{1'b0}};
-    end else begin
-      rbeat_q <= rbeat_d;
-    end
-  end
 {%- for r in reqs %}
 {%- if r.reads %}
   assign {{ r.name }}_rdata_valid_o = rd_valid & head_valid & head_{{ r.name }};
