@@ -592,6 +592,7 @@ fn depths(cfg: &Config, timing: &iface::timing::Timing) -> Vec<String> {
         out.push(format!("tex_cache: {}", pipe.describe()));
         // FilterPipe::describe names its unit.
         out.push(iface::tex_filter::FilterPipe::new(t, timing).describe());
+        out.push(iface::tmu::describe_front(timing, t));
     }
     if let Some(m) = &cfg.mem {
         out.push(format!(

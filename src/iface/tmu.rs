@@ -6,6 +6,7 @@ use super::StreamPort;
 use super::field::{Field, pack, width};
 use super::tex_cache::WORD_ADDR_BITS;
 use super::tex_filter::{BLEND_W, FORMAT_W, FilterLayout, PASS_W, WORD_W};
+use super::timing::{Op, Timing};
 use crate::config::Tmu;
 
 /// Bits of one lane of a sample request: s, t (fp32) and the active bit.
@@ -155,5 +156,53 @@ impl TmuLayout {
 
     pub fn ports(&self) -> Vec<StreamPort> {
         StreamPort::req_rsp(self.req_w, self.rsp_w)
+    }
+}
+
+/// Whether the descriptor read needs a register of its own: the texture id fans out to
+/// every descriptor bit through a `textures`-to-1 select, and the LOD clamp after it
+/// compares 16-bit values (`sel_hi`) or, with four lanes, converts coordinates.
+pub fn desc_stage(timing: &Timing, textures: u32) -> bool {
+    !timing.fits(&[
+        Op::Fanout(textures * width(&desc_fields())),
+        Op::Mux(textures),
+        Op::Carry(16),
+        Op::Lut(1),
+    ])
+}
+
+/// `gpurtl check`'s line for the TMU's front.
+pub fn describe_front(timing: &Timing, tmu: &Tmu) -> String {
+    if desc_stage(timing, tmu.textures) {
+        format!(
+            "tmu: the descriptor read in a clock of its own ({} textures)",
+            tmu.textures
+        )
+    } else {
+        format!(
+            "tmu: the descriptor read with the LOD clamp in one clock ({} textures)",
+            tmu.textures
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::{ClockSection, Family};
+
+    fn at(mhz: f64) -> Timing {
+        Timing::new(&ClockSection {
+            family: Family::Ecp5,
+            target_mhz: mhz,
+        })
+    }
+
+    #[test]
+    fn the_descriptor_read_gets_its_own_clock_only_where_the_clock_is_short() {
+        assert!(desc_stage(&at(200.0), 6));
+        assert!(!desc_stage(&at(100.0), 6));
+        // More textures: a wider select and a larger net.
+        assert!(desc_stage(&at(100.0), 64));
     }
 }

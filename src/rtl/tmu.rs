@@ -346,6 +346,9 @@ pub struct TmuLod {
     pub req_w: u32,
     pub plan_w: u32,
     pub infl_w: u32,
+    /// A register after the descriptor read (`desc_stage`).
+    pub desc_stage: bool,
+    pub target_mhz: String,
     /// LOD hardware at all (more than one filter), and from the quad's differences.
     pub lod: bool,
     pub quad_lod: bool,
@@ -732,8 +735,10 @@ impl<'a> TmuUnit<'a> {
             reg_w: layout.reg_w,
             req_w: layout.req_w,
             plan_w,
-            // Samples in flight: two in each of at most nine skid registers.
+            // Samples in flight: two in each of at most ten skid registers.
             infl_w: 5,
+            desc_stage: crate::iface::tmu::desc_stage(&ctx.timing, tmu.textures),
+            target_mhz: format!("{}", ctx.timing.target_mhz),
             lod,
             quad_lod,
             lod_pre_w: width(&lod_pre_fields()),

@@ -214,18 +214,43 @@ module {{ name }} #(
   wire [DescW-1:0] s0_desc = s0_tex_ok ? desc_all[s0_tex*DescW +: DescW] : {DescW{1'b0}};
   // A sample and its descriptor, carried down the stages.
   wire [P0W-1:0] s0_p = {s0_desc, s0_data[SampleW-1:0]};
+  wire d_valid;
+  wire d_ready;
+  wire d_in_ready;
+  wire [P0W-1:0] d_p;
+{%- if desc_stage %}
+  // The descriptor read gets a clock of its own: the texture id reaches every bit of
+  // every descriptor, and that net with the select does not fit a {{ target_mhz }} MHz
+  // clock together with the next stage's compares (decided in src/rtl/tmu.rs).
+  {{ skid }} #(
+    .Width (P0W)
+  ) u_desc (
+    .clk_i       (clk_i),
+    .{{ rst.port }}{{ rst.pad }} ({{ rst.port }}),
+    .in_valid_i  (s0_go),
+    .in_ready_o  (d_in_ready),
+    .in_data_i   (s0_p),
+    .out_valid_o (d_valid),
+    .out_ready_i (d_ready),
+    .out_data_o  (d_p)
+  );
+{%- else %}
+  // At {{ target_mhz }} MHz the descriptor read fits with the next stage: no register.
+  assign d_valid    = s0_go;
+  assign d_in_ready = d_ready;
+  assign d_p        = s0_p;
+{%- endif %}
 {%- if quad_lod %}
 
   // ---------------------------------------------------------------------------------
   // Stage 1: per quad, u and v of its lanes 0, 1 and 2 in base-level texels (12
   // fraction bits), and the four differences, clamped.
   localparam integer S1W = P0W + Quads * DiffW;
-  wire s1_in_ready;
   wire s1_valid;
   wire s1_ready;
   wire [S1W-1:0] s1_data;
-  wire [LgW-1:0] lw0 = sat_log2(s0_desc[DescCtrlLsb + CtrlLog2WidthLsb +: LgW]);
-  wire [LgW-1:0] lh0 = sat_log2(s0_desc[DescCtrlLsb + CtrlLog2HeightLsb +: LgW]);
+  wire [LgW-1:0] lw0 = sat_log2(d_p[SampleW + DescCtrlLsb + CtrlLog2WidthLsb +: LgW]);
+  wire [LgW-1:0] lh0 = sat_log2(d_p[SampleW + DescCtrlLsb + CtrlLog2HeightLsb +: LgW]);
 
   // |b - a| modulo 2^64, clamped to 2^DeltaW - 1.
   function automatic [DeltaW-1:0] absdiff;
@@ -245,7 +270,7 @@ module {{ name }} #(
   generate
     for (gq = 0; gq < Quads; gq = gq + 1) begin : g_diff
       // The quad's lanes 0, 1, 2: (x, y), (x + 1, y), (x, y + 1); their active bits go unread.
-      wire [3*LaneW-1:0] ql = s0_data[SampleLanesLsb + gq*4*LaneW +: 3*LaneW];
+      wire [3*LaneW-1:0] ql = d_p[SampleLanesLsb + gq*4*LaneW +: 3*LaneW];
       wire unused_ql;
       assign unused_ql = ^ql;
       wire [63:0] fu0;
@@ -272,9 +297,9 @@ module {{ name }} #(
   ) u_diff (
     .clk_i       (clk_i),
     .{{ rst.port }}{{ rst.pad }} ({{ rst.port }}),
-    .in_valid_i  (s0_go),
-    .in_ready_o  (s1_in_ready),
-    .in_data_i   ({diffs, s0_p}),
+    .in_valid_i  (d_valid),
+    .in_ready_o  (d_ready),
+    .in_data_i   ({diffs, d_p}),
     .out_valid_o (s1_valid),
     .out_ready_i (s1_ready),
     .out_data_o  (s1_data)
@@ -423,7 +448,7 @@ module {{ name }} #(
   wire [LogW-1:0] sel_log = lg_data[3*LogW +: LogW];
   wire [P0W-1:0] sel_p = sel_log[P0W-1:0];
   assign lg_ready[3] = sel_ready;
-  assign s0_ready = s0_write ? idle : (~wr_pend_q & s1_in_ready);
+  assign s0_ready = s0_write ? idle : (~wr_pend_q & d_in_ready);
   // Per quad, log2(rho) = log2(rho^2) / 2 in base-level texels: minus the 12 fraction
   // bits. log2(rho^2) to 8 fraction bits is log2(rho) to 9: halving rounds to 8, to
   // nearest (the model's (x + 1) >> 1).
@@ -443,13 +468,14 @@ module {{ name }} #(
   endgenerate
 {%- else %}
 
-  wire sel_valid = s0_go;
+  wire sel_valid = d_valid;
   wire sel_ready;
   // Without LOD hardware the LOD fields and the LOD registers go unread.
-  wire [P0W-1:0] sel_p = s0_p;
+  wire [P0W-1:0] sel_p = d_p;
   wire unused_sel_p;
   assign unused_sel_p = ^sel_p;
-  assign s0_ready = s0_write ? idle : (~wr_pend_q & sel_ready);
+  assign d_ready  = sel_ready;
+  assign s0_ready = s0_write ? idle : (~wr_pend_q & d_in_ready);
 {%- if lod %}
   wire [Quads*16-1:0] lambda_ds = {(Quads*16){1'b0}};
 {%- endif %}
