@@ -171,19 +171,40 @@ pub fn desc_stage(timing: &Timing, textures: u32) -> bool {
     ])
 }
 
+/// Entries of the side FIFO beside the cache: every pass the cache can hold, plus its
+/// stages.
+pub fn side_depth(tmu: &Tmu) -> u32 {
+    tmu.cache.queue_depth + 8
+}
+
+/// Levels of the filter's input control behind its request data (nextpnr's path from
+/// the side FIFO's pointers to `tex_filter`'s `used_q`, `room_q`: 11 levels, 5 of them
+/// the FIFO's read).
+const FILTER_TAKE_LEVELS: u32 = 6;
+
+/// Whether the side FIFO's head needs a register before the join: its read is a
+/// `depth`-to-1 select, and the filter's input control follows.
+pub fn side_stage(timing: &Timing, depth: u32) -> bool {
+    !timing.fits(&[Op::Mux(depth), Op::Lut(FILTER_TAKE_LEVELS)])
+}
+
 /// `gpurtl check`'s line for the TMU's front.
 pub fn describe_front(timing: &Timing, tmu: &Tmu) -> String {
-    if desc_stage(timing, tmu.textures) {
-        format!(
-            "tmu: the descriptor read in a clock of its own ({} textures)",
-            tmu.textures
-        )
+    let desc = if desc_stage(timing, tmu.textures) {
+        "the descriptor read in a clock of its own"
     } else {
-        format!(
-            "tmu: the descriptor read with the LOD clamp in one clock ({} textures)",
-            tmu.textures
-        )
-    }
+        "the descriptor read with the LOD clamp in one clock"
+    };
+    let side = if side_stage(timing, side_depth(tmu)) {
+        "a register after the side FIFO's head"
+    } else {
+        "the side FIFO's head straight into the filter"
+    };
+    format!(
+        "tmu: {desc} ({} textures); {side} ({} entries)",
+        tmu.textures,
+        side_depth(tmu)
+    )
 }
 
 #[cfg(test)]
@@ -204,5 +225,12 @@ mod tests {
         assert!(!desc_stage(&at(100.0), 6));
         // More textures: a wider select and a larger net.
         assert!(desc_stage(&at(100.0), 64));
+    }
+
+    #[test]
+    fn the_side_fifo_head_is_registered_where_its_read_and_the_filter_do_not_fit() {
+        assert!(side_stage(&at(200.0), 264));
+        assert!(side_stage(&at(100.0), 16));
+        assert!(!side_stage(&at(50.0), 16));
     }
 }

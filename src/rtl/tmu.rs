@@ -470,6 +470,10 @@ pub struct TmuTop {
     pub cache: String,
     pub filter: String,
     pub fifo: String,
+    pub skid: String,
+    /// A skid register after the side FIFO's head (`iface::tmu::side_stage`).
+    pub side_stage: bool,
+    pub target_mhz: String,
     pub lanes: u32,
     pub quads: u32,
     pub wbits: u32,
@@ -658,6 +662,9 @@ impl<'a> TmuUnit<'a> {
             top.cache.clone(),
             top.filter.clone(),
         ];
+        if top.side_stage {
+            instantiates.push(top.skid.clone());
+        }
         instantiates.sort();
         modules.push(Module {
             name: top.name.clone(),
@@ -918,6 +925,12 @@ impl<'a> TmuUnit<'a> {
             cache: cache.to_string(),
             filter: filter.to_string(),
             fifo: ctx.module_name("hs_fifo"),
+            skid: g.skid.clone(),
+            side_stage: crate::iface::tmu::side_stage(
+                &ctx.timing,
+                crate::iface::tmu::side_depth(tmu),
+            ),
+            target_mhz: format!("{}", ctx.timing.target_mhz),
             lanes: tmu.lanes,
             quads,
             wbits: tmu.weight_bits,
@@ -930,8 +943,7 @@ impl<'a> TmuUnit<'a> {
             req_w: layout.req_w,
             rsp_w: layout.rsp_w,
             bus_bits: tmu.cache.bus_bits,
-            // Every pass the cache can hold, plus its stages.
-            side_depth: tmu.cache.queue_depth + 8,
+            side_depth: crate::iface::tmu::side_depth(tmu),
             filter_tex_w: fl.tex_w,
             filter_lane_w: fl.lane_w,
             filter_req_w: fl.req_w,

@@ -123,6 +123,16 @@ module {{ name }} #(
   wire unused_side_data;
   assign unused_side_data = ^side_data;
 
+{%- if side_stage %}
+  // The FIFO's head goes through a skid register to the join: a read of SideDepth entries
+  // is a deep select, and with the filter's input control behind it does not fit a
+  // {{ target_mhz }} MHz clock (decided in src/iface/tmu.rs). Entries wait for their
+  // texels far longer than the extra clock.
+  wire sfifo_valid;
+  wire sfifo_ready;
+  wire [SideW-1:0] sfifo_data;
+{%- endif %}
+
   {{ fifo }} #(
     .Width (SideW),
     .Depth (SideDepth)
@@ -132,10 +142,30 @@ module {{ name }} #(
     .in_valid_i  (pass_valid & ~aux_q & creq_ready),
     .in_ready_o  (side_in_ready),
     .in_data_i   (side_in),
+{%- if side_stage %}
+    .out_valid_o (sfifo_valid),
+    .out_ready_i (sfifo_ready),
+    .out_data_o  (sfifo_data)
+  );
+
+  {{ skid }} #(
+    .Width (SideW)
+  ) u_side_head (
+    .clk_i       (clk_i),
+    .{{ rst.port }}{{ rst.pad }} ({{ rst.port }}),
+    .in_valid_i  (sfifo_valid),
+    .in_ready_o  (sfifo_ready),
+    .in_data_i   (sfifo_data),
     .out_valid_o (side_valid),
     .out_ready_i (side_ready),
     .out_data_o  (side_data)
   );
+{%- else %}
+    .out_valid_o (side_valid),
+    .out_ready_i (side_ready),
+    .out_data_o  (side_data)
+  );
+{%- endif %}
 
   wire crsp_valid;
   wire crsp_ready;
