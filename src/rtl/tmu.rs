@@ -192,11 +192,14 @@ pub fn lod_pre_fields() -> Vec<Field> {
 }
 
 /// A coordinate after `tmu_addr`'s first clock, lowest first: the shift amount (s * 2^k =
-/// mant * 2^sh), the 24-bit mantissa, the sign, `zero` (NaN, or an infinity when not
-/// clamping: converts as 0), `inf` and `sat` (clamp to edge). The RTL's `Pre<Field>Lsb`.
+/// mant * 2^sh) and its negation (a second adder beside the first, so the shift's clock
+/// has no carry before its compares), the 24-bit mantissa, the sign, `zero` (NaN, or an
+/// infinity when not clamping: converts as 0), `inf` and `sat` (clamp to edge). The RTL's
+/// `Pre<Field>Lsb`.
 pub fn pre_fields() -> Vec<Field> {
     pack(&[
         ("Sh", 11),
+        ("Nsh", 11),
         ("Mant", 24),
         ("Neg", 1),
         ("Zero", 1),

@@ -196,6 +196,7 @@ module {{ name }} #(
       e1 = (e == 8'd0) ? 8'd1 : e;
       coord_pre = {PreW{1'b0}};
       coord_pre[PreShLsb +: 11]   = $signed({3'd0, e1}) + ($signed({6'd0, k}) - 11'sd150);
+      coord_pre[PreNshLsb +: 11]  = (11'sd150 - $signed({6'd0, k})) - $signed({3'd0, e1});
       coord_pre[PreMantLsb +: 24] = {(e != 8'd0), s[22:0]};
       coord_pre[PreNegLsb]        = s[31];
       coord_pre[PreZeroLsb]       = (e == 8'hff) & ((s[22:0] != 23'd0) | ~sat);
@@ -206,8 +207,8 @@ module {{ name }} #(
 
   // The shift: the magnitude modulo 2^NB, whether bits were shifted out below the binary
   // point (bit i when i < -sh) or past 2^NB (bit i when i + sh >= NB), each a compare a
-  // bit with no carry. A clamped infinity, or a magnitude past 2^NB, is huge: its sign
-  // alone picks the texel.
+  // bit with no carry (-sh comes from the first clock). A clamped infinity, or a
+  // magnitude past 2^NB, is huge: its sign alone picks the texel.
   function automatic [MidW-1:0] coord_shift;
     input [PreW-1:0] p;
     reg signed [10:0] sh;
@@ -221,7 +222,7 @@ module {{ name }} #(
     integer i;
     begin
       sh = p[PreShLsb +: 11];
-      nsh = -sh;
+      nsh = p[PreNshLsb +: 11];
       mant = p[PreMantLsb +: 24];
       zero = p[PreZeroLsb];
       if (~sh[10]) begin
