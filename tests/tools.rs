@@ -505,15 +505,22 @@ fn reset_style_comes_from_the_config() {
 /// Lint, Icarus, slang and Yosys 0.70's processes on the tmu's units of half the random
 /// caches (a 32-port, 16-way cache takes Yosys 0.70 over a minute to elaborate).
 fn random_caches_pass(half: usize) {
-    for (i, toml) in configs::random_caches().into_iter().skip(4 * half).take(4) {
+    // Three of each half's four: the whole set costs more CI time than it adds (BENCHMARKS
+    // synthesizes all eight on three targets).
+    for (i, toml) in configs::random_caches().into_iter().skip(4 * half).take(3) {
         let cfg = parse(&toml, &format!("random cache {i}:\n{toml}"));
         let (dir, design) = generate(&cfg, &format!("cache-rand{i}"));
         for name in ["tex_cache", "tex_filter", "tmu"] {
             let unit = design.unit(name).expect("tmu units");
             let files: Vec<String> = design.unit_files(unit);
+            // Each unit is linted as a top (its ports are then its own); the TMU, which
+            // holds the cache and the filter with the same parameters, is also compiled in
+            // Icarus and elaborated in slang and current Yosys for all three.
             lint(&dir, &files, &unit.top);
-            icarus(&dir, &files, &unit.top);
-            current_checks(&dir, &files, &design, unit);
+            if name == "tmu" {
+                icarus(&dir, &files, &unit.top);
+                current_checks(&dir, &files, &design, unit);
+            }
         }
     }
 }
