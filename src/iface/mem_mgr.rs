@@ -273,6 +273,11 @@ pub const STATES: &[(u32, &str, &str)] = &[
         "StAddr",
         "the next pointer's address into the page table's address registers",
     ),
+    (
+        9,
+        "StAnswer",
+        "the translate's answer from the walk's last page (registered)",
+    ),
 ];
 
 /// The pipeline of the manager at the config's clock: where the command path and the
@@ -295,6 +300,11 @@ pub struct Schedule {
     /// RAMs: the word, the tile select, the address select and the net to every block RAM
     /// of a deep table do not fit one clock. A page hop takes a clock more.
     pub addr_reg: bool,
+    /// A TRANSLATE's answer (the user area's base plus the walk's last page and the
+    /// offset) computed a clock after that page arrives (`StAnswer`): the tile select
+    /// and the 32-bit sum do not fit behind a deep table's word. A TRANSLATE that walks
+    /// takes a clock more.
+    pub answer_reg: bool,
     pub target_mhz: u32,
 }
 
@@ -318,6 +328,9 @@ impl Schedule {
             addr_reg: ram_reg
                 && page_table_rams(t, pages, page_bits).1 > 1
                 && !t.fits(&registered_hop_path(t, pages, page_bits)),
+            answer_reg: ram_reg
+                && page_table_rams(t, pages, page_bits).1 > 1
+                && !t.fits(&answer_path(t, pages, page_bits)),
             target_mhz: (1000.0 / t.period_ns).round() as u32,
         }
     }
@@ -338,6 +351,11 @@ impl Schedule {
         1 + u64::from(self.ram_reg) + u64::from(self.addr_reg)
     }
 
+    /// Clocks a TRANSLATE's walk adds after its last hop.
+    pub fn answer_clocks(&self) -> u64 {
+        u64::from(self.answer_reg)
+    }
+
     /// The FSM states this schedule uses.
     pub fn states(&self) -> Vec<(u32, &'static str, &'static str)> {
         STATES
@@ -349,6 +367,7 @@ impl Schedule {
                 "StHop" => self.ram_reg,
                 "StWord" => self.word_reg,
                 "StAddr" => self.addr_reg,
+                "StAnswer" => self.answer_reg,
                 _ => true,
             })
             .collect()
@@ -357,7 +376,7 @@ impl Schedule {
     /// The line `gpurtl check` prints (and the RTL header).
     pub fn describe(&self) -> String {
         format!(
-            "{} MHz: {} RAM reads, {} word sums, {} verdict, {} page-table address; {} clocks a command, {} a page hop",
+            "{} MHz: {} RAM reads, {} word sums, {} verdict, {} page-table address, {} translate answer; {} clocks a command, {} a page hop{}",
             self.target_mhz,
             if self.ram_reg {
                 "two-clock"
@@ -379,8 +398,18 @@ impl Schedule {
             } else {
                 "combinational"
             },
+            if self.answer_reg {
+                "registered"
+            } else {
+                "combinational"
+            },
             self.command_clocks(),
-            self.hop_clocks()
+            self.hop_clocks(),
+            if self.answer_reg {
+                ", a clock more after a translate's walk"
+            } else {
+                ""
+            }
         )
     }
 }
@@ -411,6 +440,18 @@ pub fn registered_hop_path(t: &Timing, pages: u64, bits: u32) -> [T; 4] {
         T::Mux(tiles.min(u64::from(u32::MAX)) as u32),
         T::Lut(1),
         T::Fanout(rams.min(u64::from(u32::MAX)) as u32),
+    ]
+}
+
+/// A TRANSLATE's answer behind the walk's last word: the tile's registered word, the
+/// select across tiles, the 32-bit sum with the user area's base, the answer's select.
+pub fn answer_path(t: &Timing, pages: u64, bits: u32) -> [T; 4] {
+    let (_, tiles) = page_table_rams(t, pages, bits);
+    [
+        T::Lut(1),
+        T::Mux(tiles.min(u64::from(u32::MAX)) as u32),
+        T::Carry(32),
+        T::Lut(2),
     ]
 }
 
@@ -600,7 +641,7 @@ mod tests {
         );
         assert_eq!((fast.command_clocks(), fast.hop_clocks()), (5, 2));
         assert_eq!(slow.states().len(), 4);
-        assert_eq!(fast.states().len(), STATES.len() - 1);
+        assert_eq!(fast.states().len(), STATES.len() - 2);
         assert!(fast.describe().contains("5 clocks a command, 2 a page hop"));
         // Between them, a registered verdict whose word sums still fit before it.
         let t = at(100.0);
@@ -613,6 +654,11 @@ mod tests {
         assert!(deep.addr_reg);
         assert_eq!(deep.hop_clocks(), 3);
         assert!(deep.states().iter().any(|(_, n, _)| *n == "StAddr"));
+        // Its translate answer (tile select and base sum behind the last word) gets a
+        // clock of its own there too; one RAM deep it does not.
+        assert!(deep.answer_reg && !fast.answer_reg);
+        assert_eq!(deep.answer_clocks(), 1);
+        assert_eq!(deep.states().len(), STATES.len());
         assert!(!Schedule::new(&timing(100.0), 65536, 16).addr_reg);
         assert_eq!(t.command_clocks(), 4);
     }

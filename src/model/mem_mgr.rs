@@ -607,8 +607,9 @@ pub fn vectors(map: &MemMap, count: usize, seed: u64) -> VectorSet {
 
 /// Clocks the RTL takes for commands with no gaps and no stalls, on the schedule the RTL
 /// was rendered for: the schedule's clocks per command (the next command is taken as the
-/// response leaves), plus its clocks per page hop of an ALLOC or TRANSLATE walk; the
-/// last response adds one clock more, which the harness counts.
+/// response leaves), plus its clocks per page hop of an ALLOC or TRANSLATE walk and the
+/// answer's clock after a TRANSLATE's walk; the last response adds one clock more,
+/// which the harness counts.
 pub fn clocks(map: &MemMap, sched: &Schedule, cmds: &[Cmd]) -> u64 {
     let mut m = MemMgr::new(map);
     let last = u64::from(!cmds.is_empty());
@@ -616,12 +617,15 @@ pub fn clocks(map: &MemMap, sched: &Schedule, cmds: &[Cmd]) -> u64 {
         .iter()
         .map(|c| {
             let r = m.exec(c);
-            let hops = match (c.op, r.code) {
-                (op::ALLOC, Code::Ok) => m.pages_for(c.arg),
-                (op::TRANSLATE, Code::Ok) => u64::from(c.arg) >> m.enc.page_log,
-                _ => 0,
+            let (hops, answer) = match (c.op, r.code) {
+                (op::ALLOC, Code::Ok) => (m.pages_for(c.arg), 0),
+                (op::TRANSLATE, Code::Ok) => {
+                    let hops = u64::from(c.arg) >> m.enc.page_log;
+                    (hops, if hops > 0 { sched.answer_clocks() } else { 0 })
+                }
+                _ => (0, 0),
             };
-            sched.command_clocks() + hops * sched.hop_clocks()
+            sched.command_clocks() + hops * sched.hop_clocks() + answer
         })
         .sum::<u64>()
 }

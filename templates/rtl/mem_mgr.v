@@ -280,9 +280,34 @@ module {{ name }} #(
       wire [TileAddrW-1:0] raddr_q = pt_raddr[TileAddrW-1:0];
 {%- endif %}
 
+{%- if sched.addr_reg %}
+      // The write port registered too, a copy per tile: the FSM's write mux and its net
+      // to every block RAM are two clocks' worth at this target. The write lands a clock
+      // later, which nothing sees: the first read after a write (a walk's first hop) is
+      // clocks behind it.
+      (* keep *) reg we_q;
+      reg [TileAddrW-1:0] waddr_q;
+      reg [PageW-1:0] wdata_q;
+      always @(posedge clk_i{{ rst.edge }}) begin
+        if ({{ rst.active }}) begin
+          we_q <= 1'b0;
+        end else begin
+          we_q <= pt_we && (pt_waddr[PageW-1:PtTileW] == Tile);
+        end
+      end
       always @(posedge clk_i) begin
-        if (pt_we && pt_waddr[PageW-1:PtTileW] == Tile) begin
-          mem[pt_waddr[TileAddrW-1:0]] <= pt_wdata;
+        waddr_q <= pt_waddr[TileAddrW-1:0];
+        wdata_q <= pt_wdata;
+      end
+{%- else %}
+      wire we_q = pt_we && (pt_waddr[PageW-1:PtTileW] == Tile);
+      wire [TileAddrW-1:0] waddr_q = pt_waddr[TileAddrW-1:0];
+      wire [PageW-1:0] wdata_q = pt_wdata;
+{%- endif %}
+
+      always @(posedge clk_i) begin
+        if (we_q) begin
+          mem[waddr_q] <= wdata_q;
         end
         rdata_q <= mem[raddr_q];
         out_q   <= rdata_q;
@@ -328,8 +353,11 @@ module {{ name }} #(
   wire [31:0] obj_param = obj_word[ObjParamLsb +: 32];
   wire obj_live = cmd_obj_ok_q & obj_word[ObjLiveLsb];
 
-  // Pages a size takes: ceil(bytes / {{ page_bytes }}).
-  wire [31:0] arg_pages = (cmd_arg_q >> PageLog) + {31'd0, |cmd_arg_q[PageLog-1:0]};
+  // Pages a size takes: ceil(bytes / {{ page_bytes }}), as (bytes + {{ page_bytes }} - 1) >> PageLog in 33
+  // bits: one carry chain, with no OR of the low bits in front of it.
+  localparam [32:0] PageRound = (33'd1 << PageLog) - 33'd1;
+  wire [32:0] arg_up = {1'b0, cmd_arg_q} + PageRound;
+  wire [31:0] arg_pages = { {(PageLog-1){1'b0}}, arg_up[32:PageLog]};
   wire [31:0] free_ext = { {{- free_pad }}free_q};
   wire [31:0] arg_hops = cmd_arg_q >> PageLog;
   wire [PageLog-1:0] arg_off = cmd_arg_q[PageLog-1:0];
@@ -389,7 +417,9 @@ module {{ name }} #(
   // The RAMs' words' sums and compares{% if sched.word_reg %}, registered a clock before the verdict reads them{% endif %}:
   // the pages an object's size takes (ceil(bytes / {{ page_bytes }})), the translate's range
   // check and its address.
-  wire [31:0] size_pages = (obj_size >> PageLog) + {31'd0, |obj_size[PageLog-1:0]};
+  wire [32:0] size_up = {1'b0, obj_size} + PageRound;
+  wire [31:0] size_pages = { {(PageLog-1){1'b0}}, size_up[32:PageLog]};
+  wire unused_round = ^{arg_up[PageLog-1:0], size_up[PageLog-1:0]};  // below a page
   wire arg_ge_size = (cmd_arg_q >= obj_size);
   wire [31:0] translate_addr = {{ user_base }} + { {{- user_pad }}obj_start, arg_off};
 {%- call signals("wd_", "", words, sched.word_reg, "Loaded every clock: the words and the command hold while it runs.") %}{%- endcall %}
@@ -641,7 +671,14 @@ module {{ name }} #(
             free_d    = free_q - opd_arg_pages[CountW-1:0];
             rsp_arg_d = {{ user_base }} + { {{- user_pad }}head_q, {PageLog{1'b0}}};
           end else begin
+{%- if sched.answer_reg %}
+            // TRANSLATE: the answer a clock later, from the last page registered.
+            state_d     = StAnswer;
+            rsp_valid_d = 1'b0;
+            prev_d      = pt_word;
+{%- else %}
             rsp_arg_d = {{ user_base }} + { {{- user_pad }}pt_word, arg_off};
+{%- endif %}
           end
         end else begin
           state_d  = {{ after_hop_read }};
@@ -650,6 +687,14 @@ module {{ name }} #(
           last_d   = (left_d == {{ count_one }});
         end
       end
+{%- if sched.answer_reg %}
+      StAnswer: begin
+        state_d     = StIdle;
+        rsp_valid_d = 1'b1;
+        rsp_code_d  = CodeOk;
+        rsp_arg_d   = {{ user_base }} + { {{- user_pad }}prev_q, arg_off};
+      end
+{%- endif %}
       default: begin
         state_d = StInit;
       end
