@@ -323,11 +323,13 @@ const OPERANDS: [(&str, &str); 7] = [
     ("arg_zero", ""),
     ("hops_zero", ""),
 ];
-/// The sums and compares of the RAMs' words the verdict reads.
-const WORDS: [(&str, &str); 3] = [
+/// The sums and compares of the RAMs' words the verdict reads, and the ALLOC's check of
+/// its pages against the free count (held from the take to the decide clock).
+const WORDS: [(&str, &str); 4] = [
     ("size_pages", "[31:0] "),
     ("arg_ge_size", ""),
     ("translate_addr", "[31:0] "),
+    ("no_memory", ""),
 ];
 const VERDICT: [(&str, &str); 10] = [
     ("code", "[CodeW-1:0] "),

@@ -416,11 +416,12 @@ module {{ name }} #(
   // ---------------------------------------------------------------------------------
   // The RAMs' words' sums and compares{% if sched.word_reg %}, registered a clock before the verdict reads them{% endif %}:
   // the pages an object's size takes (ceil(bytes / {{ page_bytes }})), the translate's range
-  // check and its address.
+  // check and its address; and an ALLOC's pages against the free count.
   wire [32:0] size_up = {1'b0, obj_size} + PageRound;
   wire [31:0] size_pages = { {(PageLog-1){1'b0}}, size_up[32:PageLog]};
   wire unused_round = ^{arg_up[PageLog-1:0], size_up[PageLog-1:0]};  // below a page
   wire arg_ge_size = (cmd_arg_q >= obj_size);
+  wire no_memory = (opd_arg_pages > free_ext);
   wire [31:0] translate_addr = {{ user_base }} + { {{- user_pad }}obj_start, arg_off};
 {%- call signals("wd_", "", words, sched.word_reg, "Loaded every clock: the words and the command hold while it runs.") %}{%- endcall %}
 
@@ -487,7 +488,7 @@ module {{ name }} #(
           check_code = CodeAlreadyAllocated;
         end else if (opd_arg_zero) begin
           check_code = CodeRange;
-        end else if (opd_arg_pages > free_ext) begin
+        end else if (wd_no_memory) begin
           check_code = CodeNoMemory;
         end else begin
           // Walk N pointers from the head: the chain is already linked.
