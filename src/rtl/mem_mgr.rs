@@ -314,7 +314,7 @@ fn ram_words() -> Vec<RamWord> {
 }
 
 /// The command's operands and the verdict's signals, each with its range.
-const OPERANDS: [(&str, &str); 7] = [
+const OPERANDS: [(&str, &str); 9] = [
     ("img_addr", "[31:0] "),
     ("shader_slot_base", "[31:0] "),
     ("arg_pages", "[31:0] "),
@@ -322,6 +322,8 @@ const OPERANDS: [(&str, &str); 7] = [
     ("img_range_bad", ""),
     ("arg_zero", ""),
     ("hops_zero", ""),
+    ("pages_one", ""),
+    ("hops_one", ""),
 ];
 /// The sums and compares of the RAMs' words the verdict reads, and the ALLOC's check of
 /// its pages against the free count (held from the take to the decide clock).
@@ -331,7 +333,7 @@ const WORDS: [(&str, &str); 4] = [
     ("translate_addr", "[31:0] "),
     ("no_memory", ""),
 ];
-const VERDICT: [(&str, &str); 10] = [
+const VERDICT: [(&str, &str); 13] = [
     ("code", "[CodeW-1:0] "),
     ("data", "[ArgW-1:0] "),
     ("walk", ""),
@@ -342,6 +344,9 @@ const VERDICT: [(&str, &str); 10] = [
     ("tex_we", ""),
     ("obj_we", ""),
     ("pt_we", ""),
+    ("free_ok", ""),
+    ("shader_ok", ""),
+    ("one_hop", ""),
 ];
 
 /// The state after the take, after StRead, and after a next pointer's address is chosen.

@@ -375,6 +375,9 @@ module {{ name }} #(
   wire img_range_bad = (cmd_arg_q >= ImageSlotBytes);
   wire arg_zero = (cmd_arg_q == 32'd0);
   wire hops_zero = (arg_hops == 32'd0);
+  // A walk of one page (its count as the walk takes it), for ALLOC and for TRANSLATE.
+  wire pages_one = (arg_pages[CountW-1:0] == {{ count_one }});
+  wire hops_one = (arg_hops[CountW-1:0] == {{ count_one }});
 
   always @(*) begin
     part_base = 32'h0;
@@ -440,6 +443,11 @@ module {{ name }} #(
   wire check_tex_we = check_ok & (cmd_op_q == OpTexSet);
   wire check_obj_we = check_ok & ((cmd_op_q == OpFree) | (cmd_op_q == OpSetParam));
   wire check_pt_we = check_ok & (cmd_op_q == OpFree) & ~check_free_empty;
+  // And the decide clock's updates by op, so that no op decode lies behind the verdict
+  // there: a FREE's list update, a SHADER_LOAD's slot flip, a walk of one page.
+  wire check_free_ok = check_ok & (cmd_op_q == OpFree);
+  wire check_shader_ok = check_ok & (cmd_op_q == OpShaderLoad);
+  wire check_one_hop = (cmd_op_q == OpTranslate) ? opd_hops_one : opd_pages_one;
 
   always @(*) begin
     check_code = CodeOk;
@@ -624,21 +632,15 @@ module {{ name }} #(
         end else begin
           obj_wdata = {1'b1, cmd_arg_q, obj_size, obj_end, obj_start};
         end
-        if (vd_ok) begin
-          case (cmd_op_q)
-            OpShaderLoad: begin
-              shader_next_d[cmd_id_q[0]] = ~shader_next_q[cmd_id_q[0]];
-            end
-            OpFree: begin
-              if (vd_free_empty) begin
-                head_d = obj_start;
-              end
-              tail_d = obj_end;
-              free_d = free_q + vd_data[CountW-1:0];
-            end
-            default: begin
-            end
-          endcase
+        if (vd_shader_ok) begin
+          shader_next_d[cmd_id_q[0]] = ~shader_next_q[cmd_id_q[0]];
+        end
+        if (vd_free_ok) begin
+          if (vd_free_empty) begin
+            head_d = obj_start;
+          end
+          tail_d = obj_end;
+          free_d = free_q + vd_data[CountW-1:0];
         end
         if (vd_walk) begin
           // The response waits for the walk: read next(vd_from) now.
@@ -646,7 +648,7 @@ module {{ name }} #(
           state_d     = {{ after_hop_read }};
           prev_d      = vd_from;
           left_d      = vd_hops;
-          last_d      = (vd_hops == {{ count_one }});
+          last_d      = vd_one_hop;
         end
       end
 {%- if sched.addr_reg %}
