@@ -91,13 +91,14 @@ fn tiled_config(mhz: u32) -> Config {
 #[test]
 fn a_tiled_page_table_matches_the_model_and_a_wrong_tile_select_is_caught() {
     // At 100 MHz the hop's address goes straight to the tiles; at 150 it is registered
-    // first (StAddr), and a hop takes three clocks.
+    // first (StAddr) and the tiles' word after its select (StSelect): a hop takes four
+    // clocks.
     for (mhz, addr_reg) in [(100, false), (150, true)] {
         let cfg = tiled_config(mhz);
         let map = cfg.mem.as_ref().and_then(|m| m.map.as_ref()).expect("map");
         let sched = Schedule::for_map(&Timing::new(&cfg.clock), map);
         assert_eq!(sched.addr_reg, addr_reg, "{mhz} MHz");
-        assert_eq!(sched.hop_clocks(), 2 + u64::from(addr_reg));
+        assert_eq!(sched.hop_clocks(), 2 + 2 * u64::from(addr_reg));
         let design = elaborate(&cfg);
         let m = design
             .modules

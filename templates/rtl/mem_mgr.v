@@ -158,6 +158,7 @@ module {{ name }} #(
   reg init_pt_q;
   reg init_obj_q;
   reg init_tex_q;
+  reg init_end_q;  // the initialisation's last clock: set a clock ahead, off its count's compare
   reg [PageW-1:0] head_q;
   reg [PageW-1:0] head_d;
   reg [PageW-1:0] tail_q;
@@ -322,7 +323,17 @@ module {{ name }} #(
     pt_rtile_out_q <= pt_rtile_q;
   end
 
+{%- if sched.select_reg %}
+  // The selected word registered (StSelect): the tiles' words cross the RAM array to the
+  // select, and the select's result crosses it back to the address copies.
+  reg [PageW-1:0] pt_sel_q;
+  always @(posedge clk_i) begin
+    pt_sel_q <= pt_tile_word[pt_rtile_out_q];
+  end
+  wire [PageW-1:0] pt_word = pt_sel_q;
+{%- else %}
   wire [PageW-1:0] pt_word = pt_tile_word[pt_rtile_out_q];
+{%- endif %}
 {%- endif %}
 
   // The RAMs' words as the logic sees them{% if sched.ram_reg %}: registered after the RAM (two-clock reads){% else %}: straight from the RAM{% endif %}.
@@ -585,7 +596,7 @@ module {{ name }} #(
         if (init_q[PageW-1:0] == LastPage) begin
           pt_wdata = {PageW{1'b0}};
         end
-        if (init_q == InitLast) begin
+        if (init_end_q) begin
           state_d = StIdle;
         end else begin
           init_d = init_q + {{ init_one }};
@@ -658,6 +669,11 @@ module {{ name }} #(
 {%- endif %}
 {%- if sched.ram_reg %}
       StHop: begin
+        state_d = {% if sched.select_reg %}StSelect{% else %}StWalk{% endif %};
+      end
+{%- endif %}
+{%- if sched.select_reg %}
+      StSelect: begin
         state_d = StWalk;
       end
 {%- endif %}
@@ -712,7 +728,9 @@ module {{ name }} #(
       init_pt_q  <= 1'b1;
       init_obj_q <= 1'b1;
       init_tex_q <= 1'b1;
+      init_end_q <= 1'b0;
     end else if (state_q == StInit) begin
+      init_end_q <= (init_q == InitBeforeLast);
       init_pt_q  <= init_pt_q & ({1'b0, init_q} != InitPagesLast);
       init_obj_q <= init_obj_q & ({1'b0, init_q} != InitObjsLast);
       init_tex_q <= init_tex_q & ({1'b0, init_q} != InitTexLast);
