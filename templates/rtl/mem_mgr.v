@@ -387,7 +387,9 @@ module {{ name }} #(
   wire arg_zero = (cmd_arg_q == 32'd0);
   wire hops_zero = (arg_hops == 32'd0);
   // A walk of one page (its count as the walk takes it), for ALLOC and for TRANSLATE.
-  wire pages_one = (arg_pages[CountW-1:0] == {{ count_one }});
+  // ALLOC's: 1..=one page of bytes, from the argument's bits (not behind arg_pages' carry;
+  // a walk happens only for page counts below the free count, so the width agrees).
+  wire pages_one = ~arg_zero & (hops_zero | (cmd_arg_q == (32'd1 << PageLog)));
   wire hops_one = (arg_hops[CountW-1:0] == {{ count_one }});
 
   always @(*) begin
@@ -632,17 +634,15 @@ module {{ name }} #(
         tex_we = vd_tex_we;
         obj_we = vd_obj_we;
         pt_we  = vd_pt_we;
-        // The write port's address and data follow the op alone: only the enables
-        // above say whether the write happens.
-        if (cmd_op_q == OpFree) begin
-          // Append the object's chain to the free list's tail (pt_we when the list is
-          // not empty), and clear the index block's live bit.
-          pt_waddr  = tail_q;
-          pt_wdata  = obj_start;
-          obj_wdata = {1'b0, obj_word[EntryW-2:0]};
-        end else begin
-          obj_wdata = {1'b1, cmd_arg_q, obj_size, obj_end, obj_start};
-        end
+        // The write ports' addresses and data need no op decode: only the enables above
+        // say whether a write happens. The page table is written here only by a FREE:
+        // append the object's chain to the free list's tail (when the list is not
+        // empty). The index block: a FREE clears its live bit, SET_PARAM sets the
+        // parameter (the verdict's FREE flag tells them apart).
+        pt_waddr  = tail_q;
+        pt_wdata  = obj_start;
+        obj_wdata = vd_free_ok ? {1'b0, obj_word[EntryW-2:0]}
+                               : {1'b1, cmd_arg_q, obj_size, obj_end, obj_start};
         if (vd_shader_ok) begin
           shader_next_d[cmd_id_q[0]] = ~shader_next_q[cmd_id_q[0]];
         end
