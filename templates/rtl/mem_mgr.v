@@ -605,10 +605,12 @@ module {{ name }} #(
         end
       end
       StIdle: begin
+        // The RAMs read for the request offered, taken or not: nothing reads their words
+        // while idle, and the take stays off their address pins.
+        obj_raddr = req_obj_ok ? req_obj_ix : {ObjW{1'b0}};
+        tex_raddr = req_tex_ok ? {req_id[TexIdW-1:0], req_level} : {TexW{1'b0}};
         if (take) begin
-          state_d   = {{ after_take }};
-          obj_raddr = req_obj_ok ? req_obj_ix : {ObjW{1'b0}};
-          tex_raddr = req_tex_ok ? {req_id[TexIdW-1:0], req_level} : {TexW{1'b0}};
+          state_d = {{ after_take }};
         end
       end
 {%- if sched.ram_reg %}
