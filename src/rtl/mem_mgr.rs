@@ -328,11 +328,12 @@ const OPERANDS: [(&str, &str); 9] = [
 ];
 /// The sums and compares of the RAMs' words the verdict reads, and the ALLOC's check of
 /// its pages against the free count (held from the take to the decide clock).
-const WORDS: [(&str, &str); 4] = [
+const WORDS: [(&str, &str); 5] = [
     ("size_pages", "[31:0] "),
     ("arg_ge_size", ""),
     ("translate_addr", "[31:0] "),
     ("no_memory", ""),
+    ("live", ""),
 ];
 const VERDICT: [(&str, &str); 13] = [
     ("code", "[CodeW-1:0] "),

@@ -438,6 +438,7 @@ module {{ name }} #(
   wire unused_round = ^{arg_up[PageLog-1:0], size_up[PageLog-1:0]};  // below a page
   wire arg_ge_size = (cmd_arg_q >= obj_size);
   wire no_memory = (opd_arg_pages > free_ext);
+  wire live = obj_live;  // the index block's live bit, beside the sums
   wire [31:0] translate_addr = {{ user_base }} + { {{- user_pad }}obj_start, arg_off};
 {%- call signals("wd_", "", words, sched.word_reg, "Loaded every clock: the words and the command hold while it runs.") %}{%- endcall %}
 
@@ -505,7 +506,7 @@ module {{ name }} #(
       OpAlloc: begin
         if (!cmd_obj_ok_q) begin
           check_code = CodeBadId;
-        end else if (obj_live) begin
+        end else if (wd_live) begin
           check_code = CodeAlreadyAllocated;
         end else if (opd_arg_zero) begin
           check_code = CodeRange;
@@ -521,7 +522,7 @@ module {{ name }} #(
         check_data = wd_size_pages;
         if (!cmd_obj_ok_q) begin
           check_code = CodeBadId;
-        end else if (!obj_live) begin
+        end else if (!wd_live) begin
           check_code = CodeDoubleFree;
         end
       end
@@ -537,7 +538,7 @@ module {{ name }} #(
         end
         if (!cmd_obj_ok_q) begin
           check_code = CodeBadId;
-        end else if (!obj_live) begin
+        end else if (!wd_live) begin
           check_code = CodeNotAllocated;
         end else if (cmd_op_q == OpTranslate) begin
           if (wd_arg_ge_size) begin
