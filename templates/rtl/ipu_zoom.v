@@ -100,8 +100,12 @@ module {{ name }} #(
   reg [1:0] st_d;
   reg [15:0] i_q;  // image column
   reg [15:0] i_d;
+  reg i_nz_q;  // i_q != 0, kept beside it: busy_o from one flop, not a 16-bit OR
+  reg i_nz_d;
   reg [15:0] j_q;  // image row
   reg [15:0] j_d;
+  reg j_nz_q;  // j_q != 0
+  reg j_nz_d;
 {%- if multi %}
   reg [AccW-1:0] ax_q;  // i * |zx| + 2^15 - 1
   reg [AccW-1:0] ax_d;
@@ -239,6 +243,8 @@ module {{ name }} #(
     st_d     = st_q;
     i_d      = i_q;
     j_d      = j_q;
+    i_nz_d   = i_nz_q;
+    j_nz_d   = j_nz_q;
 {%- if multi %}
     ax_d     = ax_q;
 {%- else %}
@@ -266,6 +272,10 @@ module {{ name }} #(
       in_ready_o = streaming & adv_ok;
 {%- else %}
       in_ready_o = streaming & last_in_beat & adv_ok;
+      // The line buffer takes the current pixel in every streaming clock: a column's
+      // last write is the one of the clock it advances (the row never comes back to
+      // it), so the write enable needs no advance.
+      line_we    = streaming;
 {%- endif %}
       if (emit) begin
         out_load   = 1'b1;
@@ -281,16 +291,19 @@ module {{ name }} #(
         st_d = Z_REPLAY;
       end
       if (advance) begin
-        line_we = streaming;
 {%- if multi %}
+        line_we = streaming;
         ax_d = ax_grp;
         i_d  = i_q + {{ "{" }}{{ 16 - cnt_w }}'d0, n};
+        i_nz_d = 1'b1;  // below the width: never wraps to 0
 {%- else %}
         axe_d = axe_q + xstep;
         i_d   = i_q + 16'd1;
+        i_nz_d = 1'b1;  // below the width: never wraps to 0
 {%- endif %}
         if (last_col) begin
           i_d  = 16'd0;
+          i_nz_d = 1'b0;
 {%- if multi %}
           ax_d = AccInit;
 {%- else %}
@@ -308,9 +321,11 @@ module {{ name }} #(
             oy_d = y_end;
             st_d = Z_STREAM;
             j_d  = j_q + 16'd1;
+            j_nz_d = 1'b1;
             aye_d = aye_q + ystep;
             if (last_row) begin
               j_d  = 16'd0;
+              j_nz_d = 1'b0;
               aye_d = yinit_q;
               oy_d = {OffW{1'b0}};
             end
@@ -323,13 +338,15 @@ module {{ name }} #(
 
   assign out_valid_o = out_valid_q;
   assign out_data_o  = out_data_q;
-  assign busy_o = out_valid_q | (st_q != Z_STREAM) | (|i_q) | (|j_q);
+  assign busy_o = out_valid_q | (st_q != Z_STREAM) | i_nz_q | j_nz_q;
 
   always @(posedge clk_i{{ rst.edge }}) begin
     if ({{ rst.active }}) begin
       st_q        <= Z_STREAM;
       i_q         <= 16'd0;
       j_q         <= 16'd0;
+      i_nz_q      <= 1'b0;
+      j_nz_q      <= 1'b0;
 {%- if multi %}
       ax_q        <= AccInit;
 {%- else %}
@@ -346,6 +363,8 @@ module {{ name }} #(
       st_q        <= st_d;
       i_q         <= i_d;
       j_q         <= j_d;
+      i_nz_q      <= i_nz_d;
+      j_nz_q      <= j_nz_d;
 {%- if multi %}
       ax_q        <= ax_d;
 {%- else %}
