@@ -389,6 +389,7 @@ impl Schedule {
 
     /// The line `gpurtl check` prints (and the RTL header).
     pub fn describe(&self) -> String {
+        let reg = |on: bool| if on { "registered" } else { "combinational" };
         format!(
             "{} MHz: {} RAM reads, {} word sums, {} verdict, {} page-table address and {} tile select, {} translate answer; {} clocks a command, {} a page hop{}",
             self.target_mhz,
@@ -397,31 +398,11 @@ impl Schedule {
             } else {
                 "one-clock"
             },
-            if self.word_reg {
-                "registered"
-            } else {
-                "combinational"
-            },
-            if self.check_reg {
-                "registered"
-            } else {
-                "combinational"
-            },
-            if self.addr_reg {
-                "registered"
-            } else {
-                "combinational"
-            },
-            if self.select_reg {
-                "registered"
-            } else {
-                "combinational"
-            },
-            if self.answer_reg {
-                "registered"
-            } else {
-                "combinational"
-            },
+            reg(self.word_reg),
+            reg(self.check_reg),
+            reg(self.addr_reg),
+            reg(self.select_reg),
+            reg(self.answer_reg),
             self.command_clocks(),
             self.hop_clocks(),
             if self.answer_reg {
