@@ -492,6 +492,10 @@ fn zoom_stream(cfg: &Config, seed: u64) -> m::Stream {
         (0.0, 1.0),
         (1.0, 1.0),
         (1.5, 1.5),
+        // The largest magnitude: columns (rows) of 128, the one-lane RTL's offsets
+        // compared modulo 256.
+        (-128.0, 0.25),
+        (0.25, -128.0),
     ];
     for (k, (zx, zy)) in zooms.iter().enumerate() {
         s.cmds.extend(m::cmd_zoom(m::q16(*zx), m::q16(*zy)));
@@ -636,6 +640,43 @@ fn broken_zoom_is_caught() {
                 "ipu_zoom",
                 " + {{AddrW-1{1'b0}}, (i_q[LaneW-1:0] > 1'd0)}",
                 "",
+                0.0,
+                true,
+            ),
+        ],
+    );
+}
+
+#[test]
+fn broken_one_lane_zoom_is_caught() {
+    let cfg = one_lane();
+    broken_variants_fail(
+        &cfg,
+        &zoom_stream(&cfg, 32),
+        &[
+            // A read-ahead queue too short for its reads' two clocks: a column a clock
+            // (shrinking, rows replayed) reaches an entry before its word.
+            (
+                "ipu_zoom",
+                "localparam integer QDepth = 4;",
+                "localparam integer QDepth = 3;",
+                0.0,
+                true,
+            ),
+            // Replaying again, the reads go on past the row's last column.
+            (
+                "ipu_zoom",
+                "ra_last_q ? w3_q : (ra_q == wpen_q)",
+                "(ra_q == wpen_q)",
+                0.0,
+                true,
+            ),
+            // Offsets compared modulo 128: a column of 128 output pixels (factor -128)
+            // looks empty.
+            (
+                "ipu_zoom",
+                "(ox_q[OffW-1:0] != x_end)",
+                "(ox_q[OffW-2:0] != x_end[OffW-2:0])",
                 0.0,
                 true,
             ),

@@ -53,8 +53,17 @@ pub fn tex_width(ipu: &Ipu) -> u32 {
 }
 
 /// Accumulator width of the zoom stage: a 16-bit index times a 24-bit factor magnitude,
-/// plus the rounding constant.
+/// plus the rounding constant. The model keeps the exact sums at this width.
 pub const ZOOM_ACC_W: u32 = 16 + 24 + 1;
+
+/// Accumulator width of the single-lane zoom's RTL: the sums modulo 2^24, so offsets
+/// modulo 2^8. The RTL only compares an offset with one at most 128 columns or rows
+/// (the largest factor's magnitude, 0x800000) behind or one ahead, and 130 values tell
+/// apart modulo 256, so the equality compares are 8 bits wide, not 25. The multi-lane
+/// zoom orders offsets (`<=`), which the modulus would break: it keeps the exact width.
+pub fn zoom_acc_w(lanes: u32) -> u32 {
+    if lanes > 1 { ZOOM_ACC_W } else { 16 + 8 }
+}
 
 /// Bytes per pixel of each format code (0 for a code that names no format).
 pub fn bytes_per_pixel(code: u32) -> u32 {

@@ -20,7 +20,7 @@ use crate::iface::ipu::{
     Act, CMD_KERNEL_H, CMD_KERNEL_MASK, CMD_KERNEL_W, CMD_MOVE, CMD_XMOVE, CMD_YMOVE, EV_FILTER,
     EV_WIDTH, EVENT_MEANINGS, EVENTS, FB_REQ_WIDTH, FB_WIDTH, FILTER_INIT, Field, Pipe,
     RASTER_INIT, STATUS_WIDTH, TABLES, ZOOM_ACC_W, ZOOM_ONE, beat_fields, bytes_per_pixel,
-    command_docs, map_magic, pix_fields, pix_width, rtl_cmd_fields, tex_width,
+    command_docs, map_magic, pix_fields, pix_width, rtl_cmd_fields, tex_width, zoom_acc_w,
 };
 
 /// BITMAP's moves as `bmove_q` holds them (the command's `Move` field), lowest first: x,
@@ -912,7 +912,7 @@ impl<'a> IpuUnit<'a> {
                             multi: l > 1,
                             beat_w: pix_w,
                             meta: meta1,
-                            acc_w: ZOOM_ACC_W,
+                            acc_w: zoom_acc_w(l),
                             zoom_beat,
                             copies_mask,
                             cnt_w: clog2(l) + 1,

@@ -444,12 +444,21 @@ module {{ name }} #(
   wire [{{ byte_w }}:0] room = {{ byte_w + 1 }}'d{{ wb }} - {1'b0, byte_q};
 {%- endif %}
   wire [{{ byte_w }}:0] slots = room >> step_log;
-  wire [15:0] left = width_q - col_q;
   wire [2:0] cap = (slots < {{ byte_w + 1 }}'d{{ lanes }}) ? slots[2:0] : 3'd{{ lanes }};
-  wire [2:0] group = (left < {13'd0, cap}) ? left[2:0] : cap;
+  // The row's pixels left (width_q - col_q), counted down in two parts so that no
+  // subtract or 16-bit compare sits in front of the group: left_hi_q = left / 8, with
+  // flags for 0 and 1 kept beside it, and left_lo_q = left % 8. A group is at most
+  // {{ lanes }} pixels, below 8, so "left < cap" and "left == group" need only the low part
+  // and the zero flag. Loaded from the width outside the pipeline states (the size loads
+  // two clocks before them) and at each row's end.
+  reg [12:0] left_hi_q;
+  reg left_hi0_q;
+  reg left_hi1_q;
+  reg [2:0] left_lo_q;
+  wire [2:0] group = (left_hi0_q & (left_lo_q < cap)) ? left_lo_q : cap;
   wire [{{ byte_w + 1 }}:0] advance = {{ "{{" }}{{ byte_w - 1 }}{1'b0}}, group} << step_log;
   wire [{{ byte_w + 1 }}:0] byte_end = {2'b0, byte_q} + advance;
-  wire last_col = (left == {13'd0, group});
+  wire last_col = left_hi0_q & (left_lo_q == group);
   // The draw's last row{% if bitmap %} and column{% endif %}, registered: the size loads in RECEIVE_1, two
   // clocks before PIPELINE or BITMAP read them.
   reg [15:0] hlast_q;
@@ -478,6 +487,22 @@ module {{ name }} #(
   wire unpack_in_valid = in_pipe & src_valid;
   wire unpack_in_ready;
   wire issue = unpack_in_valid & unpack_in_ready;
+  always @(posedge clk_i) begin
+    if (~in_pipe | (issue & last_col)) begin
+      left_hi_q  <= width_q[15:3];
+      left_hi0_q <= (width_q[15:3] == 13'd0);
+      left_hi1_q <= (width_q[15:3] == 13'd1);
+      left_lo_q  <= width_q[2:0];
+    end else if (issue) begin
+      left_lo_q <= left_lo_q - group;
+      if (left_lo_q < group) begin
+        // The borrow: one fewer eight.
+        left_hi_q  <= left_hi_q - 13'd1;
+        left_hi0_q <= left_hi1_q;
+        left_hi1_q <= (left_hi_q == 13'd2);
+      end
+    end
+  end
 {%- if bitmap %}
   // Bitmap: bit 7 - col[2:0] of byte byte_q is the pixel at col; a set bit waits for pix.
   wire in_bitmap = (state_q == BITMAP);

@@ -8,7 +8,8 @@
 // (i*|zx| + 2^15 - 1) >> 16 by an accumulator, likewise for rows; x = x0 + offset, or
 // x0 - 1 - offset for a negative factor (mirror). Rows that several output rows cover are
 // sent once from the stream and replayed from the line buffer (MaxLine pixels, written
-// while streaming, synchronous read); rows and columns that cover no centre are dropped.
+// while streaming{% if multi %}, synchronous read{% else %}, read two clocks deep ahead of the replay{% endif %}); rows and columns that cover no
+// centre are dropped.
 {%- if multi %}
 // Zoomed, the stage works on groups of up to {{ lanes }} image pixels of a row: an input beat
 // while streaming, {{ lanes }} pixels of the line buffer ({{ lanes }} banks, pixel i in bank i % {{ lanes }})
@@ -62,9 +63,16 @@ module {{ name }} #(
 {%- else %}
   localparam integer AddrW = (MaxLine > 1) ? $clog2(MaxLine) : 1;
 {%- endif %}
+{%- if multi %}
   // Accumulators i*|z| + 2^15 - 1: 16-bit index times a 24-bit magnitude.
+{%- else %}
+  // Accumulators i*|z| + 2^15 - 1, modulo 2^AccW: only the low OffW bits of an offset
+  // are compared, with one at most 128 columns (or rows) behind it or one ahead, which
+  // the modulus tells apart. Positions (ox_q, oy_q) keep the 16 bits of x and y.
+{%- endif %}
   localparam integer AccW = {{ acc_w }};
   localparam integer OffW = AccW - 16;
+  localparam integer PosW = (OffW > 16) ? OffW : 16;
   localparam [23:0] One = 24'h010000;
 
   localparam [1:0] Z_STREAM = 2'd0;  // the row arrives from the pipeline
@@ -78,7 +86,13 @@ module {{ name }} #(
   reg [23:0] xmag_q;
   reg [23:0] ymag_q;
 {%- if !multi %}
-  reg [15:0] wlast_q;  // the draw's last column
+  // The draw's width: 1; 3; above 2 (the line buffer's read-ahead runs); less 2 (the
+  // column before the last). Draws are no wider than MaxLine (the decoder's check), so
+  // a column fits AddrW bits.
+  reg w1_q;
+  reg w3_q;
+  reg wide_q;
+  reg [AddrW-1:0] wpen_q;
 {%- endif %}
   reg [15:0] hlast_q;  // the draw's last row
   always @(posedge clk_i) begin
@@ -88,7 +102,10 @@ module {{ name }} #(
     xmag_q    <= zx_i[23] ? (24'd0 - zx_i) : zx_i;
     ymag_q    <= zy_i[23] ? (24'd0 - zy_i) : zy_i;
 {%- if !multi %}
-    wlast_q   <= width_i - 16'd1;
+    w1_q      <= (width_i == 16'd1);
+    w3_q      <= (width_i == 16'd3);
+    wide_q    <= (width_i > 16'd2);
+    wpen_q    <= width_i[AddrW-1:0] - {{ "{{" }}(AddrW-2){1'b0}}, 2'd2};
 {%- endif %}
     hlast_q   <= height_i - 16'd1;
   end
@@ -106,6 +123,12 @@ module {{ name }} #(
   reg [15:0] j_d;
   reg j_nz_q;  // j_q != 0
   reg j_nz_d;
+{%- if !multi %}
+  reg i_one_q;  // i_q == 1
+  reg i_one_d;
+  reg i_last_q;  // i_q is the row's last column (at column 0: follows the width)
+  reg i_last_d;
+{%- endif %}
 {%- if multi %}
   reg [AccW-1:0] ax_q;  // i * |zx| + 2^15 - 1
   reg [AccW-1:0] ax_d;
@@ -115,14 +138,16 @@ module {{ name }} #(
 {%- endif %}
   reg [AccW-1:0] aye_q;  // (j + 1) * |zy| + 2^15 - 1: where row j ends
   reg [AccW-1:0] aye_d;
-  reg [OffW-1:0] ox_q;  // next output column offset
-  reg [OffW-1:0] ox_d;
+  reg [PosW-1:0] ox_q;  // next output column offset
+  reg [PosW-1:0] ox_d;
 {%- if !multi %}
-  reg [OffW-1:0] oxn_q;  // ox_q + 1, kept (no carry before the compare)
-  reg [OffW-1:0] oxn_d;
+  reg [PosW-1:0] oxn_q;  // ox_q + 1, kept (no carry before the compare)
+  reg [PosW-1:0] oxn_d;
 {%- endif %}
-  reg [OffW-1:0] oy_q;  // current output row offset
-  reg [OffW-1:0] oy_d;
+  reg [PosW-1:0] oy_q;  // current output row offset
+  reg [PosW-1:0] oy_d;
+  reg [PosW-1:0] oyn_q;  // oy_q + 1, kept likewise
+  reg [PosW-1:0] oyn_d;
   reg out_valid_q;
   reg out_valid_d;
   reg [{{ beat_w - 1 }}:0] out_data_q;
@@ -131,8 +156,13 @@ module {{ name }} #(
   reg line_we;
 
   localparam [AccW-1:0] AccInit = {{ "{{" }}(AccW-15){1'b0}}, 15'h7fff};
+{%- if acc_w > 24 %}
   wire [AccW-1:0] xstep = {{ "{{" }}(AccW-24){1'b0}}, xmag_q};
   wire [AccW-1:0] ystep = {{ "{{" }}(AccW-24){1'b0}}, ymag_q};
+{%- else %}
+  wire [AccW-1:0] xstep = xmag_q[AccW-1:0];
+  wire [AccW-1:0] ystep = ymag_q[AccW-1:0];
+{%- endif %}
   // Where the first {% if !multi %}column and {% endif %}row end{% if !multi %}s{% endif %}: the accumulator{% if !multi %}s{% endif %} at {% if !multi %}i = 0, {% endif %}j = 0.
 {%- if !multi %}
   reg [AccW-1:0] xinit_q;
@@ -145,7 +175,7 @@ module {{ name }} #(
     yinit_q <= AccInit + ystep;
   end
   wire [OffW-1:0] y_end = aye_q[AccW-1:16];
-  wire row_live = (oy_q != y_end);
+  wire row_live = (oy_q[OffW-1:0] != y_end);
   wire last_row = (j_q == hlast_q);
   wire out_free = ~out_valid_q | out_ready_i;
   wire streaming = (st_q == Z_STREAM);
@@ -222,17 +252,21 @@ module {{ name }} #(
 {%- else %}
   // Offset where this column's coverage ends.
   wire [OffW-1:0] x_end = axe_q[AccW-1:16];
-  wire want = row_live & (ox_q != x_end);
-  wire last_out = (oxn_q == x_end);
-  wire last_col = (i_q == wlast_q);
+  wire want = row_live & (ox_q[OffW-1:0] != x_end);
+  wire last_out = (oxn_q[OffW-1:0] == x_end);
+  wire last_col = i_last_q;
   // This column may advance: nothing (more) to send, or its last pixel goes out now.
   wire adv_ok = ~want | (out_free & last_out);
 
-  // The current pixel: from the input beat while streaming, from the line buffer after.
+  // The current pixel: from the input beat while streaming; replayed, columns 0 and 1
+  // from registers loaded while streaming, the others from the line buffer's read-ahead
+  // queue (below).
 {%- include "rtl/ipu_beat_pixel.v" %}
-  reg [31:0] line_q [0:MaxLine-1];
-  reg [31:0] rd_q;
-  wire [31:0] src_pix = streaming ? in_pix : rd_q;
+  reg [31:0] p0_q;
+  reg [31:0] p1_q;
+  wire [31:0] q_head;
+  wire [31:0] rep_pix = ~i_nz_q ? p0_q : (i_one_q ? p1_q : q_head);
+  wire [31:0] src_pix = streaming ? in_pix : rep_pix;
   wire advance = src_valid & adv_ok;
   wire emit = src_valid & want & out_free;
   wire [15:0] x_out = x0_i + (xneg ? ~ox_q[15:0] : ox_q[15:0]);
@@ -245,6 +279,10 @@ module {{ name }} #(
     j_d      = j_q;
     i_nz_d   = i_nz_q;
     j_nz_d   = j_nz_q;
+{%- if !multi %}
+    i_one_d  = i_one_q;
+    i_last_d = i_nz_q ? i_last_q : w1_q;
+{%- endif %}
 {%- if multi %}
     ax_d     = ax_q;
 {%- else %}
@@ -258,6 +296,7 @@ module {{ name }} #(
     oxn_d    = oxn_q;
 {%- endif %}
     oy_d     = oy_q;
+    oyn_d    = oyn_q;
     out_load = 1'b0;
     line_we  = 1'b0;
     out_data_d = out_data_q;
@@ -300,25 +339,36 @@ module {{ name }} #(
         axe_d = axe_q + xstep;
         i_d   = i_q + 16'd1;
         i_nz_d = 1'b1;  // below the width: never wraps to 0
+        i_one_d = ~i_nz_q;
+        i_last_d = (i_q[AddrW-1:0] == wpen_q);
 {%- endif %}
         if (last_col) begin
           i_d  = 16'd0;
           i_nz_d = 1'b0;
+{%- if !multi %}
+          i_one_d = 1'b0;
+          i_last_d = w1_q;
+{%- endif %}
 {%- if multi %}
           ax_d = AccInit;
 {%- else %}
           axe_d = xinit_q;
 {%- endif %}
-          ox_d = {OffW{1'b0}};
+          ox_d = {PosW{1'b0}};
 {%- if !multi %}
-          oxn_d = {{ "{{" }}(OffW-1){1'b0}}, 1'b1};
+          oxn_d = {{ "{{" }}(PosW-1){1'b0}}, 1'b1};
 {%- endif %}
-          if (row_live & (oy_q + 1'b1 != y_end)) begin
+          if (row_live & (oyn_q[OffW-1:0] != y_end)) begin
             // The row covers more output rows: replay it.
-            oy_d = oy_q + 1'b1;
+            oy_d  = oyn_q;
+            oyn_d = oyn_q + 1'b1;
             st_d = streaming ? Z_REWIND : Z_REPLAY;
           end else begin
-            oy_d = y_end;
+            // The next row starts where this one ends: y_end, one row on when live.
+            if (row_live) begin
+              oy_d  = oyn_q;
+              oyn_d = oyn_q + 1'b1;
+            end
             st_d = Z_STREAM;
             j_d  = j_q + 16'd1;
             j_nz_d = 1'b1;
@@ -327,7 +377,8 @@ module {{ name }} #(
               j_d  = 16'd0;
               j_nz_d = 1'b0;
               aye_d = yinit_q;
-              oy_d = {OffW{1'b0}};
+              oy_d  = {PosW{1'b0}};
+              oyn_d = {{ "{{" }}(PosW-1){1'b0}}, 1'b1};
             end
           end
         end
@@ -347,17 +398,22 @@ module {{ name }} #(
       j_q         <= 16'd0;
       i_nz_q      <= 1'b0;
       j_nz_q      <= 1'b0;
+{%- if !multi %}
+      i_one_q     <= 1'b0;
+      i_last_q    <= 1'b0;
+{%- endif %}
 {%- if multi %}
       ax_q        <= AccInit;
 {%- else %}
       axe_q       <= AccInit;
 {%- endif %}
       aye_q       <= AccInit;
-      ox_q        <= {OffW{1'b0}};
+      ox_q        <= {PosW{1'b0}};
 {%- if !multi %}
-      oxn_q       <= {{ "{{" }}(OffW-1){1'b0}}, 1'b1};
+      oxn_q       <= {{ "{{" }}(PosW-1){1'b0}}, 1'b1};
 {%- endif %}
-      oy_q        <= {OffW{1'b0}};
+      oy_q        <= {PosW{1'b0}};
+      oyn_q       <= {{ "{{" }}(PosW-1){1'b0}}, 1'b1};
       out_valid_q <= 1'b0;
     end else begin
       st_q        <= st_d;
@@ -365,6 +421,10 @@ module {{ name }} #(
       j_q         <= j_d;
       i_nz_q      <= i_nz_d;
       j_nz_q      <= j_nz_d;
+{%- if !multi %}
+      i_one_q     <= i_one_d;
+      i_last_q    <= i_last_d;
+{%- endif %}
 {%- if multi %}
       ax_q        <= ax_d;
 {%- else %}
@@ -376,12 +436,17 @@ module {{ name }} #(
       oxn_q       <= oxn_d;
 {%- endif %}
       oy_q        <= oy_d;
+      oyn_q       <= oyn_d;
       out_valid_q <= out_valid_d;
     end
   end
 
+{%- if multi %}
   // Datapath: the output beat and the line buffer (written while streaming, read
-  // synchronously at the next {% if multi %}group, so rd_pix holds pixels i_q.. {% else %}column, so rd_q holds pixel i_q {% endif %}while replaying).
+  // synchronously at the next group, so rd_pix holds pixels i_q.. while replaying).
+{%- else %}
+  // Datapath: the output beat.
+{%- endif %}
   always @(posedge clk_i) begin
     if (out_load) begin
       out_data_q <= out_data_d;
@@ -410,19 +475,79 @@ module {{ name }} #(
 {%- endfor %}
 {%- else %}
 
-  // The next column's read, its address from flops: the column after i_q (0 after the
-  // row's last) when the column advances, column 0 again in REWIND (written the clock
-  // before when the row is one pixel wide). Otherwise rd_q holds pixel i_q.
-  wire rewind = (st_q == Z_REWIND);
-  wire [AddrW-1:0] rd_addr = rewind ? i_q[AddrW-1:0] :
-                             last_col ? {AddrW{1'b0}} : i_q[AddrW-1:0] + 1'b1;
-  wire rd_en = advance | rewind;
+  // The line buffer, written at column i_q in every streaming clock (a column's last
+  // write is the one of the clock it advances), read two clocks deep (the RAM's output
+  // register) every clock, at ra_q: columns 2 .. last of the row in order, over and over
+  // while the row replays, as long as the queue has room (credit_q counts its entries
+  // not yet claimed by a read). A read's word enters the queue two clocks after it and
+  // leaves when its column advances, so a column a clock needs four entries. Columns 0
+  // and 1 come from p0_q and p1_q: REPLAY starts a clock after REWIND (or, replaying
+  // again, right after the last column), too soon for a read started then. Streaming
+  // empties the queue and points the reads back at column 2.
+  localparam integer QDepth = 4;
+  reg [31:0] line_q [0:MaxLine-1];
+  reg [31:0] ram_q;   // the RAM's read
+  reg [31:0] ram2_q;  // its output register
+  reg [AddrW-1:0] ra_q;
+  reg ra_last_q;  // ra_q is the row's last column
+  reg [2:0] credit_q;
+  reg rd1_q;  // the read of one clock ago
+  reg rd2_q;  // the read of two clocks ago: ram2_q enters the queue
+  reg [31:0] queue_q [0:QDepth-1];
+  reg [1:0] qw_q;
+  reg [1:0] qr_q;
+  wire rd_go = ~streaming & wide_q & (credit_q != 3'd0);
+  wire q_pop = advance & ~streaming & i_nz_q & ~i_one_q;
+  assign q_head = queue_q[qr_q];
+
   always @(posedge clk_i) begin
     if (line_we) begin
-      line_q[i_q[AddrW-1:0]] <= src_pix;
+      line_q[i_q[AddrW-1:0]] <= in_pix;
     end
-    if (rd_en) begin
-      rd_q <= line_q[rd_addr];
+    ram_q  <= line_q[ra_q];
+    ram2_q <= ram_q;
+    if (streaming & ~i_nz_q) begin
+      p0_q <= in_pix;
+    end
+    if (streaming & i_one_q) begin
+      p1_q <= in_pix;
+    end
+    if (rd2_q) begin
+      queue_q[qw_q] <= ram2_q;
+    end
+  end
+
+  always @(posedge clk_i{{ rst.edge }}) begin
+    if ({{ rst.active }}) begin
+      ra_q      <= {{ "{{" }}(AddrW-2){1'b0}}, 2'd2};
+      ra_last_q <= 1'b0;
+      credit_q  <= QDepth[2:0];
+      rd1_q     <= 1'b0;
+      rd2_q     <= 1'b0;
+      qw_q      <= 2'd0;
+      qr_q      <= 2'd0;
+    end else if (streaming) begin
+      ra_q      <= {{ "{{" }}(AddrW-2){1'b0}}, 2'd2};
+      ra_last_q <= w3_q;
+      credit_q  <= QDepth[2:0];
+      rd1_q     <= 1'b0;
+      rd2_q     <= 1'b0;
+      qw_q      <= 2'd0;
+      qr_q      <= 2'd0;
+    end else begin
+      if (rd_go) begin
+        ra_q      <= ra_last_q ? {{ "{{" }}(AddrW-2){1'b0}}, 2'd2} : ra_q + 1'b1;
+        ra_last_q <= ra_last_q ? w3_q : (ra_q == wpen_q);
+      end
+      credit_q <= credit_q - {2'd0, rd_go} + {2'd0, q_pop};
+      rd1_q    <= rd_go;
+      rd2_q    <= rd1_q;
+      if (rd2_q) begin
+        qw_q <= qw_q + 2'd1;
+      end
+      if (q_pop) begin
+        qr_q <= qr_q + 2'd1;
+      end
     end
   end
 {%- endif %}
