@@ -1522,6 +1522,41 @@ fn broken_framebuffer_paths_are_caught() {
     );
 }
 
+#[test]
+fn broken_one_lane_packer_is_caught() {
+    let cfg = one_lane();
+    broken_variants_fail(
+        &cfg,
+        &fb_stream(&cfg, 85),
+        &[
+            // Two-byte pixels placed as if they were one byte wide.
+            (
+                "ipu_pack",
+                "(blog_q == 2'd1) ? held_ext[WordBytes+1:2]",
+                "(blog_q == 2'd1) ? held_ext[WordBytes+2:3]",
+                0.0,
+                true,
+            ),
+            // The beat shifted past the held bytes by one byte too few.
+            (
+                "ipu_pack",
+                "beat_q} << {n_q, 3'b000};",
+                "beat_q} << {n_q - 1'b1, 3'b000};",
+                0.0,
+                true,
+            ),
+            // An image's last word not sent until a later pixel fills it.
+            (
+                "ipu_pack",
+                "wire word_now = upto[WordBytes-1] | last_q;",
+                "wire word_now = upto[WordBytes-1];",
+                0.3,
+                false,
+            ),
+        ],
+    );
+}
+
 /// A framebuffer path with no gaps and no stalls: region pixels per clock, measured.
 fn fb_rate(b: &Built, name: &str, op: m::FbOp, (w, h): (u32, u32), count: u32) -> f64 {
     let ipu = b.cfg.ipu.as_ref().expect("ipu");

@@ -144,12 +144,99 @@ module {{ name }} #(
       default: bytes_in = {{ bytes4 }};
     endcase
   end
-{%- if multi %}
+{%- if !multi %}
+  wire [15:0] in_x = in_data_i[{{ meta + 15 }}:{{ meta }}];
+  wire [15:0] in_y = in_data_i[{{ meta + 31 }}:{{ meta + 16 }}];
+  wire in_last = (in_y == last_y_i) & (in_x + 16'd1 == end_x_i);
+
+  // One lane: a beat is one pixel of 1, 2 or 4 bytes, and the word (WordBytes, a power
+  // of two of at least 4) holds a whole number of them: n_q, the bytes held, is a
+  // multiple of the pixel's size (an image's pixels share a format, and its last word
+  // is sent). So a beat always fits the word's free bytes and goes whole, to bytes
+  // n_q .. n_q + size - 1, with no carry and no compare: held_q marks the bytes below
+  // n_q (a thermometer), upto the bytes below n_q + size.
+  reg full_q;
+  reg full_d;
+  reg last_q;
+  reg [1:0] blog_q;  // the held beat's bytes, log2
+  reg [{{ nw - 1 }}:0] n_q;
+  reg [{{ nw - 1 }}:0] n_d;
+  reg [WordBytes-2:0] held_q;  // the top byte is never held: it sends the word
+  reg [WordBytes-2:0] held_d;
+  reg [8*Bytes-1:0] beat_q;
+  reg [8*WordBytes-9:0] acc_q;
+  reg out_valid_q;
+  reg out_valid_d;
+  reg [8*WordBytes-1:0] out_q;
+
+  wire [WordBytes+2:0] held_ext = {held_q, 4'hf};
+  wire [WordBytes-1:0] upto = (blog_q == 2'd0) ? held_ext[WordBytes+2:3] :
+                              (blog_q == 2'd1) ? held_ext[WordBytes+1:2] : held_ext[WordBytes-1:0];
+  wire [8*WordBytes-1:0] win_sh = {{ "{{" }}(8*WordBytes-8*Bytes){1'b0}}, beat_q} << {n_q, 3'b000};
+  // The word: the held bytes, then the beat's, zero above.
+  wire [8*WordBytes-1:0] merged = {
+{%- for b in word_bytes %}
+{%- if b.first %}
+    held_q[0] ? acc_q[7:0] : win_sh[7:0]
+{%- else if b.held %}
+    held_q[{{ b.k }}] ? acc_q[{{ 8 * b.k + 7 }}:{{ 8 * b.k }}] : upto[{{ b.k }}] ? win_sh[{{ 8 * b.k + 7 }}:{{ 8 * b.k }}] : 8'd0,
+{%- else %}
+    upto[{{ b.k }}] ? win_sh[{{ 8 * b.k + 7 }}:{{ 8 * b.k }}] : 8'd0,
+{%- endif %}
+{%- endfor %}
+  };
+  // The word fills (the beat reaches its top byte) or the image ends.
+  wire word_now = upto[WordBytes-1] | last_q;
+  wire step = full_q & (~word_now | ~out_valid_q | out_ready_i);
+  assign in_ready_o  = ~full_q | step;
+  wire take_in = in_valid_i & in_ready_o;
+  assign out_valid_o = out_valid_q;
+  assign out_data_o  = out_q;
+  assign busy_o      = full_q | held_q[0] | out_valid_q;
+
+  always @(*) begin
+    full_d      = full_q;
+    n_d         = n_q;
+    held_d      = held_q;
+    out_valid_d = out_valid_q & ~out_ready_i;
+    if (step) begin
+      full_d = 1'b0;
+      if (word_now) begin
+        out_valid_d = 1'b1;
+        n_d         = {{ nw }}'d0;
+        held_d      = {(WordBytes-1){1'b0}};
+      end else begin
+        n_d    = n_q + ({{ "{{" }}({{ nw }}-1){1'b0}}, 1'b1} << blog_q);
+        held_d = upto[WordBytes-2:0];
+      end
+    end
+    if (take_in) begin
+      full_d = 1'b1;
+    end
+  end
+
+  always @(posedge clk_i{{ rst.edge }}) begin
+    if ({{ rst.active }}) begin
+      full_q      <= 1'b0;
+      last_q      <= 1'b0;
+      blog_q      <= 2'd0;
+      n_q         <= {{ nw }}'d0;
+      held_q      <= {(WordBytes-1){1'b0}};
+      out_valid_q <= 1'b0;
+    end else begin
+      full_q      <= full_d;
+      n_q         <= n_d;
+      held_q      <= held_d;
+      out_valid_q <= out_valid_d;
+      if (take_in) begin
+        last_q <= in_last;
+        blog_q <= bpp_log;
+      end
+    end
+  end
+{%- else %}
   wire [{{ lanes - 1 }}:0] in_mask = in_data_i[BeatWidth-1:BeatWidth-{{ lanes }}];
   wire [2:0] in_count = {{ count_expr }};
-{%- else %}
-  wire [2:0] in_count = 3'd1;
-{%- endif %}
   wire [5:0] in_len = {3'd0, in_count} << bpp_log;
   wire [15:0] in_x = in_data_i[{{ meta + 15 }}:{{ meta }}];
   wire [15:0] in_y = in_data_i[{{ meta + 31 }}:{{ meta + 16 }}];
@@ -247,6 +334,8 @@ module {{ name }} #(
       end
     end
   end
+
+{%- endif %}
 
   // Datapath: the beat's bytes, the partial word and the word out.
   always @(posedge clk_i) begin
