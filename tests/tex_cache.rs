@@ -258,6 +258,31 @@ fn broken_line_generations_are_caught() {
 }
 
 #[test]
+fn broken_read_plans_are_caught() {
+    // Four lanes over 16 banks: random footprints ask some banks for two words, which
+    // the plan puts in two rounds.
+    let cfg = cache_config("plan4", 2048, 64, 4, 16, 16, "lru", 64, "tiled4x4");
+    let runs = [("random", 2, 0.3, 2), ("rot30_1024", 3, 0.0, 20)];
+    cosim_good(&cfg, &runs);
+    // A plan that gives a texel the rounds of its own word only, not of its bank's: two
+    // words of one bank are read in one round.
+    assert_broken_module_caught(
+        &cfg,
+        "tex_cache_plan",
+        "!seen && bank[gj] == bank[gi];",
+        "!seen && word[gj] == word[gi];",
+        &runs,
+    );
+    // A data stage that serves every texel in the first round.
+    assert_broken_cache_caught(
+        &cfg,
+        "serve[i]    = s1_mask[i] && s1_round[i] == round_q;",
+        "serve[i]    = s1_mask[i];",
+        &runs,
+    );
+}
+
+#[test]
 fn broken_tag_forwarding_and_ages_are_caught() {
     // Set associative, 4 lanes: allocations land while later requests are being looked
     // up, and LRU order decides hits on the rotated workload.

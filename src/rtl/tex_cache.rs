@@ -9,7 +9,7 @@ use askama::Template;
 use super::handshake::module_for;
 use super::{Ctx, MemPort, Module, RenderError, Rst, StreamPort, Unit, render};
 use crate::config::{Replacement, StageKind, TexCache, TexLayout};
-use crate::iface::field::{Field, lsb_params, pack, width};
+use crate::iface::field::{Field, describe, get, lsb_params, pack, width};
 pub use crate::iface::tex_cache::WORD_ADDR_BITS;
 use crate::iface::tex_cache::{COUNT_W, CacheLayout, CachePipe, bank_check};
 
@@ -30,6 +30,77 @@ pub fn pass_fields(ports: u32, tex_w: u32) -> Vec<Field> {
         ("Hits", COUNT_W),
         ("Last", 1),
     ])
+}
+
+/// Bits of a texel's bank round (0..ports-1) in a planned pass.
+pub fn round_w(ports: u32) -> u32 {
+    clog2(ports).max(1)
+}
+
+/// A planned pass ([`TexCachePlan`]), lowest field first: the pass, texel `i`'s round at
+/// `i * round_w` in the round field, and `More` (bit k: more than k + 1 rounds).
+pub fn plan_fields(ports: u32, pass_w: u32) -> Vec<Field> {
+    pack(&[
+        ("Pass", pass_w),
+        ("Round", ports * round_w(ports)),
+        ("More", ports),
+    ])
+}
+
+/// `c[lo] + ... + c[lo + n - 1]` as a balanced tree, so that synthesis builds log2(n)
+/// levels of adders rather than a chain of n; every sum is as wide as its largest value,
+/// its operands zero-extended to it. Returns the expression and its width.
+fn sum_tree(var: &str, lo: u32, n: u32) -> (String, u32) {
+    if n == 1 {
+        return (format!("{var}[{lo}]"), 1);
+    }
+    let half = n / 2;
+    let (a, aw) = sum_tree(var, lo, half);
+    let (b, bw) = sum_tree(var, lo + half, n - half);
+    let w = clog2(n + 1);
+    let pad = |e: String, from: u32| {
+        if from < w {
+            format!("{{{}'b0, {e}}}", w - from)
+        } else {
+            e
+        }
+    };
+    (format!("({} + {})", pad(a, aw), pad(b, bw)), w)
+}
+
+/// A bank's share of a fill beat: its word of the beat, and the word's offset in the line
+/// as a Verilog expression of the beat counter.
+pub struct FillBank {
+    pub bank: u32,
+    pub bank_lit: String,
+    pub word: u32,
+    pub off: String,
+}
+
+/// Each bank's word of a beat. A beat's words land in distinct banks (the config checks
+/// it), so the offset bits that pick a word within a beat are all bank bits, and each
+/// bank takes the same word of every beat it takes.
+fn fill_banks(c: &TexCache, bank_w: u32) -> Vec<FillBank> {
+    let wpb = c.words_per_beat;
+    let beats = (c.words_per_line / wpb).max(1);
+    (0..c.banks)
+        .map(|bank| {
+            let word = (0..wpb)
+                .find(|&j| (0..beats).any(|beat| c.bank(u64::from(beat * wpb + j) * 4) == bank))
+                .expect("every bank holds words of a line");
+            let off = if wpb == 1 {
+                "fill_beat_q".to_string()
+            } else {
+                format!("{{fill_beat_q, {}'d{word}}}", log2(wpb))
+            };
+            FillBank {
+                bank,
+                bank_lit: format!("{}'d{bank}", bank_w.max(1)),
+                word,
+                off,
+            }
+        })
+        .collect()
 }
 
 /// Responses the output queue holds; stage 1 issues a completing read only with a credit.
@@ -102,6 +173,33 @@ pub struct TexCacheTags {
     pub states: Vec<(String, u32)>,
 }
 
+/// The read plan of a pass: which bank round reads each texel's word, worked out in two
+/// clocks between the tag unit and the pass queue.
+#[derive(Template)]
+#[template(path = "rtl/tex_cache_plan.v")]
+pub struct TexCachePlan {
+    pub name: String,
+    pub stamp: String,
+    pub rst: Rst,
+    pub ports: u32,
+    pub off_w: u32,
+    pub slot_w: u32,
+    pub bank_w: u32,
+    pub idx_w: u32,
+    pub bank_expr: String,
+    pub pass_w: u32,
+    pub pass_texels_lsb: u32,
+    pub pass_mask_lsb: u32,
+    pub round_w: u32,
+    /// Candidate bits of a texel's round: every texel but the last.
+    pub cand_w: u32,
+    pub plan_w: u32,
+    pub plan_fields: Vec<(String, u32)>,
+    pub plan_layout: String,
+    /// A texel's round: its candidate bits summed as a balanced tree.
+    pub round_sum: String,
+}
+
 #[derive(Template)]
 #[template(path = "rtl/tex_cache.v")]
 pub struct TexCacheTop {
@@ -114,6 +212,13 @@ pub struct TexCacheTop {
     pub fifo: String,
     pub bank_module: String,
     pub tags_module: String,
+    pub plan_module: String,
+    /// Registers a request passes on hits, from its input to its response queue.
+    pub hit_regs: u32,
+    /// Bits of a texel's bank round; a planned pass's width and fields.
+    pub round_w: u32,
+    pub plan_w: u32,
+    pub plan_fields: Vec<(String, u32)>,
     /// The banks' output register, from the clock schedule; the stage that collects data.
     pub ram_out_reg: bool,
     pub ram_clocks: u32,
@@ -149,7 +254,6 @@ pub struct TexCacheTop {
     /// A texel word.
     pub word_w: u32,
     pub beat_w: u32,
-    pub words_per_beat: u32,
     pub pass_w: u32,
     /// Bits of the hit and miss counts ([`COUNT_W`]).
     pub count_w: u32,
@@ -169,7 +273,8 @@ pub struct TexCacheTop {
     pub idx_expr: String,
     pub slot_base: String,
     pub slot_base_m: String,
-    pub fill_off_expr: String,
+    /// Which word of a beat each bank takes.
+    pub fill_banks: Vec<FillBank>,
     /// Depth of the response queue, and the bits of stage 1's credit count for it.
     pub out_depth: u32,
     pub credit_w: u32,
@@ -190,6 +295,7 @@ impl TexCacheTop {
         let idx_w = off_w - bank_w;
         let line_addr_w = WORD_ADDR_BITS - off_w;
         let pass = pass_fields(c.ports, slot_w + off_w);
+        let plan = plan_fields(c.ports, width(&pass));
         // The fill count's width, as the pass layout gives it.
         let fills_w = pass
             .iter()
@@ -209,7 +315,6 @@ impl TexCacheTop {
                 format!("t_line[{v}][SetW-1:0] * Ways")
             }
         };
-        let wpb_w = log2(c.words_per_beat);
         let check = bank_check(c);
         let io = CacheLayout::new(c);
         let pipe = CachePipe::new(c, &ctx.timing);
@@ -225,6 +330,13 @@ impl TexCacheTop {
             fifo: ctx.module_name("hs_fifo"),
             bank_module: ctx.module_name("tex_cache_bank"),
             tags_module: ctx.module_name("tex_cache_tags"),
+            plan_module: ctx.module_name("tex_cache_plan"),
+            // input, L1, L2, RUN, pass skid, plan A and B, queue, pass skid, s1, the RAM's
+            // reads, the response queue.
+            hit_regs: 11 + pipe.ram_clocks(),
+            round_w: round_w(c.ports),
+            plan_w: width(&plan),
+            plan_fields: lsb_params("Plan", &plan),
             ram_out_reg: pipe.ram_out_reg,
             ram_clocks: pipe.ram_clocks(),
             collect: if pipe.ram_out_reg { "s3" } else { "s2" },
@@ -263,7 +375,6 @@ impl TexCacheTop {
             bank_depth: c.lines << idx_w,
             word_w: 32,
             beat_w: log2(c.beats_per_line),
-            words_per_beat: c.words_per_beat,
             count_w: COUNT_W,
             pass_w: width(&pass),
             gen_w: GEN_BITS,
@@ -278,11 +389,7 @@ impl TexCacheTop {
             idx_expr: bits_expr(&idx_bits),
             slot_base: slot_base("i"),
             slot_base_m: slot_base("m"),
-            fill_off_expr: if c.words_per_beat == 1 {
-                "fill_beat_q".into()
-            } else {
-                format!("{{fill_beat_q, i[{}:0]}}", wpb_w - 1)
-            },
+            fill_banks: fill_banks(c, bank_w),
             out_depth: OUT_DEPTH,
             credit_w: clog2(OUT_DEPTH + 1),
             port_list: (0..c.ports).collect(),
@@ -329,6 +436,32 @@ impl TexCacheTop {
         }
     }
 
+    /// The read plan of this cache's passes.
+    fn plan(&self) -> TexCachePlan {
+        let pass = pass_fields(self.ports, self.slot_w + self.off_w);
+        let plan = plan_fields(self.ports, self.pass_w);
+        TexCachePlan {
+            name: self.plan_module.clone(),
+            stamp: self.stamp.clone(),
+            rst: self.rst.clone(),
+            ports: self.ports,
+            off_w: self.off_w,
+            slot_w: self.slot_w,
+            bank_w: self.bank_w,
+            idx_w: self.idx_w,
+            bank_expr: self.bank_expr.clone(),
+            pass_w: self.pass_w,
+            pass_texels_lsb: get(&pass, "Texels").lsb,
+            pass_mask_lsb: get(&pass, "Mask").lsb,
+            round_w: self.round_w,
+            plan_w: self.plan_w,
+            plan_fields: lsb_params("Plan", &plan),
+            plan_layout: describe(&plan),
+            cand_w: (self.ports - 1).max(1),
+            round_sum: sum_tree("c", 0, (self.ports - 1).max(1)).0,
+        }
+    }
+
     /// Renders the cache, its bank RAM and the handshake modules it uses.
     pub fn elaborate(&self) -> Result<(Unit, Vec<Module>), RenderError> {
         let ctx = &self.ctx;
@@ -356,6 +489,14 @@ impl TexCacheTop {
             ]),
             instantiates: Vec::new(),
             text: render(&bank.name, &bank)?,
+        });
+        let plan = self.plan();
+        modules.push(Module {
+            name: plan.name.clone(),
+            kind: "tex_cache_plan",
+            parameters: BTreeMap::new(),
+            instantiates: Vec::new(),
+            text: render(&plan.name, &plan)?,
         });
         let tags = self.tags();
         modules.push(Module {

@@ -22,8 +22,8 @@
 // in flight makes the miss wait. When every way of a set is used by the current pass the
 // request continues in a new pass.
 // Data stage: one clock per pass when no bank is asked for two words; the banks read in
-// {{ ram_clocks }} clock(s) at {{ target_mhz }} MHz. On hits a request passes {{ 9 + ram_clocks }} registers to its response
-// (input, L1, L2, RUN, pass skid, pass queue, pass skid, s1, {{ data_stages }}, response
+// {{ ram_clocks }} clock(s) at {{ target_mhz }} MHz. On hits a request passes {{ hit_regs }} registers to its response
+// (input, L1, L2, RUN, pass skid, plan A, plan B, pass queue, pass skid, s1, {{ data_stages }}, response
 // queue), plus any queueing.
 // Bank check at elaboration: the worst of {{ footprints_checked }} 2x2 footprints (every position,
 // wrap mode and mip level) reads in {{ footprint_clocks }} clock(s); a full request in at most {{ request_bound }}.
@@ -64,7 +64,6 @@ module {{ name }} #(
   localparam integer BankDepth = {{ bank_depth }};
   localparam integer Beats = {{ beats }};
   localparam integer BeatW = {{ beat_w }};
-  localparam integer WordsPerBeat = {{ words_per_beat }};
   localparam integer RefW = $clog2(QueueDepth + 2);
   // A queued pass (see pass_fields in src/rtl/tex_cache.rs), lowest field first.
   localparam integer CountW = {{ count_w }};  // hit and miss counts
@@ -96,21 +95,20 @@ module {{ name }} #(
   localparam integer OutDepth = {{ out_depth }};  // response queue, and stage 1's credits
   localparam integer CreditW = {{ credit_w }};
   localparam [CreditW-1:0] OutCredits = OutDepth[CreditW-1:0];
-  localparam integer RoundW = $clog2(Ports + 1);  // bank rounds of a pass, 1..Ports
+  localparam integer RoundW = {{ round_w }};  // a texel's bank round, 0..Ports-1
+  // A planned pass ({{ plan_module }}): the pass, each texel's round, and more[Ports].
+  localparam integer PlanW = {{ plan_w }};
+{%- for f in plan_fields %}
+  localparam integer {{ f.0 }} = {{ f.1 }};
+{%- endfor %}
   localparam integer LastBeatIdx = Beats - 1;
   localparam [BeatW-1:0] LastBeat = LastBeatIdx[BeatW-1:0];
 
   // Where a word of a line lives: bank and address within the bank (TexCache::bank_bit
   // in src/config/tmu.rs). Each function takes the whole word offset and uses its share
   // of the bits; the rest go to a sink.
+{% include "rtl/tex_cache_bank_of.v" %}
 {%- if idx_w > 0 %}
-  function [BankW-1:0] bank_of(input [OffW-1:0] off);
-    reg unused_off;  // the bits idx_of takes
-    begin
-      unused_off = ^off;
-      bank_of    = {{ bank_expr }};
-    end
-  endfunction
 
   function [{{ idx_w - 1 }}:0] idx_of(input [OffW-1:0] off);
     reg unused_off;  // the bits bank_of takes
@@ -124,9 +122,6 @@ module {{ name }} #(
     bank_addr = {slot, idx_of(off)};
   endfunction
 {%- else %}
-  function [BankW-1:0] bank_of(input [OffW-1:0] off);
-    bank_of = {{ bank_expr }};
-  endfunction
 
   // One word per bank per line: the slot alone is the address; off picks only the bank.
   function [BankAddrW-1:0] bank_addr(input [SlotW-1:0] slot, input [OffW-1:0] off);
@@ -218,16 +213,20 @@ module {{ name }} #(
   // ---------------------------------------------------------------------------------
   // Pass queue: tags run up to QueueDepth passes ahead of the data reads. A skid on
   // each side keeps the queue's wide LUT RAM (its write enables and its read multiplexer)
-  // between registers.
+  // between registers; between the first skid and the queue, the plan works out which
+  // bank round reads each texel's word ({{ plan_module }}).
+  wire pw_valid;
+  wire pw_ready;
+  wire [PassW-1:0] pw_data;
   wire qw_valid;
   wire qw_ready;
-  wire [PassW-1:0] qw_data;
+  wire [PlanW-1:0] qw_data;
   wire qr_valid;
   wire qr_ready;
-  wire [PassW-1:0] qr_data;
+  wire [PlanW-1:0] qr_data;
   wire q_out_valid;
   reg q_pop;
-  wire [PassW-1:0] q_out;
+  wire [PlanW-1:0] q_out;
 
   {{ skid }} #(
     .Width (PassW)
@@ -237,13 +236,24 @@ module {{ name }} #(
     .in_valid_i  (q_push),
     .in_ready_o  (q_in_ready),
     .in_data_i   (q_in),
+    .out_valid_o (pw_valid),
+    .out_ready_i (pw_ready),
+    .out_data_o  (pw_data)
+  );
+
+  {{ plan_module }} u_plan (
+    .clk_i       (clk_i),
+    .{{ rst.port }}{{ rst.pad }} ({{ rst.port }}),
+    .in_valid_i  (pw_valid),
+    .in_ready_o  (pw_ready),
+    .in_data_i   (pw_data),
     .out_valid_o (qw_valid),
     .out_ready_i (qw_ready),
     .out_data_o  (qw_data)
   );
 
   {{ fifo }} #(
-    .Width (PassW),
+    .Width (PlanW),
     .Depth (QueueDepth)
   ) u_pass_queue (
     .clk_i       (clk_i),
@@ -257,7 +267,7 @@ module {{ name }} #(
   );
 
   {{ skid }} #(
-    .Width (PassW)
+    .Width (PlanW)
   ) u_pass_out_skid (
     .clk_i       (clk_i),
     .{{ rst.port }}{{ rst.pad }} ({{ rst.port }}),
@@ -353,19 +363,13 @@ module {{ name }} #(
   reg [Banks-1:0] bank_we;
   reg [BankAddrW-1:0] bank_waddr [0:Banks-1];
   reg [WordW-1:0] bank_wdata [0:Banks-1];
-  reg [OffW-1:0] fill_off;
 
+  // Each bank takes one word of a beat, always the same one (rendered per bank from
+  // the bank mapping); the beat's number says whether it is this bank's turn.
   always @(*) begin : b_fill
-    integer i;
     beat_d    = beat_q;
     trk_pop   = 1'b0;
     wr_inc    = {Lines{1'b0}};
-    bank_we   = {Banks{1'b0}};
-    fill_off  = {OffW{1'b0}};
-    for (i = 0; i < Banks; i = i + 1) begin
-      bank_waddr[i] = {BankAddrW{1'b0}};
-      bank_wdata[i] = {WordW{1'b0}};
-    end
     if (beat_in) begin
       beat_d = beat_q + 1'b1;
       if (beat_q == LastBeat) begin
@@ -373,26 +377,24 @@ module {{ name }} #(
         trk_pop = 1'b1;
       end
     end
-    if (fill_valid_q) begin
-      for (i = 0; i < WordsPerBeat; i = i + 1) begin : b_word
-        fill_off = {{ fill_off_expr }};
-        bank_we[bank_of(fill_off)]    = 1'b1;
-        bank_waddr[bank_of(fill_off)] = bank_addr(fill_slot_q, fill_off);
-        bank_wdata[bank_of(fill_off)] = fill_data_q[i*WordW +: WordW];
-      end
-      if (fill_last_q) begin
-        wr_inc[fill_slot_q] = 1'b1;
-      end
+{%- for f in fill_banks %}
+    bank_we[{{ f.bank }}] = fill_valid_q && bank_of({{ f.off }}) == {{ f.bank_lit }};
+    bank_waddr[{{ f.bank }}] = bank_addr(fill_slot_q, {{ f.off }});
+    bank_wdata[{{ f.bank }}] = fill_data_q[{{ f.word }}*WordW +: WordW];
+{%- endfor %}
+    if (fill_valid_q && fill_last_q) begin
+      wr_inc[fill_slot_q] = 1'b1;
     end
   end
 
   // ---------------------------------------------------------------------------------
   // Data stage 1: the head pass waits for its lines, then reads them, one word per bank
-  // per clock; a bank asked for two words takes more clocks.
+  // per clock; a bank asked for two words takes more clocks. The plan says which round
+  // reads each texel's word and how many rounds the pass takes.
   reg s1_valid_q;
-  reg [PassW-1:0] s1_q;
-  reg [Ports-1:0] pend_q;
-  reg [Ports-1:0] pend_d;
+  reg [PlanW-1:0] s1_q;
+  reg [RoundW-1:0] round_q;  // the round of the pass in s1
+  reg [Ports-1:0] more_q;  // bit k: more than k + 1 rounds left
   reg s1_load;
   reg s1_done;
   reg issue;
@@ -406,14 +408,16 @@ module {{ name }} #(
   reg [CreditW-1:0] credit_d;
   wire out_pop;
 
-  wire s1_last = s1_q[PassLastLsb];
-  wire [CountW-1:0] s1_hits = s1_q[PassHitsLsb +: CountW];
-  wire [CountW-1:0] s1_misses = s1_q[PassMissesLsb +: CountW];
-  wire [Ports-1:0] s1_mask = s1_q[PassMaskLsb +: Ports];
+  wire [PassW-1:0] s1_pass = s1_q[PlanPassLsb +: PassW];
+  wire s1_last = s1_pass[PassLastLsb];
+  wire [CountW-1:0] s1_hits = s1_pass[PassHitsLsb +: CountW];
+  wire [CountW-1:0] s1_misses = s1_pass[PassMissesLsb +: CountW];
+  wire [Ports-1:0] s1_mask = s1_pass[PassMaskLsb +: Ports];
   reg [SlotW-1:0] s1_slot [0:Ports-1];
   reg [OffW-1:0] s1_off [0:Ports-1];
   reg [BankW-1:0] s1_bank [0:Ports-1];
   reg [BankAddrW-1:0] s1_addr [0:Ports-1];
+  reg [RoundW-1:0] s1_round [0:Ports-1];
   reg [Banks-1:0] rd_en;
   reg [BankAddrW-1:0] rd_addr [0:Banks-1];
   // Passes load into s1 in order and fills complete in allocation order, so the pass in
@@ -423,95 +427,36 @@ module {{ name }} #(
   reg [AvailW-1:0] avail_q;
   reg [AvailW-1:0] avail_d;
   wire lines_ready = !avail_q[AvailW-1];
-  reg [RoundW-1:0] rounds_q;  // bank rounds the pass in s1 still needs
-  reg [RoundW-1:0] rounds_load;
-  reg last_round;
-
-  // A texel's word offset and slot in the pass at the queue's head.
-  function [OffW-1:0] q_off(input integer i);
-    q_off = q_out[PassTexelsLsb + (Ports - 1 - i) * TexW +: OffW];
-  endfunction
-
-  function [SlotW-1:0] q_slot(input integer i);
-    q_slot = q_out[PassTexelsLsb + (Ports - 1 - i) * TexW + TexSlotLsb +: SlotW];
-  endfunction
-
-  // Texels of the pass at the queue's head that ask for a word no earlier texel asks for,
-  // and their banks. Elaborated per pair of texels: unrolled inside a process, banks x
-  // texels^2 took the newest Verilator minutes to lint at 32 texels.
-  wire [Ports-1:0] q_first;
-  wire [BankW-1:0] q_bank [0:Ports-1];
-
-  genvar gi;
-  genvar gj;
-  generate
-    for (gi = 0; gi < Ports; gi = gi + 1) begin : g_first
-      wire [Ports-1:0] same;  // bit j: an earlier texel j asks for texel gi's word
-      for (gj = 0; gj < Ports; gj = gj + 1) begin : g_earlier
-        if (gj < gi) begin : g_before
-          assign same[gj] = q_out[PassMaskLsb + gj] && q_off(gj) == q_off(gi) && q_slot(gj) == q_slot(gi);
-        end else begin : g_after
-          assign same[gj] = 1'b0;
-        end
-      end
-      assign q_first[gi] = q_out[PassMaskLsb + gi] && same == {Ports{1'b0}};
-      assign q_bank[gi]  = bank_of(q_off(gi));
-    end
-  endgenerate
+  wire last_round = !more_q[0];
 
   always @(*) begin : b_read
     integer i;
     integer b;
-    reg [RoundW-1:0] words;
     for (i = 0; i < Ports; i = i + 1) begin
-      s1_slot[i] = s1_q[PassTexelsLsb + (Ports - 1 - i) * TexW + TexSlotLsb +: SlotW];
-      s1_off[i]  = s1_q[PassTexelsLsb + (Ports - 1 - i) * TexW +: OffW];
-      s1_bank[i] = bank_of(s1_off[i]);
-      s1_addr[i] = bank_addr(s1_slot[i], s1_off[i]);
+      s1_slot[i]  = s1_pass[PassTexelsLsb + (Ports - 1 - i) * TexW + TexSlotLsb +: SlotW];
+      s1_off[i]   = s1_pass[PassTexelsLsb + (Ports - 1 - i) * TexW +: OffW];
+      s1_bank[i]  = bank_of(s1_off[i]);
+      s1_addr[i]  = bank_addr(s1_slot[i], s1_off[i]);
+      s1_round[i] = s1_q[PlanRoundLsb + i * RoundW +: RoundW];
+      serve[i]    = s1_mask[i] && s1_round[i] == round_q;
     end
-    // One word per bank: the first pending texel of each bank picks it, and every pending
-    // texel that wants the same word is served with it.
+    // One word per bank a round: the texels served in a bank all ask for one word, so
+    // its address is the OR of theirs.
     rd_en = {Banks{1'b0}};
-    for (i = 0; i < Banks; i = i + 1) begin
-      rd_addr[i] = {BankAddrW{1'b0}};
-    end
-    for (i = Ports - 1; i >= 0; i = i - 1) begin
-      if (pend_q[i]) begin
-        rd_en[s1_bank[i]]   = 1'b1;
-        rd_addr[s1_bank[i]] = s1_addr[i];
-      end
-    end
-    for (i = 0; i < Ports; i = i + 1) begin
-      serve[i] = pend_q[i] && rd_addr[s1_bank[i]] == s1_addr[i];
-    end
-    // The rounds a pass takes are counted when it loads (the most distinct words any one
-    // bank holds for it), so the last round is known from a register, not from this
-    // clock's bank choice.
-    rounds_load = {{ "{" }}{(RoundW-1){1'b0}}, 1'b1};
     for (b = 0; b < Banks; b = b + 1) begin
-      words = {RoundW{1'b0}};
+      rd_addr[b] = {BankAddrW{1'b0}};
       for (i = 0; i < Ports; i = i + 1) begin
-        if (q_first[i] && q_bank[i] == b[BankW-1:0]) begin
-          words = words + 1'b1;
+        if (serve[i] && s1_bank[i] == b[BankW-1:0]) begin
+          rd_en[b]   = 1'b1;
+          rd_addr[b] = rd_addr[b] | s1_addr[i];
         end
       end
-      if (words > rounds_load) begin
-        rounds_load = words;
-      end
     end
-    last_round = rounds_q == {{ "{" }}{(RoundW-1){1'b0}}, 1'b1};
     complete = s1_last && last_round;
     issue    = s1_valid_q && lines_ready && (!complete || credit_q != {CreditW{1'b0}});
     s1_done  = issue && last_round;
     s1_load  = q_out_valid && (!s1_valid_q || s1_done);
     q_pop    = s1_load;
-    pend_d   = pend_q;
-    if (issue) begin
-      pend_d = pend_q & ~serve;
-    end
-    if (s1_load) begin
-      pend_d = q_out[PassMaskLsb +: Ports];
-    end
     ref_dec = {Lines{1'b0}};
     mshr_dec_d = {MshrEntries{1'b0}};
     if (s1_done) begin
@@ -528,7 +473,7 @@ module {{ name }} #(
     end
     avail_d = avail_q + {{ "{" }}{(AvailW-1){1'b0}}, fill_valid_q && fill_last_q};
     if (s1_load) begin
-      avail_d = avail_d - {{ "{" }}{(AvailW-FillsW){1'b0}}, q_out[PassFillsLsb +: FillsW]};
+      avail_d = avail_d - {{ "{" }}{(AvailW-FillsW){1'b0}}, q_out[PlanPassLsb + PassFillsLsb +: FillsW]};
     end
     credit_d = credit_q - {{ "{" }}{(CreditW-1){1'b0}}, issue && complete} + {{ "{" }}{(CreditW-1){1'b0}}, out_pop};
   end
@@ -639,8 +584,8 @@ module {{ name }} #(
       beat_q     <= {BeatW{1'b0}};
       s1_valid_q <= 1'b0;
       avail_q    <= {AvailW{1'b0}};
-      rounds_q   <= {{ "{" }}{(RoundW-1){1'b0}}, 1'b1};
-      pend_q     <= {Ports{1'b0}};
+      round_q    <= {RoundW{1'b0}};
+      more_q     <= {Ports{1'b0}};
       credit_q   <= OutCredits;
       s2_valid_q <= 1'b0;
 {%- if ram_out_reg %}
@@ -695,11 +640,12 @@ module {{ name }} #(
       s1_valid_q <= s1_load | (s1_valid_q & ~s1_done);
       avail_q    <= avail_d;
       if (s1_load) begin
-        rounds_q <= rounds_load;
+        round_q <= {RoundW{1'b0}};
+        more_q  <= q_out[PlanMoreLsb +: Ports];
       end else if (issue) begin
-        rounds_q <= rounds_q - 1'b1;
+        round_q <= round_q + 1'b1;
+        more_q  <= more_q >> 1;
       end
-      pend_q     <= pend_d;
       credit_q   <= credit_d;
       s2_valid_q <= issue;
 {%- if ram_out_reg %}

@@ -247,6 +247,8 @@ module {{ name }} #(
   wire [Ports*Ways-1:0] look_hit;             // texel i hits in way w: bit i * Ways + w
   wire [Ports*Ports-1:0] look_line_eqs;       // texels i and j on one line: bit i * Ports + j
   wire [Ports*Ports-1:0] look_set_eqs;        // texels i and j on one set
+  wire [Ports*(Ports-1)/2-1:0] pair_line_eq;  // the same, each pair once
+  wire [Ports*(Ports-1)/2-1:0] pair_set_eq;
 
   genvar gw;
   genvar gt;
@@ -275,12 +277,26 @@ module {{ name }} #(
     end
     // Elaborated per pair, not unrolled in a process: Yosys's front end takes minutes
     // over ports^2 and ports x ways loops inside one always block.
+    // Each pair is compared once (j < i, bit i * (i - 1) / 2 + j of the pair vectors)
+    // and mirrored.
     for (gt = 0; gt < Ports; gt = gt + 1) begin : g_eq
       for (gu = 0; gu < Ports; gu = gu + 1) begin : g_other
-        wire [LineAddrW-1:0] line_i = l1_q[gt*AddrW + OffW +: LineAddrW];
-        wire [LineAddrW-1:0] line_j = l1_q[gu*AddrW + OffW +: LineAddrW];
-        assign look_line_eqs[gt*Ports + gu] = line_i == line_j;
-        assign look_set_eqs[gt*Ports + gu]  = set_of(line_i) == set_of(line_j);
+        if (gu < gt) begin : g_below
+          localparam integer   Pair   = gt * (gt - 1) / 2 + gu;
+          wire [LineAddrW-1:0] line_i = l1_q[gt*AddrW + OffW +: LineAddrW];
+          wire [LineAddrW-1:0] line_j = l1_q[gu*AddrW + OffW +: LineAddrW];
+          assign pair_line_eq[Pair]           = line_i == line_j;
+          assign pair_set_eq[Pair]            = set_of(line_i) == set_of(line_j);
+          assign look_line_eqs[gt*Ports + gu] = pair_line_eq[Pair];
+          assign look_set_eqs[gt*Ports + gu]  = pair_set_eq[Pair];
+        end else if (gu > gt) begin : g_above
+          localparam integer Pair = gu * (gu - 1) / 2 + gt;
+          assign look_line_eqs[gt*Ports + gu] = pair_line_eq[Pair];
+          assign look_set_eqs[gt*Ports + gu]  = pair_set_eq[Pair];
+        end else begin : g_self
+          assign look_line_eqs[gt*Ports + gu] = 1'b1;
+          assign look_set_eqs[gt*Ports + gu]  = 1'b1;
+        end
       end
     end
   endgenerate
