@@ -168,6 +168,8 @@ pub struct TexCacheTags {
     pub fills_w: u32,
     pub pass_w: u32,
     pub pass_fields: Vec<(String, u32)>,
+    /// The request's active bits summed as a balanced tree, `count_w` bits wide.
+    pub nact_sum: String,
     /// Age bits of a set: one per pair of ways.
     pub pair_w: u32,
     pub states: Vec<(String, u32)>,
@@ -427,6 +429,10 @@ impl TexCacheTop {
             fills_w: self.fills_w,
             pass_w: self.pass_w,
             pass_fields: self.pass_fields.clone(),
+            nact_sum: {
+                let (sum, w) = sum_tree("l1_q", self.req_act_lsb, self.ports);
+                format!("{{{}'b0, {sum}}}", self.count_w - w)
+            },
             pair_w: (self.ways * (self.ways - 1) / 2).max(1),
             states: TAG_STATES
                 .iter()

@@ -14,7 +14,8 @@
 //           whose texels all hit leaves here, and the next one comes in. The first miss's
 //           set (its valid, pinned and full bits) is read here, every clock.
 //   M_VICT  a miss at the head: the victim (the lowest invalid way, else the oldest way
-//           the pass does not use) is picked from those registers and the set's ages.
+//           the pass does not use) is picked from those registers and the set's ages, and
+//           whether the texels left depend on it.
 //   M_ACT   the victim is allocated, from registers; or the pass closes when every way
 //           is in use (the request then continues in a new pass). The allocation is
 //           forwarded into the lookups behind it, so the miss's texel and any texel of
@@ -303,11 +304,9 @@ module {{ name }} #(
 
   always @(*) begin : b_lookup
     integer i;
-    look_nact = {CountW{1'b0}};
+    // Active texels, counted by a balanced adder tree; an invalidate has none.
+    look_nact = l1_q[ReqInvLsb] ? {CountW{1'b0}} : {{ nact_sum }};
     for (i = 0; i < Ports; i = i + 1) begin
-      if (l1_q[ReqActLsb + i] && !l1_q[ReqInvLsb]) begin
-        look_nact = look_nact + 1'b1;
-      end
       look_line[i]    = l1_q[i*AddrW + OffW +: LineAddrW];
       look_way[i]     = look_hit[i*Ways +: Ways];
       look_line_eq[i] = look_line_eqs[i*Ports +: Ports];
@@ -490,18 +489,27 @@ module {{ name }} #(
   end
 
   // What RUN leaves for M_VICT and M_ACT: its own hits before the miss pin their ways
-  // in the miss's set (the row read has only those of the clocks before), and whether
-  // every texel left hits whatever the victim (on the miss's line, or a hit in another
-  // set). M_SET reads the same: its texels left are RUN's, whose hits are in pin_q.
+  // in the miss's set (the row read has only those of the clocks before). M_SET reads
+  // the same: its texels left are RUN's, whose hits are in pin_q.
   always @(*) begin : b_set_run
     integer i;
-    s_pin_d    = set_pin;
-    rest_hit_d = 1'b1;
+    s_pin_d = set_pin;
     for (i = 0; i < Ports; i = i + 1) begin
       if (run && commit[i] && m_set_eq[i]) begin
         s_pin_d = s_pin_d | t_way_q[i];
       end
-      if (t_pend_q[i] && !(run && commit[i]) && !m_line_eq[i] && (m_set_eq[i] || !t_hit[i])) begin
+    end
+  end
+
+  // M_VICT works out for M_ACT whether every texel left hits whatever the victim (on
+  // the miss's line, or a hit in another set), from registers: the texels left are
+  // t_pend_q by now (RUN took its hits off), and the miss's lines and sets are in
+  // m_line_eq_q and m_set_eq_q.
+  always @(*) begin : b_rest
+    integer i;
+    rest_hit_d = 1'b1;
+    for (i = 0; i < Ports; i = i + 1) begin
+      if (t_pend_q[i] && !m_line_eq_q[i] && (m_set_eq_q[i] || !t_hit_q[i])) begin
         rest_hit_d = 1'b0;
       end
     end
@@ -754,10 +762,10 @@ module {{ name }} #(
       m_set_eq_q  <= m_set_eq;
       s_valid_q   <= set_valid;
       s_pin_q     <= s_pin_d;
-      rest_hit_q  <= rest_hit_d;
       s_full_q    <= set_full;
     end
     if (state_q == MVict) begin
+      rest_hit_q <= rest_hit_d;
       v_q      <= v_d;
       v_none_q <= v_none_d;
       v_ok_q   <= (v_d & s_full_q) == {Ways{1'b0}};
