@@ -172,12 +172,16 @@ module {{ name }} #(
   reg v_none_d;  // every way is pinned: close the pass
   reg [Ways-1:0] v_q;  // registered for M_ACT, and held for the lookups behind it
   reg v_none_q;
-  reg v_ok_q;  // the victim's slot may take another fill
-
-  // The fill side's room, a clock late: only allocations take it, three clocks apart at
-  // the least, so a late "room" is never one an allocation has used.
-  reg fill_room_q;
-  wire alloc = (state_q == MAct) && !v_none_q && v_ok_q && fill_room_q;
+  // M_VICT decides for M_ACT, into flops: whether it allocates (a victim, its slot free
+  // to take another fill, and room on the fill side), and whether the request then
+  // leaves (every texel left hits whatever the victim), so that M_ACT's handshakes
+  // start at flops. The fill side's room is read in M_VICT, a clock before the
+  // allocation that takes it: allocations are three clocks apart at the least, so that
+  // room is never one an allocation has used.
+  reg alloc_ok_q;
+  reg leave_ok_q;
+  wire alloc = alloc_ok_q;
+  wire vict_ok = (state_q == MVict) && !v_none_d && (v_d & s_full_q) == {Ways{1'b0}} && fill_room_i;
   wire [SlotW-1:0] alloc_slot = slot_of(m_set_q, way_index(v_q));
   wire inv_now;  // an invalidate leaves RUN this clock
 
@@ -364,7 +368,6 @@ module {{ name }} #(
   reg [Ports-1:0] first_miss;  // the first of them (one-hot)
   reg [Ports-1:0] commit;  // pending hits before it
   reg run;  // RUN acts this clock
-  reg rest_hit_q;  // M_ACT: every texel left hits, whichever way the miss takes
   reg act_done;  // M_ACT allocates and the request leaves
   reg done;  // the request leaves this clock
   reg emit;  // a pass leaves this clock
@@ -384,8 +387,8 @@ module {{ name }} #(
     // A request that ends here needs room for its pass; one that stops at a miss does not.
     run       = t_valid_q && state_q == MRun && (t_miss != {Ports{1'b0}} || pass_ready_i);
     // M_ACT finishes the request itself when every texel left is on the miss's line or
-    // hits in another set (rest_hit_q): none of them depends on the victim.
-    act_done  = alloc && rest_hit_q && pass_ready_i;
+    // hits in another set (leave_ok_q): none of them depends on the victim.
+    act_done  = leave_ok_q && pass_ready_i;
     done      = (run && t_miss == {Ports{1'b0}}) || act_done;
     emit_last = done;
     emit      = done || (state_q == MAct && v_none_q && pass_ready_i);
@@ -425,7 +428,7 @@ module {{ name }} #(
   reg [Ways-1:0] set_pin;
   reg [Ways-1:0] set_full;
   reg [Ways-1:0] s_pin_d;  // the row's pins with RUN's hits of this clock in the set
-  reg rest_hit_d;
+  reg rest_hit_d;  // every texel left hits, whichever way the miss takes
 {%- if ways > 1 && sets > 1 %}
   wire [PairW-1:0] m_age = age_q[m_set_q];
 {%- elif ways > 1 %}
@@ -623,7 +626,8 @@ module {{ name }} #(
       pin_q      <= {Lines{1'b0}};
       state_q    <= MRun;
       l1_valid_q <= 1'b0;
-      fill_room_q <= 1'b0;
+      alloc_ok_q <= 1'b0;
+      leave_ok_q <= 1'b0;
       alloc_q    <= 1'b0;
       inv_q      <= 1'b0;
       l2_valid_q <= 1'b0;
@@ -640,7 +644,8 @@ module {{ name }} #(
       end
     end else begin
       valid_q <= valid_d;
-      fill_room_q <= fill_room_i;
+      alloc_ok_q <= vict_ok;
+      leave_ok_q <= vict_ok && rest_hit_d;
       alloc_q <= alloc;
       inv_q   <= inv_now;
       pin_q   <= pin_d;
@@ -765,10 +770,8 @@ module {{ name }} #(
       s_full_q    <= set_full;
     end
     if (state_q == MVict) begin
-      rest_hit_q <= rest_hit_d;
       v_q      <= v_d;
       v_none_q <= v_none_d;
-      v_ok_q   <= (v_d & s_full_q) == {Ways{1'b0}};
     end
   end
 
