@@ -533,6 +533,26 @@ fn rendered_pass_fields_match_the_table() {
     }
     let last = fields.last().expect("fields");
     assert_eq!(localparam(t, "PassW"), last.lsb + last.width);
+    // A planned pass: the same in the cache and in its plan module.
+    let plan = gpurtl::rtl::tex_cache::plan_fields(c.ports, last.lsb + last.width);
+    let p = &design
+        .modules
+        .iter()
+        .find(|m| m.kind == "tex_cache_plan")
+        .expect("tex_cache_plan module")
+        .text;
+    for text in [t, p] {
+        for f in &plan {
+            let name = format!("Plan{}Lsb", f.name);
+            assert_eq!(localparam(text, &name), f.lsb, "{name}");
+        }
+    }
+    let last = plan.last().expect("fields");
+    assert_eq!(localparam(t, "PlanW"), last.lsb + last.width);
+    assert_eq!(
+        localparam(p, "RoundW"),
+        gpurtl::rtl::tex_cache::round_w(c.ports)
+    );
 }
 
 /// An array that many texels (or every MSHR entry) read is generated as flops

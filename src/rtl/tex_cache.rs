@@ -542,3 +542,70 @@ impl TexCacheTop {
         Ok((unit, modules))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Evaluates a rendered sum: `{k'b0, e}`, `(a + b)` and `c[i]` over the bits of `c`.
+    fn eval(e: &str, c: u64) -> u64 {
+        let e = e.trim();
+        if let Some(inner) = e.strip_prefix('(').and_then(|r| r.strip_suffix(')')) {
+            let (a, b) = split_top(inner, '+');
+            return eval(a, c) + eval(b, c);
+        }
+        if let Some(inner) = e.strip_prefix('{').and_then(|r| r.strip_suffix('}')) {
+            let (_, v) = split_top(inner, ',');
+            return eval(v, c);
+        }
+        let i: u32 = e
+            .strip_prefix("c[")
+            .and_then(|r| r.strip_suffix(']'))
+            .and_then(|r| r.parse().ok())
+            .unwrap_or_else(|| panic!("not a bit: {e}"));
+        (c >> i) & 1
+    }
+
+    /// `s` split at the first `sep` outside brackets.
+    fn split_top(s: &str, sep: char) -> (&str, &str) {
+        let mut depth = 0i32;
+        for (k, ch) in s.char_indices() {
+            match ch {
+                '(' | '{' | '[' => depth += 1,
+                ')' | '}' | ']' => depth -= 1,
+                _ if ch == sep && depth == 0 => return (&s[..k], &s[k + 1..]),
+                _ => {}
+            }
+        }
+        panic!("no {sep} in {s}")
+    }
+
+    #[test]
+    fn the_adder_tree_counts_every_input_and_is_as_wide_as_its_largest_sum() {
+        for n in 1..=12u32 {
+            let (e, w) = sum_tree("c", 0, n);
+            assert_eq!(w, clog2(n + 1), "width of {n} bits");
+            for c in 0..(1u64 << n) {
+                assert_eq!(
+                    eval(&e, c),
+                    u64::from(c.count_ones()),
+                    "{n} bits, {c:#b}: {e}"
+                );
+            }
+            // Balanced: as many levels of adders as the bits need, not a chain of n.
+            let nest = e
+                .chars()
+                .scan(0i32, |d, ch| {
+                    *d += match ch {
+                        '(' => 1,
+                        ')' => -1,
+                        _ => 0,
+                    };
+                    Some(*d)
+                })
+                .max()
+                .unwrap_or(0);
+            assert_eq!(nest as u32, clog2(n), "{n} bits nest {nest} deep: {e}");
+        }
+    }
+}
