@@ -500,7 +500,10 @@ impl TexCacheTop {
         modules.push(Module {
             name: plan.name.clone(),
             kind: "tex_cache_plan",
-            parameters: BTreeMap::new(),
+            parameters: BTreeMap::from([
+                ("PassW".to_string(), u64::from(plan.pass_w)),
+                ("PlanW".to_string(), u64::from(plan.plan_w)),
+            ]),
             instantiates: Vec::new(),
             text: render(&plan.name, &plan)?,
         });

@@ -241,7 +241,10 @@ module {{ name }} #(
     .out_data_o  (pw_data)
   );
 
-  {{ plan_module }} u_plan (
+  {{ plan_module }} #(
+    .PassW (PassW),
+    .PlanW (PlanW)
+  ) u_plan (
     .clk_i       (clk_i),
     .{{ rst.port }}{{ rst.pad }} ({{ rst.port }}),
     .in_valid_i  (pw_valid),

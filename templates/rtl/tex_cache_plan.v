@@ -20,15 +20,20 @@
 // an OR per bit).
 // Combinational paths: in_ready_o depends on out_ready_i (a stage takes when the next
 // one does).
-module {{ name }} (
+module {{ name }} #(
+  // The pass and the planned pass, as the cache lays them out (the fields below assume
+  // these widths: the cache passes its own).
+  parameter integer PassW = {{ pass_w }},
+  parameter integer PlanW = {{ plan_w }}
+) (
   input wire clk_i,
   input wire {{ rst.port }},
   input wire in_valid_i,
   output wire in_ready_o,
-  input wire [{{ pass_w - 1 }}:0] in_data_i,
+  input wire [PassW-1:0] in_data_i,
   output wire out_valid_o,
   input wire out_ready_i,
-  output wire [{{ plan_w - 1 }}:0] out_data_o
+  output wire [PlanW-1:0] out_data_o
 );
 
   localparam integer Ports = {{ ports }};
@@ -36,7 +41,6 @@ module {{ name }} (
   localparam integer SlotW = {{ slot_w }};
   localparam integer BankW = {{ bank_w }};
   localparam integer TexW = SlotW + OffW;  // a texel of a pass: {slot, off}
-  localparam integer PassW = {{ pass_w }};
   localparam integer PassTexelsLsb = {{ pass_texels_lsb }};
   localparam integer PassMaskLsb = {{ pass_mask_lsb }};
   localparam integer RoundW = {{ round_w }};  // a texel's round, 0..Ports-1
