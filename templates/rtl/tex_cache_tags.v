@@ -458,6 +458,50 @@ module {{ name }} #(
   assign oldest_way = ~s_pin_q;
 {%- endif %}
 
+  always @(*) begin : b_pin_now
+    integer i;
+    pin_now = pin_q;
+    for (i = 0; i < Ports; i = i + 1) begin
+      if (c_pin_q[i]) begin
+        pin_now[c_slot_q[i]] = 1'b1;
+      end
+    end
+  end
+
+  // Every texel's row of valid_q, pin_now and slot_full_i, read from its own set in
+  // parallel with the search for the first miss, so that the search only picks one (a
+  // multiplexer over rows: each row's slots are constant bits).
+  wire [Ports*Ways-1:0] t_row_valid;
+  wire [Ports*Ways-1:0] t_row_pin;
+  wire [Ports*Ways-1:0] t_row_full;
+
+  generate
+    for (gt = 0; gt < Ports; gt = gt + 1) begin : g_row_read
+      wire [SlotW-1:0] row_slot = slot_of(set_of(t_line_q[gt]), {WayW{1'b0}});
+      reg [Ways-1:0] row_valid;
+      reg [Ways-1:0] row_pin;
+      reg [Ways-1:0] row_full;
+
+      always @(*) begin : b_row
+        integer r;
+        row_valid = {Ways{1'b0}};
+        row_pin   = {Ways{1'b0}};
+        row_full  = {Ways{1'b0}};
+        for (r = 0; r < Lines; r = r + Ways) begin
+          if (row_slot == r[SlotW-1:0]) begin
+            row_valid = valid_q[r +: Ways];
+            row_pin   = pin_now[r +: Ways];
+            row_full  = slot_full_i[r +: Ways];
+          end
+        end
+      end
+
+      assign t_row_valid[gt*Ways +: Ways] = row_valid;
+      assign t_row_pin[gt*Ways +: Ways]   = row_pin;
+      assign t_row_full[gt*Ways +: Ways]  = row_full;
+    end
+  endgenerate
+
   always @(*) begin : b_miss
     integer i;
     m_set     = {SetW{1'b0}};
@@ -472,21 +516,15 @@ module {{ name }} #(
         m_set_eq  = m_set_eq | t_set_eq_q[i];
       end
     end
-    pin_now = pin_q;
-    for (i = 0; i < Ports; i = i + 1) begin
-      if (c_pin_q[i]) begin
-        pin_now[c_slot_q[i]] = 1'b1;
-      end
-    end
-    // A multiplexer over rows: each row's slots are constant bits.
+    // The first miss's row, picked from every texel's row by the one-hot first_miss.
     set_valid = {Ways{1'b0}};
     set_pin   = {Ways{1'b0}};
     set_full  = {Ways{1'b0}};
-    for (i = 0; i < Lines; i = i + Ways) begin
-      if (slot_of(m_set, {WayW{1'b0}}) == i[SlotW-1:0]) begin
-        set_valid = valid_q[i +: Ways];
-        set_pin   = pin_now[i +: Ways];
-        set_full  = slot_full_i[i +: Ways];
+    for (i = 0; i < Ports; i = i + 1) begin
+      if (first_miss[i]) begin
+        set_valid = set_valid | t_row_valid[i*Ways +: Ways];
+        set_pin   = set_pin | t_row_pin[i*Ways +: Ways];
+        set_full  = set_full | t_row_full[i*Ways +: Ways];
       end
     end
   end
