@@ -236,8 +236,15 @@ fn broken_line_generations_are_caught() {
     // An allocation whose count of old readers is written as none.
     assert_broken_cache_caught(
         &cfg,
-        "mshr_old_q[i] <= new_ref_q - {{(RefW-1){1'b0}}, new_dec_q} - {{(RefW-1){1'b0}}, mshr_dec_q[i]};",
-        "mshr_old_q[i] <= {RefW{1'b0}};",
+        "mshr_free_q[i] <= new_ref_q == {{(RefW-1){1'b0}}, new_dec_q} + {{(RefW-1){1'b0}}, mshr_dec_q[i]};",
+        "mshr_free_q[i] <= 1'b1;",
+        &runs,
+    );
+    // A flag that says free one read early (the count at two, not one, before its read).
+    assert_broken_cache_caught(
+        &cfg,
+        "mshr_free_q[i] <= mshr_old_q[i] == OldCounting;",
+        "mshr_free_q[i] <= mshr_old_q[i] == OldCounting + 1'b1;",
         &runs,
     );
     // A reader that does not wait for its own lines' fills.

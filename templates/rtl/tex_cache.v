@@ -327,6 +327,9 @@ module {{ name }} #(
 {%- endif %}
   reg [SlotW-1:0] mshr_slot_q [0:MshrEntries-1];
   reg [RefW-1:0] mshr_old_q [0:MshrEntries-1];
+  // Per entry, mshr_old_q is zero: kept beside the count so that the fill's go is a
+  // one-bit select, not a select of counts and a compare.
+  reg [MshrEntries-1:0] mshr_free_q;
   reg [MshrPtrW-1:0] mshr_head_q;
   reg [MshrPtrW-1:0] mshr_next_q;  // the entry after the head
   reg [MshrPtrW-1:0] mshr_tail_q;
@@ -356,10 +359,10 @@ module {{ name }} #(
   // read. The check is registered, for the head and for the entry behind it (taken when
   // this clock's beat ends the head's fill): a live entry's count only falls, so a check
   // a clock old can be late by that clock, never wrong.
-  wire head_go = trk_valid && mshr_old_q[mshr_head_q] == {RefW{1'b0}};
+  wire head_go = trk_valid && mshr_free_q[mshr_head_q];
   // Two or more fills in flight (never, with one entry).
   wire two_fills = mshr_cnt_q != {MshrCntW{1'b0}} && mshr_cnt_q != MshrOne;
-  wire next_go = two_fills && mshr_old_q[mshr_next_q] == {RefW{1'b0}};
+  wire next_go = two_fills && mshr_free_q[mshr_next_q];
   assign mem_rsp_ready_o = fill_go_q;
 
   // Each beat's words go to distinct banks (checked at elaboration).
@@ -601,6 +604,7 @@ module {{ name }} #(
       for (i = 0; i < MshrEntries; i = i + 1) begin
         mshr_old_q[i] <= {RefW{1'b0}};
       end
+      mshr_free_q <= {MshrEntries{1'b1}};
       // Inactive texels read as zero: the response collector starts clear.
       for (i = 0; i < Ports; i = i + 1) begin
         acc_q[i] <= {WordW{1'b0}};
@@ -623,7 +627,8 @@ module {{ name }} #(
       mshr_dec_q <= mshr_dec_d;
       for (i = 0; i < MshrEntries; i = i + 1) begin
         if (alloc && mshr_tail_q == i[MshrPtrW-1:0]) begin
-          mshr_old_q[i] <= OldCounting;
+          mshr_old_q[i]  <= OldCounting;
+          mshr_free_q[i] <= 1'b0;
         end else if (new2_q && new_idx_q == i[MshrPtrW-1:0]) begin
           // Every reader of the victim queued at the allocation reads a previous
           // generation. A pass pushed in the allocation's clock (M_ACT finishing its
@@ -632,11 +637,14 @@ module {{ name }} #(
           // (RUN stopping at the miss, M_VICT). So the slot's count a clock after the
           // allocation, less the reads of that clock and this one, is the allocation's
           // count by now.
-          mshr_old_q[i] <= new_ref_q - {{ "{" }}{(RefW-1){1'b0}}, new_dec_q} - {{ "{" }}{(RefW-1){1'b0}}, mshr_dec_q[i]};
+          mshr_old_q[i]  <= new_ref_q - {{ "{" }}{(RefW-1){1'b0}}, new_dec_q} - {{ "{" }}{(RefW-1){1'b0}}, mshr_dec_q[i]};
+          mshr_free_q[i] <= new_ref_q == {{ "{" }}{(RefW-1){1'b0}}, new_dec_q} + {{ "{" }}{(RefW-1){1'b0}}, mshr_dec_q[i]};
         end else if (new_q && new_idx_q == i[MshrPtrW-1:0]) begin
-          mshr_old_q[i] <= OldCounting;
-        end else if (mshr_old_q[i] != {RefW{1'b0}} && mshr_dec_q[i]) begin
-          mshr_old_q[i] <= mshr_old_q[i] - 1'b1;
+          mshr_old_q[i]  <= OldCounting;
+          mshr_free_q[i] <= 1'b0;
+        end else if (!mshr_free_q[i] && mshr_dec_q[i]) begin
+          mshr_old_q[i]  <= mshr_old_q[i] - 1'b1;
+          mshr_free_q[i] <= mshr_old_q[i] == OldCounting;
         end
       end
       beat_q     <= beat_d;
