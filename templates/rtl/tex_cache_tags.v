@@ -358,6 +358,7 @@ module {{ name }} #(
   reg [Ports-1:0] c_touch_q;  // committed (ages)
 {%- endif %}
   reg [SlotW-1:0] c_slot_q [0:Ports-1];
+  reg [Ways-1:0] c_hot_q [0:Ports-1];  // the way of c_slot_q, one-hot
 {%- if lru %}
   reg [SetW-1:0] c_set_q [0:Ports-1];
   reg [Ways-1:0] c_way_q [0:Ports-1];
@@ -468,9 +469,12 @@ module {{ name }} #(
     end
   end
 
-  // Every texel's row of valid_q, pin_now and slot_full_i, read from its own set in
+  // Every texel's row of valid_q, pins and slot_full_i, read from its own set in
   // parallel with the search for the first miss, so that the search only picks one (a
-  // multiplexer over rows: each row's slots are constant bits).
+  // multiplexer over rows: each row's slots are constant bits). The pins are pin_q's
+  // row with the previous clock's hits added: those are this request's texels, so a
+  // hit is in texel i's set when t_set_eq_q says so, and its way is c_hot_q (no decode
+  // of slots before the row is picked).
   wire [Ports*Ways-1:0] t_row_valid;
   wire [Ports*Ways-1:0] t_row_pin;
   wire [Ports*Ways-1:0] t_row_full;
@@ -490,8 +494,13 @@ module {{ name }} #(
         for (r = 0; r < Lines; r = r + Ways) begin
           if (row_slot == r[SlotW-1:0]) begin
             row_valid = valid_q[r +: Ways];
-            row_pin   = pin_now[r +: Ways];
+            row_pin   = pin_q[r +: Ways];
             row_full  = slot_full_i[r +: Ways];
+          end
+        end
+        for (r = 0; r < Ports; r = r + 1) begin
+          if (c_pin_q[r] && t_set_eq_q[gt][r]) begin
+            row_pin = row_pin | c_hot_q[r];
           end
         end
       end
@@ -783,6 +792,7 @@ module {{ name }} #(
         end
       end
       c_slot_q[i] <= t_slot_q[i];
+      c_hot_q[i]  <= t_way_q[i];
 {%- if lru %}
       c_set_q[i]  <= set_of(t_line_q[i]);
       c_way_q[i]  <= (alloc && m_line_eq_q[i]) ? v_q : t_way_q[i];
