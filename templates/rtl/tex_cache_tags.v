@@ -358,7 +358,6 @@ module {{ name }} #(
   reg [Ports-1:0] c_touch_q;  // committed (ages)
 {%- endif %}
   reg [SlotW-1:0] c_slot_q [0:Ports-1];
-  reg [Ways-1:0] c_hot_q [0:Ports-1];  // the way of c_slot_q, one-hot
 {%- if lru %}
   reg [SetW-1:0] c_set_q [0:Ports-1];
   reg [Ways-1:0] c_way_q [0:Ports-1];
@@ -425,7 +424,7 @@ module {{ name }} #(
   reg [Ports-1:0] m_line_eq;
   reg [Ports-1:0] m_set_eq;
   reg [Lines-1:0] pin_now;  // pins with the previous clock's hits
-  reg [Ways-1:0] set_valid;  // the miss's set's row of valid_q, pin_now, slot_full_i
+  reg [Ways-1:0] set_valid;  // the miss's set's row of valid_q, pin_q, slot_full_i
   reg [Ways-1:0] set_pin;
   reg [Ways-1:0] set_full;
   reg [Ways-1:0] s_pin_d;  // the row's pins with RUN's hits of this clock in the set
@@ -472,9 +471,9 @@ module {{ name }} #(
   // Every texel's row of valid_q, pins and slot_full_i, read from its own set in
   // parallel with the search for the first miss, so that the search only picks one (a
   // multiplexer over rows: each row's slots are constant bits). The pins are pin_q's
-  // row with the previous clock's hits added: those are this request's texels, so a
-  // hit is in texel i's set when t_set_eq_q says so, and its way is c_hot_q (no decode
-  // of slots before the row is picked).
+  // row alone: the previous clock's hits (c_pin_q) are none whenever RUN or M_SET reads
+  // a row, since hits that do not end their request stop at a miss, and the clock after
+  // that is M_VICT (which reads s_pin_q, where RUN added them).
   wire [Ports*Ways-1:0] t_row_valid;
   wire [Ports*Ways-1:0] t_row_pin;
   wire [Ports*Ways-1:0] t_row_full;
@@ -496,11 +495,6 @@ module {{ name }} #(
             row_valid = valid_q[r +: Ways];
             row_pin   = pin_q[r +: Ways];
             row_full  = slot_full_i[r +: Ways];
-          end
-        end
-        for (r = 0; r < Ports; r = r + 1) begin
-          if (c_pin_q[r] && t_set_eq_q[gt][r]) begin
-            row_pin = row_pin | c_hot_q[r];
           end
         end
       end
@@ -792,7 +786,6 @@ module {{ name }} #(
         end
       end
       c_slot_q[i] <= t_slot_q[i];
-      c_hot_q[i]  <= t_way_q[i];
 {%- if lru %}
       c_set_q[i]  <= set_of(t_line_q[i]);
       c_way_q[i]  <= (alloc && m_line_eq_q[i]) ? v_q : t_way_q[i];
