@@ -390,7 +390,7 @@ fn rendered_word_layouts_match_the_tables() {
             .expect("tmu_addr")
             .text;
         assert!(
-            addr_text.contains("(c_format == FmtL8 || c_format == FmtA8) ? 2'd2"),
+            addr_text.contains("(format == FmtL8 || format == FmtA8) ? 2'd2"),
             "four texels a word: the 8-bit formats"
         );
     }

@@ -36,12 +36,12 @@ fn format_code_name(f: TexFormat) -> String {
     upper_camel("Fmt", f.name())
 }
 
-/// `c_format == A || c_format == B` over the formats with `per_word` texels in a word.
+/// `format == A || format == B` over the formats with `per_word` texels in a word.
 fn formats_with_texels_per_word(per_word: u32) -> String {
     let terms: Vec<String> = TexFormat::ALL
         .iter()
         .filter(|f| **f != TexFormat::Dxt1 && f.texels_per_word() == per_word)
-        .map(|f| format!("c_format == {}", format_code_name(*f)))
+        .map(|f| format!("format == {}", format_code_name(*f)))
         .collect();
     terms.join(" || ")
 }
@@ -140,7 +140,8 @@ pub fn log_quad_fields() -> Vec<Field> {
 
 /// A quad's part of a pass in `tmu_addr` between its stages, lowest first: lw, lh, base,
 /// linear, skip, and from the level's size, worked out in the first clock for the
-/// address stage: the tile row's shift (log2 of the tiles in a row) and whether DXT1
+/// address stage: the tile row's shift (log2 of the tiles in a row), the block row's
+/// (one more: a row of DXT1 groups is two rows of blocks) and whether DXT1
 /// blocks are grouped 2x2 (the RTL's `PassQuad<Field>Lsb`).
 pub fn pass_quad_fields() -> Vec<Field> {
     pack(&[
@@ -150,6 +151,7 @@ pub fn pass_quad_fields() -> Vec<Field> {
         ("Linear", 1),
         ("Skip", 1),
         ("TileSh", LOG_W),
+        ("BlockSh", LOG_W),
         ("Grouped", 1),
     ])
 }
@@ -254,13 +256,16 @@ pub fn fixed_lane_fields(wbits: u32) -> Vec<Field> {
     ])
 }
 
-/// The fields every word between `tmu_addr`'s stages starts with: pair, pass, format, the
-/// quads' blends, the quads.
+/// The fields every word between `tmu_addr`'s stages starts with: pair, pass, format,
+/// from the format in the first clock for the address stage log2 of the texels in a word
+/// and whether it is DXT1, the quads' blends, the quads.
 fn pass_head(quads: u32) -> Vec<(&'static str, u32)> {
     vec![
         ("Pair", 1),
         ("Pass", PASS_W),
         ("Format", format_w()),
+        ("PerSh", 2),
+        ("Dxt", 1),
         ("Blends", BLEND_W * quads),
         ("Quads", quads * width(&pass_quad_fields())),
     ]

@@ -112,6 +112,7 @@ module {{ name }} #(
       // For the address stage: log2 of the level's tiles in a row, and DXT1 blocks in 2x2
       // groups when the level is at least two blocks each way.
       assign cq[PassQuadTileShLsb +: LgW] = (level[LevelLwLsb +: LgW] > TileLog2) ? level[LevelLwLsb +: LgW] - TileLog2 : {LgW{1'b0}};
+      assign cq[PassQuadBlockShLsb +: LgW] = (level[LevelLwLsb +: LgW] > TileLog2) ? level[LevelLwLsb +: LgW] - LgOne : LgOne;
       assign cq[PassQuadGroupedLsb]       = (level[LevelLwLsb +: LgW] > TileLog2) & (level[LevelLhLsb +: LgW] > TileLog2);
       assign tris[gq]                      = is_tri;
       assign blends[gq*BlendW +: BlendW]   = pq[PlanQuadBlendLsb +: BlendW];
@@ -121,6 +122,9 @@ module {{ name }} #(
   wire trilin = |tris;
   wire [PassCodeW-1:0] pass = trilin ? (second_q ? PassSecond : PassFirst) : PassSingle;
   wire pair = {{ dxt1 }} & (format == FmtDxt1);
+  // For the address stage: log2 of the texels in a word (32, 16 or 8 bits a texel).
+  wire [1:0] per_sh = ({{ one_per_word }}) ? 2'd0
+                    : ({{ four_per_word }}) ? 2'd2 : 2'd1;
   wire last = ~trilin | second_q;
   wire take = in_valid_i & c_ready;
 
@@ -307,6 +311,8 @@ module {{ name }} #(
   assign e_in[EPairLsb]                   = pair;
   assign e_in[EPassLsb +: PassCodeW]      = pass;
   assign e_in[EFormatLsb +: FormatW]      = format;
+  assign e_in[EPerShLsb +: 2]             = per_sh;
+  assign e_in[EDxtLsb]                    = format == FmtDxt1;
   assign e_in[EBlendsLsb +: Quads*BlendW] = blends;
   assign e_in[EQuadsLsb +: Quads*CQuadW]  = c_quads;
   assign e_in[EWrapSLsb +: WrapW]         = wrap_s;
@@ -437,6 +443,8 @@ module {{ name }} #(
   assign c_in[CPairLsb]                  = f_data[FPairLsb];
   assign c_in[CPassLsb +: PassCodeW]     = f_data[FPassLsb +: PassCodeW];
   assign c_in[CFormatLsb +: FormatW]     = f_data[FFormatLsb +: FormatW];
+  assign c_in[CPerShLsb +: 2]            = f_data[FPerShLsb +: 2];
+  assign c_in[CDxtLsb]                   = f_data[FDxtLsb];
   assign c_in[CBlendsLsb +: Quads*BlendW] = f_data[FBlendsLsb +: Quads*BlendW];
   assign c_in[CQuadsLsb +: Quads*CQuadW] = f_quads;
   assign c_in[CLanesLsb +: Lanes*CLaneW] = c_lanes;
@@ -457,9 +465,9 @@ module {{ name }} #(
   // ---------------------------------------------------------------------------------
   // Stage 5: word addresses and the texels' indices in their words.
   wire [FormatW-1:0] c_format = c_data[CFormatLsb +: FormatW];
-  // log2 of the texels in a word: 32, 16 or 8 bits a texel.
-  wire [1:0]  per_sh   = ({{ one_per_word }}) ? 2'd0
-                       : ({{ four_per_word }}) ? 2'd2 : 2'd1;
+  // log2 of the texels in a word and DXT1, decoded from the format in the first clock.
+  wire [1:0] c_per_sh = c_data[CPerShLsb +: 2];
+  wire c_dxt = c_data[CDxtLsb];
 
   wire [Ports-1:0] o_active;
   wire [Ports*AddrW-1:0] o_words;
@@ -476,6 +484,7 @@ module {{ name }} #(
       wire c_linear = cq[PassQuadLinearLsb];
       wire c_skip = cq[PassQuadSkipLsb];
       wire [LgW-1:0] tile_sh = cq[PassQuadTileShLsb +: LgW];
+      wire [LgW-1:0] block_sh = cq[PassQuadBlockShLsb +: LgW];
       wire grouped = cq[PassQuadGroupedLsb];
       wire [CoordW-1:0] i0s = ln[CLaneI0sLsb +: CoordW];
       wire [CoordW-1:0] i1s = ln[CLaneI1sLsb +: CoordW];
@@ -494,7 +503,7 @@ module {{ name }} #(
         wire [3:0] in_tile = {v[1:0], u[1:0]};
         // The DXT1 block's index (sampler::dxt1_block): a group is 4 blocks, a row of
         // groups 2 x 2^tile_sh blocks.
-        wire [AddrW-1:0] block = grouped ? (({{ "{{" }}BlockPad{1'b0}}, v[CoordW-1:3]} << (tile_sh + LgOne))
+        wire [AddrW-1:0] block = grouped ? (({{ "{{" }}BlockPad{1'b0}}, v[CoordW-1:3]} << block_sh)
                                             | {{ "{{" }}(BlockPad - 2){1'b0}}, u[CoordW-1:3], 2'b00}
                                             | {{ "{{" }}(AddrW - 2){1'b0}}, v[2], u[2]})
                                          : tile;
@@ -505,9 +514,9 @@ module {{ name }} #(
 {%- else %}
         wire [AddrW-1:0] index = ({{ "{{" }}CoordPad{1'b0}}, v} << c_lw) | {{ "{{" }}CoordPad{1'b0}}, u};
 {%- endif %}
-        wire [AddrW-1:0] word = (c_format == FmtDxt1) ? {block[AddrW-2:0], 1'b0} : (index >> per_sh);
+        wire [AddrW-1:0] word = c_dxt ? {block[AddrW-2:0], 1'b0} : (index >> c_per_sh);
         // SubW bits of it reach the filter: enough for every enabled format.
-        wire [3:0] sub = (c_format == FmtDxt1) ? in_tile : (index[3:0] & ((4'd1 << per_sh) - 4'd1));
+        wire [3:0] sub = c_dxt ? in_tile : (index[3:0] & ((4'd1 << c_per_sh) - 4'd1));
         wire unused_sub;
         assign unused_sub = ^sub;
         assign subs[gk*SubW +: SubW] = sub[SubW-1:0];
