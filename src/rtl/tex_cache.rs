@@ -139,6 +139,8 @@ pub const TAG_STATES: [&str; 4] = ["MRun", "MSet", "MVict", "MAct"];
 #[template(path = "rtl/tex_cache_tags.v")]
 pub struct TexCacheTags {
     pub name: String,
+    /// The handshake skid register (L1).
+    pub skid: String,
     pub stamp: String,
     pub rst: Rst,
     pub sets: u32,
@@ -403,6 +405,7 @@ impl TexCacheTop {
     fn tags(&self) -> TexCacheTags {
         TexCacheTags {
             name: self.tags_module.clone(),
+            skid: self.skid.clone(),
             stamp: self.stamp.clone(),
             rst: self.rst.clone(),
             sets: self.sets,
@@ -430,7 +433,7 @@ impl TexCacheTop {
             pass_w: self.pass_w,
             pass_fields: self.pass_fields.clone(),
             nact_sum: {
-                let (sum, w) = sum_tree("l1_q", self.req_act_lsb, self.ports);
+                let (sum, w) = sum_tree("l1_data", self.req_act_lsb, self.ports);
                 format!("{{{}'b0, {sum}}}", self.count_w - w)
             },
             pair_w: (self.ways * (self.ways - 1) / 2).max(1),

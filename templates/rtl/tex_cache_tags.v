@@ -7,7 +7,7 @@
 // of ways: "a is older than b"), {{ ports }} texels per request.
 //
 // Pipeline, one request a clock when every texel hits:
-//   L1      the request, registered.
+//   L1      the request, in a skid register (its ready is a flop).
 //   L2      tag compare: per texel, the way that holds its line (one-hot), its slot, and
 //           which other texels share its line and its set.
 //   RUN     hits in texel order up to the first miss join the pass being built; a request
@@ -29,8 +29,8 @@
 // Pins and age updates of a clock's hits land one clock later. RUN adds its own hits'
 // ways to the pins it reads for the miss. M_VICT reads the ages themselves, which lack
 // only RUN's hits of the clock before; those are pinned, so no victim depends on them.
-// Combinational paths: req_ready_o depends on pass_ready_i (the request advances when
-// its pass can leave).
+// Combinational paths: none from the request side: req_ready_o is the L1 skid's flop,
+// so the tag unit's decision to advance (which depends on pass_ready_i) stays inside it.
 module {{ name }} #(
   // Bits of a slot's line generation: the top's (the pass layout below assumes them).
   parameter integer GenW = {{ gen_w }}
@@ -190,12 +190,24 @@ module {{ name }} #(
   assign alloc_line_o = m_line_q;
 
   // ---------------------------------------------------------------------------------
-  // L1: the request.
-  reg l1_valid_q;
-  reg [ReqW-1:0] l1_q;
+  // L1: the request, in a skid register: whether L1 advances is worked out behind the
+  // tag compare, and only the skid's own output register waits for it.
+  wire l1_valid;
+  wire [ReqW-1:0] l1_data;
   wire l1_take;
 
-  assign req_ready_o = !l1_valid_q || l1_take;
+  {{ skid }} #(
+    .Width (ReqW)
+  ) u_l1 (
+    .clk_i       (clk_i),
+    .{{ rst.port }}{{ rst.pad }} ({{ rst.port }}),
+    .in_valid_i  (req_valid_i),
+    .in_ready_o  (req_ready_o),
+    .in_data_i   (req_data_i),
+    .out_valid_o (l1_valid),
+    .out_ready_i (l1_take),
+    .out_data_o  (l1_data)
+  );
 
   // ---------------------------------------------------------------------------------
   // L2: tag compare of L1's request against the tags as they are this clock. The
@@ -274,7 +286,7 @@ module {{ name }} #(
 
       for (gt = 0; gt < Ports; gt = gt + 1) begin : g_read
         localparam [WayW-1:0] Way = gw;
-        wire [LineAddrW-1:0] line = l1_q[gt*AddrW + OffW +: LineAddrW];
+        wire [LineAddrW-1:0] line = l1_data[gt*AddrW + OffW +: LineAddrW];
         assign look_tag[gt*Ways + gw] = way_tag_q[set_of(line)];
         assign look_hit[gt*Ways + gw] = valid_q[slot_of(set_of(line), Way)] &&
                                         look_tag[gt*Ways + gw] == tag_of(line);
@@ -288,8 +300,8 @@ module {{ name }} #(
       for (gu = 0; gu < Ports; gu = gu + 1) begin : g_other
         if (gu < gt) begin : g_below
           localparam integer   Pair   = gt * (gt - 1) / 2 + gu;
-          wire [LineAddrW-1:0] line_i = l1_q[gt*AddrW + OffW +: LineAddrW];
-          wire [LineAddrW-1:0] line_j = l1_q[gu*AddrW + OffW +: LineAddrW];
+          wire [LineAddrW-1:0] line_i = l1_data[gt*AddrW + OffW +: LineAddrW];
+          wire [LineAddrW-1:0] line_j = l1_data[gu*AddrW + OffW +: LineAddrW];
           assign pair_line_eq[Pair]           = line_i == line_j;
           assign pair_set_eq[Pair]            = set_of(line_i) == set_of(line_j);
           assign look_line_eqs[gt*Ports + gu] = pair_line_eq[Pair];
@@ -309,9 +321,9 @@ module {{ name }} #(
   always @(*) begin : b_lookup
     integer i;
     // Active texels, counted by a balanced adder tree; an invalidate has none.
-    look_nact = l1_q[ReqInvLsb] ? {CountW{1'b0}} : {{ nact_sum }};
+    look_nact = l1_data[ReqInvLsb] ? {CountW{1'b0}} : {{ nact_sum }};
     for (i = 0; i < Ports; i = i + 1) begin
-      look_line[i]    = l1_q[i*AddrW + OffW +: LineAddrW];
+      look_line[i]    = l1_data[i*AddrW + OffW +: LineAddrW];
       look_way[i]     = look_hit[i*Ways +: Ways];
       look_line_eq[i] = look_line_eqs[i*Ports +: Ports];
       look_set_eq[i]  = look_set_eqs[i*Ports +: Ports];
@@ -666,7 +678,6 @@ module {{ name }} #(
       valid_q    <= {Lines{1'b0}};
       pin_q      <= {Lines{1'b0}};
       state_q    <= MRun;
-      l1_valid_q <= 1'b0;
       alloc_ok_q <= 1'b0;
       leave_ok_q <= 1'b0;
       alloc_q    <= 1'b0;
@@ -695,11 +706,8 @@ module {{ name }} #(
           gen_q[i] <= gen_q[i] + 1'b1;
         end
       end
-      if (req_ready_o) begin
-        l1_valid_q <= req_valid_i;
-      end
       if (l1_take) begin
-        l2_valid_q <= l1_valid_q;
+        l2_valid_q <= l1_valid;
       end
       if (l2_take) begin
         t_valid_q <= 1'b1;
@@ -750,16 +758,13 @@ module {{ name }} #(
   // Datapath registers: no reset.
   always @(posedge clk_i) begin : b_data
     integer i;
-    if (req_ready_o) begin
-      l1_q <= req_data_i;
-    end
     if (l1_take) begin
-      l2_inv_q  <= l1_q[ReqInvLsb];
-      l2_act_q  <= l1_q[ReqInvLsb] ? {Ports{1'b0}} : l1_q[ReqActLsb +: Ports];
+      l2_inv_q  <= l1_data[ReqInvLsb];
+      l2_act_q  <= l1_data[ReqInvLsb] ? {Ports{1'b0}} : l1_data[ReqActLsb +: Ports];
       l2_nact_q <= look_nact;
       for (i = 0; i < Ports; i = i + 1) begin
         l2_line_q[i] <= look_line[i];
-        l2_off_q[i]  <= l1_q[i*AddrW +: OffW];
+        l2_off_q[i]  <= l1_data[i*AddrW +: OffW];
         l2_line_eq_q[i] <= look_line_eq[i];
         l2_set_eq_q[i]  <= look_set_eq[i];
       end
