@@ -96,13 +96,25 @@ module {{ name }} #(
   wire [Quads-1:0] tris;
   wire [Quads*BlendW-1:0] blends;
   wire [Quads*CQuadW-1:0] c_quads;  // the quads of this pass
+  wire [Quads*10-1:0] quad_k;  // per quad {kt, ks}: the level's log2 size, plus WBits when linear
   genvar gq;
   generate
     for (gq = 0; gq < Quads; gq = gq + 1) begin : g_pass
       wire [PQuadW-1:0] pq = in_data_i[PlanQuadsLsb + gq*PQuadW +: PQuadW];
       wire is_tri = pq[PlanQuadTriLsb];
       wire linear = pq[PlanQuadLinearLsb];
-      wire [LevelW-1:0] level = (second_q & is_tri) ? pq[PlanQuadLevel2Lsb +: LevelW] : pq[PlanQuadLevel1Lsb +: LevelW];
+      wire [LevelW-1:0] level1 = pq[PlanQuadLevel1Lsb +: LevelW];
+      wire [LevelW-1:0] level2 = pq[PlanQuadLevel2Lsb +: LevelW];
+      wire sel2 = second_q & is_tri;
+      wire [LevelW-1:0] level = sel2 ? level2 : level1;
+      // k of both levels, summed before the pick, so that the exponent's sum behind it
+      // is the only carry chain after the pass's level choice.
+      wire [4:0] lin_k = linear ? WBits[4:0] : 5'd0;
+      wire [4:0] ks1 = {1'b0, level1[LevelLwLsb +: LgW]} + lin_k;
+      wire [4:0] kt1 = {1'b0, level1[LevelLhLsb +: LgW]} + lin_k;
+      wire [4:0] ks2 = {1'b0, level2[LevelLwLsb +: LgW]} + lin_k;
+      wire [4:0] kt2 = {1'b0, level2[LevelLhLsb +: LgW]} + lin_k;
+      assign quad_k[gq*10 +: 10] = sel2 ? {kt2, ks2} : {kt1, ks1};
       wire [CQuadW-1:0] cq;
       assign cq[PassQuadLwLsb +: LgW]     = level[LevelLwLsb +: LgW];
       assign cq[PassQuadLhLsb +: LgW]     = level[LevelLhLsb +: LgW];
@@ -287,15 +299,9 @@ module {{ name }} #(
     for (gi = 0; gi < Lanes; gi = gi + 1) begin : g_exp
       wire [31:0] s = in_data_i[PlanLanesLsb + gi*LaneW +: 32];
       wire [31:0] t = in_data_i[PlanLanesLsb + gi*LaneW + 32 +: 32];
-      // The lane's quad: its level and filter this pass.
-      wire [CQuadW-1:0] q = c_quads[(gi / 4)*CQuadW +: CQuadW];
-      wire [LgW-1:0] lw = q[PassQuadLwLsb +: LgW];
-      wire [LgW-1:0] lh = q[PassQuadLhLsb +: LgW];
-      wire linear = q[PassQuadLinearLsb];
-      wire unused_q;
-      assign unused_q = ^{q[PassQuadBaseLsb +: AddrW], q[PassQuadSkipLsb]};
-      wire [4:0] ks = {1'b0, lw} + (linear ? WBits[4:0] : 5'd0);
-      wire [4:0] kt = {1'b0, lh} + (linear ? WBits[4:0] : 5'd0);
+      // The lane's quad's k this pass.
+      wire [4:0] ks = quad_k[(gi / 4)*10 +: 5];
+      wire [4:0] kt = quad_k[(gi / 4)*10 + 5 +: 5];
       wire [ELaneW-1:0] el;
       assign el[ELaneActiveLsb]    = in_data_i[PlanLanesLsb + gi*LaneW + 64];
       assign el[ELaneSLsb +: PreW] = coord_pre(s, ks, wrap_s == Clamp);
