@@ -666,7 +666,11 @@ module {{ name }} #(
         acc_q[i] <= acc_d[i];
       end
       for (i = 0; i < Lines; i = i + 1) begin
-        ref_q[i] <= ref_q[i] + {{ "{" }}{(RefW-1){1'b0}}, ref_inc[i]} - {{ "{" }}{(RefW-1){1'b0}}, ref_dec_q[i]};
+        // Up or down by one when exactly one of the two happens: one carry chain whose
+        // operand comes from a flop, with the pushed pass's slot decode on its enable.
+        if (ref_inc[i] != ref_dec_q[i]) begin
+          ref_q[i] <= ref_q[i] + {{ "{" }}{(RefW-1){ref_dec_q[i]}}, 1'b1};
+        end
         if (wr_inc[i]) begin
           wr_q[i] <= wr_q[i] + 1'b1;
         end
