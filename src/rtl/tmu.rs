@@ -212,15 +212,13 @@ pub fn pre_fields() -> Vec<Field> {
 
 /// A coordinate after `tmu_addr`'s shift (its second clock), lowest first: the magnitude
 /// modulo 2^narrow_bits, whether bits were shifted out below the binary point, the
-/// sign, the sign of a linear filter's coordinate (so that the sum's operand, which the
-/// two select, comes from a flop), and `huge` (clamp to edge of a magnitude beyond the
-/// narrow value or infinite: the sign alone decides the texel). The RTL's `Mid<Field>Lsb`.
+/// sign, and `huge` (clamp to edge of a magnitude beyond the narrow value or infinite:
+/// the sign alone decides the texel). The RTL's `Mid<Field>Lsb`.
 pub fn mid_fields(wbits: u32) -> Vec<Field> {
     pack(&[
         ("Mag", narrow_bits(wbits)),
         ("Inexact", 1),
         ("Neg", 1),
-        ("NegLin", 1),
         ("Huge", 1),
     ])
 }

@@ -50,7 +50,7 @@ module {{ name }} #(
   localparam integer PreW = {{ pre_w }};  // a coordinate's exponent: sh, mant, neg, zero, inf, sat
   localparam integer ELaneW = {{ e_lane_w }};  // active, s, t
   localparam integer E1W = {{ e_w }};
-  localparam integer MidW = {{ mid_w }};  // a shifted coordinate: mag, inexact, neg, neg & linear, huge
+  localparam integer MidW = {{ mid_w }};  // a shifted coordinate: mag, inexact, neg, huge
   localparam integer MLaneW = {{ m_lane_w }};  // active, s, t shifted
   localparam integer M1W = {{ m_w }};
   localparam integer FLaneW = {{ f_lane_w }};  // active, a, b, is, it
@@ -227,7 +227,6 @@ module {{ name }} #(
   // magnitude past 2^NB, is huge: its sign alone picks the texel.
   function automatic [MidW-1:0] coord_shift;
     input [PreW-1:0] p;
-    input linear;
     reg signed [10:0] sh;
     reg signed [10:0] nsh;
     reg [23:0] mant;
@@ -256,7 +255,6 @@ module {{ name }} #(
       coord_shift[MidMagLsb +: NB] = zero ? {NB{1'b0}} : wide[NB-1:0];
       coord_shift[MidInexactLsb]   = ~zero & sh[10] & ((mant & low) != 24'd0);
       coord_shift[MidNegLsb]       = ~zero & p[PreNegLsb];
-      coord_shift[MidNegLinLsb]    = ~zero & p[PreNegLsb] & linear;
       coord_shift[MidHugeLsb]      = ~zero & p[PreSatLsb] & (p[PreInfLsb] | (~sh[10] & ((mant & high) != 24'd0)));
     end
   endfunction
@@ -279,9 +277,7 @@ module {{ name }} #(
     reg unused_sum;
     begin
       neg   = m[MidNegLsb];
-      // neg ? (linear ? HalfV - 1 : all ones) : (linear ? ~HalfV : all ones), bit by bit:
-      // the bits above the half are !(neg & linear), a flop; the half's bit is !linear.
-      add_b = ({VW{~m[MidNegLinLsb]}} & ~(HalfV | (HalfV - 1'b1))) | ({VW{~linear}} & HalfV) | (HalfV - 1'b1);
+      add_b = neg ? (linear ? HalfV - 1'b1 : {VW{1'b1}}) : (linear ? ~HalfV : {VW{1'b1}});
       sum   = {2'b00, m[MidMagLsb +: NB], 1'b1} + {add_b, neg ? m[MidInexactLsb] : 1'b1};
       unused_sum = sum[0];
       u     = neg ? ~sum[VW:1] : sum[VW:1];
@@ -348,11 +344,10 @@ module {{ name }} #(
   generate
     for (gi = 0; gi < Lanes; gi = gi + 1) begin : g_shift
       wire [ELaneW-1:0] el = e_data[ELanesLsb + gi*ELaneW +: ELaneW];
-      wire linear = e_data[EQuadsLsb + (gi / 4)*CQuadW + PassQuadLinearLsb];
       wire [MLaneW-1:0] ml;
       assign ml[MLaneActiveLsb]    = el[ELaneActiveLsb];
-      assign ml[MLaneSLsb +: MidW] = coord_shift(el[ELaneSLsb +: PreW], linear);
-      assign ml[MLaneTLsb +: MidW] = coord_shift(el[ELaneTLsb +: PreW], linear);
+      assign ml[MLaneSLsb +: MidW] = coord_shift(el[ELaneSLsb +: PreW]);
+      assign ml[MLaneTLsb +: MidW] = coord_shift(el[ELaneTLsb +: PreW]);
       assign m_lanes[gi*MLaneW +: MLaneW] = ml;
     end
   endgenerate
