@@ -299,12 +299,20 @@ fn broken_mem_arb_variants_fail_the_proof() {
             "      rr_mask_q <= rr_mask_d;",
             "      rr_mask_q <= rr_mask_q;",
         ),
-        // A write burst ends before its beats are through: grant not held.
-        ("(~write_q | wdone | (wfire & wlast));", "1'b1;"),
-        // A writer's data is taken without its grant.
+        // A write tag leaves the head before its beats are through.
         (
-            "assign r1_wdata_ready_o = wtake & gnt_q[1];",
+            "assign wtag_pop = ~wtag_valid_q | (wfire & wtag_last_q);",
+            "assign wtag_pop = ~wtag_valid_q | wfire;",
+        ),
+        // A writer's data is taken when the head write tag is not its.
+        (
+            "assign r1_wdata_ready_o = wtake & wtag_r1_q;",
             "assign r1_wdata_ready_o = wskid_in_ready;",
+        ),
+        // The write room flop ignores the count: a write is sent with its tag FIFO full.
+        (
+            "wtag_room_d = wtags_grow ? (wtags_q != WtagsLast) : (wtag_room_q | wtags_shrink);",
+            "wtag_room_d = 1'b1;",
         ),
         // A grant with nobody asking.
         ("grant = arb_take & (|req_valid);", "grant = arb_take;"),

@@ -195,8 +195,8 @@ fn run_broken(from: &str, to: &str, seed: u64) -> SimReport {
 #[test]
 fn cosim_catches_broken_arbiters_and_a_seed_reproduces_the_failure() {
     // Reads issued without room for their tag: beats go to the wrong requester.
-    let from = "wire             can_send = write_q | tag_room_q;";
-    let to = "wire             can_send = 1'b1;";
+    let from = "wire send_room = write_q ? wtag_room_q : tag_room_q;";
+    let to = "wire send_room = write_q ? wtag_room_q : 1'b1;";
     let a = run_broken(from, to, 5);
     assert!(!a.passed && a.mismatches > 0, "{:?}", a.errors);
     assert!(a.errors.iter().any(|e| e.contains("model expects")));
@@ -208,8 +208,8 @@ fn cosim_catches_broken_arbiters_and_a_seed_reproduces_the_failure() {
     // Write beats of a burst counted one short: the next burst's first beat lands in the
     // wrong place, which only the end-of-run memory image shows.
     let r = run_broken(
-        "wlast_d = wfire ? (wbeat_d == len_q) : wlast_q;",
-        "wlast_d = wfire ? (wbeat_d + 3'd1 == len_q) : wlast_q;",
+        "wtag_left_q <= wtag_len;",
+        "wtag_left_q <= wtag_len - 1'b1;",
         7,
     );
     assert!(!r.passed, "{:?}", r.errors);

@@ -10,6 +10,11 @@ use super::timing::{Op, Timing};
 use super::{Dir, StreamPort};
 use crate::config::{ADDR_BITS, Mem};
 
+/// Write bursts sent to memory whose beats have not all been taken, in the write tag
+/// FIFO (the head register holds one more): two keep back-to-back write bursts streaming,
+/// one tag on its way to the head while the head's beats go.
+pub const WRITE_TAGS: u32 = 2;
+
 /// The arbiter's pipeline at the config's clock, decided from the delay table: the RTL
 /// renders it and the unit's expectation (the beats it can hold) reads it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -141,7 +146,13 @@ pub fn req_width(mem: &Mem, i: usize) -> u32 {
 /// A read burst's tag in the arbiter's tag FIFO, lowest field first: `{id, len}`, the
 /// requester that asked for it and its length as beats - 1.
 pub fn tag_fields(mem: &Mem) -> Vec<Field> {
-    pack(&[("Len", mem.len_bits()), ("Id", mem.id_bits())])
+    // Single: the burst has one beat (len = 0), so the head tag's last flag loads
+    // without a compare behind the FIFO's read.
+    pack(&[
+        ("Len", mem.len_bits()),
+        ("Id", mem.id_bits()),
+        ("Single", 1),
+    ])
 }
 
 /// The requesters' stream ports, in order: per requester its request, its write data (if

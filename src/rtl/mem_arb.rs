@@ -13,8 +13,8 @@ use super::{Ctx, Module, RenderError, Rst, Unit, render};
 use crate::config::{ADDR_BITS, Mem, Policy, StageKind};
 #[cfg(test)]
 use crate::iface::field::width;
-pub use crate::iface::mem_arb::Pipe;
 use crate::iface::mem_arb::{Field, describe, lsb_params, req_fields, tag_fields};
+pub use crate::iface::mem_arb::{Pipe, WRITE_TAGS};
 use crate::iface::timing::Timing;
 // rtl/mod.rs, sim and the tests name the port and the ports here.
 pub use crate::iface::mem_arb::{RwMemPort, req_width, rw_mem_port, unit_ports};
@@ -47,8 +47,9 @@ impl Wait {
     }
 }
 
-/// Clocks a burst of requester `i` holds the grant at most: its longest write burst's
-/// beats, or one clock for a read-only requester.
+/// Clocks a burst of requester `i` holds the grant at most: one for a read-only
+/// requester; a write's request waits for room among the write tags, which the write
+/// side frees a beat a clock, so a write counts its longest burst's beats.
 fn occupancy(mem: &Mem, i: usize) -> u64 {
     let r = &mem.requesters[i];
     if r.access.writes() {
@@ -60,9 +61,9 @@ fn occupancy(mem: &Mem, i: usize) -> u64 {
 
 /// The worst-case wait of every requester under the config's policy and pipeline. A
 /// requester in the highest class (all of them under round robin, the first under fixed
-/// priority) waits for the burst in progress, the bursts already in the grant queue (of
-/// anyone), and at most one burst of each other member of its class; any lower class can
-/// starve.
+/// priority) waits for the beats of the write bursts already sent, the burst in
+/// progress, the bursts already in the grant queue (of anyone), and at most one burst of
+/// each other member of its class; any lower class can starve.
 pub fn worst_case_waits(mem: &Mem, pipe: &Pipe) -> Vec<Wait> {
     let classes = mem.classes();
     let n = mem.requesters.len();
@@ -88,7 +89,16 @@ pub fn worst_case_waits(mem: &Mem, pipe: &Pipe) -> Vec<Wait> {
             let queued = u64::from(pipe.queued_bursts());
             let longest = (0..n).map(|j| occupancy(mem, j)).max().unwrap_or(0);
             let through_queue = queued * longest + u64::from(pipe.grant_queue);
-            let clocks = in_progress
+            // Write bursts already sent whose beats are still owed (the write tags and
+            // the head) go first.
+            let longest_write = (0..n)
+                .filter(|&j| mem.requesters[j].access.writes())
+                .map(|j| occupancy(mem, j))
+                .max()
+                .unwrap_or(0);
+            let owed = u64::from(WRITE_TAGS + 1) * longest_write;
+            let clocks = owed
+                + in_progress
                 + through_queue
                 + others.iter().map(|&j| occupancy(mem, j)).sum::<u64>();
             Wait {
@@ -167,8 +177,8 @@ pub struct MemArb {
     pub tag_layout: String,
     /// The tag FIFO's input, `{id_q, len_q}`, in the order of [`tag_fields`].
     pub tag_in: String,
-    /// `wfire` widened to the beat counter's `LenW` bits.
-    pub wfire_ext: String,
+    /// Write tags the FIFO holds (the head register holds one more).
+    pub write_tags: u32,
     pub reqs: Vec<ReqCtx>,
     pub classes: Vec<ClassCtx>,
     pub any_rr: bool,
@@ -342,11 +352,7 @@ impl MemArb {
             lsbs: [req_lsbs(mem), lsb_params("Tag", &tag_fields(mem))].concat(),
             tag_layout: describe(&tag_fields(mem)),
             tag_in: tag_concat(&tag_fields(mem)),
-            wfire_ext: if len_w == 1 {
-                "wfire".into()
-            } else {
-                "{{(LenW-1){1'b0}}, wfire}".into()
-            },
+            write_tags: WRITE_TAGS,
             any_rr: classes.iter().any(|c| c.rr),
             any_writer: mem.requesters.iter().any(|r| r.access.writes()),
             reqs,
@@ -456,9 +462,9 @@ mod tests {
                 let read = format!("tag_data[Tag{}Lsb+:", f.name);
                 assert!(flat.contains(&read), "{policy}: tag read as {read}");
             }
-            // TagW = IdW + LenW in the RTL.
+            // TagW = IdW + LenW + 1 (the single-beat flag) in the RTL.
             assert_eq!(
-                declared["IdW"] + declared["LenW"],
+                declared["IdW"] + declared["LenW"] + 1,
                 u64::from(width(&tag_fields(&mem)))
             );
             for c in &arb.classes {

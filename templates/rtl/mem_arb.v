@@ -23,20 +23,22 @@
 // bursts of different requesters follow each other with no idle clock on the memory's
 // data beats.
 {%- endif %}
-// The grant is held until the burst ends: for a write, when its last beat has left the
-// requester and the request has gone to memory; for a read, when the request has gone to
-// memory (its beats return through a tag FIFO of Outstanding = {{ outstanding }} read bursts,
-// {{ tag_layout }}, which routes them to their requester in order; {{ outstanding }} tags keep the
-// port busy with reads from a memory of {{ latency }} clocks' latency, README "Reads in flight").
-// A write needs no tag: it goes to memory whatever reads are in flight.
-// Write data and read data pass through skid registers (hs_skid); the tag FIFO is hs_fifo.
+// The grant is held until the burst's request has gone to memory, which it does once its
+// tag has room. A read's beats return through a tag FIFO of Outstanding = {{ outstanding }} read
+// bursts, {{ tag_layout }}, which routes them to their requester in order ({{ outstanding }} tags keep
+// the port busy with reads from a memory of {{ latency }} clocks' latency, README "Reads in
+// flight"). A write's tag goes to a FIFO of {{ write_tags }} write tags and a head register, which take
+// its len + 1 beats from its writer after the request, in request order; so the burst's
+// end never waits for a write beat, and a write goes to memory whatever reads are in flight.
+// Write data and read data pass through skid registers (hs_skid); the tag FIFOs are hs_fifo.
 // Pipeline for the {{ target_mhz }} MHz target: {{ pipe.wdata_line() }};
 // {{ pipe.rtag_line() }}.
 //
 // Worst-case wait (clocks from a request to its burst holding the port, with a memory
 // that takes a request and a write beat every clock, writers that send beats without
-// gaps, and room in the tag FIFO; a burst holds the port 1 clock for a read, its length
-// for a write):
+// gaps, and room in the read tag FIFO; a burst holds the port 1 clock for a read, its
+// length for a write (its tag waits for the write beats before it), after the beats of
+// the {{ write_tags }} + 1 write bursts that may be owed already):
 {%- for w in waits %}
 //   {{ w }}
 {%- endfor %}
@@ -44,8 +46,8 @@
 {%- if pipe.grant_queue %}
 // Latency: a request is taken in the clock it arrives when the grant queue has room (its
 // ready is combinational) and goes to memory 2 clocks later at the earliest; write beats
-// reach memory {{ pipe.write_latency() }} clock(s) after they are taken, read beats reach the requester 1
-// clock after memory offers them.
+// reach memory {{ pipe.write_latency() }} clock(s) after they are taken (the first 2 clocks after the
+// request at the earliest), read beats reach the requester 1 clock after memory offers them.
 // Throughput: one burst per clock for reads, one beat per clock for write data.
 // Combinational paths: every <requester>_req_ready_o depends on all
 // <requester>_req_valid_i (the arbitration), and on nothing from the memory side.
@@ -53,16 +55,18 @@
 {%- else %}
 // Latency: a request is taken in the clock it arrives when the port is free (its ready is
 // combinational) and goes to memory in the next clock; write beats reach memory {{ pipe.write_latency() }} clock(s)
-// after they are taken, read beats reach the requester 1 clock after memory offers them.
+// after they are taken (the first 2 clocks after the request at the earliest), read beats
+// reach the requester 1 clock after memory offers them.
 // Throughput: one burst per clock for reads, one beat per clock for write data.
 // Combinational paths: every <requester>_req_ready_o depends on all
-// <requester>_req_valid_i and request data, on mem_req_ready_i and on the granted
-// writer's <requester>_wdata_valid_i (the burst ends and the next is taken in one clock).
+// <requester>_req_valid_i and on mem_req_ready_i (the burst ends and the next is taken
+// in one clock).
 // Every other output comes from flops.
 {%- endif %}
 // Cost: a burst register ({{ addr_bits }} + {{ len_bits }} + 2 + {{ n }} bits),{% if pipe.grant_queue %} a two-entry grant queue of
-// the same fields and an id,{% endif %} a beat counter and its done flag, one round-robin mask per class of two or more, two {{ data_bits }}-bit skid buffers,{% if pipe.wdata_stage %} a
-// {{ data_bits }}-bit beat register,{% endif %} a {{ outstanding }}-entry tag FIFO{% if pipe.rtag_stage %} and its head register{% endif %}.
+// the same fields and an id,{% endif %} one round-robin mask per class of two or more, two {{ data_bits }}-bit skid buffers,{% if pipe.wdata_stage %} a
+// {{ data_bits }}-bit beat register,{% endif %} a {{ outstanding }}-entry read tag FIFO{% if pipe.rtag_stage %} and its head register{% endif %}, a {{ write_tags }}-entry write
+// tag FIFO and its head register with a beat count.
 module {{ name }} #(
   // Read bursts in flight: free to override.
   parameter integer Outstanding = {{ outstanding }}
@@ -103,9 +107,9 @@ module {{ name }} #(
   localparam integer LenW = {{ len_bits }};
   localparam integer IdW = {{ id_bits }};
   localparam integer DataW = {{ data_bits }};
-  localparam integer TagW = IdW + LenW;
+  localparam integer TagW = IdW + LenW + 1;  // and the single-beat flag
   // Field offsets: the request words (every requester's fields at the same place) and a
-  // read tag {{ tag_layout }}.
+  // tag (read or write) {{ tag_layout }}.
 {%- for (n, v) in lsbs %}
   localparam integer {{ n }} = {{ v }};
 {%- endfor %}
@@ -231,108 +235,53 @@ module {{ name }} #(
 {%- endif %}
 
   // ---------------------------------------------------------------------------------
-  // The burst register: who holds the port, and its request.
+  // The burst register: who holds the request side, and its request. A burst ends when
+  // its request goes to memory; a write's beats follow on the write side, which its tag
+  // tells whose they are and how many (so the burst's end does not wait for a beat).
   reg busy_q;
   reg busy_d;
   reg [N-1:0] gnt_q;
   reg [N-1:0] gnt_d;
-  reg sent_q;  // the request has gone to memory
-  reg sent_d;
-  reg [LenW-1:0] wbeat_q;  // write beats taken from the requester
-  reg [LenW-1:0] wbeat_d;
-  reg wdone_q;  // all of the burst's write beats taken
-  reg wdone_d;
   reg [AddrW-1:0] addr_q;
   reg [LenW-1:0] len_q;
   reg write_q;
   reg [IdW-1:0] id_q;
+  reg single_q;  // len_q == 0
 
   wire tag_in_ready;
-  reg tag_room_q;  // the tag FIFO has room: a flop, counted here as in the FIFO
+  reg tag_room_q;  // the read tag FIFO has room: a flop, counted here as in the FIFO
   reg tag_room_d;
+  wire wtag_in_ready;
+  reg wtag_room_q;  // the write tag FIFO has room: likewise
+  reg wtag_room_d;
   wire wskid_in_ready;
-{%- if any_writer %}
-  reg wsel_valid;
-  reg [DataW-1:0] wsel_data;
-{%- else %}
-  wire wsel_valid = 1'b0;
-  wire [DataW-1:0] wsel_data = {DataW{1'b0}};
-{%- endif %}
-  wire wdone = wdone_q;
-  reg wlast_q;  // the next write beat is the burst's last (a flop: off the grant path)
-  reg wlast_d;
-  wire wlast = wlast_q;
-  wire can_send = write_q | tag_room_q;  // a read needs room for its tag
-  wire issue = busy_q & ~sent_q & can_send & mem_req_ready_i;
-{%- if pipe.wdata_stage %}
-  // The beat register takes a beat when it is empty or its beat leaves for the skid.
-  reg wstage_valid_q;
-  reg wstage_valid_d;
-  reg [DataW-1:0] wstage_data_q;
-  wire wstage_ready = ~wstage_valid_q | wskid_in_ready;
-  wire wtake = busy_q & write_q & ~wdone & wstage_ready;
-{%- else %}
-  wire wtake = busy_q & write_q & ~wdone & wskid_in_ready;
-{%- endif %}
-  wire wfire = wtake & wsel_valid;
-  wire             burst_done = busy_q & (sent_q | issue) &
-                                (~write_q | wdone | (wfire & wlast));
+  // A burst's request goes to memory once its tag has room: a read's in the read tags,
+  // a write's in the write tags.
+  wire send_room = write_q ? wtag_room_q : tag_room_q;
+  wire issue = busy_q & send_room & mem_req_ready_i;
+  wire burst_done = issue;
   wire take = ~busy_q | burst_done;  // the burst register takes the next burst
   wire load = take & nxt_valid;
 {%- if !pipe.grant_queue %}
   assign arb_take = take;
 {%- endif %}
 
-  // The granted writer's beat.
-{%- if any_writer %}
   always @(*) begin
-    wsel_valid = 1'b0;
-    wsel_data  = {DataW{1'b0}};
-{%- for r in reqs %}
-{%- if r.writes %}
-    if (gnt_q[{{ r.idx }}]) begin
-      wsel_valid = wsel_valid | {{ r.name }}_wdata_valid_i;
-      wsel_data  = wsel_data | {{ r.name }}_wdata_data_i;
-    end
-{%- endif %}
-{%- endfor %}
-  end
-{%- else %}
-  // No requester writes: no beat to select (wsel_* are constant wires).
-{%- endif %}
-
-  always @(*) begin
-    busy_d  = busy_q;
-    gnt_d   = gnt_q;
-    sent_d  = sent_q | issue;
-    wbeat_d = wbeat_q + {{ wfire_ext }};
-    wdone_d = wdone_q | (wfire & wlast);
-    wlast_d = wfire ? (wbeat_d == len_q) : wlast_q;
+    busy_d = busy_q;
+    gnt_d  = gnt_q;
     if (take) begin
-      busy_d  = nxt_valid;
-      gnt_d   = nxt_gnt;
-      sent_d  = 1'b0;
-      wbeat_d = {LenW{1'b0}};
-      wdone_d = 1'b0;
-      wlast_d = (nxt_len == {LenW{1'b0}});
+      busy_d = nxt_valid;
+      gnt_d  = nxt_gnt;
     end
   end
 
   always @(posedge clk_i{{ rst.edge }}) begin
     if ({{ rst.active }}) begin
-      busy_q  <= 1'b0;
-      gnt_q   <= {N{1'b0}};
-      sent_q  <= 1'b0;
-      wbeat_q <= {LenW{1'b0}};
-      wdone_q <= 1'b0;
-      wlast_q <= 1'b0;
+      busy_q <= 1'b0;
+      gnt_q  <= {N{1'b0}};
     end else begin
-      busy_q  <= busy_d;
-      gnt_q   <= gnt_d;
-      sent_q  <= sent_d;
-      wbeat_q <= wbeat_d;
-      wdone_q <= wdone_d;
-      wlast_q <= wlast_d;
+      busy_q <= busy_d;
+      gnt_q  <= gnt_d;
     end
   end
 {%- for c in classes %}
@@ -354,8 +303,9 @@ module {{ name }} #(
     if (take) begin
       addr_q  <= nxt_addr;
       len_q   <= nxt_len;
-      write_q <= nxt_write;
-      id_q    <= nxt_id;
+      write_q  <= nxt_write;
+      id_q     <= nxt_id;
+      single_q <= (nxt_len == {LenW{1'b0}});
     end
   end
 {%- if pipe.grant_queue %}
@@ -397,25 +347,155 @@ module {{ name }} #(
   assign {{ r.name }}_req_ready_o = arb_take & pick[{{ r.idx }}];
 {%- endfor %}
 
-  assign mem_req_valid_o = busy_q & ~sent_q & can_send;
+  assign mem_req_valid_o = busy_q & send_room;
   assign mem_req_addr_o  = addr_q;
   assign mem_req_len_o   = len_q;
   assign mem_req_write_o = write_q;
   assign mem_req_id_o    = id_q;
 
   // ---------------------------------------------------------------------------------
-  // Write data: the granted writer's beats, through a skid register to memory.
+  // Write data: a tag {{ tag_layout }} per write burst sent to memory, in request order
+  // (WriteTags in a FIFO and one in the head register); the head's writer's beats go
+  // through {% if pipe.wdata_stage %}a beat register and {% endif %}a skid register to memory.
+  localparam integer WriteTags = {{ write_tags }};
+  localparam [LenW-1:0] LenOne = 1;
+  localparam integer WtagCntW = $clog2(WriteTags + 1);
+  localparam [WtagCntW-1:0] WtagsFull = WriteTags[WtagCntW-1:0];
+  localparam [WtagCntW-1:0] WtagsLast = WtagsFull - 1'b1;
+  wire wtag_push = issue & write_q;
+  wire wtag_valid;
+  wire [TagW-1:0] wtag_data;
+  wire [IdW-1:0] wtag_id = wtag_data[TagIdLsb +: IdW];
+  wire [LenW-1:0] wtag_len = wtag_data[TagLenLsb +: LenW];
+  wire wtag_single = wtag_data[TagSingleLsb +: 1];
+  wire wtag_pop;
+  wire wtag_popped = wtag_valid & wtag_pop;
+  reg [WtagCntW-1:0] wtags_q;
+  reg [WtagCntW-1:0] wtags_d;
+  wire unused_wtag_in_ready;
+  assign unused_wtag_in_ready = wtag_in_ready;  // the same as wtag_room_q (FORMAL checks it)
+  wire [WtagCntW-1:0] wtags_up = wtags_q + 1'b1;
+  wire [WtagCntW-1:0] wtags_down = wtags_q - 1'b1;
+  wire wtags_grow = wtag_push & ~wtag_popped;
+  wire wtags_shrink = wtag_popped & ~wtag_push;
+
+  always @(*) begin
+    wtags_d = wtags_grow ? wtags_up : (wtags_shrink ? wtags_down : wtags_q);
+    wtag_room_d = wtags_grow ? (wtags_q != WtagsLast) : (wtag_room_q | wtags_shrink);
+  end
+
+  always @(posedge clk_i{{ rst.edge }}) begin
+    if ({{ rst.active }}) begin
+      wtags_q     <= {WtagCntW{1'b0}};
+      wtag_room_q <= 1'b1;
+    end else begin
+      wtags_q     <= wtags_d;
+      wtag_room_q <= wtag_room_d;
+    end
+  end
+
+  {{ fifo }} #(
+    .Width(TagW),
+    .Depth(WriteTags)
+  ) u_write_tags (
+    .clk_i      (clk_i),
+    .{{ rst.port }}{{ rst.pad }}({{ rst.port }}),
+    .in_valid_i (wtag_push),
+    .in_ready_o (wtag_in_ready),
+    .in_data_i  ({{ tag_in }}),
+    .out_valid_o(wtag_valid),
+    .out_ready_i(wtag_pop),
+    .out_data_o (wtag_data)
+  );
+
+  // The head write tag: whose beats are taken now (one flag per writer) and how many are
+  // left. It takes the next tag when it is empty or its burst's last beat is taken.
+  reg wtag_valid_q;
+  reg wtag_valid_d;
+  reg [LenW-1:0] wtag_left_q;  // beats of the head burst after the next one
+  reg wtag_last_q;  // the next beat is the burst's last: a flop, so no compare on the pop
 {%- for r in reqs %}
 {%- if r.writes %}
-  assign {{ r.name }}_wdata_ready_o = wtake & gnt_q[{{ r.idx }}];
+  reg wtag_{{ r.name }}_q;
+{%- endif %}
+{%- endfor %}
+{%- if any_writer %}
+  reg wsel_valid;
+  reg [DataW-1:0] wsel_data;
+{%- else %}
+  wire wsel_valid = 1'b0;
+  wire [DataW-1:0] wsel_data = {DataW{1'b0}};
+  wire unused_wtag_id;
+  assign unused_wtag_id = ^wtag_id;  // no writer: no flag decodes it
+{%- endif %}
+{%- if pipe.wdata_stage %}
+  // The beat register takes a beat when it is empty or its beat leaves for the skid.
+  reg wstage_valid_q;
+  reg wstage_valid_d;
+  reg [DataW-1:0] wstage_data_q;
+  wire wstage_ready = ~wstage_valid_q | wskid_in_ready;
+  wire wtake = wtag_valid_q & wstage_ready;
+{%- else %}
+  wire wtake = wtag_valid_q & wskid_in_ready;
+{%- endif %}
+  wire wfire = wtake & wsel_valid;
+  assign wtag_pop = ~wtag_valid_q | (wfire & wtag_last_q);
+
+  always @(*) begin
+    wtag_valid_d = wtag_pop ? wtag_valid : wtag_valid_q;
+  end
+
+  always @(posedge clk_i{{ rst.edge }}) begin
+    if ({{ rst.active }}) begin
+      wtag_valid_q <= 1'b0;
+    end else begin
+      wtag_valid_q <= wtag_valid_d;
+    end
+  end
+
+  always @(posedge clk_i) begin
+    if (wtag_pop) begin
+      wtag_left_q <= wtag_len;
+      wtag_last_q <= wtag_single;
+{%- for r in reqs %}
+{%- if r.writes %}
+      wtag_{{ r.name }}_q <= (wtag_id == {{ r.id_lit }});
+{%- endif %}
+{%- endfor %}
+    end else if (wfire) begin
+      wtag_left_q <= wtag_left_q - 1'b1;
+      wtag_last_q <= (wtag_left_q == LenOne);
+    end
+  end
+
+  // The head's writer's beat.
+{%- if any_writer %}
+  always @(*) begin
+    wsel_valid = 1'b0;
+    wsel_data  = {DataW{1'b0}};
+{%- for r in reqs %}
+{%- if r.writes %}
+    if (wtag_{{ r.name }}_q) begin
+      wsel_valid = wsel_valid | {{ r.name }}_wdata_valid_i;
+      wsel_data  = wsel_data | {{ r.name }}_wdata_data_i;
+    end
+{%- endif %}
+{%- endfor %}
+  end
+{%- else %}
+  // No requester writes: no beat to select (wsel_* are constant wires).
+{%- endif %}
+{%- for r in reqs %}
+{%- if r.writes %}
+  assign {{ r.name }}_wdata_ready_o = wtake & wtag_{{ r.name }}_q;
 {%- endif %}
 {%- endfor %}
 
 {%- if pipe.wdata_stage %}
 
   // The beat register: its data loads whenever it can take a beat (the valid bit says
-  // whether it holds one), so neither the grant nor the writers' valid bits reach the
-  // data flops' enable.
+  // whether it holds one), so neither the head's flags nor the writers' valid bits reach
+  // the data flops' enable.
   always @(*) begin
     wstage_valid_d = wstage_ready ? wfire : wstage_valid_q;
   end
@@ -453,7 +533,6 @@ module {{ name }} #(
     .out_ready_i(mem_wdata_ready_i),
     .out_data_o (mem_wdata_data_o)
   );
-
   // ---------------------------------------------------------------------------------
   // Read data: a tag {{ tag_layout }} per read burst in flight, in request order; beats come
   // back through a skid register and go to the requester at the head tag.
@@ -461,6 +540,7 @@ module {{ name }} #(
   wire [TagW-1:0] tag_data;
   wire [IdW-1:0] tag_id = tag_data[TagIdLsb +: IdW];
   wire [LenW-1:0] tag_len = tag_data[TagLenLsb +: LenW];
+  wire tag_single = tag_data[TagSingleLsb +: 1];
   wire rd_valid;
   wire [DataW-1:0] rd_data;
   reg rd_sel_ready;
@@ -532,7 +612,6 @@ module {{ name }} #(
   reg rtag_valid_d;
   reg [LenW-1:0] rtag_left_q;  // beats of the head burst after the one on offer
   reg rtag_last_q;  // the beat on offer is the last: a flop, so no compare on the pop
-  localparam [LenW-1:0] LenOne = 1;
 {%- for r in reqs %}
 {%- if r.reads %}
   reg rtag_{{ r.name }}_q;
@@ -562,7 +641,7 @@ module {{ name }} #(
   always @(posedge clk_i) begin
     if (tag_pop) begin
       rtag_left_q <= tag_len;
-      rtag_last_q <= (tag_len == {LenW{1'b0}});
+      rtag_last_q <= tag_single;
 {%- for r in reqs %}
 {%- if r.reads %}
       rtag_{{ r.name }}_q <= (tag_id == {{ r.id_lit }});
@@ -576,6 +655,8 @@ module {{ name }} #(
 {%- else %}
   reg [LenW-1:0] rbeat_q;
   reg [LenW-1:0] rbeat_d;
+  wire unused_tag_single;
+  assign unused_tag_single = tag_single;  // the beat count gives the last beat here
   assign tag_pop    = rd_fire & rd_last;
   assign head_valid = tag_valid;
   assign rd_last    = (rbeat_q == tag_len);
@@ -633,15 +714,27 @@ module {{ name }} #(
 `ifdef FORMAL
   // ---------------------------------------------------------------------------------
   // Arbitration properties, proven by Yosys (`sat -tempinduct`): at most one grant, no
-  // grant without a request, a grant held until its burst ends (a write: exactly len + 1
-  // beats taken from the granted writer, none from anyone else), and, where the policy
-  // bounds it, the wait: grants to others while a requester waits.
+  // grant without a request, a grant held until its burst ends, a burst sent only with
+  // room for its tag, a write tag's burst taking exactly len + 1 beats from its writer
+  // and none from anyone else, and, where the policy bounds it, the wait: grants to
+  // others while a requester waits.
   reg f_past_valid = 1'b0;
-  wire [LenW:0] len_ext = {1'b0, len_q};
   reg f_open_q;  // a burst was running last clock and did not end
   reg [N-1:0] f_gnt_q;
-  reg [LenW:0] f_wbeats_q;  // write beats taken since the burst began
+  reg [LenW:0] f_wbeats_q;  // beats taken for the head write tag
   reg [LenW:0] f_wbeats_d;
+  reg [LenW:0] f_wlen_q;  // the head write tag's len + 1
+  reg [WtagCntW-1:0] f_wfifo_tags_q;  // write tags the FIFO took and has not given back
+  reg [N-1:0] f_whead;  // the head write tag's flags, by requester index
+
+  always @(*) begin
+    f_whead = {N{1'b0}};
+{%- for r in reqs %}
+{%- if r.writes %}
+    f_whead[{{ r.idx }}] = wtag_{{ r.name }}_q;
+{%- endif %}
+{%- endfor %}
+  end
   wire            f_wfire = 1'b0{% for r in reqs %}{% if r.writes %} | ({{ r.name }}_wdata_valid_i & {{ r.name }}_wdata_ready_o){% endif %}{% endfor %};
 {%- for b in bounds %}
   reg [5:0] f_wait_{{ b.name }}_q;  // grants to others while {{ b.name }} waits
@@ -651,19 +744,24 @@ module {{ name }} #(
 
   always @(posedge clk_i) begin
     if ({{ rst.active }}) begin
-      f_fifo_tags_q <= {TagCntW{1'b0}};
+      f_fifo_tags_q  <= {TagCntW{1'b0}};
+      f_wfifo_tags_q <= {WtagCntW{1'b0}};
     end else begin
-      f_fifo_tags_q <= f_fifo_tags_q + (tag_push & tag_in_ready) - tag_popped;
+      f_fifo_tags_q  <= f_fifo_tags_q + (tag_push & tag_in_ready) - tag_popped;
+      f_wfifo_tags_q <= f_wfifo_tags_q + (wtag_push & wtag_in_ready) - wtag_popped;
     end
   end
 
   always @(*) begin
-    f_wbeats_d = take ? {(LenW + 1){1'b0}} : f_wbeats_q + { {LenW{1'b0}}, f_wfire};
+    f_wbeats_d = wtag_pop ? {(LenW + 1){1'b0}} : f_wbeats_q + { {LenW{1'b0}}, f_wfire};
   end
 
   always @(posedge clk_i) begin
     f_past_valid <= 1'b1;
     f_gnt_q      <= gnt_q;
+    if (wtag_pop) begin
+      f_wlen_q <= {1'b0, wtag_len} + 1'b1;
+    end
     if ({{ rst.active }}) begin
       f_open_q   <= 1'b0;
       f_wbeats_q <= {(LenW + 1){1'b0}};
@@ -725,6 +823,27 @@ module {{ name }} #(
       assert(tags_q == f_fifo_tags_q);
       assert(tag_room_q == (tags_q != TagsFull));
       assert(tag_room_q == tag_in_ready);
+      // The single-beat flag a tag carries is the burst's len = 0 (the FIFOs' contract:
+      // a tag comes out as it went in).
+      if (busy_q) begin
+        assert(single_q == (len_q == {LenW{1'b0}}));
+      end
+      if (wtag_valid) begin
+        assume(wtag_single == (wtag_len == {LenW{1'b0}}));
+      end
+      // Likewise the write tags.
+      assume(wtag_in_ready == (f_wfifo_tags_q != WtagsFull));
+      assume(wtag_valid == (f_wfifo_tags_q != {WtagCntW{1'b0}}));
+      assert(wtags_q == f_wfifo_tags_q);
+      assert(wtag_room_q == (wtags_q != WtagsFull));
+      assert(wtag_room_q == wtag_in_ready);
+      // A burst goes to memory only with room for its tag.
+      if (tag_push) begin
+        assert(tag_in_ready);
+      end
+      if (wtag_push) begin
+        assert(wtag_in_ready);
+      end
 {%- if pipe.grant_queue %}
       // The grant queue is a ring of two whose head is its older entry, and a queued
       // grant is one requester's.
@@ -748,22 +867,24 @@ module {{ name }} #(
         assert(busy_q);
         assert(gnt_q == f_gnt_q);
       end
-      // Write beats: only the granted writer's, exactly len + 1 per write burst.
-      assert(f_wbeats_q == (wdone_q ? len_ext + 1'b1 : {1'b0, wbeat_q}));
-      if (busy_q & write_q & ~wdone_q) begin
-        assert(wbeat_q <= len_q);
-        assert(wlast_q == (wbeat_q == len_q));
-      end
-      if (!(busy_q & write_q)) begin
-        assert(!wdone_q);
-        assert(wbeat_q == {LenW{1'b0}});
-      end
-      if (!(busy_q & write_q)) begin
+      // Write beats: only the head write tag's writer's, exactly len + 1 per write tag.
+      if (!wtag_valid_q) begin
         assert(!f_wfire);
+      end else begin
+        assert(f_wbeats_q + {1'b0, wtag_left_q} + 1'b1 == f_wlen_q);
+        assert(wtag_last_q == (wtag_left_q == {LenW{1'b0}}));
+        if (wtag_pop) begin
+          assert(f_wbeats_q + { {LenW{1'b0}}, f_wfire} == f_wlen_q);
+        end
+        assert((f_whead & (f_whead - 1'b1)) == {N{1'b0}});
       end
-      if (burst_done & write_q) begin
-        assert(f_wbeats_q + { {LenW{1'b0}}, f_wfire} == len_ext + 1'b1);
+{%- for r in reqs %}
+{%- if r.writes %}
+      if ({{ r.name }}_wdata_ready_o) begin
+        assert(wtag_valid_q & wtag_{{ r.name }}_q);
       end
+{%- endif %}
+{%- endfor %}
 {%- for c in classes %}
 {%- if c.rr %}
       // The round-robin mask of {{ c.label }} is a thermometer: the members above a winner.
