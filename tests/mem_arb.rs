@@ -257,8 +257,8 @@ fn starvation_by_fixed_priority_is_told_from_loss() {
         "mem_arb",
         "mem_arb",
         (
-            "assign host_rdata_valid_o = rd_valid & head_valid & head_host;",
-            "assign host_rdata_valid_o = 1'b0 & rd_valid & head_valid & head_host;",
+            "assign host_rdata_valid_o = rd_valid & head_host;",
+            "assign host_rdata_valid_o = 1'b0 & rd_valid & head_host;",
         ),
         &opt,
     );

@@ -552,7 +552,15 @@ module {{ name }} #(
   wire head_{{ r.name }};
 {%- endif %}
 {%- endfor %}
-  wire rd_fire = rd_valid & head_valid & rd_sel_ready;
+{%- if pipe.rtag_stage %}
+  // The head's reader takes the beat on offer (its flags are clear while the head is
+  // empty, so they alone qualify the ready).
+  wire rd_take = rd_sel_ready;
+{%- else %}
+  // The head's reader takes the beat on offer.
+  wire rd_take = head_valid & rd_sel_ready;
+{%- endif %}
+  wire rd_fire = rd_valid & rd_take;
   wire rd_last;  // the beat on offer is its burst's last
   wire tag_pop;
 
@@ -644,7 +652,7 @@ module {{ name }} #(
       rtag_last_q <= tag_single;
 {%- for r in reqs %}
 {%- if r.reads %}
-      rtag_{{ r.name }}_q <= (tag_id == {{ r.id_lit }});
+      rtag_{{ r.name }}_q <= tag_valid & (tag_id == {{ r.id_lit }});
 {%- endif %}
 {%- endfor %}
     end else if (rd_fire) begin
@@ -691,7 +699,7 @@ module {{ name }} #(
     .in_ready_o (mem_rdata_ready_o),
     .in_data_i  (mem_rdata_data_i),
     .out_valid_o(rd_valid),
-    .out_ready_i(head_valid & rd_sel_ready),
+    .out_ready_i(rd_take),
     .out_data_o (rd_data)
   );
 
@@ -706,7 +714,11 @@ module {{ name }} #(
 
 {%- for r in reqs %}
 {%- if r.reads %}
+{%- if pipe.rtag_stage %}
+  assign {{ r.name }}_rdata_valid_o = rd_valid & head_{{ r.name }};
+{%- else %}
   assign {{ r.name }}_rdata_valid_o = rd_valid & head_valid & head_{{ r.name }};
+{%- endif %}
   assign {{ r.name }}_rdata_data_o  = rd_data;
 {%- endif %}
 {%- endfor %}
