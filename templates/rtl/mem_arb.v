@@ -201,8 +201,8 @@ module {{ name }} #(
   // The next burst: what the burst register loads when the port is free or its burst
   // ends.
   wire arb_take;  // the arbitration may take a request this clock
-  wire grant = arb_take & (|req_valid);
 {%- if pipe.grant_queue %}
+  wire grant = arb_take & (|req_valid);  // a request is taken this clock
   // The grant queue: a ring of two entries, written at gq_wr_q and read at gq_rd_q. The
   // entry at gq_wr_q is free whenever the queue has room, so it takes the arbitration's
   // result every such clock (its enable is the valid flops alone) and keeps it when a
@@ -261,8 +261,9 @@ module {{ name }} #(
   wire issue = busy_q & send_room & mem_req_ready_i;
   wire burst_done = issue;
   wire take = ~busy_q | burst_done;  // the burst register takes the next burst
-  wire load = take & nxt_valid;
-{%- if !pipe.grant_queue %}
+{%- if pipe.grant_queue %}
+  wire load = take & nxt_valid;  // the queue's head goes to the burst register
+{%- else %}
   assign arb_take = take;
 {%- endif %}
 
@@ -546,7 +547,9 @@ module {{ name }} #(
   reg rd_sel_ready;
   // The burst whose beats come back now: its tag, and per reader whether it is that
   // reader's.
+{%- if !pipe.rtag_stage %}
   wire head_valid;
+{%- endif %}
 {%- for r in reqs %}
 {%- if r.reads %}
   wire head_{{ r.name }};
@@ -626,7 +629,6 @@ module {{ name }} #(
 {%- endif %}
 {%- endfor %}
   assign tag_pop    = ~rtag_valid_q | (rd_fire & rd_last);
-  assign head_valid = rtag_valid_q;
   assign rd_last    = rtag_last_q;
 {%- for r in reqs %}
 {%- if r.reads %}
@@ -731,6 +733,9 @@ module {{ name }} #(
   // and none from anyone else, and, where the policy bounds it, the wait: grants to
   // others while a requester waits.
   reg f_past_valid = 1'b0;
+{%- if !pipe.grant_queue %}
+  wire grant = arb_take & (|req_valid);  // a request is taken this clock
+{%- endif %}
   reg f_open_q;  // a burst was running last clock and did not end
   reg [N-1:0] f_gnt_q;
   reg [LenW:0] f_wbeats_q;  // beats taken for the head write tag

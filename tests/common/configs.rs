@@ -136,6 +136,11 @@ pub fn mem_arb_toml(i: usize, n: usize, policy: &str, data_bits: u32, max_burst:
         ["", "x_", "gpu_"][i % 3],
         [2, 3, 5, 64][i % 4]
     );
+    // Every other config at a slow clock: the arbiter without its grant queue, beat
+    // register and head-tag register.
+    if i % 2 == 1 {
+        t += "[clock]\ntarget_mhz = 50.0\n";
+    }
     for r in 0..n {
         t += &format!(
             "[[mem.requesters]]\nname = \"port{r}\"\naccess = \"{}\"\npriority = {}\nmax_burst = {}\n",
