@@ -328,6 +328,11 @@ fn broken_mem_arb_variants_fail_the_proof() {
             "(rr_req[0] & (rr_mask_q[0] | ~rr_mask_q[1]))",
             "(rr_req[0] & (rr_mask_q[0] & ~rr_mask_q[1]))",
         ),
+        // A burst's single-beat flag is wrong: its tag's head would end a burst early.
+        (
+            "single_q <= (nxt_len == {LenW{1'b0}});",
+            "single_q <= 1'b1;",
+        ),
         // The room flop ignores the tag count: a read is sent with the tag FIFO full.
         (
             "tag_room_d = tags_grow ? (tags_q != TagsLast) : (tag_room_q | tags_shrink);",
