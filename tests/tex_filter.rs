@@ -129,4 +129,20 @@ fn broken_converters_and_filters_are_caught() {
             "the broken filter ({from} -> {to}) passed"
         );
     }
+    // With two lanes each lane has its own copy of the accumulators' enable.
+    let cfg = filter_config("fltbad2", 2, r#""rgba8888", "rgb565""#, 10, "rgba8");
+    for (from, to) in [
+        // Stored against the wrong key: every lane loads on the wrong passes.
+        ("first_pre_tdiff} ^ EnKey;", "first_pre_tdiff} ^ ~EnKey;"),
+        // Lane 1's copy read without its key (lane 0's key is 0).
+        (
+            "wire acc_en = (acc_en_q ^ EnKey) == 2'b11;",
+            "wire acc_en = acc_en_q == 2'b11;",
+        ),
+    ] {
+        assert!(
+            !run(&cfg, Some((from, to)), 1500, &runs),
+            "the broken filter ({from} -> {to}) passed"
+        );
+    }
 }

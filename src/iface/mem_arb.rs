@@ -87,7 +87,7 @@ impl Pipe {
     /// The write path, as the header and `gpurtl check` say it.
     pub fn wdata_line(&self) -> String {
         format!(
-            "write beats through {}: at memory {} clock(s) after they are taken",
+            "write beats by write tag ({WRITE_TAGS} queued, one at the head), through {}: at memory {} clock(s) after they are taken",
             if self.wdata_stage {
                 "a beat register and a skid"
             } else {

@@ -167,6 +167,11 @@ pub struct TexFilter {
     /// register loads from (`None`: pick is in the first stage, and reads `s0_ctl`).
     pub pick_fmt_src: Option<String>,
     pub valid_tdiff: String,
+    /// The stage before tdiff's valid and control word, when there is one and more than
+    /// one lane: the lanes' accumulator enables are registered from them, a copy a lane.
+    pub tdiff_en_src: Option<(String, String)>,
+    /// More than one lane: the pick step's format register is copied into each lane.
+    pub lane_copies: bool,
     pub valid_last: String,
     pub select_w: u32,
     pub third_rows: Vec<u32>,
@@ -427,7 +432,7 @@ impl TexFilter {
             // The pick step's format gets a register of its own, loaded from the stage
             // before it, when there is one.
             pick_fmt_src: pipe.stage("pick").checked_sub(1).map(ctl_at),
-            ctl_views: vec![
+            ctl_views: [
                 ("pick", ctl_at(pipe.stage("pick"))),
                 ("h", ctl_at(pipe.stage("h_l1"))),
                 ("v", ctl_at(pipe.stage("v_l1"))),
@@ -435,8 +440,22 @@ impl TexFilter {
                 ("t", ctl_at(pipe.stage("t_l1"))),
                 ("round", ctl_at(pipe.stage("round"))),
                 ("last", ctl_at(pipe.stages)),
-            ],
+            ]
+            .into_iter()
+            .chain(
+                pipe.stage("tdiff")
+                    .checked_sub(1)
+                    .filter(|_| l.lanes > 1)
+                    .map(|s| ("pre_tdiff", ctl_at(s))),
+            )
+            .collect(),
             valid_tdiff: valid_at(pipe.stage("tdiff")),
+            tdiff_en_src: pipe
+                .stage("tdiff")
+                .checked_sub(1)
+                .filter(|_| l.lanes > 1)
+                .map(|s| (valid_at(s), ctl_at(s))),
+            lane_copies: l.lanes > 1,
             valid_last: valid_at(pipe.stages),
             select_w: width(&select_fields(need_h, need_l)),
             third_rows: THIRD_ROWS.to_vec(),

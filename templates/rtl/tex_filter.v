@@ -234,13 +234,22 @@ module {{ name }} #(
 {%- for v in ctl_views %}
   wire [CtlW-1:0] ctl_{{ v.0 }} = {{ v.1 }};
 {%- endfor %}
+{%- if let Some((v, _)) = tdiff_en_src %}
+  // The stage before tdiff (ctl_pre_tdiff above): the lanes' accumulator enables are
+  // registered from it.
+  wire valid_pre_tdiff = {{ v }};
+  wire first_pre_tdiff = ctl_pre_tdiff[CtlPassLsb +: PassCodeW] == PassFirst;
+{%- else %}
   wire valid_tdiff = {{ valid_tdiff }};
+{%- endif %}
   wire valid_last = {{ valid_last }};
   wire unused_ctl;
   assign unused_ctl = ^{ {%- for v in ctl_views %}ctl_{{ v.0 }}{% if !loop.last %}, {% endif %}{%- endfor %}};
 
   wire [PassCodeW-1:0] pass_tdiff = ctl_tdiff[CtlPassLsb +: PassCodeW];
+{%- if tdiff_en_src.is_none() %}
   wire tdiff_first = pass_tdiff == PassFirst;
+{%- endif %}
   wire tdiff_second = pass_tdiff == PassSecond;
   wire last_first = ctl_last[CtlPassLsb +: PassCodeW] == PassFirst;
 
@@ -249,6 +258,7 @@ module {{ name }} #(
 
   wire [RspW-1:0] out_in;
 {%- if let Some(src) = pick_fmt_src %}
+{%- if !lane_copies %}
   // The pick step's format in a register of its own, loaded a clock early from the stage
   // before it: every lane's texel selects read it, not the control word's shift register.
   reg [FormatW-1:0] pick_fmt_q;
@@ -256,6 +266,7 @@ module {{ name }} #(
     pick_fmt_q <= {{ src }}[CtlFormatLsb +: FormatW];
   end
   wire [FormatW-1:0] pick_fmt = pick_fmt_q;
+{%- endif %}
 {%- else %}
   wire [FormatW-1:0] pick_fmt = ctl_pick[CtlFormatLsb +: FormatW];
 {%- endif %}
@@ -268,6 +279,39 @@ module {{ name }} #(
     for (gl = 0; gl < Lanes; gl = gl + 1) begin : g_lane
       wire [LaneW-1:0] lane = s0_data[ReqLanesLsb + gl*LaneW +: LaneW];
       wire [4*WordW-1:0] texels;  // converted, in the hdiff step
+{%- if lane_copies %}
+{%- if let Some(src) = pick_fmt_src %}
+      // The pick step's format in a register of the lane's own, loaded a clock early from
+      // the stage before it: the lane's texel selects read it, not the control word's
+      // shift register, nor one flop that drives every lane. The copy holds the format
+      // XOR the lane's number: identical flops would be merged back into one by
+      // synthesis; these differ, and the XOR back folds into the selects' LUTs.
+      localparam integer LaneKeyI = gl % (1 << FormatW);
+      localparam [FormatW-1:0] LaneKey = LaneKeyI[FormatW-1:0];
+      reg [FormatW-1:0] pick_fmt_q;
+      always @(posedge clk_i) begin
+        pick_fmt_q <= {{ src }}[CtlFormatLsb +: FormatW] ^ LaneKey;
+      end
+      wire [FormatW-1:0] pick_fmt = pick_fmt_q ^ LaneKey;
+{%- endif %}
+{%- endif %}
+{%- if tdiff_en_src.is_some() %}
+      // The accumulators' load enable (a first pass at tdiff), registered a clock early
+      // from the stage before, in the lane's own register: {valid, first} XOR the lane's
+      // number, for the same reason as the format's copy. Not one flop whose net reaches
+      // every lane's accumulator bits.
+      localparam integer EnKeyI = gl % 4;
+      localparam [1:0] EnKey = EnKeyI[1:0];
+      reg [1:0] acc_en_q;
+      always @(posedge clk_i{{ rst.edge }}) begin
+        if ({{ rst.active }}) begin
+          acc_en_q <= EnKey;
+        end else begin
+          acc_en_q <= {valid_pre_tdiff, first_pre_tdiff} ^ EnKey;
+        end
+      end
+      wire acc_en = (acc_en_q ^ EnKey) == 2'b11;
+{%- endif %}
       assign s0_ctl[CtlLanesLsb + gl*CLaneW +: CLaneW] = lane[CLaneW-1:0];
 
       for (gt = 0; gt < 4; gt = gt + 1) begin : g_texel
@@ -422,7 +466,7 @@ module {{ name }} #(
         always @(posedge clk_i{{ rst.edge }}) begin
           if ({{ rst.active }}) begin
             acc_q <= {VW{1'b0}};
-          end else if (valid_tdiff && tdiff_first) begin
+          end else if ({% if tdiff_en_src.is_some() %}acc_en{% else %}valid_tdiff && tdiff_first{% endif %}) begin
             acc_q <= v_sum;
           end
         end
