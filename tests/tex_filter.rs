@@ -129,16 +129,24 @@ fn broken_converters_and_filters_are_caught() {
             "the broken filter ({from} -> {to}) passed"
         );
     }
-    // With two lanes each lane has its own copy of the accumulators' enable.
+    // With two lanes each channel has its own copy of the accumulator's enable and of the
+    // second-pass select.
     let cfg = filter_config("fltbad2", 2, r#""rgba8888", "rgb565""#, 10, "rgba8");
     for (from, to) in [
-        // Stored against the wrong key: every lane loads on the wrong passes.
-        ("first_pre_tdiff} ^ EnKey;", "first_pre_tdiff} ^ ~EnKey;"),
-        // Lane 1's copy read without its key (lane 0's key is 0).
+        // The copy loads on the wrong passes.
         (
-            "wire acc_en = (acc_en_q ^ EnKey) == 2'b11;",
-            "wire acc_en = acc_en_q == 2'b11;",
+            "acc_en_q <= valid_pre_tdiff & (pass_pre_tdiff == PassFirst);",
+            "acc_en_q <= valid_pre_tdiff & (pass_pre_tdiff != PassFirst);",
         ),
+        // A second pass is not blended with the first.
+        (
+            "second_q <= pass_pre_tdiff == PassSecond;",
+            "second_q <= 1'b0;",
+        ),
+        // A channel's copy of its lane's vertical weight is wrong.
+        ("b_q <= ctl_pre_v[", "b_q <= ~ctl_pre_v["),
+        // Likewise the weight between two levels.
+        ("f_q <= ctl_pre_t[", "f_q <= ~ctl_pre_t["),
     ] {
         assert!(
             !run(&cfg, Some((from, to)), 1500, &runs),

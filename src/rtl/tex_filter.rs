@@ -168,10 +168,15 @@ pub struct TexFilter {
     pub pick_fmt_src: Option<String>,
     pub valid_tdiff: String,
     /// The stage before tdiff's valid and control word, when there is one and more than
-    /// one lane: the lanes' accumulator enables are registered from them, a copy a lane.
+    /// one lane: each channel's accumulator enable and second-pass select are registered
+    /// from them, a kept copy a channel.
     pub tdiff_en_src: Option<(String, String)>,
-    /// More than one lane: the pick step's format register is copied into each lane.
+    /// More than one lane: the pick step's format register is copied into each texel.
     pub lane_copies: bool,
+    /// More than one lane, and a stage before each of the h, v and t blends: each channel
+    /// registers its own copy of its lane's weights a, b and f from those stages' control
+    /// words (`ctl_pre_h`, `ctl_pre_v`, `ctl_pre_t`).
+    pub chan_copies: bool,
     pub valid_last: String,
     pub select_w: u32,
     pub third_rows: Vec<u32>,
@@ -326,6 +331,16 @@ impl TexFilter {
         let has = |f| tmu.has_format(f);
         use TexFormat::*;
         let fp32 = tmu.output == TexOutput::Fp32;
+        // The stages before the h, v and t blends, when each has one and there is more
+        // than one lane: the channels' copies of the weights load from them.
+        let chan_srcs = match (
+            pipe.stage("h_l1").checked_sub(1),
+            pipe.stage("v_l1").checked_sub(1),
+            pipe.stage("t_l1").checked_sub(1),
+        ) {
+            (Some(h), Some(v), Some(t)) if l.lanes > 1 => Some((h, v, t)),
+            _ => None,
+        };
         Self {
             ctx: ctx.clone(),
             name: ctx.module_name("tex_filter"),
@@ -448,6 +463,13 @@ impl TexFilter {
                     .filter(|_| l.lanes > 1)
                     .map(|s| ("pre_tdiff", ctl_at(s))),
             )
+            .chain(chan_srcs.into_iter().flat_map(|(h, v, t)| {
+                [
+                    ("pre_h", ctl_at(h)),
+                    ("pre_v", ctl_at(v)),
+                    ("pre_t", ctl_at(t)),
+                ]
+            }))
             .collect(),
             valid_tdiff: valid_at(pipe.stage("tdiff")),
             tdiff_en_src: pipe
@@ -456,6 +478,7 @@ impl TexFilter {
                 .filter(|_| l.lanes > 1)
                 .map(|s| (valid_at(s), ctl_at(s))),
             lane_copies: l.lanes > 1,
+            chan_copies: chan_srcs.is_some(),
             valid_last: valid_at(pipe.stages),
             select_w: width(&select_fields(need_h, need_l)),
             third_rows: THIRD_ROWS.to_vec(),

@@ -235,10 +235,10 @@ module {{ name }} #(
   wire [CtlW-1:0] ctl_{{ v.0 }} = {{ v.1 }};
 {%- endfor %}
 {%- if let Some((v, _)) = tdiff_en_src %}
-  // The stage before tdiff (ctl_pre_tdiff above): the lanes' accumulator enables are
-  // registered from it.
+  // The stage before tdiff (ctl_pre_tdiff above): each channel's accumulator enable and
+  // second-pass select are registered from it.
   wire valid_pre_tdiff = {{ v }};
-  wire first_pre_tdiff = ctl_pre_tdiff[CtlPassLsb +: PassCodeW] == PassFirst;
+  wire [PassCodeW-1:0] pass_pre_tdiff = ctl_pre_tdiff[CtlPassLsb +: PassCodeW];
 {%- else %}
   wire valid_tdiff = {{ valid_tdiff }};
 {%- endif %}
@@ -246,11 +246,12 @@ module {{ name }} #(
   wire unused_ctl;
   assign unused_ctl = ^{ {%- for v in ctl_views %}ctl_{{ v.0 }}{% if !loop.last %}, {% endif %}{%- endfor %}};
 
-  wire [PassCodeW-1:0] pass_tdiff = ctl_tdiff[CtlPassLsb +: PassCodeW];
 {%- if tdiff_en_src.is_none() %}
+
+  wire [PassCodeW-1:0] pass_tdiff = ctl_tdiff[CtlPassLsb +: PassCodeW];
   wire tdiff_first = pass_tdiff == PassFirst;
-{%- endif %}
   wire tdiff_second = pass_tdiff == PassSecond;
+{%- endif %}
   wire last_first = ctl_last[CtlPassLsb +: PassCodeW] == PassFirst;
 
   assign push = valid_last & ~last_first;
@@ -279,42 +280,21 @@ module {{ name }} #(
     for (gl = 0; gl < Lanes; gl = gl + 1) begin : g_lane
       wire [LaneW-1:0] lane = s0_data[ReqLanesLsb + gl*LaneW +: LaneW];
       wire [4*WordW-1:0] texels;  // converted, in the hdiff step
-{%- if lane_copies %}
-{%- if let Some(src) = pick_fmt_src %}
-      // The pick step's format in a register of the lane's own, loaded a clock early from
-      // the stage before it: the lane's texel selects read it, not the control word's
-      // shift register, nor one flop that drives every lane. The copy holds the format
-      // XOR the lane's number: identical flops would be merged back into one by
-      // synthesis; these differ, and the XOR back folds into the selects' LUTs.
-      localparam integer LaneKeyI = gl % (1 << FormatW);
-      localparam [FormatW-1:0] LaneKey = LaneKeyI[FormatW-1:0];
-      reg [FormatW-1:0] pick_fmt_q;
-      always @(posedge clk_i) begin
-        pick_fmt_q <= {{ src }}[CtlFormatLsb +: FormatW] ^ LaneKey;
-      end
-      wire [FormatW-1:0] pick_fmt = pick_fmt_q ^ LaneKey;
-{%- endif %}
-{%- endif %}
-{%- if tdiff_en_src.is_some() %}
-      // The accumulators' load enable (a first pass at tdiff), registered a clock early
-      // from the stage before, in the lane's own register: {valid, first} XOR the lane's
-      // number, for the same reason as the format's copy. Not one flop whose net reaches
-      // every lane's accumulator bits.
-      localparam integer EnKeyI = gl % 4;
-      localparam [1:0] EnKey = EnKeyI[1:0];
-      reg [1:0] acc_en_q;
-      always @(posedge clk_i{{ rst.edge }}) begin
-        if ({{ rst.active }}) begin
-          acc_en_q <= EnKey;
-        end else begin
-          acc_en_q <= {valid_pre_tdiff, first_pre_tdiff} ^ EnKey;
-        end
-      end
-      wire acc_en = (acc_en_q ^ EnKey) == 2'b11;
-{%- endif %}
       assign s0_ctl[CtlLanesLsb + gl*CLaneW +: CLaneW] = lane[CLaneW-1:0];
 
       for (gt = 0; gt < 4; gt = gt + 1) begin : g_texel
+{%- if lane_copies %}
+{%- if let Some(src) = pick_fmt_src %}
+        // The pick step's format in a register of the texel's own, loaded a clock early
+        // from the stage before it: one flop's net reaching every lane's texel selects
+        // was the filter's worst path. `keep` stops synthesis merging the copies back.
+        reg [FormatW-1:0] pick_fmt_q;
+        (* keep *) always @(posedge clk_i) begin
+          pick_fmt_q <= {{ src }}[CtlFormatLsb +: FormatW];
+        end
+        wire [FormatW-1:0] pick_fmt = pick_fmt_q;
+{%- endif %}
+{%- endif %}
         wire [TexW-1:0] tex = lane[LaneTexelsLsb + gt*TexW +: TexW];
         wire [SubW-1:0] sub = tex[TexSubLsb +: SubW];
         wire [WordW-1:0] word = tex[TexWordLsb +: WordW];
@@ -417,12 +397,31 @@ module {{ name }} #(
       // d = v - acc), any other takes d = 0 and base v, which rounds v alone exactly.
       // Each product is a tree of shifted rows, exact modulo the sum's width, where the
       // sum lies.
+{%- if !chan_copies %}
       wire [WBits-1:0] a = ctl_h[CtlLanesLsb + gl*CLaneW + LaneALsb +: WBits];
       wire [WBits-1:0] b = ctl_v[CtlLanesLsb + gl*CLaneW + LaneBLsb +: WBits];
       wire [BlendW-1:0] f = ctl_t[CtlBlendsLsb + (gl / 4)*BlendW +: BlendW];
+{%- endif %}
       wire active = ctl_round[CtlLanesLsb + gl*CLaneW + LaneActiveLsb];
 
       for (gc = 0; gc < 4; gc = gc + 1) begin : g_chan
+{%- if chan_copies %}
+        // The lane's weights in the channel's own registers, loaded a clock early from
+        // the stage before each blend: a weight bit selects every row of every channel's
+        // tree, and one flop for them all was the filter's worst net. `keep` stops
+        // synthesis merging the copies back into one.
+        reg [WBits-1:0] a_q;
+        reg [WBits-1:0] b_q;
+        reg [BlendW-1:0] f_q;
+        (* keep *) always @(posedge clk_i) begin
+          a_q <= ctl_pre_h[CtlLanesLsb + gl*CLaneW + LaneALsb +: WBits];
+          b_q <= ctl_pre_v[CtlLanesLsb + gl*CLaneW + LaneBLsb +: WBits];
+          f_q <= ctl_pre_t[CtlBlendsLsb + (gl / 4)*BlendW +: BlendW];
+        end
+        wire [WBits-1:0] a = a_q;
+        wire [WBits-1:0] b = b_q;
+        wire [BlendW-1:0] f = f_q;
+{%- endif %}
         wire [7:0] t00 = texels[0*WordW + gc*8 +: 8];
         wire [7:0] t10 = texels[1*WordW + gc*8 +: 8];
         wire [7:0] t01 = texels[2*WordW + gc*8 +: 8];
@@ -462,6 +461,25 @@ module {{ name }} #(
 
         // Step tdiff: a first pass fills the accumulator (reset: a lone second pass
         // blends with 0).
+{%- if tdiff_en_src.is_some() %}
+        // The accumulator's load enable (a first pass at tdiff) and the second-pass
+        // select, registered a clock early from the stage before, in the channel's own
+        // flops: not one flop whose net reaches every lane's accumulator and mux bits.
+        // `keep` stops synthesis merging the copies back into one.
+        reg acc_en_q;
+        reg second_q;
+        (* keep *) always @(posedge clk_i{{ rst.edge }}) begin
+          if ({{ rst.active }}) begin
+            acc_en_q <= 1'b0;
+            second_q <= 1'b0;
+          end else begin
+            acc_en_q <= valid_pre_tdiff & (pass_pre_tdiff == PassFirst);
+            second_q <= pass_pre_tdiff == PassSecond;
+          end
+        end
+        wire acc_en = acc_en_q;
+        wire tdiff_second = second_q;
+{%- endif %}
         reg [VW-1:0] acc_q;
         always @(posedge clk_i{{ rst.edge }}) begin
           if ({{ rst.active }}) begin
