@@ -143,8 +143,9 @@ pub fn req_width(mem: &Mem, i: usize) -> u32 {
     width(&req_fields(mem, i))
 }
 
-/// A read burst's tag in the arbiter's tag FIFO, lowest field first: `{id, len}`, the
-/// requester that asked for it and its length as beats - 1.
+/// A burst's tag in the arbiter's read or write tag FIFO, lowest field first:
+/// `{single, id, len}`, the burst's length as beats - 1, the requester that asked for it,
+/// and whether it has one beat.
 pub fn tag_fields(mem: &Mem) -> Vec<Field> {
     // Single: the burst has one beat (len = 0), so the head tag's last flag loads
     // without a compare behind the FIFO's read.

@@ -175,7 +175,7 @@ pub struct MemArb {
     /// Field offsets of the request words and of a read tag, as localparams.
     pub lsbs: Vec<(String, u32)>,
     pub tag_layout: String,
-    /// The tag FIFO's input, `{id_q, len_q}`, in the order of [`tag_fields`].
+    /// The tag FIFOs' input, `{single_q, id_q, len_q}`, in the order of [`tag_fields`].
     pub tag_in: String,
     /// Write tags the FIFO holds (the head register holds one more).
     pub write_tags: u32,
@@ -396,7 +396,7 @@ impl MemArb {
     }
 }
 
-/// A read tag built from the burst register, highest field first: each field `Foo` of
+/// A tag built from the burst register, highest field first: each field `Foo` of
 /// [`tag_fields`] is the register `foo_q`.
 fn tag_concat(fields: &[Field]) -> String {
     let regs: Vec<String> = fields
