@@ -247,6 +247,14 @@ fn broken_line_generations_are_caught() {
         "mshr_free_q[i] <= mshr_old_q[i] == OldCounting + 1'b1;",
         &runs,
     );
+    // The head pass's MSHR matches not following an entry written while it waits: the
+    // entry's old readers' count then misses that pass's read (or takes a stale one).
+    assert_broken_cache_caught(
+        &cfg,
+        "written ? s1_dec_q[alloc_slot] : s1_match_q[gm];",
+        "s1_match_q[gm];",
+        &runs,
+    );
     // A reader that does not wait for its own lines' fills.
     assert_broken_cache_caught(
         &cfg,

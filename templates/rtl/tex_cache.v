@@ -434,6 +434,52 @@ module {{ name }} #(
   reg [AvailW-1:0] avail_d;
   wire lines_ready = !avail_q[AvailW-1];
   wire last_round = !more_q[0];
+  // What the pass in s1 reads, worked out as it loads, so that its finish only gates it
+  // (the slots and the MSHR compares are a clock away from the fills' bookkeeping): its
+  // slots, one-hot, and per MSHR entry whether it reads the entry's slot. An entry written
+  // while the pass waits is matched as it is written, so s1_match_q always follows
+  // mshr_slot_q.
+  reg [Lines-1:0] s1_dec_q;
+  reg [Lines-1:0] s1_dec_d;
+  reg [MshrEntries-1:0] s1_match_q;
+  wire [MshrEntries-1:0] s1_match_d;
+  wire [SlotW-1:0] load_slot [0:Ports-1];
+  wire [Ports-1:0] load_mask = q_out[PlanPassLsb + PassMaskLsb +: Ports];
+
+  genvar gs;
+  generate
+    for (gs = 0; gs < Ports; gs = gs + 1) begin : g_load_slot
+      assign load_slot[gs] = q_out[PlanPassLsb + PassTexelsLsb + (Ports - 1 - gs) * TexW + TexSlotLsb +: SlotW];
+    end
+  endgenerate
+
+  always @(*) begin : b_s1_dec
+    integer i;
+    s1_dec_d = s1_dec_q;
+    if (s1_load) begin
+      s1_dec_d = {Lines{1'b0}};
+      for (i = 0; i < Ports; i = i + 1) begin
+        if (load_mask[i]) begin
+          s1_dec_d[load_slot[i]] = 1'b1;
+        end
+      end
+    end
+  end
+
+  genvar gm;
+  generate
+    for (gm = 0; gm < MshrEntries; gm = gm + 1) begin : g_s1_match
+      localparam [MshrPtrW-1:0] Entry = gm;
+      wire             written = alloc && mshr_tail_q == Entry;
+      wire [SlotW-1:0] slot    = written ? alloc_slot : mshr_slot_q[gm];
+      wire [Ports-1:0] hit;
+      for (gs = 0; gs < Ports; gs = gs + 1) begin : g_port
+        assign hit[gs] = load_mask[gs] && load_slot[gs] == slot;
+      end
+      assign s1_match_d[gm] = s1_load ? |hit :
+                              written ? s1_dec_q[alloc_slot] : s1_match_q[gm];
+    end
+  endgenerate
 
   always @(*) begin : b_read
     integer i;
@@ -463,20 +509,8 @@ module {{ name }} #(
     s1_done  = issue && last_round;
     s1_load  = q_out_valid && (!s1_valid_q || s1_done);
     q_pop    = s1_load;
-    ref_dec = {Lines{1'b0}};
-    mshr_dec_d = {MshrEntries{1'b0}};
-    if (s1_done) begin
-      for (i = 0; i < Ports; i = i + 1) begin
-        if (s1_mask[i]) begin
-          ref_dec[s1_slot[i]] = 1'b1;
-          for (b = 0; b < MshrEntries; b = b + 1) begin
-            if (s1_slot[i] == mshr_slot_q[b]) begin
-              mshr_dec_d[b] = 1'b1;
-            end
-          end
-        end
-      end
-    end
+    ref_dec    = s1_done ? s1_dec_q : {Lines{1'b0}};
+    mshr_dec_d = s1_done ? s1_match_q : {MshrEntries{1'b0}};
     avail_d = avail_q + {{ "{" }}{(AvailW-1){1'b0}}, fill_valid_q && fill_last_q};
     if (s1_load) begin
       avail_d = avail_d - {{ "{" }}{(AvailW-FillsW){1'b0}}, q_out[PlanPassLsb + PassFillsLsb +: FillsW]};
@@ -682,6 +716,8 @@ module {{ name }} #(
   always @(posedge clk_i) begin : b_data
     integer i;
     push_data_q <= q_in;
+    s1_dec_q    <= s1_dec_d;
+    s1_match_q  <= s1_match_d;
     if (beat_in) begin
       fill_last_q <= trk_pop;
       fill_beat_q <= beat_q;
