@@ -440,7 +440,7 @@ module {{ name }} #(
   // while the pass waits is matched as it is written, so s1_match_q always follows
   // mshr_slot_q.
   reg [Lines-1:0] s1_dec_q;
-  reg [Lines-1:0] s1_dec_d;
+  reg [Lines-1:0] load_dec;
   reg [MshrEntries-1:0] s1_match_q;
   wire [MshrEntries-1:0] s1_match_d;
   wire [SlotW-1:0] load_slot [0:Ports-1];
@@ -453,15 +453,12 @@ module {{ name }} #(
     end
   endgenerate
 
-  always @(*) begin : b_s1_dec
+  always @(*) begin : b_load_dec
     integer i;
-    s1_dec_d = s1_dec_q;
-    if (s1_load) begin
-      s1_dec_d = {Lines{1'b0}};
-      for (i = 0; i < Ports; i = i + 1) begin
-        if (load_mask[i]) begin
-          s1_dec_d[load_slot[i]] = 1'b1;
-        end
+    load_dec = {Lines{1'b0}};
+    for (i = 0; i < Ports; i = i + 1) begin
+      if (load_mask[i]) begin
+        load_dec[load_slot[i]] = 1'b1;
       end
     end
   end
@@ -716,8 +713,10 @@ module {{ name }} #(
   always @(posedge clk_i) begin : b_data
     integer i;
     push_data_q <= q_in;
-    s1_dec_q    <= s1_dec_d;
-    s1_match_q  <= s1_match_d;
+    if (s1_load) begin
+      s1_dec_q <= load_dec;
+    end
+    s1_match_q <= s1_match_d;
     if (beat_in) begin
       fill_last_q <= trk_pop;
       fill_beat_q <= beat_q;
