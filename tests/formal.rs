@@ -38,9 +38,28 @@ fn assert_proof(
     expect: bool,
     what: &str,
 ) {
+    assert_proof_in(
+        &kind.label().replace(':', ""),
+        text,
+        top,
+        extra,
+        expect,
+        what,
+    );
+}
+
+/// [`assert_proof`] in the scratch directory `formal-<label>`.
+fn assert_proof_in(
+    label: &str,
+    text: &str,
+    top: &str,
+    extra: &[(&str, u64)],
+    expect: bool,
+    what: &str,
+) {
     let mut params = vec![("Width", 8u64)];
     params.extend_from_slice(extra);
-    let work = scratch(&format!("formal-{}", kind.label().replace(':', "")));
+    let work = scratch(&format!("formal-{label}"));
     let proof = prove(text, top, &params, &work).expect("yosys runs");
     assert_eq!(
         proof.proven,
@@ -137,6 +156,92 @@ fn broken_skid_variants_fail_the_proof() {
             &mutate(&text, from, to),
             &top,
             &[],
+            false,
+            what,
+        );
+    }
+}
+
+/// `hs_ram_fifo` under a reset style: (module name, text).
+fn ram_fifo(kind_reset: &str, active: &str) -> (String, String) {
+    let cfg = parse(
+        &format!(
+            "[design]\nname = \"f\"\nmodule_prefix = \"f_\"\n[reset]\nkind = \"{kind_reset}\"\nactive = \"{active}\"\n\
+             [hs_chain]\nwidth = 8\nstages = [\"skid\"]\n"
+        ),
+        "formal config",
+    );
+    let m = handshake::ram_fifo_module(&Ctx::new(&cfg)).expect("renders");
+    (m.name, m.text)
+}
+
+#[test]
+fn ram_fifo_properties_hold_for_depths_1_to_6_and_short_heads() {
+    // Depths below, at and above the head's; heads of 4 (the generator's), 2 and 1.
+    for depth in 1..=6u64 {
+        for head in [4u64, 2, 1] {
+            let (kind_reset, active) = RESETS[(depth + head) as usize % RESETS.len()];
+            let (top, text) = ram_fifo(kind_reset, active);
+            assert_proof_in(
+                "ram-fifo",
+                &text,
+                &top,
+                &[("Depth", depth), ("Head", head)],
+                true,
+                &format!("ram fifo depth {depth}, head {head}, {kind_reset}/{active}"),
+            );
+        }
+    }
+}
+
+#[test]
+fn broken_ram_fifo_variants_fail_the_proof() {
+    let (top, text) = ram_fifo("async", "low");
+    let params: &[(&str, u64)] = &[("Depth", 5), ("Head", 2)];
+    let cases = [
+        // Straight to the head while an older item is still in the RAM's read registers.
+        (
+            "wire direct_ok = ~ram_any_q & ~rd1_q & ~rd2_q & has_credit;",
+            "wire direct_ok = ~ram_any_q & ~rd2_q & has_credit;",
+            "direct write overtakes a read in flight",
+        ),
+        // Reads issued without a credit: the head overflows.
+        (
+            "wire rd = ram_any_q & has_credit;",
+            "wire rd = ram_any_q;",
+            "reads without credits",
+        ),
+        // A pop does not give its credit back: the FIFO stops (the count goes wrong first).
+        (
+            "end else if (pop & ~(rd | direct)) begin",
+            "end else if (1'b0) begin",
+            "credits never return",
+        ),
+        // The RAM's write pointer also moves for an item that went straight to the head.
+        (
+            "if (to_ram) begin\n        wr_ptr_q",
+            "if (push) begin\n        wr_ptr_q",
+            "RAM write pointer moves on a direct write",
+        ),
+        // The RAM count is not told of a read in the clock of a write.
+        (
+            "end else if (rd & ~to_ram) begin",
+            "end else if (rd) begin",
+            "RAM count misses a read beside a write",
+        ),
+        // The read pointer misses the wrap at a depth that is not a power of two.
+        (
+            "rd_ptr_q <= (rd_ptr_q == LastPtr) ? {PtrW{1'b0}} : rd_ptr_q + 1'b1;",
+            "rd_ptr_q <= rd_ptr_q + 1'b1;",
+            "RAM read pointer misses the wrap",
+        ),
+    ];
+    for (from, to, what) in cases {
+        assert_proof_in(
+            "ram-fifo-broken",
+            &mutate(&text, from, to),
+            &top,
+            params,
             false,
             what,
         );

@@ -6,6 +6,7 @@
 //! neither imports the other, and `tests/architecture.rs` fails if one does.
 
 pub mod field;
+pub mod fifo;
 pub mod ipu;
 pub mod mem_arb;
 pub mod mem_mgr;

@@ -4,6 +4,7 @@
 
 use super::StreamPort;
 use super::field::{Field, pack, width};
+use super::fifo::FifoStorage;
 use super::tex_cache::WORD_ADDR_BITS;
 use super::tex_filter::{BLEND_W, FORMAT_W, FilterLayout, PASS_W, WORD_W};
 use super::timing::{Op, Timing};
@@ -182,10 +183,12 @@ pub fn side_depth(tmu: &Tmu) -> u32 {
 /// the FIFO's read).
 const FILTER_TAKE_LEVELS: u32 = 6;
 
-/// Whether the side FIFO's head needs a register before the join: its read is a
-/// `depth`-to-1 select, and the filter's input control follows.
+/// Whether the side FIFO's head needs a register before the join: its read is a select
+/// among its entries (a deep queue's few head entries: `iface::fifo`), and the filter's
+/// input control follows.
 pub fn side_stage(timing: &Timing, depth: u32) -> bool {
-    !timing.fits(&[Op::Mux(depth), Op::Lut(FILTER_TAKE_LEVELS)])
+    let mux = FifoStorage::of(depth).read_mux(depth);
+    !timing.fits(&[Op::Mux(mux), Op::Lut(FILTER_TAKE_LEVELS)])
 }
 
 /// `gpurtl check`'s line for the TMU's front.

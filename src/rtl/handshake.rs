@@ -1,5 +1,6 @@
 //! Handshake registers: `hs_bubble`, `hs_skid`, `hs_fifo` (a `bypass` is wires and has no
-//! module). Each keeps `Width` (and `Depth`) as real Verilog parameters.
+//! module), and `hs_ram_fifo` for deep queues. Each keeps `Width` (and `Depth`) as real
+//! Verilog parameters.
 
 use std::collections::BTreeMap;
 
@@ -7,6 +8,7 @@ use askama::Template;
 
 use super::{Ctx, Module, RenderError, Rst, render};
 use crate::config::StageKind;
+use crate::iface::fifo::{RAM_FIFO_HEAD, RAM_FIFO_MIN_DEPTH};
 
 #[derive(Template)]
 #[template(path = "rtl/hs_bubble.v")]
@@ -37,6 +39,44 @@ pub struct HsFifo {
     pub thermo_depth: u32,
     pub rst: Rst,
     pub stamp: String,
+}
+
+#[derive(Template)]
+#[template(path = "rtl/hs_ram_fifo.v")]
+pub struct HsRamFifo {
+    pub name: String,
+    pub width: u32,
+    /// The default of the `Depth` parameter; instances override it.
+    pub depth: u32,
+    /// The default of `Head`, the flop entries read ahead of the RAM.
+    pub head: u32,
+    pub rst: Rst,
+    pub stamp: String,
+}
+
+/// Renders `hs_ram_fifo`. Its parameter defaults are fixed (every unit renders the same
+/// module and its instances override `Width` and `Depth`).
+pub fn ram_fifo_module(ctx: &Ctx) -> Result<Module, RenderError> {
+    let name = ctx.module_name("hs_ram_fifo");
+    let block = HsRamFifo {
+        name: name.clone(),
+        width: 32,
+        depth: RAM_FIFO_MIN_DEPTH,
+        head: RAM_FIFO_HEAD,
+        rst: ctx.rst.clone(),
+        stamp: ctx.stamp.clone(),
+    };
+    Ok(Module {
+        text: render(&name, &block)?,
+        name,
+        kind: "hs_ram_fifo",
+        parameters: BTreeMap::from([
+            ("Width".to_string(), 32),
+            ("Depth".to_string(), u64::from(RAM_FIFO_MIN_DEPTH)),
+            ("Head".to_string(), u64::from(RAM_FIFO_HEAD)),
+        ]),
+        instantiates: Vec::new(),
+    })
 }
 
 /// Deepest FIFO whose fill level is a thermometer: Depth flops instead of a count and

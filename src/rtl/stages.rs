@@ -13,7 +13,7 @@ use super::{Design, Module, Unit};
 pub struct Stage {
     /// Instance path from the top, `u_cache.u_pass_queue`.
     pub path: String,
-    /// Module kind: `hs_skid`, `hs_bubble` or `hs_fifo`.
+    /// Module kind: `hs_skid`, `hs_bubble`, `hs_fifo` or `hs_ram_fifo`.
     pub kind: &'static str,
     /// Items it holds when full.
     pub holds: u64,
@@ -86,11 +86,13 @@ fn walk(
         let holds = match inst.module.kind {
             "hs_skid" => Some(2),
             "hs_bubble" => Some(1),
-            "hs_fifo" => Some(child.get("Depth").and_then(|d| *d).ok_or_else(|| {
-                err(format!(
-                    "{path}: a FIFO whose Depth is not a number or a parameter"
-                ))
-            })?),
+            "hs_fifo" | "hs_ram_fifo" => {
+                Some(child.get("Depth").and_then(|d| *d).ok_or_else(|| {
+                    err(format!(
+                        "{path}: a FIFO whose Depth is not a number or a parameter"
+                    ))
+                })?)
+            }
             _ => None,
         };
         let mut inner = Vec::new();

@@ -6,10 +6,11 @@ use std::collections::BTreeMap;
 
 use askama::Template;
 
-use super::handshake::module_for;
+use super::handshake::{module_for, ram_fifo_module};
 use super::{Ctx, MemPort, Module, RenderError, Rst, StreamPort, Unit, render};
 use crate::config::{Replacement, StageKind, TexCache, TexLayout};
 use crate::iface::field::{Field, describe, get, lsb_params, pack, width};
+use crate::iface::fifo::FifoStorage;
 pub use crate::iface::tex_cache::WORD_ADDR_BITS;
 use crate::iface::tex_cache::{COUNT_W, CacheLayout, CachePipe, bank_check};
 
@@ -214,6 +215,8 @@ pub struct TexCacheTop {
     pub rst: Rst,
     pub skid: String,
     pub fifo: String,
+    /// The pass queue's block: `hs_ram_fifo` when it is deep (iface::fifo).
+    pub queue_fifo: String,
     pub bank_module: String,
     pub tags_module: String,
     pub plan_module: String,
@@ -332,6 +335,7 @@ impl TexCacheTop {
             rst: ctx.rst.clone(),
             skid: ctx.module_name("hs_skid"),
             fifo: ctx.module_name("hs_fifo"),
+            queue_fifo: ctx.module_name(FifoStorage::of(c.queue_depth).block()),
             bank_module: ctx.module_name("tex_cache_bank"),
             tags_module: ctx.module_name("tex_cache_tags"),
             plan_module: ctx.module_name("tex_cache_plan"),
@@ -479,6 +483,9 @@ impl TexCacheTop {
             if let Some(m) = module_for(ctx, kind, 32)? {
                 modules.push(m);
             }
+        }
+        if FifoStorage::of(self.queue_depth) == FifoStorage::Ram {
+            modules.push(ram_fifo_module(ctx)?);
         }
         let bank = TexCacheBank {
             name: self.bank_module.clone(),

@@ -8,12 +8,13 @@ use std::collections::BTreeMap;
 
 use askama::Template;
 
-use super::handshake::module_for;
+use super::handshake::{module_for, ram_fifo_module};
 use super::tex_cache::TexCacheTop;
 use super::tex_filter::{FilterLayout, TexFilter};
 use super::{Ctx, MemPort, Module, RenderError, Rst, Unit, render};
 use crate::config::{Filter, StageKind, TexFormat, TexLayout, TexOutput, Tmu, Wrap};
 use crate::iface::field::{Field, describe, lsb_params, pack, width};
+use crate::iface::fifo::FifoStorage;
 use crate::iface::mem_mgr::upper_camel;
 use crate::iface::tex_cache::{CacheLayout, WORD_ADDR_BITS};
 use crate::iface::tex_filter::BLEND_W;
@@ -602,6 +603,9 @@ impl<'a> TmuUnit<'a> {
                 modules.push(m);
             }
         }
+        if FifoStorage::of(crate::iface::tmu::side_depth(tmu)) == FifoStorage::Ram {
+            modules.push(ram_fifo_module(ctx)?);
+        }
         let lod_block = self.lod_block(&g);
         let addr_block = self.addr_block(&g);
         // The 64-bit converter serves only the LOD's differences (four lanes or more);
@@ -932,7 +936,7 @@ impl<'a> TmuUnit<'a> {
             addr: addr.to_string(),
             cache: cache.to_string(),
             filter: filter.to_string(),
-            fifo: ctx.module_name("hs_fifo"),
+            fifo: ctx.module_name(FifoStorage::of(crate::iface::tmu::side_depth(tmu)).block()),
             skid: g.skid.clone(),
             side_stage: crate::iface::tmu::side_stage(
                 &ctx.timing,

@@ -212,9 +212,13 @@ module {{ name }} #(
 
   // ---------------------------------------------------------------------------------
   // Pass queue: tags run up to QueueDepth passes ahead of the data reads. A skid on
-  // each side keeps the queue's wide LUT RAM (its write enables and its read multiplexer)
+  // each side keeps the queue's storage (its write enables and its read multiplexer)
   // between registers; between the first skid and the queue, the plan works out which
   // bank round reads each texel's word ({{ plan_module }}).
+{%- if queue_fifo != fifo %}
+  // At this depth the queue is {{ queue_fifo }}: a block RAM read ahead into a few flop
+  // entries.
+{%- endif %}
   wire pw_valid;
   wire pw_ready;
   wire [PassW-1:0] pw_data;
@@ -255,7 +259,7 @@ module {{ name }} #(
     .out_data_o  (qw_data)
   );
 
-  {{ fifo }} #(
+  {{ queue_fifo }} #(
     .Width (PlanW),
     .Depth (QueueDepth)
   ) u_pass_queue (
@@ -436,13 +440,17 @@ module {{ name }} #(
   wire last_round = !more_q[0];
   // What the pass in s1 reads, worked out as it loads, so that its finish only gates it
   // (the slots and the MSHR compares are a clock away from the fills' bookkeeping): its
-  // slots, one-hot, and per MSHR entry whether it reads the entry's slot. An entry written
-  // while the pass waits is matched as it is written, so s1_match_q always follows
-  // mshr_slot_q.
+  // slots, one-hot, and per MSHR entry whether it reads the entry's slot. The entry an
+  // allocation writes holds its new slot a clock later (mshr_slot_q); in that clock its
+  // match is the pass's decode at the new slot (new_at_q, new_slot_q, from registers),
+  // which it then keeps.
   reg [Lines-1:0] s1_dec_q;
   reg [Lines-1:0] load_dec;
   reg [MshrEntries-1:0] s1_match_q;
   wire [MshrEntries-1:0] s1_match_d;
+  wire [MshrEntries-1:0] s1_match;  // s1_match_q with the entry written a clock ago
+  reg [MshrEntries-1:0] new_at_q;  // that entry, one-hot (new_idx_q when new_q)
+  wire new_match = s1_dec_q[new_slot_q];
   wire [SlotW-1:0] load_slot [0:Ports-1];
   wire [Ports-1:0] load_mask = q_out[PlanPassLsb + PassMaskLsb +: Ports];
 
@@ -466,15 +474,12 @@ module {{ name }} #(
   genvar gm;
   generate
     for (gm = 0; gm < MshrEntries; gm = gm + 1) begin : g_s1_match
-      localparam [MshrPtrW-1:0] Entry = gm;
-      wire             written = alloc && mshr_tail_q == Entry;
-      wire [SlotW-1:0] slot    = written ? alloc_slot : mshr_slot_q[gm];
       wire [Ports-1:0] hit;
       for (gs = 0; gs < Ports; gs = gs + 1) begin : g_port
-        assign hit[gs] = load_mask[gs] && load_slot[gs] == slot;
+        assign hit[gs] = load_mask[gs] && load_slot[gs] == mshr_slot_q[gm];
       end
-      assign s1_match_d[gm] = s1_load ? |hit :
-                              written ? s1_dec_q[alloc_slot] : s1_match_q[gm];
+      assign s1_match[gm]   = new_at_q[gm] ? new_match : s1_match_q[gm];
+      assign s1_match_d[gm] = s1_load ? |hit : s1_match[gm];
     end
   endgenerate
 
@@ -507,7 +512,7 @@ module {{ name }} #(
     s1_load  = q_out_valid && (!s1_valid_q || s1_done);
     q_pop    = s1_load;
     ref_dec    = s1_done ? s1_dec_q : {Lines{1'b0}};
-    mshr_dec_d = s1_done ? s1_match_q : {MshrEntries{1'b0}};
+    mshr_dec_d = s1_done ? s1_match : {MshrEntries{1'b0}};
     avail_d = avail_q + {{ "{" }}{(AvailW-1){1'b0}}, fill_valid_q && fill_last_q};
     if (s1_load) begin
       avail_d = avail_d - {{ "{" }}{(AvailW-FillsW){1'b0}}, q_out[PlanPassLsb + PassFillsLsb +: FillsW]};
@@ -609,6 +614,7 @@ module {{ name }} #(
     if ({{ rst.active }}) begin
       mshr_head_q <= {MshrPtrW{1'b0}};
       new_q       <= 1'b0;
+      new_at_q    <= {MshrEntries{1'b0}};
       new2_q      <= 1'b0;
       mshr_dec_q  <= {MshrEntries{1'b0}};
       mshr_next_q <= SecondMshr;
@@ -654,6 +660,9 @@ module {{ name }} #(
       fill_valid_q <= beat_in;
       mshr_cnt_q <= mshr_cnt_q + {{ "{" }}{(MshrCntW-1){1'b0}}, alloc} - {{ "{" }}{(MshrCntW-1){1'b0}}, trk_pop};
       new_q      <= alloc;
+      for (i = 0; i < MshrEntries; i = i + 1) begin
+        new_at_q[i] <= alloc && mshr_tail_q == i[MshrPtrW-1:0];
+      end
       new2_q     <= new_q;
       mshr_dec_q <= mshr_dec_d;
       for (i = 0; i < MshrEntries; i = i + 1) begin
