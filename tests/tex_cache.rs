@@ -326,45 +326,6 @@ fn broken_read_plans_are_caught() {
 }
 
 #[test]
-fn broken_l1_tag_reads_are_caught() {
-    // Four texels a request: the tags are LUT RAMs, read into L1 as a request moves in.
-    let cfg = cache_config("l1tags4", 1024, 64, 4, 4, 4, "lru", 64, "tiled4x4");
-    let design = elaborate(&cfg);
-    let tags = design
-        .modules
-        .iter()
-        .find(|m| m.kind == "tex_cache_tags")
-        .expect("tag unit");
-    assert!(
-        tags.text.contains("assign look_tag[gt*Ways + gw] = tag_q;"),
-        "four texels read the tags into L1"
-    );
-    let runs = [
-        ("thrash", 1, 0.0, 2),
-        ("random", 2, 0.3, 2),
-        ("rot30_256", 3, 0.5, 2),
-        ("rot30_1024", 4, 0.0, 20),
-    ];
-    cosim_good(&cfg, &runs);
-    // A request that moves in as an allocation lands in its set, with the tag from before.
-    assert_broken_module_caught(
-        &cfg,
-        "tex_cache_tags",
-        "tag_q <= (way_we && set_of(next_line) == m_set_q) ? tag_of(m_line_q) : way_tag_q[set_of(next_line)];",
-        "tag_q <= way_tag_q[set_of(next_line)];",
-        &runs,
-    );
-    // A request waiting in L1 that misses an allocation in its set.
-    assert_broken_module_caught(
-        &cfg,
-        "tex_cache_tags",
-        "end else if (way_we && set_of(line) == m_set_q) begin",
-        "end else if (1'b0) begin",
-        &runs,
-    );
-}
-
-#[test]
 fn broken_tag_forwarding_and_ages_are_caught() {
     // Set associative, 4 lanes: allocations land while later requests are being looked
     // up, and LRU order decides hits on the rotated workload.

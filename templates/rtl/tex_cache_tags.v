@@ -7,8 +7,7 @@
 // of ways: "a is older than b"), {{ ports }} texels per request.
 //
 // Pipeline, one request a clock when every texel hits:
-//   L1      the request, in a skid register (its ready is a flop){% if !tag_logic %}, with its sets' tags
-//           read from the RAMs as it moves in{% endif %}.
+//   L1      the request, in a skid register (its ready is a flop).
 //   L2      tag compare: per texel, the way that holds its line (one-hot), its slot, and
 //           which other texels share its line and its set.
 //   RUN     hits in texel order up to the first miss join the pass being built; a request
@@ -191,56 +190,24 @@ module {{ name }} #(
   assign alloc_line_o = m_line_q;
 
   // ---------------------------------------------------------------------------------
-  // L1: the request, in a skid register (an output register and a skid entry, as
-  // {{ skid }}; its ready is a flop, and whether L1 advances is worked out behind the tag
-  // compare, where only the output register waits for it).
-{%- if !tag_logic %}
-  // It is written out here because the output register also holds, per texel and way,
-  // the tag of the texel's set: read from the RAM as the request moves in (the address
-  // is l1_next) with that clock's allocation forwarded, and kept current by every
-  // allocation while the request waits, so that L2's compare starts at flops.
-{%- endif %}
-  reg l1_valid_q;
-  reg l1_skid_valid_q;
-  // A copy of ~l1_skid_valid_q for the skid's data enables alone (`keep`: synthesis
-  // would merge the twins).
-  (* keep *) reg l1_skid_free_q;
-  reg [ReqW-1:0] l1_data_q;
-  reg [ReqW-1:0] l1_skid_data_q;
-  wire l1_valid = l1_valid_q;
-  wire [ReqW-1:0] l1_data = l1_data_q;
+  // L1: the request, in a skid register: whether L1 advances is worked out behind the
+  // tag compare, and only the skid's own output register waits for it.
+  wire l1_valid;
+  wire [ReqW-1:0] l1_data;
   wire l1_take;
-  // The output register is free this clock: it loads, the skid's item first.
-  wire l1_load = l1_take | ~l1_valid_q;
-  wire [ReqW-1:0] l1_next = l1_skid_valid_q ? l1_skid_data_q : req_data_i;
 
-  assign req_ready_o = ~l1_skid_valid_q;
-
-  always @(posedge clk_i{{ rst.edge }}) begin
-    if ({{ rst.active }}) begin
-      l1_valid_q      <= 1'b0;
-      l1_skid_valid_q <= 1'b0;
-      l1_skid_free_q  <= 1'b1;
-    end else if (l1_load) begin
-      l1_valid_q      <= l1_skid_valid_q | req_valid_i;
-      l1_skid_valid_q <= 1'b0;
-      l1_skid_free_q  <= 1'b1;
-    end else if (req_valid_i & ~l1_skid_valid_q) begin
-      // Output held: the item accepted this clock waits in the skid.
-      l1_skid_valid_q <= 1'b1;
-      l1_skid_free_q  <= 1'b0;
-    end
-  end
-
-  // Datapath: no reset. The output register loads whenever it is free, item or not.
-  always @(posedge clk_i) begin
-    if (l1_load) begin
-      l1_data_q <= l1_next;
-    end
-    if (l1_skid_free_q) begin
-      l1_skid_data_q <= req_data_i;
-    end
-  end
+  {{ skid }} #(
+    .Width (ReqW)
+  ) u_l1 (
+    .clk_i       (clk_i),
+    .{{ rst.port }}{{ rst.pad }} ({{ rst.port }}),
+    .in_valid_i  (req_valid_i),
+    .in_ready_o  (req_ready_o),
+    .in_data_i   (req_data_i),
+    .out_valid_o (l1_valid),
+    .out_ready_i (l1_take),
+    .out_data_o  (l1_data)
+  );
 
   // ---------------------------------------------------------------------------------
   // L2: tag compare of L1's request against the tags as they are this clock. The
@@ -320,23 +287,7 @@ module {{ name }} #(
       for (gt = 0; gt < Ports; gt = gt + 1) begin : g_read
         localparam [WayW-1:0] Way = gw;
         wire [LineAddrW-1:0] line = l1_data[gt*AddrW + OffW +: LineAddrW];
-{%- if tag_logic %}
         assign look_tag[gt*Ways + gw] = way_tag_q[set_of(line)];
-{%- else %}
-        // The tag of L1's set in this way, read as the request moved in (see L1).
-        wire [LineAddrW-1:0] next_line = l1_next[gt*AddrW + OffW +: LineAddrW];
-        reg [TagW-1:0] tag_q;
-
-        always @(posedge clk_i) begin
-          if (l1_load) begin
-            tag_q <= (way_we && set_of(next_line) == m_set_q) ? tag_of(m_line_q) : way_tag_q[set_of(next_line)];
-          end else if (way_we && set_of(line) == m_set_q) begin
-            tag_q <= tag_of(m_line_q);
-          end
-        end
-
-        assign look_tag[gt*Ways + gw] = tag_q;
-{%- endif %}
         assign look_hit[gt*Ways + gw] = valid_q[slot_of(set_of(line), Way)] &&
                                         look_tag[gt*Ways + gw] == tag_of(line);
       end
