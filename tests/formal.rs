@@ -107,23 +107,16 @@ fn fifo_properties_hold_for_depths_1_to_5() {
         let (kind_reset, active) = RESETS[depth as usize % RESETS.len()];
         let kind = StageKind::Fifo { depth };
         let (top, text) = module(kind, kind_reset, active);
-        // The thermometer fill level (the default at these depths) and the binary count;
-        // the 8-bit data under one write enable, and under three (3 + 3 + 2 bits).
+        // The thermometer fill level (the default at these depths) and the binary count.
         for (thermo, label) in [(u64::from(depth), "thermometer"), (0, "binary count")] {
-            for chunk in [32, 3] {
-                assert_proof(
-                    kind,
-                    &text,
-                    &top,
-                    &[
-                        ("Depth", u64::from(depth)),
-                        ("ThermoDepth", thermo),
-                        ("WeChunk", chunk),
-                    ],
-                    true,
-                    &format!("fifo depth {depth}, {label}, {chunk}-bit write-enable columns"),
-                );
-            }
+            assert_proof(
+                kind,
+                &text,
+                &top,
+                &[("Depth", u64::from(depth)), ("ThermoDepth", thermo)],
+                true,
+                &format!("fifo depth {depth}, {label}"),
+            );
         }
     }
 }
@@ -277,13 +270,13 @@ fn broken_bubble_and_fifo_variants_fail_the_proof() {
 
     let kind = StageKind::Fifo { depth: 3 };
     let (top, text) = module(kind, "async", "low");
-    let binary = [("Depth", 3), ("ThermoDepth", 0), ("WeChunk", 3)];
-    let thermo = [("Depth", 3), ("ThermoDepth", 3), ("WeChunk", 3)];
-    let cases: [Mutation; 6] = [
+    let binary = [("Depth", 3), ("ThermoDepth", 0)];
+    let thermo = [("Depth", 3), ("ThermoDepth", 3)];
+    let cases: [Mutation; 5] = [
         // The full flag never sets: the FIFO accepts when full.
         (
-            "full_n  = grow ? (count_q == LastCount) : (full_q & ~shrink);",
-            "full_n  = 1'b0;",
+            "full_d  = grow ? (count_q == LastCount) : (full_q & ~shrink);",
+            "full_d  = 1'b0;",
             &binary,
             "fifo accepts when full",
         ),
@@ -303,24 +296,16 @@ fn broken_bubble_and_fifo_variants_fail_the_proof() {
         ),
         // The free-entry write also runs when full: it overwrites the oldest item.
         (
-            "if (free_q) begin\n          mem_q[wr_ptr_q]",
-            "if (1'b1) begin\n          mem_q[wr_ptr_q]",
+            "if (~full) begin\n      mem_q[wr_ptr_q] <= in_data_i;",
+            "if (1'b1) begin\n      mem_q[wr_ptr_q] <= in_data_i;",
             &thermo,
             "fifo writes over its head when full",
         ),
         (
-            "if (free_q) begin\n          mem_q[wr_ptr_q]",
-            "if (1'b1) begin\n          mem_q[wr_ptr_q]",
+            "if (~full) begin\n      mem_q[wr_ptr_q] <= in_data_i;",
+            "if (1'b1) begin\n      mem_q[wr_ptr_q] <= in_data_i;",
             &binary,
             "fifo (binary count) writes over its head when full",
-        ),
-        // The write enable's copy registered from this clock's flag, a clock late: the
-        // clock the FIFO fills it still writes, over the oldest item.
-        (
-            "free_q <= ~full_d;",
-            "free_q <= ~full;",
-            &thermo,
-            "fifo write enable a clock late",
         ),
     ];
     for (from, to, params, what) in cases {

@@ -37,8 +37,6 @@ pub struct HsFifo {
     pub depth: u32,
     /// The default of `ThermoDepth`: depths up to it keep a thermometer fill level.
     pub thermo_depth: u32,
-    /// The default of `WeChunk`: data bits per copy of the write enable.
-    pub we_chunk: u32,
     pub rst: Rst,
     pub stamp: String,
 }
@@ -87,10 +85,6 @@ pub fn ram_fifo_module(ctx: &Ctx) -> Result<Module, RenderError> {
 /// cache's pass queue) keep the binary count.
 pub const FIFO_THERMO_DEPTH: u32 = 32;
 
-/// Data bits under one copy of a FIFO's write enable: 32 bits are 8 LUT-RAM cells (of 4
-/// bits) per 16 entries on an ECP5, a fanout that places close to its flop.
-pub const FIFO_WE_CHUNK: u32 = 32;
-
 /// The block kind (template and module base name) of a stage kind; `None` for bypass.
 pub fn block_kind(kind: StageKind) -> Option<&'static str> {
     match kind {
@@ -132,7 +126,6 @@ pub fn module_for(ctx: &Ctx, kind: StageKind, width: u32) -> Result<Option<Modul
         StageKind::Fifo { depth } => {
             parameters.insert("Depth".into(), u64::from(depth));
             parameters.insert("ThermoDepth".into(), u64::from(FIFO_THERMO_DEPTH));
-            parameters.insert("WeChunk".into(), u64::from(FIFO_WE_CHUNK));
             render(
                 &name,
                 &HsFifo {
@@ -140,7 +133,6 @@ pub fn module_for(ctx: &Ctx, kind: StageKind, width: u32) -> Result<Option<Modul
                     width,
                     depth,
                     thermo_depth: FIFO_THERMO_DEPTH,
-                    we_chunk: FIFO_WE_CHUNK,
                     rst,
                     stamp,
                 },

@@ -9,15 +9,12 @@
 // Combinational paths: none. in_ready_o and out_valid_o are flops (full, empty);
 // out_data_o is a Depth:1 mux of flops addressed by a flop.
 // Cost: Depth x Width data flops (no reset), 2 pointers and the fill level (reset):
-// Depth flops up to ThermoDepth, else a count and 2 flags; one write-enable flop per
-// WeChunk data bits.
+// Depth flops up to ThermoDepth, else a count and 2 flags.
 module {{ name }} #(
   parameter integer Width = {{ width }},
   parameter integer Depth = {{ depth }},
   // Depths up to this keep their fill level as a thermometer (Depth flops, no carry).
-  parameter integer ThermoDepth = {{ thermo_depth }},
-  // Data bits per copy of the write enable.
-  parameter integer WeChunk = {{ we_chunk }}
+  parameter integer ThermoDepth = {{ thermo_depth }}
 ) (
 {% include "rtl/hs_ports.v" %}
 );
@@ -27,13 +24,12 @@ module {{ name }} #(
   localparam integer LastIdx = Depth - 1;
   localparam [PtrW-1:0] LastPtr = LastIdx[PtrW-1:0];
 
-  localparam integer WeCopies = (Width + WeChunk - 1) / WeChunk;
+  reg [Width-1:0] mem_q [0:Depth-1];
   reg [PtrW-1:0] wr_ptr_q;
   reg [PtrW-1:0] wr_ptr_d;
   reg [PtrW-1:0] rd_ptr_q;
   reg [PtrW-1:0] rd_ptr_d;
   wire full;
-  wire full_d;  // full next clock
   wire empty;
   wire push;
   wire pop;
@@ -42,6 +38,7 @@ module {{ name }} #(
 
   assign in_ready_o  = ~full;
   assign out_valid_o = ~empty;
+  assign out_data_o  = mem_q[rd_ptr_q];
   assign push        = in_valid_i & ~full;
   assign pop         = out_ready_i & ~empty;
   assign grow        = push & ~pop;
@@ -120,9 +117,8 @@ module {{ name }} #(
         end
       end
 
-      assign full   = level_q[Depth-1];
-      assign full_d = level_d[Depth-1];
-      assign empty  = ~level_q[0];
+      assign full  = level_q[Depth-1];
+      assign empty = ~level_q[0];
 `ifdef FORMAL
       integer f_k;
       always @(*) begin
@@ -140,7 +136,7 @@ module {{ name }} #(
       reg [CntW-1:0] count_q;
       reg [CntW-1:0] count_d;
       reg full_q;
-      reg full_n;
+      reg full_d;
       reg empty_q;
       reg empty_d;
       wire [CntW-1:0] count_up = count_q + 1'b1;
@@ -149,7 +145,7 @@ module {{ name }} #(
       always @(*) begin
         // Both neighbours of the count come from flops; the handshake only selects one.
         count_d = grow ? count_up : (shrink ? count_down : count_q);
-        full_n  = grow ? (count_q == LastCount) : (full_q & ~shrink);
+        full_d  = grow ? (count_q == LastCount) : (full_q & ~shrink);
         empty_d = shrink ? (count_q == OneCount) : (empty_q & ~grow);
       end
 
@@ -160,14 +156,13 @@ module {{ name }} #(
           empty_q <= 1'b1;
         end else begin
           count_q <= count_d;
-          full_q  <= full_n;
+          full_q  <= full_d;
           empty_q <= empty_d;
         end
       end
 
-      assign full   = full_q;
-      assign full_d = full_n;
-      assign empty  = empty_q;
+      assign full  = full_q;
+      assign empty = empty_q;
 `ifdef FORMAL
       always @(*) begin
         if (f_past_valid && !({{ rst.active }})) begin
@@ -182,50 +177,12 @@ module {{ name }} #(
 
   // Datapath: no reset. The entry at the write pointer is free whenever the FIFO is not
   // full, so it takes the input then, whether or not an item comes: the write enable is
-  // the full flag alone. The data is stored in columns of WeChunk bits, each written
-  // under its own registered copy of ~full, so that no one flop drives the write enable
-  // of every LUT-RAM cell of a wide FIFO (seed001's 128-bit filter output: one net of
-  // 4.3 ns). `keep` on each copy's process stops synthesis merging the twins.
-`ifdef FORMAL
-  wire [Depth*Width-1:0] entries;  // every entry, for the proof: entry k at k * Width
-  wire [WeCopies-1:0] free_all;  // every copy of ~full
-`endif
-
-  genvar gc;
-`ifdef FORMAL
-  genvar ge;
-`endif
-  generate
-    for (gc = 0; gc < WeCopies; gc = gc + 1) begin : g_col
-      localparam integer Lsb = gc * WeChunk;
-      localparam integer ColW = (Width - Lsb < WeChunk) ? Width - Lsb : WeChunk;
-      reg [ColW-1:0] mem_q [0:Depth-1];
-      (* keep *) reg free_q;
-
-      (* keep *)
-      always @(posedge clk_i{{ rst.edge }}) begin
-        if ({{ rst.active }}) begin
-          free_q <= 1'b1;
-        end else begin
-          free_q <= ~full_d;
-        end
-      end
-
-      always @(posedge clk_i) begin
-        if (free_q) begin
-          mem_q[wr_ptr_q] <= in_data_i[Lsb +: ColW];
-        end
-      end
-
-      assign out_data_o[Lsb +: ColW] = mem_q[rd_ptr_q];
-`ifdef FORMAL
-      assign free_all[gc] = free_q;
-      for (ge = 0; ge < Depth; ge = ge + 1) begin : g_entry
-        assign entries[ge*Width + Lsb +: ColW] = mem_q[ge];
-      end
-`endif
+  // the full flag alone.
+  always @(posedge clk_i) begin
+    if (~full) begin
+      mem_q[wr_ptr_q] <= in_data_i;
     end
-  endgenerate
+  end
 
 `ifdef FORMAL
   integer f_i;
@@ -238,13 +195,12 @@ module {{ name }} #(
     f_expect = f_out_seq;
     if (f_past_valid && !({{ rst.active }})) begin
       assert(f_count_q <= Depth);
-      assert(free_all == {WeCopies{~full}});
       assert(rd_ptr_q <= LastPtr);
       assert(wr_ptr_q <= LastPtr);
       // Entries rd_ptr_q .. rd_ptr_q + f_count_q - 1 (wrapping) hold the next items in order.
       for (f_i = 0; f_i < Depth; f_i = f_i + 1) begin
         if (f_i < f_count_q) begin
-          assert(entries[f_slot*Width +: Width] == f_expect);
+          assert(mem_q[f_slot] == f_expect);
         end
         f_slot = (f_slot == LastPtr) ? {PtrW{1'b0}} : f_slot + 1'b1;
         f_expect = f_expect + 1'b1;
