@@ -41,7 +41,11 @@ module {{ name }} #(
   // Items held: in the RAM, in its two read registers, in the head.
   reg [CntW-1:0] count_q;
   reg full_q;
-  // The RAM and the items in it not yet read.
+  // The RAM and the items in it not yet read. A read and a write never meet at one entry
+  // (the write's entry is free whenever the FIFO is not full, and a read is of an item
+  // already written): `no_rw_check`, so synthesis adds no read-during-write bypass
+  // between the RAM and its output register.
+  (* no_rw_check *)
   reg [Width-1:0] mem_q [0:Depth-1];
   reg [PtrW-1:0] wr_ptr_q;
   reg [PtrW-1:0] rd_ptr_q;

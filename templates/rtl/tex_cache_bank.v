@@ -4,7 +4,9 @@
 // One write port (line fills) and one read port (texel reads), synchronous read: the
 // form FPGA tools map to block RAM and ASIC flows swap for a macro. Reads and writes
 // never meet at one address (a line being filled is not read), so the read-during-write
-// behaviour is left to the RAM.
+// behaviour is left to the RAM: `no_rw_check` tells synthesis so. Without it Yosys keeps
+// a RAM's old data on a collision with a bypass of its own (on an ECP5, 49 LUT4 and 74
+// flops per bank, between the RAM's output and its output register).
 {%- if out_reg %}
 // Latency 2 clocks (rdata_o two clocks after re_i): the RAM's read register, then its
 // output register, so the RAM's clock-to-out does not start a path (ECP5's DP16KD takes
@@ -27,6 +29,7 @@ module {{ name }} #(
   output wire [Width-1:0] rdata_o
 );
 
+  (* no_rw_check *)
   reg [Width-1:0] mem_q [0:Depth-1];
   reg [Width-1:0] rdata_q;
 {%- if out_reg %}
