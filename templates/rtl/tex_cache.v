@@ -449,7 +449,7 @@ module {{ name }} #(
   reg [MshrEntries-1:0] s1_match_q;
   wire [MshrEntries-1:0] s1_match_d;
   wire [MshrEntries-1:0] s1_match;  // s1_match_q with the entry written a clock ago
-  reg [MshrEntries-1:0] new_at_q;  // that entry, one-hot (new_idx_q when new_q), for both
+  reg [MshrEntries-1:0] new_at_q;  // that entry, one-hot (new_idx_q when new_q)
   wire new_match = s1_dec_q[new_slot_q];
   wire [SlotW-1:0] load_slot [0:Ports-1];
   wire [Ports-1:0] load_mask = q_out[PlanPassLsb + PassMaskLsb +: Ports];
@@ -679,7 +679,7 @@ module {{ name }} #(
           // count by now.
           mshr_old_q[i]  <= new_ref_q - {{ "{" }}{(RefW-1){1'b0}}, new_dec_q} - {{ "{" }}{(RefW-1){1'b0}}, mshr_dec_q[i]};
           mshr_free_q[i] <= new_ref_q == {{ "{" }}{(RefW-1){1'b0}}, new_dec_q} + {{ "{" }}{(RefW-1){1'b0}}, mshr_dec_q[i]};
-        end else if (new_at_q[i]) begin
+        end else if (new_q && new_idx_q == i[MshrPtrW-1:0]) begin
           mshr_old_q[i]  <= OldCounting;
           mshr_free_q[i] <= 1'b0;
         end else if (!mshr_free_q[i] && mshr_dec_q[i]) begin
