@@ -22,7 +22,10 @@
 // ceil(columns / {{ lanes }}) clocks ({{ lanes }} output pixels a clock at integer enlargements); a
 // replayed row costs one clock more.
 {%- else %}
-// Zoomed output: one pixel a beat, {y, x, pixel}.
+// Zoomed output: one pixel a beat, {y, x, pixel}. No decision compares offsets: the
+// output columns the current column still covers and the output rows the current row
+// still covers are counted down, with the next column's and row's counts worked out a
+// column (a row) ahead from the accumulators.
 // Throughput: bypass, a beat a clock; zoomed, an output pixel a clock, and a clock for
 // each image pixel that covers no output column; a replayed row costs one clock more.
 {%- endif %}
@@ -94,7 +97,13 @@ module {{ name }} #(
   reg wide_q;
   reg [AddrW-1:0] wpen_q;
 {%- endif %}
+{%- if multi %}
   reg [15:0] hlast_q;  // the draw's last row
+{%- else %}
+  // The draw's height: 1; less 2 (the row before the last).
+  reg h1_q;
+  reg [15:0] hpen_q;
+{%- endif %}
   always @(posedge clk_i) begin
     zoom_on_q <= (zx_i != One) | (zy_i != One);
     xneg_q    <= zx_i[23];
@@ -107,7 +116,12 @@ module {{ name }} #(
     wide_q    <= (width_i > 16'd2);
     wpen_q    <= width_i[AddrW-1:0] - {{ "{{" }}(AddrW-2){1'b0}}, 2'd2};
 {%- endif %}
+{%- if multi %}
     hlast_q   <= height_i - 16'd1;
+{%- else %}
+    h1_q      <= (height_i == 16'd1);
+    hpen_q    <= height_i - 16'd2;
+{%- endif %}
   end
   wire zoom_on = zoom_on_q;
   wire xneg = xneg_q;
@@ -128,16 +142,15 @@ module {{ name }} #(
   reg i_one_d;
   reg i_last_q;  // i_q is the row's last column (at column 0: follows the width)
   reg i_last_d;
+  reg j_last_q;  // j_q is the draw's last row (at row 0: follows the height)
+  reg j_last_d;
 {%- endif %}
 {%- if multi %}
   reg [AccW-1:0] ax_q;  // i * |zx| + 2^15 - 1
   reg [AccW-1:0] ax_d;
-{%- else %}
-  reg [AccW-1:0] axe_q;  // (i + 1) * |zx| + 2^15 - 1: where column i ends
-  reg [AccW-1:0] axe_d;
-{%- endif %}
   reg [AccW-1:0] aye_q;  // (j + 1) * |zy| + 2^15 - 1: where row j ends
   reg [AccW-1:0] aye_d;
+{%- endif %}
   reg [PosW-1:0] ox_q;  // next output column offset
   reg [PosW-1:0] ox_d;
 {%- if !multi %}
@@ -174,9 +187,41 @@ module {{ name }} #(
   always @(posedge clk_i) begin
     yinit_q <= AccInit + ystep;
   end
+{%- if multi %}
   wire [OffW-1:0] y_end = aye_q[AccW-1:16];
   wire row_live = (oy_q[OffW-1:0] != y_end);
   wire last_row = (j_q == hlast_q);
+{%- else %}
+  // Where the second column and row end, and the output columns and rows the first and
+  // second cover (the ends' differences, modulo 2^OffW: at most 128).
+  wire [AccW-1:0] xinit_sum = xinit_q + xstep;
+  wire [AccW-1:0] yinit_sum = yinit_q + ystep;
+  reg [AccW-1:0] xinit1_q;
+  reg [AccW-1:0] yinit1_q;
+  reg [OffW-1:0] cx1_q;
+  reg [OffW-1:0] cy1_q;
+  always @(posedge clk_i) begin
+    xinit1_q <= xinit_sum;
+    yinit1_q <= yinit_sum;
+    cx1_q    <= xinit_sum[AccW-1:16] - xinit_q[AccW-1:16];
+    cy1_q    <= yinit_sum[AccW-1:16] - yinit_q[AccW-1:16];
+  end
+  wire [OffW-1:0] cx0 = xinit_q[AccW-1:16];
+  wire [OffW-1:0] cy0 = yinit_q[AccW-1:16];
+
+  // The counts (below): n_q, the output columns column i_q still covers in this row pass
+  // (meaningful while the row covers an output row); m_q, the output rows row j_q still
+  // covers, the current one with them. Each with flags for 0 and 1.
+  reg [OffW-1:0] n_q;
+  reg n_nz_q;
+  reg n_one_q;
+  reg [OffW-1:0] m_q;
+  reg m_nz_q;
+  reg m_one_q;
+  wire row_live = m_nz_q;
+  wire replay = m_nz_q & ~m_one_q;  // the row covers more output rows: replay it
+  wire last_row = j_last_q;
+{%- endif %}
   wire out_free = ~out_valid_q | out_ready_i;
   wire streaming = (st_q == Z_STREAM);
   wire src_valid = streaming ? in_valid_i : (st_q == Z_REPLAY);
@@ -250,10 +295,8 @@ module {{ name }} #(
   wire emit = src_valid & want & out_free;
   wire [15:0] x_out = x0_i + (xneg ? ~ox_last : ox_q[15:0]);
 {%- else %}
-  // Offset where this column's coverage ends.
-  wire [OffW-1:0] x_end = axe_q[AccW-1:16];
-  wire want = row_live & (ox_q[OffW-1:0] != x_end);
-  wire last_out = (oxn_q[OffW-1:0] == x_end);
+  wire want = row_live & n_nz_q;
+  wire last_out = n_one_q;
   wire last_col = i_last_q;
   // This column may advance: nothing (more) to send, or its last pixel goes out now.
   wire adv_ok = ~want | (out_free & last_out);
@@ -282,15 +325,12 @@ module {{ name }} #(
 {%- if !multi %}
     i_one_d  = i_one_q;
     i_last_d = i_nz_q ? i_last_q : w1_q;
+    j_last_d = j_nz_q ? j_last_q : h1_q;
 {%- endif %}
 {%- if multi %}
     ax_d     = ax_q;
-{%- else %}
-    // At column 0 and row 0 the ends are the first ones (the factors may have changed
-    // since the last draw).
-    axe_d    = (i_q == 16'd0) ? xinit_q : axe_q;
-{%- endif %}
     aye_d    = (j_q == 16'd0) ? yinit_q : aye_q;
+{%- endif %}
     ox_d     = ox_q;
 {%- if !multi %}
     oxn_d    = oxn_q;
@@ -336,7 +376,6 @@ module {{ name }} #(
         i_d  = i_q + {{ "{" }}{{ 16 - cnt_w }}'d0, n};
         i_nz_d = 1'b1;  // below the width: never wraps to 0
 {%- else %}
-        axe_d = axe_q + xstep;
         i_d   = i_q + 16'd1;
         i_nz_d = 1'b1;  // below the width: never wraps to 0
         i_one_d = ~i_nz_q;
@@ -351,14 +390,16 @@ module {{ name }} #(
 {%- endif %}
 {%- if multi %}
           ax_d = AccInit;
-{%- else %}
-          axe_d = xinit_q;
 {%- endif %}
           ox_d = {PosW{1'b0}};
 {%- if !multi %}
           oxn_d = {{ "{{" }}(PosW-1){1'b0}}, 1'b1};
 {%- endif %}
+{%- if multi %}
           if (row_live & (oyn_q[OffW-1:0] != y_end)) begin
+{%- else %}
+          if (replay) begin
+{%- endif %}
             // The row covers more output rows: replay it.
             oy_d  = oyn_q;
             oyn_d = oyn_q + 1'b1;
@@ -372,11 +413,19 @@ module {{ name }} #(
             st_d = Z_STREAM;
             j_d  = j_q + 16'd1;
             j_nz_d = 1'b1;
+{%- if multi %}
             aye_d = aye_q + ystep;
+{%- else %}
+            j_last_d = (j_q == hpen_q);
+{%- endif %}
             if (last_row) begin
               j_d  = 16'd0;
               j_nz_d = 1'b0;
+{%- if multi %}
               aye_d = yinit_q;
+{%- else %}
+              j_last_d = h1_q;
+{%- endif %}
               oy_d  = {PosW{1'b0}};
               oyn_d = {{ "{{" }}(PosW-1){1'b0}}, 1'b1};
             end
@@ -401,13 +450,12 @@ module {{ name }} #(
 {%- if !multi %}
       i_one_q     <= 1'b0;
       i_last_q    <= 1'b0;
+      j_last_q    <= 1'b0;
 {%- endif %}
 {%- if multi %}
       ax_q        <= AccInit;
-{%- else %}
-      axe_q       <= AccInit;
-{%- endif %}
       aye_q       <= AccInit;
+{%- endif %}
       ox_q        <= {PosW{1'b0}};
 {%- if !multi %}
       oxn_q       <= {{ "{{" }}(PosW-1){1'b0}}, 1'b1};
@@ -424,13 +472,12 @@ module {{ name }} #(
 {%- if !multi %}
       i_one_q     <= i_one_d;
       i_last_q    <= i_last_d;
+      j_last_q    <= j_last_d;
 {%- endif %}
 {%- if multi %}
       ax_q        <= ax_d;
-{%- else %}
-      axe_q       <= axe_d;
-{%- endif %}
       aye_q       <= aye_d;
+{%- endif %}
       ox_q        <= ox_d;
 {%- if !multi %}
       oxn_q       <= oxn_d;
@@ -440,6 +487,150 @@ module {{ name }} #(
       out_valid_q <= out_valid_d;
     end
   end
+
+{%- if !multi %}
+
+  // The counts. A column's count is its end's offset less ox_q: one less per pixel sent;
+  // when the column advances, ox_q has reached its end (it sent its last pixel, or
+  // covered none), so the next column's count is the difference of their ends, cnx1_q,
+  // worked out a column ahead from axn_q (where the next column ends). Rows likewise:
+  // one less per replay, the next row's count cny1_q from ayn_q. At column 0 (row 0)
+  // these follow the per-draw values, and the count too until the column (row) has sent
+  // a pixel (been replayed): the factors may have changed since the last draw.
+  reg [AccW-1:0] axn_q;
+  reg [AccW-1:0] axn_d;
+  reg [OffW-1:0] cnx1_q;
+  reg [OffW-1:0] cnx1_d;
+  reg x_fresh_q;  // column 0 of a row pass, nothing sent yet
+  reg x_fresh_d;
+  reg [OffW-1:0] n_d;
+  reg n_nz_d;
+  reg n_one_d;
+  reg [AccW-1:0] ayn_q;
+  reg [AccW-1:0] ayn_d;
+  reg [OffW-1:0] cny1_q;
+  reg [OffW-1:0] cny1_d;
+  reg y_fresh_q;  // row 0, not replayed yet
+  reg y_fresh_d;
+  reg [OffW-1:0] m_d;
+  reg m_nz_d;
+  reg m_one_d;
+  wire [AccW-1:0] axn_sum = axn_q + xstep;
+  wire [AccW-1:0] ayn_sum = ayn_q + ystep;
+  wire col_sent = zoom_on & emit;
+  wire col_next = zoom_on & advance & ~last_col;
+  wire col_wrap = zoom_on & advance & last_col;
+  wire row_rep = col_wrap & replay;
+  wire row_next = col_wrap & ~replay & ~last_row;
+  wire row_wrap = col_wrap & ~replay & last_row;
+
+  always @(*) begin
+    axn_d     = axn_q;
+    cnx1_d    = cnx1_q;
+    x_fresh_d = x_fresh_q;
+    n_d       = n_q;
+    n_nz_d    = n_nz_q;
+    n_one_d   = n_one_q;
+    if (~i_nz_q) begin
+      axn_d  = xinit1_q;
+      cnx1_d = cx1_q;
+      if (x_fresh_q) begin
+        n_d     = cx0;
+        n_nz_d  = (cx0 != {OffW{1'b0}});
+        n_one_d = (cx0 == {{ "{{" }}(OffW-1){1'b0}}, 1'b1});
+      end
+    end
+    if (col_sent) begin
+      n_d       = n_q - 1'b1;
+      n_nz_d    = ~n_one_q;
+      n_one_d   = (n_q == {{ "{{" }}(OffW-2){1'b0}}, 2'd2});
+      x_fresh_d = 1'b0;
+    end
+    if (col_next) begin
+      n_d       = cnx1_q;
+      n_nz_d    = (cnx1_q != {OffW{1'b0}});
+      n_one_d   = (cnx1_q == {{ "{{" }}(OffW-1){1'b0}}, 1'b1});
+      axn_d     = axn_sum;
+      cnx1_d    = axn_sum[AccW-1:16] - axn_q[AccW-1:16];
+      x_fresh_d = 1'b0;
+    end
+    if (col_wrap) begin
+      n_d       = cx0;
+      n_nz_d    = (cx0 != {OffW{1'b0}});
+      n_one_d   = (cx0 == {{ "{{" }}(OffW-1){1'b0}}, 1'b1});
+      axn_d     = xinit1_q;
+      cnx1_d    = cx1_q;
+      x_fresh_d = 1'b1;
+    end
+  end
+
+  always @(*) begin
+    ayn_d     = ayn_q;
+    cny1_d    = cny1_q;
+    y_fresh_d = y_fresh_q;
+    m_d       = m_q;
+    m_nz_d    = m_nz_q;
+    m_one_d   = m_one_q;
+    if (~j_nz_q) begin
+      ayn_d  = yinit1_q;
+      cny1_d = cy1_q;
+      if (y_fresh_q) begin
+        m_d     = cy0;
+        m_nz_d  = (cy0 != {OffW{1'b0}});
+        m_one_d = (cy0 == {{ "{{" }}(OffW-1){1'b0}}, 1'b1});
+      end
+    end
+    if (row_rep) begin
+      m_d       = m_q - 1'b1;
+      m_nz_d    = 1'b1;  // replayed: the row covered two or more
+      m_one_d   = (m_q == {{ "{{" }}(OffW-2){1'b0}}, 2'd2});
+      y_fresh_d = 1'b0;
+    end
+    if (row_next) begin
+      m_d       = cny1_q;
+      m_nz_d    = (cny1_q != {OffW{1'b0}});
+      m_one_d   = (cny1_q == {{ "{{" }}(OffW-1){1'b0}}, 1'b1});
+      ayn_d     = ayn_sum;
+      cny1_d    = ayn_sum[AccW-1:16] - ayn_q[AccW-1:16];
+      y_fresh_d = 1'b0;
+    end
+    if (row_wrap) begin
+      m_d       = cy0;
+      m_nz_d    = (cy0 != {OffW{1'b0}});
+      m_one_d   = (cy0 == {{ "{{" }}(OffW-1){1'b0}}, 1'b1});
+      ayn_d     = yinit1_q;
+      cny1_d    = cy1_q;
+      y_fresh_d = 1'b1;
+    end
+  end
+
+  always @(posedge clk_i{{ rst.edge }}) begin
+    if ({{ rst.active }}) begin
+      x_fresh_q <= 1'b1;
+      n_nz_q    <= 1'b0;
+      n_one_q   <= 1'b0;
+      y_fresh_q <= 1'b1;
+      m_nz_q    <= 1'b0;
+      m_one_q   <= 1'b0;
+    end else begin
+      x_fresh_q <= x_fresh_d;
+      n_nz_q    <= n_nz_d;
+      n_one_q   <= n_one_d;
+      y_fresh_q <= y_fresh_d;
+      m_nz_q    <= m_nz_d;
+      m_one_q   <= m_one_d;
+    end
+  end
+  // The counts and ends: no reset (the flags above say what they mean).
+  always @(posedge clk_i) begin
+    n_q    <= n_d;
+    axn_q  <= axn_d;
+    cnx1_q <= cnx1_d;
+    m_q    <= m_d;
+    ayn_q  <= ayn_d;
+    cny1_q <= cny1_d;
+  end
+{%- endif %}
 
 {%- if multi %}
   // Datapath: the output beat and the line buffer (written while streaming, read
