@@ -534,6 +534,9 @@ pub struct Pipe {
     /// through every stage to the unpack stage in one clock.
     pub map_register: StageKind,
     pub zoom_register: StageKind,
+    /// The packer's format conversion (GL's rounding to 4, 5 and 6 bits: two carry chains
+    /// a channel) in a bubble register of its own, before the packer's beat register.
+    pub pack_narrow: bool,
 }
 
 /// LUT levels after the map tables' read: loaded, MAP_COLOR, colour index and lane mask.
@@ -541,6 +544,11 @@ const MAP_OUT_LUTS: u32 = 3;
 /// LUT levels of ready from the packer to the control FSM's counters, through the zoom's
 /// and the packer's decisions and every bubble register.
 const READY_LUTS: u32 = 12;
+/// LUT levels of the packer's input after its rounding: the format's channel select and
+/// the beat's bytes by pixel size.
+const PACK_IN_LUTS: u32 = 3;
+/// Bits of the rounding's sums `c * (2^n - 1) + 127` and `p + 1 + (p >> 8)` at n = 6.
+const NARROW_BITS: u32 = 14;
 
 impl Pipe {
     pub fn new(ipu: &Ipu, t: &Timing) -> Self {
@@ -553,6 +561,15 @@ impl Pipe {
             }
         };
         let (map_register, zoom_register) = (cut(ipu.map_register), cut(ipu.zoom_register));
+        // Formats 2..=4 (rgb565, rgba4444, rgba5551) round channels to fewer bits.
+        let narrows = ipu.formats[2..=4].iter().any(|on| *on);
+        let pack_narrow = ipu.framebuffer
+            && narrows
+            && !t.fits(&[
+                Op::Carry(NARROW_BITS),
+                Op::Carry(NARROW_BITS),
+                Op::Lut(PACK_IN_LUTS),
+            ]);
         let Some(m) = ipu.pixel_map else {
             return Self {
                 map_prod: false,
@@ -560,6 +577,7 @@ impl Pipe {
                 map_rdata: false,
                 map_register,
                 zoom_register,
+                pack_narrow,
             };
         };
         // The index path: 8 x SizeW bits, then p x MulK, then the rounding add up to the
@@ -573,6 +591,7 @@ impl Pipe {
             map_rdata: !t.fits(&[Op::RamRead, Op::Lut(MAP_OUT_LUTS)]),
             map_register,
             zoom_register,
+            pack_narrow,
         }
     }
 
@@ -599,8 +618,13 @@ impl Pipe {
                 skids.join(" and ")
             )
         };
+        let narrow = if self.pack_narrow {
+            "; the packer's rounding in a stage of its own"
+        } else {
+            ""
+        };
         if ipu.pixel_map.is_none() {
-            return format!("ipu: no pixel map stage{skids}");
+            return format!("ipu: no pixel map stage{skids}{narrow}");
         }
         let mut added = Vec::new();
         if self.map_prod {
@@ -620,7 +644,7 @@ impl Pipe {
             } else {
                 format!(", registers after {}", added.join(", "))
             }
-        )
+        ) + narrow
     }
 }
 

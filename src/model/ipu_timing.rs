@@ -436,9 +436,11 @@ impl Elem {
     }
 }
 
-/// `ipu_pack.v`: bytes of a held beat into words of `word` bytes (`dma_word_bits / 8`).
+/// `ipu_pack.v`: bytes of a held beat into words of `word` bytes (`dma_word_bits / 8`),
+/// behind the rounding's own bubble register where the schedule gives it one.
 #[derive(Debug, Clone, PartialEq)]
 struct Pack {
+    pre: Option<Reg>,
     full: bool,
     off: u32,
     len: u32,
@@ -450,19 +452,40 @@ struct Pack {
 
 impl Pack {
     fn busy(&self) -> bool {
-        self.full || self.n != 0 || self.out
+        self.full
+            || self.n != 0
+            || self.out
+            || self.pre.as_ref().is_some_and(|r| r.offer(None).is_some())
     }
 
     fn fits(&self) -> bool {
         self.len - self.off <= self.word - self.n
     }
 
-    fn ready(&self) -> bool {
+    /// The beat register takes a beat.
+    fn core_ready(&self) -> bool {
         !self.full || self.fits()
+    }
+
+    fn ready(&self) -> bool {
+        match &self.pre {
+            Some(r) => r.ready(self.core_ready()),
+            None => self.core_ready(),
+        }
     }
 
     /// A clock with the output always ready; `input` the beat taken, if any.
     fn clock(&mut self, input: Option<Beat>, bpp_log: u32) {
+        let input = match self.pre.take() {
+            Some(mut r) => {
+                let core_ready = self.core_ready();
+                let inner = r.offer(None).filter(|_| core_ready);
+                r.clock(input, inner.is_some());
+                self.pre = Some(r);
+                inner
+            }
+            None => input,
+        };
         let fits = self.fits();
         let mut next = self.clone();
         next.out = false;
@@ -624,6 +647,7 @@ impl<'a> Sim<'a> {
             regs: [Reg::new(kind(0)), Reg::new(kind(1)), Reg::new(kind(2))],
             after,
             pack: Pack {
+                pre: inp.pipe.pack_narrow.then(|| Reg::new(StageKind::Bubble)),
                 full: false,
                 off: 0,
                 len: 0,

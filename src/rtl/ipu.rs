@@ -107,6 +107,93 @@ pub struct IpuPack {
     /// An enabled format stores alpha; one is luminance.
     pub alpha: bool,
     pub lum: bool,
+    /// The rounding in a register stage of its own (`Pipe::pack_narrow`): the channels
+    /// the formats read are registered, and read as `<name><lane>_q` (`sfx`).
+    pub narrow: bool,
+    pub sfx: &'static str,
+    /// The rounded channels the enabled formats read.
+    pub rounds: Vec<Round>,
+    /// The channels the formats read after the rounding's register, raw and rounded.
+    pub staged: Vec<Staged>,
+    /// rgba5551 is enabled: its alpha bit `a1_<lane>`.
+    pub alpha1: bool,
+    /// A format other than rgba5551 reads alpha's low seven bits.
+    pub alpha_low: bool,
+}
+
+/// A channel rounded to `bits` bits: `<name><lane> = narrow<bits>(<ch><lane>)`.
+pub struct Round {
+    pub name: String,
+    pub ch: &'static str,
+    pub bits: u32,
+}
+
+/// A lane's signal `<name><lane>` of `bits` bits that the rounding's register holds.
+pub struct Staged {
+    pub name: String,
+    pub bits: u32,
+}
+
+/// The packer's rounded channels (`rounds`) and what its formats read (`staged`), from
+/// the enabled format codes: 0 rgba8888, 1 bgra8888, 2 rgb565, 3 rgba4444, 4 rgba5551,
+/// 5 l8, 6 la88.
+fn pack_channels(formats: &[bool; 8]) -> (Vec<Round>, Vec<Staged>) {
+    let on = |c: usize| formats[c];
+    let mut rounds = Vec::new();
+    let mut round = |ch: &'static str, bits: u32| {
+        rounds.push(Round {
+            name: format!("{ch}{bits}_"),
+            ch,
+            bits,
+        })
+    };
+    if on(3) {
+        for ch in ["r", "g", "b", "a"] {
+            round(ch, 4);
+        }
+    }
+    if on(2) || on(4) {
+        round("r", 5);
+        round("b", 5);
+    }
+    if on(4) {
+        round("g", 5);
+    }
+    if on(2) {
+        round("g", 6);
+    }
+    let mut staged = Vec::new();
+    if on(0) || on(1) {
+        for ch in ["r", "g", "b"] {
+            staged.push(Staged {
+                name: ch.to_string(),
+                bits: 8,
+            });
+        }
+    }
+    if on(0) || on(1) || on(6) {
+        staged.push(Staged {
+            name: "a".to_string(),
+            bits: 8,
+        });
+    }
+    if on(4) {
+        staged.push(Staged {
+            name: "a1_".to_string(),
+            bits: 1,
+        });
+    }
+    if on(5) || on(6) {
+        staged.push(Staged {
+            name: "lum".to_string(),
+            bits: 8,
+        });
+    }
+    staged.extend(rounds.iter().map(|r| Staged {
+        name: r.name.clone(),
+        bits: r.bits,
+    }));
+    (rounds, staged)
 }
 
 /// A byte of the packer's word: its index, and whether it is the lowest (always held
@@ -1095,6 +1182,7 @@ impl<'a> IpuUnit<'a> {
                 }
                 format!("{{{}}}", parts.join(", "))
             };
+            let (rounds, staged) = pack_channels(&ipu.formats);
             let count_expr = (0..l)
                 .map(|i| format!("{{2'd0, in_mask[{i}]}}"))
                 .collect::<Vec<_>>()
@@ -1142,6 +1230,12 @@ impl<'a> IpuUnit<'a> {
                             .collect(),
                         alpha: [0, 1, 3, 4, 6].iter().any(|c| ipu.formats[*c]),
                         lum: ipu.formats[5] || ipu.formats[6],
+                        narrow: self.pipe.pack_narrow,
+                        sfx: if self.pipe.pack_narrow { "_q" } else { "" },
+                        rounds,
+                        staged,
+                        alpha1: ipu.formats[4],
+                        alpha_low: [0, 1, 3, 6].iter().any(|c| ipu.formats[*c]),
                     },
                 )?,
             });

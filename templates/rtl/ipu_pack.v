@@ -10,7 +10,12 @@
 // Formats generated: {% for f in formats %}{{ f.name }}{% if !loop.last %}, {% endif %}{% endfor %}.
 // The image's last beat is the one whose y is last_y_i and whose pixels end at end_x_i.
 // Throughput: a word a clock out, a beat a clock in while a beat fits a word.
+{%- if narrow %}
+// Latency: 3 registers (the rounded beat, the beat, then the word): the rounding's two
+// carry chains have a clock of their own. busy_o: a beat, bytes or a word held.
+{%- else %}
 // Latency: 2 registers (the beat, then the word). busy_o: a beat, bytes or a word held.
+{%- endif %}
 // Combinational paths: out_ready_i -> in_ready_o.
 module {{ name }} #(
   parameter integer Lanes = {{ lanes }},
@@ -108,6 +113,30 @@ module {{ name }} #(
   wire unused_lum{{ i }};
   assign unused_lum{{ i }} = ^lum{{ i }};
 {%- endif %}
+{%- for c in rounds %}
+  wire [{{ c.bits - 1 }}:0] {{ c.name }}{{ i }} = narrow{{ c.bits }}({{ c.ch }}{{ i }});
+{%- endfor %}
+{%- if alpha1 %}
+  wire a1_{{ i }} = a{{ i }}[7];  // rgba5551's alpha
+{%- endif %}
+{%- if alpha && !alpha_low %}
+  // Only rgba5551 stores alpha: its top bit.
+  wire unused_a{{ i }}_low;
+  assign unused_a{{ i }}_low = ^a{{ i }}[6:0];
+{%- endif %}
+{%- if narrow %}
+  // The channels the formats read, raw and rounded, registered (the rounding's clock).
+{%- for r in staged %}
+  reg [{{ r.bits - 1 }}:0] {{ r.name }}{{ i }}_q;
+{%- endfor %}
+  always @(posedge clk_i) begin
+    if (in_ready_o) begin
+{%- for r in staged %}
+      {{ r.name }}{{ i }}_q <= {{ r.name }}{{ i }};
+{%- endfor %}
+    end
+  end
+{%- endif %}
   reg [31:0] px{{ i }};
   always @(*) begin
     px{{ i }} = 32'd0;
@@ -115,19 +144,19 @@ module {{ name }} #(
 {%- for f in formats %}
 {%- match f.code %}
 {%- when 0 %}
-      {{ f.name }}: px{{ i }} = {a{{ i }}, b{{ i }}, g{{ i }}, r{{ i }}};
+      {{ f.name }}: px{{ i }} = {a{{ i }}{{ sfx }}, b{{ i }}{{ sfx }}, g{{ i }}{{ sfx }}, r{{ i }}{{ sfx }}};
 {%- when 1 %}
-      {{ f.name }}: px{{ i }} = {a{{ i }}, r{{ i }}, g{{ i }}, b{{ i }}};
+      {{ f.name }}: px{{ i }} = {a{{ i }}{{ sfx }}, r{{ i }}{{ sfx }}, g{{ i }}{{ sfx }}, b{{ i }}{{ sfx }}};
 {%- when 2 %}
-      {{ f.name }}: px{{ i }} = {16'd0, narrow5(r{{ i }}), narrow6(g{{ i }}), narrow5(b{{ i }})};
+      {{ f.name }}: px{{ i }} = {16'd0, r5_{{ i }}{{ sfx }}, g6_{{ i }}{{ sfx }}, b5_{{ i }}{{ sfx }}};
 {%- when 3 %}
-      {{ f.name }}: px{{ i }} = {16'd0, narrow4(r{{ i }}), narrow4(g{{ i }}), narrow4(b{{ i }}), narrow4(a{{ i }})};
+      {{ f.name }}: px{{ i }} = {16'd0, r4_{{ i }}{{ sfx }}, g4_{{ i }}{{ sfx }}, b4_{{ i }}{{ sfx }}, a4_{{ i }}{{ sfx }}};
 {%- when 4 %}
-      {{ f.name }}: px{{ i }} = {16'd0, narrow5(r{{ i }}), narrow5(g{{ i }}), narrow5(b{{ i }}), a{{ i }}[7]};
+      {{ f.name }}: px{{ i }} = {16'd0, r5_{{ i }}{{ sfx }}, g5_{{ i }}{{ sfx }}, b5_{{ i }}{{ sfx }}, a1_{{ i }}{{ sfx }}};
 {%- when 5 %}
-      {{ f.name }}: px{{ i }} = {24'd0, lum{{ i }}};
+      {{ f.name }}: px{{ i }} = {24'd0, lum{{ i }}{{ sfx }}};
 {%- else %}
-      {{ f.name }}: px{{ i }} = {16'd0, a{{ i }}, lum{{ i }}};
+      {{ f.name }}: px{{ i }} = {16'd0, a{{ i }}{{ sfx }}, lum{{ i }}{{ sfx }}};
 {%- endmatch %}
 {%- endfor %}
       default: px{{ i }} = 32'd0;
@@ -144,6 +173,27 @@ module {{ name }} #(
       default: bytes_in = {{ bytes4 }};
     endcase
   end
+
+  // What the beat register takes: the input's beat{% if narrow %}, a clock later from the
+  // rounding's register (a bubble register: it takes a beat whenever it is empty or the
+  // beat register takes its own; its channels are registered above){% endif %}.
+  wire core_valid;
+  wire core_ready;
+  wire core_last;
+{%- if multi %}
+  wire [5:0] core_len;
+{%- else %}
+  wire [1:0] core_blog;
+{%- endif %}
+{%- if narrow %}
+  reg nar_valid_q;
+  reg nar_last_q;
+{%- if multi %}
+  reg [5:0] nar_len_q;
+{%- else %}
+  reg [1:0] nar_blog_q;
+{%- endif %}
+{%- endif %}
 {%- if !multi %}
   wire [15:0] in_x = in_data_i[{{ meta + 15 }}:{{ meta }}];
   wire [15:0] in_y = in_data_i[{{ meta + 31 }}:{{ meta + 16 }}];
@@ -188,11 +238,11 @@ module {{ name }} #(
   // The word fills (the beat reaches its top byte) or the image ends.
   wire word_now = upto[WordBytes-1] | last_q;
   wire step = full_q & (~word_now | ~out_valid_q | out_ready_i);
-  assign in_ready_o  = ~full_q | step;
-  wire take_in = in_valid_i & in_ready_o;
+  assign core_ready = ~full_q | step;
+  wire take_in = core_valid & core_ready;
   assign out_valid_o = out_valid_q;
   assign out_data_o  = out_q;
-  assign busy_o      = full_q | held_q[0] | out_valid_q;
+  assign busy_o      = full_q | held_q[0] | out_valid_q{% if narrow %} | nar_valid_q{% endif %};
 
   always @(*) begin
     full_d      = full_q;
@@ -229,8 +279,8 @@ module {{ name }} #(
       held_q      <= held_d;
       out_valid_q <= out_valid_d;
       if (take_in) begin
-        last_q <= in_last;
-        blog_q <= bpp_log;
+        last_q <= core_last;
+        blog_q <= core_blog;
       end
     end
   end
@@ -283,11 +333,11 @@ module {{ name }} #(
   // the image ends.
   wire word_now = (rem_q >= space) | last_q;
   wire step = full_q & (~word_now | ~out_valid_q | out_ready_i);
-  assign in_ready_o  = ~full_q | (step & fits);
-  wire take_in = in_valid_i & in_ready_o;
+  assign core_ready = ~full_q | (step & fits);
+  wire take_in = core_valid & core_ready;
   assign out_valid_o = out_valid_q;
   assign out_data_o  = out_q;
-  assign busy_o      = full_q | (n_q != {{ nw }}'d0) | out_valid_q;
+  assign busy_o      = full_q | (n_q != {{ nw }}'d0) | out_valid_q{% if narrow %} | nar_valid_q{% endif %};
 
   always @(*) begin
     full_d      = full_q;
@@ -311,7 +361,7 @@ module {{ name }} #(
     if (take_in) begin
       full_d = 1'b1;
       off_d  = 6'd0;
-      rem_d  = in_len;
+      rem_d  = core_len;
     end
   end
 
@@ -330,11 +380,51 @@ module {{ name }} #(
       n_q         <= n_d;
       out_valid_q <= out_valid_d;
       if (take_in) begin
-        last_q <= in_last;
+        last_q <= core_last;
       end
     end
   end
 
+{%- endif %}
+{%- if narrow %}
+
+  assign in_ready_o = ~nar_valid_q | core_ready;
+  always @(posedge clk_i{{ rst.edge }}) begin
+    if ({{ rst.active }}) begin
+      nar_valid_q <= 1'b0;
+    end else if (in_ready_o) begin
+      nar_valid_q <= in_valid_i;
+    end
+  end
+  // Loaded whenever the register may take a beat, whether or not one comes (an empty
+  // register's data is never read): no valid reaches the enables.
+  always @(posedge clk_i) begin
+    if (in_ready_o) begin
+      nar_last_q  <= in_last;
+{%- if multi %}
+      nar_len_q   <= in_len;
+{%- else %}
+      nar_blog_q  <= bpp_log;
+{%- endif %}
+    end
+  end
+  assign core_valid = nar_valid_q;
+  assign core_last  = nar_last_q;
+{%- if multi %}
+  assign core_len   = nar_len_q;
+{%- else %}
+  assign core_blog  = nar_blog_q;
+{%- endif %}
+{%- else %}
+
+  assign in_ready_o = core_ready;
+  assign core_valid = in_valid_i;
+  assign core_last  = in_last;
+{%- if multi %}
+  assign core_len   = in_len;
+{%- else %}
+  assign core_blog  = bpp_log;
+{%- endif %}
 {%- endif %}
 
   // Datapath: the beat's bytes, the partial word and the word out.
