@@ -537,6 +537,9 @@ pub struct Pipe {
     /// The packer's format conversion (GL's rounding to 4, 5 and 6 bits: two carry chains
     /// a channel) in a bubble register of its own, before the packer's beat register.
     pub pack_narrow: bool,
+    /// The control FSM waits on `drained` from a flop, a clock late: the pipeline was
+    /// empty a clock ago and nothing entered it then.
+    pub drained_reg: bool,
 }
 
 /// LUT levels after the map tables' read: loaded, MAP_COLOR, colour index and lane mask.
@@ -544,6 +547,9 @@ const MAP_OUT_LUTS: u32 = 3;
 /// LUT levels of ready from the packer to the control FSM's counters, through the zoom's
 /// and the packer's decisions and every bubble register.
 const READY_LUTS: u32 = 12;
+/// LUT levels from the stages' busy flags through `drained` to the FSM's next state and
+/// its parameter registers' enables.
+const DRAINED_LUTS: u32 = 5;
 /// LUT levels of the packer's input after its rounding: the format's channel select and
 /// the beat's bytes by pixel size.
 const PACK_IN_LUTS: u32 = 3;
@@ -570,6 +576,7 @@ impl Pipe {
                 Op::Carry(NARROW_BITS),
                 Op::Lut(PACK_IN_LUTS),
             ]);
+        let drained_reg = !t.fits(&[Op::Lut(DRAINED_LUTS), Op::Fanout(256)]);
         let Some(m) = ipu.pixel_map else {
             return Self {
                 map_prod: false,
@@ -578,6 +585,7 @@ impl Pipe {
                 map_register,
                 zoom_register,
                 pack_narrow,
+                drained_reg,
             };
         };
         // The index path: 8 x SizeW bits, then p x MulK, then the rounding add up to the
@@ -592,6 +600,7 @@ impl Pipe {
             map_register,
             zoom_register,
             pack_narrow,
+            drained_reg,
         }
     }
 
@@ -618,11 +627,13 @@ impl Pipe {
                 skids.join(" and ")
             )
         };
-        let narrow = if self.pack_narrow {
-            "; the packer's rounding in a stage of its own"
-        } else {
-            ""
-        };
+        let mut narrow = String::new();
+        if self.pack_narrow {
+            narrow.push_str("; the packer's rounding in a stage of its own");
+        }
+        if self.drained_reg {
+            narrow.push_str("; drained from a flop (a clock late)");
+        }
         if ipu.pixel_map.is_none() {
             return format!("ipu: no pixel map stage{skids}{narrow}");
         }
@@ -644,7 +655,7 @@ impl Pipe {
             } else {
                 format!(", registers after {}", added.join(", "))
             }
-        ) + narrow
+        ) + &narrow
     }
 }
 

@@ -565,6 +565,8 @@ struct Sim<'a> {
     to_tex: bool,
     pkfmt: u32,
     bm_valid: bool,
+    /// `drained` as the FSM's flop holds it (`Pipe::drained_reg`).
+    drained_q: bool,
     conv_on: bool,
     kw: u32,
     kh: u32,
@@ -637,6 +639,7 @@ impl<'a> Sim<'a> {
             to_tex: false,
             pkfmt: 0,
             bm_valid: false,
+            drained_q: true,
             conv_on: false,
             kw: 1,
             kh: 1,
@@ -731,7 +734,12 @@ impl<'a> Sim<'a> {
     fn clock(&mut self) -> bool {
         let before = self.clone();
         let ctx = self.ctx();
-        let drained = self.drained();
+        let drained_now = self.drained();
+        let drained = if self.inp.pipe.drained_reg {
+            self.drained_q
+        } else {
+            drained_now
+        };
         let cmd = self.inp.cmds.get(self.cmd_i).copied();
         let unpack = self.clock_pipeline(&ctx);
         self.clock_outputs();
@@ -761,6 +769,8 @@ impl<'a> Sim<'a> {
         if take_cmd {
             self.cmd_i += 1;
         }
+        // The flop: drained now, and no pixel issued nor bitmap fragment loaded.
+        self.drained_q = drained_now && !unpack.issue && !self.bm_valid;
         *self != before
     }
 

@@ -608,6 +608,8 @@ pub struct IpuTop {
     pub map_reg: Option<RegView>,
     pub zoom_reg: Option<RegView>,
     pub reg_busy: Vec<String>,
+    /// The FSM waits on `drained` from a flop (`Pipe::drained_reg`).
+    pub drained_reg: bool,
     /// The zoom stage's image width and height (the filtered image's with the filter).
     pub zoom_size: (String, String),
     pub conv: Option<ConvView>,
@@ -1567,6 +1569,7 @@ impl<'a> IpuUnit<'a> {
             map_reg,
             zoom_reg,
             reg_busy,
+            drained_reg: self.pipe.drained_reg,
             // With the filter, zoom takes the filtered image's size.
             zoom_size: image_size,
 

@@ -331,7 +331,16 @@ module {{ name }} #(
 {%- for b in reg_busy %}
   wire {{ b }};
 {%- endfor %}
-  wire        drained     = (inflight_q == {{ cnt_w }}'d0){% for b in reg_busy %} & ~{{ b }}{% endfor %}{% if zoom.is_some() %} & ~zoom_busy{% endif %}{% if map.is_some() %} & ~map_busy{% endif %}{% if bitmap %} & ~bm_valid_q{% endif %}{% if conv.is_some() %} & ~conv_busy{% endif %}{% if fb.is_some() %} & ~pack_busy{% endif %};
+  wire        drained_now = (inflight_q == {{ cnt_w }}'d0){% for b in reg_busy %} & ~{{ b }}{% endfor %}{% if zoom.is_some() %} & ~zoom_busy{% endif %}{% if map.is_some() %} & ~map_busy{% endif %}{% if bitmap %} & ~bm_valid_q{% endif %}{% if conv.is_some() %} & ~conv_busy{% endif %}{% if fb.is_some() %} & ~pack_busy{% endif %};
+{%- if drained_reg %}
+  // What the FSM waits on, from a flop: the pipeline was empty a clock ago and no pixel{% if bitmap %}
+  // or bitmap fragment{% endif %} entered it then (the clock's schedule: busy flags to the FSM's
+  // enables do not fit a clock).
+  reg drained_q;
+  wire drained = drained_q;
+{%- else %}
+  wire drained = drained_now;
+{%- endif %}
 
   // PIXEL_TRANSFER value: S15.16 to the stored formats, floor then saturate.
   wire [31:0] scale_shifted = {{ scale_shift }};
@@ -1179,6 +1188,15 @@ module {{ name }} #(
     inflight_d = inflight_q + {{ "{{" }}{{ cnt_w - 1 }}{1'b0}}, issue} - {{ "{{" }}{{ cnt_w - 1 }}{1'b0}}, bias_take};
   end
 
+{%- if drained_reg %}
+  always @(posedge clk_i{{ rst.edge }}) begin
+    if ({{ rst.active }}) begin
+      drained_q <= 1'b1;
+    end else begin
+      drained_q <= drained_now & ~issue{% if bitmap %} & ~bm_load{% endif %};
+    end
+  end
+{%- endif %}
   always @(posedge clk_i{{ rst.edge }}) begin
     if ({{ rst.active }}) begin
       state_q      <= IDLE;
