@@ -347,6 +347,8 @@ pub struct IpuMap {
     pub stage_doc: String,
     /// The colour index's registers up to the read: (stage, what it loads).
     pub ci_hops: Vec<(u32, String)>,
+    /// The index offset is added a register after the shift (`ci_in` is not used).
+    pub ci_add_late: bool,
     /// Each stage's handshake, the last stage and `busy_o`'s expression.
     pub hs: Vec<MapHs>,
     pub last: u32,
@@ -1073,12 +1075,16 @@ impl<'a> IpuUnit<'a> {
                             k_read,
                             k_data: k_read + 1,
                             stage_doc: map_stage_doc(&pipe),
+                            // With two registers or more before the read, the
+                            // offset is added after the first (the shift before it).
+                            ci_add_late: k_read >= 2,
                             ci_hops: (0..k_read)
                                 .map(|j| {
-                                    let src = if j == 0 {
-                                        "ci_in".to_string()
-                                    } else {
-                                        format!("ci{}_q", j - 1)
+                                    let src = match j {
+                                        0 if k_read >= 2 => "ci_sh[AddrW-1:0]".to_string(),
+                                        0 => "ci_in".to_string(),
+                                        1 => "ci0_q + ioff_i".to_string(),
+                                        _ => format!("ci{}_q", j - 1),
                                     };
                                     (j, src)
                                 })

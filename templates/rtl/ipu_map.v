@@ -132,7 +132,9 @@ module {{ name }} #(
       wire [AddrW+7:0] ci_sh = ishift_i[4] ? ci_shr : ci_shl;
       wire unused_ci_sh;
       assign unused_ci_sh = ^ci_sh[AddrW+7:AddrW];
+{%- if !ci_add_late %}
       wire [AddrW-1:0] ci_in = ci_sh[AddrW-1:0] + ioff_i;
+{%- endif %}
 {%- if k_read > 0 %}
       // Carried to the tables' read with the beat.
 {%- for h in ci_hops %}

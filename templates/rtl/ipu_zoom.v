@@ -595,11 +595,8 @@ module {{ name }} #(
       y_fresh_d = 1'b0;
     end
     if (row_wrap) begin
-      m_d       = cy0;
-      m_nz_d    = (cy0 != {OffW{1'b0}});
-      m_one_d   = (cy0 == {{ "{{" }}(OffW-1){1'b0}}, 1'b1});
-      ayn_d     = yinit1_q;
-      cny1_d    = cy1_q;
+      // The draw's end: from the next clock, row 0 loads the count and the ends (the
+      // next draw's first pixel is many clocks away: the unit drains first).
       y_fresh_d = 1'b1;
     end
   end
