@@ -8,7 +8,8 @@
 // the divide by 255 as (p + 1 + (p >> 8)) >> 8 (exact below 65535). Luminance is
 // min(R + G + B, 255) with lum_sum_i (GL's ReadPixels), else R (GL's texture images).
 // Formats generated: {% for f in formats %}{{ f.name }}{% if !loop.last %}, {% endif %}{% endfor %}.
-// The image's last beat is the one whose y is last_y_i and whose pixels end at end_x_i.
+// The image's last beat is the one whose y is last_y_i and whose pixels end at end_x_i
+// (both registered here: they change only while the unit is empty).
 // Throughput: a word a clock out, a beat a clock in while a beat fits a word.
 {%- if narrow %}
 // Latency: 3 registers (the rounded beat, the beat, then the word): the rounding's two
@@ -197,7 +198,13 @@ module {{ name }} #(
 {%- if !multi %}
   wire [15:0] in_x = in_data_i[{{ meta + 15 }}:{{ meta }}];
   wire [15:0] in_y = in_data_i[{{ meta + 31 }}:{{ meta + 16 }}];
-  wire in_last = (in_y == last_y_i) & (in_x + 16'd1 == end_x_i);
+  reg [15:0] last_x_q;  // x of the image's last pixel
+  reg [15:0] last_y_q;
+  always @(posedge clk_i) begin
+    last_x_q <= end_x_i - 16'd1;
+    last_y_q <= last_y_i;
+  end
+  wire in_last = (in_y == last_y_q) & (in_x == last_x_q);
 
   // One lane: a beat is one pixel of 1, 2 or 4 bytes, and the word (WordBytes, a power
   // of two of at least 4) holds a whole number of them: n_q, the bytes held, is a
@@ -290,7 +297,13 @@ module {{ name }} #(
   wire [5:0] in_len = {3'd0, in_count} << bpp_log;
   wire [15:0] in_x = in_data_i[{{ meta + 15 }}:{{ meta }}];
   wire [15:0] in_y = in_data_i[{{ meta + 31 }}:{{ meta + 16 }}];
-  wire in_last = (in_y == last_y_i) & (in_x + {13'd0, in_count} == end_x_i);
+  reg [15:0] end_x_q;
+  reg [15:0] last_y_q;
+  always @(posedge clk_i) begin
+    end_x_q  <= end_x_i;
+    last_y_q <= last_y_i;
+  end
+  wire in_last = (in_y == last_y_q) & (in_x + {13'd0, in_count} == end_x_q);
 
   // The held beat (bytes off_q .. off_q + rem_q - 1 still to go) and the word being
   // filled (n_q bytes in acc_q). rem_q is kept, not computed: ready starts from flops.
