@@ -540,6 +540,9 @@ pub struct Pipe {
     /// The control FSM waits on `drained` from a flop, a clock late: the pipeline was
     /// empty a clock ago and nothing entered it then.
     pub drained_reg: bool,
+    /// A bubble register (`fetch`) between the unpack stage's byte select and its format
+    /// converter: the group's raw pixels, their format and position, registered.
+    pub unpack_fetch: bool,
 }
 
 /// LUT levels after the map tables' read: loaded, MAP_COLOR, colour index and lane mask.
@@ -550,6 +553,10 @@ const READY_LUTS: u32 = 12;
 /// LUT levels from the stages' busy flags through `drained` to the FSM's next state and
 /// its parameter registers' enables.
 const DRAINED_LUTS: u32 = 5;
+/// The unpack stage's path from the FSM's byte count to the unpack register: each lane's
+/// byte (an add and a decode), the word's byte select, the converter's format select and
+/// the framebuffer select.
+const UNPACK_OPS: [Op; 4] = [Op::Lut(2), Op::Mux(4), Op::Mux(8), Op::Lut(1)];
 /// LUT levels of the packer's input after its rounding: the format's channel select and
 /// the beat's bytes by pixel size.
 const PACK_IN_LUTS: u32 = 3;
@@ -577,6 +584,7 @@ impl Pipe {
                 Op::Lut(PACK_IN_LUTS),
             ]);
         let drained_reg = !t.fits(&[Op::Lut(DRAINED_LUTS), Op::Fanout(256)]);
+        let unpack_fetch = !t.fits(&UNPACK_OPS);
         let Some(m) = ipu.pixel_map else {
             return Self {
                 map_prod: false,
@@ -586,6 +594,7 @@ impl Pipe {
                 zoom_register,
                 pack_narrow,
                 drained_reg,
+                unpack_fetch,
             };
         };
         // The index path: 8 x SizeW bits, then p x MulK, then the rounding add up to the
@@ -601,6 +610,7 @@ impl Pipe {
             zoom_register,
             pack_narrow,
             drained_reg,
+            unpack_fetch,
         }
     }
 
@@ -633,6 +643,9 @@ impl Pipe {
         }
         if self.drained_reg {
             narrow.push_str("; drained from a flop (a clock late)");
+        }
+        if self.unpack_fetch {
+            narrow.push_str("; a fetch register before the format converter");
         }
         if ipu.pixel_map.is_none() {
             return format!("ipu: no pixel map stage{skids}{narrow}");

@@ -574,8 +574,9 @@ struct Sim<'a> {
     fsel: (u32, u32),
     e: u32,
     mlast: u32,
-    /// Registers after unpack, scale and bias.
-    regs: [Reg; 3],
+    /// Registers after unpack, scale and bias, and the fetch register before them where
+    /// the schedule has one (`Pipe::unpack_fetch`).
+    regs: Vec<Reg>,
     /// Stages after bias: maps (and a register behind), filter, zoom (and a register).
     after: Vec<Elem>,
     pack: Pack,
@@ -647,7 +648,13 @@ impl<'a> Sim<'a> {
             fsel: (1, 1),
             e: 0,
             mlast: 0,
-            regs: [Reg::new(kind(0)), Reg::new(kind(1)), Reg::new(kind(2))],
+            regs: inp
+                .pipe
+                .unpack_fetch
+                .then(|| Reg::new(StageKind::Bubble))
+                .into_iter()
+                .chain((0..3).map(|i| Reg::new(kind(i))))
+                .collect(),
             after,
             pack: Pack {
                 pre: inp.pipe.pack_narrow.then(|| Reg::new(StageKind::Bubble)),
@@ -803,23 +810,25 @@ impl<'a> Sim<'a> {
         } else {
             !self.bm_valid
         };
+        // The registers up to bias: offers[nr] is the bias register's.
+        let nr = self.regs.len();
         let mut readies = vec![false; n + 1];
         readies[n] = tail_ready;
         for k in (0..self.after.len()).rev() {
-            readies[3 + k] = self.after[k].ready(offers[3 + k], readies[4 + k], ctx);
+            readies[nr + k] = self.after[k].ready(offers[nr + k], readies[nr + k + 1], ctx);
         }
-        for k in (0..3).rev() {
+        for k in (0..nr).rev() {
             readies[k] = self.regs[k].ready(readies[k + 1]);
         }
         let issue = unpack.is_some() && readies[0];
-        let bias_take = offers[3].is_some() && readies[3];
+        let bias_take = offers[nr].is_some() && readies[nr];
         let tail = offers[n].filter(|_| tail_ready);
-        for k in 0..3 {
+        for k in 0..nr {
             let taken = offers[k + 1].is_some() && readies[k + 1];
             self.regs[k].clock(offers[k].filter(|_| readies[k]), taken);
         }
         for k in 0..self.after.len() {
-            self.after[k].clock(offers[3 + k], readies[3 + k], readies[4 + k], ctx);
+            self.after[k].clock(offers[nr + k], readies[nr + k], readies[nr + k + 1], ctx);
         }
         if self.pack.out {
             self.sent[if self.to_tex { TEX } else { DMA_OUT }] += 1;

@@ -539,6 +539,10 @@ pub struct LaneView {
     pub i: u32,
     /// `[hi:lo]` of the lane's 32-bit pixel in the unpack and bias data.
     pub px: String,
+    /// `[hi:lo]` of the lane's raw pixel (`raw_w` bits) in the fetch data, and of the
+    /// bits above it up to 32 (empty when `raw_w` is 32).
+    pub raw_px: String,
+    pub pad_px: Option<String>,
     /// `[hi:lo]` of the lane's products in the scale data.
     pub prod: String,
     /// Byte step of this lane from the group's first pixel, for 1, 2 and 4 bytes a pixel.
@@ -612,6 +616,10 @@ pub struct IpuTop {
     pub reg_busy: Vec<String>,
     /// The FSM waits on `drained` from a flop (`Pipe::drained_reg`).
     pub drained_reg: bool,
+    /// The fetch register before the converter (`Pipe::unpack_fetch`): the unpack data's
+    /// layout with raw pixels, and the format (and the framebuffer flag) above it.
+    pub fetch: Option<RegView>,
+    pub fetch_w: u32,
     /// The zoom stage's image width and height (the filtered image's with the filter).
     pub zoom_size: (String, String),
     pub conv: Option<ConvView>,
@@ -937,6 +945,9 @@ impl<'a> IpuUnit<'a> {
         for (i, kind) in ipu.registers.iter().enumerate() {
             let stage = STAGES[i];
             let (in_valid, in_ready) = match i {
+                0 if self.pipe.unpack_fetch => {
+                    ("fetch_valid".to_string(), "fetch_ready".to_string())
+                }
                 0 => ("unpack_in_valid".to_string(), "unpack_in_ready".to_string()),
                 _ => (
                     format!("{}_valid", STAGES[i - 1]),
@@ -1432,10 +1443,37 @@ impl<'a> IpuUnit<'a> {
             pix_side
         };
         let regs = self.stage_regs(&mut modules, last)?;
+        // {fb_act, format, the unpack data's layout}.
+        let fetch_w = self.shape().d1_w + 3 + u32::from(ipu.framebuffer);
+        let fetch = if self.pipe.unpack_fetch {
+            Some(reg_view(
+                ctx,
+                &mut modules,
+                "fetch",
+                StageKind::Bubble,
+                fetch_w,
+                Link {
+                    valid: "unpack_in_valid".into(),
+                    ready: "unpack_in_ready".into(),
+                    data: "fetch_in_data".into(),
+                    declare: false,
+                },
+                Link {
+                    valid: "fetch_valid".into(),
+                    ready: "fetch_ready".into(),
+                    data: "fetch_data".into(),
+                    declare: true,
+                },
+            )?)
+        } else {
+            None
+        };
         let lanes_v_list = (0..l)
             .map(|i| LaneView {
                 i,
                 px: format!("[{}:{}]", 32 * i + 31, 32 * i),
+                raw_px: format!("[{}:{}]", 32 * i + raw_w - 1, 32 * i),
+                pad_px: (raw_w < 32).then(|| format!("[{}:{}]", 32 * i + 31, 32 * i + raw_w)),
                 prod: format!("[{}:{}]", prod_w * i + prod_w - 1, prod_w * i),
                 step1: i % wb,
                 step2: (2 * i) % wb,
@@ -1478,7 +1516,7 @@ impl<'a> IpuUnit<'a> {
         };
         let fb = self.pack_stage(&mut modules, pix_side, &image_size)?;
         let depth = ipu.stack_depth;
-        let capacity = ipu.capacity();
+        let capacity = ipu.capacity() + u32::from(self.pipe.unpack_fetch);
         let name = ctx.module_name("ipu");
         let top = IpuTop {
             name: name.clone(),
@@ -1576,6 +1614,8 @@ impl<'a> IpuUnit<'a> {
             zoom_reg,
             reg_busy,
             drained_reg: self.pipe.drained_reg,
+            fetch,
+            fetch_w,
             // With the filter, zoom takes the filtered image's size.
             zoom_size: image_size,
 

@@ -534,6 +534,9 @@ module {{ name }} #(
   wire [{{ dma_w + 31 }}:0] dma_wide = {32'd0, dma_data_i};
   wire [{{ lanes - 1 }}:0] mask;
   wire [UnpackW-1:0] unpack_in_data;
+{%- if fetch.is_some() %}
+  wire [{{ fetch_w - 1 }}:0] fetch_in_data;
+{%- endif %}
 {%- for l in lanes_v_list %}
 
   // Lane {{ l.i }}: the pixel {{ l.i }} after the group's first, {{ l.i }} x bytes_per_pixel further on.
@@ -552,10 +555,14 @@ module {{ name }} #(
   wire [{{ byte_w - 1 }}:0] lane{{ l.i }}_byte = byte_q + lane{{ l.i }}_step;
   assign mask[{{ l.i }}] = (group > 3'd{{ l.i }});
   wire [{{ raw_w - 1 }}:0] lane{{ l.i }}_raw = dma_wide[{1'b0, lane{{ l.i }}_byte, 3'b000} +: {{ raw_w }}];
-
+{%- if fb.is_some() %}
+  wire [31:0] lane{{ l.i }}_fb = fb_data_i[{lane{{ l.i }}_byte[1:0], 5'b00000} +: 32];
+{%- endif %}
+{%- if fetch.is_some() %}
+  assign fetch_in_data{{ l.px }} = {% if fb.is_some() %}fb_act ? lane{{ l.i }}_fb : {% endif %}{% if let Some(pad) = l.pad_px %}{ {{- 32 - raw_w }}'d0, lane{{ l.i }}_raw}{% else %}lane{{ l.i }}_raw{% endif %};
+{%- else %}
 {%- if fb.is_some() %}
   wire [31:0] lane{{ l.i }}_rgba;
-  wire [31:0] lane{{ l.i }}_fb = fb_data_i[{lane{{ l.i }}_byte[1:0], 5'b00000} +: 32];
   assign unpack_in_data{{ l.px }} = fb_act ? lane{{ l.i }}_fb : lane{{ l.i }}_rgba;
 {%- endif %}
 
@@ -564,8 +571,38 @@ module {{ name }} #(
     .raw_i  (lane{{ l.i }}_raw),
     .rgba_o ({% if fb.is_some() %}lane{{ l.i }}_rgba{% else %}unpack_in_data{{ l.px }}{% endif %})
   );
+{%- endif %}
 {%- endfor %}
+{%- if let Some(r) = fetch %}
+  // The fetch register (the clock's schedule): the group's raw pixels, mask and position,
+  // with their format{% if fb.is_some() %} and framebuffer flag{% endif %} (the next command may change sel_q{% if fb.is_some() %}
+  // and act_q{% endif %} while they wait in it), before the converter.
+  assign fetch_in_data[{{ fetch_w - 1 }}:UnpackW] = {% if fb.is_some() %}{fb_act, sel_q}{% else %}sel_q{% endif %};
+  assign fetch_in_data[UnpackW-1:UnpackXLsb] = {mask, y0_q + row_q, x0_q + col_q};
+{% include "rtl/ipu_reg.v" %}
+  wire [2:0] fetch_fmt = fetch_data[UnpackW +: 3];
+{%- if fb.is_some() %}
+  wire fetch_fb = fetch_data[UnpackW + 3];
+{%- endif %}
+{%- for l in lanes_v_list %}
+{%- if fb.is_some() %}
+  wire [31:0] lane{{ l.i }}_rgba;
+  assign unpack_in_data{{ l.px }} = fetch_fb ? fetch_data{{ l.px }} : lane{{ l.i }}_rgba;
+{%- else if let Some(pad) = l.pad_px %}
+  wire unused_fetch_pad{{ l.i }};
+  assign unused_fetch_pad{{ l.i }} = ^fetch_data{{ pad }};
+{%- endif %}
+
+  {{ convert }} u_convert{{ l.i }} (
+    .fmt_i  (fetch_fmt),
+    .raw_i  (fetch_data{{ l.raw_px }}),
+    .rgba_o ({% if fb.is_some() %}lane{{ l.i }}_rgba{% else %}unpack_in_data{{ l.px }}{% endif %})
+  );
+{%- endfor %}
+  assign unpack_in_data[UnpackW-1:UnpackXLsb] = fetch_data[UnpackW-1:UnpackXLsb];
+{%- else %}
   assign unpack_in_data[UnpackW-1:UnpackXLsb] = {mask, y0_q + row_q, x0_q + col_q};
+{%- endif %}
 {% for r in regs %}
 {%- if r.stage == "scale" %}
   // Stage 2, scale: c * scale per channel, exact.

@@ -156,6 +156,11 @@ module {{ name }} #(
         wire [7:0] value;
         if (Maps[ch]) begin : g_map
           localparam [2:0] Sel = ch;
+          // Written only while no pixel is in the unit (the FSM's PIXELMAP waits for
+          // drained): a read never meets a write it would have to see or not see, so
+          // synthesis adds no read-during-write bypass (no_rw_check) and the RAM's own
+          // output register can take the read data's second register.
+          (* no_rw_check *)
           reg [7:0] table_q [0:TableSize-1];
           reg [7:0] entry_q;
           // The index: p = c * (size - 1), then (p * MulK + Half) >> MulShift; only the
@@ -218,6 +223,7 @@ module {{ name }} #(
         wire [7:0] ivalue;
         if (IndexMaps[ch]) begin : g_index_map
           localparam [2:0] Sel = ch + 4;
+          (* no_rw_check *)  // written only while the unit is empty, as table_q
           reg [7:0] itable_q [0:TableSize-1];
           reg [7:0] ientry_q;
           always @(posedge clk_i) begin

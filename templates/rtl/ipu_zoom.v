@@ -673,6 +673,9 @@ module {{ name }} #(
   // again, right after the last column), too soon for a read started then. Streaming
   // empties the queue and points the reads back at column 2.
   localparam integer QDepth = 4;
+  // Written only while streaming, and only reads started while not streaming are used:
+  // no used read meets a write, so synthesis needs no read-during-write bypass.
+  (* no_rw_check *)
   reg [31:0] line_q [0:MaxLine-1];
   reg [31:0] ram_q;   // the RAM's read
   reg [31:0] ram2_q;  // its output register
