@@ -722,7 +722,8 @@ mod tests {
     #[test]
     fn the_pipe_follows_the_target() {
         use crate::config::{self, ClockSection, Family};
-        let text = "[design]\nname = \"t\"\n[ipu]\nlanes = 1\n[ipu.zoom]\nenabled = true\n\
+        let text = "[design]\nname = \"t\"\n[ipu]\nlanes = 1\nframebuffer = true\n\
+                    [ipu.zoom]\nenabled = true\n\
                     [ipu.pixel_map]\nenabled = true\ntable_size = 256\nmaps = [\"r_to_r\"]\n";
         let ipu = config::parse(text, "t").expect("valid").ipu.expect("ipu");
         let at = |mhz| {
@@ -746,6 +747,12 @@ mod tests {
         );
         assert_eq!(mid.map_stages(), 3);
         assert_eq!(fast.map_stages(), 4);
+        // The packer's rounding, drained from a flop, the fetch register: none at 50 MHz,
+        // the rounding's two carries already at 100, all three at 200.
+        let cuts = |p: &Pipe| (p.pack_narrow, p.drained_reg, p.unpack_fetch);
+        assert_eq!(cuts(&slow), (false, false, false));
+        assert_eq!(cuts(&mid), (true, false, false));
+        assert_eq!(cuts(&fast), (true, true, true));
         assert_eq!(fast.map_register, StageKind::Skid);
         assert_eq!(fast.zoom_register, StageKind::Skid);
         assert!(
