@@ -283,14 +283,16 @@ module {{ name }} #(
   // INDEX_SHIFT: shifts past -16 or 15 clear every index bit, as those do.
   wire ishift_fits = (&value_q[31:4]) | ~(|value_q[31:4]);
   wire [4:0] ishift_new = ishift_fits ? value_q[4:0] : {value_q[31], {4{~value_q[31]}}};
-  // Scale and bias are the identity for a colour-index draw's pixels. The scale is
-  // registered (it and ci_q change only while the unit is empty, clocks before a draw's
-  // pixels reach the multipliers): the multipliers' operands come from flops.
+  // Scale and bias are the identity for a colour-index draw's pixels. Both are
+  // registered (they and ci_q change only while the unit is empty, clocks before a draw's
+  // pixels reach the multipliers and the bias stage's term): the multipliers' operands
+  // and the term's sum come from flops.
   reg [{{ 4 * sw - 1 }}:0] scale_use_q;
+  reg [{{ 4 * bw - 1 }}:0] bias_use_q;
   always @(posedge clk_i) begin
     scale_use_q <= ci_q ? { {{- scale_one }}, {{ scale_one }}, {{ scale_one }}, {{ scale_one -}} } : scale_q;
+    bias_use_q  <= ci_q ? {{ 4 * bw }}'d0 : bias_q;
   end
-  wire [{{ 4 * bw - 1 }}:0] bias_use = ci_q ? {{ 4 * bw }}'d0 : bias_q;
 {%- endif %}
 {%- if let Some(c) = conv %}
   reg conv_on_q;  // GL's CONVOLUTION_2D
@@ -625,7 +627,7 @@ module {{ name }} #(
   {{ bias_mod }} u_bias{{ l.i }} (
     .clk_i  (clk_i),
     .prod_i (scale_data{{ l.prod }}),
-    .bias_i ({% if ci %}bias_use{% else %}bias_q{% endif %}),
+    .bias_i ({% if ci %}bias_use_q{% else %}bias_q{% endif %}),
     .rgba_o (bias_px{{ l.i }})
   );
   assign bias_in_data{{ l.px }} = bias_mask[{{ l.i }}] ? bias_px{{ l.i }} : 32'd0;
