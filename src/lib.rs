@@ -9,6 +9,7 @@ pub mod model;
 pub mod rng;
 pub mod rtl;
 pub mod sim;
+pub mod sweep;
 pub mod synth;
 pub mod texio;
 pub mod units;

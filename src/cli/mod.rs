@@ -16,6 +16,7 @@ use crate::{emit, iface, units};
 mod draw;
 mod render;
 mod sample;
+mod sweep;
 mod synth;
 mod tmu_rtl;
 
@@ -171,6 +172,8 @@ pub enum Cmd {
     Render(render::RenderArgs),
     /// Synthesize, place and route, and time units (ecp5, ice40, xilinx7, asic, generic).
     Synth(synth::SynthArgs),
+    /// Sweep TOML knobs: co-simulate (and synthesize) every point; tables and plots.
+    Sweep(sweep::SweepArgs),
 }
 
 fn parse_probability(s: &str) -> Result<f64, String> {
@@ -391,6 +394,7 @@ fn run(cli: Cli) -> Result<u8, Failure> {
         Cmd::Draw(args) => draw::run(&args),
         Cmd::Render(args) => render::run(&args),
         Cmd::Synth(args) => synth::run(&args),
+        Cmd::Sweep(args) => sweep::run(&args),
     }
 }
 

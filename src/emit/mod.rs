@@ -175,6 +175,10 @@ pub fn write_atomic(dir: &Path, files: &[OutFile]) -> Result<(), EmitError> {
         fs::create_dir(&tmp).map_err(err(&tmp))?;
         for f in files {
             let p = tmp.join(&f.name);
+            // Names may hold subdirectories (a sweep's points/ and plots/).
+            if let Some(sub) = p.parent() {
+                fs::create_dir_all(sub).map_err(err(sub))?;
+            }
             fs::write(&p, &f.bytes).map_err(err(&p))?;
         }
         if dir.exists() {

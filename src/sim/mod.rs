@@ -288,6 +288,14 @@ pub fn find_unit<'a>(design: &'a Design, unit: &str) -> Result<&'a Unit, SimErro
     })
 }
 
+/// `verilator --version`, as the build cache keys on it.
+pub fn verilator_version() -> Result<String, SimError> {
+    require_tool(
+        "verilator",
+        "install Debian's `verilator` package (`make deps` does)",
+    )
+}
+
 fn require_tool(tool: &str, hint: &str) -> Result<String, SimError> {
     let out = Command::new(tool).arg("--version").output();
     match out {
