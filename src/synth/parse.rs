@@ -38,7 +38,16 @@ struct StatModule {
 /// Parses Yosys's `stat -json`; `$scopeinfo` (hierarchy bookkeeping, no hardware) is
 /// left out of the counts.
 pub fn stat(json: &str, top: &str) -> Result<Stat, String> {
-    let s: StatJson = serde_json::from_str(json).map_err(|e| format!("stat -json: {e}"))?;
+    // Yosys 0.23 prints the hierarchy's `name count` lines, unquoted, into the middle of
+    // `stat -json` for a design whose submodules are parameterized several ways (the
+    // texture cache's skids). Every line of the JSON itself holds a quote, brace or
+    // bracket; those lines hold none.
+    let cleaned: String = json
+        .lines()
+        .filter(|l| l.trim().is_empty() || l.contains(['"', '{', '}', '[', ']']))
+        .collect::<Vec<_>>()
+        .join("\n");
+    let s: StatJson = serde_json::from_str(&cleaned).map_err(|e| format!("stat -json: {e}"))?;
     let name = |k: &str| k.trim_start_matches('\\').to_string();
     let module_cells: BTreeMap<String, u64> = s
         .modules
@@ -579,6 +588,30 @@ mod tests {
     }
 
     use super::*;
+
+    #[test]
+    fn yosys_0_23s_hierarchy_lines_inside_stat_json_are_skipped() {
+        let text = r#"{
+   "modules": {
+      "\\top": {
+         "num_cells": 3,
+         "num_cells_by_type": {
+            "$_DFF_P_": 2,
+            "$paramod\\skid\\Width=s32'00000000000000000000000001000000": 1
+         }
+      }
+   },
+       $paramod\skid\Width=s32'00000000000000000000000001000000      1
+   "design": {
+      "num_cells": 5,
+      "num_cells_by_type": { "$_DFF_P_": 4, "$_AND_": 1 }
+   }
+}"#;
+        let s = stat(text, "top").unwrap();
+        assert_eq!(s.cells, 5);
+        assert_eq!(s.module_cells.get("top"), Some(&3));
+        assert!(stat("{ \"modules\": 1 ", "top").is_err());
+    }
 
     #[test]
     fn register_names_lose_the_mappers_suffixes() {
