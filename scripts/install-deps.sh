@@ -7,7 +7,9 @@
 #   scripts/install-deps.sh --cargo-only Rust check only (what `make` needs)
 #
 # Debian packages: verilator yosys iverilog make g++, and libosmesa6-dev (Mesa's off-screen
-# OpenGL, the tests' second reference for the texture unit) (apt-get, as root or sudo).
+# OpenGL, the tests' second reference for the texture unit), fonts-dejavu-core (the sweep
+# plots' text), slurmctld slurmd slurm-client munge (the sweep's Slurm test) (apt-get, as
+# root or sudo).
 # Rust: cargo (1.88 or newer), with rustfmt and clippy for `make test`. Every crate comes
 # from crates.io through cargo; this script never installs Rust itself.
 # Synthesis tools: Debian's opensta and qflow-tech-osu018 (the OSU 0.18 um liberty), and
@@ -168,6 +170,14 @@ if [ "$synth_only" -eq 0 ]; then
   tools+=(verilator yosys iverilog make g++)
   package+=([verilator]=verilator [yosys]=yosys [iverilog]=iverilog [make]=make [g++]=g++)
   library[/usr/include/GL/osmesa.h]=libosmesa6-dev
+fi
+# `gpurtl sweep`: its plots' font, and Slurm and munge for the job-array round trip.
+library[/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf]=fonts-dejavu-core
+if [ "$synth_only" -eq 0 ]; then
+  library[/usr/sbin/slurmctld]=slurmctld
+  library[/usr/sbin/slurmd]=slurmd
+  library[/usr/bin/sbatch]=slurm-client
+  library[/usr/sbin/munged]=munge
 fi
 # The ASIC target: OpenSTA and the OSU 0.18 um standard cells.
 tools+=(sta)

@@ -268,6 +268,15 @@ fn sweep(args: &SweepArgs) -> Result<u8, Failure> {
     if let Some(b) = bar {
         b.finish_and_clear();
     }
+    if !args.json {
+        let computed: usize = results.iter().flatten().map(|r| r.computed).sum();
+        let runs: usize = results.iter().flatten().map(|r| r.runs.len()).sum();
+        eprintln!(
+            "runs: {computed} computed, {} from the cache ({})",
+            runs - computed,
+            work_dir.join("sweep-cache").display()
+        );
+    }
     let mut files = plan_files(&plan);
     let code = finish(&plan, &results, &dir, &mut files, args.json)?;
     emit::write_atomic(&dir, &files).map_err(failure)?;

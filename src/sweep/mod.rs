@@ -71,6 +71,9 @@ pub struct PointResult {
     pub invalid: Option<String>,
     pub runs: Vec<RunResult>,
     pub synth: Option<SynthResult>,
+    /// Runs made now rather than read from the cache (not part of the results).
+    #[serde(skip, default)]
+    pub computed: usize,
 }
 
 impl PointResult {
@@ -120,8 +123,7 @@ pub fn point_file(point: &Point, total: usize) -> String {
     format!("points/{}.toml", point.id(total))
 }
 
-/// Validates, runs and measures one point. `dir` is where the sweep's files are (the
-/// point's config file is named relative to it in messages and reproduce lines).
+/// Validates, runs and measures one point. `dir` is where the sweep's files are.
 pub fn evaluate(
     point: &Point,
     total: usize,
@@ -130,13 +132,17 @@ pub fn evaluate(
     work_dir: &Path,
     progress: &(dyn Fn(&str) + Sync),
 ) -> PointResult {
-    let origin = dir.join(point_file(point, total)).display().to_string();
+    // Messages name the point's file relative to the sweep directory, so the results do
+    // not depend on where it is; the reproduce line names the file itself.
+    let origin = point_file(point, total);
+    let path = dir.join(&origin).display().to_string();
     let mut result = PointResult {
         index: point.index,
         config_hash: None,
         invalid: None,
         runs: Vec::new(),
         synth: None,
+        computed: 0,
     };
     let cfg = match config::parse(&point.text, &origin) {
         Ok(c) => c,
@@ -163,7 +169,8 @@ pub fn evaluate(
         return result;
     }
     for w in settings.runs() {
-        let run = cached_run(&cfg, &design, settings, w.as_deref(), &origin, work_dir);
+        let (run, computed) = cached_run(&cfg, &design, settings, w.as_deref(), &path, work_dir);
+        result.computed += usize::from(computed);
         progress(&format!(
             "{} {}: {}",
             point.id(total),
@@ -210,8 +217,9 @@ fn latency_of(cfg: &Config, settings: &Settings) -> u64 {
     })
 }
 
-/// A run from the cache (`<work_dir>/sweep-cache/`), or run now and cached. Runs that
-/// could not be made (a tool missing, a build that failed) are not cached.
+/// A run from the cache (`<work_dir>/sweep-cache/`), or run now and cached (then the
+/// flag is true). Runs that could not be made (a tool missing, a build that failed) are
+/// not cached.
 fn cached_run(
     cfg: &Config,
     design: &crate::rtl::Design,
@@ -219,7 +227,7 @@ fn cached_run(
     workload: Option<&str>,
     origin: &str,
     work_dir: &Path,
-) -> RunResult {
+) -> (RunResult, bool) {
     let latency = latency_of(cfg, settings);
     let key = run_key(cfg, settings, workload, latency);
     let path = work_dir
@@ -240,7 +248,7 @@ fn cached_run(
     {
         // The cached run may come from another sweep directory: the line names this one.
         r.reproduce = (!r.passed && !settings.model_only).then_some(reproduce);
-        return r;
+        return (r, false);
     }
     let (run, cacheable) = run_point(
         cfg, design, settings, workload, latency, reproduce, work_dir,
@@ -253,7 +261,7 @@ fn cached_run(
                 .as_bytes(),
         );
     }
-    run
+    (run, true)
 }
 
 fn run_point(

@@ -175,10 +175,18 @@ where
         .y_label_area_size(72)
         .build_cartesian_2d(x0..x1, y0..y1)
         .map_err(err)?;
+    let whole = |v: &f64| {
+        if v.abs() >= 100.0 {
+            format!("{v:.0}")
+        } else {
+            format!("{v:.2}")
+        }
+    };
     chart
         .configure_mesh()
         .x_desc(&c.x_label)
         .y_desc(&c.y_label)
+        .x_label_formatter(&whole)
         .label_style((FONT, 14))
         .axis_desc_style((FONT, 16))
         .draw()
@@ -332,14 +340,34 @@ pub fn plots(plan: &Plan, rows: &[Row]) -> Result<(Vec<PlotFile>, Vec<String>), 
         }
     }
     match pareto(&ok) {
-        Some((points, front, y_name)) => {
+        Some((mut points, front, y_name)) => {
+            // Label each point with its values of the keys that vary.
+            for p in &mut points {
+                let Some(r) = ok.iter().find(|r| r.point == p.0) else {
+                    continue;
+                };
+                let vals: Vec<String> = plan
+                    .spec
+                    .axes
+                    .iter()
+                    .zip(&r.values)
+                    .filter(|(a, _)| a.levels.len() > 1)
+                    .map(|(a, v)| format!("{}={}", short(&a.key), v.value))
+                    .collect();
+                p.0 = format!("{} {}", p.0, vals.join(" "));
+            }
+            let y_name = if many_workloads {
+                format!("{y_name} (mean over workloads)")
+            } else {
+                y_name.to_string()
+            };
             let s = Scatter {
                 title: format!(
                     "{} against area: the Pareto front ({})",
                     y_name, plan.settings.unit
                 ),
                 x_label: format!("area ({area_unit})"),
-                y_label: y_name.to_string(),
+                y_label: y_name.clone(),
                 points,
                 front,
             };

@@ -328,3 +328,92 @@ pub fn table(plan: &Plan, rows: &[Row]) -> String {
     }
     s
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config;
+    use crate::sweep::{Axis, RunResult, Settings, Spec};
+
+    fn plan() -> Plan {
+        let axes = vec![Axis::parse("tmu.cache.ways=1,4,3").unwrap()];
+        Plan {
+            generator: "gpurtl test".into(),
+            spec: Spec::new(config::DEFAULT_ORIGIN, config::DEFAULT_TOML, axes, false).unwrap(),
+            settings: Settings {
+                unit: "tex_cache".into(),
+                workloads: vec!["rot30_256".into()],
+                count: 10,
+                seed: 1,
+                gap: 0.0,
+                stall: 0.0,
+                mem_latency: None,
+                model_only: false,
+                synth: None,
+            },
+        }
+    }
+
+    fn run(passed: bool) -> RunResult {
+        RunResult {
+            workload: "rot30_256".into(),
+            passed,
+            cycles: Some(100),
+            throughput: Some(0.5),
+            model_throughput: None,
+            hit_rate: Some(0.9),
+            bytes_per_texel: Some(2.0),
+            texels_per_clock: Some(2.0),
+            latency_ratio: Some(0.95),
+            error: (!passed).then(|| "port rsp: item 3 differs".into()),
+            reproduce: (!passed).then(|| "gpurtl sim -c x -u tex_cache".into()),
+        }
+    }
+
+    #[test]
+    fn failed_invalid_and_missing_points_keep_their_reasons() {
+        let p = plan();
+        let results = vec![
+            Some(PointResult {
+                index: 0,
+                config_hash: Some("h0".into()),
+                invalid: None,
+                runs: vec![run(true)],
+                synth: None,
+                computed: 1,
+            }),
+            Some(PointResult {
+                index: 1,
+                config_hash: Some("h1".into()),
+                invalid: None,
+                runs: vec![run(false)],
+                synth: None,
+                computed: 1,
+            }),
+            None,
+        ];
+        let rows = rows(&p, &results);
+        let st: Vec<Status> = rows.iter().map(|r| r.status).collect();
+        assert_eq!(st, [Status::Ok, Status::Failed, Status::Missing]);
+        assert_eq!(
+            rows[1].reproduce.as_deref(),
+            Some("gpurtl sim -c x -u tex_cache")
+        );
+        let text = String::from_utf8(csv(&p, &rows, &["t".into()])).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        assert!(lines[0].starts_with("point,status,tmu.cache.ways,workload,cycles,throughput"));
+        assert!(
+            lines[2].starts_with("p001,failed,4,rot30_256,100,0.500000"),
+            "{}",
+            lines[2]
+        );
+        assert!(lines[2].contains("gpurtl sim -c x -u tex_cache"));
+        assert!(
+            lines[3].starts_with("p002,missing,3,rot30_256,,"),
+            "{}",
+            lines[3]
+        );
+        let t = table(&p, &rows);
+        assert!(t.contains("p001   4     rot30_256  failed"), "{t}");
+    }
+}
