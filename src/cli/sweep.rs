@@ -6,7 +6,6 @@ use std::path::{Path, PathBuf};
 
 use clap::{Args, Subcommand};
 use indicatif::{ProgressBar, ProgressStyle};
-use rayon::prelude::*;
 
 use super::{Failure, failure, usage};
 use crate::config::{self, DEFAULT_ORIGIN, DEFAULT_TOML};
@@ -214,8 +213,7 @@ fn sweep(args: &SweepArgs) -> Result<u8, Failure> {
     }
     let dir = args.out.clone().unwrap_or_default();
     let work_dir = sweep::default_work_dir();
-    let points = plan.spec.points();
-    let total = points.len();
+    let total = plan.spec.count();
     let jobs = args
         .jobs
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
@@ -244,27 +242,22 @@ fn sweep(args: &SweepArgs) -> Result<u8, Failure> {
         b.enable_steady_tick(std::time::Duration::from_millis(200));
         b
     });
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(jobs)
-        .build()
-        .map_err(failure)?;
     let note = |m: &str| {
         if let Some(b) = &bar {
             b.set_message(m.to_string());
         }
     };
-    let results: Vec<Option<PointResult>> = pool.install(|| {
-        points
-            .par_iter()
-            .map(|p| {
-                let r = sweep::evaluate(p, total, &plan.settings, &dir, &work_dir, &note);
-                if let Some(b) = &bar {
-                    b.inc(1);
-                }
-                Some(r)
-            })
-            .collect()
-    });
+    let done = || {
+        if let Some(b) = &bar {
+            b.inc(1);
+        }
+    };
+    let results: Vec<Option<PointResult>> =
+        sweep::run_points(&plan, &dir, &work_dir, jobs, &note, &done)
+            .map_err(failure)?
+            .into_iter()
+            .map(Some)
+            .collect();
     if let Some(b) = bar {
         b.finish_and_clear();
     }

@@ -186,6 +186,34 @@ pub fn evaluate(
     result
 }
 
+/// Evaluates every point of a plan, `jobs` at a time, in point order. `note` hears each
+/// finished run, `done` each finished point.
+pub fn run_points(
+    plan: &Plan,
+    dir: &Path,
+    work_dir: &Path,
+    jobs: usize,
+    note: &(dyn Fn(&str) + Sync),
+    done: &(dyn Fn() + Sync),
+) -> Result<Vec<PointResult>, rayon::ThreadPoolBuildError> {
+    use rayon::prelude::*;
+    let points = plan.spec.points();
+    let total = points.len();
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(jobs.max(1))
+        .build()?;
+    Ok(pool.install(|| {
+        points
+            .par_iter()
+            .map(|p| {
+                let r = evaluate(p, total, &plan.settings, dir, work_dir, note);
+                done();
+                r
+            })
+            .collect()
+    }))
+}
+
 /// The key a run is cached under: what decides its figures, and the generator version
 /// (a new generator may make different RTL from the same config).
 fn run_key(cfg: &Config, settings: &Settings, workload: Option<&str>, latency: u64) -> String {

@@ -217,7 +217,7 @@ pub fn csv(plan: &Plan, rows: &[Row], tools: &[String]) -> Vec<u8> {
     let res_keys: BTreeSet<&String> = rows.iter().flat_map(|r| r.resources.keys()).collect();
     let mut header: Vec<String> = vec!["point".into(), "status".into()];
     header.extend(plan.spec.axes.iter().map(|a| a.key.clone()));
-    header.extend(["workload", "cycles"].map(String::from));
+    header.extend(["workload", "passed", "cycles"].map(String::from));
     header.extend(METRICS.iter().map(|m| m.name.to_string()));
     header.push("area_unit".into());
     header.extend(res_keys.iter().map(|k| format!("res_{k}")));
@@ -228,6 +228,15 @@ pub fn csv(plan: &Plan, rows: &[Row], tools: &[String]) -> Vec<u8> {
         let mut rec: Vec<String> = vec![r.point.clone(), r.status.name().into()];
         rec.extend(r.values.iter().map(|v| v.value.clone()));
         rec.push(r.workload.clone());
+        // Whether the co-simulation matched the model; empty where nothing ran.
+        rec.push(
+            match r.status {
+                Status::Ok => "true",
+                Status::Failed => "false",
+                Status::Invalid | Status::Missing => "",
+            }
+            .into(),
+        );
         rec.push(r.cycles.map_or(String::new(), |c| c.to_string()));
         rec.extend(METRICS.iter().map(|m| num((m.get)(r))));
         rec.push(r.area_unit.clone().unwrap_or_default());
@@ -401,15 +410,18 @@ mod tests {
         );
         let text = String::from_utf8(csv(&p, &rows, &["t".into()])).unwrap();
         let lines: Vec<&str> = text.lines().collect();
-        assert!(lines[0].starts_with("point,status,tmu.cache.ways,workload,cycles,throughput"));
         assert!(
-            lines[2].starts_with("p001,failed,4,rot30_256,100,0.500000"),
+            lines[0].starts_with("point,status,tmu.cache.ways,workload,passed,cycles,throughput")
+        );
+        assert!(lines[1].starts_with("p000,ok,1,rot30_256,true,100,0.500000"));
+        assert!(
+            lines[2].starts_with("p001,failed,4,rot30_256,false,100,0.500000"),
             "{}",
             lines[2]
         );
         assert!(lines[2].contains("gpurtl sim -c x -u tex_cache"));
         assert!(
-            lines[3].starts_with("p002,missing,3,rot30_256,,"),
+            lines[3].starts_with("p002,missing,3,rot30_256,,,"),
             "{}",
             lines[3]
         );

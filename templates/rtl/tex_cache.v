@@ -162,13 +162,16 @@ module {{ name }} #(
   wire [SlotW-1:0] alloc_slot;
   wire [LineAddrW-1:0] alloc_line;
   wire [Lines*GenW-1:0] gen_all;
-  reg [GenW-1:0] wr_q [0:Lines-1];  // fills written, per slot
+  // Per-slot counters are packed vectors, not arrays: Verilator cannot schedule a
+  // non-blocking write to an array element in a loop it does not unroll (over 64
+  // iterations: 256 lines).
+  reg [Lines*GenW-1:0] wr_q;  // fills written, per slot
   wire [Lines-1:0] slot_full;  // MaxPending fills of the slot in flight
 
   genvar gl;
   generate
     for (gl = 0; gl < Lines; gl = gl + 1) begin : g_slot
-      assign slot_full[gl] = gen_all[gl*GenW +: GenW] - wr_q[gl] == MaxPending;
+      assign slot_full[gl] = gen_all[gl*GenW +: GenW] - wr_q[gl*GenW +: GenW] == MaxPending;
     end
   endgenerate
 
@@ -198,7 +201,7 @@ module {{ name }} #(
   reg push_q;
   reg [PassW-1:0] push_data_q;
   reg [Lines-1:0] ref_inc;
-  reg [RefW-1:0] ref_q [0:Lines-1];  // queued passes that read the slot
+  reg [Lines*RefW-1:0] ref_q;  // queued passes that read each slot
 
   always @(*) begin : b_ref_inc
     integer i;
@@ -634,10 +637,8 @@ module {{ name }} #(
 {%- if ram_out_reg %}
       s3_valid_q <= 1'b0;
 {%- endif %}
-      for (i = 0; i < Lines; i = i + 1) begin
-        ref_q[i] <= {RefW{1'b0}};
-        wr_q[i]  <= {GenW{1'b0}};
-      end
+      ref_q <= {Lines*RefW{1'b0}};
+      wr_q  <= {Lines*GenW{1'b0}};
       for (i = 0; i < MshrEntries; i = i + 1) begin
         mshr_old_q[i] <= {RefW{1'b0}};
       end
@@ -709,10 +710,10 @@ module {{ name }} #(
         // Up or down by one when exactly one of the two happens: one carry chain whose
         // operand comes from a flop, with the pushed pass's slot decode on its enable.
         if (ref_inc[i] != ref_dec_q[i]) begin
-          ref_q[i] <= ref_q[i] + {{ "{" }}{(RefW-1){ref_dec_q[i]}}, 1'b1};
+          ref_q[i*RefW +: RefW] <= ref_q[i*RefW +: RefW] + {{ "{" }}{(RefW-1){ref_dec_q[i]}}, 1'b1};
         end
         if (wr_inc[i]) begin
-          wr_q[i] <= wr_q[i] + 1'b1;
+          wr_q[i*GenW +: GenW] <= wr_q[i*GenW +: GenW] + 1'b1;
         end
       end
     end
@@ -741,7 +742,7 @@ module {{ name }} #(
       new_slot_q <= alloc_slot;
     end
     if (new_q) begin
-      new_ref_q <= ref_q[new_slot_q];
+      new_ref_q <= ref_q[new_slot_q*RefW +: RefW];
       new_dec_q <= ref_dec_q[new_slot_q];
     end
     if (issue) begin

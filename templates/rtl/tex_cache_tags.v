@@ -146,17 +146,13 @@ module {{ name }} #(
   // where valid (generations count allocations, and start at zero with the fills').
   reg [Lines-1:0] valid_q;
   reg [Lines-1:0] pin_q;  // used by the pass being built
-  reg [GenW-1:0] gen_q [0:Lines-1];
+  // Generations are a packed vector: Verilator cannot schedule a non-blocking write to
+  // an array element in a loop it does not unroll (over 64 iterations: 256 lines).
+  reg [Lines*GenW-1:0] gen_q;
 {%- if ways > 1 %}
   wire [PairW-1:0] age_q [0:Sets-1];  // per-set registers in g_age
 {%- endif %}
-
-  genvar gs;
-  generate
-    for (gs = 0; gs < Lines; gs = gs + 1) begin : g_gen
-      assign gen_o[gs*GenW +: GenW] = gen_q[gs];
-    end
-  endgenerate
+  assign gen_o = gen_q;
 
   // Control registers of the request being committed, and of the miss (its line and
   // set, and its set's bits, read in RUN and M_SET).
@@ -611,7 +607,10 @@ module {{ name }} #(
   // Ages: a touched way becomes younger than every other (LRU: hits and allocations in
   // texel order; FIFO: allocations only). An invalidate restores the reset order, lower
   // ways older.
+  // At 256 ways a set's age matrix is 32,640 bits: a replication that wide is meant.
+  /* verilator lint_off WIDTHCONCAT */
   localparam [PairW-1:0] AgeReset = {PairW{1'b1}};
+  /* verilator lint_on WIDTHCONCAT */
 
   genvar ga;
   generate
@@ -691,9 +690,7 @@ module {{ name }} #(
 {%- if lru %}
       c_touch_q  <= {Ports{1'b0}};
 {%- endif %}
-      for (i = 0; i < Lines; i = i + 1) begin
-        gen_q[i] <= {GenW{1'b0}};
-      end
+      gen_q <= {Lines*GenW{1'b0}};
     end else begin
       valid_q <= valid_d;
       alloc_ok_q <= vict_ok;
@@ -703,7 +700,7 @@ module {{ name }} #(
       pin_q   <= pin_d;
       for (i = 0; i < Lines; i = i + 1) begin
         if (alloc && alloc_slot == i[SlotW-1:0]) begin
-          gen_q[i] <= gen_q[i] + 1'b1;
+          gen_q[i*GenW +: GenW] <= gen_q[i*GenW +: GenW] + 1'b1;
         end
       end
       if (l1_take) begin
