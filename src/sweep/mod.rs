@@ -83,11 +83,9 @@ impl PointResult {
     }
 }
 
-/// One workload on one point.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct RunResult {
-    pub workload: String,
-    pub passed: bool,
+/// What a run measures; a figure the unit or the mode does not give is `None`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Figures {
     /// Clocks of the co-simulation (or the cycle model's, model-only).
     pub cycles: Option<u64>,
     /// Output items per clock.
@@ -99,9 +97,31 @@ pub struct RunResult {
     pub texels_per_clock: Option<f64>,
     /// Throughput at the memory latency over throughput with an ideal memory.
     pub latency_ratio: Option<f64>,
+}
+
+/// One workload on one point.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RunResult {
+    pub workload: String,
+    pub passed: bool,
+    #[serde(flatten)]
+    pub figures: Figures,
     pub error: Option<String>,
     /// The `gpurtl sim` line that repeats a failed run.
     pub reproduce: Option<String>,
+}
+
+impl RunResult {
+    /// A run with no figures yet.
+    fn new(workload: Option<&str>, passed: bool) -> Self {
+        Self {
+            workload: workload.unwrap_or("default").to_string(),
+            passed,
+            figures: Figures::default(),
+            error: None,
+            reproduce: None,
+        }
+    }
 }
 
 /// One point through `gpurtl synth`.
@@ -301,7 +321,6 @@ fn run_point(
     reproduce: String,
     work_dir: &Path,
 ) -> (RunResult, bool) {
-    let name = workload.unwrap_or("default").to_string();
     if settings.model_only {
         return (model_run(cfg, design, settings, workload), true);
     }
@@ -316,30 +335,19 @@ fn run_point(
         ..SimOptions::new(settings.count, settings.seed, work_dir.to_path_buf())
     };
     match sim::run(cfg, design, &settings.unit, &opt) {
-        Ok(r) => (from_sim(name, &r, reproduce), true),
-        Err(e) => (
-            RunResult {
-                workload: name,
-                passed: false,
-                cycles: None,
-                throughput: None,
-                model_throughput: None,
-                hit_rate: None,
-                bytes_per_texel: None,
-                texels_per_clock: None,
-                latency_ratio: None,
-                error: Some(e.to_string()),
-                reproduce: Some(reproduce),
-            },
-            false,
-        ),
+        Ok(r) => (from_sim(workload, &r, reproduce), true),
+        Err(e) => {
+            let mut r = RunResult::new(workload, false);
+            r.error = Some(e.to_string());
+            r.reproduce = Some(reproduce);
+            (r, false)
+        }
     }
 }
 
-fn from_sim(workload: String, r: &SimReport, reproduce: String) -> RunResult {
-    RunResult {
-        workload,
-        passed: r.passed,
+fn from_sim(workload: Option<&str>, r: &SimReport, reproduce: String) -> RunResult {
+    let mut out = RunResult::new(workload, r.passed);
+    out.figures = Figures {
         cycles: Some(r.cycles),
         throughput: Some(r.throughput),
         model_throughput: r.model_throughput,
@@ -347,18 +355,17 @@ fn from_sim(workload: String, r: &SimReport, reproduce: String) -> RunResult {
         bytes_per_texel: r.cache.as_ref().map(|c| c.bytes_per_texel),
         texels_per_clock: r.cache.as_ref().map(|c| c.texels_per_clock),
         latency_ratio: r.latency_ratio,
-        error: if r.passed {
-            None
-        } else {
-            Some(
-                r.errors
-                    .first()
-                    .cloned()
-                    .unwrap_or_else(|| format!("{} mismatches", r.mismatches)),
-            )
-        },
-        reproduce: (!r.passed).then_some(reproduce),
+    };
+    if !r.passed {
+        out.error = Some(
+            r.errors
+                .first()
+                .cloned()
+                .unwrap_or_else(|| format!("{} mismatches", r.mismatches)),
+        );
+        out.reproduce = Some(reproduce);
     }
+    out
 }
 
 /// The model alone: its vectors and what it expects of them.
@@ -368,20 +375,7 @@ fn model_run(
     settings: &Settings,
     workload: Option<&str>,
 ) -> RunResult {
-    let name = workload.unwrap_or("default").to_string();
-    let mut r = RunResult {
-        workload: name,
-        passed: true,
-        cycles: None,
-        throughput: None,
-        model_throughput: None,
-        hit_rate: None,
-        bytes_per_texel: None,
-        texels_per_clock: None,
-        latency_ratio: None,
-        error: None,
-        reproduce: None,
-    };
+    let mut r = RunResult::new(workload, true);
     let (Some(unit), Some(v)) = (
         design.unit(&settings.unit),
         units::vectors(cfg, &settings.unit, settings.count, settings.seed, workload),
@@ -397,14 +391,15 @@ fn model_run(
         .filter(|p| p.role() == crate::vectors::Role::Expected)
         .map(|p| p.items.len() as u64)
         .sum();
+    let f = &mut r.figures;
     if let Some(c) = e.cycles {
-        r.cycles = Some(c);
-        r.model_throughput = Some(expected as f64 / c.max(1) as f64);
-        r.throughput = r.model_throughput;
+        f.cycles = Some(c);
+        f.model_throughput = Some(expected as f64 / c.max(1) as f64);
+        f.throughput = f.model_throughput;
     }
     if let Some(c) = &e.cache {
-        r.hit_rate = Some(c.hit_rate());
-        r.bytes_per_texel = Some(c.bytes_per_texel());
+        f.hit_rate = Some(c.hit_rate());
+        f.bytes_per_texel = Some(c.bytes_per_texel());
     }
     r
 }

@@ -388,11 +388,11 @@ fn short(key: &str) -> &str {
 /// unit reports them); the front is the points no other beats on both.
 #[allow(clippy::type_complexity)]
 fn pareto(ok: &[&Row]) -> Option<(Vec<(String, f64, f64)>, Vec<usize>, &'static str)> {
-    let texels = ok.iter().any(|r| r.texels_per_clock.is_some());
+    let texels = ok.iter().any(|r| r.figures.texels_per_clock.is_some());
     let (get, name): (fn(&Row) -> Option<f64>, &'static str) = if texels {
-        (|r| r.texels_per_clock, "texels per clock")
+        (|r| r.figures.texels_per_clock, "texels per clock")
     } else {
-        (|r| r.throughput, "items per clock")
+        (|r| r.figures.throughput, "items per clock")
     };
     let mut by_point: BTreeMap<usize, (String, f64, Vec<f64>)> = BTreeMap::new();
     for r in ok {
@@ -459,13 +459,10 @@ mod tests {
             status: Status::Ok,
             values: Vec::new(),
             workload: "w".into(),
-            cycles: None,
-            throughput: Some(y),
-            model_throughput: None,
-            hit_rate: None,
-            bytes_per_texel: None,
-            texels_per_clock: None,
-            latency_ratio: None,
+            figures: crate::sweep::Figures {
+                throughput: Some(y),
+                ..Default::default()
+            },
             fmax_mhz: None,
             area: Some(area),
             area_unit: Some("LUT4".into()),

@@ -6,7 +6,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde::Serialize;
 
-use super::{Plan, PointResult, point_file};
+use super::{Figures, Plan, PointResult, point_file};
 
 /// What a point came to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -48,13 +48,8 @@ pub struct Row {
     pub status: Status,
     pub values: Vec<AxisValue>,
     pub workload: String,
-    pub cycles: Option<u64>,
-    pub throughput: Option<f64>,
-    pub model_throughput: Option<f64>,
-    pub hit_rate: Option<f64>,
-    pub bytes_per_texel: Option<f64>,
-    pub texels_per_clock: Option<f64>,
-    pub latency_ratio: Option<f64>,
+    #[serde(flatten)]
+    pub figures: Figures,
     pub fmax_mhz: Option<f64>,
     pub area: Option<f64>,
     pub area_unit: Option<String>,
@@ -78,32 +73,32 @@ pub const METRICS: &[Metric] = &[
     Metric {
         name: "throughput",
         label: "items per clock",
-        get: |r| r.throughput,
+        get: |r| r.figures.throughput,
     },
     Metric {
         name: "model_throughput",
         label: "items per clock (cycle model)",
-        get: |r| r.model_throughput,
+        get: |r| r.figures.model_throughput,
     },
     Metric {
         name: "hit_rate",
         label: "hit rate",
-        get: |r| r.hit_rate,
+        get: |r| r.figures.hit_rate,
     },
     Metric {
         name: "bytes_per_texel",
         label: "memory bytes per texel",
-        get: |r| r.bytes_per_texel,
+        get: |r| r.figures.bytes_per_texel,
     },
     Metric {
         name: "texels_per_clock",
         label: "texels per clock",
-        get: |r| r.texels_per_clock,
+        get: |r| r.figures.texels_per_clock,
     },
     Metric {
         name: "latency_ratio",
         label: "throughput at latency / ideal memory",
-        get: |r| r.latency_ratio,
+        get: |r| r.figures.latency_ratio,
     },
     Metric {
         name: "fmax_mhz",
@@ -142,13 +137,7 @@ pub fn rows(plan: &Plan, results: &[Option<PointResult>]) -> Vec<Row> {
             status: Status::Missing,
             values,
             workload: String::new(),
-            cycles: None,
-            throughput: None,
-            model_throughput: None,
-            hit_rate: None,
-            bytes_per_texel: None,
-            texels_per_clock: None,
-            latency_ratio: None,
+            figures: Figures::default(),
             fmax_mhz: None,
             area: None,
             area_unit: None,
@@ -181,13 +170,7 @@ fn fill(row: &mut Row, r: &PointResult, k: usize) {
     }
     let mut failed = false;
     if let Some(run) = r.runs.get(k) {
-        row.cycles = run.cycles;
-        row.throughput = run.throughput;
-        row.model_throughput = run.model_throughput;
-        row.hit_rate = run.hit_rate;
-        row.bytes_per_texel = run.bytes_per_texel;
-        row.texels_per_clock = run.texels_per_clock;
-        row.latency_ratio = run.latency_ratio;
+        row.figures = run.figures.clone();
         row.error = run.error.clone();
         row.reproduce = run.reproduce.clone();
         failed |= !run.passed;
@@ -237,7 +220,7 @@ pub fn csv(plan: &Plan, rows: &[Row], tools: &[String]) -> Vec<u8> {
             }
             .into(),
         );
-        rec.push(r.cycles.map_or(String::new(), |c| c.to_string()));
+        rec.push(r.figures.cycles.map_or(String::new(), |c| c.to_string()));
         rec.extend(METRICS.iter().map(|m| num((m.get)(r))));
         rec.push(r.area_unit.clone().unwrap_or_default());
         rec.extend(
@@ -367,13 +350,15 @@ mod tests {
         RunResult {
             workload: "rot30_256".into(),
             passed,
-            cycles: Some(100),
-            throughput: Some(0.5),
-            model_throughput: None,
-            hit_rate: Some(0.9),
-            bytes_per_texel: Some(2.0),
-            texels_per_clock: Some(2.0),
-            latency_ratio: Some(0.95),
+            figures: Figures {
+                cycles: Some(100),
+                throughput: Some(0.5),
+                model_throughput: None,
+                hit_rate: Some(0.9),
+                bytes_per_texel: Some(2.0),
+                texels_per_clock: Some(2.0),
+                latency_ratio: Some(0.95),
+            },
             error: (!passed).then(|| "port rsp: item 3 differs".into()),
             reproduce: (!passed).then(|| "gpurtl sim -c x -u tex_cache".into()),
         }
