@@ -32,11 +32,16 @@ const LAYERS: &[(&str, &[&str])] = &[
         ],
     ),
     ("synth", &["config", "emit", "rtl", "sim", "units"]),
+    // Design-space sweeps: points through the simulator and the implementation flow.
+    (
+        "sweep",
+        &["config", "rtl", "sim", "synth", "units", "vectors"],
+    ),
     (
         "cli",
         &[
-            "config", "emit", "iface", "model", "rtl", "sim", "synth", "texio", "units", "vectors",
-            "workload",
+            "config", "emit", "iface", "model", "rtl", "sim", "sweep", "synth", "texio", "units",
+            "vectors", "workload",
         ],
     ),
 ];
