@@ -17,6 +17,7 @@
 //! its result (the unit's Verilog, the target and its options, the clock, the tool
 //! versions); a step whose result file is there is not run again.
 
+pub mod dspreg;
 pub mod outreg;
 pub mod parse;
 pub mod sram;
@@ -358,6 +359,9 @@ struct SynthStep {
     /// ECP5: the block-RAM output registers taken into the RAMs.
     #[serde(default)]
     outreg: outreg::Absorbed,
+    /// ECP5: the multipliers' input and output registers taken into the MULT18X18Ds.
+    #[serde(default)]
+    dspreg: dspreg::Absorbed,
 }
 
 struct Ctx<'a> {
@@ -471,8 +475,10 @@ fn yosys_script(target: Target, top: &str, files: &[String]) -> String {
         Target::Ecp5 => format!(
             "synth_ecp5 -top {top} -json synth.json\ncheck -assert\n{NO_LATCHES}\n\
              tee -q -o stat.json stat -json\n\
-             # then gpurtl moves registers after block-RAM reads into DP16KD OUTREG (src/synth/outreg.rs, revision {})\n",
-            outreg::REVISION
+             # then gpurtl moves registers after block-RAM reads into DP16KD OUTREG (src/synth/outreg.rs, revision {}) \
+             and registers around multipliers into MULT18X18D (src/synth/dspreg.rs, revision {})\n",
+            outreg::REVISION,
+            dspreg::REVISION
         ),
         Target::Ice40 => format!(
             "synth_ice40 -top {top} -json synth.json\ncheck -assert\n{NO_LATCHES}\n\
@@ -571,6 +577,13 @@ fn run_unit<'a>(
         notes.push(format!(
             "{} flop(s) after block-RAM reads moved into {} DP16KD port(s)' output register (REGMODE OUTREG; Yosys does not infer it)",
             moved.flops, moved.ports
+        ));
+    }
+    let dsp = synth.value.dspreg;
+    if dsp.inputs + dsp.outputs > 0 {
+        notes.push(format!(
+            "{} flop(s) around multipliers moved into MULT18X18D registers: {} with inputs registered, {} with the output register on (Yosys leaves them off)",
+            dsp.flops, dsp.inputs, dsp.outputs
         ));
     }
     let stat = &synth.value.stat;
@@ -781,21 +794,24 @@ fn synthesize(
     let mut stat =
         parse::stat(&ctx.read("stat.json")?, &unit.top).map_err(|e| ctx.output_error(e))?;
     let mut absorbed = outreg::Absorbed::default();
+    let mut dsp_absorbed = dspreg::Absorbed::default();
     if opt.target == Target::Ecp5 {
         // Yosys's netlist stays as synth-yosys.json; nextpnr reads the one with the RAMs'
         // output registers on, and the counts follow it.
         let yosys_json = ctx.read("synth.json")?;
         let (text, done) =
             outreg::absorb(&yosys_json, &unit.top).map_err(|e| ctx.output_error(e))?;
+        let (text, dsp) = dspreg::absorb(&text, &unit.top).map_err(|e| ctx.output_error(e))?;
         for (name, t) in [("synth-yosys.json", &yosys_json), ("synth.json", &text)] {
             let p = dir.join(name);
             fs::write(&p, t).map_err(io_err(&p))?;
         }
         if let Some(ff) = stat.cells_by_type.get_mut("TRELLIS_FF") {
-            *ff -= done.flops;
+            *ff -= done.flops + dsp.flops;
         }
-        stat.cells -= done.flops;
+        stat.cells -= done.flops + dsp.flops;
         absorbed = done;
+        dsp_absorbed = dsp;
     }
     let logic_depth = if opt.target == Target::Xilinx7 {
         let comb =
@@ -813,6 +829,7 @@ fn synthesize(
         macros,
         logic_memories,
         outreg: absorbed,
+        dspreg: dsp_absorbed,
     })
 }
 
