@@ -521,6 +521,13 @@ impl Act {
 /// latency in both.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Pipe {
+    /// The multipliers' operands come from plain registers of their own (no reset, no
+    /// select in front of them), where a multiply alone does not fit a stage: an FPGA's
+    /// DSP block can then take them in as its input registers, and its product's register
+    /// as its output register, so the multiply leaves the fabric's paths. The map gets a
+    /// stage for them (c and size - 1); the scale stage's pixel already comes from the
+    /// unpack register, and its scale factor gets a plain copy.
+    pub mul_operands: bool,
     /// The pixel map's index `round(c * (size - 1) / 255)` is two multiplies and an add
     /// before the table's address: a register after the first product `c * (size - 1)`.
     pub map_prod: bool,
@@ -585,8 +592,10 @@ impl Pipe {
             ]);
         let drained_reg = !t.fits(&[Op::Lut(DRAINED_LUTS), Op::Fanout(256)]);
         let unpack_fetch = !t.fits(&UNPACK_OPS);
+        let mul_operands = !t.fits(&[Op::Mult]);
         let Some(m) = ipu.pixel_map else {
             return Self {
+                mul_operands,
                 map_prod: false,
                 map_scaled: false,
                 map_rdata: false,
@@ -603,6 +612,7 @@ impl Pipe {
         let size_w = m.size.next_power_of_two().trailing_zeros().max(1);
         let s = t.schedule(&[Op::Mult, Op::Mult, Op::Carry(shift + size_w)]);
         Self {
+            mul_operands,
             map_prod: s[1] != s[0],
             map_scaled: s[2] != s[1],
             map_rdata: !t.fits(&[Op::RamRead, Op::Lut(MAP_OUT_LUTS)]),
@@ -617,7 +627,15 @@ impl Pipe {
     /// Registers of the map stage: its output (the tables' read register) and the ones
     /// the clock adds.
     pub fn map_stages(&self) -> u32 {
-        1 + u32::from(self.map_prod) + u32::from(self.map_scaled) + u32::from(self.map_rdata)
+        1 + u32::from(self.mul_operands)
+            + u32::from(self.map_prod)
+            + u32::from(self.map_scaled)
+            + u32::from(self.map_rdata)
+    }
+
+    /// Registers of the map stage before its tables' read register.
+    pub fn map_k_read(&self) -> u32 {
+        u32::from(self.mul_operands) + u32::from(self.map_prod) + u32::from(self.map_scaled)
     }
 
     /// `gpurtl check`'s line.
@@ -647,10 +665,16 @@ impl Pipe {
         if self.unpack_fetch {
             narrow.push_str("; a fetch register before the format converter");
         }
+        if self.mul_operands {
+            narrow.push_str("; the multipliers' operands in plain registers (DSP input registers)");
+        }
         if ipu.pixel_map.is_none() {
             return format!("ipu: no pixel map stage{skids}{narrow}");
         }
         let mut added = Vec::new();
+        if self.mul_operands {
+            added.push("the operands");
+        }
         if self.map_prod {
             added.push("the first product");
         }
@@ -746,7 +770,13 @@ mod tests {
             (true, false, true)
         );
         assert_eq!(mid.map_stages(), 3);
-        assert_eq!(fast.map_stages(), 4);
+        // At 200 MHz a multiply alone overruns a stage: its operands get registers of
+        // their own (the DSP's input registers), a fifth map stage.
+        assert_eq!(
+            (slow.mul_operands, mid.mul_operands, fast.mul_operands),
+            (false, false, true)
+        );
+        assert_eq!(fast.map_stages(), 5);
         // The packer's rounding, drained from a flop, the fetch register: none at 50 MHz,
         // the rounding's two carries already at 100, all three at 200.
         let cuts = |p: &Pipe| (p.pack_narrow, p.drained_reg, p.unpack_fetch);
@@ -756,7 +786,7 @@ mod tests {
         assert_eq!(fast.map_register, StageKind::Skid);
         assert_eq!(fast.zoom_register, StageKind::Skid);
         assert!(
-            fast.describe(&ipu).contains("4 stage(s)"),
+            fast.describe(&ipu).contains("5 stage(s)"),
             "{}",
             fast.describe(&ipu)
         );

@@ -335,8 +335,11 @@ pub struct IpuMap {
     pub k: u64,
     pub k_bits: u32,
     pub shift: u32,
-    /// The schedule's registers (iface::ipu::Pipe): after the first product, after the
-    /// second, and the read data's second register; the stages and where each loads.
+    /// The schedule's registers (iface::ipu::Pipe): the first product's operands, after
+    /// the first product, after the second, and the read data's second register; the
+    /// stages and where each loads.
+    pub operands: bool,
+    pub k_prod: u32,
     pub prod: bool,
     pub scaled: bool,
     pub rdata: bool,
@@ -616,6 +619,8 @@ pub struct IpuTop {
     pub reg_busy: Vec<String>,
     /// The FSM waits on `drained` from a flop (`Pipe::drained_reg`).
     pub drained_reg: bool,
+    /// The scale's multipliers take a plain copy of the scale (`Pipe::mul_operands`).
+    pub mul_operands: bool,
     /// The fetch register before the converter (`Pipe::unpack_fetch`): the unpack data's
     /// layout with raw pixels, and the format (and the framebuffer flag) above it.
     pub fetch: Option<RegView>,
@@ -794,6 +799,9 @@ pub struct IpuUnit<'a> {
 /// The map stage's registers in order, for its header.
 fn map_stage_doc(pipe: &Pipe) -> String {
     let mut s = Vec::new();
+    if pipe.mul_operands {
+        s.push("the operands c and size - 1");
+    }
     if pipe.map_prod {
         s.push("c * (size - 1)");
     }
@@ -1044,7 +1052,7 @@ impl<'a> IpuUnit<'a> {
                 let mname = ctx.module_name("ipu_map");
                 let (k, shift) = map_magic(pm.size);
                 let pipe = self.pipe;
-                let k_read = u32::from(pipe.map_prod) + u32::from(pipe.map_scaled);
+                let k_read = pipe.map_k_read();
                 let digits = |on: [bool; 4]| -> String {
                     on.iter()
                         .rev()
@@ -1078,6 +1086,8 @@ impl<'a> IpuUnit<'a> {
                             k,
                             k_bits: 64 - k.leading_zeros(),
                             shift,
+                            operands: pipe.mul_operands,
+                            k_prod: u32::from(pipe.mul_operands),
                             prod: pipe.map_prod,
                             scaled: pipe.map_scaled,
                             rdata: pipe.map_rdata,
@@ -1614,6 +1624,7 @@ impl<'a> IpuUnit<'a> {
             zoom_reg,
             reg_busy,
             drained_reg: self.pipe.drained_reg,
+            mul_operands: self.pipe.mul_operands,
             fetch,
             fetch_w,
             // With the filter, zoom takes the filtered image's size.

@@ -206,6 +206,17 @@ module {{ name }} #(
 {%- endif %}
   reg [15:0] width_q;
   reg [15:0] height_q;
+  // The size's checks, worked out as it loads, so that the FSM's decision on the draw's
+  // last word reads flops, not comparators.
+  reg size_zero_q;  // width or height 0: nothing to draw
+{%- if zoom.is_some() %}
+  reg over_zoom_q;  // wider than the zoom's line buffer
+{%- endif %}
+{%- if let Some(c) = conv %}
+{%- if c.checks_width %}
+  reg over_conv_q;  // wider than the convolution's line buffers
+{%- endif %}
+{%- endif %}
   reg [15:0] x0_q;
   reg [15:0] y0_q;
   reg value_en;
@@ -609,10 +620,20 @@ module {{ name }} #(
 {%- if r.stage == "scale" %}
   // Stage 2, scale: c * scale per channel, exact.
   wire [ScaleW-1:0] scale_in_data;
+{%- if mul_operands %}
+  // The multipliers' operands come from plain registers (no reset, no select), which an
+  // FPGA's DSP block takes in as its input registers: the pixel from the unpack
+  // register, the scale from this copy (a clock behind its register; the scale changes
+  // only while the unit is empty, clocks before a draw's pixels get here).
+  reg [{{ 4 * sw - 1 }}:0] scale_op_q;
+  always @(posedge clk_i) begin
+    scale_op_q <= {% if ci %}scale_use_q{% else %}scale_q{% endif %};
+  end
+{%- endif %}
 {%- for l in lanes_v_list %}
   {{ scale_mod }} u_scale{{ l.i }} (
     .rgba_i  (unpack_data{{ l.px }}),
-    .scale_i ({% if ci %}scale_use_q{% else %}scale_q{% endif %}),
+    .scale_i ({% if mul_operands %}scale_op_q{% else if ci %}scale_use_q{% else %}scale_q{% endif %}),
     .prod_o  (scale_in_data{{ l.prod }})
   );
 {%- endfor %}
@@ -1028,7 +1049,7 @@ module {{ name }} #(
             // then the raster position moves, an empty bitmap's too.
             rx_d    = rx_q + {{ "{{" }}4{bmove_q[BmoveXLsb + 11]}}, bmove_q[BmoveXLsb +: 12]};
             ry_d    = ry_q + {{ "{{" }}4{bmove_q[BmoveYLsb + 11]}}, bmove_q[BmoveYLsb +: 12]};
-            state_d = ((width_q == 16'd0) | (height_q == 16'd0)) ? IDLE : SEND_PARA;
+            state_d = size_zero_q ? IDLE : SEND_PARA;
           end else
 {%- endif %}
 {%- if fb.is_some() && ci %}
@@ -1040,18 +1061,18 @@ module {{ name }} #(
             act_d   = ACT_FORMAT;
             state_d = SEND_ONE_IDLE;
 {%- if zoom.is_some() %}
-          end else if ({% if fb.is_some() %}~to_pack_q & {% endif %}(width_q > MaxLine)) begin
+          end else if ({% if fb.is_some() %}~to_pack_q & {% endif %}over_zoom_q) begin
             act_d   = ACT_WIDTH;
             state_d = SEND_ONE_IDLE;
 {%- endif %}
 {%- if let Some(c) = conv %}
 {%- if c.checks_width %}
-          end else if (conv_on_q & (width_q > ConvLine)) begin
+          end else if (conv_on_q & over_conv_q) begin
             act_d   = ACT_WIDTH;
             state_d = SEND_ONE_IDLE;
 {%- endif %}
 {%- endif %}
-          end else if ((width_q == 16'd0) | (height_q == 16'd0)) begin
+          end else if (size_zero_q) begin
             state_d = IDLE;
           end else begin
             state_d = SEND_PARA;
@@ -1349,8 +1370,17 @@ module {{ name }} #(
       value_q <= cmd_data_i;
     end
     if (size_en) begin
-      width_q  <= cmd_data_i[CmdLoLsb +: 16];
-      height_q <= cmd_data_i[CmdHiLsb +: 16];
+      width_q     <= cmd_data_i[CmdLoLsb +: 16];
+      height_q    <= cmd_data_i[CmdHiLsb +: 16];
+      size_zero_q <= (cmd_data_i[CmdLoLsb +: 16] == 16'd0) | (cmd_data_i[CmdHiLsb +: 16] == 16'd0);
+{%- if zoom.is_some() %}
+      over_zoom_q <= cmd_data_i[CmdLoLsb +: 16] > MaxLine;
+{%- endif %}
+{%- if let Some(c) = conv %}
+{%- if c.checks_width %}
+      over_conv_q <= cmd_data_i[CmdLoLsb +: 16] > ConvLine;
+{%- endif %}
+{%- endif %}
     end
     if (pos_en) begin
 {%- if bitmap %}

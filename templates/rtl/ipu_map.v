@@ -165,11 +165,25 @@ module {{ name }} #(
           reg [7:0] entry_q;
           // The index: p = c * (size - 1), then (p * MulK + Half) >> MulShift; only the
           // bits from MulShift up form it.
+{%- if operands %}
+          // The first multiply's operands in plain registers (no reset, no select): an
+          // FPGA's DSP block takes them in as its input registers.
+          reg [7:0] c_q;
+          reg [SizeW-1:0] size_q;
+          always @(posedge clk_i) begin
+            if (load0) begin
+              c_q    <= c;
+              size_q <= size_i[SizeW*ch +: SizeW];
+            end
+          end
+          wire [ProdW-1:0] p = {{ "{{" }}SizeW{1'b0}}, c_q} * {8'd0, size_q};
+{%- else %}
           wire [ProdW-1:0] p = {{ "{{" }}SizeW{1'b0}}, c} * {8'd0, size_i[SizeW*ch +: SizeW]};
+{%- endif %}
 {%- if prod %}
           reg [ProdW-1:0] p_q;
           always @(posedge clk_i) begin
-            if (load0) begin
+            if (load{{ k_prod }}) begin
               p_q <= p;
             end
           end
