@@ -528,6 +528,11 @@ pub struct Pipe {
     /// stage for them (c and size - 1); the scale stage's pixel already comes from the
     /// unpack register, and its scale factor gets a plain copy.
     pub mul_operands: bool,
+    /// The bias stage's sum (`c * scale` + 255 * bias, one carry chain) is registered, and
+    /// its rounding's clamp (the overflow's OR, the select, the lane mask) follows the
+    /// register: a skid register between the scale and bias registers (a skid's ready is a
+    /// flop, so the ready chain from the map back to the fetch register grows no longer).
+    pub bias_sum: bool,
     /// The pixel map's index `round(c * (size - 1) / 255)` is two multiplies and an add
     /// before the table's address: a register after the first product `c * (size - 1)`.
     pub map_prod: bool,
@@ -550,6 +555,20 @@ pub struct Pipe {
     /// A bubble register (`fetch`) between the unpack stage's byte select and its format
     /// converter: the group's raw pixels, their format and position, registered.
     pub unpack_fetch: bool,
+}
+
+/// LUT levels after the bias stage's sum: the clamp's overflow OR and select, and the
+/// lane mask.
+const BIAS_OUT_LUTS: u32 = 3;
+
+/// The bias stage's sum per channel: (its width, its fraction bits), as `ipu_bias`
+/// declares them (`SumWidth`, `Frac`): the product `c * scale` and 255 * bias at the finer
+/// of the two fractions, two bits to spare.
+pub fn bias_sum_bits(ipu: &Ipu) -> (u32, u32) {
+    let (sf, bf) = (ipu.scale.frac, ipu.bias.frac);
+    let pw = ipu.scale.width() + 9;
+    let f = sf.max(bf);
+    ((pw + f - sf).max(ipu.bias.width() + 9 + f - bf) + 2, f)
 }
 
 /// LUT levels after the map tables' read: loaded, MAP_COLOR, colour index and lane mask.
@@ -593,9 +612,11 @@ impl Pipe {
         let drained_reg = !t.fits(&[Op::Lut(DRAINED_LUTS), Op::Fanout(256)]);
         let unpack_fetch = !t.fits(&UNPACK_OPS);
         let mul_operands = !t.fits(&[Op::Mult]);
+        let bias_sum = !t.fits(&[Op::Carry(bias_sum_bits(ipu).0), Op::Lut(BIAS_OUT_LUTS)]);
         let Some(m) = ipu.pixel_map else {
             return Self {
                 mul_operands,
+                bias_sum,
                 map_prod: false,
                 map_scaled: false,
                 map_rdata: false,
@@ -613,6 +634,7 @@ impl Pipe {
         let s = t.schedule(&[Op::Mult, Op::Mult, Op::Carry(shift + size_w)]);
         Self {
             mul_operands,
+            bias_sum,
             map_prod: s[1] != s[0],
             map_scaled: s[2] != s[1],
             map_rdata: !t.fits(&[Op::RamRead, Op::Lut(MAP_OUT_LUTS)]),
@@ -667,6 +689,9 @@ impl Pipe {
         }
         if self.mul_operands {
             narrow.push_str("; the multipliers' operands in plain registers (DSP input registers)");
+        }
+        if self.bias_sum {
+            narrow.push_str("; the bias's sum registered before its clamp");
         }
         if ipu.pixel_map.is_none() {
             return format!("ipu: no pixel map stage{skids}{narrow}");
@@ -779,10 +804,10 @@ mod tests {
         assert_eq!(fast.map_stages(), 5);
         // The packer's rounding, drained from a flop, the fetch register: none at 50 MHz,
         // the rounding's two carries already at 100, all three at 200.
-        let cuts = |p: &Pipe| (p.pack_narrow, p.drained_reg, p.unpack_fetch);
-        assert_eq!(cuts(&slow), (false, false, false));
-        assert_eq!(cuts(&mid), (true, false, false));
-        assert_eq!(cuts(&fast), (true, true, true));
+        let cuts = |p: &Pipe| (p.pack_narrow, p.drained_reg, p.unpack_fetch, p.bias_sum);
+        assert_eq!(cuts(&slow), (false, false, false, false));
+        assert_eq!(cuts(&mid), (true, false, false, false));
+        assert_eq!(cuts(&fast), (true, true, true, true));
         assert_eq!(fast.map_register, StageKind::Skid);
         assert_eq!(fast.zoom_register, StageKind::Skid);
         assert!(

@@ -574,8 +574,9 @@ struct Sim<'a> {
     fsel: (u32, u32),
     e: u32,
     mlast: u32,
-    /// Registers after unpack, scale and bias, and the fetch register before them where
-    /// the schedule has one (`Pipe::unpack_fetch`).
+    /// Registers after unpack, scale and bias, the fetch register before them and the
+    /// bias's sum register before bias's where the schedule has them
+    /// (`Pipe::unpack_fetch`, `Pipe::bias_sum`).
     regs: Vec<Reg>,
     /// Stages after bias: maps (and a register behind), filter, zoom (and a register).
     after: Vec<Elem>,
@@ -653,7 +654,9 @@ impl<'a> Sim<'a> {
                 .unpack_fetch
                 .then(|| Reg::new(StageKind::Bubble))
                 .into_iter()
-                .chain((0..3).map(|i| Reg::new(kind(i))))
+                .chain((0..2).map(|i| Reg::new(kind(i))))
+                .chain(inp.pipe.bias_sum.then(|| Reg::new(StageKind::Skid)))
+                .chain(std::iter::once(Reg::new(kind(2))))
                 .collect(),
             after,
             pack: Pack {

@@ -20,7 +20,8 @@ use crate::iface::ipu::{
     Act, CMD_KERNEL_H, CMD_KERNEL_MASK, CMD_KERNEL_W, CMD_MOVE, CMD_XMOVE, CMD_YMOVE, EV_FILTER,
     EV_WIDTH, EVENT_MEANINGS, EVENTS, FB_REQ_WIDTH, FB_WIDTH, FILTER_INIT, Field, Pipe,
     RASTER_INIT, STATUS_WIDTH, TABLES, ZOOM_ACC_W, ZOOM_ONE, beat_fields, bytes_per_pixel,
-    command_docs, map_magic, pix_fields, pix_width, rtl_cmd_fields, tex_width, zoom_acc_w,
+    bias_sum_bits, command_docs, map_magic, pix_fields, pix_width, rtl_cmd_fields, tex_width,
+    zoom_acc_w,
 };
 
 /// BITMAP's moves as `bmove_q` holds them (the command's `Move` field), lowest first: x,
@@ -237,6 +238,8 @@ pub struct IpuBias {
     pub bf: u32,
     pub f: u32,
     pub sumw: u32,
+    /// Bits of a sum from the rounding point up (`sum_o`, `sum_i`).
+    pub hiw: u32,
     pub p_shift: u32,
     pub b_shift: u32,
 }
@@ -548,6 +551,9 @@ pub struct LaneView {
     pub pad_px: Option<String>,
     /// `[hi:lo]` of the lane's products in the scale data.
     pub prod: String,
+    /// `[hi:lo]` of the lane's bias sums (their bits from the rounding point up) in the
+    /// sum data (`Pipe::bias_sum`).
+    pub sum: String,
     /// Byte step of this lane from the group's first pixel, for 1, 2 and 4 bytes a pixel.
     pub step1: u32,
     pub step2: u32,
@@ -625,6 +631,12 @@ pub struct IpuTop {
     /// layout with raw pixels, and the format (and the framebuffer flag) above it.
     pub fetch: Option<RegView>,
     pub fetch_w: u32,
+    /// The bias's sum register (`Pipe::bias_sum`): each lane's four sums from the
+    /// rounding point up (`sum_hi_w` bits each), the scale data's {mask, y, x} above them
+    /// from `sum_x_lsb`.
+    pub sum_reg: Option<RegView>,
+    pub sum_hi_w: u32,
+    pub sum_x_lsb: u32,
     /// The zoom stage's image width and height (the filtered image's with the filter).
     pub zoom_size: (String, String),
     pub conv: Option<ConvView>,
@@ -872,8 +884,7 @@ impl<'a> IpuUnit<'a> {
         } = self.shape();
         let (ctx, ipu) = (self.ctx, self.ipu);
         let stamp = &ctx.stamp;
-        let f = sf.max(bf);
-        let sumw = (pw + f - sf).max(bw + 9 + f - bf) + 2;
+        let (sumw, f) = bias_sum_bits(ipu);
         let convert = ctx.module_name("ipu_convert");
         modules.push(Module {
             name: convert.clone(),
@@ -929,6 +940,7 @@ impl<'a> IpuUnit<'a> {
                     bf,
                     f,
                     sumw,
+                    hiw: sumw - f,
                     p_shift: f - sf,
                     b_shift: f - bf,
                 },
@@ -957,6 +969,7 @@ impl<'a> IpuUnit<'a> {
                     ("fetch_valid".to_string(), "fetch_ready".to_string())
                 }
                 0 => ("unpack_in_valid".to_string(), "unpack_in_ready".to_string()),
+                2 if self.pipe.bias_sum => ("sum_valid".to_string(), "sum_ready".to_string()),
                 _ => (
                     format!("{}_valid", STAGES[i - 1]),
                     format!("{}_ready", STAGES[i - 1]),
@@ -1478,6 +1491,32 @@ impl<'a> IpuUnit<'a> {
         } else {
             None
         };
+        let (sumw, frac) = bias_sum_bits(ipu);
+        let sum_hi_w = sumw - frac;
+        let sum_x_lsb = l * 4 * sum_hi_w;
+        let sum_reg = if self.pipe.bias_sum {
+            Some(reg_view(
+                ctx,
+                &mut modules,
+                "sum",
+                StageKind::Skid,
+                sum_x_lsb + 32 + l,
+                Link {
+                    valid: "scale_valid".into(),
+                    ready: "scale_ready".into(),
+                    data: "sum_in_data".into(),
+                    declare: false,
+                },
+                Link {
+                    valid: "sum_valid".into(),
+                    ready: "sum_ready".into(),
+                    data: "sum_data".into(),
+                    declare: true,
+                },
+            )?)
+        } else {
+            None
+        };
         let lanes_v_list = (0..l)
             .map(|i| LaneView {
                 i,
@@ -1485,6 +1524,7 @@ impl<'a> IpuUnit<'a> {
                 raw_px: format!("[{}:{}]", 32 * i + raw_w - 1, 32 * i),
                 pad_px: (raw_w < 32).then(|| format!("[{}:{}]", 32 * i + 31, 32 * i + raw_w)),
                 prod: format!("[{}:{}]", prod_w * i + prod_w - 1, prod_w * i),
+                sum: format!("[{}:{}]", 4 * sum_hi_w * (i + 1) - 1, 4 * sum_hi_w * i),
                 step1: i % wb,
                 step2: (2 * i) % wb,
                 step4: (4 * i) % wb,
@@ -1526,7 +1566,8 @@ impl<'a> IpuUnit<'a> {
         };
         let fb = self.pack_stage(&mut modules, pix_side, &image_size)?;
         let depth = ipu.stack_depth;
-        let capacity = ipu.capacity() + u32::from(self.pipe.unpack_fetch);
+        let capacity =
+            ipu.capacity() + u32::from(self.pipe.unpack_fetch) + u32::from(self.pipe.bias_sum);
         let name = ctx.module_name("ipu");
         let top = IpuTop {
             name: name.clone(),
@@ -1627,6 +1668,9 @@ impl<'a> IpuUnit<'a> {
             mul_operands: self.pipe.mul_operands,
             fetch,
             fetch_w,
+            sum_reg,
+            sum_hi_w,
+            sum_x_lsb,
             // With the filter, zoom takes the filtered image's size.
             zoom_size: image_size,
 

@@ -640,23 +640,46 @@ module {{ name }} #(
   assign scale_in_data[ScaleW-1:ScaleXLsb] = unpack_data[UnpackW-1:UnpackXLsb];
 {% endif %}
 {%- if r.stage == "bias" %}
+{%- if let Some(r) = sum_reg %}
+  // Stage 3, bias: + 255 * bias and the rounding's sum, registered (the clock's
+  // schedule), then the clamp; lanes outside the mask are zero.
+  localparam integer SumXLsb = {{ sum_x_lsb }};
+  wire [{{ r.width - 1 }}:0] sum_in_data;
+  assign sum_in_data[{{ r.width - 1 }}:SumXLsb] = scale_data[ScaleW-1:ScaleXLsb];
+{% include "rtl/ipu_reg.v" %}
+  // {mask, y, x}
+  wire [{{ 32 + lanes - 1 }}:0] bias_meta = sum_data[{{ r.width - 1 }}:SumXLsb];
+{%- else %}
   // Stage 3, bias: + 255 * bias, round, clamp; lanes outside the mask are zero.
-  wire [{{ lanes - 1 }}:0] bias_mask = scale_data[ScaleMaskLsb +: {{ lanes }}];
+  // {mask, y, x}
+  wire [{{ 32 + lanes - 1 }}:0] bias_meta = scale_data[ScaleW-1:ScaleXLsb];
+{%- endif %}
+  wire [{{ lanes - 1 }}:0] bias_mask = bias_meta[ScaleMaskLsb - ScaleXLsb +: {{ lanes }}];
   wire [PixW-1:0] bias_in_data;
 {%- for l in lanes_v_list %}
   wire [31:0] bias_px{{ l.i }};
+{%- if sum_reg.is_none() %}
+  wire [{{ 4 * sum_hi_w - 1 }}:0] bias_sum{{ l.i }};
+{%- endif %}
   {{ bias_mod }} u_bias{{ l.i }} (
     .clk_i  (clk_i),
     .prod_i (scale_data{{ l.prod }}),
     .bias_i ({% if ci %}bias_use_q{% else %}bias_q{% endif %}),
+{%- if sum_reg.is_some() %}
+    .sum_o  (sum_in_data{{ l.sum }}),
+    .sum_i  (sum_data{{ l.sum }}),
+{%- else %}
+    .sum_o  (bias_sum{{ l.i }}),
+    .sum_i  (bias_sum{{ l.i }}),
+{%- endif %}
     .rgba_o (bias_px{{ l.i }})
   );
   assign bias_in_data{{ l.px }} = bias_mask[{{ l.i }}] ? bias_px{{ l.i }} : 32'd0;
 {%- endfor %}
 {%- if multi %}
-  assign bias_in_data[PixW-1:PixXLsb] = {bias_mask, scale_data[ScaleXLsb +: 32]};
+  assign bias_in_data[PixW-1:PixXLsb] = bias_meta;
 {%- else %}
-  assign bias_in_data[PixW-1:PixXLsb] = scale_data[ScaleXLsb +: 32];
+  assign bias_in_data[PixW-1:PixXLsb] = bias_meta[31:0];
 {%- endif %}
 {% endif %}
 {% include "rtl/ipu_reg.v" %}

@@ -11,18 +11,26 @@
 // The bias term (255 * B << (Frac - BiasFrac)) + 2^(Frac - 1) is registered from bias_i
 // (which changes only while the unit is empty, clocks before a draw's pixels reach here):
 // one adder on the pixel path.
+// The sum and the clamp meet at ports: sum_o is each channel's X from the rounding
+// point up (X >> Frac, HiWidth bits, signed), sum_i what the clamp reads. The top joins
+// them with a wire, or with a register where the clock's schedule asks for one.
 // Latency 0 for prod_i (combinational), one clock for bias_i; four SumWidth-bit ({{ sumw }})
 // adders and clamps.
-// Combinational paths: prod_i -> rgba_o.
+// Combinational paths: prod_i -> sum_o, sum_i -> rgba_o.
 module {{ name }} #(
   parameter integer ScaleFrac = {{ sf }},
   parameter integer BiasWidth = {{ bw }},
   parameter integer BiasFrac = {{ bf }},
-  parameter integer ProdWidth = {{ pw }}
+  parameter integer ProdWidth = {{ pw }},
+  // Derived, not for overriding: a sum's bits from the rounding point up. A parameter
+  // only because ports need it and Verilog-2005 declares localparams after the port list.
+  parameter integer HiWidth = {{ hiw }}
 ) (
   input wire clk_i,
   input wire [4*ProdWidth-1:0] prod_i,
   input wire [4*BiasWidth-1:0] bias_i,
+  output wire [4*HiWidth-1:0] sum_o,
+  input wire [4*HiWidth-1:0] sum_i,
   output wire [31:0] rgba_o
 );
 
@@ -47,8 +55,9 @@ module {{ name }} #(
       // The bits below the rounding point are dropped by design.
       wire unused_sum;
       assign unused_sum = ^sum[Frac-1:0];
-      assign rgba_o[8*ch +: 8] = sum[SumWidth-1] ? 8'd0 :
-                                 (|sum[SumWidth-2:Frac+8]) ? 8'hff : sum[Frac+7:Frac];
+      assign sum_o[HiWidth*ch +: HiWidth] = sum[SumWidth-1:Frac];
+      wire [HiWidth-1:0] hi = sum_i[HiWidth*ch +: HiWidth];
+      assign rgba_o[8*ch +: 8] = hi[HiWidth-1] ? 8'd0 : (|hi[HiWidth-2:8]) ? 8'hff : hi[7:0];
     end
   endgenerate
 
