@@ -121,6 +121,40 @@ fn fifo_properties_hold_for_depths_1_to_5() {
     }
 }
 
+/// WriteAlways: the storage is written every clock, which holds only while the user
+/// never fills the FIFO (its proof assumes so); without that promise the write reaches
+/// the oldest item, and the proof catches it.
+#[test]
+fn fifo_written_every_clock_holds_while_never_full() {
+    for depth in 2..=5u32 {
+        let (kind_reset, active) = RESETS[depth as usize % RESETS.len()];
+        let kind = StageKind::Fifo { depth };
+        let (top, text) = module(kind, kind_reset, active);
+        for (thermo, label) in [(u64::from(depth), "thermometer"), (0, "binary count")] {
+            let params = [
+                ("Depth", u64::from(depth)),
+                ("ThermoDepth", thermo),
+                ("WriteAlways", 1),
+            ];
+            let what = format!("fifo depth {depth}, {label}, written every clock");
+            assert_proof(kind, &text, &top, &params, true, &what);
+            let broken = mutate(
+                &text,
+                "assume(!(in_valid_i && f_count_q == LastIdx && !(out_valid_o && out_ready_i)));",
+                "",
+            );
+            assert_proof(
+                kind,
+                &broken,
+                &top,
+                &params,
+                false,
+                &format!("{what}, without the promise"),
+            );
+        }
+    }
+}
+
 #[test]
 fn broken_skid_variants_fail_the_proof() {
     let (top, text) = module(StageKind::Skid, "async", "low");
@@ -296,14 +330,14 @@ fn broken_bubble_and_fifo_variants_fail_the_proof() {
         ),
         // The free-entry write also runs when full: it overwrites the oldest item.
         (
-            "if (~full) begin\n      mem_q[wr_ptr_q] <= in_data_i;",
-            "if (1'b1) begin\n      mem_q[wr_ptr_q] <= in_data_i;",
+            "wire write = (WriteAlways != 0) | ~full;",
+            "wire write = 1'b1;",
             &thermo,
             "fifo writes over its head when full",
         ),
         (
-            "if (~full) begin\n      mem_q[wr_ptr_q] <= in_data_i;",
-            "if (1'b1) begin\n      mem_q[wr_ptr_q] <= in_data_i;",
+            "wire write = (WriteAlways != 0) | ~full;",
+            "wire write = 1'b1;",
             &binary,
             "fifo (binary count) writes over its head when full",
         ),

@@ -155,6 +155,8 @@ pub struct TexFilter {
     pub stages: u32,
     pub latency: u32,
     pub fifo_depth: u32,
+    /// The output FIFO's entries: one more than the credits let in (`WriteAlways`).
+    pub fifo_entries: u32,
     pub used_w: u32,
     /// The credit count one request short of a full FIFO, as a sized literal.
     pub last_free: String,
@@ -427,6 +429,7 @@ impl TexFilter {
             stages: pipe.stages,
             latency: pipe.latency(),
             fifo_depth: pipe.fifo_depth,
+            fifo_entries: pipe.fifo_depth + 1,
             used_w: 32 - pipe.fifo_depth.leading_zeros(),
             last_free: format!(
                 "{}'d{}",

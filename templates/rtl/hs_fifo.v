@@ -14,7 +14,11 @@ module {{ name }} #(
   parameter integer Width = {{ width }},
   parameter integer Depth = {{ depth }},
   // Depths up to this keep their fill level as a thermometer (Depth flops, no carry).
-  parameter integer ThermoDepth = {{ thermo_depth }}
+  parameter integer ThermoDepth = {{ thermo_depth }},
+  // 1: the user never puts more than Depth - 1 items in (credits one short of Depth), so
+  // the entry at the write pointer is always free and is written every clock: the
+  // storage's write enable is a constant, not the full flag fanned out to every bit.
+  parameter integer WriteAlways = 0
 ) (
 {% include "rtl/hs_ports.v" %}
 );
@@ -177,9 +181,10 @@ module {{ name }} #(
 
   // Datapath: no reset. The entry at the write pointer is free whenever the FIFO is not
   // full, so it takes the input then, whether or not an item comes: the write enable is
-  // the full flag alone.
+  // the full flag alone, or nothing with WriteAlways (never full).
+  wire write = (WriteAlways != 0) | ~full;
   always @(posedge clk_i) begin
-    if (~full) begin
+    if (write) begin
       mem_q[wr_ptr_q] <= in_data_i;
     end
   end
@@ -194,6 +199,11 @@ module {{ name }} #(
     f_slot = rd_ptr_q;
     f_expect = f_out_seq;
     if (f_past_valid && !({{ rst.active }})) begin
+      // WriteAlways's promise: the user never fills it (a push at Depth - 1 items comes
+      // with a pop).
+      if (WriteAlways != 0) begin
+        assume(!(in_valid_i && f_count_q == LastIdx && !(out_valid_o && out_ready_i)));
+      end
       assert(f_count_q <= Depth);
       assert(rd_ptr_q <= LastPtr);
       assert(wr_ptr_q <= LastPtr);
