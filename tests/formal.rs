@@ -330,14 +330,14 @@ fn broken_bubble_and_fifo_variants_fail_the_proof() {
         ),
         // The free-entry write also runs when full: it overwrites the oldest item.
         (
-            "wire write = (WriteAlways != 0) | ~full;",
-            "wire write = 1'b1;",
+            "if (~full) begin\n          mem_q[wr_ptr_q] <= in_data_i;",
+            "if (1'b1) begin\n          mem_q[wr_ptr_q] <= in_data_i;",
             &thermo,
             "fifo writes over its head when full",
         ),
         (
-            "wire write = (WriteAlways != 0) | ~full;",
-            "wire write = 1'b1;",
+            "if (~full) begin\n          mem_q[wr_ptr_q] <= in_data_i;",
+            "if (1'b1) begin\n          mem_q[wr_ptr_q] <= in_data_i;",
             &binary,
             "fifo (binary count) writes over its head when full",
         ),

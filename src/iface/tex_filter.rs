@@ -152,6 +152,11 @@ pub struct FilterPipe {
     pub stages: u32,
     /// Output FIFO entries: enough that the input never waits on an output that drains.
     pub fifo_depth: u32,
+    /// The output FIFO gets a spare entry and is written every clock (`hs_fifo`'s
+    /// `WriteAlways`) where its full flag's fan-out to every response bit does not fit a
+    /// stage: seed001's 512 bits at 270 MHz (that net was the critical path, 6.95 ns). Not
+    /// where it fits: on the one-lane filter the spare entry measured 8 MHz slower.
+    pub fifo_write_always: bool,
     pub target_mhz: f64,
 }
 
@@ -229,6 +234,7 @@ impl FilterPipe {
             // Taken at the input, a request holds its credit through the input register,
             // the stages and the FIFO, and the credit returns a clock after its pop.
             fifo_depth: stage + 3,
+            fifo_write_always: !timing.fits(&[Op::Lut(1), Op::Fanout(l.rsp_w)]),
             target_mhz: 1000.0 / timing.period_ns,
         }
     }
@@ -322,6 +328,24 @@ mod tests {
                 );
             }
         }
+    }
+
+    /// The spare output entry only where the full flag's fan-out does not fit: seed001's
+    /// four fp32 lanes at its 270 MHz, not the default's one lane at 200 or slower.
+    #[test]
+    fn the_output_fifo_is_written_every_clock_only_where_it_pays() {
+        let default = crate::config::load(None).expect("embedded default");
+        let tmu = default.tmu.as_ref().expect("tmu");
+        for m in [50.0, 100.0, 200.0] {
+            assert!(!pipe(m, tmu).fifo_write_always, "default at {m} MHz");
+        }
+        let seed001 = crate::config::load(Some(std::path::Path::new(
+            "configs/seed001_tmu.toml",
+        )))
+        .expect("seed001 preset");
+        let tmu = seed001.tmu.as_ref().expect("tmu");
+        assert!(pipe(270.0, tmu).fifo_write_always);
+        assert!(!pipe(100.0, tmu).fifo_write_always);
     }
 
     #[test]

@@ -155,8 +155,10 @@ pub struct TexFilter {
     pub stages: u32,
     pub latency: u32,
     pub fifo_depth: u32,
-    /// The output FIFO's entries: one more than the credits let in (`WriteAlways`).
+    /// The output FIFO's entries, and whether it is written every clock: one more than
+    /// the credits let in where the schedule asks for `WriteAlways`.
     pub fifo_entries: u32,
+    pub fifo_write_always: bool,
     pub used_w: u32,
     /// The credit count one request short of a full FIFO, as a sized literal.
     pub last_free: String,
@@ -429,7 +431,8 @@ impl TexFilter {
             stages: pipe.stages,
             latency: pipe.latency(),
             fifo_depth: pipe.fifo_depth,
-            fifo_entries: pipe.fifo_depth + 1,
+            fifo_entries: pipe.fifo_depth + u32::from(pipe.fifo_write_always),
+            fifo_write_always: pipe.fifo_write_always,
             used_w: 32 - pipe.fifo_depth.leading_zeros(),
             last_free: format!(
                 "{}'d{}",

@@ -182,12 +182,19 @@ module {{ name }} #(
   // Datapath: no reset. The entry at the write pointer is free whenever the FIFO is not
   // full, so it takes the input then, whether or not an item comes: the write enable is
   // the full flag alone, or nothing with WriteAlways (never full).
-  wire write = (WriteAlways != 0) | ~full;
-  always @(posedge clk_i) begin
-    if (write) begin
-      mem_q[wr_ptr_q] <= in_data_i;
+  generate
+    if (WriteAlways != 0) begin : g_write_always
+      always @(posedge clk_i) begin
+        mem_q[wr_ptr_q] <= in_data_i;
+      end
+    end else begin : g_write_free
+      always @(posedge clk_i) begin
+        if (~full) begin
+          mem_q[wr_ptr_q] <= in_data_i;
+        end
+      end
     end
-  end
+  endgenerate
 
 `ifdef FORMAL
   integer f_i;

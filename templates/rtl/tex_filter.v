@@ -62,7 +62,9 @@ module {{ name }} #(
   localparam integer TW = VW + 8;  // a trilinear sum, exact
   localparam integer Stages = {{ stages }};
   localparam integer OutDepth = {{ fifo_depth }};  // responses the credits let in
+{%- if fifo_write_always %}
   localparam integer OutEntries = {{ fifo_entries }};  // the output FIFO's: one spare
+{%- endif %}
   localparam integer UsedW = {{ used_w }};
   localparam [UsedW-1:0] LastFree = {{ last_free }};  // OutDepth - 1: one request short of full
   localparam integer OutLaneW = {{ out_lane_w }};
@@ -520,19 +522,28 @@ module {{ name }} #(
   endgenerate
 
   // ---------------------------------------------------------------------------------
+{%- if fifo_write_always %}
   // Output FIFO: the credits keep at most OutDepth responses in it, one short of its
   // OutEntries, so its ready is not needed, and the entry at its write pointer is always
-  // free: it is written every clock (WriteAlways), with no write enable fanned out to
-  // its storage.
+  // free: it is written every clock (WriteAlways, the clock's schedule), with no write
+  // enable fanned out to its storage.
+{%- else %}
+  // Output FIFO: the credits keep it from filling, so its ready is not needed.
+{%- endif %}
   wire out_ready;
   wire unused_out_ready;
   assign unused_out_ready = out_ready;
   assign pop = rsp_valid_o & rsp_ready_i;
 
   {{ fifo }} #(
+{%- if fifo_write_always %}
     .Width       (RspW),
     .Depth       (OutEntries),
     .WriteAlways (1)
+{%- else %}
+    .Width (RspW),
+    .Depth (OutDepth)
+{%- endif %}
   ) u_out (
     .clk_i       (clk_i),
     .{{ rst.port }}{{ rst.pad }} ({{ rst.port }}),
