@@ -339,10 +339,8 @@ mod tests {
         for m in [50.0, 100.0, 200.0] {
             assert!(!pipe(m, tmu).fifo_write_always, "default at {m} MHz");
         }
-        let seed001 = crate::config::load(Some(std::path::Path::new(
-            "configs/seed001_tmu.toml",
-        )))
-        .expect("seed001 preset");
+        let seed001 = crate::config::load(Some(std::path::Path::new("configs/seed001_tmu.toml")))
+            .expect("seed001 preset");
         let tmu = seed001.tmu.as_ref().expect("tmu");
         assert!(pipe(270.0, tmu).fifo_write_always);
         assert!(!pipe(100.0, tmu).fifo_write_always);

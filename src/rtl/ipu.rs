@@ -19,8 +19,8 @@ pub use crate::iface::ipu::fsm_states;
 use crate::iface::ipu::{
     Act, CMD_KERNEL_H, CMD_KERNEL_MASK, CMD_KERNEL_W, CMD_MOVE, CMD_XMOVE, CMD_YMOVE, EV_FILTER,
     EV_WIDTH, EVENT_MEANINGS, EVENTS, FB_REQ_WIDTH, FB_WIDTH, FILTER_INIT, Field, Pipe,
-    RASTER_INIT, STATUS_WIDTH, TABLES, ZOOM_ACC_W, ZOOM_ONE, beat_fields, bytes_per_pixel,
-    bias_sum_bits, command_docs, map_magic, pix_fields, pix_width, rtl_cmd_fields, tex_width,
+    RASTER_INIT, STATUS_WIDTH, TABLES, ZOOM_ACC_W, ZOOM_ONE, beat_fields, bias_sum_bits,
+    bytes_per_pixel, command_docs, map_magic, pix_fields, pix_width, rtl_cmd_fields, tex_width,
     zoom_acc_w,
 };
 
