@@ -608,8 +608,10 @@ pub struct IpuTop {
     pub meta2: u32,
     pub status_w: u32,
     pub reg_labels: String,
-    /// The top of `value_q`'s bits below the finer fraction, when nothing reads them.
-    pub value_unused_msb: Option<u32>,
+    /// `value_q`'s width: what the commands that keep it read (32 with the raster colour
+    /// or the index arithmetic, 24 with zoom's factor alone); none when only PIXEL_TRANSFER
+    /// has a value, whose saturation loads from the command word itself.
+    pub value_w: Option<u32>,
     /// The zoom stage's module and line buffer width, when enabled.
     pub zoom: Option<(String, u32)>,
     pub map: Option<MapView>,
@@ -1533,10 +1535,10 @@ impl<'a> IpuUnit<'a> {
             .collect();
         let shift = |frac: u32| {
             if frac == 16 {
-                "value_q".to_string()
+                "cmd_data_i".to_string()
             } else {
                 let n = 16 - frac;
-                format!("{{{{{n}{{value_q[31]}}}}, value_q[31:{n}]}}")
+                format!("{{{{{n}{{cmd_data_i[31]}}}}, cmd_data_i[31:{n}]}}")
             }
         };
         let zoom = self.zoom_stage(&mut modules)?;
@@ -1625,13 +1627,15 @@ impl<'a> IpuUnit<'a> {
                 )
                 .collect::<Vec<_>>()
                 .join(", "),
-            // Scale and bias read value_q[31:16 - frac]; zoom, the raster colour and the
-            // index arithmetic read the low bits too.
-            value_unused_msb: (sf.max(bf) < 16
-                && ipu.zoom.is_none()
-                && !ipu.bitmap
-                && !ipu.formats[CI8])
-                .then(|| 15 - sf.max(bf)),
+            // The raster colour and the index arithmetic read all 32 bits, zoom's second
+            // factor 24; PIXEL_TRANSFER's values saturate from the command word.
+            value_w: if ipu.bitmap || ipu.formats[CI8] {
+                Some(32)
+            } else if ipu.zoom.is_some() {
+                Some(24)
+            } else {
+                None
+            },
             line_check: zoom.is_some() || ipu.convolution.is_some_and(|c| c.size > 1),
             bias_out,
             status_lines: wrap(

@@ -198,11 +198,8 @@ module {{ name }} #(
   reg zx_new_en;
 {%- endif %}
   // Command fields (datapath: loaded before use, no reset).
-  reg [31:0] value_q;
-{%- if let Some(msb) = value_unused_msb %}
-  // Only the bits down to the finer of the two fractions are used.
-  wire unused_value;
-  assign unused_value = ^value_q[{{ msb }}:0];
+{%- if let Some(w) = value_w %}
+  reg [{{ w - 1 }}:0] value_q;
 {%- endif %}
   reg [15:0] width_q;
   reg [15:0] height_q;
@@ -355,15 +352,15 @@ module {{ name }} #(
   wire drained = drained_now;
 {%- endif %}
 
-  // PIXEL_TRANSFER value: S15.16 to the stored formats, floor then saturate.
+  // PIXEL_TRANSFER value: S15.16 to the stored formats, floor then saturate. Worked out
+  // from the command word as it loads (with value_en), so that the decoder's update of
+  // the scale or bias reads flops, not the saturation's compares.
   wire [31:0] scale_shifted = {{ scale_shift }};
   wire [31:0] bias_shifted = {{ bias_shift }};
   wire scale_fits = (&scale_shifted[31:{{ sw - 1 }}]) | ~(|scale_shifted[31:{{ sw - 1 }}]);
   wire bias_fits = (&bias_shifted[31:{{ bw - 1 }}]) | ~(|bias_shifted[31:{{ bw - 1 }}]);
-  wire [{{ sw - 1 }}:0] scale_new = scale_fits ? scale_shifted[{{ sw - 1 }}:0] :
-                           {scale_shifted[31], {{ "{" }}{{ sw - 1 }}{~scale_shifted[31]}}};
-  wire [{{ bw - 1 }}:0] bias_new  = bias_fits ? bias_shifted[{{ bw - 1 }}:0] :
-                           {bias_shifted[31], {{ "{" }}{{ bw - 1 }}{~bias_shifted[31]}}};
+  reg [{{ sw - 1 }}:0] scale_sat_q;
+  reg [{{ bw - 1 }}:0] bias_sat_q;
 
   // Parameter stack: flops written on push, read on pop.
   reg [{{ stack_w - 1 }}:0] stack_q [0:StackDepth-1];
@@ -1145,9 +1142,9 @@ module {{ name }} #(
             end
 {%- endif %}
           end else if (sel_q[2]) begin
-            bias_d[{{ bw }}*sel_q[1:0] +: {{ bw }}] = bias_new;
+            bias_d[{{ bw }}*sel_q[1:0] +: {{ bw }}] = bias_sat_q;
           end else begin
-            scale_d[{{ sw }}*sel_q[1:0] +: {{ sw }}] = scale_new;
+            scale_d[{{ sw }}*sel_q[1:0] +: {{ sw }}] = scale_sat_q;
           end
           state_d = IDLE;
         end
@@ -1390,7 +1387,13 @@ module {{ name }} #(
   // Datapath: command fields and the pass register load only when taken.
   always @(posedge clk_i) begin
     if (value_en) begin
-      value_q <= cmd_data_i;
+{%- if value_w.is_some() %}
+      value_q   <= cmd_data_i{% if value_w == Some(24) %}[23:0]{% endif %};
+{%- endif %}
+      scale_sat_q <= scale_fits ? scale_shifted[{{ sw - 1 }}:0] :
+                                {scale_shifted[31], {{ "{" }}{{ sw - 1 }}{~scale_shifted[31]}}};
+      bias_sat_q  <= bias_fits ? bias_shifted[{{ bw - 1 }}:0] :
+                               {bias_shifted[31], {{ "{" }}{{ bw - 1 }}{~bias_shifted[31]}}};
     end
     if (size_en) begin
       width_q     <= cmd_data_i[CmdLoLsb +: 16];
