@@ -22,6 +22,8 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use super::netlist::{bits, drivers, sinks, top_module};
+
 use serde_json::{Map, Value, json};
 
 /// Named in the ECP5 Yosys script, so that a change here re-runs cached runs.
@@ -52,20 +54,7 @@ struct Flop {
 pub fn absorb(json: &str, top: &str) -> Result<(String, Absorbed), String> {
     let mut netlist: Value =
         serde_json::from_str(json).map_err(|e| format!("netlist is not JSON: {e}"))?;
-    let module = netlist
-        .get_mut("modules")
-        .and_then(|m| m.get_mut(top))
-        .ok_or_else(|| format!("netlist has no module {top}"))?;
-    let mut external: BTreeSet<u64> = BTreeSet::new();
-    if let Some(ports) = module.get("ports").and_then(Value::as_object) {
-        for p in ports.values() {
-            external.extend(bits(&p["bits"]));
-        }
-    }
-    let cells = module
-        .get_mut("cells")
-        .and_then(Value::as_object_mut)
-        .ok_or_else(|| format!("module {top} has no cells"))?;
+    let (external, cells) = top_module(&mut netlist, top)?;
     let mut done = Absorbed::default();
     let mut mults: Vec<String> = cells
         .iter()
@@ -294,64 +283,10 @@ fn flop_name(drivers: &BTreeMap<u64, (String, String)>, q: u64) -> String {
     drivers.get(&q).map(|(n, _)| n.clone()).unwrap_or_default()
 }
 
-/// Net bit -> the (cell, input pin) pairs that read it.
-fn sinks(cells: &Map<String, Value>) -> BTreeMap<u64, Vec<(String, String)>> {
-    pins(cells, false)
-}
-
-/// Net bit -> the (cell, output pin) that drives it.
-fn drivers(cells: &Map<String, Value>) -> BTreeMap<u64, (String, String)> {
-    pins(cells, true)
-        .into_iter()
-        .filter_map(|(b, v)| v.into_iter().next().map(|d| (b, d)))
-        .collect()
-}
-
-fn pins(cells: &Map<String, Value>, outputs: bool) -> BTreeMap<u64, Vec<(String, String)>> {
-    let mut s: BTreeMap<u64, Vec<(String, String)>> = BTreeMap::new();
-    for (name, c) in cells {
-        let (Some(conns), Some(dirs)) = (
-            c["connections"].as_object(),
-            c["port_directions"].as_object(),
-        ) else {
-            continue;
-        };
-        for (pin, b) in conns {
-            let is_out = dirs.get(pin).and_then(Value::as_str) == Some("output");
-            if is_out == outputs {
-                for bit in bits(b) {
-                    s.entry(bit).or_default().push((name.clone(), pin.clone()));
-                }
-            }
-        }
-    }
-    s
-}
-
-/// The net bits of a connection (constants "0", "1", "x" are not nets).
-fn bits(v: &Value) -> Vec<u64> {
-    v.as_array()
-        .map(|a| a.iter().filter_map(Value::as_u64).collect())
-        .unwrap_or_default()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn flop(clock: u64, ce: Option<u64>, d: u64, q: u64) -> Value {
-        let mut f = json!({
-            "type": "TRELLIS_FF",
-            "parameters": { "CEMUX": "1 ", "CLKMUX": "CLK", "LSRMUX": "LSR", "GSR": "DISABLED", "REGSET": "RESET" },
-            "port_directions": { "CLK": "input", "LSR": "input", "CE": "input", "DI": "input", "Q": "output" },
-            "connections": { "CLK": [clock], "LSR": ["0"], "DI": [d], "Q": [q] }
-        });
-        if let Some(ce) = ce {
-            f["parameters"]["CEMUX"] = json!("CE");
-            f["connections"]["CE"] = json!([ce]);
-        }
-        f
-    }
+    use crate::synth::netlist::cells::flop;
 
     fn lut(a: u64, z: u64) -> Value {
         json!({

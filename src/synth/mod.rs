@@ -18,6 +18,7 @@
 //! versions); a step whose result file is there is not run again.
 
 pub mod dspreg;
+pub mod netlist;
 pub mod outreg;
 pub mod parse;
 pub mod sram;

@@ -17,7 +17,9 @@
 //! 36 bits on both ports' outputs) is one read port: both REGMODEs are set, as nextpnr
 //! reads them for that mode.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
+
+use super::netlist::{bits, sinks, top_module};
 
 use serde_json::{Value, json};
 
@@ -38,21 +40,7 @@ pub struct Absorbed {
 pub fn absorb(json: &str, top: &str) -> Result<(String, Absorbed), String> {
     let mut netlist: Value =
         serde_json::from_str(json).map_err(|e| format!("netlist is not JSON: {e}"))?;
-    let module = netlist
-        .get_mut("modules")
-        .and_then(|m| m.get_mut(top))
-        .ok_or_else(|| format!("netlist has no module {top}"))?;
-    // Bits that leave the module: a RAM output that is also a port is not moved.
-    let mut external: Vec<u64> = Vec::new();
-    if let Some(ports) = module.get("ports").and_then(Value::as_object) {
-        for p in ports.values() {
-            external.extend(bits(&p["bits"]));
-        }
-    }
-    let cells = module
-        .get_mut("cells")
-        .and_then(Value::as_object_mut)
-        .ok_or_else(|| format!("module {top} has no cells"))?;
+    let (external, cells) = top_module(&mut netlist, top)?;
     let sinks = sinks(cells);
     let mut done = Absorbed::default();
     let mut rams: Vec<String> = cells
@@ -108,7 +96,7 @@ fn plan(
     port: &str,
     outs: &[&str],
     sinks: &BTreeMap<u64, Vec<(String, String)>>,
-    external: &[u64],
+    external: &BTreeSet<u64>,
 ) -> Option<Plan> {
     let c = &cells[ram];
     let (conn, params) = (&c["connections"], &c["parameters"]);
@@ -174,34 +162,6 @@ fn plan(
     })
 }
 
-/// Net bit -> the (cell, input pin) pairs that read it.
-fn sinks(cells: &serde_json::Map<String, Value>) -> BTreeMap<u64, Vec<(String, String)>> {
-    let mut s: BTreeMap<u64, Vec<(String, String)>> = BTreeMap::new();
-    for (name, c) in cells {
-        let (Some(conns), Some(dirs)) = (
-            c["connections"].as_object(),
-            c["port_directions"].as_object(),
-        ) else {
-            continue;
-        };
-        for (pin, b) in conns {
-            if dirs.get(pin).and_then(Value::as_str) != Some("output") {
-                for bit in bits(b) {
-                    s.entry(bit).or_default().push((name.clone(), pin.clone()));
-                }
-            }
-        }
-    }
-    s
-}
-
-/// The net bits of a connection (constants "0", "1", "x" are not nets).
-fn bits(v: &Value) -> Vec<u64> {
-    v.as_array()
-        .map(|a| a.iter().filter_map(Value::as_u64).collect())
-        .unwrap_or_default()
-}
-
 /// A parameter as Yosys writes it: a binary string, or a number.
 fn width(v: &Value) -> Option<u64> {
     v.as_u64()
@@ -211,22 +171,7 @@ fn width(v: &Value) -> Option<u64> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// A flop as Yosys writes it: with an enable net, or always enabled (`CEMUX` "1",
-    /// which its JSON writes with a space, and no CE pin).
-    fn flop(clock: u64, ce: Option<u64>, d: u64, q: u64) -> Value {
-        let mut f = json!({
-            "type": "TRELLIS_FF",
-            "parameters": { "CEMUX": "1 ", "CLKMUX": "CLK", "LSRMUX": "LSR", "GSR": "DISABLED", "REGSET": "RESET" },
-            "port_directions": { "CLK": "input", "LSR": "input", "CE": "input", "DI": "input", "Q": "output" },
-            "connections": { "CLK": [clock], "LSR": ["0"], "DI": [d], "Q": [q] }
-        });
-        if let Some(ce) = ce {
-            f["parameters"]["CEMUX"] = json!("CE");
-            f["connections"]["CE"] = json!([ce]);
-        }
-        f
-    }
+    use crate::synth::netlist::cells::flop;
 
     /// One RAM port (DOB0, DOB1) and its two flops.
     fn netlist(ff1_clock: u64, ce: [Option<u64>; 2], extra_reader: bool) -> String {
