@@ -347,8 +347,24 @@ fn broken_tag_forwarding_and_ages_are_caught() {
     assert_broken_module_caught(
         &cfg,
         "tex_cache_tags",
-        "load_way[i] = fwd_way(l2_way_now[i], l2_line_q[i], alloc, 1'b0, m_line_q, v_q);",
+        "load_way[i] = fwd_way(l2_way_now[i], l2_on_m_q[i], l2_in_m_q[i], alloc, 1'b0, v_q);",
         "load_way[i] = l2_way_now[i];",
+        &runs,
+    );
+    // The forwarding's line flag from L2's line when L1 loads a new one into L2.
+    assert_broken_module_caught(
+        &cfg,
+        "tex_cache_tags",
+        "l2_on_m_q[i] <= l1_take ? look_line[i] == m_line_q : l2_line_q[i] == m_line_q;",
+        "l2_on_m_q[i] <= l2_line_q[i] == m_line_q;",
+        &runs,
+    );
+    // RUN's all-hit flag not updated by an allocation: the request goes back to M_VICT.
+    assert_broken_module_caught(
+        &cfg,
+        "tex_cache_tags",
+        "t_all_hit_q <= all_hit_alloc;",
+        "t_all_hit_q <= t_all_hit_q;",
         &runs,
     );
     // M_ACT finishing a request whose texels left still miss.

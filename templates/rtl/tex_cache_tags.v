@@ -234,23 +234,30 @@ module {{ name }} #(
   reg [Ports-1:0] look_line_eq [0:Ports-1];
   reg [Ports-1:0] look_set_eq [0:Ports-1];
 
-  // An allocation or invalidate applied to a texel's lookup: its line now lives in the
-  // victim's way; a texel that found the victim's old line misses; nothing survives an
+  // An allocation or invalidate applied to a texel's lookup: its line (on_line: it is
+  // the allocated line) now lives in the victim's way; a texel that found the victim's
+  // old line (in_set: in the allocated line's set) misses; nothing survives an
   // invalidate.
-  function [Ways-1:0] fwd_way(input [Ways-1:0] way, input [LineAddrW-1:0] line,
-                              input do_alloc, input do_inv, input [LineAddrW-1:0] new_line,
-                              input [Ways-1:0] victim);
+  function [Ways-1:0] fwd_way(input [Ways-1:0] way, input on_line, input in_set,
+                              input do_alloc, input do_inv, input [Ways-1:0] victim);
     begin
       fwd_way = way;
       if (do_inv) begin
         fwd_way = {Ways{1'b0}};
-      end else if (do_alloc && line == new_line) begin
+      end else if (do_alloc && on_line) begin
         fwd_way = victim;
-      end else if (do_alloc && set_of(line) == set_of(new_line)) begin
+      end else if (do_alloc && in_set) begin
         fwd_way = way & ~victim;
       end
     end
   endfunction
+
+  // L2's lines against the allocated line, a clock ahead: m_line_q holds the line from
+  // M_VICT to the clock after M_ACT, the two clocks that forward an allocation, so the
+  // flags worked out in the clock before each (from L1's lines if L2 loads, else L2's
+  // own) are the compares of that clock, and the forwarding reads flags.
+  reg [Ports-1:0] l2_on_m_q;  // l2_line_q[i] == m_line_q
+  reg [Ports-1:0] l2_in_m_q;  // ... in its set
 
   // Tags: one small RAM per way, indexed by set, written by allocations, read by every
   // texel at once (FPGA tools make a LUT-RAM copy per read, which costs less than a
@@ -327,7 +334,7 @@ module {{ name }} #(
     // m_line_q and v_q still hold the pending allocation's line and victim (they are
     // loaded in RUN, M_SET and M_VICT, and the clock before this one was M_ACT).
     for (i = 0; i < Ports; i = i + 1) begin
-      l2_way_now[i] = fwd_way(l2_way_q[i], l2_line_q[i], alloc_q, inv_q, m_line_q, v_q);
+      l2_way_now[i] = fwd_way(l2_way_q[i], l2_on_m_q[i], l2_in_m_q[i], alloc_q, inv_q, v_q);
       l2_way_d[i]   = l1_take ? look_way[i] : l2_way_now[i];
     end
   end
@@ -339,7 +346,7 @@ module {{ name }} #(
   always @(*) begin : b_load
     integer i;
     for (i = 0; i < Ports; i = i + 1) begin
-      load_way[i] = fwd_way(l2_way_now[i], l2_line_q[i], alloc, 1'b0, m_line_q, v_q);
+      load_way[i] = fwd_way(l2_way_now[i], l2_on_m_q[i], l2_in_m_q[i], alloc, 1'b0, v_q);
     end
   end
 
@@ -350,6 +357,10 @@ module {{ name }} #(
   reg [Ports-1:0] t_pend_q;  // active texels not yet in a pass
   reg [Ways-1:0] t_way_q [0:Ports-1];
   reg [Ports-1:0] t_hit_q;  // t_way_q is not none: kept with it, off RUN's paths
+  // Every pending texel hits (t_pend_q & ~t_hit_q is zero), kept as both load and as an
+  // allocation updates them, so that whether RUN finishes its request (and so whether
+  // L2 and L1 advance) reads one flop, not the texels' hit and pending bits.
+  reg t_all_hit_q;
   reg [SlotW-1:0] t_slot_q [0:Ports-1];
   reg [LineAddrW-1:0] t_line_q [0:Ports-1];
   reg [OffW-1:0] t_off_q [0:Ports-1];
@@ -393,14 +404,35 @@ module {{ name }} #(
       missed        = missed || t_miss[i];
     end
     // A request that ends here needs room for its pass; one that stops at a miss does not.
-    run       = t_valid_q && state_q == MRun && (t_miss != {Ports{1'b0}} || pass_ready_i);
+    run       = t_valid_q && state_q == MRun && (!t_all_hit_q || pass_ready_i);
     // M_ACT finishes the request itself when every texel left is on the miss's line or
     // hits in another set (leave_ok_q): none of them depends on the victim.
     act_done  = leave_ok_q && pass_ready_i;
-    done      = (run && t_miss == {Ports{1'b0}}) || act_done;
+    done      = (run && t_all_hit_q) || act_done;
     emit_last = done;
     emit      = done || (state_q == MAct && v_none_q && pass_ready_i);
     pass_mask = p_mask_q | (run ? commit : {Ports{1'b0}}) | (act_done ? t_pend_q : {Ports{1'b0}});
+  end
+
+  // t_all_hit_q's next value: the request loading into RUN (an invalidate this clock
+  // leaves it no hits), or the one in RUN after this clock's allocation (M_ACT: its
+  // pending texels do not change then).
+  reg all_hit_load;
+  reg all_hit_alloc;
+
+  always @(*) begin : b_all_hit
+    integer i;
+    all_hit_load  = 1'b1;
+    all_hit_alloc = 1'b1;
+    for (i = 0; i < Ports; i = i + 1) begin
+      if (l2_act_q[i] && (inv_now || load_way[i] == {Ways{1'b0}})) begin
+        all_hit_load = 1'b0;
+      end
+      if (t_pend_q[i] && !m_line_eq_q[i] &&
+          (m_set_eq_q[i] ? (t_way_q[i] & ~v_q) == {Ways{1'b0}} : !t_hit_q[i])) begin
+        all_hit_alloc = 1'b0;
+      end
+    end
   end
 
   // An invalidate has no active texels, so nothing misses: it is done when RUN acts,
@@ -684,6 +716,7 @@ module {{ name }} #(
       l2_valid_q <= 1'b0;
       t_valid_q  <= 1'b0;
       t_pend_q   <= {Ports{1'b0}};
+      t_all_hit_q <= 1'b1;
       p_mask_q   <= {Ports{1'b0}};
       p_fills_q  <= {FillsW{1'b0}};
       c_pin_q    <= {Ports{1'b0}};
@@ -711,11 +744,18 @@ module {{ name }} #(
       end else if (done) begin
         t_valid_q <= 1'b0;
       end
-      // Pending texels: loaded with the request, cleared as they join a pass.
+      // Pending texels: loaded with the request, cleared as they join a pass. RUN's
+      // commits keep t_all_hit_q: it stays clear while a miss is pending, and a request
+      // whose texels all hit leaves.
       if (l2_take) begin
         t_pend_q <= l2_act_q;
       end else if (run) begin
         t_pend_q <= t_pend_q & ~commit;
+      end
+      if (l2_take) begin
+        t_all_hit_q <= all_hit_load;
+      end else if (alloc) begin
+        t_all_hit_q <= all_hit_alloc;
       end
       if (emit) begin
         p_mask_q <= {Ports{1'b0}};
@@ -735,7 +775,7 @@ module {{ name }} #(
       // M_ACT that neither allocates nor closes its pass reads the set again.
       case (state_q)
         MRun: begin
-          if (run && t_miss != {Ports{1'b0}}) begin
+          if (run && !t_all_hit_q) begin
             state_q <= MVict;
           end
         end
@@ -768,6 +808,8 @@ module {{ name }} #(
     end
     for (i = 0; i < Ports; i = i + 1) begin
       l2_way_q[i]  <= l2_way_d[i];
+      l2_on_m_q[i] <= l1_take ? look_line[i] == m_line_q : l2_line_q[i] == m_line_q;
+      l2_in_m_q[i] <= l1_take ? set_of(look_line[i]) == m_set_q : set_of(l2_line_q[i]) == m_set_q;
     end
     // The request being committed: loaded from L2, its lookups kept current.
     for (i = 0; i < Ports; i = i + 1) begin
