@@ -16,11 +16,12 @@
 use std::path::Path;
 
 use gpurtl::config::{self, Config};
-use gpurtl::synth::{self, Event, Options, Target, UnitReport};
+use gpurtl::synth::{self, Options, Target, UnitReport};
 use gpurtl::units;
 
 #[path = "../tests/common/configs.rs"]
 mod configs;
+mod shared;
 
 /// A preset's configs as (name, config): the file's, or every `random` one.
 fn preset_configs(preset: &str) -> Vec<(String, Config)> {
@@ -70,20 +71,7 @@ fn main() {
                 .collect()
         })
         .unwrap_or_else(|_| vec![Target::Ecp5, Target::Asic]);
-    let progress = |e: Event| {
-        if let Event::Done {
-            unit,
-            step,
-            seconds,
-            cached,
-        } = e
-        {
-            eprintln!(
-                "  {unit} {step}: {seconds:.1} s{}",
-                if cached { " (cached)" } else { "" }
-            );
-        }
-    };
+    let progress = shared::synth_progress;
     let seeds: u32 = std::env::var("GPURTL_BENCH_SEEDS")
         .ok()
         .and_then(|v| v.parse().ok())

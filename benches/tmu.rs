@@ -9,12 +9,13 @@
 use std::path::PathBuf;
 use std::time::Instant;
 
-use gpurtl::config::{self, Config, Filter, TexFormat, TexLayout, Tmu, Wrap};
-use gpurtl::model::tmu::lod::LOD_FRAC;
-use gpurtl::model::tmu::sampler::{MipImage, Sampler};
+use gpurtl::config::{self, Config, Filter, TexFormat, TexLayout};
+use gpurtl::model::tmu::sampler::MipImage;
 use gpurtl::model::tmu::unit::{Lane, TmuCmd, TmuModel, load_texture};
 use gpurtl::rng::Rng;
 use gpurtl::sim::{self, MemTiming, SimOptions};
+
+mod shared;
 
 /// Four lanes (a quad a request) before a 16 KiB, 4-way cache of 256-byte lines, 16 banks,
 /// a 128-bit bus, 8 line fills in flight: the tex_cache benchmark's 4-lane organisation,
@@ -77,19 +78,6 @@ fn texture(format: TexFormat, log2: u32, seed: u64) -> MipImage {
                 (0..n).map(|_| rng.next_u64() as u32).collect()
             })
             .collect(),
-    }
-}
-
-fn sampler(min: Filter, mag: Filter, tmu: &Tmu) -> Sampler {
-    Sampler {
-        min_filter: min,
-        mag_filter: mag,
-        wrap_s: Wrap::Repeat,
-        wrap_t: Wrap::Repeat,
-        lod_bias: 0,
-        min_lod: -100 << LOD_FRAC,
-        max_lod: 100 << LOD_FRAC,
-        weight_bits: tmu.weight_bits,
     }
 }
 
@@ -218,7 +206,7 @@ fn main() {
             continue;
         }
         let img = texture(format, log2, 7);
-        let s = sampler(min, mag, &tmu);
+        let s = shared::sampler(min, mag, &tmu);
         let (mut cmds, memory) = load_texture(0, &img, &s);
         let quads = view(size, log2, angle, scale);
         cmds.extend(quads.iter().cloned());
@@ -277,7 +265,7 @@ fn main() {
             header = true;
         }
         let img = texture(format, log2, 7);
-        let s = sampler(min, mag, &tmu8);
+        let s = shared::sampler(min, mag, &tmu8);
         let (mut cmds, memory) = load_texture(0, &img, &s);
         let quads = view(size, log2, angle, scale);
         let requests = pairs(&quads);
