@@ -14,7 +14,9 @@
 //! `cargo bench --bench rate`; `GPURTL_BENCH_PRESETS=default,seed000_ipu` picks presets,
 //! `GPURTL_BENCH_TARGETS=ecp5` the targets (ecp5, asic), `GPURTL_BENCH_JOBS=1` the tool
 //! processes at once. Synthesis runs are cached in sim/build/synth (a TMU's three ECP5
-//! placements take 20-30 minutes). Only does work when cargo passes `--bench`.
+//! placements take 20-30 minutes; seed001_tmu's TMU does not route on the ECP5 in useful
+//! time, so run that preset with `GPURTL_BENCH_TARGETS=asic`). Only does work when cargo
+//! passes `--bench`.
 
 use std::path::{Path, PathBuf};
 
@@ -31,17 +33,9 @@ mod shared;
 #[allow(dead_code)] // the timer; this bench only asks whether it is benching
 mod timing;
 
-/// A measured rate: items and clocks of the shorter and the longer run.
-struct Rate {
-    items: [u64; 2],
-    clocks: [u64; 2],
-}
-
-impl Rate {
-    /// Items a clock past the runs' common start.
-    fn marginal(&self) -> f64 {
-        (self.items[1] - self.items[0]) as f64 / (self.clocks[1] - self.clocks[0]).max(1) as f64
-    }
+/// Items a clock past the common start of a shorter and a longer run, each (items, clocks).
+fn marginal(short: (u64, u64), long: (u64, u64)) -> f64 {
+    (long.0 - short.0) as f64 / (long.1 - short.1).max(1) as f64
 }
 
 /// DrawPixels of `draws` rgba8888 regions of 256 x 32 pixels, no input gaps or output
@@ -158,45 +152,34 @@ fn main() {
         let file = Path::new("configs").join(format!("{preset}.toml"));
         let cfg = config::load(Some(&file)).unwrap_or_else(|e| panic!("{preset}: {e}"));
         let design = units::elaborate(&cfg).expect("renders");
-        let mut measured: Vec<(&str, &str, Rate)> = Vec::new();
+        let mut measured: Vec<(&str, &str, f64)> = Vec::new();
         if cfg.ipu.is_some() {
-            let (a, b) = (ipu_run(&cfg, 4, &work), ipu_run(&cfg, 8, &work));
-            measured.push((
-                "ipu",
-                "pixels",
-                Rate {
-                    items: [a.0, b.0],
-                    clocks: [a.1, b.1],
-                },
-            ));
+            let rate = marginal(ipu_run(&cfg, 4, &work), ipu_run(&cfg, 8, &work));
+            measured.push(("ipu", "pixels", rate));
         }
         if cfg.tmu.is_some() {
-            let (a, b) = (tmu_run(&cfg, 1024, &work), tmu_run(&cfg, 2048, &work));
-            measured.push((
-                "tmu",
-                "texels",
-                Rate {
-                    items: [a.0, b.0],
-                    clocks: [a.1, b.1],
-                },
-            ));
+            let rate = marginal(tmu_run(&cfg, 1024, &work), tmu_run(&cfg, 2048, &work));
+            measured.push(("tmu", "texels", rate));
         }
-        for (unit, items, rate) in measured {
-            let per_clock = rate.marginal();
+        for (unit, items, per_clock) in measured {
             eprintln!("{preset} {unit}: {per_clock:.3} {items} a clock");
             let mut fmax = Vec::new();
             for &target in &targets {
                 opt.target = target;
-                // A unit that does not route (seed001's TMU) has no figure; the row says so.
-                let f = synth::run(
+                // A flow that fails leaves the row without a figure, and says why here.
+                let f = match synth::run(
                     &cfg,
                     &design,
                     &[unit.to_string()],
                     &opt,
                     &shared::synth_progress,
-                )
-                .ok()
-                .and_then(|r| r.first().and_then(|r| r.fmax_mhz));
+                ) {
+                    Ok(r) => r.first().and_then(|r| r.fmax_mhz),
+                    Err(e) => {
+                        eprintln!("{preset} {unit} {}: FAILED: {e}", target.name());
+                        None
+                    }
+                };
                 fmax.push((target, f));
             }
             rows.push((
