@@ -1,7 +1,8 @@
 //! The harness's read/write memory model (mem_arb's memory port) against the Rust one
 //! (`model::memory::RwMemory`), through a hand-written DUT that wires one requester
 //! straight to the memory port: the same data, the same end image, and the same clock
-//! count under latency, jitter, lost beat slots, backpressure and row penalties.
+//! count under latency, jitter, lost beat slots, backpressure and row penalties, with
+//! write beats whose byte strobes enable every byte, some or none.
 
 mod common;
 
@@ -11,7 +12,7 @@ use common::*;
 use gpurtl::config::Config;
 use gpurtl::iface::mem_arb::unit_ports;
 use gpurtl::model::Expectation;
-use gpurtl::model::mem_arb::{Stream, traffic, vectors};
+use gpurtl::model::mem_arb::{Stream, traffic, vectors, wbeat_strb};
 use gpurtl::model::memory::{RwBurst, RwMemory, Timing};
 use gpurtl::rtl::{Design, Module, Unit};
 use gpurtl::sim::{self, MemRows, MemTiming, SimOptions};
@@ -35,7 +36,7 @@ const WIRES: &str = "module rwtest (
   input  wire [34:0] q_req_data_i,
   input  wire        q_wdata_valid_i,
   output wire        q_wdata_ready_o,
-  input  wire [63:0] q_wdata_data_i,
+  input  wire [71:0] q_wdata_data_i,
   output wire        q_rdata_valid_o,
   input  wire        q_rdata_ready_i,
   output wire [63:0] q_rdata_data_o,
@@ -47,7 +48,7 @@ const WIRES: &str = "module rwtest (
   output wire [0:0]  mem_req_id_o,
   output wire        mem_wdata_valid_o,
   input  wire        mem_wdata_ready_i,
-  output wire [63:0] mem_wdata_data_o,
+  output wire [71:0] mem_wdata_data_o,
   input  wire        mem_rdata_valid_i,
   output wire        mem_rdata_ready_o,
   input  wire [63:0] mem_rdata_data_i
@@ -170,6 +171,10 @@ fn the_rust_read_write_memory_predicts_the_harness_clock_for_clock() {
     for (i, (m, rows)) in runs.into_iter().enumerate() {
         let seed = 10 + i as u64;
         let streams = traffic(&mem, 120, seed, None).expect("traffic");
+        // The write beats strobe every byte, some and none, so both memories merge bytes.
+        let strbs: Vec<u64> = streams[0].wdata.iter().map(|w| wbeat_strb(w, 64)).collect();
+        assert!(strbs.contains(&0xff) && strbs.contains(&0), "{strbs:?}");
+        assert!(strbs.iter().any(|&s| s != 0 && s != 0xff), "{strbs:?}");
         let (cycles, image) = predict(&streams[0], m, rows, seed);
         // The model's own image (each requester's bursts in order) agrees with the
         // memory model's.

@@ -272,6 +272,17 @@ inline Word memory_beat(uint64_t addr, uint32_t beat, int data_width) {
   return w;
 }
 
+// Bits lsb .. lsb + n - 1 (n at most 32) of w.
+inline uint32_t bits_at(const Word& w, int lsb, int n) {
+  uint32_t v = 0;
+  for (int i = 0; i < n; ++i) {
+    const int bit = lsb + i;
+    if (static_cast<size_t>(bit / 32) < w.size() && ((w[static_cast<size_t>(bit / 32)] >> (bit % 32)) & 1u))
+      v |= 1u << i;
+  }
+  return v;
+}
+
 inline uint64_t word_u64(const Word& w) {
   uint64_t v = w.empty() ? 0 : w[0];
   if (w.size() > 1) v |= static_cast<uint64_t>(w[1]) << 32;
@@ -291,9 +302,12 @@ inline uint64_t word_u64(const Word& w) {
 // (address >> --mem-row-bits) differs from the previous burst's starts --mem-row-penalty
 // clocks after the previous burst's last beat at the earliest (row activation). A beat slot
 // is lost with probability --mem-gap, and the request ready is low with probability
-// --mem-stall. Memory starts as memory_word(address) and keeps what is written; at the
-// end it is compared with <name>_image.vec ({address, data} per written beat), and every
-// beat address written must be listed there. src/model/memory.rs RwMemory is the same.
+// --mem-stall. Memory starts as memory_word(address) and keeps what is written. A write
+// beat carries byte strobes beside its data (src/iface/mem_arb.rs wbeat_layout: the glue
+// passes where each lies): strobe bit i enables byte i of data, and a byte whose strobe
+// is low keeps what memory held. At the end memory is compared with <name>_image.vec
+// ({address, data} per beat a write beat went to), and every beat address written must be
+// listed there. src/model/memory.rs RwMemory is the same.
 struct RwMemBinding {
   CData* req_valid;
   CData* req_ready;
@@ -314,7 +328,10 @@ struct RwMem {
   int addr_width;
   int len_width;
   int id_width;
-  int data_width;
+  int data_width;        // a read beat, and a write beat's data
+  int wdata_width;       // a write beat: data and byte strobes
+  int wdata_data_lsb;
+  int wdata_strb_lsb;
   RwMemBinding b;
   struct Op {
     bool write;
@@ -370,8 +387,16 @@ struct RwMem {
     }
     return memory_beat(addr, 0, data_width);
   }
-  // A write beat lands: keep only what a pending read can still see.
-  void write_beat(uint64_t addr, uint64_t seq, const Word& data) {
+  // A write beat lands on the bytes its strobes enable: keep only what a pending read can
+  // still see. Writes land in request order, so the beat now is what it merges with.
+  void write_beat(uint64_t addr, uint64_t seq, const Word& wbeat) {
+    Word data = read_beat(addr);
+    for (int byte = 0; byte < data_width / 8; ++byte) {
+      if (!bits_at(wbeat, wdata_strb_lsb + byte, 1)) continue;
+      const uint32_t v = bits_at(wbeat, wdata_data_lsb + 8 * byte, 8);
+      uint32_t& limb = data[static_cast<size_t>(byte / 4)];
+      limb = (limb & ~(0xffu << (8 * (byte % 4)))) | (v << (8 * (byte % 4)));
+    }
     image[addr] = data;
     auto& h = history[addr];
     h.emplace_back(seq, data);
@@ -485,13 +510,21 @@ class Bench {
   }
 
   void add_rw_memory(const char* name, int addr_width, int len_width, int id_width,
-                     int data_width, RwMemBinding binding) {
+                     int data_width, int wdata_width, int wdata_data_lsb, int wdata_strb_lsb,
+                     RwMemBinding binding) {
     RwMem m;
     m.name = name;
     m.addr_width = addr_width;
     m.len_width = len_width;
     m.id_width = id_width;
     m.data_width = data_width;
+    m.wdata_width = wdata_width;
+    m.wdata_data_lsb = wdata_data_lsb;
+    m.wdata_strb_lsb = wdata_strb_lsb;
+    if (data_width % 8 != 0 || wdata_data_lsb + data_width > wdata_width ||
+        wdata_strb_lsb + data_width / 8 > wdata_width)
+      error("memory port " + m.name + ": a write beat of " + std::to_string(wdata_width) +
+            " bits cannot hold " + std::to_string(data_width) + " data bits and their strobes");
     m.b = std::move(binding);
     m.rng = Rng::stream(opt_.seed, kStreamPortBase + port_count_++);
     for (const Word& w : load(m.name + "_image", addr_width + data_width)) {

@@ -1,11 +1,11 @@
 //! The contract of the memory arbiter: what its RTL and its model agree on. The
-//! requesters' stream ports, the layout of a request word, the layout of a read tag, and
-//! the read/write memory port the harness serves, and the pipeline depth at the config's
-//! clock ([`Pipe`]).
+//! requesters' stream ports, the layout of a request word, of a write beat (data and byte
+//! strobes) and of a read tag, the read/write memory port the harness serves, and the
+//! pipeline depth at the config's clock ([`Pipe`]).
 
 use serde::Serialize;
 
-pub use super::field::{Field, describe, lsb_params, pack, width};
+pub use super::field::{Field, describe, get, lsb_params, pack, width};
 use super::timing::{Op, Timing};
 use super::{Dir, StreamPort};
 use crate::config::{ADDR_BITS, Mem};
@@ -143,6 +143,29 @@ pub fn req_width(mem: &Mem, i: usize) -> u32 {
     width(&req_fields(mem, i))
 }
 
+/// Byte strobes of a beat of `data_bits` (a power of two, at least 8): one per byte.
+pub fn strb_bits(data_bits: u32) -> u32 {
+    data_bits / 8
+}
+
+/// A write beat of `data_bits` data bits, lowest field first: `{strb, data}`. Strobe bit
+/// `i` enables byte `i` of data (bits `8i+7:8i`); a byte whose strobe is low keeps what
+/// memory held. Every writer's `<name>_wdata_data_i` and the memory's `mem_wdata_data_o`
+/// carry this word; read beats are data alone.
+pub fn wbeat_layout(data_bits: u32) -> Vec<Field> {
+    pack(&[("Data", data_bits), ("Strb", strb_bits(data_bits))])
+}
+
+/// The config's write beat ([`wbeat_layout`] at `[mem] data_bits`).
+pub fn wbeat_fields(mem: &Mem) -> Vec<Field> {
+    wbeat_layout(mem.data_bits)
+}
+
+/// Width of a write beat: data bits plus one strobe per byte.
+pub fn wbeat_width(mem: &Mem) -> u32 {
+    width(&wbeat_fields(mem))
+}
+
 /// A burst's tag in the arbiter's read or write tag FIFO, lowest field first:
 /// `{single, id, len}`, the burst's length as beats - 1, the requester that asked for it,
 /// and whether it has one beat.
@@ -170,7 +193,7 @@ pub fn unit_ports(mem: &Mem) -> Vec<StreamPort> {
             ports.push(StreamPort {
                 name: format!("{}_wdata", r.name),
                 dir: Dir::In,
-                width: mem.data_bits,
+                width: wbeat_width(mem),
             });
         }
         if r.access.reads() {
@@ -186,14 +209,19 @@ pub fn unit_ports(mem: &Mem) -> Vec<StreamPort> {
 
 /// The memory side of `mem_arb`, served by the harness's read/write memory model: a
 /// request per burst (`mem_req_*`: addr, len = beats - 1, write, id), write beats out
-/// (`mem_wdata_*`), read beats in (`mem_rdata_*`).
+/// (`mem_wdata_*`, laid out by [`wbeat_layout`]), read beats in (`mem_rdata_*`).
 #[derive(Debug, Clone, Serialize)]
 pub struct RwMemPort {
     pub name: String,
     pub addr_width: u32,
     pub len_width: u32,
     pub id_width: u32,
+    /// A read beat, and the data field of a write beat.
     pub data_width: u32,
+    /// A write beat, and where its data and its strobes lie in it.
+    pub wdata_width: u32,
+    pub wdata_data_lsb: u32,
+    pub wdata_strb_lsb: u32,
 }
 
 /// The read/write memory port of `mem_arb`.
@@ -204,6 +232,9 @@ pub fn rw_mem_port(mem: &Mem) -> RwMemPort {
         len_width: mem.len_bits(),
         id_width: mem.id_bits(),
         data_width: mem.data_bits,
+        wdata_width: wbeat_width(mem),
+        wdata_data_lsb: get(&wbeat_fields(mem), "Data").lsb,
+        wdata_strb_lsb: get(&wbeat_fields(mem), "Strb").lsb,
     }
 }
 
@@ -241,5 +272,47 @@ mod tests {
         assert_eq!(width(&[]), 0);
         assert_eq!(describe(&f), "{c[5], b[1], a[3]}");
         assert_eq!(lsb_params("W", &f)[1], ("WBLsb".to_string(), 3));
+    }
+
+    #[test]
+    fn a_write_beat_is_strobes_above_data() {
+        for (data, strb) in [(8, 1), (32, 4), (64, 8), (512, 64)] {
+            let f = wbeat_layout(data);
+            assert_eq!(
+                get(&f, "Data"),
+                Field {
+                    name: "Data",
+                    lsb: 0,
+                    width: data
+                }
+            );
+            assert_eq!(
+                get(&f, "Strb"),
+                Field {
+                    name: "Strb",
+                    lsb: data,
+                    width: strb
+                }
+            );
+            assert_eq!(width(&f), data + strb);
+        }
+        let mem = crate::config::load(None)
+            .expect("default")
+            .mem
+            .expect("mem");
+        let p = rw_mem_port(&mem);
+        assert_eq!(
+            (
+                p.data_width,
+                p.wdata_width,
+                p.wdata_data_lsb,
+                p.wdata_strb_lsb
+            ),
+            (mem.data_bits, mem.data_bits * 9 / 8, 0, mem.data_bits)
+        );
+        assert_eq!(
+            describe(&wbeat_fields(&mem)),
+            format!("{{strb[{}], data[{}]}}", mem.data_bits / 8, mem.data_bits)
+        );
     }
 }

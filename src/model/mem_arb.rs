@@ -8,17 +8,26 @@
 //! alone, whatever the interleaving with the others: the model is exact on every beat
 //! without modelling timing. A beat routed to the wrong requester, lost, duplicated, or
 //! written at the wrong place shows as a wrong read or a wrong word at the end.
+//!
+//! Write beats carry byte strobes (the contract's `wbeat_layout`): most enable every
+//! byte, some a random set, some none, so a strobe dropped or moved in the RTL writes
+//! bytes the model keeps.
 
 use std::collections::BTreeMap;
 
 use crate::config::Mem;
-use crate::iface::mem_arb::{req_fields, req_width, rw_mem_port, unit_ports};
+use crate::iface::mem_arb::{
+    get, req_fields, req_width, rw_mem_port, strb_bits, unit_ports, wbeat_layout,
+};
 use crate::iface::{Dir, StreamPort};
 use crate::rng::{Rng, memory_word};
 use crate::vectors::{Bits, PortVectors, VectorSet};
 
 /// Requester `i`'s traffic is drawn from random stream `STREAM_TRAFFIC + i` of the seed.
 pub const STREAM_TRAFFIC: u64 = 2000;
+/// Requester `i`'s write strobes are drawn from random stream `STREAM_STROBE + i`: a
+/// stream of their own, so a seed's bursts and data are the same with or without them.
+pub const STREAM_STROBE: u64 = 2100;
 /// Slots (of a requester's longest burst) per requester window.
 pub const SLOTS: u64 = 16;
 /// Workloads `--workload` selects; without one, segments of each in turn.
@@ -38,8 +47,59 @@ pub struct Burst {
 #[derive(Debug, Clone, Default)]
 pub struct Stream {
     pub bursts: Vec<Burst>,
-    /// Write beats, in order, for every write burst.
+    /// Write beats, in order, for every write burst: `{strb, data}` ([`encode_wbeat`]).
     pub wdata: Vec<Bits>,
+}
+
+/// Byte strobes with every byte of a `data_bits` beat enabled.
+pub fn all_strb(data_bits: u32) -> u64 {
+    u64::MAX >> (64 - strb_bits(data_bits))
+}
+
+/// A write beat of `data` (`data_bits` wide) under byte strobes `strb`, laid out by the
+/// contract's [`wbeat_layout`].
+pub fn encode_wbeat(data: &Bits, strb: u64) -> Bits {
+    let fields = wbeat_layout(data.width());
+    let (d, s) = (get(&fields, "Data"), get(&fields, "Strb"));
+    let mut w = Bits::zero(crate::iface::mem_arb::width(&fields));
+    for k in 0..d.width.div_ceil(32) {
+        let bits = (d.width - 32 * k).min(32);
+        w.set_field(d.lsb + 32 * k, bits, data.field(32 * k, bits));
+    }
+    w.set_field(s.lsb, s.width, strb);
+    w
+}
+
+/// The strobes of write beat `wbeat` of `data_bits` data bits.
+pub fn wbeat_strb(wbeat: &Bits, data_bits: u32) -> u64 {
+    let s = get(&wbeat_layout(data_bits), "Strb");
+    wbeat.field(s.lsb, s.width)
+}
+
+/// The beat memory holds after write beat `wbeat` lands on `old`: each byte whose strobe
+/// is set from the write, every other byte as it was.
+pub fn merge_wbeat(old: &Bits, wbeat: &Bits) -> Bits {
+    let data_bits = old.width();
+    let d = get(&wbeat_layout(data_bits), "Data");
+    let strb = wbeat_strb(wbeat, data_bits);
+    let mut b = old.clone();
+    for byte in 0..strb_bits(data_bits) {
+        if (strb >> byte) & 1 == 1 {
+            b.set_field(8 * byte, 8, wbeat.field(d.lsb + 8 * byte, 8));
+        }
+    }
+    b
+}
+
+/// A write beat's strobes: all bytes three times in four, otherwise a random set (none
+/// and all among them) or, one time in sixteen, none at all.
+fn draw_strb(rng: &mut Rng, data_bits: u32) -> u64 {
+    let all = all_strb(data_bits);
+    match rng.next_u64() % 16 {
+        0..=11 => all,
+        12 => 0,
+        _ => rng.next_u64() & all,
+    }
 }
 
 /// The base address of requester `i`'s window.
@@ -71,6 +131,7 @@ pub fn traffic(mem: &Mem, count: usize, seed: u64, workload: Option<&str>) -> Op
             .enumerate()
             .map(|(i, r)| {
                 let mut rng = Rng::stream(seed, STREAM_TRAFFIC + i as u64);
+                let mut strb_rng = Rng::stream(seed, STREAM_STROBE + i as u64);
                 let mut s = Stream::default();
                 let slot_bytes = u64::from(r.max_burst) * bb;
                 // Reads only: full read bursts, and writers send nothing.
@@ -99,7 +160,9 @@ pub fn traffic(mem: &Mem, count: usize, seed: u64, workload: Option<&str>) -> Op
                     s.bursts.push(Burst { write, addr, beats });
                     if write {
                         for _ in 0..beats {
-                            s.wdata.push(Bits::random(mem.data_bits, &mut rng));
+                            let data = Bits::random(mem.data_bits, &mut rng);
+                            let strb = draw_strb(&mut strb_rng, mem.data_bits);
+                            s.wdata.push(encode_wbeat(&data, strb));
                         }
                     }
                 }
@@ -110,7 +173,8 @@ pub fn traffic(mem: &Mem, count: usize, seed: u64, workload: Option<&str>) -> Op
 }
 
 /// What the requesters read, per requester in order, and the memory written at the end
-/// (beat address -> data), running each requester's bursts in its own order.
+/// (beat address -> data: every beat a write beat went to, its bytes never enabled as
+/// memory started), running each requester's bursts in its own order.
 pub fn run(mem: &Mem, streams: &[Stream]) -> (Vec<Vec<Bits>>, BTreeMap<u64, Bits>) {
     let bb = mem.beat_bytes();
     let mut image = BTreeMap::new();
@@ -122,18 +186,18 @@ pub fn run(mem: &Mem, streams: &[Stream]) -> (Vec<Vec<Bits>>, BTreeMap<u64, Bits
             for b in &s.bursts {
                 for k in 0..u64::from(b.beats) {
                     let a = b.addr + k * bb;
+                    let now = image
+                        .get(&a)
+                        .cloned()
+                        .unwrap_or_else(|| initial_beat(a, mem.data_bits));
                     if b.write {
+                        // A stream short of write beats writes nothing to the rest.
                         let d = w
                             .next()
-                            .cloned()
-                            .unwrap_or_else(|| Bits::zero(mem.data_bits));
+                            .map_or_else(|| now.clone(), |wb| merge_wbeat(&now, wb));
                         image.insert(a, d);
                     } else {
-                        let d = image
-                            .get(&a)
-                            .cloned()
-                            .unwrap_or_else(|| initial_beat(a, mem.data_bits));
-                        out.push(d);
+                        out.push(now);
                     }
                 }
             }
@@ -264,7 +328,7 @@ mod tests {
         let s = vec![
             Stream {
                 bursts: vec![a, r],
-                wdata: vec![d1, d2.clone()],
+                wdata: vec![encode_wbeat(&d1, 0xff), encode_wbeat(&d2, 0xff)],
             },
             Stream::default(),
             Stream::default(),
@@ -277,6 +341,56 @@ mod tests {
             "never written"
         );
         assert_eq!(image.len(), 2);
+    }
+
+    #[test]
+    fn a_write_beat_changes_only_its_enabled_bytes() {
+        let m = mem("round_robin");
+        let at = window(0) + 8;
+        let w = |beats| Burst {
+            write: true,
+            addr: at,
+            beats,
+        };
+        let r = Burst {
+            write: false,
+            addr: at,
+            beats: 1,
+        };
+        let old = initial_beat(at, 64);
+        let d1 = Bits::from_u64(64, 0x1111_2222_3333_4444);
+        let d2 = Bits::from_u64(64, 0xaaaa_bbbb_cccc_dddd);
+        // Bytes 0 and 7 from the first write, the upper word from the second, none from
+        // the third: what a read between them and the image at the end hold.
+        let s = vec![
+            Stream {
+                bursts: vec![w(1), r, w(1), w(1), r],
+                wdata: vec![
+                    encode_wbeat(&d1, 0x81),
+                    encode_wbeat(&d2, 0xf0),
+                    encode_wbeat(&d2, 0x00),
+                ],
+            },
+            Stream::default(),
+            Stream::default(),
+        ];
+        let (reads, image) = run(&m, &s);
+        let first = (old.low_u64() & 0x00ff_ffff_ffff_ff00) | 0x1100_0000_0000_0044;
+        assert_eq!(reads[0][0], Bits::from_u64(64, first));
+        let second = (first & 0xffff_ffff) | 0xaaaa_bbbb_0000_0000;
+        assert_eq!(reads[0][1], Bits::from_u64(64, second));
+        assert_eq!(image[&at], Bits::from_u64(64, second));
+        // A write beat is {strb, data}.
+        let wb = encode_wbeat(&d1, 0x81);
+        assert_eq!(
+            (wb.width(), wb.field(0, 64), wb.field(64, 8)),
+            (72, d1.low_u64(), 0x81)
+        );
+        assert_eq!(wbeat_strb(&wb, 64), 0x81);
+        assert_eq!(
+            (all_strb(8), all_strb(64), all_strb(512)),
+            (1, 0xff, u64::MAX)
+        );
     }
 
     #[test]
@@ -297,9 +411,24 @@ mod tests {
                     writes += if b.write { b.beats } else { 0 };
                 }
                 assert_eq!(s.wdata.len(), writes as usize);
+                assert!(s.wdata.iter().all(|w| w.width() == 72));
             }
         }
         assert!(traffic(&m, 1, 1, Some("nope")).is_none());
+        // Strobes: mostly every byte, also none and partial sets.
+        let strbs: Vec<u64> = traffic(&m, 300, 5, None).expect("mix")[0]
+            .wdata
+            .iter()
+            .map(|w| wbeat_strb(w, 64))
+            .collect();
+        let all = strbs.iter().filter(|&&s| s == 0xff).count();
+        assert!(
+            all * 2 > strbs.len() && all < strbs.len(),
+            "{all} of {}",
+            strbs.len()
+        );
+        assert!(strbs.contains(&0));
+        assert!(strbs.iter().any(|&s| s != 0 && s != 0xff));
     }
 
     #[test]

@@ -173,7 +173,9 @@ mod tests {
 /// previous burst's starts `row_penalty` clocks after the previous burst's last beat at
 /// the earliest. A beat slot is lost with probability `gap` and the request ready is low
 /// with probability `stall`, drawn from the same stream as the harness's. Memory starts as
-/// [`crate::model::mem_arb::initial_beat`] and keeps what is written.
+/// [`crate::model::mem_arb::initial_beat`] and keeps what is written. A write beat is
+/// `{strb, data}` (the contract's `wbeat_layout`): it changes only the bytes its strobes
+/// enable.
 #[derive(Debug, Clone)]
 pub struct RwMemory {
     timing: Timing,
@@ -193,7 +195,8 @@ pub struct RwMemory {
     taking: bool,
     /// The row of the last burst completed and the clock of its last beat.
     last: Option<(u64, u64)>,
-    /// Beat address -> data, for every beat written.
+    /// Beat address -> data, for every beat a write beat went to (bytes never enabled as
+    /// memory started).
     pub image: std::collections::BTreeMap<u64, crate::vectors::Bits>,
     /// Beat address -> (request number, data) of the writes a pending read may still see.
     history: std::collections::BTreeMap<u64, Vec<(u64, crate::vectors::Bits)>>,
@@ -297,12 +300,15 @@ impl RwMemory {
             .unwrap_or_else(|| crate::model::mem_arb::initial_beat(addr, self.data_bits))
     }
 
-    /// A write beat lands: keep only what a pending read can still see.
-    fn write_beat(&mut self, addr: u64, seq: u64, data: &crate::vectors::Bits) {
+    /// A write beat `{strb, data}` lands on its enabled bytes: keep only what a pending
+    /// read can still see.
+    fn write_beat(&mut self, addr: u64, seq: u64, wbeat: &crate::vectors::Bits) {
+        // Writes land in request order, so the beat now is what this write merges with.
+        let data = crate::model::mem_arb::merge_wbeat(&self.read_beat(addr), wbeat);
         self.image.insert(addr, data.clone());
         let oldest = self.reads.front().map_or(self.next_seq, |r| r.seq);
         let h = self.history.entry(addr).or_default();
-        h.push((seq, data.clone()));
+        h.push((seq, data));
         let keep = h.iter().rposition(|(s, _)| *s < oldest).unwrap_or(0);
         h.drain(..keep);
     }
@@ -392,8 +398,8 @@ impl RwMemory {
     }
 
     /// At the edge: `req` a request offered while ready was high, `wdata` a write beat
-    /// offered (taken if `wdata_ready` was driven), `rdata_ready` whether the read beat
-    /// was taken.
+    /// `{strb, data}` offered (taken if `wdata_ready` was driven), `rdata_ready` whether
+    /// the read beat was taken.
     pub fn edge(
         &mut self,
         cycle: u64,
@@ -461,7 +467,13 @@ impl RwMemory {
 #[cfg(test)]
 mod rw_tests {
     use super::*;
+    use crate::model::mem_arb::encode_wbeat;
     use crate::vectors::Bits;
+
+    /// A write beat of `value` with every byte enabled.
+    fn full(value: u64) -> Bits {
+        encode_wbeat(&Bits::from_u64(64, value), 0xff)
+    }
 
     /// Writes `n` 4-beat bursts and reads them back, a unit that takes every beat at once.
     fn run(timing: Timing, rows: (u64, u64), n: u64) -> (u64, RwMemory, Vec<Bits>) {
@@ -470,7 +482,7 @@ mod rw_tests {
             .map(|i| RwBurst::new(i * 4096, 4, true, 0))
             .chain((0..n).map(|i| RwBurst::new(i * 4096, 4, false, 1)))
             .collect();
-        let mut wbeats: VecDeque<Bits> = (0..n * 4).map(|i| Bits::from_u64(64, 1000 + i)).collect();
+        let mut wbeats: VecDeque<Bits> = (0..n * 4).map(|i| full(1000 + i)).collect();
         let (mut got, mut cycle) = (Vec::new(), 0);
         while got.len() < (n * 4) as usize {
             let d = m.drive(cycle);
@@ -548,7 +560,7 @@ mod rw_tests {
         for cycle in 0..1000 {
             let d = m.drive(cycle);
             let req = if d.req_ready { reqs.pop_front() } else { None };
-            let beat = Bits::from_u64(64, 7000 + n);
+            let beat = full(7000 + n);
             let w = (d.wdata_ready && cycle >= wdata_from).then_some(&beat);
             if w.is_some() {
                 writes.push(cycle);
@@ -612,6 +624,37 @@ mod rw_tests {
 
     fn initial_beat(addr: u64) -> Bits {
         crate::model::mem_arb::initial_beat(addr, 64)
+    }
+
+    #[test]
+    fn strobes_pick_the_bytes_a_write_changes() {
+        // Two one-beat writes to beat 0 (low half, then byte 5 and none), then a read.
+        let mut m = RwMemory::new(Timing::default(), 0, 0, 64, 3, 0);
+        let mut reqs: VecDeque<RwBurst> = [true, true, true, false]
+            .iter()
+            .map(|&w| RwBurst::new(0, 1, w, 0))
+            .collect();
+        let mut wbeats: VecDeque<Bits> = [(0x0f, u64::MAX), (0x20, 0), (0x00, 0)]
+            .iter()
+            .map(|&(s, v)| encode_wbeat(&Bits::from_u64(64, v), s))
+            .collect();
+        let mut got = None;
+        for cycle in 0..100 {
+            let d = m.drive(cycle);
+            let req = if d.req_ready { reqs.pop_front() } else { None };
+            let w = if d.wdata_ready {
+                wbeats.pop_front()
+            } else {
+                None
+            };
+            got = got.or(d.rdata.clone());
+            m.edge(cycle, req, w.as_ref(), true);
+        }
+        let old = initial_beat(0).low_u64();
+        let want = Bits::from_u64(64, (old & 0xffff_00ff_0000_0000) | 0x0000_0000_ffff_ffff);
+        assert_eq!(got, Some(want.clone()));
+        assert_eq!(m.image[&0], want);
+        assert_eq!(m.write_beats, 3);
     }
 
     #[test]

@@ -13,7 +13,9 @@ use super::{Ctx, Module, RenderError, Rst, Unit, render};
 use crate::config::{ADDR_BITS, Mem, Policy, StageKind};
 #[cfg(test)]
 use crate::iface::field::width;
-use crate::iface::mem_arb::{Field, describe, lsb_params, req_fields, tag_fields};
+use crate::iface::mem_arb::{
+    Field, describe, lsb_params, req_fields, tag_fields, wbeat_fields, wbeat_width,
+};
 pub use crate::iface::mem_arb::{Pipe, WRITE_TAGS};
 use crate::iface::timing::Timing;
 // rtl/mod.rs, sim and the tests name the port and the ports here.
@@ -166,6 +168,9 @@ pub struct MemArb {
     pub n: usize,
     pub policy: &'static str,
     pub data_bits: u32,
+    /// A write beat's width and layout, `{strb, data}`: the RTL carries it whole.
+    pub wbeat_w: u32,
+    pub wbeat_layout: String,
     pub addr_bits: u32,
     pub len_bits: u32,
     pub id_bits: u32,
@@ -344,6 +349,8 @@ impl MemArb {
                 Policy::Classes => "priority classes, round robin among equal priorities",
             },
             data_bits: mem.data_bits,
+            wbeat_w: wbeat_width(mem),
+            wbeat_layout: describe(&wbeat_fields(mem)),
             addr_bits: ADDR_BITS,
             len_bits: len_w,
             id_bits: mem.id_bits(),
@@ -461,6 +468,25 @@ mod tests {
             for f in tag_fields(&mem) {
                 let read = format!("tag_data[Tag{}Lsb+:", f.name);
                 assert!(flat.contains(&read), "{policy}: tag read as {read}");
+            }
+            // A write beat is the contract's width at every writer, in the write path and
+            // at memory.
+            assert_eq!(declared["WBeatW"], u64::from(wbeat_width(&mem)));
+            let wbeat = wbeat_width(&mem) - 1;
+            for (port, dir) in [
+                ("a_wdata_data_i", "input"),
+                ("c_wdata_data_i", "input"),
+                ("mem_wdata_data_o", "output"),
+            ] {
+                let decl = format!("{dir}wire[{wbeat}:0]{port}");
+                assert!(flat.contains(&decl), "{policy}: {decl}");
+            }
+            let mut path = vec!["reg[WBeatW-1:0]wsel_data;", ".Width(WBeatW))u_wdata_skid"];
+            if arb.pipe.wdata_stage {
+                path.push("reg[WBeatW-1:0]wstage_data_q;");
+            }
+            for line in path {
+                assert!(flat.contains(line), "{policy}: {line}");
             }
             // TagW = IdW + LenW + 1 (the single-beat flag) in the RTL.
             assert_eq!(

@@ -6,6 +6,9 @@
 {%- for r in reqs %}
 //   {{ r.name }}: {{ r.access }}, priority {{ r.priority }}, bursts of up to {{ r.max_burst }} beat(s); {{ r.name }}_req_data_i = {{ r.req_layout }}
 {%- endfor %}
+// A write beat, on <requester>_wdata_data_i and mem_wdata_data_o, is {{ wbeat_layout }}:
+// strobe bit i enables byte i of data (bits 8i+7:8i), and memory keeps every byte whose
+// strobe is low. The arbiter carries it unchanged. Read beats are data alone.
 // Memory port: mem_req_* carries {addr, len, write, id} per burst; a write burst's beats
 // follow on mem_wdata_*, in request order; a read burst's beats come back on mem_rdata_*,
 // in request order.
@@ -64,8 +67,8 @@
 // Every other output comes from flops.
 {%- endif %}
 // Cost: a burst register ({{ addr_bits }} + {{ len_bits }} + 2 + {{ n }} bits),{% if pipe.grant_queue %} a two-entry grant queue of
-// the same fields and an id,{% endif %} one round-robin mask per class of two or more, two {{ data_bits }}-bit skid buffers,{% if pipe.wdata_stage %} a
-// {{ data_bits }}-bit beat register,{% endif %} a {{ outstanding }}-entry read tag FIFO{% if pipe.rtag_stage %} and its head register{% endif %}, a {{ write_tags }}-entry write
+// the same fields and an id,{% endif %} one round-robin mask per class of two or more, a {{ wbeat_w }}-bit write and a
+// {{ data_bits }}-bit read skid buffer,{% if pipe.wdata_stage %} a {{ wbeat_w }}-bit beat register,{% endif %} a {{ outstanding }}-entry read tag FIFO{% if pipe.rtag_stage %} and its head register{% endif %}, a {{ write_tags }}-entry write
 // tag FIFO and its head register with a beat count.
 module {{ name }} #(
   // Read bursts in flight: free to override.
@@ -80,7 +83,7 @@ module {{ name }} #(
 {%- if r.writes %}
   input wire {{ r.name }}_wdata_valid_i,
   output wire {{ r.name }}_wdata_ready_o,
-  input wire [{{ data_bits - 1 }}:0] {{ r.name }}_wdata_data_i,
+  input wire [{{ wbeat_w - 1 }}:0] {{ r.name }}_wdata_data_i,
 {%- endif %}
 {%- if r.reads %}
   output wire {{ r.name }}_rdata_valid_o,
@@ -96,7 +99,7 @@ module {{ name }} #(
   output wire [{{ id_bits - 1 }}:0] mem_req_id_o,
   output wire mem_wdata_valid_o,
   input wire mem_wdata_ready_i,
-  output wire [{{ data_bits - 1 }}:0] mem_wdata_data_o,
+  output wire [{{ wbeat_w - 1 }}:0] mem_wdata_data_o,
   input wire mem_rdata_valid_i,
   output wire mem_rdata_ready_o,
   input wire [{{ data_bits - 1 }}:0] mem_rdata_data_i
@@ -107,6 +110,7 @@ module {{ name }} #(
   localparam integer LenW = {{ len_bits }};
   localparam integer IdW = {{ id_bits }};
   localparam integer DataW = {{ data_bits }};
+  localparam integer WBeatW = {{ wbeat_w }};  // a write beat, {{ wbeat_layout }}
   localparam integer TagW = IdW + LenW + 1;  // and the single-beat flag
   // Field offsets: the request words (every requester's fields at the same place) and a
   // tag (read or write) {{ tag_layout }}.
@@ -422,10 +426,10 @@ module {{ name }} #(
 {%- endfor %}
 {%- if any_writer %}
   reg wsel_valid;
-  reg [DataW-1:0] wsel_data;
+  reg [WBeatW-1:0] wsel_data;
 {%- else %}
   wire wsel_valid = 1'b0;
-  wire [DataW-1:0] wsel_data = {DataW{1'b0}};
+  wire [WBeatW-1:0] wsel_data = {WBeatW{1'b0}};
   wire unused_wtag_id;
   assign unused_wtag_id = ^wtag_id;  // no writer: no flag decodes it
 {%- endif %}
@@ -433,7 +437,7 @@ module {{ name }} #(
   // The beat register takes a beat when it is empty or its beat leaves for the skid.
   reg wstage_valid_q;
   reg wstage_valid_d;
-  reg [DataW-1:0] wstage_data_q;
+  reg [WBeatW-1:0] wstage_data_q;
   wire wstage_ready = ~wstage_valid_q | wskid_in_ready;
   wire wtake = wtag_valid_q & wstage_ready;
 {%- else %}
@@ -473,7 +477,7 @@ module {{ name }} #(
 {%- if any_writer %}
   always @(*) begin
     wsel_valid = 1'b0;
-    wsel_data  = {DataW{1'b0}};
+    wsel_data  = {WBeatW{1'b0}};
 {%- for r in reqs %}
 {%- if r.writes %}
     if (wtag_{{ r.name }}_q) begin
@@ -517,7 +521,7 @@ module {{ name }} #(
 {%- endif %}
 
   {{ skid }} #(
-    .Width(DataW)
+    .Width(WBeatW)
   ) u_wdata_skid (
     .clk_i      (clk_i),
     .{{ rst.port }}{{ rst.pad }}({{ rst.port }}),

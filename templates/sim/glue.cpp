@@ -42,11 +42,12 @@ int main(int argc, char** argv) {
     b.req_id = [&top]() { return gpurtl::get(top.{{ m.name }}_req_id_o, {{ m.id_width }}); };
     b.wdata_valid = &top.{{ m.name }}_wdata_valid_o;
     b.wdata_ready = &top.{{ m.name }}_wdata_ready_i;
-    b.wdata = [&top]() { return gpurtl::get(top.{{ m.name }}_wdata_data_o, {{ m.data_width }}); };
+    b.wdata = [&top]() { return gpurtl::get(top.{{ m.name }}_wdata_data_o, {{ m.wdata_width }}); };
     b.rdata_valid = &top.{{ m.name }}_rdata_valid_i;
     b.rdata_ready = &top.{{ m.name }}_rdata_ready_o;
     b.set_rdata = [&top](const gpurtl::Word& w) { gpurtl::put(top.{{ m.name }}_rdata_data_i, w); };
-    bench.add_rw_memory("{{ m.name }}", {{ m.addr_width }}, {{ m.len_width }}, {{ m.id_width }}, {{ m.data_width }}, std::move(b));
+    bench.add_rw_memory("{{ m.name }}", {{ m.addr_width }}, {{ m.len_width }}, {{ m.id_width }}, {{ m.data_width }},
+                        {{ m.wdata_width }}, {{ m.wdata_data_lsb }}, {{ m.wdata_strb_lsb }}, std::move(b));
   }
 {%- endfor %}
 {%- for q in probes %}
