@@ -1,8 +1,9 @@
 //! Co-simulation of the memory arbiter `mem_arb` in Verilator against the model: 2, 4 and
 //! 8 requesters, every policy, random input gaps, output stalls and memory timing
 //! (latency, jitter, lost beat slots, backpressure, row penalties), several seeds; every
-//! read beat is checked at its requester and the memory contents at the end. Broken
-//! arbiters must be caught, and a failing seed must reproduce.
+//! read beat is checked at its requester and the memory contents at the end, with write
+//! beats under random byte strobes. Broken arbiters (strobes ignored among them) must be
+//! caught, and a failing seed must reproduce.
 
 mod common;
 
@@ -213,6 +214,38 @@ fn cosim_catches_broken_arbiters_and_a_seed_reproduces_the_failure() {
         7,
     );
     assert!(!r.passed, "{:?}", r.errors);
+}
+
+#[test]
+fn cosim_catches_an_arbiter_that_ignores_or_moves_the_write_strobes() {
+    // The default preset's write beats reach the skid from the beat register; these
+    // arbiters pass the data and replace the strobes on the way.
+    let from = ".in_data_i (wstage_data_q),";
+    // Every byte enabled, whatever the writer asked: bytes the model keeps are written.
+    let ignored = run_broken(
+        from,
+        ".in_data_i ({ {(WBeatW - DataW){1'b1}}, wstage_data_q[DataW-1:0]}),",
+        5,
+    );
+    assert!(!ignored.passed, "{:?}", ignored.errors);
+    assert!(
+        ignored.errors.iter().any(|e| e.contains("model expects")),
+        "{:?}",
+        ignored.errors
+    );
+    // Each strobe one byte up (the top one wraps to byte 0): only the partial masks
+    // change, and they must be enough to fail the run.
+    let moved = run_broken(
+        from,
+        ".in_data_i ({wstage_data_q[WBeatW-2:DataW], wstage_data_q[WBeatW-1], \
+         wstage_data_q[DataW-1:0]}),",
+        5,
+    );
+    assert!(
+        !moved.passed && moved.errors.iter().any(|e| e.contains("model expects")),
+        "{:?}",
+        moved.errors
+    );
 }
 
 #[test]
