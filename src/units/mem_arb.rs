@@ -3,7 +3,7 @@
 use super::UnitDef;
 use crate::config::Config;
 use crate::iface::Dir;
-use crate::iface::mem_arb::Pipe;
+use crate::iface::mem_arb::{Pipe, describe, wbeat_fields};
 use crate::iface::timing::Timing;
 use crate::model::{self, Expectation};
 use crate::rtl::mem_arb::RwMemPort;
@@ -92,6 +92,10 @@ impl UnitDef for MemArb {
             .map(|w| format!("worst-case wait {}", w.describe()))
             .collect();
         notes.push(pipe.describe());
+        notes.push(format!(
+            "write beats <name>_wdata and mem_wdata = {}: strobe bit i enables data byte i",
+            describe(&wbeat_fields(mem))
+        ));
         notes
     }
 }
