@@ -164,6 +164,7 @@ fn run(text: String, n: usize, mem: MemTiming, stall: f64, exact_cycles: Option<
         capacity: 0,
         cache: None,
         may_starve: Vec::new(),
+        quiet: 0,
     };
     sim::run_vectors(&unit, &dir, false, &opt, &vectors(n, 3), &expect).expect("runs")
 }

@@ -192,6 +192,7 @@ fn the_rust_read_write_memory_predicts_the_harness_clock_for_clock() {
             capacity: 0,
             cache: None,
             may_starve: Vec::new(),
+            quiet: 0,
         };
         let v = vectors(&mem, 120, seed, None).expect("vectors");
         let r = sim::run_vectors_rows(&unit, &dir, false, &opt, &v, &expect, rows).expect("runs");

@@ -116,6 +116,7 @@ struct Options {
   double stall = 0.0;
   uint64_t max_idle = 100000;  // clocks without an output transfer before "stuck"
   uint64_t drain = 64;         // clocks watched for extra outputs after the last one
+  uint64_t quiet = 0;          // clocks a read/write memory stays idle before the run ends
   uint64_t max_errors = 20;
   uint64_t mem_latency = 0;
   uint64_t mem_jitter = 0;
@@ -149,6 +150,7 @@ inline Options parse_options(int argc, char** argv) {
     else if (a == "--stall") o.stall = std::strtod(need().c_str(), nullptr);
     else if (a == "--max-idle") o.max_idle = std::strtoull(need().c_str(), nullptr, 10);
     else if (a == "--drain") o.drain = std::strtoull(need().c_str(), nullptr, 10);
+    else if (a == "--quiet") o.quiet = std::strtoull(need().c_str(), nullptr, 10);
     else if (a == "--max-errors") o.max_errors = std::strtoull(need().c_str(), nullptr, 10);
     else if (a == "--mem-latency") o.mem_latency = std::strtoull(need().c_str(), nullptr, 10);
     else if (a == "--mem-jitter") o.mem_jitter = std::strtoull(need().c_str(), nullptr, 10);
@@ -648,6 +650,7 @@ class Bench {
       }
       tick();
       ++cycle;
+      now_ = cycle;
       for (auto& q : probes_) q.sample();
       // A port waiting by policy is stuck only when the whole unit is; the error is
       // written after the drain, which may still bring its items (then counted late,
@@ -665,6 +668,12 @@ class Bench {
                 std::to_string(opt_.max_idle) + " clocks after cycle " +
                 std::to_string(m.last_activity) + " with work left (" +
                 std::to_string(m.outstanding()) + " bursts pending)");
+          m.stuck = true;
+        } else if (!m.stuck && rw_done() && cycle - m.last_activity > opt_.max_idle &&
+                   !image_matches(m)) {
+          error("memory port " + m.name + ": idle for " + std::to_string(opt_.max_idle) +
+                " clocks after cycle " + std::to_string(m.last_activity) +
+                " with every input taken and the memory short of the model's image");
           m.stuck = true;
         }
       }
@@ -1042,9 +1051,18 @@ class Bench {
   bool all_arrived() const {
     for (const auto& p : outs_)
       if (p.next < p.expected.size() && !p.stuck) return false;
-    // A unit with a read/write memory is done when its writes have landed as well.
+    // A unit with a read/write memory is done when its writes have landed as well: the
+    // memory idle and holding the image the model expects (a unit may still be working
+    // on writes while its memory idles a moment).
     for (const auto& m : rws_)
-      if (!m.stuck && !rw_done()) return false;
+      if (!m.stuck && !(rw_done() && now_ - m.last_activity >= opt_.quiet && image_matches(m)))
+        return false;
+    return true;
+  }
+
+  bool image_matches(const RwMem& m) const {
+    for (const auto& e : m.expected_image)
+      if (m.read_beat(e.first) != e.second) return false;
     return true;
   }
 
@@ -1122,6 +1140,7 @@ class Bench {
   uint64_t port_count_ = 0;
   bool comb_reported_ = false;
   uint64_t cycles_ = 0;
+  uint64_t now_ = 0;  // the main loop's cycle
   uint64_t last_progress_ = 0;  // the last clock an item moved on any port
 };
 

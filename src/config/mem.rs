@@ -5,6 +5,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::error::{Invalid, Seg, path};
+use super::gpu::Serves;
 use super::verilog_names::check_identifier;
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -91,6 +92,10 @@ pub struct RequesterSection {
     #[serde(default)]
     pub priority: u32,
     pub max_burst: u32,
+    /// The unit traffic this requester carries in the `gpu` top (`config::gpu`); absent
+    /// from the canonical form when absent, so older configs keep their hash.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub serves: Option<Serves>,
 }
 
 /// Seed 002's region map: the areas of the shared memory, from address 0 up, in the
@@ -142,6 +147,7 @@ pub struct Requester {
     pub access: Access,
     pub priority: u32,
     pub max_burst: u32,
+    pub serves: Option<Serves>,
 }
 
 /// A validated region map with its base addresses.
@@ -384,6 +390,7 @@ impl MemSection {
                     access: r.access,
                     priority: r.priority,
                     max_burst: r.max_burst,
+                    serves: r.serves,
                 })
                 .collect(),
             map,

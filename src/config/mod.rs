@@ -4,6 +4,7 @@
 
 mod design;
 mod error;
+pub mod gpu;
 mod hs_chain;
 pub mod ipu;
 mod mem;
@@ -22,6 +23,7 @@ use toml::de::{DeTable, DeValue};
 
 pub use design::{ClockSection, DesignSection, Family};
 pub use error::{ConfigError, Invalid, Seg, path};
+pub use gpu::{Gpu, GpuSection, Serves};
 pub use hs_chain::{HsChain, HsChainSection, STAGE_KINDS, StageKind};
 pub use ipu::{Convolution, Fixed, Ipu, IpuSection, PixelMap};
 pub use mem::{
@@ -55,6 +57,8 @@ pub struct RawConfig {
     // Skipped when absent so that configs without [ipu] keep their hash.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ipu: Option<IpuSection>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gpu: Option<GpuSection>,
 }
 
 /// A validated config with its derived values; everything downstream reads this.
@@ -67,6 +71,8 @@ pub struct Config {
     pub tmu: Option<Tmu>,
     pub mem: Option<Mem>,
     pub ipu: Option<Ipu>,
+    /// The GPU top, when the config has `[ipu]`, `[tmu]` and `[mem]`.
+    pub gpu: Option<Gpu>,
     /// SHA-256 of the canonical form of the config (comments and layout do not count).
     pub hash: String,
     /// Where the TOML came from, for messages.
@@ -133,6 +139,18 @@ pub fn parse(src: &str, origin: &str) -> Result<Config, ConfigErrors> {
     let tmu = raw.tmu.as_ref().and_then(|t| t.validate(&mut invalid));
     let mem = raw.mem.as_ref().and_then(|m| m.validate(&mut invalid));
     let ipu = raw.ipu.as_ref().and_then(|t| t.validate(&mut invalid));
+    // Only on valid units: a binding's check reads what they make.
+    let gpu = if invalid.is_empty() {
+        gpu::validate(
+            raw.gpu.as_ref(),
+            ipu.as_ref(),
+            tmu.as_ref(),
+            mem.as_ref(),
+            &mut invalid,
+        )
+    } else {
+        None
+    };
     if raw.hs_chain.is_none() && raw.tmu.is_none() && raw.mem.is_none() && raw.ipu.is_none() {
         invalid.push(Invalid::at(
             &[],
@@ -156,6 +174,7 @@ pub fn parse(src: &str, origin: &str) -> Result<Config, ConfigErrors> {
         tmu,
         mem,
         ipu,
+        gpu,
         hash,
         origin: origin.to_string(),
     })
@@ -315,11 +334,16 @@ fn accepts(key: &str) -> Option<String> {
         "mem.latency" => mem::LATENCY_ALLOWED,
         "mem.outstanding_reads" => mem::OUTSTANDING_ALLOWED,
         "mem.requesters" => mem::REQUESTERS_ALLOWED,
-        "mem.requesters[]" => "a table with name, access, max_burst and optional priority",
+        "mem.requesters[]" => {
+            "a table with name, access, max_burst, optional priority and optional serves"
+        }
         "mem.requesters[].name" => mem::NAME_ALLOWED,
         "mem.requesters[].access" => mem::ACCESS_ALLOWED,
         "mem.requesters[].priority" => mem::PRIORITY_ALLOWED,
         "mem.requesters[].max_burst" => mem::REQ_BURST_ALLOWED,
+        "mem.requesters[].serves" => gpu::SERVES_ALLOWED,
+        "gpu" => "a [gpu] table with fb_width and fb_height",
+        "gpu.fb_width" | "gpu.fb_height" => gpu::FB_SIDE_ALLOWED,
         "mem.map" => {
             "a [mem.map] table with shader_bytes, image_bytes, texture_bytes, user_bytes, page_bytes, buffer_objects, display_lists, textures, mip_levels"
         }

@@ -7,6 +7,7 @@
 
 pub mod field;
 pub mod fifo;
+pub mod gpu;
 pub mod ipu;
 pub mod mem_arb;
 pub mod mem_mgr;

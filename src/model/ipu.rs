@@ -439,11 +439,16 @@ impl Outputs {
 
     /// Every pixel the `pix` beats wrote, `(x, y, {A, B, G, R})`, in beat and lane order.
     pub fn written(&self, ipu: &Ipu) -> Vec<(u32, u32, u32)> {
+        self.written_since(ipu, 0)
+    }
+
+    /// The pixels of the `pix` beats from beat `from` on, as [`Outputs::written`].
+    pub fn written_since(&self, ipu: &Ipu, from: usize) -> Vec<(u32, u32, u32)> {
         let lanes = ipu.lanes;
         let fields = pix_fields(ipu);
         let get = |b: &Bits, name: &str| field(&fields, name).map(|f| b.field(f.lsb, f.width));
         let mut px = Vec::new();
-        for b in &self.pix {
+        for b in self.pix.iter().skip(from) {
             let x = get(b, "X").unwrap_or(0) as u32;
             let y = get(b, "Y").unwrap_or(0) as u32;
             let mask = get(b, "Mask").unwrap_or(1);
@@ -473,10 +478,9 @@ enum Sink {
 }
 
 /// The unit's GL state between commands, and where its DMA and framebuffer inputs are.
-struct Machine<'a> {
+struct Machine<'a, I: Inputs> {
     ipu: &'a Ipu,
-    dma: &'a [u32],
-    fb: &'a [FbWord],
+    inputs: I,
     out: Outputs,
     scale: [i64; 4],
     bias: [i64; 4],
@@ -489,8 +493,38 @@ struct Machine<'a> {
     /// GL's current raster position (window coordinates, integers), for BITMAP.
     raster_pos: (u32, u32),
     stack: Vec<StackEntry>,
+}
+
+/// Where the unit's DMA and framebuffer words come from, as it asks for them.
+pub trait Inputs {
+    /// The next `units` 32-bit DMA units (each request starts a DMA word), or `None`
+    /// when there are none: the unit waits for ever.
+    fn dma(&mut self, units: usize) -> Option<Vec<u32>>;
+    /// The `words` framebuffer words of region `{height, width, y, x}` (as `fb_req`
+    /// carries it), or `None` when there are none.
+    fn fb(&mut self, region: u64, words: usize) -> Option<Vec<FbWord>>;
+}
+
+/// Inputs given in advance: the `dma` and `fb` ports' streams.
+struct Given<'a> {
+    dma: &'a [u32],
+    fb: &'a [FbWord],
     dma_next: usize,
     fb_next: usize,
+}
+
+impl Inputs for Given<'_> {
+    fn dma(&mut self, units: usize) -> Option<Vec<u32>> {
+        let src = self.dma.get(self.dma_next..self.dma_next + units)?;
+        self.dma_next += units;
+        Some(src.to_vec())
+    }
+
+    fn fb(&mut self, _region: u64, words: usize) -> Option<Vec<FbWord>> {
+        let src = self.fb.get(self.fb_next..self.fb_next + words)?;
+        self.fb_next += words;
+        Some(src.to_vec())
+    }
 }
 
 /// A parameter stack entry: the scales, the biases and the zoom factors.
@@ -499,12 +533,11 @@ type StackEntry = ([i64; 4], [i64; 4], (i32, i32));
 /// The input ran out inside a command: the unit waits forever, the run ends.
 struct Starved;
 
-impl<'a> Machine<'a> {
-    fn new(ipu: &'a Ipu, dma: &'a [u32], fb: &'a [FbWord]) -> Self {
+impl<'a, I: Inputs> Machine<'a, I> {
+    fn new(ipu: &'a Ipu, inputs: I) -> Self {
         Self {
             ipu,
-            dma,
-            fb,
+            inputs,
             out: Outputs::default(),
             scale: [1i64 << ipu.scale.frac; 4],
             bias: [0; 4],
@@ -516,8 +549,6 @@ impl<'a> Machine<'a> {
             raster: RASTER_INIT,
             raster_pos: (0, 0),
             stack: Vec::new(),
-            dma_next: 0,
-            fb_next: 0,
         }
     }
 
@@ -531,12 +562,8 @@ impl<'a> Machine<'a> {
     }
 
     /// The next `units` 32-bit DMA units, if the stream holds them.
-    fn take_dma(&mut self, units: usize) -> Result<&'a [u32], Starved> {
-        let dma = self.dma;
-        let src = dma
-            .get(self.dma_next..self.dma_next + units)
-            .ok_or(Starved)?;
-        self.dma_next += units;
+    fn take_dma(&mut self, units: usize) -> Result<Vec<u32>, Starved> {
+        let src = self.inputs.dma(units).ok_or(Starved)?;
         self.out.dma_chunks.push(units);
         Ok(src)
     }
@@ -647,7 +674,7 @@ impl<'a> Machine<'a> {
                 .dma_req
                 .push(bytes.div_ceil(self.word_bytes()) as u32);
             let src = self.take_dma(bitmap_words(w, h))?;
-            bitmap(self.ipu, &mut self.out, src, (w, h), (x0, y0), self.raster);
+            bitmap(self.ipu, &mut self.out, &src, (w, h), (x0, y0), self.raster);
         }
         Ok(())
     }
@@ -702,7 +729,7 @@ impl<'a> Machine<'a> {
             let (scale, bias) = (self.scale, self.bias);
             let mut params = Params::new(ipu, &scale, &bias, self.zoom, &self.maps, &self.conv);
             params.index = (fmt == CI8 as u32).then_some(self.index);
-            let groups = dma_groups(ipu, src, fmt, w, h);
+            let groups = dma_groups(ipu, &src, fmt, w, h);
             draw(
                 ipu,
                 &mut self.out,
@@ -744,9 +771,8 @@ impl<'a> Machine<'a> {
                 .fb_req
                 .push((u64::from(c[1]) << 32) | u64::from(src));
             let n = fb_words(w, h);
-            let fb = self.fb;
-            let words = fb.get(self.fb_next..self.fb_next + n).ok_or(Starved)?;
-            self.fb_next += n;
+            let region = (u64::from(c[1]) << 32) | u64::from(src);
+            let words = self.inputs.fb(region, n).ok_or(Starved)?;
             let params = Params::new(
                 ipu,
                 &self.scale,
@@ -755,7 +781,7 @@ impl<'a> Machine<'a> {
                 &self.maps,
                 &self.conv,
             );
-            let groups = fb_groups(ipu, words, w, h);
+            let groups = fb_groups(ipu, &words, w, h);
             draw(ipu, &mut self.out, groups, (w, h), (x0, y0), &params, sink);
         }
         Ok(())
@@ -765,7 +791,15 @@ impl<'a> Machine<'a> {
 /// Runs the unit on `cmds` with DMA words `dma` and framebuffer words `fb`; stops where
 /// the commands end or the DMA or framebuffer words run out.
 pub fn run(ipu: &Ipu, cmds: &[u32], dma: &[u32], fb: &[FbWord]) -> Outputs {
-    let mut m = Machine::new(ipu, dma, fb);
+    let mut m = Machine::new(
+        ipu,
+        Given {
+            dma,
+            fb,
+            dma_next: 0,
+            fb_next: 0,
+        },
+    );
     let mut i = 0usize;
     while i < cmds.len() {
         let (op, words) = m.decode(cmds[i]);
@@ -779,6 +813,35 @@ pub fn run(ipu: &Ipu, cmds: &[u32], dma: &[u32], fb: &[FbWord]) -> Outputs {
         i += words;
     }
     m.out
+}
+
+/// The unit a command at a time, its DMA and framebuffer words from `I` as it asks: the
+/// GPU's model feeds it from memory, which the pixels of earlier commands have changed.
+pub struct Stepper<'a, I: Inputs>(Machine<'a, I>);
+
+impl<'a, I: Inputs> Stepper<'a, I> {
+    pub fn new(ipu: &'a Ipu, inputs: I) -> Self {
+        Stepper(Machine::new(ipu, inputs))
+    }
+
+    /// The words of the command that starts with `w0`.
+    pub fn words(&self, w0: u32) -> usize {
+        self.0.decode(w0).1
+    }
+
+    /// Runs one whole command; `false` when its inputs ran out (the unit waits for ever).
+    pub fn command(&mut self, c: &[u32]) -> bool {
+        let (op, _) = self.0.decode(c[0]);
+        self.0.command(op, c).is_ok()
+    }
+
+    pub fn out(&self) -> &Outputs {
+        &self.0.out
+    }
+
+    pub fn inputs_mut(&mut self) -> &mut I {
+        &mut self.0.inputs
+    }
 }
 
 /// The pixel state a draw uses.

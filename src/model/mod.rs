@@ -1,5 +1,6 @@
 //! The behavioural reference: the same blocks as `rtl/`, as plain Rust on plain types.
 
+pub mod gpu;
 pub mod handshake;
 pub mod hs_chain;
 pub mod ipu;
@@ -26,6 +27,10 @@ pub struct Expectation {
     /// arbiter's lower requesters): the run calls them stuck only when no port of the
     /// unit moves, and reports their longest wait.
     pub may_starve: Vec<String>,
+    /// Clocks the read/write memory must stay idle, with every input taken and its image
+    /// as the model's, before the run ends: the longest a unit may work without memory
+    /// traffic and then make more.
+    pub quiet: u64,
 }
 
 impl Expectation {
@@ -37,6 +42,7 @@ impl Expectation {
             capacity: 0,
             cache: None,
             may_starve: Vec::new(),
+            quiet: 0,
         }
     }
 }

@@ -2,6 +2,7 @@
 //! the validated config, each rendering one Verilog module through one askama template.
 
 pub mod align;
+pub mod gpu;
 pub mod handshake;
 pub mod hs_chain;
 pub mod ipu;

@@ -623,6 +623,9 @@ pub fn run_vectors_rows(
     let report_path = run_dir.join("report.json");
 
     let mut cmd = vsim_command(build_dir, &run_dir, &report_path, opt, expectation.capacity);
+    if expectation.quiet > 0 {
+        cmd.arg("--quiet").arg(expectation.quiet.to_string());
+    }
     for port in &expectation.may_starve {
         cmd.arg("--may-starve").arg(port);
     }

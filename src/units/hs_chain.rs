@@ -52,6 +52,7 @@ impl UnitDef for HsChain {
             capacity: unit.stage_capacity(),
             cache: None,
             may_starve: Vec::new(),
+            quiet: 0,
         }
     }
 }

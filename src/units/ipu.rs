@@ -76,6 +76,7 @@ impl UnitDef for Ipu {
             capacity: unit.stage_capacity() + 8,
             cache: None,
             may_starve: Vec::new(),
+            quiet: 0,
         }
     }
 }

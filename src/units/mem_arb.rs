@@ -71,6 +71,7 @@ impl UnitDef for MemArb {
                 + u64::from(mem.outstanding_reads) * u64::from(mem.max_burst),
             cache: None,
             may_starve: starving,
+            quiet: 0,
         }
     }
 

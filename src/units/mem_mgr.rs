@@ -57,6 +57,7 @@ impl UnitDef for MemMgr {
             capacity: unit.stage_capacity() + 2,
             cache: None,
             may_starve: Vec::new(),
+            quiet: 0,
         }
     }
 

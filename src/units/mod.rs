@@ -5,6 +5,7 @@
 //! This is the only place that sees both sides: `rtl/` and `model/` meet here and in
 //! `iface/` (the contract), never in each other.
 
+mod gpu;
 mod hs_chain;
 mod ipu;
 mod mem_arb;
@@ -78,6 +79,7 @@ pub static UNITS: &[&dyn UnitDef] = &[
     &mem_arb::MemArb,
     &mem_mgr::MemMgr,
     &ipu::Ipu,
+    &gpu::Gpu,
 ];
 
 /// The unit kind called `name`, whether or not a given config has it.

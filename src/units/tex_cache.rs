@@ -58,6 +58,7 @@ impl UnitDef for TexCache {
             capacity: unit.stage_capacity() + PIPELINE_PASSES,
             cache: Some(model::tex_cache::run_ops(&tmu.cache, &ops)),
             may_starve: Vec::new(),
+            quiet: 0,
         }
     }
 

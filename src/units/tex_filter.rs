@@ -46,6 +46,7 @@ impl UnitDef for TexFilter {
             capacity: unit.stage_capacity(),
             cache: None,
             may_starve: Vec::new(),
+            quiet: 0,
         }
     }
 }

@@ -51,6 +51,7 @@ impl UnitDef for Tmu {
             capacity: unit.stage_capacity() + super::tex_cache::PIPELINE_PASSES,
             cache: None,
             may_starve: Vec::new(),
+            quiet: 0,
         }
     }
 }

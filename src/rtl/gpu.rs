@@ -1,0 +1,544 @@
+//! `gpu`: the GPU subsystem's top and its engines. `gpu_dma` (the IPU's DMA reads and
+//! READ_PIXELS' writes), `gpu_fb` (the framebuffer: pixel writes, region reads) and
+//! `gpu_texw` (COPY_TEX_IMAGE's writes) turn the IPU's streams into the arbiter's bursts;
+//! the TMU's line fills go to their requester directly. Where things live is the
+//! contract's (`iface::gpu`).
+
+use std::collections::BTreeMap;
+
+use askama::Template;
+
+use super::handshake::{module_for, ram_fifo_module};
+use super::{Ctx, Module, RenderError, Rst, Unit, render};
+use crate::config::{Gpu, Ipu, Mem, Serves, StageKind, Tmu, clog2};
+use crate::iface::field::lsb_params;
+use crate::iface::gpu::{GpuMap, read_buffer_beats};
+use crate::iface::ipu::{STATUS_WIDTH, pix_fields, tex_width};
+use crate::iface::mem_arb::{req_fields, req_width, wbeat_width};
+use crate::iface::timing::Timing;
+
+/// `expr`, `from` bits wide, zero-extended or truncated to `to` bits.
+fn zext(expr: &str, from: u32, to: u32) -> String {
+    use std::cmp::Ordering::*;
+    match to.cmp(&from) {
+        Greater => format!("{{{{{}{{1'b0}}}}, {expr}}}", to - from),
+        Equal => expr.to_string(),
+        Less => format!("{expr}[{}:0]", to - 1),
+    }
+}
+
+/// A constant as a 32-bit Verilog literal.
+fn hex32(v: u64) -> String {
+    format!("32'h{:08x}", v as u32)
+}
+
+/// A byte-enable constant: `bytes` ones in `strb_bits`.
+fn strb_ones(bytes: u32, strb_bits: u32) -> String {
+    format!("{strb_bits}'h{:x}", (1u128 << bytes) - 1)
+}
+
+/// Bits of an index into `n` things, at least one.
+fn index_bits(n: u32) -> u32 {
+    clog2(n).max(1)
+}
+
+#[derive(Template)]
+#[template(path = "rtl/gpu_dma.v")]
+pub struct GpuDma {
+    pub name: String,
+    pub stamp: String,
+    pub rst: Rst,
+    pub skid: String,
+    pub fifo: String,
+    pub ram_fifo: String,
+    pub requester: String,
+    pub writes: bool,
+    pub data_bits: u32,
+    pub dma_bits: u32,
+    pub req_bits: u32,
+    pub len_bits: u32,
+    pub wbeat_bits: u32,
+    pub strb_bits: u32,
+    pub wpb: u32,
+    pub wpb_bits: u32,
+    pub word_bytes: u32,
+    pub word_shift: u32,
+    pub word_strb: String,
+    pub burst: u32,
+    pub burst_bits: u32,
+    pub buf_depth: u32,
+    pub cnt_bits: u32,
+    pub beat_shift: u32,
+    pub rd_base_hex: String,
+    pub rd_ring_bytes: u64,
+    pub rd_ring_beat_bits: u32,
+    pub wr_base_hex: String,
+    pub wr_ring_bytes: u64,
+    pub wr_ring_word_bits: u32,
+    pub beats_to_ring: String,
+    pub req_lsbs: Vec<(String, u32)>,
+}
+
+#[derive(Template)]
+#[template(path = "rtl/gpu_fb.v")]
+pub struct GpuFb {
+    pub name: String,
+    pub stamp: String,
+    pub rst: Rst,
+    pub skid: String,
+    pub fifo: String,
+    pub ram_fifo: String,
+    pub requester: String,
+    pub reads: bool,
+    pub lanes: u32,
+    pub lane_bits: u32,
+    pub data_bits: u32,
+    pub req_bits: u32,
+    pub len_bits: u32,
+    pub wbeat_bits: u32,
+    pub strb_bits: u32,
+    pub pix_bits: u32,
+    pub ppb: u32,
+    pub ppb_bits: u32,
+    pub fb_width: u32,
+    pub fb_height: u32,
+    pub fb_width_bits: u32,
+    pub fb_height_bits: u32,
+    pub fb_base_hex: String,
+    pub fb_beat_bits: u32,
+    pub row_beats: u32,
+    pub beat_shift: u32,
+    pub burst: u32,
+    pub burst_bits: u32,
+    pub buf_depth: u32,
+    pub cnt_bits: u32,
+    pub qx_to_pix: String,
+    pub pidx_beat: String,
+    pub rb_to_addr: String,
+    pub beats_to_fb: String,
+    pub pix_lsbs: Vec<(String, u32)>,
+    pub req_lsbs: Vec<(String, u32)>,
+}
+
+#[derive(Template)]
+#[template(path = "rtl/gpu_texw.v")]
+pub struct GpuTexw {
+    pub name: String,
+    pub stamp: String,
+    pub rst: Rst,
+    pub skid: String,
+    pub fifo: String,
+    pub requester: String,
+    pub word_bits: u32,
+    pub word_bytes: u32,
+    pub word_shift: u32,
+    pub word_strb: String,
+    pub wpb: u32,
+    pub wpb_bits: u32,
+    pub tex_bits: u32,
+    pub req_bits: u32,
+    pub len_bits: u32,
+    pub wbeat_bits: u32,
+    pub strb_bits: u32,
+    pub beat_shift: u32,
+    pub tex_base_hex: String,
+    pub tex_words: u64,
+    pub tex_words_hex: String,
+    pub waddr_beat: String,
+    pub req_lsbs: Vec<(String, u32)>,
+}
+
+/// One requester as the top wires it.
+pub struct TopReq {
+    pub name: String,
+    pub what: String,
+    pub req_bits: u32,
+    pub reads: bool,
+    pub writes: bool,
+    /// Driven from the top's ports: it serves no traffic.
+    pub host: bool,
+}
+
+#[derive(Template)]
+#[template(path = "rtl/gpu.v")]
+pub struct GpuTopBlock {
+    pub name: String,
+    pub stamp: String,
+    pub rst: Rst,
+    pub rst_pad_long: String,
+    pub ipu: String,
+    pub tmu: String,
+    pub arb: String,
+    pub dma: String,
+    pub fb: String,
+    pub texw: String,
+    pub framebuffer: bool,
+    pub reqs: Vec<TopReq>,
+    pub host_lines: Vec<String>,
+    pub dma_req: String,
+    pub fb_req: String,
+    pub texw_req: String,
+    pub fill_req: String,
+    pub fill_beats: u32,
+    pub fill_len: String,
+    pub data_bits: u32,
+    pub strb_bits: u32,
+    pub wbeat_bits: u32,
+    pub len_bits: u32,
+    pub id_bits: u32,
+    pub dma_bits: u32,
+    pub pix_bits: u32,
+    pub tex_bits: u32,
+    pub sample_bits: u32,
+    pub color_bits: u32,
+    pub status_bits: u32,
+    pub fb_width: u32,
+    pub fb_height: u32,
+    pub fb_base: String,
+    pub dma_base: String,
+    pub dma_ring: String,
+    pub read_base: String,
+    pub read_ring: String,
+    pub tex_base: String,
+}
+
+/// A size in bytes as the header says it.
+fn kib(bytes: u64) -> String {
+    if bytes >= 1 << 20 && bytes.is_multiple_of(1 << 20) {
+        format!("{} MiB", bytes >> 20)
+    } else if bytes >= 1 << 10 && bytes.is_multiple_of(1 << 10) {
+        format!("{} KiB", bytes >> 10)
+    } else {
+        format!("{bytes}-byte")
+    }
+}
+
+/// The GPU unit: the IPU, the TMU, the arbiter and the engines between them.
+pub struct GpuUnit<'a> {
+    pub ctx: &'a Ctx,
+    pub gpu: &'a Gpu,
+    pub ipu: &'a Ipu,
+    pub tmu: &'a Tmu,
+    pub mem: &'a Mem,
+    pub ipu_pipe: crate::iface::ipu::Pipe,
+    pub timing: &'a Timing,
+}
+
+impl GpuUnit<'_> {
+    fn requester(&self, s: Serves) -> usize {
+        // Validation binds every traffic this config makes (config::gpu).
+        self.gpu
+            .requester(s)
+            .expect("config::gpu binds every traffic the units make")
+    }
+
+    pub fn elaborate(&self) -> Result<(Unit, Vec<Module>), RenderError> {
+        let (ctx, mem, ipu) = (self.ctx, self.mem, self.ipu);
+        let map = GpuMap::new(
+            self.gpu,
+            ipu,
+            mem.map.as_ref().expect("config::gpu requires [mem.map]"),
+        );
+        let mut modules = Vec::new();
+        let (ipu_unit, m) =
+            super::ipu::IpuUnit::new(ctx, ipu, self.ipu_pipe).elaborate()?;
+        modules.extend(m);
+        let (tmu_unit, m) = super::tmu::TmuUnit::new(ctx, self.tmu).elaborate()?;
+        modules.extend(m);
+        let (arb_unit, m) = super::mem_arb::MemArb::new(ctx, mem, self.timing).elaborate()?;
+        modules.extend(m);
+        let skid = module_for(ctx, StageKind::Skid, 32)?.expect("a skid has a module");
+        let fifo = module_for(ctx, StageKind::Fifo { depth: 2 }, 32)?.expect("a FIFO has a module");
+        let ram = ram_fifo_module(ctx)?;
+        let (skid_name, fifo_name, ram_name) =
+            (skid.name.clone(), fifo.name.clone(), ram.name.clone());
+        modules.extend([skid, fifo, ram]);
+
+        let data_bits = mem.data_bits;
+        let strb_bits = data_bits / 8;
+        let beat_shift = clog2(strb_bits);
+        let wbeat = wbeat_width(mem);
+        let dma_bits = ipu.dma_word_bits;
+        let word_bytes = dma_bits / 8;
+        let wpb = data_bits / dma_bits;
+        let lsbs = |i: usize| lsb_params("Req", &req_fields(mem, i));
+        let cnt_bits = |buf: u32| clog2(buf + 1).max(mem.len_bits() + 1);
+
+        // The DMA engine.
+        let dr = self.requester(Serves::IpuDma);
+        let dburst = mem.requesters[dr].max_burst;
+        let dbuf = read_buffer_beats(mem, dburst);
+        let ring_beats = map.dma.bits() - beat_shift;
+        let dma = GpuDma {
+            name: ctx.module_name("gpu_dma"),
+            stamp: ctx.stamp.clone(),
+            rst: ctx.rst.clone(),
+            skid: skid_name.clone(),
+            fifo: fifo_name.clone(),
+            ram_fifo: ram_name.clone(),
+            requester: mem.requesters[dr].name.clone(),
+            writes: ipu.framebuffer,
+            data_bits,
+            dma_bits,
+            req_bits: req_width(mem, dr),
+            len_bits: mem.len_bits(),
+            wbeat_bits: wbeat,
+            strb_bits,
+            wpb,
+            wpb_bits: index_bits(wpb),
+            word_bytes,
+            word_shift: clog2(word_bytes),
+            word_strb: strb_ones(word_bytes, strb_bits),
+            burst: dburst,
+            burst_bits: clog2(dburst),
+            buf_depth: dbuf,
+            cnt_bits: cnt_bits(dbuf),
+            beat_shift,
+            rd_base_hex: hex32(map.dma.base),
+            rd_ring_bytes: map.dma.bytes,
+            rd_ring_beat_bits: ring_beats,
+            wr_base_hex: hex32(map.read.base),
+            wr_ring_bytes: map.read.bytes,
+            wr_ring_word_bits: map.read.bits() - clog2(word_bytes),
+            beats_to_ring: zext("rd_beats", cnt_bits(dbuf), ring_beats),
+            req_lsbs: lsbs(dr),
+        };
+
+        // The framebuffer engine.
+        let fr = self.requester(Serves::IpuFb);
+        let fburst = mem.requesters[fr].max_burst;
+        let fbuf = read_buffer_beats(mem, fburst);
+        let ppb = data_bits / 32;
+        let ppb_bits = clog2(ppb);
+        let (wb, hb) = (clog2(map.fb_width), clog2(map.fb_height));
+        let fb_beat_bits = wb + hb - ppb_bits;
+        let pix = pix_fields(ipu);
+        let pix_bits = crate::iface::field::width(&pix);
+        let pidx = if ppb > 1 {
+            format!("pidx[{}:{ppb_bits}]", wb + hb - 1)
+        } else {
+            "pidx".to_string()
+        };
+        let fb = GpuFb {
+            name: ctx.module_name("gpu_fb"),
+            stamp: ctx.stamp.clone(),
+            rst: ctx.rst.clone(),
+            skid: skid_name.clone(),
+            fifo: fifo_name.clone(),
+            ram_fifo: ram_name.clone(),
+            requester: mem.requesters[fr].name.clone(),
+            reads: ipu.framebuffer,
+            lanes: ipu.lanes,
+            lane_bits: index_bits(ipu.lanes),
+            data_bits,
+            req_bits: req_width(mem, fr),
+            len_bits: mem.len_bits(),
+            wbeat_bits: wbeat,
+            strb_bits,
+            pix_bits,
+            ppb,
+            ppb_bits,
+            fb_width: map.fb_width,
+            fb_height: map.fb_height,
+            fb_width_bits: wb,
+            fb_height_bits: hb,
+            fb_base_hex: hex32(map.fb_base),
+            fb_beat_bits,
+            row_beats: map.fb_width / ppb,
+            beat_shift,
+            burst: fburst,
+            burst_bits: clog2(fburst),
+            buf_depth: fbuf,
+            cnt_bits: cnt_bits(fbuf),
+            qx_to_pix: zext("qx", 16, wb + hb),
+            pidx_beat: zext(&pidx, fb_beat_bits, 32 - beat_shift),
+            rb_to_addr: zext("rb_q", fb_beat_bits, 32 - beat_shift),
+            beats_to_fb: zext("rd_beats", cnt_bits(fbuf), fb_beat_bits),
+            pix_lsbs: lsb_params("Pix", &pix),
+            req_lsbs: lsbs(fr),
+        };
+
+        let texw = if ipu.framebuffer {
+            let tr = self.requester(Serves::IpuTex);
+            let wpb_bits = clog2(wpb);
+            let hi = 31 - clog2(word_bytes);
+            Some(GpuTexw {
+                name: ctx.module_name("gpu_texw"),
+                stamp: ctx.stamp.clone(),
+                rst: ctx.rst.clone(),
+                skid: skid_name.clone(),
+                fifo: fifo_name.clone(),
+                requester: mem.requesters[tr].name.clone(),
+                word_bits: dma_bits,
+                word_bytes,
+                word_shift: clog2(word_bytes),
+                word_strb: strb_ones(word_bytes, strb_bits),
+                wpb,
+                wpb_bits: index_bits(wpb),
+                tex_bits: tex_width(ipu),
+                req_bits: req_width(mem, tr),
+                len_bits: mem.len_bits(),
+                wbeat_bits: wbeat,
+                strb_bits,
+                beat_shift,
+                tex_base_hex: hex32(map.tex_base),
+                tex_words: map.tex_words,
+                tex_words_hex: hex32(map.tex_words),
+                waddr_beat: zext(
+                    &format!("waddr[{hi}:{wpb_bits}]"),
+                    hi + 1 - wpb_bits,
+                    32 - beat_shift,
+                ),
+                req_lsbs: lsbs(tr),
+            })
+        } else {
+            None
+        };
+
+        let engine = |name: &str, kind: &'static str, text: String, uses: Vec<String>| Module {
+            name: name.to_string(),
+            kind,
+            parameters: BTreeMap::new(),
+            instantiates: uses,
+            text,
+        };
+        let dma_m = engine(
+            &dma.name,
+            "gpu_dma",
+            render(&dma.name, &dma)?,
+            vec![skid_name.clone(), ram_name.clone()]
+                .into_iter()
+                .chain(ipu.framebuffer.then(|| fifo_name.clone()))
+                .collect(),
+        );
+        let fb_m = engine(
+            &fb.name,
+            "gpu_fb",
+            render(&fb.name, &fb)?,
+            vec![skid_name.clone(), fifo_name.clone()]
+                .into_iter()
+                .chain(ipu.framebuffer.then(|| ram_name.clone()))
+                .collect(),
+        );
+        let texw_m = match &texw {
+            Some(t) => Some(engine(
+                &t.name,
+                "gpu_texw",
+                render(&t.name, t)?,
+                vec![skid_name.clone(), fifo_name.clone()],
+            )),
+            None => None,
+        };
+
+        let fill = self.requester(Serves::TmuMem);
+        let fill_beats = self.tmu.cache.beats_per_line;
+        let reqs: Vec<TopReq> = mem
+            .requesters
+            .iter()
+            .enumerate()
+            .map(|(i, r)| TopReq {
+                name: r.name.clone(),
+                what: match r.serves {
+                    Some(s) => format!("{} ({})", s.key(), s.what()),
+                    None => "the host's: the top's ports".to_string(),
+                },
+                req_bits: req_width(mem, i),
+                reads: r.access.reads(),
+                writes: r.access.writes(),
+                host: r.serves.is_none(),
+            })
+            .collect();
+        let host_lines = reqs
+            .iter()
+            .filter(|r| r.host)
+            .map(|r| {
+                format!(
+                    "{}_*: the host's requester \"{}\" of the arbiter, passed through.",
+                    r.name, r.name
+                )
+            })
+            .collect();
+        let name = ctx.module_name("gpu");
+        let top = GpuTopBlock {
+            name: name.clone(),
+            stamp: ctx.stamp.clone(),
+            rst: ctx.rst.clone(),
+            rst_pad_long: " ".repeat("dma_req_valid_o".len().saturating_sub(ctx.rst.port.len())),
+            ipu: ipu_unit.top.clone(),
+            tmu: tmu_unit.top.clone(),
+            arb: arb_unit.top.clone(),
+            dma: dma.name.clone(),
+            fb: fb.name.clone(),
+            texw: texw.as_ref().map_or_else(String::new, |t| t.name.clone()),
+            framebuffer: ipu.framebuffer,
+            host_lines,
+            dma_req: mem.requesters[dr].name.clone(),
+            fb_req: mem.requesters[fr].name.clone(),
+            texw_req: texw
+                .as_ref()
+                .map_or_else(String::new, |t| t.requester.clone()),
+            fill_req: mem.requesters[fill].name.clone(),
+            fill_beats,
+            fill_len: format!("{}'d{}", mem.len_bits(), fill_beats - 1),
+            data_bits,
+            strb_bits,
+            wbeat_bits: wbeat,
+            len_bits: mem.len_bits(),
+            id_bits: mem.id_bits(),
+            dma_bits,
+            pix_bits,
+            tex_bits: tex_width(ipu),
+            sample_bits: tmu_unit.ports[0].width,
+            color_bits: tmu_unit.ports[1].width,
+            status_bits: STATUS_WIDTH,
+            fb_width: map.fb_width,
+            fb_height: map.fb_height,
+            fb_base: hex32(map.fb_base),
+            dma_base: hex32(map.dma.base),
+            dma_ring: kib(map.dma.bytes),
+            read_base: hex32(map.read.base),
+            read_ring: kib(map.read.bytes),
+            tex_base: hex32(map.tex_base),
+            reqs,
+        };
+        let mut uses = vec![
+            ipu_unit.top.clone(),
+            tmu_unit.top.clone(),
+            arb_unit.top.clone(),
+            dma.name.clone(),
+            fb.name.clone(),
+        ];
+        modules.push(dma_m);
+        modules.push(fb_m);
+        if let Some(t) = texw_m {
+            uses.push(t.name.clone());
+            modules.push(t);
+        }
+        modules.push(Module {
+            text: render(&name, &top)?,
+            name: name.clone(),
+            kind: "gpu",
+            parameters: BTreeMap::new(),
+            instantiates: uses,
+        });
+        // Each module once, leaves first (a module two units share was rendered twice).
+        let mut seen = std::collections::BTreeSet::new();
+        modules.retain(|m| seen.insert(m.name.clone()));
+        let ports = crate::iface::gpu::ports(
+            self.gpu,
+            mem,
+            tmu_unit.ports[0].width,
+            tmu_unit.ports[1].width,
+        );
+        let unit = Unit {
+            name: "gpu",
+            top: name,
+            modules: modules.iter().map(|m| m.name.clone()).collect(),
+            ports,
+            mem_ports: Vec::new(),
+            stages: Vec::new(),
+            probes: Vec::new(),
+        };
+        Ok((unit, modules))
+    }
+}

@@ -1,0 +1,354 @@
+{{ stamp }}
+// {{ name }}: the GPU's framebuffer engine, requester "{{ requester }}" of the memory arbiter.
+//
+// The framebuffer: {{ fb_width }} x {{ fb_height }} RGBA8 pixels at {{ fb_base_hex }} (the image area's
+// destination slot), pixel (x, y) at byte fb + 4 * (y * {{ fb_width }} + x), row 0 the bottom.
+// Pixels: each of a pix beat's {{ lanes }} lane(s) (mask bit set) is a one-beat write whose byte
+// enables select its 4 bytes, one lane a clock; a pixel outside the framebuffer is
+// dropped (GL's pixel ownership test).
+{%- if reads %}
+// Regions: an fb_req {height, width, y, x} is read row by row from pixel (x, y + j):
+// each row's beats in bursts of up to {{ burst }} beat(s) that do not cross a {{ burst }}-beat
+// boundary (a row past the framebuffer's right edge runs on into the next row, and
+// addresses wrap at the framebuffer's end), against room in a buffer of {{ buf_depth }} beats; the
+// row's pixels leave on fb as 128-bit words of 4, pixel i of the row in word i / 4, lane
+// i % 4 (a row's last word partly filled), one pixel slot of a beat a clock.
+// A region starts only when no pixel is held here, so its reads go to memory after the
+// writes of every pixel before it (the arbiter keeps a requester's bursts in order).
+{%- endif %}
+// Requests pass through a skid register (hs_skid) and write beats through a two-entry
+// FIFO (hs_fifo), pushed as their request is.
+// Combinational paths: pix_valid_i -> fb_req_ready_o (the fence). Every other output
+// comes from flops or the buffer's head.
+module {{ name }} (
+  input  wire clk_i,
+  input  wire {{ rst.port }},
+  input  wire pix_valid_i,
+  output wire pix_ready_o,
+  input  wire [{{ pix_bits - 1 }}:0] pix_data_i,
+{%- if reads %}
+  input  wire fb_req_valid_i,
+  output wire fb_req_ready_o,
+  input  wire [63:0] fb_req_data_i,
+  output wire fb_valid_o,
+  input  wire fb_ready_i,
+  output wire [127:0] fb_data_o,
+{%- endif %}
+  output wire mem_req_valid_o,
+  input  wire mem_req_ready_i,
+  output wire [{{ req_bits - 1 }}:0] mem_req_data_o,
+  output wire mem_wdata_valid_o,
+  input  wire mem_wdata_ready_i,
+{%- if reads %}
+  output wire [{{ wbeat_bits - 1 }}:0] mem_wdata_data_o,
+  input  wire mem_rdata_valid_i,
+  output wire mem_rdata_ready_o,
+  input  wire [{{ data_bits - 1 }}:0] mem_rdata_data_i
+{%- else %}
+  output wire [{{ wbeat_bits - 1 }}:0] mem_wdata_data_o
+{%- endif %}
+);
+
+  localparam integer DataW     = {{ data_bits }};
+  localparam integer ReqW      = {{ req_bits }};
+  localparam integer LenW      = {{ len_bits }};
+  localparam integer WBeatW    = {{ wbeat_bits }};
+  localparam integer StrbW     = {{ strb_bits }};
+  localparam integer PixW      = {{ pix_bits }};
+  localparam integer WBits     = {{ fb_width_bits }};   // log2 of the width
+  localparam integer HBits     = {{ fb_height_bits }};  // log2 of the height
+  localparam [31:0]  FbBase    = {{ fb_base_hex }};
+  localparam integer BeatShift = {{ beat_shift }};
+  // pix beat fields.
+{%- for f in pix_lsbs %}
+  localparam integer {{ f.0 }} = {{ f.1 }};
+{%- endfor %}
+  // Request word fields (the arbiter's request layout).
+{%- for f in req_lsbs %}
+  localparam integer {{ f.0 }} = {{ f.1 }};
+{%- endfor %}
+{%- if lanes > 1 %}
+  localparam integer LaneW     = {{ lane_bits }};
+  localparam [LaneW-1:0] LastLane = {{ lanes - 1 }};
+{%- endif %}
+{%- if ppb > 1 %}
+  localparam integer PpbW      = {{ ppb_bits }};  // a pixel's index in a beat
+{%- endif %}
+
+  wire skid_ready;
+  wire wfifo_ready;
+
+  // ---------------------------------------------------------------------------------
+  // Pixels: the pix beat held, and its next lane.
+  reg             pv_q;
+  reg [PixW-1:0]  pb_q;
+{%- if lanes > 1 %}
+  reg [LaneW-1:0] plane_q;
+  wire [15:0] px = pb_q[PixXLsb +: 16] + { {(16 - LaneW){1'b0}}, plane_q};
+  wire        pmask = pb_q[PixMaskLsb + plane_q];
+  wire [31:0] pword = pb_q[PixItemsLsb + 32 * plane_q +: 32];
+  wire        plast = plane_q == LastLane;
+{%- else %}
+  wire [15:0] px = pb_q[PixXLsb +: 16];
+  wire        pmask = 1'b1;
+  wire [31:0] pword = pb_q[PixItemsLsb +: 32];
+  wire        plast = 1'b1;
+{%- endif %}
+  wire [15:0] py = pb_q[PixYLsb +: 16];
+  wire        pin = (px[15:WBits] == 0) && (py[15:HBits] == 0);
+  wire        pwrite = pv_q & pmask & pin;
+  // This clock's lane is done: written, or nothing to write.
+  wire        pstep = pv_q & (~pwrite | (skid_ready & wfifo_ready));
+  wire        pgo = pwrite & skid_ready & wfifo_ready;
+  assign pix_ready_o = ~pv_q | (pstep & plast);
+  // FbBase is beat-aligned: the pixel's beat is FbBase's plus the index's high bits.
+  wire [WBits+HBits-1:0] pidx = {py[HBits-1:0], px[WBits-1:0]};
+  wire [31-BeatShift:0] pbeat_addr = FbBase[31:BeatShift] + {{ pidx_beat }};
+  wire [ReqW-1:0] wr_req;
+  assign wr_req[ReqAddrLsb +: 32]  = {pbeat_addr, {BeatShift{1'b0}}};
+  assign wr_req[ReqLenLsb +: LenW] = {LenW{1'b0}};
+{%- if reads %}
+  assign wr_req[ReqWriteLsb]       = 1'b1;
+{%- endif %}
+{%- if ppb > 1 %}
+  wire [StrbW-1:0] pstrb = { {(StrbW - 4){1'b0}}, 4'hf} << (4 * pidx[PpbW-1:0]);
+{%- else %}
+  wire [StrbW-1:0] pstrb = 4'hf;
+{%- endif %}
+  wire [WBeatW-1:0] pbeat = {pstrb, { {{- ppb -}} {pword}}};
+
+  {{ fifo }} #(
+    .Width(WBeatW),
+    .Depth(2)
+  ) u_wbeat_fifo (
+    .clk_i      (clk_i),
+    .{{ rst.port }}{{ rst.pad }}({{ rst.port }}),
+    .in_valid_i (pgo),
+    .in_ready_o (wfifo_ready),
+    .in_data_i  (pbeat),
+    .out_valid_o(mem_wdata_valid_o),
+    .out_ready_i(mem_wdata_ready_i),
+    .out_data_o (mem_wdata_data_o)
+  );
+
+  always @(posedge clk_i{{ rst.edge }}) begin
+    if ({{ rst.active }}) begin
+      pv_q <= 1'b0;
+{%- if lanes > 1 %}
+      plane_q <= {LaneW{1'b0}};
+{%- endif %}
+    end else begin
+      if (pix_ready_o) begin
+        pv_q <= pix_valid_i;
+{%- if lanes > 1 %}
+        plane_q <= {LaneW{1'b0}};
+      end else if (pstep) begin
+        plane_q <= plane_q + 1'b1;
+{%- endif %}
+      end
+    end
+  end
+
+  always @(posedge clk_i) begin
+    if (pix_ready_o) begin
+      pb_q <= pix_data_i;
+    end
+  end
+{%- if reads %}
+
+  // ---------------------------------------------------------------------------------
+  // Regions: the issue side walks the rows' beats; the data side their pixel slots.
+  localparam integer BufDepth  = {{ buf_depth }};
+  localparam integer CntW      = {{ cnt_bits }};  // credits and a burst's beats
+  localparam [CntW-1:0] Credits = {{ buf_depth }};
+  localparam integer FbBeatW   = {{ fb_beat_bits }};  // beats in the framebuffer, log2
+  localparam [FbBeatW-1:0] RowBeats = {{ row_beats }};  // beats a framebuffer row
+{%- if burst > 1 %}
+  localparam integer BurstW    = {{ burst_bits }};
+  localparam [CntW-1:0] Burst  = {{ burst }};
+{%- endif %}
+
+  reg         rv_q;       // a region is being read
+  reg  [15:0] rw_q;       // its width
+  reg  [16:0] slots_q;    // pixel slots of a row's beats, less one
+{%- if ppb > 1 %}
+  reg  [PpbW-1:0] skip_q;  // slots before a row's first pixel
+{%- endif %}
+  // Issue side.
+  reg  [15:0] irows_q;    // rows with beats left to request
+  reg  [FbBeatW-1:0] row_beat_q;  // the current row's first beat
+  reg  [FbBeatW-1:0] rb_q;        // its next beat to request
+  reg  [16:0] left_q;     // its beats left to request
+  reg  [16:0] nb_q;       // beats a row
+  reg  [CntW-1:0] credit_q;
+  // Data side.
+  reg  [15:0] drows_q;    // rows with pixels left to deliver
+  reg  [16:0] pos_q;      // the slot in the row
+  reg  [1:0]  olane_q;    // the output word's next lane
+  reg         ov_q;       // the output word is complete
+  reg  [127:0] out_q;
+
+  // The index wraps at the framebuffer's end: x's and y's bits above it are dropped.
+  /* verilator lint_off UNUSEDSIGNAL */
+  wire [15:0] qx = fb_req_data_i[15:0];
+  wire [15:0] qy = fb_req_data_i[31:16];
+  /* verilator lint_on UNUSEDSIGNAL */
+  wire [15:0] qw = fb_req_data_i[47:32];
+  wire [15:0] qh = fb_req_data_i[63:48];
+  assign fb_req_ready_o = ~rv_q & ~pv_q & ~pix_valid_i;
+  wire rtake = fb_req_valid_i & fb_req_ready_o & (qw != 16'd0) & (qh != 16'd0);
+  // The region's first pixel and beat (addresses wrap at the framebuffer's end).
+  wire [WBits+HBits-1:0] qpix = {qy[HBits-1:0], {WBits{1'b0}}} + {{ qx_to_pix }};
+{%- if ppb > 1 %}
+  wire [16:0] qnb = ({1'b0, qw} + { {(17 - PpbW){1'b0}}, qx[PpbW-1:0]} - 17'd1) >> PpbW;
+{%- else %}
+  wire [16:0] qnb = {1'b0, qw} - 17'd1;
+{%- endif %}
+
+  wire [CntW-1:0] rd_beats;
+{%- if burst > 1 %}
+  wire [CntW-1:0] room = Burst - { {(CntW - BurstW){1'b0}}, rb_q[BurstW-1:0]};
+  wire few = left_q < { {(17 - CntW){1'b0}}, room};
+  assign rd_beats = few ? left_q[CntW-1:0] : room;
+{%- else %}
+  assign rd_beats = {{ "{" }}{(CntW - 1){1'b0}}, 1'b1};
+{%- endif %}
+  wire rd_go = rv_q & (irows_q != 16'd0) & (credit_q >= rd_beats) & ~pwrite & skid_ready;
+  wire row_done = left_q == { {(17 - CntW){1'b0}}, rd_beats};
+  wire [LenW-1:0] rd_len = rd_beats[LenW-1:0] - 1'b1;
+  wire [31-BeatShift:0] rd_beat_addr = FbBase[31:BeatShift] + {{ rb_to_addr }};
+  wire [31:0] rd_addr = {rd_beat_addr, {BeatShift{1'b0}}};
+  wire [ReqW-1:0] rd_req;
+  assign rd_req[ReqAddrLsb +: 32]  = rd_addr;
+  assign rd_req[ReqLenLsb +: LenW] = rd_len;
+  assign rd_req[ReqWriteLsb]       = 1'b0;
+
+  wire buf_valid;
+  wire buf_pop;
+  wire [DataW-1:0] buf_data;
+
+  {{ ram_fifo }} #(
+    .Width(DataW),
+    .Depth(BufDepth)
+  ) u_rbuf (
+    .clk_i      (clk_i),
+    .{{ rst.port }}{{ rst.pad }}({{ rst.port }}),
+    .in_valid_i (mem_rdata_valid_i),
+    .in_ready_o (mem_rdata_ready_o),
+    .in_data_i  (mem_rdata_data_i),
+    .out_valid_o(buf_valid),
+    .out_ready_i(buf_pop),
+    .out_data_o (buf_data)
+  );
+
+  // A slot moves when the buffer has its beat and the output word is free or leaving.
+  wire slot = buf_valid & (~ov_q | fb_ready_i);
+{%- if ppb > 1 %}
+  wire [PpbW-1:0] t = pos_q[PpbW-1:0];
+  wire [31:0] spix = buf_data[32 * t +: 32];
+  wire [16:0] d = pos_q - { {(17 - PpbW){1'b0}}, skip_q};
+  assign buf_pop = slot & (t == {PpbW{1'b1}});
+{%- else %}
+  wire [31:0] spix = buf_data;
+  wire [16:0] d = pos_q;
+  assign buf_pop = slot;
+{%- endif %}
+  wire emit = slot & ~d[16] & (d[15:0] < rw_q);
+  wire wlast = emit & ((olane_q == 2'd3) | (d[15:0] == rw_q - 16'd1));
+  wire rowend = slot & (pos_q == slots_q);
+  assign fb_valid_o = ov_q;
+  assign fb_data_o  = out_q;
+
+  always @(posedge clk_i{{ rst.edge }}) begin
+    if ({{ rst.active }}) begin
+      rv_q       <= 1'b0;
+      irows_q    <= 16'd0;
+      drows_q    <= 16'd0;
+      credit_q   <= Credits;
+      pos_q      <= 17'd0;
+      olane_q    <= 2'd0;
+      ov_q       <= 1'b0;
+    end else begin
+      if (rtake) begin
+        rv_q    <= 1'b1;
+        irows_q <= qh;
+        drows_q <= qh;
+      end
+      if (rd_go && row_done) begin
+        irows_q <= irows_q - 16'd1;
+      end
+      credit_q <= credit_q + { {(CntW - 1){1'b0}}, buf_pop}
+                  - (rd_go ? rd_beats : {CntW{1'b0}});
+      if (slot) begin
+        pos_q <= rowend ? 17'd0 : pos_q + 17'd1;
+      end
+      if (emit) begin
+        olane_q <= wlast ? 2'd0 : olane_q + 2'd1;
+      end
+      if (wlast) begin
+        ov_q <= 1'b1;
+      end else if (fb_ready_i) begin
+        ov_q <= 1'b0;
+      end
+      if (rowend) begin
+        drows_q <= drows_q - 16'd1;
+        if (drows_q == 16'd1) begin
+          rv_q <= 1'b0;
+        end
+      end
+    end
+  end
+
+  always @(posedge clk_i) begin
+    if (rtake) begin
+      rw_q       <= qw;
+      nb_q       <= qnb + 17'd1;
+      left_q     <= qnb + 17'd1;
+{%- if ppb > 1 %}
+      skip_q     <= qpix[PpbW-1:0];
+      slots_q    <= {qnb[16 - PpbW:0], {PpbW{1'b1}}};
+      row_beat_q <= qpix[WBits+HBits-1:PpbW];
+      rb_q       <= qpix[WBits+HBits-1:PpbW];
+{%- else %}
+      slots_q    <= qnb;
+      row_beat_q <= qpix;
+      rb_q       <= qpix;
+{%- endif %}
+    end else if (rd_go) begin
+      if (row_done) begin
+        row_beat_q <= row_beat_q + RowBeats;
+        rb_q       <= row_beat_q + RowBeats;
+        left_q     <= nb_q;
+      end else begin
+        rb_q   <= rb_q + {{ beats_to_fb }};
+        left_q <= left_q - { {(17 - CntW){1'b0}}, rd_beats};
+      end
+    end
+    if (emit) begin
+      out_q[32 * olane_q +: 32] <= spix;
+    end
+  end
+{%- endif %}
+
+  // ---------------------------------------------------------------------------------
+  // The request port: pixel writes first.
+  {{ skid }} #(
+    .Width(ReqW)
+  ) u_req_skid (
+    .clk_i      (clk_i),
+    .{{ rst.port }}{{ rst.pad }}({{ rst.port }}),
+{%- if reads %}
+    .in_valid_i (pgo | rd_go),
+    .in_ready_o (skid_ready),
+    .in_data_i  (pwrite ? wr_req : rd_req),
+{%- else %}
+    .in_valid_i (pgo),
+    .in_ready_o (skid_ready),
+    .in_data_i  (wr_req),
+{%- endif %}
+    .out_valid_o(mem_req_valid_o),
+    .out_ready_i(mem_req_ready_i),
+    .out_data_o (mem_req_data_o)
+  );
+
+endmodule
