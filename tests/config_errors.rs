@@ -1097,7 +1097,7 @@ fn sim_of_an_unknown_unit_lists_the_units() {
     assert_eq!(out.status.code(), Some(2), "stderr:\n{stderr}");
     assert_eq!(
         stderr,
-        "no unit `nosuch` in this config; it has: hs_chain, tex_cache, tex_filter, tmu, mem_arb, mem_mgr, ipu\n"
+        "no unit `nosuch` in this config; it has: hs_chain, tex_cache, tex_filter, tmu, mem_arb, mem_mgr, ipu, gpu\n"
     );
 }
 
@@ -1307,6 +1307,123 @@ fn each_bad_mem_config_names_key_line_column_and_what_is_allowed() {
     let out = gpurtl(&["check", "--config", good.to_str().unwrap_or_default()]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     let cases = mem_cases();
+    let failures: Vec<String> = cases
+        .iter()
+        .filter_map(|c| check_case(&dir, c).err())
+        .collect();
+    let _ = fs::remove_dir_all(&dir);
+    assert!(
+        failures.is_empty(),
+        "{} of {} cases failed:\n\n{}",
+        failures.len(),
+        cases.len(),
+        failures.join("\n\n")
+    );
+}
+
+/// The embedded default (which has the GPU top) with edits: each `(after, old, new)`
+/// replaces the first line `old` at or after the first line `after`; and the 1-based line
+/// of the first line `find` at or after the first line `after`, in the edited text.
+fn with_default(edits: &[(&str, &str, &'static str)]) -> Vec<&'static str> {
+    let mut lines: Vec<&'static str> = include_str!("../configs/default.toml").lines().collect();
+    for (after, old, new) in edits {
+        let at = line_of(&lines, after, old) - 1;
+        lines[at] = new;
+    }
+    lines
+}
+
+fn line_of(lines: &[&str], after: &str, find: &str) -> usize {
+    let from = lines
+        .iter()
+        .position(|l| l.starts_with(after))
+        .unwrap_or_else(|| panic!("no line {after:?}"));
+    from + 1
+        + lines[from..]
+            .iter()
+            .position(|l| l.starts_with(find))
+            .unwrap_or_else(|| panic!("no line {find:?} after {after:?}"))
+}
+
+#[test]
+fn each_bad_gpu_binding_names_key_line_column_and_what_is_allowed() {
+    let dir = scratch("gpu-cases");
+    let tex = r#"name = "tex""#;
+    let fb = r#"name = "fb""#;
+    let copytex = r#"name = "copytex""#;
+    let at = |edits: &[(&str, &str, &'static str)], after: &str, find: &str| {
+        line_of(&with_default(edits), after, find)
+    };
+    let mut cases = Vec::new();
+    let e = [(tex, "serves", r#"serves = "tmu.fill""#)];
+    cases.push(case(
+        "gpu_serves_unknown",
+        &with_default(&e),
+        Some("mem.requesters[0].serves"),
+        (at(&e, tex, "serves"), 10),
+        "unknown variant `tmu.fill`",
+        Some(r#""ipu.dma", "ipu.fb", "ipu.tex" or "tmu.mem""#),
+    ));
+    let e = [(fb, "access", r#"access = "write""#)];
+    cases.push(case(
+        "gpu_fb_needs_both",
+        &with_default(&e),
+        Some("mem.requesters[2].access"),
+        (at(&e, fb, "access"), 10),
+        "requester \"fb\" serves \"ipu.fb\" (the framebuffer: pixels written, regions read), which needs access \"both\", not \"write\"",
+        Some(r#""both""#),
+    ));
+    let e = [(copytex, "serves", "")];
+    cases.push(case(
+        "gpu_texture_writes_unbound",
+        &with_default(&e),
+        Some("mem.requesters"),
+        (at(&e, "[[mem.requesters]]", "[[mem.requesters]]"), 1),
+        "the GPU top (this config has [ipu], [tmu] and [mem]) needs a requester that serves \"ipu.tex\" (COPY_TEX_IMAGE's texture words written)",
+        Some(r#"serves = "ipu.tex" in a [[mem.requesters]] table with access "write""#),
+    ));
+    let e = [("[tmu.cache]", "bus_bits", "bus_bits = 32")];
+    cases.push(case(
+        "gpu_cache_bus_not_the_memory_port",
+        &with_default(&e),
+        Some("tmu.cache.bus_bits"),
+        (at(&e, "[tmu.cache]", "bus_bits"), 12),
+        "bus_bits 32: the cache's fills come from the memory port, whose beats are 64 bits",
+        Some("64 (mem.data_bits)"),
+    ));
+    let mut big = with_default(&[]);
+    big.extend(["[gpu]", "fb_width = 1024", "fb_height = 1024"]);
+    let n = big.len();
+    cases.push(case(
+        "gpu_framebuffer_past_its_slot",
+        &big,
+        Some("gpu.fb_width"),
+        (n - 1, 12),
+        "a 1024 x 1024 framebuffer (4194304 bytes) does not fit the image area's destination slot (1048576 bytes)",
+        Some("a power of two in 16..=4096 pixels"),
+    ));
+    let mut odd = with_default(&[]);
+    odd.extend(["[gpu]", "fb_width = 500"]);
+    let n = odd.len();
+    cases.push(case(
+        "gpu_framebuffer_width_not_a_power_of_two",
+        &odd,
+        Some("gpu.fb_width"),
+        (n, 12),
+        "fb_width 500 is not allowed",
+        Some("a power of two in 16..=4096 pixels"),
+    ));
+    // Without [ipu] and [tmu] there is no GPU top: a binding names traffic nobody makes.
+    let mut lone = with_mem(&[]);
+    lone.insert(13, r#"serves = "ipu.dma""#);
+    cases.push(case(
+        "gpu_serves_a_unit_the_config_lacks",
+        &lone,
+        Some("mem.requesters[0].serves"),
+        (14, 10),
+        "\"ipu.dma\" (the IPU's DMA: draw and bitmap words read, READ_PIXELS' words written): this config's units make no such traffic",
+        Some("a traffic of a unit the config has"),
+    ));
     let failures: Vec<String> = cases
         .iter()
         .filter_map(|c| check_case(&dir, c).err())

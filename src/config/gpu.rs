@@ -164,19 +164,24 @@ pub fn validate(
                 ),
                 "a traffic of a unit the config has (ipu.tex and the IPU's reads of ipu.fb need ipu.framebuffer = true)",
             )),
-            Some(a) if a != r.access => errs.push(Invalid::at(
-                &requester_key(i, "access"),
-                format!(
-                    "requester {:?} serves \"{}\" ({}), which needs access \"{}\", not \"{}\"",
-                    r.name,
-                    s.key(),
-                    s.what(),
-                    a.label(),
-                    r.access.label()
-                ),
-                format!("\"{}\"", a.label()),
-            )),
-            Some(_) => requester[k] = Some(i),
+            Some(a) => {
+                if a != r.access {
+                    errs.push(Invalid::at(
+                        &requester_key(i, "access"),
+                        format!(
+                            "requester {:?} serves \"{}\" ({}), which needs access \"{}\", not \"{}\"",
+                            r.name,
+                            s.key(),
+                            s.what(),
+                            a.label(),
+                            r.access.label()
+                        ),
+                        format!("\"{}\"", a.label()),
+                    ));
+                }
+                // Bound either way: one problem, one error.
+                requester[k] = Some(i);
+            }
         }
     }
     let (Some(ipu), Some(tmu)) = (ipu, tmu) else {
@@ -232,18 +237,6 @@ pub fn validate(
                 tmu.cache.bus_bits, mem.data_bits
             ),
             format!("{} (mem.data_bits)", mem.data_bits),
-        ));
-    }
-    if let Some(i) = requester[Serves::TmuMem.index()]
-        && mem.requesters[i].max_burst < tmu.cache.beats_per_line
-    {
-        errs.push(Invalid::at(
-            &requester_key(i, "max_burst"),
-            format!(
-                "max_burst {}: requester {:?} serves the cache's line fills, {} beats each",
-                mem.requesters[i].max_burst, mem.requesters[i].name, tmu.cache.beats_per_line
-            ),
-            format!("{}..=mem.max_burst", tmu.cache.beats_per_line),
         ));
     }
     let (w, h) = section.map_or((DEFAULT_FB_SIDE, DEFAULT_FB_SIDE), |g| {

@@ -148,6 +148,23 @@ pub struct GpuTexw {
     pub req_lsbs: Vec<(String, u32)>,
 }
 
+#[derive(Template)]
+#[template(path = "rtl/gpu_fill.v")]
+pub struct GpuFill {
+    pub name: String,
+    pub stamp: String,
+    pub rst: Rst,
+    pub requester: String,
+    pub req_bits: u32,
+    pub len_bits: u32,
+    pub cnt_bits: u32,
+    pub line_beats: u32,
+    pub burst: u32,
+    pub bursts: u32,
+    pub burst_bytes: String,
+    pub req_lsbs: Vec<(String, u32)>,
+}
+
 /// One requester as the top wires it.
 pub struct TopReq {
     pub name: String,
@@ -181,6 +198,9 @@ pub struct GpuTopBlock {
     pub fill_req: String,
     pub fill_beats: u32,
     pub fill_len: String,
+    /// The line fill's splitter (`gpu_fill`), when a line is longer than the requester's
+    /// bursts.
+    pub fill: String,
     pub data_bits: u32,
     pub strb_bits: u32,
     pub wbeat_bits: u32,
@@ -240,8 +260,7 @@ impl GpuUnit<'_> {
             mem.map.as_ref().expect("config::gpu requires [mem.map]"),
         );
         let mut modules = Vec::new();
-        let (ipu_unit, m) =
-            super::ipu::IpuUnit::new(ctx, ipu, self.ipu_pipe).elaborate()?;
+        let (ipu_unit, m) = super::ipu::IpuUnit::new(ctx, ipu, self.ipu_pipe).elaborate()?;
         modules.extend(m);
         let (tmu_unit, m) = super::tmu::TmuUnit::new(ctx, self.tmu).elaborate()?;
         modules.extend(m);
@@ -432,6 +451,34 @@ impl GpuUnit<'_> {
 
         let fill = self.requester(Serves::TmuMem);
         let fill_beats = self.tmu.cache.beats_per_line;
+        // A line in bursts of the largest power of two the requester takes (lines are a
+        // power of two of beats).
+        let fill_burst =
+            (1u32 << (31 - mem.requesters[fill].max_burst.leading_zeros())).min(fill_beats);
+        let fill_m = if fill_burst < fill_beats {
+            let f = GpuFill {
+                name: ctx.module_name("gpu_fill"),
+                stamp: ctx.stamp.clone(),
+                rst: ctx.rst.clone(),
+                requester: mem.requesters[fill].name.clone(),
+                req_bits: req_width(mem, fill),
+                len_bits: mem.len_bits(),
+                cnt_bits: index_bits(fill_beats / fill_burst),
+                line_beats: fill_beats,
+                burst: fill_burst,
+                bursts: fill_beats / fill_burst,
+                burst_bytes: hex32(u64::from(fill_burst) * mem.beat_bytes()),
+                req_lsbs: lsbs(fill),
+            };
+            Some(engine(
+                &f.name,
+                "gpu_fill",
+                render(&f.name, &f)?,
+                Vec::new(),
+            ))
+        } else {
+            None
+        };
         let reqs: Vec<TopReq> = mem
             .requesters
             .iter()
@@ -480,6 +527,7 @@ impl GpuUnit<'_> {
             fill_req: mem.requesters[fill].name.clone(),
             fill_beats,
             fill_len: format!("{}'d{}", mem.len_bits(), fill_beats - 1),
+            fill: fill_m.as_ref().map_or_else(String::new, |m| m.name.clone()),
             data_bits,
             strb_bits,
             wbeat_bits: wbeat,
@@ -510,9 +558,9 @@ impl GpuUnit<'_> {
         ];
         modules.push(dma_m);
         modules.push(fb_m);
-        if let Some(t) = texw_m {
-            uses.push(t.name.clone());
-            modules.push(t);
+        for m in [texw_m, fill_m].into_iter().flatten() {
+            uses.push(m.name.clone());
+            modules.push(m);
         }
         modules.push(Module {
             text: render(&name, &top)?,

@@ -231,9 +231,10 @@ module {{ name }} (
 {%- endif %}
 
   // ---------------------------------------------------------------------------------
-  // The texture mapping unit; its cache's line fills are requester {{ fill_req }}'s bursts of
-  // {{ fill_beats }} beat(s).
+  // The texture mapping unit; its cache's line fills ({{ fill_beats }} beat(s) each) are requester
+  // {{ fill_req }}'s bursts{% if !fill.is_empty() %}, split by {{ fill }}{% endif %}.
   wire tmu_mem_req_valid;
+  wire tmu_mem_req_ready;
   wire [31:0] tmu_mem_req_addr;
 
   {{ tmu }} u_tmu (
@@ -246,15 +247,30 @@ module {{ name }} (
     .rsp_ready_i    (color_ready_i),
     .rsp_data_o     (color_data_o),
     .mem_req_valid_o(tmu_mem_req_valid),
-    .mem_req_ready_i(arb_{{ fill_req }}_req_ready),
+    .mem_req_ready_i(tmu_mem_req_ready),
     .mem_req_addr_o (tmu_mem_req_addr),
     .mem_rsp_valid_i(arb_{{ fill_req }}_rdata_valid),
     .mem_rsp_ready_o(arb_{{ fill_req }}_rdata_ready),
     .mem_rsp_data_i (arb_{{ fill_req }}_rdata_data)
   );
 
+{%- if fill.is_empty() %}
   assign arb_{{ fill_req }}_req_valid = tmu_mem_req_valid;
+  assign tmu_mem_req_ready = arb_{{ fill_req }}_req_ready;
   assign arb_{{ fill_req }}_req_data  = { {{- fill_len -}}, tmu_mem_req_addr};
+{%- else %}
+
+  {{ fill }} u_fill (
+    .clk_i          (clk_i),
+    .{{ rst.port }}{{ rst_pad_long }}({{ rst.port }}),
+    .req_valid_i    (tmu_mem_req_valid),
+    .req_ready_o    (tmu_mem_req_ready),
+    .req_addr_i     (tmu_mem_req_addr),
+    .mem_req_valid_o(arb_{{ fill_req }}_req_valid),
+    .mem_req_ready_i(arb_{{ fill_req }}_req_ready),
+    .mem_req_data_o (arb_{{ fill_req }}_req_data)
+  );
+{%- endif %}
 {%- for r in reqs %}{% if r.host %}
 
   // Host requester {{ r.name }}: the top's ports.
