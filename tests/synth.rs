@@ -395,8 +395,8 @@ fn a_missing_tool_says_what_to_run_and_writes_nothing() {
 }
 
 /// Yosys 0.70's full `synth_ecp5` with `check -assert` and no latch, on every unit of the
-/// embedded default, the texture cache and the whole TMU included (they take about half
-/// a minute and four minutes here).
+/// embedded default, the texture cache, the whole TMU and the GPU top included (they take
+/// about half a minute, four minutes and five minutes here).
 #[test]
 fn the_default_synthesizes_in_yosys_070_synth_ecp5() {
     let cfg = gpurtl::config::load(None).expect("embedded default");
@@ -450,7 +450,8 @@ fn the_default_synthesizes_in_yosys_070_synth_ecp5() {
             "tmu",
             "mem_arb",
             "mem_mgr",
-            "ipu"
+            "ipu",
+            "gpu"
         ]
     );
 }
