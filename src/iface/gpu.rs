@@ -9,6 +9,26 @@ use super::mem_arb::unit_ports;
 use super::{Dir, StreamPort};
 use crate::config::{Gpu, Ipu, Mem, MemMap, Serves, Tmu};
 
+/// The router's opcode (word 0's `[31:24]`) for a memory manager command: word 0 holds
+/// the request's fields below its argument (`mem_mgr`'s `{level, id, kind, op}`), word 1
+/// the argument. Every other word the IPU passes on leaves the GPU on `pass`.
+pub const OP_MEM: u32 = 0x60;
+
+/// Bits of a memory manager request below its 32-bit argument: what word 0 carries.
+pub fn mem_header_bits(enc: &crate::iface::mem_mgr::Encoding) -> u32 {
+    enc.req_bits - 32
+}
+
+/// The two command words of a memory manager request (`req`, as the manager's request
+/// port takes it).
+pub fn mem_command(enc: &crate::iface::mem_mgr::Encoding, req: u64) -> [u32; 2] {
+    let hb = mem_header_bits(enc);
+    [
+        (OP_MEM << 24) | (req & ((1u64 << hb) - 1)) as u32,
+        (req >> hb) as u32,
+    ]
+}
+
 /// A ring of `bytes` (a power of two) at `base`, aligned to its size so that an address is
 /// `base | offset`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -98,9 +118,10 @@ pub fn binding(gpu: &Gpu, mem: &Mem, s: Serves) -> Option<(usize, u32)> {
     gpu.requester(s).map(|i| (i, mem.requesters[i].max_burst))
 }
 
-/// The top's stream ports: commands in, the TMU's samples in, the host's requesters (every
-/// requester that serves no traffic) in and out, passed commands, status and colours out.
-pub fn ports(gpu: &Gpu, mem: &Mem, tmu_req: u32, tmu_rsp: u32) -> Vec<StreamPort> {
+/// The top's stream ports: commands in, the TMU's samples in, passed commands, status,
+/// colours and the memory manager's responses out, the host's requesters (every requester
+/// that serves no traffic) in and out.
+pub fn ports(gpu: &Gpu, mem: &Mem, tmu_req: u32, tmu_rsp: u32, mm_rsp: u32) -> Vec<StreamPort> {
     let port = |name: &str, dir, width| StreamPort {
         name: name.into(),
         dir,
@@ -112,6 +133,7 @@ pub fn ports(gpu: &Gpu, mem: &Mem, tmu_req: u32, tmu_rsp: u32) -> Vec<StreamPort
         port("pass", Dir::Out, 32),
         port("status", Dir::Out, super::ipu::STATUS_WIDTH),
         port("color", Dir::Out, tmu_rsp),
+        port("mm_rsp", Dir::Out, mm_rsp),
     ];
     let host: Vec<String> = host_requesters(gpu, mem)
         .into_iter()

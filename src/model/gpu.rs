@@ -14,11 +14,13 @@ use super::ipu::{
 };
 use super::ipu::{cmd_push, cmd_read, cmd_transfer, cmd_zoom, q16};
 use super::mem_arb::{self, initial_beat};
+use super::mem_mgr::{self, MemMgr, decode_cmd, encode_cmd, encode_rsp};
 use super::tmu::unit::{Memory as TexMemory, TmuCmd, random_commands, vectors_for};
 use crate::config::{Config, Gpu, Ipu, Mem, Tmu};
-use crate::iface::gpu::{GpuMap, host_requesters, ports};
+use crate::iface::gpu::{GpuMap, OP_MEM, host_requesters, mem_command, mem_header_bits, ports};
 use crate::iface::ipu::{OP_INDEX, OP_TRANSFER};
 use crate::iface::mem_arb::{req_width, rw_mem_port};
+use crate::iface::mem_mgr::Encoding;
 use crate::iface::tmu::REG_BASE0;
 use crate::iface::{Dir, StreamPort};
 use crate::rng::{Rng, memory_word};
@@ -185,7 +187,14 @@ pub fn run_ipu(
 /// changes, pushes and pops, reads, copies (source and destination apart, so a copy never
 /// reads its own pixels) and texture copies into the first texture's partition, and
 /// other units' words to pass on.
-pub fn commands(ipu: &Ipu, map: &GpuMap, count: usize, seed: u64) -> Vec<u32> {
+pub fn commands(
+    ipu: &Ipu,
+    map: &GpuMap,
+    mem_cmds: &[[u32; 2]],
+    count: usize,
+    seed: u64,
+) -> Vec<u32> {
+    let mut mem_cmds = mem_cmds.iter();
     let mut rng = Rng::stream(seed, STREAM_GPU);
     let pick = |rng: &mut Rng, n: u64| rng.next_u64() % n.max(1);
     let (fw, fh) = (u64::from(map.fb_width), u64::from(map.fb_height));
@@ -241,16 +250,42 @@ pub fn commands(ipu: &Ipu, map: &GpuMap, count: usize, seed: u64) -> Vec<u32> {
                     }
                 }
             }
-            _ => {
-                let mut word = rng.next_u64() as u32;
-                while (OP_TRANSFER..=OP_INDEX).contains(&(word >> 24)) {
-                    word = rng.next_u64() as u32;
+            _ => match mem_cmds.next().filter(|_| pick(&mut rng, 2) == 0) {
+                Some(words) => cmds.extend(words),
+                None => {
+                    let mut word = rng.next_u64() as u32;
+                    while (OP_TRANSFER..=OP_INDEX).contains(&(word >> 24)) || word >> 24 == OP_MEM {
+                        word = rng.next_u64() as u32;
+                    }
+                    cmds.push(word);
                 }
-                cmds.push(word);
-            }
+            },
         }
     }
     cmds
+}
+
+/// The router behind the IPU: memory manager commands (`OP_MEM`) run on `mgr`, their
+/// responses returned; every other passed word returned as passed on.
+pub fn route(enc: &Encoding, mgr: &mut MemMgr, passed: &[u32]) -> (Vec<u32>, Vec<Bits>) {
+    let hb = mem_header_bits(enc);
+    let (mut pass, mut rsp) = (Vec::new(), Vec::new());
+    let mut i = 0;
+    while i < passed.len() {
+        let w = passed[i];
+        if w >> 24 != OP_MEM {
+            pass.push(w);
+            i += 1;
+            continue;
+        }
+        // A command cut short waits for ever.
+        let Some(&arg) = passed.get(i + 1) else { break };
+        let req = (u64::from(arg) << hb) | u64::from(w & ((1u32 << hb) - 1));
+        let cmd = decode_cmd(enc, &Bits::from_u64(enc.req_bits, req));
+        rsp.push(encode_rsp(enc, &mgr.exec(&cmd)));
+        i += 2;
+    }
+    (pass, rsp)
 }
 
 /// The TMU's random commands with every level's base moved into the texture partitions
@@ -308,10 +343,17 @@ pub fn vectors(cfg: &Config, count: usize, seed: u64) -> Option<VectorSet> {
 }
 
 fn encode(gpu: &Gpu, ipu: &Ipu, tmu: &Tmu, mem: &Mem, count: usize, seed: u64) -> VectorSet {
-    let map = GpuMap::new(gpu, ipu, mem.map.as_ref().expect("the gpu has a [mem.map]"));
-    let cmds = commands(ipu, &map, count, seed);
+    let mem_map = mem.map.as_ref().expect("the gpu has a [mem.map]");
+    let map = GpuMap::new(gpu, ipu, mem_map);
+    let enc = Encoding::new(mem_map);
+    let mem_cmds: Vec<[u32; 2]> = mem_mgr::commands(mem_map, count, seed)
+        .iter()
+        .map(|c| mem_command(&enc, encode_cmd(&enc, c).field(0, enc.req_bits)))
+        .collect();
+    let cmds = commands(ipu, &map, &mem_cmds, count, seed);
     let mut image = Image::default();
-    let (pass, status) = run_ipu(ipu, &map, mem, &cmds, &mut image);
+    let (passed, status) = run_ipu(ipu, &map, mem, &cmds, &mut image);
+    let (pass, mm_rsp) = route(&enc, &mut MemMgr::new(mem_map), &passed);
     let (tv, _) = vectors_for(
         tmu,
         &tmu_commands(tmu, mem, count, seed),
@@ -333,7 +375,13 @@ fn encode(gpu: &Gpu, ipu: &Ipu, tmu: &Tmu, mem: &Mem, count: usize, seed: u64) -
     beats.extend(host_image);
 
     let word = |w: u32, width: u32| Bits::from_u64(width, u64::from(w));
-    let defs = ports(gpu, mem, tv.ports[0].port.width, tv.ports[1].port.width);
+    let defs = ports(
+        gpu,
+        mem,
+        tv.ports[0].port.width,
+        tv.ports[1].port.width,
+        enc.rsp_bits,
+    );
     let mut items: BTreeMap<String, Vec<Bits>> = BTreeMap::new();
     items.insert("cmd".into(), cmds.iter().map(|&c| word(c, 32)).collect());
     items.insert("sample".into(), tv.ports[0].items.clone());
@@ -346,6 +394,7 @@ fn encode(gpu: &Gpu, ipu: &Ipu, tmu: &Tmu, mem: &Mem, count: usize, seed: u64) -
             .collect(),
     );
     items.insert("color".into(), tv.ports[1].items.clone());
+    items.insert("mm_rsp".into(), mm_rsp);
     for &i in &host {
         let r = &mem.requesters[i];
         let s = &streams[i];

@@ -289,6 +289,22 @@ pub fn encode_cmd(enc: &Encoding, c: &Cmd) -> Bits {
     w
 }
 
+/// The command a request word carries: the inverse of [`encode_cmd`].
+pub fn decode_cmd(enc: &Encoding, w: &Bits) -> Cmd {
+    let mut c = Cmd::default();
+    for f in enc.req_fields() {
+        let v = w.field(f.lsb, f.width) as u32;
+        match f.name {
+            "Op" => c.op = v,
+            "Kind" => c.kind = v,
+            "Id" => c.id = v,
+            "Level" => c.level = v,
+            _ => c.arg = v,
+        }
+    }
+    c
+}
+
 /// The response word, laid out by the contract's `rsp_fields`.
 pub fn encode_rsp(enc: &Encoding, r: &Rsp) -> Bits {
     let mut w = Bits::zero(enc.rsp_bits);

@@ -12,7 +12,7 @@ use super::handshake::{module_for, ram_fifo_module};
 use super::{Ctx, Module, RenderError, Rst, Unit, render};
 use crate::config::{Gpu, Ipu, Mem, Serves, StageKind, Tmu, clog2};
 use crate::iface::field::lsb_params;
-use crate::iface::gpu::{GpuMap, read_buffer_beats};
+use crate::iface::gpu::{GpuMap, OP_MEM, mem_header_bits, read_buffer_beats};
 use crate::iface::ipu::{STATUS_WIDTH, pix_fields, tex_width};
 use crate::iface::mem_arb::{req_fields, req_width, wbeat_width};
 use crate::iface::timing::Timing;
@@ -165,6 +165,19 @@ pub struct GpuFill {
     pub req_lsbs: Vec<(String, u32)>,
 }
 
+#[derive(Template)]
+#[template(path = "rtl/gpu_route.v")]
+pub struct GpuRoute {
+    pub name: String,
+    pub stamp: String,
+    pub rst: Rst,
+    pub op_hex: String,
+    pub hdr_bits: u32,
+    pub pad_bits: u32,
+    pub hdr_desc: String,
+    pub mm_bits: u32,
+}
+
 /// One requester as the top wires it.
 pub struct TopReq {
     pub name: String,
@@ -183,12 +196,18 @@ pub struct GpuTopBlock {
     pub stamp: String,
     pub rst: Rst,
     pub rst_pad_long: String,
+    pub rst_pad_route: String,
+    pub rst_pad_mm: String,
     pub ipu: String,
     pub tmu: String,
     pub arb: String,
     pub dma: String,
     pub fb: String,
     pub texw: String,
+    pub route: String,
+    pub mm: String,
+    pub mm_req_bits: u32,
+    pub mm_rsp_bits: u32,
     pub framebuffer: bool,
     pub reqs: Vec<TopReq>,
     pub host_lines: Vec<String>,
@@ -265,6 +284,9 @@ impl GpuUnit<'_> {
         let (tmu_unit, m) = super::tmu::TmuUnit::new(ctx, self.tmu).elaborate()?;
         modules.extend(m);
         let (arb_unit, m) = super::mem_arb::MemArb::new(ctx, mem, self.timing).elaborate()?;
+        modules.extend(m);
+        let mem_map = mem.map.as_ref().expect("config::gpu requires [mem.map]");
+        let (mm_unit, m) = super::mem_mgr::MemMgr::new(ctx, mem_map, self.timing).elaborate()?;
         modules.extend(m);
         let skid = module_for(ctx, StageKind::Skid, 32)?.expect("a skid has a module");
         let fifo = module_for(ctx, StageKind::Fifo { depth: 2 }, 32)?.expect("a FIFO has a module");
@@ -449,6 +471,31 @@ impl GpuUnit<'_> {
             None => None,
         };
 
+        let enc = crate::iface::mem_mgr::Encoding::new(mem_map);
+        let hdr_bits = mem_header_bits(&enc);
+        let route = GpuRoute {
+            name: ctx.module_name("gpu_route"),
+            stamp: ctx.stamp.clone(),
+            rst: ctx.rst.clone(),
+            op_hex: format!("8'h{OP_MEM:02x}"),
+            hdr_bits,
+            pad_bits: 24 - hdr_bits,
+            hdr_desc: crate::iface::field::describe(
+                &enc.req_fields()
+                    .into_iter()
+                    .filter(|f| f.name != "Arg")
+                    .collect::<Vec<_>>(),
+            )
+            .trim_matches(|c| c == '{' || c == '}')
+            .to_string(),
+            mm_bits: enc.req_bits,
+        };
+        let route_m = engine(
+            &route.name,
+            "gpu_route",
+            render(&route.name, &route)?,
+            Vec::new(),
+        );
         let fill = self.requester(Serves::TmuMem);
         let fill_beats = self.tmu.cache.beats_per_line;
         // A line in bursts of the largest power of two the requester takes (lines are a
@@ -511,12 +558,18 @@ impl GpuUnit<'_> {
             stamp: ctx.stamp.clone(),
             rst: ctx.rst.clone(),
             rst_pad_long: " ".repeat("dma_req_valid_o".len().saturating_sub(ctx.rst.port.len())),
+            rst_pad_route: " ".repeat("pass_valid_o".len().saturating_sub(ctx.rst.port.len())),
+            rst_pad_mm: " ".repeat("req_valid_i".len().saturating_sub(ctx.rst.port.len())),
             ipu: ipu_unit.top.clone(),
             tmu: tmu_unit.top.clone(),
             arb: arb_unit.top.clone(),
             dma: dma.name.clone(),
             fb: fb.name.clone(),
             texw: texw.as_ref().map_or_else(String::new, |t| t.name.clone()),
+            route: route.name.clone(),
+            mm: mm_unit.top.clone(),
+            mm_req_bits: mm_unit.ports[0].width,
+            mm_rsp_bits: mm_unit.ports[1].width,
             framebuffer: ipu.framebuffer,
             host_lines,
             dma_req: mem.requesters[dr].name.clone(),
@@ -553,9 +606,12 @@ impl GpuUnit<'_> {
             ipu_unit.top.clone(),
             tmu_unit.top.clone(),
             arb_unit.top.clone(),
+            mm_unit.top.clone(),
+            route.name.clone(),
             dma.name.clone(),
             fb.name.clone(),
         ];
+        modules.push(route_m);
         modules.push(dma_m);
         modules.push(fb_m);
         for m in [texw_m, fill_m].into_iter().flatten() {
@@ -577,6 +633,7 @@ impl GpuUnit<'_> {
             mem,
             tmu_unit.ports[0].width,
             tmu_unit.ports[1].width,
+            mm_unit.ports[1].width,
         );
         let unit = Unit {
             name: "gpu",

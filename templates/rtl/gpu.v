@@ -5,7 +5,8 @@
 // arbiter ({{ arb }}).
 //
 // cmd:    the command stream; the IPU takes its own commands and passes every other word
-//         on, in order, on pass.
+//         on, in order, to the router ({{ route }}): memory manager commands go to
+//         {{ mm }}, whose responses leave on mm_rsp; every other word leaves on pass.
 // status: the IPU's status events.
 // sample: the TMU's commands (descriptor writes and sample requests); color: its colours.
 {%- for h in host_lines %}
@@ -40,6 +41,9 @@ module {{ name }} (
   output wire color_valid_o,
   input  wire color_ready_i,
   output wire [{{ color_bits - 1 }}:0] color_data_o,
+  output wire mm_rsp_valid_o,
+  input  wire mm_rsp_ready_i,
+  output wire [{{ mm_rsp_bits - 1 }}:0] mm_rsp_data_o,
 {%- for r in reqs %}{% if r.host %}
   input  wire {{ r.name }}_req_valid_i,
   output wire {{ r.name }}_req_ready_o,
@@ -88,7 +92,13 @@ module {{ name }} (
 {%- endfor %}
 
   // ---------------------------------------------------------------------------------
-  // The image processing unit.
+  // The image processing unit, the router behind it and the memory manager.
+  wire ipass_valid;
+  wire ipass_ready;
+  wire [31:0] ipass_data;
+  wire mm_req_valid;
+  wire mm_req_ready;
+  wire [{{ mm_req_bits - 1 }}:0] mm_req_data;
   wire dma_req_valid;
   wire dma_req_ready;
   wire [31:0] dma_req_data;
@@ -122,9 +132,9 @@ module {{ name }} (
     .dma_valid_i    (dma_valid),
     .dma_ready_o    (dma_ready),
     .dma_data_i     (dma_data),
-    .pass_valid_o   (pass_valid_o),
-    .pass_ready_i   (pass_ready_i),
-    .pass_data_o    (pass_data_o),
+    .pass_valid_o   (ipass_valid),
+    .pass_ready_i   (ipass_ready),
+    .pass_data_o    (ipass_data),
     .dma_req_valid_o(dma_req_valid),
     .dma_req_ready_i(dma_req_ready),
     .dma_req_data_o (dma_req_data),
@@ -150,6 +160,31 @@ module {{ name }} (
 {%- else %}
     .status_data_o  (status_data_o)
 {%- endif %}
+  );
+
+  {{ route }} u_route (
+    .clk_i       (clk_i),
+    .{{ rst.port }}{{ rst_pad_route }}({{ rst.port }}),
+    .in_valid_i  (ipass_valid),
+    .in_ready_o  (ipass_ready),
+    .in_data_i   (ipass_data),
+    .pass_valid_o(pass_valid_o),
+    .pass_ready_i(pass_ready_i),
+    .pass_data_o (pass_data_o),
+    .mm_valid_o  (mm_req_valid),
+    .mm_ready_i  (mm_req_ready),
+    .mm_data_o   (mm_req_data)
+  );
+
+  {{ mm }} u_mm (
+    .clk_i      (clk_i),
+    .{{ rst.port }}{{ rst_pad_mm }}({{ rst.port }}),
+    .req_valid_i(mm_req_valid),
+    .req_ready_o(mm_req_ready),
+    .req_data_i (mm_req_data),
+    .rsp_valid_o(mm_rsp_valid_o),
+    .rsp_ready_i(mm_rsp_ready_i),
+    .rsp_data_o (mm_rsp_data_o)
   );
 
   // ---------------------------------------------------------------------------------
