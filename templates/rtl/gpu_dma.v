@@ -49,7 +49,6 @@ module {{ name }} (
 );
 
   localparam integer DataW     = {{ data_bits }};
-  localparam integer DmaW      = {{ dma_bits }};
   localparam integer ReqW      = {{ req_bits }};
   localparam integer LenW      = {{ len_bits }};
   localparam integer BufDepth  = {{ buf_depth }};
@@ -59,6 +58,7 @@ module {{ name }} (
   localparam [31:0]  RdBase    = {{ rd_base_hex }};
   localparam [CntW-1:0] Credits = {{ buf_depth }};
 {%- if wpb > 1 %}
+  localparam integer DmaW      = {{ dma_bits }};
   localparam integer WpbW      = {{ wpb_bits }};  // a word's index in a beat
   localparam [WpbW-1:0] LastWord = {{ wpb - 1 }};
 {%- endif %}

@@ -85,8 +85,10 @@ module {{ name }} (
 {%- if lanes > 1 %}
   reg [LaneW-1:0] plane_q;
   wire [15:0] px = pb_q[PixXLsb +: 16] + { {(16 - LaneW){1'b0}}, plane_q};
-  wire        pmask = pb_q[PixMaskLsb + plane_q];
-  wire [31:0] pword = pb_q[PixItemsLsb + 32 * plane_q +: 32];
+  wire [{{ lanes - 1 }}:0] pmasks = pb_q[PixMaskLsb +: {{ lanes }}];
+  wire [{{ 32 * lanes - 1 }}:0] pitems = pb_q[PixItemsLsb +: {{ 32 * lanes }}];
+  wire        pmask = pmasks[plane_q];
+  wire [31:0] pword = pitems[32 * plane_q +: 32];
   wire        plast = plane_q == LastLane;
 {%- else %}
   wire [15:0] px = pb_q[PixXLsb +: 16];
