@@ -63,6 +63,34 @@ fn default_preset_under_gaps_stalls_and_memory_timing() {
     }
 }
 
+fn four_lanes() -> Config {
+    let cfg = parse(&configs::gpu_four_lanes(), "four lanes");
+    assert_eq!(
+        (
+            cfg.ipu.as_ref().map(|i| i.lanes),
+            cfg.tmu.as_ref().map(|t| t.lanes)
+        ),
+        (Some(4), Some(4))
+    );
+    cfg
+}
+
+#[test]
+fn four_lanes_under_gaps_and_stalls() {
+    let cfg = four_lanes();
+    let design = elaborate(&cfg);
+    let unit = design.unit("gpu").expect("gpu unit");
+    let (dir, _) = sim::build(&cfg, &design, unit, false, &work_dir()).expect("verilates");
+    for (seed, gap, stall, m) in [
+        (4, 0.0, 0.0, timing(100, 0, 0.0, 0.0)),
+        (5, 0.3, 0.3, timing(60, 6, 0.1, 0.2)),
+    ] {
+        let r = sim::run_built(&cfg, unit, &dir, false, &options(120, seed, gap, stall, m))
+            .expect("runs");
+        assert_whole(&r, &format!("4 lanes, seed {seed}"));
+    }
+}
+
 /// A broken variant of an engine on seed 2: the run fails, naming the memory image.
 fn broken(kind: &str, from: &str, to: &str) -> SimReport {
     let cfg = default();

@@ -333,6 +333,20 @@ fn more_random_valid_configs_pass_lint_synth_and_icarus() {
     random_configs_pass(1, 12);
 }
 
+/// The GPU top at four lanes (tests/gpu.rs co-simulates it): its own unit only, the
+/// others have their checks at one and four lanes elsewhere.
+#[test]
+fn gpu_top_at_four_lanes_passes_lint_synth_and_icarus() {
+    let cfg = parse(&configs::gpu_four_lanes(), "gpu four lanes");
+    let (dir, design) = generate(&cfg, "tools-gpu4");
+    let unit = design.unit("gpu").expect("gpu unit");
+    let files = design.unit_files(unit);
+    lint(&dir, &files, &unit.top);
+    synth_coarse(&dir, &files, &unit.top);
+    icarus(&dir, &files, &unit.top);
+    current_checks(&dir, &files, &design, unit);
+}
+
 #[test]
 fn all_bypass_chain_is_clean_too() {
     // No register at all: clock and reset are unused, which must not trip -Wall.

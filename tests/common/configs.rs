@@ -283,3 +283,14 @@ pub fn all() -> Vec<(String, String)> {
     v.extend(mem_mgr_maps());
     v
 }
+
+/// The embedded default with four lanes in the IPU (64-bit DMA words) and the TMU (a quad
+/// a request, 16 cache ports and banks): the GPU top's four-lane config.
+pub fn gpu_four_lanes() -> String {
+    gpurtl::config::DEFAULT_TOML
+        .replacen("[tmu]\n", "[tmu]\nlanes = 4\n", 1)
+        .replacen("banks = 4\n", "banks = 16\n", 1)
+        .replacen("ports = 4\n", "ports = 16\n", 1)
+        .replacen("lanes = 1 ", "lanes = 4 ", 1)
+        .replacen("dma_word_bits = 32 ", "dma_word_bits = 64 ", 1)
+}
