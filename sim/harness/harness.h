@@ -33,6 +33,7 @@
 #include <deque>
 #include <fstream>
 #include <functional>
+#include <array>
 #include <map>
 #include <memory>
 #include <sstream>
@@ -369,6 +370,8 @@ struct RwMem {
   bool have_prev = false;
   uint64_t prev_id = 0, prev_last = 0;
   uint64_t switches = 0, switch_idle_total = 0, switch_idle_max = 0;
+  // Per requester id: bursts and beats accepted, read and written.
+  std::map<uint64_t, std::array<uint64_t, 4>> by_id;  // {read bursts, read beats, write bursts, write beats}
   uint64_t last_activity = 0;
   uint64_t image_mismatches = 0;
   bool stuck = false;
@@ -927,6 +930,9 @@ class Bench {
       op.due = cycle + delay;
       op.seq = m.next_seq++;
       (op.write ? m.writes : m.reads).push_back(op);
+      auto& counts = m.by_id[op.id];
+      counts[op.write ? 2 : 0] += 1;
+      counts[op.write ? 3 : 1] += op.beats;
       ++m.requests;
       m.last_activity = cycle;
     }
@@ -1086,7 +1092,7 @@ class Bench {
       j << (first ? "" : ",") << "{\"name\":\"" << json_escape(p.name)
         << "\",\"dir\":\"out\",\"transactions\":" << done << ",\"expected\":" << p.expected.size()
         << ",\"mismatches\":" << p.mismatches << ",\"extra\":" << p.extra
-        << ",\"longest_wait\":" << p.longest_wait
+        << ",\"longest_wait\":" << p.longest_wait << ",\"last_transfer\":" << p.last_transfer
         << ",\"may_starve\":" << (p.may_starve ? "true" : "false") << "}";
       first = false;
     }
@@ -1105,7 +1111,15 @@ class Bench {
         << ",\"switch_idle_total\":" << m.switch_idle_total
         << ",\"switch_idle_max\":" << m.switch_idle_max
         << ",\"image_words\":" << m.expected_image.size()
-        << ",\"image_mismatches\":" << m.image_mismatches << "}";
+        << ",\"image_mismatches\":" << m.image_mismatches << ",\"by_id\":[";
+      bool first = true;
+      for (const auto& e : m.by_id) {
+        j << (first ? "" : ",") << "{\"id\":" << e.first << ",\"read_bursts\":" << e.second[0]
+          << ",\"read_beats\":" << e.second[1] << ",\"write_bursts\":" << e.second[2]
+          << ",\"write_beats\":" << e.second[3] << "}";
+        first = false;
+      }
+      j << "]}";
     }
     j << "],\"probes\":[";
     for (size_t i = 0; i < probes_.size(); ++i) {

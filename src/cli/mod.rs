@@ -675,6 +675,21 @@ fn summary(r: &SimReport) -> String {
             m.beats,
             100.0 * m.utilization
         );
+        for e in &m.by_id {
+            s += &format!(
+                "    requester {}: {} read bursts ({} beats), {} write bursts ({} beats): {:.1}% of the clocks\n",
+                if e.name.is_empty() {
+                    e.id.to_string()
+                } else {
+                    e.name.clone()
+                },
+                e.read_bursts,
+                e.read_beats,
+                e.write_bursts,
+                e.write_beats,
+                100.0 * (e.read_beats + e.write_beats) as f64 / r.cycles.max(1) as f64
+            );
+        }
     }
     if let Some(a) = &r.mem_arb {
         s += &a.summary();

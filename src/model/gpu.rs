@@ -330,41 +330,65 @@ fn image_items(mem: &Mem, image: &BTreeMap<u64, Bits>) -> (u32, Vec<Bits>) {
     (width, items)
 }
 
+/// The traffic `--workload` picks: one source alone (the IPU's commands with the
+/// router's, the TMU's samples, the host's bursts); without one, all three at once.
+pub const WORKLOADS: &[&str] = &["ipu", "tmu", "host"];
+
 /// The GPU's vectors: `count` IPU commands, `count` TMU samples and `count` bursts per
-/// host requester.
-pub fn vectors(cfg: &Config, count: usize, seed: u64) -> Option<VectorSet> {
+/// host requester, or one of them alone (`workload`, one of [`WORKLOADS`]).
+pub fn vectors(cfg: &Config, count: usize, seed: u64, workload: Option<&str>) -> Option<VectorSet> {
+    if workload.is_some_and(|w| !WORKLOADS.contains(&w)) {
+        return None;
+    }
     let (gpu, ipu, tmu, mem) = (
         cfg.gpu.as_ref()?,
         cfg.ipu.as_ref()?,
         cfg.tmu.as_ref()?,
         cfg.mem.as_ref()?,
     );
-    Some(encode(gpu, ipu, tmu, mem, count, seed))
+    let n = |w: &str| {
+        if workload.is_none_or(|x| x == w) {
+            count
+        } else {
+            0
+        }
+    };
+    Some(encode(
+        gpu,
+        ipu,
+        tmu,
+        mem,
+        [n("ipu"), n("tmu"), n("host")],
+        seed,
+    ))
 }
 
-fn encode(gpu: &Gpu, ipu: &Ipu, tmu: &Tmu, mem: &Mem, count: usize, seed: u64) -> VectorSet {
+/// The vectors of `counts`: IPU commands, TMU samples, bursts per host requester.
+fn encode(gpu: &Gpu, ipu: &Ipu, tmu: &Tmu, mem: &Mem, counts: [usize; 3], seed: u64) -> VectorSet {
+    let [count, samples, bursts] = counts;
     let mem_map = mem.map.as_ref().expect("the gpu has a [mem.map]");
     let map = GpuMap::new(gpu, ipu, mem_map);
     let enc = Encoding::new(mem_map);
     let mem_cmds: Vec<[u32; 2]> = mem_mgr::commands(mem_map, count, seed)
-        .iter()
-        .map(|c| mem_command(&enc, encode_cmd(&enc, c).field(0, enc.req_bits)))
+        .into_iter()
+        .take(count)
+        .map(|c| mem_command(&enc, encode_cmd(&enc, &c).field(0, enc.req_bits)))
         .collect();
     let cmds = commands(ipu, &map, &mem_cmds, count, seed);
     let mut image = Image::default();
     let (passed, status) = run_ipu(ipu, &map, mem, &cmds, &mut image);
     let (pass, mm_rsp) = route(&enc, &mut MemMgr::new(mem_map), &passed);
-    let (tv, _) = vectors_for(
-        tmu,
-        &tmu_commands(tmu, mem, count, seed),
-        TexMemory::new(),
-        seed,
-    );
+    let tmu_cmds = if samples > 0 {
+        tmu_commands(tmu, mem, samples, seed)
+    } else {
+        Vec::new()
+    };
+    let (tv, _) = vectors_for(tmu, &tmu_cmds, TexMemory::new(), seed);
 
     // The host's requesters run alone in their windows (`mem_arb::window`, far above the
     // GPU's areas); the others idle in the arbiter's model.
     let host = host_requesters(gpu, mem);
-    let mut streams = mem_arb::traffic(mem, count, seed, None).expect("the default mix");
+    let mut streams = mem_arb::traffic(mem, bursts, seed, None).expect("the default mix");
     for (i, s) in streams.iter_mut().enumerate() {
         if !host.contains(&i) {
             *s = mem_arb::Stream::default();

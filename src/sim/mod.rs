@@ -137,6 +137,9 @@ pub struct PortReport {
     /// Longest clocks between two of its transactions (from reset to the first).
     #[serde(default)]
     pub longest_wait: u64,
+    /// The clock of its last transaction (outputs; 0 before any).
+    #[serde(default)]
+    pub last_transfer: u64,
     /// It may wait for ever by the unit's policy ([`crate::model::Expectation::may_starve`]).
     #[serde(default)]
     pub may_starve: bool,
@@ -211,6 +214,23 @@ pub struct MemReport {
     pub image_words: Option<u64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub image_mismatches: Option<u64>,
+    /// Read/write memory ports: bursts and beats per requester id (the arbiter's
+    /// `mem_req_id_o`), for the per-requester share of the port.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub by_id: Vec<IdReport>,
+}
+
+/// One requester's traffic at a read/write memory port.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct IdReport {
+    pub id: u64,
+    /// The requester's name in `[mem]` (filled in where the config is known).
+    #[serde(default)]
+    pub name: String,
+    pub read_bursts: u64,
+    pub read_beats: u64,
+    pub write_bursts: u64,
+    pub write_beats: u64,
 }
 
 /// The texture cache's figures for one run: the tag model's counts (which the RTL matched
@@ -569,7 +589,7 @@ pub fn run_built_rows(
     let vectors = units::vectors(cfg, unit.name, opt.count, opt.seed, opt.workload.as_deref())
         .ok_or_else(|| SimError::Run(format!("no model for unit {}", unit.name)))?;
     let expectation = units::expectation(cfg, unit, &vectors, opt.gap, opt.stall);
-    run_vectors_rows(
+    let mut r = run_vectors_rows(
         unit,
         build_dir,
         build_cached,
@@ -577,7 +597,19 @@ pub fn run_built_rows(
         &vectors,
         &expectation,
         rows,
-    )
+    )?;
+    // A read/write memory port's ids are the arbiter's requesters.
+    if let Some(mem) = &cfg.mem {
+        for e in r.memory.iter_mut().flat_map(|m| m.by_id.iter_mut()) {
+            if let Some(q) = usize::try_from(e.id)
+                .ok()
+                .and_then(|i| mem.requesters.get(i))
+            {
+                e.name = q.name.clone();
+            }
+        }
+    }
+    Ok(r)
 }
 
 /// Runs an already built simulator of `unit` on the given vectors and expectation.

@@ -46,9 +46,13 @@ impl UnitDef for Gpu {
         cfg: &Config,
         count: usize,
         seed: u64,
-        _workload: Option<&str>,
+        workload: Option<&str>,
     ) -> Option<VectorSet> {
-        model::gpu::vectors(cfg, count, seed)
+        model::gpu::vectors(cfg, count, seed, workload)
+    }
+
+    fn workloads(&self) -> Vec<&'static str> {
+        model::gpu::WORKLOADS.to_vec()
     }
 
     fn expectation(
