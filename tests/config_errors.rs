@@ -1350,7 +1350,6 @@ fn each_bad_gpu_binding_names_key_line_column_and_what_is_allowed() {
     let dir = scratch("gpu-cases");
     let tex = r#"name = "tex""#;
     let fb = r#"name = "fb""#;
-    let copytex = r#"name = "copytex""#;
     let at = |edits: &[(&str, &str, &'static str)], after: &str, find: &str| {
         line_of(&with_default(edits), after, find)
     };
@@ -1373,14 +1372,14 @@ fn each_bad_gpu_binding_names_key_line_column_and_what_is_allowed() {
         "requester \"fb\" serves \"ipu.fb\" (the framebuffer: pixels written, regions read), which needs access \"both\", not \"write\"",
         Some(r#""both""#),
     ));
-    let e = [(copytex, "serves", "")];
+    let e = [("[[mem.requesters]]", "serves", "")];
     cases.push(case(
-        "gpu_texture_writes_unbound",
+        "gpu_fills_unbound",
         &with_default(&e),
         Some("mem.requesters"),
         (at(&e, "[[mem.requesters]]", "[[mem.requesters]]"), 1),
-        "the GPU top (this config has [ipu], [tmu] and [mem]) needs a requester that serves \"ipu.tex\" (COPY_TEX_IMAGE's texture words written)",
-        Some(r#"serves = "ipu.tex" in a [[mem.requesters]] table with access "write""#),
+        "the GPU top (this config has [ipu], [tmu] and [mem]) needs a requester that serves \"tmu.mem\" (the texture cache's line fills)",
+        Some(r#"serves = "tmu.mem" in a [[mem.requesters]] table with access "read""#),
     ));
     let e = [("[tmu.cache]", "bus_bits", "bus_bits = 32")];
     cases.push(case(

@@ -91,11 +91,15 @@ fn four_lanes_under_gaps_and_stalls() {
     }
 }
 
-/// A broken variant of an engine on seed 2: the run fails, naming the memory image.
-fn broken(kind: &str, from: &str, to: &str) -> SimReport {
-    let cfg = default();
+/// A broken variant of an engine on seed 2 (of the default, or with COPY_TEX_IMAGE's words
+/// on their own requester): the run fails.
+fn broken_in(cfg: &Config, kind: &str, from: &str, to: &str) -> SimReport {
     let opts = options(120, 2, 0.2, 0.2, timing(100, 4, 0.0, 0.0));
-    run_mutated(&cfg, "gpu", kind, (from, to), &opts)
+    run_mutated(cfg, "gpu", kind, (from, to), &opts)
+}
+
+fn broken(kind: &str, from: &str, to: &str) -> SimReport {
+    broken_in(&default(), kind, from, to)
 }
 
 #[test]
@@ -127,8 +131,17 @@ fn cosim_catches_broken_engines() {
         "rptr_q <= rptr_q + 1'b1 + ",
     );
     assert!(!r.passed, "DMA ring");
-    // COPY_TEX_IMAGE's words one word off.
+    // COPY_TEX_IMAGE's words changed, where they share the framebuffer's requester and
+    // where they have their own.
     let r = broken(
+        "gpu_fb",
+        "wire [WordW-1:0] tword = tex_data_i[WordW-1:0];",
+        "wire [WordW-1:0] tword = tex_data_i[WordW-1:0] ^ 1;",
+    );
+    assert!(!r.passed, "shared texture words");
+    let own = parse(&configs::gpu_own_texture_writer(), "own texture writer");
+    let r = broken_in(
+        &own,
         "gpu_texw",
         "wire [WordW-1:0] word = tex_data_i[WordW-1:0];",
         "wire [WordW-1:0] word = tex_data_i[WordW-1:0] ^ 1;",

@@ -658,8 +658,14 @@ class Bench {
       // A port waiting by policy is stuck only when the whole unit is; the error is
       // written after the drain, which may still bring its items (then counted late,
       // not as extra).
+      // A unit with a quiet period (a whole subsystem) works on one port's items while
+      // another waits: its memory moving is progress for every port, and a hang stops it.
+      uint64_t memory_moved = 0;
+      if (opt_.quiet > 0)
+        for (const auto& m : rws_) memory_moved = std::max(memory_moved, m.last_activity);
       for (auto& p : outs_) {
-        const uint64_t since = p.may_starve ? std::max(p.last_transfer, last_progress_) : p.last_transfer;
+        uint64_t since = p.may_starve ? std::max(p.last_transfer, last_progress_) : p.last_transfer;
+        if (opt_.quiet > 0) since = std::max({since, last_progress_, memory_moved});
         if (!p.stuck && p.next < p.expected.size() && cycle - since > opt_.max_idle) {
           p.stuck = true;
           p.stuck_after = p.last_transfer;

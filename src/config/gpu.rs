@@ -25,7 +25,7 @@ pub enum Serves {
     TmuMem,
 }
 
-pub const SERVES_ALLOWED: &str = "\"ipu.dma\", \"ipu.fb\", \"ipu.tex\" or \"tmu.mem\", each served by one requester (absent: a port of the gpu top)";
+pub const SERVES_ALLOWED: &str = "\"ipu.dma\", \"ipu.fb\", \"ipu.tex\" or \"tmu.mem\", each served by one requester (ipu.tex may be left to ipu.fb's; a requester serving none is a port of the gpu top)";
 pub const FB_SIDE_ALLOWED: &str = "a power of two in 16..=4096 pixels; width x height x 4 bytes within the image area's destination slot (mem.map.image_bytes / 4)";
 
 impl Serves {
@@ -194,7 +194,12 @@ pub fn validate(
         }
         return None;
     };
-    for (k, s) in Serves::ALL.iter().enumerate() {
+    // COPY_TEX_IMAGE's words may share the framebuffer's requester.
+    for (k, s) in Serves::ALL
+        .iter()
+        .enumerate()
+        .filter(|(_, s)| **s != Serves::IpuTex)
+    {
         if let (Some(a), None) = (s.needs(Some(ipu), Some(tmu)), requester[k]) {
             errs.push(Invalid::at(
                 &path(&["mem", "requesters"]),

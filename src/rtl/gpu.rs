@@ -118,6 +118,19 @@ pub struct GpuFb {
     pub beats_to_fb: String,
     pub pix_lsbs: Vec<(String, u32)>,
     pub req_lsbs: Vec<(String, u32)>,
+    /// COPY_TEX_IMAGE's words share this engine's requester (no requester serves
+    /// `ipu.tex` alone).
+    pub tex: bool,
+    pub tex_bits: u32,
+    pub word_bits: u32,
+    pub word_bytes: u32,
+    pub word_strb: String,
+    pub tex_wpb: u32,
+    pub tex_wpb_bits: u32,
+    pub tex_base_hex: String,
+    pub tex_words: u64,
+    pub tex_words_hex: String,
+    pub twaddr_beat: String,
 }
 
 #[derive(Template)]
@@ -214,6 +227,8 @@ pub struct GpuTopBlock {
     pub dma_req: String,
     pub fb_req: String,
     pub texw_req: String,
+    /// COPY_TEX_IMAGE's words go to the framebuffer engine.
+    pub tex_shared: bool,
     pub fill_req: String,
     pub fill_beats: u32,
     pub fill_len: String,
@@ -360,6 +375,15 @@ impl GpuUnit<'_> {
         } else {
             "pidx".to_string()
         };
+        // COPY_TEX_IMAGE's words: their own requester, or the framebuffer's.
+        let tex_own = self.gpu.requester(Serves::IpuTex);
+        let tex_shared = ipu.framebuffer && tex_own.is_none();
+        let word_shift = clog2(word_bytes);
+        let twaddr_beat = zext(
+            &format!("twaddr[{}:{}]", 31 - word_shift, clog2(wpb)),
+            32 - word_shift - clog2(wpb),
+            32 - beat_shift,
+        );
         let fb = GpuFb {
             name: ctx.module_name("gpu_fb"),
             stamp: ctx.stamp.clone(),
@@ -397,10 +421,20 @@ impl GpuUnit<'_> {
             beats_to_fb: zext("rd_beats", cnt_bits(fbuf), fb_beat_bits),
             pix_lsbs: lsb_params("Pix", &pix),
             req_lsbs: lsbs(fr),
+            tex: tex_shared,
+            tex_bits: tex_width(ipu),
+            word_bits: dma_bits,
+            word_bytes,
+            word_strb: strb_ones(word_bytes, strb_bits),
+            tex_wpb: wpb,
+            tex_wpb_bits: index_bits(wpb),
+            tex_base_hex: hex32(map.tex_base),
+            tex_words: map.tex_words,
+            tex_words_hex: hex32(map.tex_words),
+            twaddr_beat,
         };
 
-        let texw = if ipu.framebuffer {
-            let tr = self.requester(Serves::IpuTex);
+        let texw = if let Some(tr) = tex_own.filter(|_| ipu.framebuffer) {
             let wpb_bits = clog2(wpb);
             let hi = 31 - clog2(word_bytes);
             Some(GpuTexw {
@@ -577,6 +611,7 @@ impl GpuUnit<'_> {
             texw_req: texw
                 .as_ref()
                 .map_or_else(String::new, |t| t.requester.clone()),
+            tex_shared,
             fill_req: mem.requesters[fill].name.clone(),
             fill_beats,
             fill_len: format!("{}'d{}", mem.len_bits(), fill_beats - 1),

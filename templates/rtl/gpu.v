@@ -224,6 +224,11 @@ module {{ name }} (
     .pix_valid_i      (pix_valid),
     .pix_ready_o      (pix_ready),
     .pix_data_i       (pix_data),
+{%- if tex_shared %}
+    .tex_valid_i      (tex_valid),
+    .tex_ready_o      (tex_ready),
+    .tex_data_i       (tex_data),
+{%- endif %}
 {%- if framebuffer %}
     .fb_req_valid_i   (fb_req_valid),
     .fb_req_ready_o   (fb_req_ready),
@@ -246,7 +251,7 @@ module {{ name }} (
     .mem_wdata_data_o (arb_{{ fb_req }}_wdata_data)
 {%- endif %}
   );
-{%- if framebuffer %}
+{%- if !texw.is_empty() %}
 
   // ---------------------------------------------------------------------------------
   // The texture writer (requester {{ texw_req }}).

@@ -16,8 +16,14 @@
 // A region starts only when no pixel is held here, so its reads go to memory after the
 // writes of every pixel before it (the arbiter keeps a requester's bursts in order).
 {%- endif %}
+{%- if tex %}
+// Texture words: COPY_TEX_IMAGE's writes {address, word} (address in {{ word_bits }}-bit words) land
+// at byte {{ tex_base_hex }} + {{ word_bytes }} * address (the texture area), each a one-beat write of
+// the word's bytes; a word at or past {{ tex_words }} words (the area's end) is dropped. No
+// requester serves "ipu.tex" on its own, so they share this one's port.
+{%- endif %}
 // Requests pass through a skid register (hs_skid) and write beats through a two-entry
-// FIFO (hs_fifo), pushed as their request is.
+// FIFO (hs_fifo), pushed as their request is; pixels go first, then {% if tex %}texture words, then {% endif %}region reads.
 // Combinational paths: pix_valid_i -> fb_req_ready_o (the fence). Every other output
 // comes from flops or the buffer's head.
 module {{ name }} (
@@ -26,6 +32,11 @@ module {{ name }} (
   input  wire pix_valid_i,
   output wire pix_ready_o,
   input  wire [{{ pix_bits - 1 }}:0] pix_data_i,
+{%- if tex %}
+  input  wire tex_valid_i,
+  output wire tex_ready_o,
+  input  wire [{{ tex_bits - 1 }}:0] tex_data_i,
+{%- endif %}
 {%- if reads %}
   input  wire fb_req_valid_i,
   output wire fb_req_ready_o,
@@ -118,6 +129,34 @@ module {{ name }} (
   wire [StrbW-1:0] pstrb = 4'hf;
 {%- endif %}
   wire [WBeatW-1:0] pbeat = {pstrb, { {{- ppb -}} {pword}}};
+{%- if tex %}
+
+  // ---------------------------------------------------------------------------------
+  // Texture words, when no pixel is written.
+  localparam integer WordW    = {{ word_bits }};
+  localparam [31:0]  TexBase  = {{ tex_base_hex }};
+  localparam [31:0]  TexWords = {{ tex_words_hex }};
+  wire [31:0] twaddr = tex_data_i[WordW +: 32];
+  wire [WordW-1:0] tword = tex_data_i[WordW-1:0];
+  wire        twrite = tex_valid_i & (twaddr < TexWords);
+  wire        tgo = twrite & ~pwrite & skid_ready & wfifo_ready;
+  // Words past the area are taken and dropped.
+  assign tex_ready_o = ~pwrite & skid_ready & wfifo_ready;
+  // TexBase is beat-aligned: the word's beat is TexBase's plus the address's high bits.
+  wire [31-BeatShift:0] tbeat_addr = TexBase[31:BeatShift] + {{ twaddr_beat }};
+  wire [ReqW-1:0] tex_req;
+  assign tex_req[ReqAddrLsb +: 32]  = {tbeat_addr, {BeatShift{1'b0}}};
+  assign tex_req[ReqLenLsb +: LenW] = {LenW{1'b0}};
+{%- if reads %}
+  assign tex_req[ReqWriteLsb]       = 1'b1;
+{%- endif %}
+{%- if tex_wpb > 1 %}
+  wire [StrbW-1:0] tstrb = {{ word_strb }} << ({{ word_bytes }} * twaddr[{{ tex_wpb_bits - 1 }}:0]);
+{%- else %}
+  wire [StrbW-1:0] tstrb = {{ word_strb }};
+{%- endif %}
+  wire [WBeatW-1:0] tbeat = {tstrb, { {{- tex_wpb -}} {tword}}};
+{%- endif %}
 
   {{ fifo }} #(
     .Width(WBeatW),
@@ -125,9 +164,15 @@ module {{ name }} (
   ) u_wbeat_fifo (
     .clk_i      (clk_i),
     .{{ rst.port }}{{ rst.pad }}({{ rst.port }}),
+{%- if tex %}
+    .in_valid_i (pgo | tgo),
+    .in_ready_o (wfifo_ready),
+    .in_data_i  (pwrite ? pbeat : tbeat),
+{%- else %}
     .in_valid_i (pgo),
     .in_ready_o (wfifo_ready),
     .in_data_i  (pbeat),
+{%- endif %}
     .out_valid_o(mem_wdata_valid_o),
     .out_ready_i(mem_wdata_ready_i),
     .out_data_o (mem_wdata_data_o)
@@ -215,7 +260,7 @@ module {{ name }} (
 {%- else %}
   assign rd_beats = {{ "{" }}{(CntW - 1){1'b0}}, 1'b1};
 {%- endif %}
-  wire rd_go = rv_q & (irows_q != 16'd0) & (credit_q >= rd_beats) & ~pwrite & skid_ready;
+  wire rd_go = rv_q & (irows_q != 16'd0) & (credit_q >= rd_beats) & ~pwrite{% if tex %} & ~twrite{% endif %} & skid_ready;
   wire row_done = left_q == { {(17 - CntW){1'b0}}, rd_beats};
   wire [LenW-1:0] rd_len = rd_beats[LenW-1:0] - 1'b1;
   wire [31-BeatShift:0] rd_beat_addr = FbBase[31:BeatShift] + {{ rb_to_addr }};
@@ -339,7 +384,11 @@ module {{ name }} (
   ) u_req_skid (
     .clk_i      (clk_i),
     .{{ rst.port }}{{ rst.pad }}({{ rst.port }}),
-{%- if reads %}
+{%- if reads && tex %}
+    .in_valid_i (pgo | tgo | rd_go),
+    .in_ready_o (skid_ready),
+    .in_data_i  (pwrite ? wr_req : twrite ? tex_req : rd_req),
+{%- else if reads %}
     .in_valid_i (pgo | rd_go),
     .in_ready_o (skid_ready),
     .in_data_i  (pwrite ? wr_req : rd_req),

@@ -284,10 +284,21 @@ pub fn all() -> Vec<(String, String)> {
     v
 }
 
+/// The embedded default with COPY_TEX_IMAGE's words on a requester of their own (the
+/// default leaves them to the framebuffer's).
+pub fn gpu_own_texture_writer() -> String {
+    gpurtl::config::DEFAULT_TOML.replacen(
+        "# Seed 002's region map",
+        "[[mem.requesters]]\nname = \"copytex\"\naccess = \"write\"\nmax_burst = 1\nserves = \"ipu.tex\"\n\n# Seed 002's region map",
+        1,
+    )
+}
+
 /// The embedded default with four lanes in the IPU (64-bit DMA words) and the TMU (a quad
-/// a request, 16 cache ports and banks): the GPU top's four-lane config.
+/// a request, 16 cache ports and banks), and COPY_TEX_IMAGE's words on a requester of
+/// their own: the GPU top's four-lane config.
 pub fn gpu_four_lanes() -> String {
-    gpurtl::config::DEFAULT_TOML
+    gpu_own_texture_writer()
         .replacen("[tmu]\n", "[tmu]\nlanes = 4\n", 1)
         .replacen("banks = 4\n", "banks = 16\n", 1)
         .replacen("ports = 4\n", "ports = 16\n", 1)
