@@ -91,6 +91,28 @@ fn four_lanes_under_gaps_and_stalls() {
     }
 }
 
+/// Every branch of the engines' templates: a short run each, under gaps and stalls.
+#[test]
+fn config_variants_under_gaps_and_stalls() {
+    for (name, toml) in configs::gpu_variants() {
+        let cfg = parse(&toml, name);
+        let design = elaborate(&cfg);
+        let unit = design.unit("gpu").expect("gpu unit");
+        let (dir, _) = sim::build(&cfg, &design, unit, false, &work_dir()).expect("verilates");
+        let r = sim::run_built(
+            &cfg,
+            unit,
+            &dir,
+            false,
+            &options(60, 7, 0.2, 0.3, timing(40, 5, 0.0, 0.2)),
+        )
+        .expect("runs");
+        assert!(r.passed, "{name}: {:#?}", r.errors);
+        let m = r.memory.iter().find(|m| m.name == "mem").expect("memory");
+        assert!(m.image_words.unwrap_or(0) > 0, "{name}: writes checked");
+    }
+}
+
 /// A broken variant of an engine on seed 2 (of the default, or with COPY_TEX_IMAGE's words
 /// on their own requester): the run fails.
 fn broken_in(cfg: &Config, kind: &str, from: &str, to: &str) -> SimReport {

@@ -347,6 +347,20 @@ fn gpu_top_at_four_lanes_passes_lint_synth_and_icarus() {
     current_checks(&dir, &files, &design, unit);
 }
 
+/// The GPU top's template branches (tests/gpu.rs co-simulates them): lint and Icarus on
+/// its unit (Yosys sees the same engines in the default and at four lanes above).
+#[test]
+fn gpu_top_variants_pass_lint_and_icarus() {
+    for (name, toml) in configs::gpu_variants() {
+        let cfg = parse(&toml, name);
+        let (dir, design) = generate(&cfg, &format!("tools-gpu-{name}"));
+        let unit = design.unit("gpu").expect("gpu unit");
+        let files = design.unit_files(unit);
+        lint(&dir, &files, &unit.top);
+        icarus(&dir, &files, &unit.top);
+    }
+}
+
 #[test]
 fn all_bypass_chain_is_clean_too() {
     // No register at all: clock and reset are unused, which must not trip -Wall.

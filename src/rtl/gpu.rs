@@ -37,6 +37,12 @@ fn strb_ones(bytes: u32, strb_bits: u32) -> String {
     format!("{strb_bits}'h{:x}", (1u128 << bytes) - 1)
 }
 
+/// The largest power of two up to `n` (at least 1): an engine's bursts, which must not
+/// cross a boundary of their own size.
+fn pow2_floor(n: u32) -> u32 {
+    1 << (31 - n.max(1).leading_zeros())
+}
+
 /// Bits of an index into `n` things, at least one.
 fn index_bits(n: u32) -> u32 {
     clog2(n).max(1)
@@ -322,7 +328,7 @@ impl GpuUnit<'_> {
 
         // The DMA engine.
         let dr = self.requester(Serves::IpuDma);
-        let dburst = mem.requesters[dr].max_burst;
+        let dburst = pow2_floor(mem.requesters[dr].max_burst);
         let dbuf = read_buffer_beats(mem, dburst);
         let ring_beats = map.dma.bits() - beat_shift;
         let dma = GpuDma {
@@ -362,7 +368,7 @@ impl GpuUnit<'_> {
 
         // The framebuffer engine.
         let fr = self.requester(Serves::IpuFb);
-        let fburst = mem.requesters[fr].max_burst;
+        let fburst = pow2_floor(mem.requesters[fr].max_burst);
         let fbuf = read_buffer_beats(mem, fburst);
         let ppb = data_bits / 32;
         let ppb_bits = clog2(ppb);

@@ -60,7 +60,6 @@ module {{ name }} (
 {%- endif %}
 );
 
-  localparam integer DataW     = {{ data_bits }};
   localparam integer ReqW      = {{ req_bits }};
   localparam integer LenW      = {{ len_bits }};
   localparam integer WBeatW    = {{ wbeat_bits }};
@@ -205,6 +204,7 @@ module {{ name }} (
 
   // ---------------------------------------------------------------------------------
   // Regions: the issue side walks the rows' beats; the data side their pixel slots.
+  localparam integer DataW     = {{ data_bits }};
   localparam integer BufDepth  = {{ buf_depth }};
   localparam integer CntW      = {{ cnt_bits }};  // credits and a burst's beats
   localparam [CntW-1:0] Credits = {{ buf_depth }};

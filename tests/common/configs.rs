@@ -305,3 +305,75 @@ pub fn gpu_four_lanes() -> String {
         .replacen("lanes = 1 ", "lanes = 4 ", 1)
         .replacen("dma_word_bits = 32 ", "dma_word_bits = 64 ", 1)
 }
+
+/// The GPU top across the template's branches, from the embedded default: 32- and 128-bit
+/// beats (a pixel a beat; four, with 64-bit DMA words), no framebuffer paths (read-only
+/// DMA, write-only framebuffer engine), a synchronous active-high reset with a small
+/// framebuffer at two lanes, and bursts of one beat and of three (an engine's burst is
+/// the power of two below).
+pub fn gpu_variants() -> Vec<(&'static str, String)> {
+    let d = gpurtl::config::DEFAULT_TOML;
+    let edit = |edits: &[(&str, &str)]| {
+        let mut s = d.to_string();
+        for (a, b) in edits {
+            assert!(s.contains(a), "the default has {a:?}");
+            s = s.replacen(a, b, 1);
+        }
+        s
+    };
+    vec![
+        (
+            "beat32",
+            edit(&[
+                ("data_bits = 64", "data_bits = 32"),
+                ("bus_bits = 64", "bus_bits = 32"),
+            ]),
+        ),
+        (
+            "beat128",
+            edit(&[
+                ("data_bits = 64", "data_bits = 128"),
+                ("bus_bits = 64", "bus_bits = 128"),
+                ("banks = 4\n", "banks = 16\n"),
+                ("dma_word_bits = 32 ", "dma_word_bits = 64 "),
+            ]),
+        ),
+        (
+            "no_framebuffer",
+            edit(&[
+                ("framebuffer = true", "framebuffer = false"),
+                (
+                    "name = \"ipu\"\naccess = \"both\"",
+                    "name = \"ipu\"\naccess = \"read\"",
+                ),
+                (
+                    "name = \"fb\"\naccess = \"both\"",
+                    "name = \"fb\"\naccess = \"write\"",
+                ),
+            ]),
+        ),
+        (
+            "sync_high_small_two_lanes",
+            edit(&[
+                ("kind = \"async\"", "kind = \"sync\""),
+                ("active = \"low\" ", "active = \"high\""),
+                ("[ipu]", "[gpu]\nfb_width = 64\nfb_height = 16\n\n[ipu]"),
+                ("lanes = 1 ", "lanes = 2 "),
+            ]),
+        ),
+        (
+            "short_bursts",
+            edit(&[
+                ("latency = 100 ", "latency = 50 "),
+                (
+                    "name = \"ipu\"\naccess = \"both\"\nmax_burst = 8",
+                    "name = \"ipu\"\naccess = \"both\"\nmax_burst = 1",
+                ),
+                (
+                    "name = \"fb\"\naccess = \"both\"\nmax_burst = 8",
+                    "name = \"fb\"\naccess = \"both\"\nmax_burst = 3",
+                ),
+            ]),
+        ),
+    ]
+}
