@@ -442,7 +442,8 @@ fn output_names_modules_files_and_config() {
             "gpu_tmu.v",
             "gpu_mem_arb.v",
             "gpu_mem_mgr.v",
-            "gpu_ipu.v"
+            "gpu_ipu.v",
+            "gpu_gpu.v"
         ]
     );
     assert!(files.last().is_some_and(|f| tops.contains(f)));
