@@ -306,11 +306,12 @@ pub fn gpu_four_lanes() -> String {
         .replacen("dma_word_bits = 32 ", "dma_word_bits = 64 ", 1)
 }
 
-/// The GPU top across the template's branches, from the embedded default: 32- and 128-bit
-/// beats (a pixel a beat; four, with 64-bit DMA words), no framebuffer paths (read-only
-/// DMA, write-only framebuffer engine), a synchronous active-high reset with a small
-/// framebuffer at two lanes, and bursts of one beat and of three (an engine's burst is
-/// the power of two below).
+/// The GPU top across the template's branches, from the embedded default, in two builds:
+/// 32-bit beats (a pixel a beat) with a synchronous active-high reset, a small
+/// framebuffer at two lanes, 50 clocks of latency and bursts of one beat and of three (an
+/// engine's burst is the power of two below); and 128-bit beats (four pixels a beat, two
+/// 64-bit DMA words) with no framebuffer paths (read-only DMA, write-only framebuffer
+/// engine).
 pub fn gpu_variants() -> Vec<(&'static str, String)> {
     let d = gpurtl::config::DEFAULT_TOML;
     let edit = |edits: &[(&str, &str)]| {
@@ -323,47 +324,14 @@ pub fn gpu_variants() -> Vec<(&'static str, String)> {
     };
     vec![
         (
-            "beat32",
+            "beat32_sync_high_small_short_bursts",
             edit(&[
                 ("data_bits = 64", "data_bits = 32"),
                 ("bus_bits = 64", "bus_bits = 32"),
-            ]),
-        ),
-        (
-            "beat128",
-            edit(&[
-                ("data_bits = 64", "data_bits = 128"),
-                ("bus_bits = 64", "bus_bits = 128"),
-                ("banks = 4\n", "banks = 16\n"),
-                ("dma_word_bits = 32 ", "dma_word_bits = 64 "),
-            ]),
-        ),
-        (
-            "no_framebuffer",
-            edit(&[
-                ("framebuffer = true", "framebuffer = false"),
-                (
-                    "name = \"ipu\"\naccess = \"both\"",
-                    "name = \"ipu\"\naccess = \"read\"",
-                ),
-                (
-                    "name = \"fb\"\naccess = \"both\"",
-                    "name = \"fb\"\naccess = \"write\"",
-                ),
-            ]),
-        ),
-        (
-            "sync_high_small_two_lanes",
-            edit(&[
                 ("kind = \"async\"", "kind = \"sync\""),
                 ("active = \"low\" ", "active = \"high\""),
                 ("[ipu]", "[gpu]\nfb_width = 64\nfb_height = 16\n\n[ipu]"),
                 ("lanes = 1 ", "lanes = 2 "),
-            ]),
-        ),
-        (
-            "short_bursts",
-            edit(&[
                 ("latency = 100 ", "latency = 50 "),
                 (
                     "name = \"ipu\"\naccess = \"both\"\nmax_burst = 8",
@@ -372,6 +340,24 @@ pub fn gpu_variants() -> Vec<(&'static str, String)> {
                 (
                     "name = \"fb\"\naccess = \"both\"\nmax_burst = 8",
                     "name = \"fb\"\naccess = \"both\"\nmax_burst = 3",
+                ),
+            ]),
+        ),
+        (
+            "beat128_no_framebuffer",
+            edit(&[
+                ("data_bits = 64", "data_bits = 128"),
+                ("bus_bits = 64", "bus_bits = 128"),
+                ("banks = 4\n", "banks = 16\n"),
+                ("dma_word_bits = 32 ", "dma_word_bits = 64 "),
+                ("framebuffer = true", "framebuffer = false"),
+                (
+                    "name = \"ipu\"\naccess = \"both\"",
+                    "name = \"ipu\"\naccess = \"read\"",
+                ),
+                (
+                    "name = \"fb\"\naccess = \"both\"",
+                    "name = \"fb\"\naccess = \"write\"",
                 ),
             ]),
         ),
