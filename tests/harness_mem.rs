@@ -165,6 +165,7 @@ fn run(text: String, n: usize, mem: MemTiming, stall: f64, exact_cycles: Option<
         cache: None,
         may_starve: Vec::new(),
         quiet: 0,
+        starts_after: Vec::new(),
     };
     sim::run_vectors(&unit, &dir, false, &opt, &vectors(n, 3), &expect).expect("runs")
 }

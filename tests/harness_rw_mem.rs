@@ -193,6 +193,7 @@ fn the_rust_read_write_memory_predicts_the_harness_clock_for_clock() {
             cache: None,
             may_starve: Vec::new(),
             quiet: 0,
+            starts_after: Vec::new(),
         };
         let v = vectors(&mem, 120, seed, None).expect("vectors");
         let r = sim::run_vectors_rows(&unit, &dir, false, &opt, &v, &expect, rows).expect("runs");

@@ -118,6 +118,8 @@ struct Options {
   uint64_t max_idle = 100000;  // clocks without an output transfer before "stuck"
   uint64_t drain = 64;         // clocks watched for extra outputs after the last one
   uint64_t quiet = 0;          // clocks a read/write memory stays idle before the run ends
+  // Inputs held back until an output has delivered so many items: "in=out:items".
+  std::vector<std::string> start_after;
   uint64_t max_errors = 20;
   uint64_t mem_latency = 0;
   uint64_t mem_jitter = 0;
@@ -152,6 +154,7 @@ inline Options parse_options(int argc, char** argv) {
     else if (a == "--max-idle") o.max_idle = std::strtoull(need().c_str(), nullptr, 10);
     else if (a == "--drain") o.drain = std::strtoull(need().c_str(), nullptr, 10);
     else if (a == "--quiet") o.quiet = std::strtoull(need().c_str(), nullptr, 10);
+    else if (a == "--start-after") o.start_after.push_back(need());
     else if (a == "--max-errors") o.max_errors = std::strtoull(need().c_str(), nullptr, 10);
     else if (a == "--mem-latency") o.mem_latency = std::strtoull(need().c_str(), nullptr, 10);
     else if (a == "--mem-jitter") o.mem_jitter = std::strtoull(need().c_str(), nullptr, 10);
@@ -194,6 +197,9 @@ struct InPort {
   size_t next = 0;
   bool presenting = false;
   Rng rng;
+  // Presents nothing until output after_port has delivered after_items (--start-after).
+  int after_port = -1;
+  uint64_t after_items = 0;
 };
 
 // A state register's coverage: clocks per named state, and in values with no name.
@@ -623,11 +629,34 @@ class Bench {
       }
     }
 
+    for (const auto& spec : opt_.start_after) {
+      const size_t eq = spec.find('='), colon = spec.rfind(':');
+      bool found = false;
+      if (eq != std::string::npos && colon != std::string::npos && colon > eq) {
+        const std::string in = spec.substr(0, eq), out = spec.substr(eq + 1, colon - eq - 1);
+        for (size_t k = 0; k < outs_.size(); ++k) {
+          if (outs_[k].name != out) continue;
+          for (auto& p : ins_) {
+            if (p.name != in) continue;
+            p.after_port = static_cast<int>(k);
+            p.after_items = std::strtoull(spec.substr(colon + 1).c_str(), nullptr, 10);
+            found = true;
+          }
+        }
+      }
+      if (!found) {
+        std::fprintf(stderr, "harness: --start-after %s: no such input and output\n", spec.c_str());
+        std::exit(2);
+      }
+    }
+
     uint64_t cycle = 0;
     while (!all_arrived() && errors_.size() < opt_.max_errors) {
-      // Drive: an idle input offers its next item unless a gap is drawn.
+      // Drive: an idle input offers its next item unless a gap is drawn (or it waits for
+      // an output, --start-after).
       for (auto& p : ins_) {
-        if (!p.presenting && p.next < p.items.size() && !p.rng.chance(opt_.gap)) {
+        const bool held = p.after_port >= 0 && outs_[p.after_port].next < p.after_items;
+        if (!p.presenting && !held && p.next < p.items.size() && !p.rng.chance(opt_.gap)) {
           p.presenting = true;
           p.set_data(p.items[p.next]);
         }

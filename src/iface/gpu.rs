@@ -14,6 +14,16 @@ use crate::config::{Gpu, Ipu, Mem, MemMap, Serves, Tmu};
 /// the argument. Every other word the IPU passes on leaves the GPU on `pass`.
 pub const OP_MEM: u32 = 0x60;
 
+/// The router's opcode for a TMU descriptor write: word 0 `{0x61, 0, tex, reg}` (the
+/// register in the low `reg` bits of the TMU's write command, the texture above it),
+/// word 1 the data. The write reaches the TMU's request port ahead of `sample`'s requests.
+pub const OP_TMU: u32 = 0x61;
+
+/// The two command words of a descriptor write of register `reg` of texture `tex`.
+pub fn tmu_command(l: &crate::iface::tmu::TmuLayout, tex: u32, reg: u32, data: u32) -> [u32; 2] {
+    [(OP_TMU << 24) | (tex << l.reg_w) | reg, data]
+}
+
 /// Bits of a memory manager request below its 32-bit argument: what word 0 carries.
 pub fn mem_header_bits(enc: &crate::iface::mem_mgr::Encoding) -> u32 {
     enc.req_bits - 32

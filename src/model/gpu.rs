@@ -17,11 +17,14 @@ use super::mem_arb::{self, initial_beat};
 use super::mem_mgr::{self, MemMgr, decode_cmd, encode_cmd, encode_rsp};
 use super::tmu::unit::{Memory as TexMemory, TmuCmd, random_commands, vectors_for};
 use crate::config::{Config, Gpu, Ipu, Mem, Tmu};
-use crate::iface::gpu::{GpuMap, OP_MEM, host_requesters, mem_command, mem_header_bits, ports};
+use crate::iface::gpu::{
+    GpuMap, OP_MEM, OP_TMU, host_requesters, mem_command, mem_header_bits, ports, tmu_command,
+};
 use crate::iface::ipu::{OP_INDEX, OP_TRANSFER};
 use crate::iface::mem_arb::{req_width, rw_mem_port};
 use crate::iface::mem_mgr::Encoding;
 use crate::iface::tmu::REG_BASE0;
+use crate::iface::tmu::TmuLayout;
 use crate::iface::{Dir, StreamPort};
 use crate::rng::{Rng, memory_word};
 use crate::vectors::{Bits, PortVectors, VectorSet};
@@ -266,13 +269,18 @@ pub fn commands(
 }
 
 /// The router behind the IPU: memory manager commands (`OP_MEM`) run on `mgr`, their
-/// responses returned; every other passed word returned as passed on.
+/// responses returned; TMU descriptor writes (`OP_TMU`) go to the TMU (its model runs
+/// them ahead of the samples); every other passed word returned as passed on.
 pub fn route(enc: &Encoding, mgr: &mut MemMgr, passed: &[u32]) -> (Vec<u32>, Vec<Bits>) {
     let hb = mem_header_bits(enc);
     let (mut pass, mut rsp) = (Vec::new(), Vec::new());
     let mut i = 0;
     while i < passed.len() {
         let w = passed[i];
+        if w >> 24 == OP_TMU {
+            i += 2;
+            continue;
+        }
         if w >> 24 != OP_MEM {
             pass.push(w);
             i += 1;
@@ -374,16 +382,42 @@ fn encode(gpu: &Gpu, ipu: &Ipu, tmu: &Tmu, mem: &Mem, counts: [usize; 3], seed: 
         .take(count)
         .map(|c| mem_command(&enc, encode_cmd(&enc, &c).field(0, enc.req_bits)))
         .collect();
-    let cmds = commands(ipu, &map, &mem_cmds, count, seed);
-    let mut image = Image::default();
-    let (passed, status) = run_ipu(ipu, &map, mem, &cmds, &mut image);
-    let (pass, mm_rsp) = route(&enc, &mut MemMgr::new(mem_map), &passed);
     let tmu_cmds = if samples > 0 {
         tmu_commands(tmu, mem, samples, seed)
     } else {
         Vec::new()
     };
-    let (tv, _) = vectors_for(tmu, &tmu_cmds, TexMemory::new(), seed);
+    // The descriptor writes before the first sample come through the command stream, then
+    // a memory manager command whose answer lets the samples start (`starts_after`).
+    let tl = TmuLayout::new(tmu);
+    let lead = tmu_cmds
+        .iter()
+        .take_while(|c| matches!(c, TmuCmd::Write { .. }))
+        .count();
+    let mut cmds: Vec<u32> = tmu_cmds[..lead]
+        .iter()
+        .flat_map(|c| match *c {
+            TmuCmd::Write { tex, reg, data } => tmu_command(&tl, tex, reg, data),
+            TmuCmd::Sample { .. } => unreachable!("the lead is writes"),
+        })
+        .collect();
+    if samples > 0 {
+        let sync = mem_mgr::Cmd {
+            op: crate::iface::mem_mgr::op::FREE_PAGES,
+            ..mem_mgr::Cmd::default()
+        };
+        cmds.extend(mem_command(
+            &enc,
+            encode_cmd(&enc, &sync).field(0, enc.req_bits),
+        ));
+    }
+    cmds.extend(commands(ipu, &map, &mem_cmds, count, seed));
+    let mut image = Image::default();
+    let (passed, status) = run_ipu(ipu, &map, mem, &cmds, &mut image);
+    let (pass, mm_rsp) = route(&enc, &mut MemMgr::new(mem_map), &passed);
+    let (mut tv, _) = vectors_for(tmu, &tmu_cmds, TexMemory::new(), seed);
+    // The sample port carries what follows the lead.
+    tv.ports[0].items.drain(..lead);
 
     // The host's requesters run alone in their windows (`mem_arb::window`, far above the
     // GPU's areas); the others idle in the arbiter's model.

@@ -31,6 +31,10 @@ pub struct Expectation {
     /// as the model's, before the run ends: the longest a unit may work without memory
     /// traffic and then make more.
     pub quiet: u64,
+    /// Input ports held back until an output port has delivered so many items: `(input,
+    /// output, items)`. Orders two ports' streams where the unit does not (the GPU's
+    /// samples after the command stream's descriptor writes).
+    pub starts_after: Vec<(String, String, u64)>,
 }
 
 impl Expectation {
@@ -43,6 +47,7 @@ impl Expectation {
             cache: None,
             may_starve: Vec::new(),
             quiet: 0,
+            starts_after: Vec::new(),
         }
     }
 }

@@ -12,7 +12,7 @@ use super::handshake::{module_for, ram_fifo_module};
 use super::{Ctx, Module, RenderError, Rst, Unit, render};
 use crate::config::{Gpu, Ipu, Mem, Serves, StageKind, Tmu, clog2};
 use crate::iface::field::lsb_params;
-use crate::iface::gpu::{GpuMap, OP_MEM, mem_header_bits, read_buffer_beats};
+use crate::iface::gpu::{GpuMap, OP_MEM, OP_TMU, mem_header_bits, read_buffer_beats};
 use crate::iface::ipu::{STATUS_WIDTH, pix_fields, tex_width};
 use crate::iface::mem_arb::{req_fields, req_width, wbeat_width};
 use crate::iface::timing::Timing;
@@ -195,6 +195,14 @@ pub struct GpuRoute {
     pub pad_bits: u32,
     pub hdr_desc: String,
     pub mm_bits: u32,
+    pub tmu_op_hex: String,
+    pub reg_bits: u32,
+    pub tex_bits: u32,
+    /// Word 0's fields: the larger of a MEM request's and a TMU write's.
+    pub hdr_w: u32,
+    pub tmu_bits: u32,
+    /// The zeros between a TMU write's fields and its write flag, with a comma.
+    pub tmu_pad: String,
 }
 
 /// One requester as the top wires it.
@@ -512,6 +520,7 @@ impl GpuUnit<'_> {
         };
 
         let enc = crate::iface::mem_mgr::Encoding::new(mem_map);
+        let tl = crate::iface::tmu::TmuLayout::new(self.tmu);
         let hdr_bits = mem_header_bits(&enc);
         let route = GpuRoute {
             name: ctx.module_name("gpu_route"),
@@ -529,6 +538,15 @@ impl GpuUnit<'_> {
             .trim_matches(|c| c == '{' || c == '}')
             .to_string(),
             mm_bits: enc.req_bits,
+            tmu_op_hex: format!("8'h{OP_TMU:02x}"),
+            reg_bits: tl.reg_w,
+            tex_bits: tl.tex_w,
+            hdr_w: hdr_bits.max(tl.reg_w + tl.tex_w),
+            tmu_bits: tl.req_w,
+            tmu_pad: match tl.req_w - 1 - 32 - tl.reg_w - tl.tex_w {
+                0 => String::new(),
+                n => format!("{n}'d0, "),
+            },
         };
         let route_m = engine(
             &route.name,

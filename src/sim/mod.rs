@@ -658,6 +658,10 @@ pub fn run_vectors_rows(
     if expectation.quiet > 0 {
         cmd.arg("--quiet").arg(expectation.quiet.to_string());
     }
+    for (input, output, items) in &expectation.starts_after {
+        cmd.arg("--start-after")
+            .arg(format!("{input}={output}:{items}"));
+    }
     for port in &expectation.may_starve {
         cmd.arg("--may-starve").arg(port);
     }

@@ -59,7 +59,7 @@ impl UnitDef for Gpu {
         &self,
         cfg: &Config,
         unit: &Unit,
-        _v: &VectorSet,
+        v: &VectorSet,
         _gap: f64,
         _stall: f64,
     ) -> Expectation {
@@ -75,7 +75,46 @@ impl UnitDef for Gpu {
             cache: None,
             may_starve: Vec::new(),
             quiet: model::gpu::quiet_clocks(),
+            // The samples follow the command stream's descriptor writes: they wait for the
+            // memory manager's answer to the command after them.
+            starts_after: if v.port("sample").is_some_and(|p| !p.items.is_empty()) {
+                vec![("sample".into(), "mm_rsp".into(), 1)]
+            } else {
+                Vec::new()
+            },
         }
+    }
+
+    fn notes(&self, cfg: &Config) -> Vec<String> {
+        let (Some(gpu), Some(ipu), Some(mem)) = (&cfg.gpu, &cfg.ipu, &cfg.mem) else {
+            return Vec::new();
+        };
+        let Some(map) = mem.map.as_ref() else {
+            return Vec::new();
+        };
+        let m = crate::iface::gpu::GpuMap::new(gpu, ipu, map);
+        let serves: Vec<String> = mem
+            .requesters
+            .iter()
+            .map(|r| match r.serves {
+                Some(s) => format!("{} serves {}", r.name, s.key()),
+                None => format!("{} is the host's", r.name),
+            })
+            .collect();
+        vec![
+            format!(
+                "map: DMA ring {:#x}+{:#x}, framebuffer {} x {} at {:#x}, READ_PIXELS ring {:#x}+{:#x}, textures from {:#x}",
+                m.dma.base,
+                m.dma.bytes,
+                m.fb_width,
+                m.fb_height,
+                m.fb_base,
+                m.read.base,
+                m.read.bytes,
+                m.tex_base
+            ),
+            format!("requesters: {}", serves.join(", ")),
+        ]
     }
 
     fn rw_mem_ports(&self, cfg: &Config) -> Vec<RwMemPort> {

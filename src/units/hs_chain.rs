@@ -53,6 +53,7 @@ impl UnitDef for HsChain {
             cache: None,
             may_starve: Vec::new(),
             quiet: 0,
+            starts_after: Vec::new(),
         }
     }
 }

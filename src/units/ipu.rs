@@ -77,6 +77,7 @@ impl UnitDef for Ipu {
             cache: None,
             may_starve: Vec::new(),
             quiet: 0,
+            starts_after: Vec::new(),
         }
     }
 }

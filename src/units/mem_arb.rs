@@ -72,6 +72,7 @@ impl UnitDef for MemArb {
             cache: None,
             may_starve: starving,
             quiet: 0,
+            starts_after: Vec::new(),
         }
     }
 

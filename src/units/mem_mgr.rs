@@ -58,6 +58,7 @@ impl UnitDef for MemMgr {
             cache: None,
             may_starve: Vec::new(),
             quiet: 0,
+            starts_after: Vec::new(),
         }
     }
 

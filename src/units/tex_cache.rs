@@ -59,6 +59,7 @@ impl UnitDef for TexCache {
             cache: Some(model::tex_cache::run_ops(&tmu.cache, &ops)),
             may_starve: Vec::new(),
             quiet: 0,
+            starts_after: Vec::new(),
         }
     }
 

@@ -47,6 +47,7 @@ impl UnitDef for TexFilter {
             cache: None,
             may_starve: Vec::new(),
             quiet: 0,
+            starts_after: Vec::new(),
         }
     }
 }

@@ -52,6 +52,7 @@ impl UnitDef for Tmu {
             cache: None,
             may_starve: Vec::new(),
             quiet: 0,
+            starts_after: Vec::new(),
         }
     }
 }

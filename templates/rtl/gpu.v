@@ -6,7 +6,8 @@
 //
 // cmd:    the command stream; the IPU takes its own commands and passes every other word
 //         on, in order, to the router ({{ route }}): memory manager commands go to
-//         {{ mm }}, whose responses leave on mm_rsp; every other word leaves on pass.
+//         {{ mm }}, whose responses leave on mm_rsp; TMU descriptor writes go to the TMU,
+//         ahead of sample's requests; every other word leaves on pass.
 // status: the IPU's status events.
 // sample: the TMU's commands (descriptor writes and sample requests); color: its colours.
 {%- for h in host_lines %}
@@ -98,6 +99,9 @@ module {{ name }} (
   wire [31:0] ipass_data;
   wire mm_req_valid;
   wire mm_req_ready;
+  wire rtmu_valid;
+  wire rtmu_ready;
+  wire [{{ sample_bits - 1 }}:0] rtmu_data;
   wire [{{ mm_req_bits - 1 }}:0] mm_req_data;
   wire dma_req_valid;
   wire dma_req_ready;
@@ -173,7 +177,10 @@ module {{ name }} (
     .pass_data_o (pass_data_o),
     .mm_valid_o  (mm_req_valid),
     .mm_ready_i  (mm_req_ready),
-    .mm_data_o   (mm_req_data)
+    .mm_data_o   (mm_req_data),
+    .tmu_valid_o (rtmu_valid),
+    .tmu_ready_i (rtmu_ready),
+    .tmu_data_o  (rtmu_data)
   );
 
   {{ mm }} u_mm (
@@ -276,13 +283,18 @@ module {{ name }} (
   wire tmu_mem_req_valid;
   wire tmu_mem_req_ready;
   wire [31:0] tmu_mem_req_addr;
+  wire tmu_req_ready;
+
+  // The router's descriptor writes go ahead of the sample port's requests.
+  assign rtmu_ready     = tmu_req_ready;
+  assign sample_ready_o = tmu_req_ready & ~rtmu_valid;
 
   {{ tmu }} u_tmu (
     .clk_i          (clk_i),
     .{{ rst.port }}{{ rst_pad_long }}({{ rst.port }}),
-    .req_valid_i    (sample_valid_i),
-    .req_ready_o    (sample_ready_o),
-    .req_data_i     (sample_data_i),
+    .req_valid_i    (rtmu_valid | sample_valid_i),
+    .req_ready_o    (tmu_req_ready),
+    .req_data_i     (rtmu_valid ? rtmu_data : sample_data_i),
     .rsp_valid_o    (color_valid_o),
     .rsp_ready_i    (color_ready_i),
     .rsp_data_o     (color_data_o),
