@@ -235,6 +235,7 @@ struct OutPort {
   bool held = false;  // valid && !ready at the last clock edge
   Word held_data;
   uint64_t last_transfer = 0;
+  uint64_t first_transfer = 0;  // the clock of its first transaction (0 before any)
   uint64_t longest_wait = 0;  // clocks between transfers (from reset to the first), at most
   bool may_starve = false;    // may wait for ever by policy (Options::may_starve)
   bool stuck = false;  // gave up waiting: the rest counts as lost
@@ -827,6 +828,7 @@ class Bench {
                 std::to_string(cycle) + ": got " + to_hex(data, p.width) + ", model expects " +
                 to_hex(p.expected[p.next], p.width));
         }
+        if (p.next == 0) p.first_transfer = cycle;
         ++p.next;
         p.longest_wait = std::max(p.longest_wait, cycle - p.last_transfer);
         p.last_transfer = cycle;
@@ -1128,6 +1130,7 @@ class Bench {
         << "\",\"dir\":\"out\",\"transactions\":" << done << ",\"expected\":" << p.expected.size()
         << ",\"mismatches\":" << p.mismatches << ",\"extra\":" << p.extra
         << ",\"longest_wait\":" << p.longest_wait << ",\"last_transfer\":" << p.last_transfer
+        << ",\"first_transfer\":" << p.first_transfer
         << ",\"may_starve\":" << (p.may_starve ? "true" : "false") << "}";
       first = false;
     }

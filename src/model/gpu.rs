@@ -21,11 +21,10 @@ use crate::iface::gpu::{
     GpuMap, OP_MEM, OP_TMU, host_requesters, mem_command, mem_header_bits, ports, tmu_command,
 };
 use crate::iface::ipu::{OP_INDEX, OP_TRANSFER};
-use crate::iface::mem_arb::{req_width, rw_mem_port};
+use crate::iface::mem_arb::req_width;
 use crate::iface::mem_mgr::Encoding;
 use crate::iface::tmu::REG_BASE0;
 use crate::iface::tmu::TmuLayout;
-use crate::iface::{Dir, StreamPort};
 use crate::rng::{Rng, memory_word};
 use crate::vectors::{Bits, PortVectors, VectorSet};
 
@@ -319,25 +318,6 @@ pub fn tmu_commands(tmu: &Tmu, mem: &Mem, count: usize, seed: u64) -> Vec<TmuCmd
         .collect()
 }
 
-/// The memory image as the harness reads it: `{data, address}` per beat.
-fn image_items(mem: &Mem, image: &BTreeMap<u64, Bits>) -> (u32, Vec<Bits>) {
-    let aw = rw_mem_port(mem).addr_width;
-    let width = aw + mem.data_bits;
-    let items = image
-        .iter()
-        .map(|(a, d)| {
-            let mut w = Bits::zero(width);
-            w.set_field(0, aw, *a);
-            for k in 0..mem.data_bits.div_ceil(32) {
-                let bits = (mem.data_bits - 32 * k).min(32);
-                w.set_field(aw + 32 * k, bits, d.field(32 * k, bits));
-            }
-            w
-        })
-        .collect();
-    (width, items)
-}
-
 /// The traffic `--workload` picks: one source alone (the IPU's commands with the
 /// router's, the TMU's samples, the host's bursts); without one, all three at once.
 pub const WORKLOADS: &[&str] = &["ipu", "tmu", "host"];
@@ -474,15 +454,7 @@ fn encode(gpu: &Gpu, ipu: &Ipu, tmu: &Tmu, mem: &Mem, counts: [usize; 3], seed: 
             port,
         })
         .collect();
-    let (width, image_items) = image_items(mem, &beats);
-    out.push(PortVectors {
-        port: StreamPort {
-            name: "mem_image".into(),
-            dir: Dir::Out,
-            width,
-        },
-        items: image_items,
-    });
+    out.push(mem_arb::image_port(mem, &beats));
     VectorSet {
         unit: "gpu".into(),
         seed,

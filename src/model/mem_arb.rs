@@ -227,6 +227,33 @@ pub fn image_width(mem: &Mem) -> u32 {
     rw_mem_port(mem).addr_width + mem.data_bits
 }
 
+/// `mem_image`: the memory the harness must hold at the end, `{data, address}` per beat
+/// (every beat written, as the model left it).
+pub fn image_port(mem: &Mem, image: &BTreeMap<u64, Bits>) -> PortVectors {
+    let aw = rw_mem_port(mem).addr_width;
+    let width = image_width(mem);
+    let items = image
+        .iter()
+        .map(|(a, d)| {
+            let mut w = Bits::zero(width);
+            w.set_field(0, aw, *a);
+            for k in 0..mem.data_bits.div_ceil(32) {
+                let bits = (mem.data_bits - 32 * k).min(32);
+                w.set_field(aw + 32 * k, bits, d.field(32 * k, bits));
+            }
+            w
+        })
+        .collect();
+    PortVectors {
+        port: StreamPort {
+            name: "mem_image".into(),
+            dir: Dir::Out,
+            width,
+        },
+        items,
+    }
+}
+
 /// The vectors of a run: per requester its requests, write beats and expected read beats,
 /// and `mem_image`, the memory contents the harness must hold at the end.
 pub fn encode(mem: &Mem, streams: &[Stream], seed: u64) -> VectorSet {
@@ -256,28 +283,7 @@ pub fn encode(mem: &Mem, streams: &[Stream], seed: u64) -> VectorSet {
             next(reads[i].clone());
         }
     }
-    let aw = rw_mem_port(mem).addr_width;
-    let width = image_width(mem);
-    let items = image
-        .iter()
-        .map(|(a, d)| {
-            let mut w = Bits::zero(width);
-            w.set_field(0, aw, *a);
-            for k in 0..mem.data_bits.div_ceil(32) {
-                let bits = (mem.data_bits - 32 * k).min(32);
-                w.set_field(aw + 32 * k, bits, d.field(32 * k, bits));
-            }
-            w
-        })
-        .collect();
-    ports.push(PortVectors {
-        port: StreamPort {
-            name: "mem_image".into(),
-            dir: Dir::Out,
-            width,
-        },
-        items,
-    });
+    ports.push(image_port(mem, &image));
     VectorSet {
         unit: "mem_arb".into(),
         seed,

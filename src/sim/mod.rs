@@ -137,7 +137,9 @@ pub struct PortReport {
     /// Longest clocks between two of its transactions (from reset to the first).
     #[serde(default)]
     pub longest_wait: u64,
-    /// The clock of its last transaction (outputs; 0 before any).
+    /// The clocks of its first and last transactions (outputs; 0 before any).
+    #[serde(default)]
+    pub first_transfer: u64,
     #[serde(default)]
     pub last_transfer: u64,
     /// It may wait for ever by the unit's policy ([`crate::model::Expectation::may_starve`]).
