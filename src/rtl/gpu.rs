@@ -591,6 +591,13 @@ impl GpuUnit<'_> {
             .map(|(i, r)| TopReq {
                 name: r.name.clone(),
                 what: match r.serves {
+                    Some(Serves::IpuFb) if tex_shared => format!(
+                        "{} ({}), and {} ({})",
+                        Serves::IpuFb.key(),
+                        Serves::IpuFb.what(),
+                        Serves::IpuTex.key(),
+                        Serves::IpuTex.what()
+                    ),
                     Some(s) => format!("{} ({})", s.key(), s.what()),
                     None => "the host's: the top's ports".to_string(),
                 },
