@@ -4,8 +4,6 @@
 //! the TMU's line fills go to their requester directly. Where things live is the
 //! contract's (`iface::gpu`).
 
-use std::collections::BTreeMap;
-
 use askama::Template;
 
 use super::handshake::{module_for, ram_fifo_module};
@@ -180,7 +178,7 @@ pub struct GpuFill {
     pub line_beats: u32,
     pub burst: u32,
     pub bursts: u32,
-    pub burst_bytes: String,
+    pub burst_bytes: u64,
     pub req_lsbs: Vec<(String, u32)>,
 }
 
@@ -247,8 +245,14 @@ pub struct GpuTopBlock {
     pub fill_beats: u32,
     pub fill_len: String,
     /// The line fill's splitter (`gpu_fill`), when a line is longer than the requester's
-    /// bursts.
+    /// bursts, and its parameters.
     pub fill: String,
+    pub fill_bursts: u32,
+    pub fill_burst_bytes: u64,
+    pub route_reg_bits: u32,
+    pub route_tex_bits: u32,
+    pub dma_buf: u32,
+    pub fb_buf: u32,
     pub data_bits: u32,
     pub strb_bits: u32,
     pub wbeat_bits: u32,
@@ -370,7 +374,7 @@ impl GpuUnit<'_> {
             wr_base_hex: hex32(map.read.base),
             wr_ring_bytes: map.read.bytes,
             wr_ring_word_bits: map.read.bits() - clog2(word_bytes),
-            beats_to_ring: zext("rd_beats", cnt_bits(dbuf), ring_beats),
+            beats_to_ring: zext("rd_n", clog2(dburst) + 1, ring_beats),
             req_lsbs: lsbs(dr),
         };
 
@@ -432,7 +436,7 @@ impl GpuUnit<'_> {
             qx_to_pix: zext("qx", 16, wb + hb),
             pidx_beat: zext(&pidx, fb_beat_bits, 32 - beat_shift),
             rb_to_addr: zext("rb_q", fb_beat_bits, 32 - beat_shift),
-            beats_to_fb: zext("rd_beats", cnt_bits(fbuf), fb_beat_bits),
+            beats_to_fb: zext("rd_n", clog2(fburst) + 1, fb_beat_bits),
             pix_lsbs: lsb_params("Pix", &pix),
             req_lsbs: lsbs(fr),
             tex: tex_shared,
@@ -484,10 +488,14 @@ impl GpuUnit<'_> {
             None
         };
 
-        let engine = |name: &str, kind: &'static str, text: String, uses: Vec<String>| Module {
+        let engine = |name: &str,
+                      kind: &'static str,
+                      text: String,
+                      uses: Vec<String>,
+                      params: &[(&str, u64)]| Module {
             name: name.to_string(),
             kind,
-            parameters: BTreeMap::new(),
+            parameters: params.iter().map(|(k, v)| (k.to_string(), *v)).collect(),
             instantiates: uses,
             text,
         };
@@ -499,6 +507,7 @@ impl GpuUnit<'_> {
                 .into_iter()
                 .chain(ipu.framebuffer.then(|| fifo_name.clone()))
                 .collect(),
+            &[("BufDepth", dbuf.into()), ("WFifoDepth", 2)][..if ipu.framebuffer { 2 } else { 1 }],
         );
         let fb_m = engine(
             &fb.name,
@@ -508,6 +517,7 @@ impl GpuUnit<'_> {
                 .into_iter()
                 .chain(ipu.framebuffer.then(|| ram_name.clone()))
                 .collect(),
+            &[("WFifoDepth", 2), ("BufDepth", fbuf.into())][..if ipu.framebuffer { 2 } else { 1 }],
         );
         let texw_m = match &texw {
             Some(t) => Some(engine(
@@ -515,6 +525,7 @@ impl GpuUnit<'_> {
                 "gpu_texw",
                 render(&t.name, t)?,
                 vec![skid_name.clone(), fifo_name.clone()],
+                &[("WFifoDepth", 2)],
             )),
             None => None,
         };
@@ -553,13 +564,13 @@ impl GpuUnit<'_> {
             "gpu_route",
             render(&route.name, &route)?,
             Vec::new(),
+            &[("RegW", tl.reg_w.into()), ("TexW", tl.tex_w.into())],
         );
         let fill = self.requester(Serves::TmuMem);
         let fill_beats = self.tmu.cache.beats_per_line;
         // A line in bursts of the largest power of two the requester takes (lines are a
         // power of two of beats).
-        let fill_burst =
-            (1u32 << (31 - mem.requesters[fill].max_burst.leading_zeros())).min(fill_beats);
+        let fill_burst = pow2_floor(mem.requesters[fill].max_burst).min(fill_beats);
         let fill_m = if fill_burst < fill_beats {
             let f = GpuFill {
                 name: ctx.module_name("gpu_fill"),
@@ -572,7 +583,7 @@ impl GpuUnit<'_> {
                 line_beats: fill_beats,
                 burst: fill_burst,
                 bursts: fill_beats / fill_burst,
-                burst_bytes: hex32(u64::from(fill_burst) * mem.beat_bytes()),
+                burst_bytes: u64::from(fill_burst) * mem.beat_bytes(),
                 req_lsbs: lsbs(fill),
             };
             Some(engine(
@@ -580,6 +591,7 @@ impl GpuUnit<'_> {
                 "gpu_fill",
                 render(&f.name, &f)?,
                 Vec::new(),
+                &[("Bursts", f.bursts.into()), ("BurstBytes", f.burst_bytes)],
             ))
         } else {
             None
@@ -647,6 +659,12 @@ impl GpuUnit<'_> {
             fill_beats,
             fill_len: format!("{}'d{}", mem.len_bits(), fill_beats - 1),
             fill: fill_m.as_ref().map_or_else(String::new, |m| m.name.clone()),
+            fill_bursts: fill_beats / fill_burst,
+            fill_burst_bytes: u64::from(fill_burst) * mem.beat_bytes(),
+            route_reg_bits: tl.reg_w,
+            route_tex_bits: tl.tex_w,
+            dma_buf: dbuf,
+            fb_buf: fbuf,
             data_bits,
             strb_bits,
             wbeat_bits: wbeat,
@@ -688,7 +706,11 @@ impl GpuUnit<'_> {
             text: render(&name, &top)?,
             name: name.clone(),
             kind: "gpu",
-            parameters: BTreeMap::new(),
+            parameters: [("DmaBufDepth", dbuf), ("FbBufDepth", fbuf)]
+                [..if ipu.framebuffer { 2 } else { 1 }]
+                .iter()
+                .map(|(k, v)| (k.to_string(), u64::from(*v)))
+                .collect(),
             instantiates: uses,
         });
         // Each module once, leaves first (a module two units share was rendered twice).

@@ -24,7 +24,12 @@
 // {{ read_base }}, COPY_TEX_IMAGE's words into the texture area at {{ tex_base }}{% endif %}.
 // Combinational paths: the arbiter's (every host requester's req_ready on every
 // requester's req_valid). Every other output comes from the units' and engines' flops.
-module {{ name }} (
+module {{ name }} #(
+  // The DMA and framebuffer engines' read buffers, in beats: free to override (powers of
+  // two, at least two of the requester's bursts).
+  parameter integer DmaBufDepth = {{ dma_buf }}{% if framebuffer %},
+  parameter integer FbBufDepth  = {{ fb_buf }}{% endif %}
+) (
   input  wire clk_i,
   input  wire {{ rst.port }},
   input  wire cmd_valid_i,
@@ -166,7 +171,10 @@ module {{ name }} (
 {%- endif %}
   );
 
-  {{ route }} u_route (
+  {{ route }} #(
+    .RegW({{ route_reg_bits }}),
+    .TexW({{ route_tex_bits }})
+  ) u_route (
     .clk_i       (clk_i),
     .{{ rst.port }}{{ rst_pad_route }}({{ rst.port }}),
     .in_valid_i  (ipass_valid),
@@ -196,7 +204,9 @@ module {{ name }} (
 
   // ---------------------------------------------------------------------------------
   // The DMA engine (requester {{ dma_req }}).
-  {{ dma }} u_dma (
+  {{ dma }} #(
+    .BufDepth(DmaBufDepth)
+  ) u_dma (
     .clk_i            (clk_i),
     .{{ rst.port }}{{ rst_pad_long }}  ({{ rst.port }}),
     .req_valid_i      (dma_req_valid),
@@ -225,7 +235,12 @@ module {{ name }} (
 
   // ---------------------------------------------------------------------------------
   // The framebuffer engine (requester {{ fb_req }}).
-  {{ fb }} u_fb (
+  {{ fb }} #(
+{%- if framebuffer %}
+    .BufDepth(FbBufDepth),
+{%- endif %}
+    .WFifoDepth(2)
+  ) u_fb (
     .clk_i            (clk_i),
     .{{ rst.port }}{{ rst_pad_long }}  ({{ rst.port }}),
     .pix_valid_i      (pix_valid),
@@ -312,7 +327,10 @@ module {{ name }} (
   assign arb_{{ fill_req }}_req_data  = { {{- fill_len -}}, tmu_mem_req_addr};
 {%- else %}
 
-  {{ fill }} u_fill (
+  {{ fill }} #(
+    .Bursts({{ fill_bursts }}),
+    .BurstBytes({{ fill_burst_bytes }})
+  ) u_fill (
     .clk_i          (clk_i),
     .{{ rst.port }}{{ rst_pad_long }}({{ rst.port }}),
     .req_valid_i    (tmu_mem_req_valid),

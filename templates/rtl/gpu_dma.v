@@ -21,7 +21,12 @@
 // One request at a time: req_ready_o is low until the last word of the one before left.
 // Combinational paths: none between ports (dma_ready_i reaches only the buffer's pop and
 // the counters; mem_rdata_ready_o is the buffer's registered in_ready_o).
-module {{ name }} (
+module {{ name }} #(
+  // Read buffer beats: free to override (a power of two, at least two bursts).
+  parameter integer BufDepth = {{ buf_depth }}{% if writes %},
+  // Write beats queued behind their requests: free to override (at least 2).
+  parameter integer WFifoDepth = 2{% endif %}
+) (
   input  wire clk_i,
   input  wire {{ rst.port }},
   input  wire req_valid_i,
@@ -51,12 +56,12 @@ module {{ name }} (
   localparam integer DataW     = {{ data_bits }};
   localparam integer ReqW      = {{ req_bits }};
   localparam integer LenW      = {{ len_bits }};
-  localparam integer BufDepth  = {{ buf_depth }};
-  localparam integer CntW      = {{ cnt_bits }};  // credits and a burst's beats
+  // Credits and a burst's beats: wide enough for both.
+  localparam integer CntW      = ($clog2(BufDepth + 1) > LenW + 1) ? $clog2(BufDepth + 1) : LenW + 1;
   localparam integer BeatShift = {{ beat_shift }};  // log2 of a beat's bytes
   localparam integer RingW     = {{ rd_ring_beat_bits }};  // beats in the read ring, log2
   localparam [31:0]  RdBase    = {{ rd_base_hex }};
-  localparam [CntW-1:0] Credits = {{ buf_depth }};
+  localparam [CntW-1:0] Credits = BufDepth[CntW-1:0];
 {%- if wpb > 1 %}
   localparam integer DmaW      = {{ dma_bits }};
   localparam integer WpbW      = {{ wpb_bits }};  // a word's index in a beat
@@ -89,6 +94,8 @@ module {{ name }} (
 
   // The next read burst: the beats left, at most up to the next burst boundary.
   wire [CntW-1:0] rd_beats;
+  // The burst's beats at their own width (at most a burst): what the pointers add.
+  wire [{{ burst_bits }}:0] rd_n = rd_beats[{{ burst_bits }}:0];
 {%- if burst > 1 %}
   wire [CntW-1:0] room = Burst - { {(CntW - BurstW){1'b0}}, rptr_q[BurstW-1:0]};
   wire few = beats_q < { {(32 - CntW){1'b0}}, room};
@@ -132,7 +139,7 @@ module {{ name }} (
 
   {{ fifo }} #(
     .Width(WBeatW),
-    .Depth(2)
+    .Depth(WFifoDepth)
   ) u_wbeat_fifo (
     .clk_i      (clk_i),
     .{{ rst.port }}{{ rst.pad }}({{ rst.port }}),

@@ -26,7 +26,14 @@
 // FIFO (hs_fifo), pushed as their request is; pixels go first, then {% if tex %}texture words, then {% endif %}region reads.
 // Combinational paths: pix_valid_i -> fb_req_ready_o (the fence). Every other output
 // comes from flops or the buffer's head.
-module {{ name }} (
+module {{ name }} #(
+{%- if reads %}
+  // Read buffer beats: free to override (a power of two, at least two bursts).
+  parameter integer BufDepth = {{ buf_depth }},
+{%- endif %}
+  // Write beats queued behind their requests: free to override (at least 2).
+  parameter integer WFifoDepth = 2
+) (
   input  wire clk_i,
   input  wire {{ rst.port }},
   input  wire pix_valid_i,
@@ -159,7 +166,7 @@ module {{ name }} (
 
   {{ fifo }} #(
     .Width(WBeatW),
-    .Depth(2)
+    .Depth(WFifoDepth)
   ) u_wbeat_fifo (
     .clk_i      (clk_i),
     .{{ rst.port }}{{ rst.pad }}({{ rst.port }}),
@@ -205,9 +212,9 @@ module {{ name }} (
   // ---------------------------------------------------------------------------------
   // Regions: the issue side walks the rows' beats; the data side their pixel slots.
   localparam integer DataW     = {{ data_bits }};
-  localparam integer BufDepth  = {{ buf_depth }};
-  localparam integer CntW      = {{ cnt_bits }};  // credits and a burst's beats
-  localparam [CntW-1:0] Credits = {{ buf_depth }};
+  // Credits and a burst's beats: wide enough for both.
+  localparam integer CntW      = ($clog2(BufDepth + 1) > LenW + 1) ? $clog2(BufDepth + 1) : LenW + 1;
+  localparam [CntW-1:0] Credits = BufDepth[CntW-1:0];
   localparam integer FbBeatW   = {{ fb_beat_bits }};  // beats in the framebuffer, log2
   localparam [FbBeatW-1:0] RowBeats = {{ row_beats }};  // beats a framebuffer row
 {%- if burst > 1 %}
@@ -253,6 +260,8 @@ module {{ name }} (
 {%- endif %}
 
   wire [CntW-1:0] rd_beats;
+  // The burst's beats at their own width (at most a burst): what the pointers add.
+  wire [{{ burst_bits }}:0] rd_n = rd_beats[{{ burst_bits }}:0];
 {%- if burst > 1 %}
   wire [CntW-1:0] room = Burst - { {(CntW - BurstW){1'b0}}, rb_q[BurstW-1:0]};
   wire few = left_q < { {(17 - CntW){1'b0}}, room};

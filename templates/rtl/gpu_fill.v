@@ -5,7 +5,12 @@
 // requester's reads in order, so the line's beats come back as the cache expects them.
 // One line at a time: req_ready_o is low while its bursts are requested.
 // Combinational paths: none; every output comes from flops.
-module {{ name }} (
+module {{ name }} #(
+  // Bursts a line and their bytes: the top sets them from the cache's line and the
+  // requester's bursts.
+  parameter integer Bursts = {{ bursts }},
+  parameter integer BurstBytes = {{ burst_bytes }}
+) (
   input  wire clk_i,
   input  wire {{ rst.port }},
   input  wire req_valid_i,
@@ -17,9 +22,10 @@ module {{ name }} (
 );
 
   localparam integer LenW       = {{ len_bits }};
-  localparam integer CntW       = {{ cnt_bits }};
-  localparam [CntW-1:0] LastBurst = {{ bursts - 1 }};
-  localparam [31:0]  BurstBytes = {{ burst_bytes }};
+  localparam integer CntW       = (Bursts > 1) ? $clog2(Bursts) : 1;
+  localparam integer LastIdx    = Bursts - 1;
+  localparam [CntW-1:0] LastBurst = LastIdx[CntW-1:0];
+  localparam [31:0]  Step       = BurstBytes;
   localparam [LenW-1:0] Len     = {{ burst - 1 }};
 {%- for f in req_lsbs %}
   localparam integer {{ f.0 }} = {{ f.1 }};
@@ -51,7 +57,7 @@ module {{ name }} (
     if (req_valid_i && !busy_q) begin
       addr_q <= req_addr_i;
     end else if (busy_q && mem_req_ready_i) begin
-      addr_q <= addr_q + BurstBytes;
+      addr_q <= addr_q + Step;
     end
   end
 

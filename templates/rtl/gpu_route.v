@@ -9,7 +9,12 @@
 // not inside a command of.
 // Combinational paths: in_valid_i -> pass_valid_o, mm_valid_o, tmu_valid_o; pass_ready_i,
 // mm_ready_i, tmu_ready_i -> in_ready_o.
-module {{ name }} (
+module {{ name }} #(
+  // The TMU write command's register and texture fields (the TMU's layout; the top sets
+  // them).
+  parameter integer RegW = {{ reg_bits }},
+  parameter integer TexW = {{ tex_bits }}
+) (
   input  wire clk_i,
   input  wire {{ rst.port }},
   input  wire in_valid_i,
@@ -28,8 +33,6 @@ module {{ name }} (
 
   localparam integer HdrW    = {{ hdr_w }};  // word 0's fields: the larger of the two commands'
   localparam integer MemHdrW = {{ hdr_bits }};  // a MEM request's fields below its argument
-  localparam integer RegW    = {{ reg_bits }};
-  localparam integer TexW    = {{ tex_bits }};
   localparam [7:0]   OpMem   = {{ op_hex }};
   localparam [7:0]   OpTmu   = {{ tmu_op_hex }};
 

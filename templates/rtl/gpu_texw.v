@@ -8,7 +8,10 @@
 // Requests pass through a skid register (hs_skid) and write beats through a two-entry
 // FIFO (hs_fifo), pushed as their request is.
 // Combinational paths: none; tex_ready_o comes from the skid's and the FIFO's flops.
-module {{ name }} (
+module {{ name }} #(
+  // Write beats queued behind their requests: free to override (at least 2).
+  parameter integer WFifoDepth = 2
+) (
   input  wire clk_i,
   input  wire {{ rst.port }},
   input  wire tex_valid_i,
@@ -56,7 +59,7 @@ module {{ name }} (
 
   {{ fifo }} #(
     .Width(WBeatW),
-    .Depth(2)
+    .Depth(WFifoDepth)
   ) u_wbeat_fifo (
     .clk_i      (clk_i),
     .{{ rst.port }}{{ rst.pad }}({{ rst.port }}),
