@@ -49,9 +49,11 @@ fn check_tools(cfg: &Config, tag: &str, map_to_gates: bool) {
         let lanes = cfg.tmu.as_ref().map_or(1, |t| t.lanes);
         let small = matches!(unit.name, "hs_chain" | "mem_arb")
             || (unit.name == "tex_filter" && lanes == 1);
+        // A unit held whole by another (the gpu's tmu, the tmu's cache) gets Yosys 0.23's
+        // coarse flow in the outer unit only: the same modules with the same parameters.
         if map_to_gates && small {
             synth(&dir, &files, &unit.top);
-        } else {
+        } else if !enclosed_whole(&design, unit) {
             synth_coarse(&dir, &files, &unit.top);
         }
         icarus(&dir, &files, &unit.top);
@@ -92,11 +94,7 @@ fn lint(dir: &Path, files: &[String], top: &str) {
 /// takes Yosys a minute, and twice that is all this check would cost.
 fn current_checks(dir: &Path, files: &[String], design: &Design, unit: &gpurtl::rtl::Unit) {
     slang(dir, files, &unit.top);
-    let enclosed = design
-        .units
-        .iter()
-        .any(|u| u.top != unit.top && u.modules.contains(&unit.top));
-    if !enclosed {
+    if !enclosed_whole(design, unit) {
         yosys70_check(dir, files, &unit.top, "hierarchy -top {top}; proc");
     }
 }

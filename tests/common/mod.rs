@@ -65,6 +65,23 @@ pub fn scratch(tag: &str) -> PathBuf {
     dir
 }
 
+/// Whether another unit of `design` holds `unit` whole: one of its modules instantiates
+/// `unit`'s top with no parameter override, so a tool that elaborates the outer unit sees
+/// this unit's own logic (the gpu holds the tmu, ipu, mem_mgr and mem_arb; the tmu its
+/// cache and filter). Slow whole-unit checks run on the outermost unit only.
+pub fn enclosed_whole(design: &Design, unit: &gpurtl::rtl::Unit) -> bool {
+    let outer = design
+        .units
+        .iter()
+        .any(|u| u.top != unit.top && u.modules.contains(&unit.top));
+    let overridden = design
+        .modules
+        .iter()
+        .filter(|m| m.instantiates.contains(&unit.top))
+        .any(|m| m.text.contains(&format!("{} #(", unit.top)));
+    outer && !overridden
+}
+
 /// Generates `cfg` into a fresh directory and returns it.
 pub fn generate(cfg: &Config, tag: &str) -> (PathBuf, Design) {
     let design = elaborate(cfg);
