@@ -54,7 +54,8 @@ pub struct GpuDma {
     pub rst: Rst,
     pub skid: String,
     pub fifo: String,
-    pub ram_fifo: String,
+    pub rbuf: String,
+    pub rbuf_pad: String,
     pub requester: String,
     pub writes: bool,
     pub data_bits: u32,
@@ -91,7 +92,8 @@ pub struct GpuFb {
     pub rst: Rst,
     pub skid: String,
     pub fifo: String,
-    pub ram_fifo: String,
+    pub rbuf: String,
+    pub rbuf_pad: String,
     pub requester: String,
     pub reads: bool,
     pub lanes: u32,
@@ -135,6 +137,20 @@ pub struct GpuFb {
     pub tex_words: u64,
     pub tex_words_hex: String,
     pub twaddr_beat: String,
+}
+
+/// An engine's read buffer: a block-RAM FIFO and the credits its bursts are requested
+/// against (the DMA and framebuffer engines each hold one).
+#[derive(Template)]
+#[template(path = "rtl/gpu_rbuf.v")]
+pub struct GpuRbuf {
+    pub name: String,
+    pub stamp: String,
+    pub rst: Rst,
+    pub ram_fifo: String,
+    pub width: u32,
+    pub depth: u32,
+    pub cnt_bits: u32,
 }
 
 #[derive(Template)]
@@ -337,6 +353,8 @@ impl GpuUnit<'_> {
         let wpb = data_bits / dma_bits;
         let lsbs = |i: usize| lsb_params("Req", &req_fields(mem, i));
         let cnt_bits = |buf: u32| clog2(buf + 1).max(mem.len_bits() + 1);
+        let rbuf_name = ctx.module_name("gpu_rbuf");
+        let rbuf_pad = " ".repeat("issue_beats_i".len().saturating_sub(ctx.rst.port.len()));
 
         // The DMA engine.
         let dr = self.requester(Serves::IpuDma);
@@ -349,7 +367,8 @@ impl GpuUnit<'_> {
             rst: ctx.rst.clone(),
             skid: skid_name.clone(),
             fifo: fifo_name.clone(),
-            ram_fifo: ram_name.clone(),
+            rbuf: rbuf_name.clone(),
+            rbuf_pad: rbuf_pad.clone(),
             requester: mem.requesters[dr].name.clone(),
             writes: ipu.framebuffer,
             data_bits,
@@ -408,7 +427,8 @@ impl GpuUnit<'_> {
             rst: ctx.rst.clone(),
             skid: skid_name.clone(),
             fifo: fifo_name.clone(),
-            ram_fifo: ram_name.clone(),
+            rbuf: rbuf_name.clone(),
+            rbuf_pad,
             requester: mem.requesters[fr].name.clone(),
             reads: ipu.framebuffer,
             lanes: ipu.lanes,
@@ -499,11 +519,32 @@ impl GpuUnit<'_> {
             instantiates: uses,
             text,
         };
+        // The read buffer, at the DMA engine's depth (the framebuffer engine sets its own).
+        let rbuf = GpuRbuf {
+            name: rbuf_name.clone(),
+            stamp: ctx.stamp.clone(),
+            rst: ctx.rst.clone(),
+            ram_fifo: ram_name.clone(),
+            width: data_bits,
+            depth: dbuf,
+            cnt_bits: cnt_bits(dbuf),
+        };
+        let rbuf_m = engine(
+            &rbuf.name,
+            "gpu_rbuf",
+            render(&rbuf.name, &rbuf)?,
+            vec![ram_name.clone()],
+            &[
+                ("Width", data_bits.into()),
+                ("Depth", dbuf.into()),
+                ("CntW", cnt_bits(dbuf).into()),
+            ],
+        );
         let dma_m = engine(
             &dma.name,
             "gpu_dma",
             render(&dma.name, &dma)?,
-            vec![skid_name.clone(), ram_name.clone()]
+            vec![skid_name.clone(), rbuf_name.clone()]
                 .into_iter()
                 .chain(ipu.framebuffer.then(|| fifo_name.clone()))
                 .collect(),
@@ -515,7 +556,7 @@ impl GpuUnit<'_> {
             render(&fb.name, &fb)?,
             vec![skid_name.clone(), fifo_name.clone()]
                 .into_iter()
-                .chain(ipu.framebuffer.then(|| ram_name.clone()))
+                .chain(ipu.framebuffer.then(|| rbuf_name.clone()))
                 .collect(),
             &[("WFifoDepth", 2), ("BufDepth", fbuf.into())][..if ipu.framebuffer { 2 } else { 1 }],
         );
@@ -696,6 +737,7 @@ impl GpuUnit<'_> {
             fb.name.clone(),
         ];
         modules.push(route_m);
+        modules.push(rbuf_m);
         modules.push(dma_m);
         modules.push(fb_m);
         for m in [texw_m, fill_m].into_iter().flatten() {

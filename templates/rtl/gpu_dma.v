@@ -7,9 +7,8 @@
 // beat(s) that do not cross a {{ burst }}-beat boundary, into a buffer of {{ buf_depth }} beats, and
 // leave on dma as {{ dma_bits }}-bit words, word 0 of a beat first; the last beat's words past the
 // request's are dropped, and the next request starts a beat.
-// A burst is requested only against room in the buffer (credit_q counts entries neither
-// full nor promised), so read beats never wait in the arbiter and hold up another
-// reader's.
+// A burst is requested only against the buffer's credit ({{ rbuf }}), so read beats never
+// wait in the arbiter and hold up another reader's.
 {%- if writes %}
 // Writes: READ_PIXELS' words from out go to a ring of {{ wr_ring_bytes }} bytes at {{ wr_base_hex }} (the
 // 2D-graphics slot), a word after the last, each as a one-beat write whose byte enables
@@ -61,7 +60,6 @@ module {{ name }} #(
   localparam integer BeatShift = {{ beat_shift }};  // log2 of a beat's bytes
   localparam integer RingW     = {{ rd_ring_beat_bits }};  // beats in the read ring, log2
   localparam [31:0]  RdBase    = {{ rd_base_hex }};
-  localparam [CntW-1:0] Credits = BufDepth[CntW-1:0];
 {%- if wpb > 1 %}
   localparam integer DmaW      = {{ dma_bits }};
   localparam integer WpbW      = {{ wpb_bits }};  // a word's index in a beat
@@ -87,7 +85,7 @@ module {{ name }} #(
   reg [31:0] words_q;   // its words not yet sent
   reg [31:0] beats_q;   // its beats not yet requested
   reg [RingW-1:0] rptr_q;  // the next beat to read, in the ring
-  reg [CntW-1:0] credit_q;  // buffer entries neither full nor promised to a read
+  wire [CntW-1:0] credit;  // buffer entries neither full nor promised to a read
 
   wire take = req_valid_i & ~busy_q;
   assign req_ready_o = ~busy_q;
@@ -103,7 +101,7 @@ module {{ name }} #(
 {%- else %}
   assign rd_beats = {{ "{" }}{(CntW - 1){1'b0}}, 1'b1};
 {%- endif %}
-  wire rd_want = (beats_q != 32'd0) && (credit_q >= rd_beats);
+  wire rd_want = (beats_q != 32'd0) && (credit >= rd_beats);
   wire [LenW-1:0] rd_len = rd_beats[LenW-1:0] - 1'b1;
   wire [31:0] rd_addr = RdBase | { {(32 - RingW - BeatShift){1'b0}}, rptr_q, {BeatShift{1'b0}} };
 
@@ -183,18 +181,22 @@ module {{ name }} #(
   wire buf_pop;
   wire [DataW-1:0] buf_data;
 
-  {{ ram_fifo }} #(
+  {{ rbuf }} #(
     .Width(DataW),
-    .Depth(BufDepth)
+    .Depth(BufDepth),
+    .CntW (CntW)
   ) u_rbuf (
-    .clk_i      (clk_i),
-    .{{ rst.port }}{{ rst.pad }}({{ rst.port }}),
-    .in_valid_i (mem_rdata_valid_i),
-    .in_ready_o (mem_rdata_ready_o),
-    .in_data_i  (mem_rdata_data_i),
-    .out_valid_o(buf_valid),
-    .out_ready_i(buf_pop),
-    .out_data_o (buf_data)
+    .clk_i        (clk_i),
+    .{{ rst.port }}{{ rbuf_pad }}({{ rst.port }}),
+    .issue_i      (rd_go),
+    .issue_beats_i(rd_beats),
+    .credit_o     (credit),
+    .in_valid_i   (mem_rdata_valid_i),
+    .in_ready_o   (mem_rdata_ready_o),
+    .in_data_i    (mem_rdata_data_i),
+    .out_valid_o  (buf_valid),
+    .out_ready_i  (buf_pop),
+    .out_data_o   (buf_data)
   );
 
   wire last_word = (words_q == 32'd1);
@@ -215,7 +217,6 @@ module {{ name }} #(
       words_q  <= 32'd0;
       beats_q  <= 32'd0;
       rptr_q   <= {RingW{1'b0}};
-      credit_q <= Credits;
 {%- if wpb > 1 %}
       widx_q   <= {WpbW{1'b0}};
 {%- endif %}
@@ -245,8 +246,6 @@ module {{ name }} #(
       if (rd_go) begin
         rptr_q <= rptr_q + {{ beats_to_ring }};
       end
-      credit_q <= credit_q + { {(CntW - 1){1'b0}}, buf_pop}
-                  - (rd_go ? rd_beats : {CntW{1'b0}});
 {%- if wpb > 1 %}
       if (send) begin
         widx_q <= buf_pop ? {WpbW{1'b0}} : widx_q + 1'b1;

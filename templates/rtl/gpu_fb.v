@@ -10,9 +10,10 @@
 // Regions: an fb_req {height, width, y, x} is read row by row from pixel (x, y + j):
 // each row's beats in bursts of up to {{ burst }} beat(s) that do not cross a {{ burst }}-beat
 // boundary (a row past the framebuffer's right edge runs on into the next row, and
-// addresses wrap at the framebuffer's end), against room in a buffer of {{ buf_depth }} beats; the
-// row's pixels leave on fb as 128-bit words of 4, pixel i of the row in word i / 4, lane
-// i % 4 (a row's last word partly filled), one pixel slot of a beat a clock.
+// addresses wrap at the framebuffer's end), against the credit of a buffer of {{ buf_depth }}
+// beats ({{ rbuf }}); the row's pixels leave on fb as 128-bit words of 4, pixel i of the row
+// in word i / 4, lane i % 4 (a row's last word partly filled), one pixel slot of a beat a
+// clock.
 // A region starts only when no pixel is held here, so its reads go to memory after the
 // writes of every pixel before it (the arbiter keeps a requester's bursts in order).
 {%- endif %}
@@ -214,7 +215,6 @@ module {{ name }} #(
   localparam integer DataW     = {{ data_bits }};
   // Credits and a burst's beats: wide enough for both.
   localparam integer CntW      = ($clog2(BufDepth + 1) > LenW + 1) ? $clog2(BufDepth + 1) : LenW + 1;
-  localparam [CntW-1:0] Credits = BufDepth[CntW-1:0];
   localparam integer FbBeatW   = {{ fb_beat_bits }};  // beats in the framebuffer, log2
   localparam [FbBeatW-1:0] RowBeats = {{ row_beats }};  // beats a framebuffer row
 {%- if burst > 1 %}
@@ -234,7 +234,7 @@ module {{ name }} #(
   reg  [FbBeatW-1:0] rb_q;        // its next beat to request
   reg  [16:0] left_q;     // its beats left to request
   reg  [16:0] nb_q;       // beats a row
-  reg  [CntW-1:0] credit_q;
+  wire [CntW-1:0] credit;  // buffer entries neither full nor promised to a read
   // Data side.
   reg  [15:0] drows_q;    // rows with pixels left to deliver
   reg  [16:0] pos_q;      // the slot in the row
@@ -269,7 +269,7 @@ module {{ name }} #(
 {%- else %}
   assign rd_beats = {{ "{" }}{(CntW - 1){1'b0}}, 1'b1};
 {%- endif %}
-  wire rd_go = rv_q & (irows_q != 16'd0) & (credit_q >= rd_beats) & ~pwrite{% if tex %} & ~twrite{% endif %} & skid_ready;
+  wire rd_go = rv_q & (irows_q != 16'd0) & (credit >= rd_beats) & ~pwrite{% if tex %} & ~twrite{% endif %} & skid_ready;
   wire row_done = left_q == { {(17 - CntW){1'b0}}, rd_beats};
   wire [LenW-1:0] rd_len = rd_beats[LenW-1:0] - 1'b1;
   wire [31-BeatShift:0] rd_beat_addr = FbBase[31:BeatShift] + {{ rb_to_addr }};
@@ -283,18 +283,22 @@ module {{ name }} #(
   wire buf_pop;
   wire [DataW-1:0] buf_data;
 
-  {{ ram_fifo }} #(
+  {{ rbuf }} #(
     .Width(DataW),
-    .Depth(BufDepth)
+    .Depth(BufDepth),
+    .CntW (CntW)
   ) u_rbuf (
-    .clk_i      (clk_i),
-    .{{ rst.port }}{{ rst.pad }}({{ rst.port }}),
-    .in_valid_i (mem_rdata_valid_i),
-    .in_ready_o (mem_rdata_ready_o),
-    .in_data_i  (mem_rdata_data_i),
-    .out_valid_o(buf_valid),
-    .out_ready_i(buf_pop),
-    .out_data_o (buf_data)
+    .clk_i        (clk_i),
+    .{{ rst.port }}{{ rbuf_pad }}({{ rst.port }}),
+    .issue_i      (rd_go),
+    .issue_beats_i(rd_beats),
+    .credit_o     (credit),
+    .in_valid_i   (mem_rdata_valid_i),
+    .in_ready_o   (mem_rdata_ready_o),
+    .in_data_i    (mem_rdata_data_i),
+    .out_valid_o  (buf_valid),
+    .out_ready_i  (buf_pop),
+    .out_data_o   (buf_data)
   );
 
   // A slot moves when the buffer has its beat and the output word is free or leaving.
@@ -320,7 +324,6 @@ module {{ name }} #(
       rv_q       <= 1'b0;
       irows_q    <= 16'd0;
       drows_q    <= 16'd0;
-      credit_q   <= Credits;
       pos_q      <= 17'd0;
       olane_q    <= 2'd0;
       ov_q       <= 1'b0;
@@ -333,8 +336,6 @@ module {{ name }} #(
       if (rd_go && row_done) begin
         irows_q <= irows_q - 16'd1;
       end
-      credit_q <= credit_q + { {(CntW - 1){1'b0}}, buf_pop}
-                  - (rd_go ? rd_beats : {CntW{1'b0}});
       if (slot) begin
         pos_q <= rowend ? 17'd0 : pos_q + 17'd1;
       end
