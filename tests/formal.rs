@@ -477,6 +477,13 @@ fn broken_mem_arb_variants_fail_the_proof() {
             "tag_room_d = tags_grow ? (tags_q != TagsLast) : (tag_room_q | tags_shrink);",
             "tag_room_d = 1'b1;",
         ),
+        // The head's index stays at requester 0: the ready muxed is not its reader's.
+        ("rtag_id_q   <= tag_id;", "rtag_id_q   <= {IdW{1'b0}};"),
+        // A read tag pushed whenever its burst holds the request side, room or not.
+        (
+            "wire tag_push = busy_rd_q & tag_room_q & mem_req_ready_i;",
+            "wire tag_push = busy_rd_q & mem_req_ready_i;",
+        ),
     ];
     for (from, to) in mutations {
         let proof = prove_mem_arb(&rr, Some((from, to)));

@@ -174,6 +174,17 @@ pub struct MemArb {
     pub addr_bits: u32,
     pub len_bits: u32,
     pub id_bits: u32,
+    /// Requester indices an id can hold, `2 ** id_bits`.
+    pub id_count: u32,
+    /// The head reader's ready is a mux on the head tag's index (with the head register):
+    /// for up to four indices that is one LUT4 pair and its PFUMX, shallower than the
+    /// AND-OR over the per-reader flags; an 8:1 mux is deeper than the AND-OR over six
+    /// readers (seed 002, median of seeds 1-3: 177 against 205 MHz), so wider ids keep
+    /// the AND-OR.
+    pub rready_mux: bool,
+    /// The readers' `_rdata_ready_i` by requester index, highest first, `1'b0` for
+    /// writers and indices past the last requester, for the mux.
+    pub rready_by_id: String,
     pub outstanding: u32,
     /// The memory latency the tag FIFO is sized for.
     pub latency: u32,
@@ -354,6 +365,9 @@ impl MemArb {
             addr_bits: ADDR_BITS,
             len_bits: len_w,
             id_bits: mem.id_bits(),
+            id_count: 1 << mem.id_bits(),
+            rready_mux: pipe.rtag_stage && mem.id_bits() <= 2,
+            rready_by_id: rready_by_id(mem),
             outstanding: mem.outstanding_reads,
             latency: mem.latency,
             lsbs: [req_lsbs(mem), lsb_params("Tag", &tag_fields(mem))].concat(),
@@ -401,6 +415,19 @@ impl MemArb {
         };
         Ok((unit, modules))
     }
+}
+
+/// `{..., r1_rdata_ready_i, r0_rdata_ready_i}` over every index an id can hold: a
+/// reader's ready at its index, `1'b0` at a writer's and past the last requester.
+fn rready_by_id(mem: &Mem) -> String {
+    let bits: Vec<String> = (0..1usize << mem.id_bits())
+        .rev()
+        .map(|i| match mem.requesters.get(i) {
+            Some(r) if r.access.reads() => format!("{}_rdata_ready_i", r.name),
+            _ => "1'b0".into(),
+        })
+        .collect();
+    format!("{{{}}}", bits.join(", "))
 }
 
 /// A tag built from the burst register, highest field first: each field `Foo` of

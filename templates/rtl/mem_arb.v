@@ -109,6 +109,9 @@ module {{ name }} #(
   localparam integer AddrW = {{ addr_bits }};
   localparam integer LenW = {{ len_bits }};
   localparam integer IdW = {{ id_bits }};
+{%- if rready_mux %}
+  localparam integer IdN = {{ id_count }};  // 2 ** IdW, the indices an id can hold
+{%- endif %}
   localparam integer DataW = {{ data_bits }};
   localparam integer WBeatW = {{ wbeat_w }};  // a write beat, {{ wbeat_layout }}
   localparam integer TagW = IdW + LenW + 1;  // and the single-beat flag
@@ -251,6 +254,13 @@ module {{ name }} #(
   reg write_q;
   reg [IdW-1:0] id_q;
   reg single_q;  // len_q == 0
+  // Copies of busy_q & ~write_q and busy_q & write_q, so that a tag's push is one LUT
+  // from flops (this, the room flop and the memory's ready) rather than behind the
+  // request's valid, which fans out to the burst register's loads.
+  reg busy_rd_q;
+  reg busy_rd_d;
+  reg busy_wr_q;
+  reg busy_wr_d;
 
   wire tag_in_ready;
   reg tag_room_q;  // the read tag FIFO has room: a flop, counted here as in the FIFO
@@ -272,21 +282,29 @@ module {{ name }} #(
 {%- endif %}
 
   always @(*) begin
-    busy_d = busy_q;
-    gnt_d  = gnt_q;
+    busy_d    = busy_q;
+    gnt_d     = gnt_q;
+    busy_rd_d = busy_rd_q;
+    busy_wr_d = busy_wr_q;
     if (take) begin
-      busy_d = nxt_valid;
-      gnt_d  = nxt_gnt;
+      busy_d    = nxt_valid;
+      gnt_d     = nxt_gnt;
+      busy_rd_d = nxt_valid & ~nxt_write;
+      busy_wr_d = nxt_valid & nxt_write;
     end
   end
 
   always @(posedge clk_i{{ rst.edge }}) begin
     if ({{ rst.active }}) begin
-      busy_q <= 1'b0;
-      gnt_q  <= {N{1'b0}};
+      busy_q    <= 1'b0;
+      gnt_q     <= {N{1'b0}};
+      busy_rd_q <= 1'b0;
+      busy_wr_q <= 1'b0;
     end else begin
-      busy_q <= busy_d;
-      gnt_q  <= gnt_d;
+      busy_q    <= busy_d;
+      gnt_q     <= gnt_d;
+      busy_rd_q <= busy_rd_d;
+      busy_wr_q <= busy_wr_d;
     end
   end
 {%- for c in classes %}
@@ -367,7 +385,7 @@ module {{ name }} #(
   localparam integer WtagCntW = $clog2(WriteTags + 1);
   localparam [WtagCntW-1:0] WtagsFull = WriteTags[WtagCntW-1:0];
   localparam [WtagCntW-1:0] WtagsLast = WtagsFull - 1'b1;
-  wire wtag_push = issue & write_q;
+  wire wtag_push = busy_wr_q & wtag_room_q & mem_req_ready_i;  // issue & write_q
   wire wtag_valid;
   wire [TagW-1:0] wtag_data;
   wire [IdW-1:0] wtag_id = wtag_data[TagIdLsb +: IdW];
@@ -575,7 +593,7 @@ module {{ name }} #(
   // tag is a flop rather than the FIFO's count compare on the path to the grant.
   localparam integer TagCntW = $clog2(Outstanding + 1);
   localparam [TagCntW-1:0] TagsFull = Outstanding[TagCntW-1:0];
-  wire tag_push = issue & ~write_q;
+  wire tag_push = busy_rd_q & tag_room_q & mem_req_ready_i;  // issue & ~write_q
   wire tag_popped = tag_valid & tag_pop;
   reg [TagCntW-1:0] tags_q;
   reg [TagCntW-1:0] tags_d;
@@ -627,6 +645,9 @@ module {{ name }} #(
   reg rtag_valid_d;
   reg [LenW-1:0] rtag_left_q;  // beats of the head burst after the one on offer
   reg rtag_last_q;  // the beat on offer is the last: a flop, so no compare on the pop
+{%- if rready_mux %}
+  reg [IdW-1:0] rtag_id_q;  // the head's requester index, to select its reader's ready
+{%- endif %}
 {%- for r in reqs %}
 {%- if r.reads %}
   reg rtag_{{ r.name }}_q;
@@ -656,6 +677,9 @@ module {{ name }} #(
     if (tag_pop) begin
       rtag_left_q <= tag_len;
       rtag_last_q <= tag_single;
+{%- if rready_mux %}
+      rtag_id_q   <= tag_id;
+{%- endif %}
 {%- for r in reqs %}
 {%- if r.reads %}
       rtag_{{ r.name }}_q <= tag_valid & (tag_id == {{ r.id_lit }});
@@ -709,6 +733,16 @@ module {{ name }} #(
     .out_data_o (rd_data)
   );
 
+{%- if rready_mux %}
+  // The head's reader's ready: a mux on the head's index (one LUT level for up to four
+  // requesters), not an AND-OR over the per-reader flags, as it reaches the tag FIFO's
+  // pop and the read skid's loads. Indices of writers (and past N) give 1'b0.
+  wire [IdN-1:0] rdata_ready_by_id = {{ rready_by_id }};
+
+  always @(*) begin
+    rd_sel_ready = rtag_valid_q & rdata_ready_by_id[rtag_id_q];
+  end
+{%- else %}
   always @(*) begin
     rd_sel_ready = 1'b0;
 {%- for r in reqs %}
@@ -717,6 +751,7 @@ module {{ name }} #(
 {%- endif %}
 {%- endfor %}
   end
+{%- endif %}
 
 {%- for r in reqs %}
 {%- if r.reads %}
@@ -858,6 +893,24 @@ module {{ name }} #(
       assert(wtags_q == f_wfifo_tags_q);
       assert(wtag_room_q == (wtags_q != WtagsFull));
       assert(wtag_room_q == wtag_in_ready);
+      // The push copies of the burst's direction, and so each tag pushed exactly when its
+      // burst's request goes to memory.
+      assert(busy_rd_q == (busy_q & ~write_q));
+      assert(busy_wr_q == (busy_q & write_q));
+      assert(tag_push == (issue & ~write_q));
+      assert(wtag_push == (issue & write_q));
+{%- if rready_mux %}
+      // The head's reader's ready, selected by its index, is the one its flags select:
+      // each reader's flag is its index's.
+      if (rtag_valid_q) begin
+{%- for r in reqs %}
+{%- if r.reads %}
+        assert(head_{{ r.name }} == (rtag_id_q == {{ r.id_lit }}));
+{%- endif %}
+{%- endfor %}
+        assert(rd_sel_ready == (1'b0{% for r in reqs %}{% if r.reads %} | (head_{{ r.name }} & {{ r.name }}_rdata_ready_i){% endif %}{% endfor %}));
+      end
+{%- endif %}
       // A burst goes to memory only with room for its tag.
       if (tag_push) begin
         assert(tag_in_ready);
