@@ -424,9 +424,9 @@ fn broken_duts_are_caught() {
     // A push on a full stack that is not flagged.
     let r = run_broken(
         one_lane(),
-        "ipu",
-        "wire        stack_full  = (sp_q == StackFull);",
-        "wire        stack_full  = 1'b0;",
+        "ipu_ctrl",
+        "(sp_q == StackFull);",
+        "1'b0;",
         &mix,
         0.3,
         0.3,
@@ -435,8 +435,8 @@ fn broken_duts_are_caught() {
     // Parameters that change while pixels that need the old ones are still in flight.
     let r = run_broken(
         one_lane(),
-        "ipu",
-        "end else if (drained) begin",
+        "ipu_ctrl",
+        "end else if (drained_i) begin",
         "end else if (1'b1) begin",
         &mix,
         0.0,
@@ -936,7 +936,7 @@ fn broken_colour_index_is_caught() {
         &[
             // Indices scaled and biased like colours.
             (
-                "ipu",
+                "ipu_ctrl",
                 "scale_use_q <= ci_q ?",
                 "scale_use_q <= 1'b0 ?",
                 0.0,
@@ -1147,7 +1147,7 @@ fn co_simulation_visits_every_fsm_state() {
     // every output is right.
     let r = run_broken(
         cfg.clone(),
-        "ipu",
+        "ipu_ctrl",
         "localparam [3:0] WAIT_FIFO     = 4'd6;",
         "localparam [3:0] WAIT_FIFO     = 4'd14;",
         &m::random_stream(ipu, 100, 57),
@@ -1255,8 +1255,8 @@ fn broken_bitmap_is_caught() {
             // Bit 0 of a byte taken as its leftmost pixel (GL's LSB_FIRST).
             (
                 "ipu",
-                "{byte_q, 3'b111} - {{3{1'b0}}, col_q[2:0]}",
-                "{byte_q, 3'b000} + {{3{1'b0}}, col_q[2:0]}",
+                "{px_byte, 3'b111} - {{3{1'b0}}, col[2:0]}",
+                "{px_byte, 3'b000} + {{3{1'b0}}, col[2:0]}",
                 0.0,
                 true,
             ),

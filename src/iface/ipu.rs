@@ -2,7 +2,7 @@
 //!
 //! Each fact is written once here: the port widths, the format codes' pixel sizes, the
 //! command opcodes, the status events, the control FSM's states and actions, and the
-//! framebuffer operations. `rtl::ipu` renders the tables as `ipu.v`'s localparams (and
+//! framebuffer operations. `rtl::ipu` renders the tables as `ipu_ctrl.v`'s localparams (and
 //! the probe's state names); `model::ipu` and `model::ipu_timing` match on the same
 //! constants and enums.
 
@@ -207,7 +207,7 @@ pub const CMD_KERNEL_MASK: Field = cf("KernelMask", 0, 4);
 pub const CMD_KERNEL_W: Field = cf("KernelW", 8, 3);
 pub const CMD_KERNEL_H: Field = cf("KernelH", 12, 3);
 
-/// Every command-word field, with the feature whose commands use it and whether `ipu.v`
+/// Every command-word field, with the feature whose commands use it and whether `ipu_ctrl.v`
 /// slices `cmd_data_i` with it (it declares `Cmd<Name>Lsb` only then: an unused localparam
 /// is a lint warning; the others it reads from registers loaded with a wider field).
 pub const CMD_FIELDS: [(Field, Feature, bool); 16] = [
@@ -229,7 +229,7 @@ pub const CMD_FIELDS: [(Field, Feature, bool); 16] = [
     (CMD_KERNEL_H, Feature::Filter, true),
 ];
 
-/// The command-word fields `ipu.v` slices in this config: its `Cmd<Name>Lsb` localparams.
+/// The command-word fields `ipu_ctrl.v` slices in this config: its `Cmd<Name>Lsb` localparams.
 pub fn rtl_cmd_fields(ipu: &Ipu) -> Vec<Field> {
     CMD_FIELDS
         .iter()
@@ -249,7 +249,7 @@ pub const fn with(word: u32, f: &Field, v: u32) -> u32 {
     (word & !mask) | ((v << f.lsb) & mask)
 }
 
-/// The opcodes, as `ipu.v` names them.
+/// The opcodes, as `ipu_ctrl.v` names them.
 pub const OPCODES: Table = Table {
     doc: "Command opcodes (cmd_data_i[31:24]).",
     width: 8,
@@ -721,7 +721,7 @@ impl Pipe {
     }
 }
 
-/// Every table `ipu.v` declares, in the order it declares them.
+/// Every table `ipu_ctrl.v` (the decoder) declares, in the order it declares them.
 pub const TABLES: [Table; 5] = [STATE_TABLE, OPCODES, FB_OPS, ACT_TABLE, EVENTS];
 
 #[cfg(test)]

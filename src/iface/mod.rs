@@ -67,14 +67,23 @@ pub struct MemPort {
     pub beats: u32,
 }
 
-/// A state register of a unit's top module (an FSM's `state_q`, marked public for
+/// A state register under a unit's top module (an FSM's `state_q`, marked public for
 /// Verilator's reads), read every clock of a co-simulation: the report counts the clocks
 /// spent in each named state, and a value with no name is an error.
 #[derive(Debug, Clone, Serialize)]
 pub struct Probe {
     pub name: &'static str,
-    /// The register in the top module.
+    /// The register's path from the top module, instances separated by dots
+    /// (`u_ctrl.state_q`).
     pub signal: &'static str,
     /// Its states: code and name, every one the config generates.
     pub states: Vec<(u32, &'static str)>,
+}
+
+impl Probe {
+    /// The register's name in Verilator's flattened model, below the top's
+    /// (`u_ctrl__DOT__state_q`).
+    pub fn verilated(&self) -> String {
+        self.signal.replace('.', "__DOT__")
+    }
 }

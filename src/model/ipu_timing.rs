@@ -3,7 +3,7 @@
 //! (the harness's `cycles`).
 //!
 //! It mirrors `templates/rtl/ipu.v` register for register where timing depends on it: the
-//! control FSM (IDLE, RECEIVE_1/2, SEND_ONE_IDLE, SEND_PARA, PIPELINE/WAIT_FIFO, PIXELMAP,
+//! control FSM (`ipu_ctrl.v`: IDLE, RECEIVE_1/2, SEND_ONE_IDLE, SEND_PARA, PIPELINE/WAIT_FIFO, PIXELMAP,
 //! BITMAP, FILTER, with the `drained` waits), the unpack stage's groups, the three
 //! handshake registers, the map stage and the registers behind it and zoom
 //! (`hs_*.v`), the filter (`ipu_conv.v`), zoom's FSM (`ipu_zoom.v`) and the packer

@@ -413,6 +413,7 @@ pub struct IpuConv {
 }
 
 /// The convolution filter as the top sees it.
+#[derive(Clone)]
 pub struct ConvView {
     pub module: String,
     pub k: u32,
@@ -433,6 +434,7 @@ pub struct Link {
 }
 
 /// The pixel map stage as the top sees it.
+#[derive(Clone)]
 pub struct MapView {
     pub module: String,
     pub size: u32,
@@ -563,6 +565,116 @@ pub struct LaneView {
     pub step_any: Option<u32>,
 }
 
+/// The decoder's header: what it holds and does in this config, and its states.
+fn ctrl_summary(ipu: &Ipu, name: &str, top: &str) -> String {
+    let mut held = vec!["scale and bias"];
+    if ipu.zoom.is_some() {
+        held.push("the zoom factors");
+    }
+    if ipu.pixel_map.is_some() {
+        held.push("the maps' sizes and MAP_COLOR");
+    }
+    if ipu.formats[CI8] {
+        held.push("INDEX_SHIFT and INDEX_OFFSET");
+    }
+    if ipu.bitmap {
+        held.push("the raster colour and position");
+    }
+    if ipu.convolution.is_some() {
+        held.push("the filter's size and CONVOLUTION_2D");
+    }
+    let mut writes = Vec::new();
+    if ipu.pixel_map.is_some() {
+        writes.push("the maps' tables an entry a clock");
+    }
+    if ipu.convolution.is_some() {
+        writes.push("the filter's weights a word a clock");
+    }
+    let states: Vec<&str> = fsm_states(ipu).iter().map(|(_, n)| *n).collect();
+    format!(
+        "{name}: the command decoder and control FSM of the image processing unit ({top}): \
+         takes the commands on cmd and passes every other word on pass, holds the \
+         parameters the commands set ({}) and the parameter stack of StackDepth entries, \
+         sends the status events, requests a draw's DMA words (dma_req){}, and steps the \
+         unpack stage's position (col_o, row_o, byte_o) by the groups it issues{}. States: \
+         {}. A parameter changes only once drained_i says the pipeline holds no pixel that \
+         needs the old value.",
+        held.join(", "),
+        if ipu.framebuffer {
+            " or a framebuffer region (fb_req)"
+        } else {
+            ""
+        },
+        if writes.is_empty() {
+            String::new()
+        } else {
+            format!("; it writes {}", writes.join(" and "))
+        },
+        states.join(", "),
+    )
+}
+
+/// The command decoder and control FSM (`ipu_ctrl`): the commands, the parameters they
+/// set and their stack, the status events, the requests and the unpack stage's position.
+#[derive(Template)]
+#[template(path = "rtl/ipu_ctrl.v")]
+pub struct IpuCtrl {
+    pub name: String,
+    pub stamp: String,
+    pub rst: Rst,
+    /// The IPU top that instantiates it.
+    pub top: String,
+    /// The header's first paragraph (what it holds and does, its states), wrapped.
+    pub summary: Vec<String>,
+    /// The DMA word's bytes, and bits of a byte index into it.
+    pub wb: u32,
+    pub byte_w: u32,
+    pub formats: Vec<FormatView>,
+    pub sw: u32,
+    pub bw: u32,
+    /// Expressions: the command value shifted to the scale's and the bias's fraction.
+    pub scale_shift: String,
+    pub bias_shift: String,
+    pub scale_one: String,
+    pub depth: u32,
+    pub status_w: u32,
+    /// `value_q`'s width: what the commands that keep it read (32 with the raster colour
+    /// or the index arithmetic, 24 with zoom's factor alone); none when only PIXEL_TRANSFER
+    /// has a value, whose saturation loads from the command word itself.
+    pub value_w: Option<u32>,
+    /// The zoom stage's line buffer width, when enabled.
+    pub zoom: Option<u32>,
+    pub map: Option<MapView>,
+    pub conv: Option<ConvView>,
+    /// A draw-width check exists (zoom's or the filter's line buffers): ACT_WIDTH.
+    pub line_check: bool,
+    pub bitmap: bool,
+    /// The framebuffer paths.
+    pub fb: bool,
+    /// The ci8 format: colour-index draws, INDEX_TRANSFER and the I_TO_* maps.
+    pub ci: bool,
+    /// What waits for the pipeline to drain before taking its size word, if anything.
+    pub draw_waits: Option<&'static str>,
+    pub waits_cond: String,
+    /// The commands whose second word is a value (RECEIVE_1 then SEND_ONE_IDLE).
+    pub value_acts: String,
+    /// The reset values of the zoom factors and the raster colour (GL's initial state) as
+    /// hex digits; the convolution filter's size at reset (iface::ipu::FILTER_INIT).
+    pub zoom_one: String,
+    pub raster_init: String,
+    pub filter_init: u32,
+    /// A stack entry: its width, and its fields as `_q` and `_d` concatenations.
+    pub stack_w: u32,
+    pub stack_entry_q: String,
+    pub stack_entry_d: String,
+    /// The contract's code tables (states, opcodes, actions, events) as localparams.
+    pub tables: Vec<LocalTable>,
+    /// The command-word fields' offsets it slices `cmd_data_i` with, as localparams.
+    pub cmd_params: Vec<String>,
+    /// The offsets of the command fields held in registers (`bmove_q`, `fsel_q`).
+    pub reg_params: Vec<String>,
+}
+
 #[derive(Template)]
 #[template(path = "rtl/ipu.v")]
 pub struct IpuTop {
@@ -579,7 +691,6 @@ pub struct IpuTop {
     pub lanes: u32,
     pub lanes_v: u32,
     pub multi: bool,
-    pub formats: Vec<FormatView>,
     pub format_list: String,
     pub raw_w: u32,
     pub sw: u32,
@@ -589,10 +700,6 @@ pub struct IpuTop {
     pub bf: u32,
     pub bint: u32,
     pub pw: u32,
-    /// Expressions: the command value shifted to the scale's and the bias's fraction.
-    pub scale_shift: String,
-    pub bias_shift: String,
-    pub scale_one: String,
     pub depth: u32,
     pub cnt_w: u32,
     pub capacity: u32,
@@ -608,10 +715,9 @@ pub struct IpuTop {
     pub meta2: u32,
     pub status_w: u32,
     pub reg_labels: String,
-    /// `value_q`'s width: what the commands that keep it read (32 with the raster colour
-    /// or the index arithmetic, 24 with zoom's factor alone); none when only PIXEL_TRANSFER
-    /// has a value, whose saturation loads from the command word itself.
-    pub value_w: Option<u32>,
+    /// The decoder's module, and the spaces that align its reset's connection.
+    pub ctrl: String,
+    pub ctrl_pad: String,
     /// The zoom stage's module and line buffer width, when enabled.
     pub zoom: Option<(String, u32)>,
     pub map: Option<MapView>,
@@ -642,32 +748,18 @@ pub struct IpuTop {
     /// The zoom stage's image width and height (the filtered image's with the filter).
     pub zoom_size: (String, String),
     pub conv: Option<ConvView>,
-    /// A draw-width check exists (zoom's or the filter's line buffers): ACT_WIDTH.
-    pub line_check: bool,
     /// The bitmap module, and the pipeline's last output (the pix port, or the merge
     /// with the bitmap's fragments before it).
     pub bitmap: bool,
     pub last: (&'static str, &'static str, &'static str),
     pub bm_beat: String,
-    /// What waits for the pipeline to drain before taking its size word, if anything.
-    pub draw_waits: Option<&'static str>,
-    pub waits_cond: String,
-    /// The commands whose second word is a value (RECEIVE_1 then SEND_ONE_IDLE).
-    pub value_acts: String,
     /// The enabled status events, `value meaning` each, wrapped for the header; the
-    /// width and filter events' values; the reset values of the zoom factors and the
-    /// raster colour (GL's initial state) as hex digits.
+    /// width and filter events' values; zoom factor 1.0 as hex digits (the packer's
+    /// pixels are not zoomed).
     pub status_lines: Vec<String>,
     pub ev_width: u32,
     pub ev_filter: u32,
     pub zoom_one: String,
-    pub raster_init: String,
-    /// The convolution filter's size at reset (iface::ipu::FILTER_INIT).
-    pub filter_init: u32,
-    /// A stack entry: its width, and its fields as `_q` and `_d` concatenations.
-    pub stack_w: u32,
-    pub stack_entry_q: String,
-    pub stack_entry_d: String,
     /// The framebuffer paths and their packer, when enabled.
     pub fb: Option<FbView>,
     /// The framebuffer paths are on and their word (4 pixels, one "byte" each) is not
@@ -675,14 +767,8 @@ pub struct IpuTop {
     pub fb_word_differs: bool,
     /// The ci8 format: colour-index draws, INDEX_TRANSFER and the I_TO_* maps.
     pub ci: bool,
-    /// The contract's code tables (states, opcodes, actions, events) as localparams.
-    pub tables: Vec<LocalTable>,
     /// The stage data's widths and the field positions the top slices, as localparams.
     pub beat_params: Vec<String>,
-    /// The command-word fields' offsets `ipu.v` slices `cmd_data_i` with, as localparams.
-    pub cmd_params: Vec<String>,
-    /// The offsets of the command fields held in registers (`bmove_q`, `fsel_q`).
-    pub reg_params: Vec<String>,
     /// The header's list of the config's commands, wrapped.
     pub command_lines: Vec<String>,
 }
@@ -1294,8 +1380,8 @@ impl<'a> IpuUnit<'a> {
             Some(FbView {
                 module: pname,
                 pix: pix_side,
-                end_x: format!("x0_q + {}", term(&image_size.0)),
-                last_y: format!("y0_q + {} - 16'd1", term(&image_size.1)),
+                end_x: format!("x0 + {}", term(&image_size.0)),
+                last_y: format!("y0 + {} - 16'd1", term(&image_size.1)),
                 wbytes: ipu.dma_word_bits / 8,
             })
         } else {
@@ -1415,7 +1501,8 @@ impl<'a> IpuUnit<'a> {
             stages: Vec::new(),
             probes: vec![Probe {
                 name: "fsm",
-                signal: "state_q",
+                // The decoder's state register (its module is inlined by Verilator).
+                signal: "u_ctrl.state_q",
                 states: fsm_states(ipu),
             }],
         };
@@ -1560,73 +1647,42 @@ impl<'a> IpuUnit<'a> {
         // The image that reaches the packer or zoom: GL_REDUCE's with the filter on.
         let image_size: (String, String) = if conv.is_some() {
             (
-                "conv_on_q ? (width_q - {13'd0, kw_q} + 16'd1) : width_q".into(),
-                "conv_on_q ? (height_q - {13'd0, kh_q} + 16'd1) : height_q".into(),
+                "conv_on ? (width - {13'd0, kw} + 16'd1) : width".into(),
+                "conv_on ? (height - {13'd0, kh} + 16'd1) : height".into(),
             )
         } else {
-            ("width_q".into(), "height_q".into())
+            ("width".into(), "height".into())
         };
         let fb = self.pack_stage(&mut modules, pix_side, &image_size)?;
         let depth = ipu.stack_depth;
         let capacity =
             ipu.capacity() + u32::from(self.pipe.unpack_fetch) + u32::from(self.pipe.bias_sum);
         let name = ctx.module_name("ipu");
-        let top = IpuTop {
-            name: name.clone(),
+        // The decoder and control FSM, in a module of its own.
+        let ctrl = ctx.module_name("ipu_ctrl");
+        let ctrl_view = IpuCtrl {
+            name: ctrl.clone(),
             stamp: stamp.clone(),
             rst: ctx.rst.clone(),
-            convert: convert.clone(),
-            scale_mod: scale_mod.clone(),
-            bias_mod: bias_mod.clone(),
-            lanes: l,
-            lanes_v: l,
-            multi: l > 1,
-            format_list: fmts
-                .iter()
-                .map(|v| FORMATS[v.code as usize])
-                .collect::<Vec<_>>()
-                .join(", "),
-            formats: fmts,
-            raw_w,
+            top: ctx.module_name("ipu"),
+            summary: wrap(&ctrl_summary(ipu, &ctrl, &ctx.module_name("ipu")), 86),
+            wb,
+            byte_w,
             sw,
-            sf,
-            sint: ipu.scale.int,
             bw,
-            bf,
-            bint: ipu.bias.int,
-            pw,
+            depth: ipu.stack_depth,
+            status_w: STATUS_WIDTH,
+            zoom: ipu.zoom,
+            map: map.clone(),
+            conv: conv.clone(),
+            bitmap: ipu.bitmap,
+            fb: ipu.framebuffer,
+            ci: ipu.formats[CI8],
+            zoom_one: format!("{ZOOM_ONE:06x}"),
+            formats: formats(ipu),
             scale_shift: shift(sf),
             bias_shift: shift(bf),
             scale_one: format!("{sw}'d{}", 1u64 << sf),
-            depth,
-            cnt_w: clog2(capacity + 2).max(2),
-            capacity,
-            regs,
-            lanes_v_list,
-            dma_w: ipu.dma_word_bits,
-            wb,
-            byte_w,
-            d1_w,
-            d2_w,
-            pix_w,
-            px_w,
-            prod_w,
-            meta1,
-            meta2,
-            status_w: STATUS_WIDTH,
-            reg_labels: ipu
-                .registers
-                .iter()
-                .zip(STAGES)
-                .map(|(k, s)| format!("{s}: {}", k.label()))
-                .chain(
-                    [&map_reg, &zoom_reg]
-                        .into_iter()
-                        .flatten()
-                        .map(|r| format!("behind {}: {}", r.stage, r.label)),
-                )
-                .collect::<Vec<_>>()
-                .join(", "),
             // The raster colour and the index arithmetic read all 32 bits, zoom's second
             // factor 24; PIXEL_TRANSFER's values saturate from the command word.
             value_w: if ipu.bitmap || ipu.formats[CI8] {
@@ -1636,55 +1692,16 @@ impl<'a> IpuUnit<'a> {
             } else {
                 None
             },
-            line_check: zoom.is_some() || ipu.convolution.is_some_and(|c| c.size > 1),
-            bias_out,
-            status_lines: wrap(
-                &format!(
-                    "status: {{level[7:0], 4'b0, event[3:0]}}: {}; the command then changes \
-                     nothing.",
-                    EVENTS
-                        .enabled(ipu)
-                        .iter()
-                        .map(|c| {
-                            let meaning = EVENT_MEANINGS
-                                .iter()
-                                .find(|(v, _)| *v == c.value)
-                                .map_or("", |(_, m)| *m);
-                            format!("{} {meaning}", c.value)
-                        })
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                ),
-                86,
-            ),
-            ev_width: EV_WIDTH,
-            ev_filter: EV_FILTER,
-            zoom_one: format!("{ZOOM_ONE:06x}"),
+            line_check: ipu.zoom.is_some() || ipu.convolution.is_some_and(|c| c.size > 1),
             raster_init: format!("{RASTER_INIT:08x}"),
             filter_init: FILTER_INIT,
-            map_io,
-            conv_io,
-            zoom_io,
-            map_reg,
-            zoom_reg,
-            reg_busy,
-            drained_reg: self.pipe.drained_reg,
-            mul_operands: self.pipe.mul_operands,
-            fetch,
-            fetch_w,
-            sum_reg,
-            sum_hi_w,
-            sum_x_lsb,
-            // With the filter, zoom takes the filtered image's size.
-            zoom_size: image_size,
-
-            bitmap: ipu.bitmap,
-            last,
-            bm_beat: lane0_beat(l, "y0_q + row_q", "x0_q + col_q", "raster_q"),
             // A colour-index draw switches scale, bias and the maps to its path for all its
             // pixels: the draw before must have left them.
             draw_waits: match (
-                zoom.is_some() || conv.is_some() || ipu.framebuffer || ipu.formats[CI8],
+                ipu.zoom.is_some()
+                    || ipu.convolution.is_some()
+                    || ipu.framebuffer
+                    || ipu.formats[CI8],
                 ipu.bitmap,
             ) {
                 (true, true) => Some("draw or bitmap"),
@@ -1708,16 +1725,10 @@ impl<'a> IpuUnit<'a> {
                 .map(|a| format!("(act_q == {})", a.code().name))
                 .collect::<Vec<_>>()
                 .join(" | "),
-            map,
-            conv,
-            stack_w: 4 * sw + 4 * bw + if zoom.is_some() { 48 } else { 0 },
-            stack_entry_q: entry("q", zoom.is_some()),
-            stack_entry_d: entry("d", zoom.is_some()),
-            zoom,
-            fb,
-            ci: ipu.formats[CI8],
+            stack_w: 4 * sw + 4 * bw + if ipu.zoom.is_some() { 48 } else { 0 },
+            stack_entry_q: entry("q", ipu.zoom.is_some()),
+            stack_entry_d: entry("d", ipu.zoom.is_some()),
             tables: local_tables(ipu),
-            beat_params: beat_params(ipu, prod_w),
             cmd_params: lsb_params("Cmd", &rtl_cmd_fields(ipu))
                 .iter()
                 .map(|(name, lsb)| format!("localparam integer {name} = {lsb};"))
@@ -1734,6 +1745,133 @@ impl<'a> IpuUnit<'a> {
             .flat_map(|(_, p)| p)
             .map(|(name, lsb)| format!("localparam integer {name} = {lsb};"))
             .collect(),
+        };
+        let mut ctrl_params = vec![("StackDepth", ipu.stack_depth)];
+        if let Some(line) = ipu.zoom {
+            ctrl_params.push(("ZoomMaxLine", line));
+        }
+        if let Some(pm) = ipu.pixel_map {
+            ctrl_params.push(("TableSize", pm.size));
+        }
+        if let Some(c) = &conv {
+            ctrl_params.push(("Kernel", c.k));
+            if c.checks_width {
+                ctrl_params.push(("ConvMaxLine", c.line));
+            }
+            ctrl_params.push(("WeightWidth", c.ww));
+        }
+        modules.push(Module {
+            name: ctrl.clone(),
+            kind: "ipu_ctrl",
+            parameters: ctrl_params
+                .into_iter()
+                .map(|(n, v)| (n.to_string(), u64::from(v)))
+                .collect(),
+            instantiates: Vec::new(),
+            text: render(&ctrl, &ctrl_view)?,
+        });
+        let top = IpuTop {
+            name: name.clone(),
+            stamp: stamp.clone(),
+            rst: ctx.rst.clone(),
+            convert: convert.clone(),
+            scale_mod: scale_mod.clone(),
+            bias_mod: bias_mod.clone(),
+            lanes: l,
+            lanes_v: l,
+            multi: l > 1,
+            format_list: fmts
+                .iter()
+                .map(|v| FORMATS[v.code as usize])
+                .collect::<Vec<_>>()
+                .join(", "),
+            raw_w,
+            sw,
+            sf,
+            sint: ipu.scale.int,
+            bw,
+            bf,
+            bint: ipu.bias.int,
+            pw,
+            depth,
+            cnt_w: clog2(capacity + 2).max(2),
+            capacity,
+            regs,
+            lanes_v_list,
+            dma_w: ipu.dma_word_bits,
+            wb,
+            byte_w,
+            d1_w,
+            d2_w,
+            pix_w,
+            px_w,
+            prod_w,
+            meta1,
+            meta2,
+            status_w: STATUS_WIDTH,
+            ctrl: ctrl.clone(),
+            ctrl_pad: " ".repeat("dma_req_valid_o".len() - ctx.rst.port.len()),
+            reg_labels: ipu
+                .registers
+                .iter()
+                .zip(STAGES)
+                .map(|(k, s)| format!("{s}: {}", k.label()))
+                .chain(
+                    [&map_reg, &zoom_reg]
+                        .into_iter()
+                        .flatten()
+                        .map(|r| format!("behind {}: {}", r.stage, r.label)),
+                )
+                .collect::<Vec<_>>()
+                .join(", "),
+            bias_out,
+            status_lines: wrap(
+                &format!(
+                    "status: {{level[7:0], 4'b0, event[3:0]}}: {}; the command then changes \
+                     nothing.",
+                    EVENTS
+                        .enabled(ipu)
+                        .iter()
+                        .map(|c| {
+                            let meaning = EVENT_MEANINGS
+                                .iter()
+                                .find(|(v, _)| *v == c.value)
+                                .map_or("", |(_, m)| *m);
+                            format!("{} {meaning}", c.value)
+                        })
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+                86,
+            ),
+            ev_width: EV_WIDTH,
+            ev_filter: EV_FILTER,
+            zoom_one: format!("{ZOOM_ONE:06x}"),
+            map_io,
+            conv_io,
+            zoom_io,
+            map_reg,
+            zoom_reg,
+            reg_busy,
+            drained_reg: self.pipe.drained_reg,
+            mul_operands: self.pipe.mul_operands,
+            fetch,
+            fetch_w,
+            sum_reg,
+            sum_hi_w,
+            sum_x_lsb,
+            // With the filter, zoom takes the filtered image's size.
+            zoom_size: image_size,
+
+            bitmap: ipu.bitmap,
+            last,
+            bm_beat: lane0_beat(l, "y0 + row", "x0 + col", "raster"),
+            map,
+            conv,
+            zoom,
+            fb,
+            ci: ipu.formats[CI8],
+            beat_params: beat_params(ipu, prod_w),
             command_lines: wrap(
                 &format!(
                     "{}; every other word is passed on unchanged, in order (pass).",
@@ -1784,7 +1922,25 @@ mod tests {
         Ok(design)
     }
 
-    /// The top's localparams, whitespace folded: name -> (width, value).
+    /// The decoder's module (`ipu_ctrl`), which the top instantiates.
+    fn ctrl(design: &Design) -> &crate::rtl::Module {
+        let top = design
+            .module(&design.unit("ipu").expect("ipu").top)
+            .expect("top");
+        let ctrl = design
+            .modules
+            .iter()
+            .find(|m| m.kind == "ipu_ctrl")
+            .expect("the decoder");
+        assert_eq!(
+            top.instantiates.iter().filter(|m| **m == ctrl.name).count(),
+            1
+        );
+        assert!(top.text.contains(&format!("{} #(", ctrl.name)));
+        ctrl
+    }
+
+    /// A module's localparams, whitespace folded: name -> (width, value).
     fn localparams(text: &str) -> BTreeMap<String, (u32, u32)> {
         text.lines()
             .filter_map(|l| {
@@ -1810,9 +1966,9 @@ mod tests {
             .collect()
     }
 
-    /// Every code of the contract's tables the config enables is a localparam of the top
-    /// with the table's width and value, and no disabled one is; the probe lists the
-    /// enabled states.
+    /// Every code of the contract's tables the config enables is a localparam of the
+    /// decoder with the table's width and value, and no disabled one is; the probe lists
+    /// the enabled states and names the decoder's state register.
     #[test]
     fn rendered_localparams_are_the_contracts_tables() {
         for (body, n) in [
@@ -1829,11 +1985,19 @@ mod tests {
             let ipu = cfg.ipu.as_ref().expect("ipu");
             let design = elaborate(&cfg).expect("elaborates");
             let unit = design.unit("ipu").expect("ipu");
-            let top = design.module(&unit.top).expect("top");
-            let declared = localparams(&top.text);
+            let ctrl = ctrl(&design);
+            let declared = localparams(&ctrl.text);
             let states = fsm_states(ipu);
             assert_eq!(states.len(), n);
             assert_eq!(unit.probes[0].states, states);
+            assert_eq!(unit.probes[0].signal, "u_ctrl.state_q");
+            assert!(
+                design
+                    .module(&unit.top)
+                    .expect("top")
+                    .text
+                    .contains(" u_ctrl (")
+            );
             for t in TABLES {
                 for c in t.codes {
                     let got = declared.get(c.name);
@@ -1844,12 +2008,15 @@ mod tests {
                     }
                 }
             }
-            assert!(top.text.contains("state_q /* verilator public_flat_rd */;"));
+            assert!(
+                ctrl.text
+                    .contains("state_q /* verilator public_flat_rd */;")
+            );
         }
     }
 
     /// The command-word localparams are the contract's fields: each field the config's
-    /// `ipu.v` slices is declared with its lsb, and no other `Cmd*Lsb` is.
+    /// `ipu_ctrl.v` slices is declared with its lsb, and no other `Cmd*Lsb` is.
     #[test]
     fn rendered_command_fields_are_the_contracts_fields() {
         for body in [
@@ -1862,9 +2029,7 @@ mod tests {
             let cfg = crate::config::parse(&src, "test").expect("valid");
             let ipu = cfg.ipu.as_ref().expect("ipu");
             let design = elaborate(&cfg).expect("elaborates");
-            let top = design
-                .module(&design.unit("ipu").expect("ipu").top)
-                .expect("top");
+            let top = ctrl(&design);
             let declared: BTreeMap<String, u64> = crate::rtl::align::localparams(&top.text)
                 .into_iter()
                 .filter(|(k, _)| k.starts_with("Cmd") && k.ends_with("Lsb"))
@@ -1915,8 +2080,9 @@ mod tests {
         }
     }
 
-    /// The registers' field localparams are their tables, and the stages' sizes are
-    /// integer localparams of the config's values, passed to the stages by name.
+    /// The registers' field localparams (the decoder's) are their tables, and the stages'
+    /// sizes are integer localparams of the top with the config's values, passed to the
+    /// stages and the decoder by name.
     #[test]
     fn rendered_register_fields_and_sizes_are_the_tables() {
         let src = "[design]\nname = \"t\"\n[ipu]\nbitmap = true\n\
@@ -1930,10 +2096,11 @@ mod tests {
             .module(&design.unit("ipu").expect("ipu").top)
             .expect("top");
         let declared = crate::rtl::align::localparams(&top.text);
+        let in_ctrl = crate::rtl::align::localparams(&ctrl(&design).text);
         for (word, fields) in [("Bmove", bmove_fields()), ("Fsel", fsel_fields())] {
             for f in fields {
                 let n = format!("{word}{}Lsb", f.name);
-                assert_eq!(declared.get(&n), Some(&u64::from(f.lsb)), "{n}");
+                assert_eq!(in_ctrl.get(&n), Some(&u64::from(f.lsb)), "{n}");
             }
         }
         let conv = ipu.convolution.as_ref().expect("convolution");
@@ -1950,6 +2117,9 @@ mod tests {
             ".Kernel (ConvKernel)",
             ".MaxLine (ConvMaxLine)",
             ".MaxLine (ZoomMaxLine)",
+            ".ZoomMaxLine (ZoomMaxLine)",
+            ".ConvMaxLine (ConvMaxLine)",
+            ".StackDepth (StackDepth)",
         ] {
             let squeezed: String = top
                 .text

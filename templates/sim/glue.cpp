@@ -52,7 +52,7 @@ int main(int argc, char** argv) {
 {%- endfor %}
 {%- for q in probes %}
   bench.add_probe("{{ q.name }}",
-                  [&top]() { return static_cast<uint64_t>(top.rootp->{{ top }}__DOT__{{ q.signal }}); },
+                  [&top]() { return static_cast<uint64_t>(top.rootp->{{ top }}__DOT__{{ q.verilated() }}); },
                   { {% for s in q.states %}{ {{ s.0 }}, "{{ s.1 }}" }{% if !loop.last %}, {% endif %}{% endfor %} });
 {%- endfor %}
   return bench.run(ctx, top, top.clk_i, top.{{ rst_port }}, {{ rst_active_low }});
