@@ -306,6 +306,60 @@ fn cli_sim_summary_and_trace() {
     );
     let fst = fs::read(&trace).expect("the FST file exists");
     assert!(fst.len() > 100, "FST has content");
+    // Not a terminal: no progress bar, no escape sequences, no harness report lines.
+    assert!(
+        !log.contains('\x1b') && !log.contains("progress ") && !log.contains("transactions  "),
+        "{log}"
+    );
+}
+
+/// A run told to report its progress hears the build, the model, and the harness's counts
+/// every PROGRESS_CLOCKS clocks, rising to every output at the end; the report is the
+/// same as without it.
+#[test]
+fn progress_reports_follow_the_run() {
+    let cfg = chain_config("progress", 8, &["skid", "fifo:4"], ("async", "low"));
+    let design = elaborate(&cfg);
+    let count = 3 * sim::PROGRESS_CLOCKS as usize;
+    let heard = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let log = heard.clone();
+    let opt = SimOptions {
+        progress: Some(sim::Progress(std::sync::Arc::new(move |s| {
+            log.lock().unwrap().push(s)
+        }))),
+        ..options(count, 5, 0.2, 0.2)
+    };
+    let r = sim::run(&cfg, &design, "hs_chain", &opt).expect("runs");
+    assert!(r.passed, "{:?}", r.errors);
+    let heard = heard.lock().unwrap().clone();
+    assert_eq!(&heard[..2], &[sim::Stage::Build, sim::Stage::Model]);
+    let runs: Vec<(u64, u64, u64)> = heard[2..]
+        .iter()
+        .map(|s| match *s {
+            sim::Stage::Run { done, total, cycle } => (done, total, cycle),
+            other => panic!("{other:?} after the run began"),
+        })
+        .collect();
+    // Gaps and stalls make the run longer than its items: a report every 2^16 clocks and
+    // one at the end.
+    assert_eq!(
+        runs.len() as u64,
+        r.cycles / sim::PROGRESS_CLOCKS + 1,
+        "{runs:?}"
+    );
+    assert!(
+        runs.windows(2)
+            .all(|w| w[0].0 <= w[1].0 && w[0].2 <= w[1].2),
+        "{runs:?}"
+    );
+    assert!(runs.iter().all(|&(_, total, _)| total == count as u64));
+    assert_eq!(
+        runs.last().map(|r| (r.0, r.2)),
+        Some((count as u64, r.cycles))
+    );
+    // The same run without the callback: the same clocks.
+    let quiet = sim::run(&cfg, &design, "hs_chain", &options(count, 5, 0.2, 0.2)).expect("runs");
+    assert_eq!(quiet.cycles, r.cycles);
 }
 
 #[test]

@@ -47,6 +47,7 @@ fn cosim(cfg: &Config, count: usize, runs: &[(Option<&str>, u64, f64, f64, MemTi
             work_dir: work_dir(),
             mem: *mem,
             workload: workload.map(String::from),
+            progress: None,
         };
         let r = sim::run_built(cfg, unit, &dir, true, &opt).expect("runs");
         assert!(
@@ -224,6 +225,7 @@ fn assert_broken_module_caught(
             work_dir: work_dir(),
             mem: mem(*latency, 0, 0.0, 0.0),
             workload: Some(workload.to_string()),
+            progress: None,
         };
         let r = sim::run_built(cfg, &unit, &dir, false, &opt).expect("runs");
         !r.passed && r.mismatches > 0

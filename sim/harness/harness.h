@@ -121,6 +121,9 @@ struct Options {
   // Inputs held back until an output has delivered so many items: "in=out:items".
   std::vector<std::string> start_after;
   uint64_t max_errors = 20;
+  // Every so many clocks, "progress <outputs done> <outputs expected> <clock>" on stderr
+  // (0: never), for the caller's progress display.
+  uint64_t progress = 0;
   uint64_t mem_latency = 0;
   uint64_t mem_jitter = 0;
   double mem_gap = 0.0;
@@ -156,6 +159,7 @@ inline Options parse_options(int argc, char** argv) {
     else if (a == "--quiet") o.quiet = std::strtoull(need().c_str(), nullptr, 10);
     else if (a == "--start-after") o.start_after.push_back(need());
     else if (a == "--max-errors") o.max_errors = std::strtoull(need().c_str(), nullptr, 10);
+    else if (a == "--progress") o.progress = std::strtoull(need().c_str(), nullptr, 10);
     else if (a == "--mem-latency") o.mem_latency = std::strtoull(need().c_str(), nullptr, 10);
     else if (a == "--mem-jitter") o.mem_jitter = std::strtoull(need().c_str(), nullptr, 10);
     else if (a == "--mem-gap") o.mem_gap = std::strtod(need().c_str(), nullptr);
@@ -685,6 +689,7 @@ class Bench {
       ++cycle;
       now_ = cycle;
       for (auto& q : probes_) q.sample();
+      if (opt_.progress > 0 && cycle % opt_.progress == 0) report_progress(cycle);
       // A port waiting by policy is stuck only when the whole unit is; the error is
       // written after the drain, which may still bring its items (then counted late,
       // not as extra).
@@ -718,6 +723,7 @@ class Bench {
       }
     }
     cycles_ = cycle;
+    if (opt_.progress > 0) report_progress(cycle);
 
     // Drain: nothing more may come out.
     for (auto& p : ins_) {
@@ -1110,6 +1116,18 @@ class Bench {
   }
 
   void error(const std::string& e) { errors_.push_back(e); }
+
+  // Output transactions checked so far against all expected, and the clock (--progress).
+  void report_progress(uint64_t cycle) const {
+    uint64_t done = 0, total = 0;
+    for (const auto& p : outs_) {
+      done += p.next;
+      total += p.expected.size();
+    }
+    std::fprintf(stderr, "progress %llu %llu %llu\n", static_cast<unsigned long long>(done),
+                 static_cast<unsigned long long>(total), static_cast<unsigned long long>(cycle));
+    std::fflush(stderr);
+  }
 
   int report() {
     std::ostringstream j;

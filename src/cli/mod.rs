@@ -369,15 +369,25 @@ fn run(cli: Cli) -> Result<u8, Failure> {
                 trace,
                 work_dir,
                 workload,
+                progress: None,
             };
             if !json {
                 eprintln!("sim {unit}: seed {seed}, {count} items, gap {gap}, stall {stall}");
             }
+            let bar = (!json).then(sim_bar).flatten();
+            let opt = SimOptions {
+                progress: bar.as_ref().map(|b| b.progress()),
+                ..opt
+            };
             let rows = sim::MemRows {
                 bits: mem_row_bits,
                 penalty: mem_row_penalty,
             };
-            let report = sim::run_rows(&cfg, &design, &unit, &opt, rows).map_err(failure)?;
+            let report = sim::run_rows(&cfg, &design, &unit, &opt, rows);
+            if let Some(b) = bar {
+                b.finish();
+            }
+            let report = report.map_err(failure)?;
             let report = if unit == "mem_arb" {
                 sim::mem_arb::with_figures(report, &cfg, &opt, rows)
             } else {
@@ -719,4 +729,61 @@ fn summary(r: &SimReport) -> String {
         s += "\n";
     }
     s
+}
+
+/// A co-simulation's progress on stderr, when stderr is a terminal: a spinner while the
+/// unit builds and the model works, then a bar over the output transactions checked,
+/// with the rate and the time left.
+pub(crate) struct SimBar(indicatif::ProgressBar);
+
+/// [`SimBar`] for this process, or `None` when stderr is not a terminal.
+pub(crate) fn sim_bar() -> Option<SimBar> {
+    use std::io::IsTerminal;
+    if !std::io::stderr().is_terminal() {
+        return None;
+    }
+    let b = indicatif::ProgressBar::new_spinner();
+    b.enable_steady_tick(std::time::Duration::from_millis(200));
+    Some(SimBar(b))
+}
+
+impl SimBar {
+    /// The callback for [`SimOptions::progress`].
+    pub(crate) fn progress(&self) -> sim::Progress {
+        let b = self.0.clone();
+        // indicatif's own rate and ETA follow its steps, which the harness's reports are
+        // not (the first one jumps from nothing): both are worked out here from when the
+        // run began.
+        let began = std::sync::Mutex::new(std::time::Instant::now());
+        sim::Progress(std::sync::Arc::new(move |stage| match stage {
+            sim::Stage::Build => b.set_message("building the simulator"),
+            sim::Stage::Model => b.set_message("the model: vectors and expected outputs"),
+            sim::Stage::Run { done, total, cycle } => {
+                let Ok(mut began) = began.lock() else { return };
+                if b.length() != Some(total) || done < b.position() {
+                    *began = std::time::Instant::now();
+                    b.set_length(total);
+                    b.set_style(
+                        indicatif::ProgressStyle::with_template(
+                            "{spinner} [{elapsed_precise}] {bar:30} {pos}/{len} transactions  {msg}",
+                        )
+                        .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+                    );
+                }
+                b.set_position(done);
+                let secs = began.elapsed().as_secs_f64().max(1e-3);
+                let rate = done as f64 / secs;
+                let eta = if rate > 0.0 {
+                    format!("{:.0} s", total.saturating_sub(done) as f64 / rate)
+                } else {
+                    "-".into()
+                };
+                b.set_message(format!("{rate:.0}/s  eta {eta}  clock {cycle}"));
+            }
+        }))
+    }
+
+    pub(crate) fn finish(self) {
+        self.0.finish_and_clear();
+    }
 }

@@ -351,10 +351,21 @@ pub fn run(a: &RenderArgs) -> Result<u8, Failure> {
         let design = units::elaborate(&cfg).map_err(failure)?;
         let unit = sim::find_unit(&design, "ipu").map_err(failure)?;
         let work_dir = SimOptions::default_work_dir();
-        let (dir, cached) = sim::build(&cfg, &design, unit, false, &work_dir).map_err(failure)?;
-        let e = units::expectation(&cfg, unit, &vectors, 0.0, 0.0);
-        let opt = SimOptions::new(s.cmds.len(), 1, work_dir);
-        let r = sim::run_vectors(unit, &dir, cached, &opt, &vectors, &e).map_err(failure)?;
+        let bar = super::sim_bar();
+        let opt = SimOptions {
+            progress: bar.as_ref().map(|b| b.progress()),
+            ..SimOptions::new(s.cmds.len(), 1, work_dir.clone())
+        };
+        opt.tell(sim::Stage::Build);
+        let built = sim::build(&cfg, &design, unit, false, &work_dir);
+        let r = built.and_then(|(dir, cached)| {
+            let e = units::expectation(&cfg, unit, &vectors, 0.0, 0.0);
+            sim::run_vectors(unit, &dir, cached, &opt, &vectors, &e)
+        });
+        if let Some(b) = bar {
+            b.finish();
+        }
+        let r = r.map_err(failure)?;
         if !r.passed {
             eprintln!(
                 "error: the RTL's pixels differ from the model's: {}",

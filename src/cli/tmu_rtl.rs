@@ -99,14 +99,20 @@ pub fn run(
     };
     let (mut cmds, memory) = load_texture(0, img, s);
     cmds.extend(requests);
+    let bar = super::sim_bar();
     let opt = SimOptions {
         mem: sim::MemTiming {
             latency: 20,
             ..Default::default()
         },
+        progress: bar.as_ref().map(|b| b.progress()),
         ..SimOptions::new(cmds.len(), 1, SimOptions::default_work_dir())
     };
-    let run = sim::tmu::run(cfg, &cmds, memory, &opt).map_err(failure)?;
+    let run = sim::tmu::run(cfg, &cmds, memory, &opt);
+    if let Some(b) = bar {
+        b.finish();
+    }
+    let run = run.map_err(failure)?;
     if !run.report.passed {
         let errors = run
             .report

@@ -87,6 +87,42 @@ pub struct SimOptions {
     pub mem: MemTiming,
     /// The traffic, for units that have several workloads (tex_cache).
     pub workload: Option<String>,
+    /// Told what the run is doing, for a progress display; `None` runs silently.
+    pub progress: Option<Progress>,
+}
+
+/// What a run is doing, as [`Progress`] hears it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stage {
+    /// Verilating and compiling the unit (or finding it in the cache).
+    Build,
+    /// The model working out the vectors and the expected outputs.
+    Model,
+    /// The simulator running: output transactions checked of all expected, and the clock
+    /// (every [`PROGRESS_CLOCKS`] clocks, and once at the end).
+    Run { done: u64, total: u64, cycle: u64 },
+}
+
+/// Clocks between two [`Stage::Run`] reports from the harness.
+pub const PROGRESS_CLOCKS: u64 = 1 << 16;
+
+/// A callback told each [`Stage`] of a run (the CLI draws a bar from it).
+#[derive(Clone)]
+pub struct Progress(pub std::sync::Arc<dyn Fn(Stage) + Send + Sync>);
+
+impl std::fmt::Debug for Progress {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Progress")
+    }
+}
+
+impl SimOptions {
+    /// Tells [`SimOptions::progress`], if any, what the run does now.
+    pub fn tell(&self, stage: Stage) {
+        if let Some(p) = &self.progress {
+            (p.0)(stage);
+        }
+    }
 }
 
 /// How the harness's memory model answers: latency, jitter, bandwidth, backpressure.
@@ -114,6 +150,7 @@ impl SimOptions {
             work_dir,
             mem: MemTiming::default(),
             workload: None,
+            progress: None,
         }
     }
 
@@ -549,6 +586,7 @@ pub fn run_rows(
     rows: MemRows,
 ) -> Result<SimReport, SimError> {
     let unit = find_unit(design, unit_name)?;
+    opt.tell(Stage::Build);
     let (build_dir, build_cached) = build(cfg, design, unit, opt.trace.is_some(), &opt.work_dir)?;
     let mut report = run_built_rows(cfg, unit, &build_dir, build_cached, opt, rows)?;
     // A unit with memory is measured against the same run with an ideal memory too: the
@@ -588,6 +626,7 @@ pub fn run_built_rows(
     opt: &SimOptions,
     rows: MemRows,
 ) -> Result<SimReport, SimError> {
+    opt.tell(Stage::Model);
     let vectors = units::vectors(cfg, unit.name, opt.count, opt.seed, opt.workload.as_deref())
         .ok_or_else(|| SimError::Run(format!("no model for unit {}", unit.name)))?;
     let expectation = units::expectation(cfg, unit, &vectors, opt.gap, opt.stall);
@@ -679,7 +718,10 @@ pub fn run_vectors_rows(
         }
         cmd.arg("--trace").arg(t);
     }
-    let out = cmd.output().map_err(io("running Vsim"))?;
+    let out = match &opt.progress {
+        None => cmd.output().map_err(io("running Vsim"))?,
+        Some(p) => run_reporting(cmd, p)?,
+    };
     let text = fs::read_to_string(&report_path).map_err(|e| {
         SimError::Run(format!(
             "no report from {} ({e}); exit {:?}; stderr: {}",
@@ -771,6 +813,53 @@ pub fn run_vectors_rows(
         trace: opt.trace.as_ref().map(|t| t.display().to_string()),
         vectors_dir,
     })
+}
+
+/// Runs the harness with `--progress`, telling `p` each report line as it comes; the
+/// other lines of its stderr are kept, as `output()` keeps them.
+fn run_reporting(mut cmd: Command, p: &Progress) -> Result<std::process::Output, SimError> {
+    use std::io::BufRead;
+    use std::process::Stdio;
+    cmd.arg("--progress")
+        .arg(PROGRESS_CLOCKS.to_string())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let mut child = cmd.spawn().map_err(io("running Vsim"))?;
+    // stdout is read on its own thread, so that neither pipe can fill while the other
+    // is read.
+    let mut stdout = child.stdout.take().expect("piped stdout");
+    let out_thread = std::thread::spawn(move || {
+        let mut buf = Vec::new();
+        let _ = std::io::Read::read_to_end(&mut stdout, &mut buf);
+        buf
+    });
+    let mut stderr = Vec::new();
+    let reader = std::io::BufReader::new(child.stderr.take().expect("piped stderr"));
+    for line in reader.lines() {
+        let line = line.map_err(io("reading Vsim's stderr"))?;
+        match parse_progress(&line) {
+            Some(stage) => (p.0)(stage),
+            None => {
+                stderr.extend_from_slice(line.as_bytes());
+                stderr.push(b'\n');
+            }
+        }
+    }
+    let status = child.wait().map_err(io("waiting for Vsim"))?;
+    let stdout = out_thread.join().unwrap_or_default();
+    Ok(std::process::Output {
+        status,
+        stdout,
+        stderr,
+    })
+}
+
+/// A harness line `progress <done> <total> <clock>`.
+fn parse_progress(line: &str) -> Option<Stage> {
+    let mut it = line.strip_prefix("progress ")?.split(' ');
+    let mut next = || it.next()?.parse::<u64>().ok();
+    let (done, total, cycle) = (next()?, next()?, next()?);
+    Some(Stage::Run { done, total, cycle })
 }
 
 /// The harness command line for one run: vectors in `run_dir`, the report to `report`.

@@ -45,6 +45,7 @@ pub fn run(
         .tmu
         .as_ref()
         .expect("a tmu unit is elaborated only with [tmu]");
+    opt.tell(super::Stage::Build);
     let (dir, cached) = super::build(cfg, &design, &unit, opt.trace.is_some(), &opt.work_dir)?;
     let lookups = {
         let mut m = TmuModel::new(tmu, memory.clone());
@@ -53,6 +54,7 @@ pub fn run(
         });
         m.reads.get()
     };
+    opt.tell(super::Stage::Model);
     let (v, colours) = vectors_for(tmu, cmds, memory, opt.seed);
     let e = units::expectation(cfg, &unit, &v, opt.gap, opt.stall);
     let report = super::run_vectors(&unit, &dir, cached, opt, &v, &e)?;
