@@ -17,7 +17,9 @@
 // Requests pass through a skid register (hs_skid) and write beats through a two-entry
 // FIFO (hs_fifo), pushed as their request is; the arbiter takes a write's beat after its
 // request.
-// One request at a time: req_ready_o is low until the last word of the one before left.
+// One request at a time is served, and one more waits in an input register (hs_skid): the
+// IPU's word count comes through its rounding add, and the counts' sums here start from
+// flops.
 // Combinational paths: none between ports (dma_ready_i reaches only the buffer's pop and
 // the counters; mem_rdata_ready_o is the buffer's registered in_ready_o).
 module {{ name }} #(
@@ -87,8 +89,23 @@ module {{ name }} #(
   reg [RingW-1:0] rptr_q;  // the next beat to read, in the ring
   wire [CntW-1:0] credit;  // buffer entries neither full nor promised to a read
 
-  wire take = req_valid_i & ~busy_q;
-  assign req_ready_o = ~busy_q;
+  wire        rq_valid;
+  wire [31:0] rq_data;
+
+  {{ skid }} #(
+    .Width(32)
+  ) u_req_in (
+    .clk_i      (clk_i),
+    .{{ rst.port }}{{ rst.pad }}({{ rst.port }}),
+    .in_valid_i (req_valid_i),
+    .in_ready_o (req_ready_o),
+    .in_data_i  (req_data_i),
+    .out_valid_o(rq_valid),
+    .out_ready_i(~busy_q),
+    .out_data_o (rq_data)
+  );
+
+  wire take = rq_valid & ~busy_q;
 
   // The next read burst: the beats left, at most up to the next burst boundary.
   wire [CntW-1:0] rd_beats;
@@ -225,12 +242,12 @@ module {{ name }} #(
 {%- endif %}
     end else begin
       if (take) begin
-        busy_q  <= req_data_i != 32'd0;
-        words_q <= req_data_i;
+        busy_q  <= rq_data != 32'd0;
+        words_q <= rq_data;
 {%- if wpb > 1 %}
-        beats_q <= { {WpbW{1'b0}}, req_data_i[31:WpbW]} + {31'd0, req_data_i[WpbW-1:0] != {WpbW{1'b0}}};
+        beats_q <= { {WpbW{1'b0}}, rq_data[31:WpbW]} + {31'd0, rq_data[WpbW-1:0] != {WpbW{1'b0}}};
 {%- else %}
-        beats_q <= req_data_i;
+        beats_q <= rq_data;
 {%- endif %}
       end else begin
         if (send) begin

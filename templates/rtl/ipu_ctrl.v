@@ -6,7 +6,7 @@
 // clock after. Throughput: a command word a clock (PIXELMAP: an entry a clock).
 // Combinational paths: pass_ready_i, drained_i -> cmd_ready_o{% if map.is_some() || conv.is_some() %}; cmd_data_i -> {% if map.is_some() %}map_wdata_o{% endif %}{% if map.is_some() && conv.is_some() %}, {% endif %}{% if conv.is_some() %}weight_o{% endif %}
 // (written in the clock the word is taken){% endif %}. Every other output comes from flops
-// (dma_req_data_o through the size's multiply).
+// (dma_req_data_o through a rounding add after the size's registered product).
 module {{ name }} #(
   // Entries of the parameter stack (1..=32).
   parameter integer StackDepth = {{ depth }}{% if let Some(line) = zoom %},
@@ -367,14 +367,28 @@ module {{ name }} #(
     endcase
   end
 
+  // The request's products are registered (on an FPGA, the multiplier's own output
+  // register): the size loads in RECEIVE_1 and holds through RECEIVE_2 into SEND_PARA,
+  // so a product of the size is ready by SEND_PARA's first clock, where the request
+  // leaves; the multiply is then off the path from the size to the DMA engine.
+  reg [31:0] area_q;  // width * height
 {%- if bitmap %}
-  // DMA words of a bitmap: rows of ceil(width / 8) bytes.
-  wire [15:0] bm_row_bytes = {3'b0, width_q[15:3]} + {15'd0, |width_q[2:0]};
-  wire [31:0] bm_bytes = {16'd0, bm_row_bytes} * {16'd0, height_q};
-  wire [31:0] bm_words = {{ "{{" }}{{ byte_w }}{1'b0}}, bm_bytes[31:{{ byte_w }}]} + {31'd0, |bm_bytes[{{ byte_w - 1 }}:0]};
+  // DMA words of a bitmap: rows of ceil(width / 8) bytes, worked out as the size loads so
+  // that the multiplier's inputs are flops.
+  reg [15:0] bm_row_q;
+  reg [31:0] bm_bytes_q;  // a bitmap's bytes
+  wire [31:0] bm_words = {{ "{{" }}{{ byte_w }}{1'b0}}, bm_bytes_q[31:{{ byte_w }}]} + {31'd0, |bm_bytes_q[{{ byte_w - 1 }}:0]};
 {%- endif %}
+
+  always @(posedge clk_i) begin
+    area_q <= {16'd0, width_q} * {16'd0, height_q};
+{%- if bitmap %}
+    bm_bytes_q <= {16'd0, bm_row_q} * {16'd0, height_q};
+{%- endif %}
+  end
+
   // DMA words of the draw: ceil(width * height * bytes_per_pixel / {{ wb }}).
-  wire [31:0] area = {16'd0, width_q} * {16'd0, height_q};
+  wire [31:0] area = area_q;
   wire [35:0] draw_bytes = {4'b0, area} << bpp_log;
 {%- if byte_w + 32 <= 35 %}
   // A request counts 32 bits of words: the bytes' top bits are dropped.
@@ -1024,6 +1038,9 @@ module {{ name }} #(
       width_q     <= cmd_data_i[CmdLoLsb +: 16];
       height_q    <= cmd_data_i[CmdHiLsb +: 16];
       size_zero_q <= (cmd_data_i[CmdLoLsb +: 16] == 16'd0) | (cmd_data_i[CmdHiLsb +: 16] == 16'd0);
+{%- if bitmap %}
+      bm_row_q    <= {3'b0, cmd_data_i[CmdLoLsb + 3 +: 13]} + {15'd0, |cmd_data_i[CmdLoLsb +: 3]};
+{%- endif %}
 {%- if zoom.is_some() %}
       over_zoom_q <= cmd_data_i[CmdLoLsb +: 16] > MaxLine;
 {%- endif %}
