@@ -86,22 +86,23 @@ fn seed_organisation_four_lanes_matches_the_model() {
 }
 
 #[test]
-fn one_lane_linear_layout_matches_the_model_and_a_broken_shift_fails() {
+fn one_lane_linear_layout_matches_the_model_and_a_broken_floor_fails() {
     // One lane: explicit LOD or 0; linear texel layout; 8-bit weights.
     let cfg = preset("fpga_small.toml");
     let runs = [(4, 0.0, 0.0, 20), (5, 0.4, 0.3, 60)];
     run(&cfg, None, 2000, &runs);
     every_combination(&cfg);
-    // A logical shift where GL's floor needs an arithmetic one: clamp to edge then reads
-    // the far edge for coordinates left of the texture.
+    // Truncation toward zero where GL's floor needs the bits shifted out below the point:
+    // a negative coordinate that is not a whole number of weight steps then reads a
+    // weight one step off (and, at a texel boundary, the texel to its right).
     assert!(
         !run(
             &cfg,
-            Some(("($signed(u) >>> WBits)", "(u >> WBits)")),
+            Some(("neg ? inexact : 1'b1", "neg ? 1'b0 : 1'b1")),
             2000,
             &runs
         ),
-        "a logical shift of v must fail"
+        "a truncated negative coordinate must fail"
     );
 }
 
@@ -500,8 +501,8 @@ fn narrow_coordinate_conversion_equals_the_64_bit_one() {
     assert!(out.status.success(), "not equal: {}", text(&out));
     for (from, to, what) in [
         (
-            "(idx[CoordW] & (|idx[CoordW-1:0]))",
-            "idx[CoordW-1]",
+            "(mag >= (linear ? GtLinear : GtNearest))",
+            "(mag >= ((linear ? GtLinear : GtNearest) >> 1))",
             "saturating from half the largest level on",
         ),
         (

@@ -179,6 +179,21 @@ pub fn narrow_bits(wbits: u32) -> u32 {
     COORD_W + 2 + wbits
 }
 
+/// Where clamp to edge saturates a coordinate's index, as bounds on its magnitude, so that
+/// `tmu_addr` decides it beside the sum rather than after it. With a scale S (2^wbits when
+/// linear, else 1) and a half texel h (S / 2 when linear, else 0), u = mag - h or
+/// -mag - inexact - h, and the index floor(u / S) is below -2 exactly when a negative
+/// coordinate has mag + inexact > 2S - h, and above 2^CoordW exactly when a positive one
+/// has mag >= (2^CoordW + 1) S + h. Returns (2S - h, (2^CoordW + 1) S + h).
+pub fn clamp_bounds(wbits: u32, linear: bool) -> (u64, u64) {
+    let (s, h) = if linear {
+        (1u64 << wbits, 1u64 << (wbits - 1))
+    } else {
+        (1, 0)
+    };
+    (2 * s - h, ((1u64 << COORD_W) + 1) * s + h)
+}
+
 /// An explicit LOD after `tmu_lod`'s first selection clock, lowest first: its mantissa,
 /// the right shift that takes it to 8 fraction bits (142 - e1), which mantissa bits that
 /// shift drops (bit i when i < 142 - e1), its sign, and whether it saturates (e1 >= 142)
@@ -304,15 +319,17 @@ pub fn side_fields(lanes: u32, quads: u32, wbits: u32, sub_w: u32) -> Vec<Field>
     ])
 }
 
-/// A pass between `tmu_addr`'s last two clocks, lowest first: each texel's word offset in
-/// its level (texel k of lane i at 4i + k), their active bits, the side fields, each
-/// quad's level base; the last clock adds the bases (the RTL's `W<Field>Lsb`).
+/// A pass between `tmu_addr`'s last two clocks, lowest first: each texel's index in its
+/// level (texel k of lane i at 4i + k; a DXT1 block's first word), their active bits, the
+/// side fields, each quad's level base, and log2 of the texels in a word (0 for DXT1); the
+/// last clock shifts the indices to words and adds the bases (the RTL's `W<Field>Lsb`).
 pub fn word_fields(lanes: u32, quads: u32, wbits: u32, sub_w: u32) -> Vec<Field> {
     pack(&[
         ("Words", 4 * lanes * WORD_ADDR_BITS),
         ("Active", 4 * lanes),
         ("Side", width(&side_fields(lanes, quads, wbits, sub_w))),
         ("Bases", quads * WORD_ADDR_BITS),
+        ("Shift", 2),
     ])
 }
 
@@ -444,6 +461,12 @@ pub struct TmuAddr {
     pub m_w: u32,
     pub mid_w: u32,
     pub nb: u32,
+    /// The magnitudes past which a coordinate's index leaves -2..=2^CoordW, nearest and
+    /// linear: see `clamp_bounds`.
+    pub lt_nearest: u64,
+    pub lt_linear: u64,
+    pub gt_nearest: u64,
+    pub gt_linear: u64,
     pub f_lane_w: u32,
     pub f_w: u32,
     pub c_lane_w: u32,
@@ -889,6 +912,10 @@ impl<'a> TmuUnit<'a> {
             m_w: width(&shift_word),
             mid_w: width(&mid_fields(wbits)),
             nb: narrow_bits(wbits),
+            lt_nearest: clamp_bounds(wbits, false).0,
+            lt_linear: clamp_bounds(wbits, true).0,
+            gt_nearest: clamp_bounds(wbits, false).1,
+            gt_linear: clamp_bounds(wbits, true).1,
             f_lane_w: width(&fixed_lane_fields(wbits)),
             f_w: width(&fixed_word),
             c_lane_w: width(&coord_lane_fields(wbits)),

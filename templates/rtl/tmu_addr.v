@@ -159,24 +159,26 @@ module {{ name }} #(
     input [WrapW-1:0] mode;
     reg [CoordW-1:0] mask;
 {%- if mirror %}
-    reg [CoordW:0] m;
-    reg [CoordW-1:0] mir;
+    reg [CoordW+1:0] down;
 {%- endif %}
     reg unused_args;  // the bits the enabled wraps leave unread
     begin
-      unused_args = ^{i, mode{% if mirror %}, m{% endif %}};
+      unused_args = ^{i, mode{% if mirror %}, down{% endif %}};
       mask = ~({CoordW{1'b1}} << lg);  // 2^lg - 1
 {%- if mirror %}
-      m    = i[CoordW:0] & {mask, 1'b1};
-      mir  = mask - m[CoordW-1:0] + mask + CoordOne;  // 2n - 1 - m, below n
+      // Bit lg of i says which half of a mirrored pair of copies i is in; in the second,
+      // 2^(lg+1) - 1 - (i mod 2^(lg+1)) is the complement of i's bits below lg.
+      down = i >> lg;
 {%- endif %}
 {%- if clamp || mirror %}
+      // No carries: i is past 2^lg - 1 when a bit at or above lg is set.
       case (mode)
 {%- if clamp %}
-        Clamp:   wrap = i[CoordW+1] ? {CoordW{1'b0}} : ((i[CoordW] || i[CoordW-1:0] > mask) ? mask : i[CoordW-1:0]);
+        Clamp:   wrap = i[CoordW+1] ? {CoordW{1'b0}}
+                      : ((i[CoordW] || ((i[CoordW-1:0] & ~mask) != {CoordW{1'b0}})) ? mask : i[CoordW-1:0]);
 {%- endif %}
 {%- if mirror %}
-        Mirror:  wrap = (m > {1'b0, mask}) ? mir : m[CoordW-1:0];
+        Mirror:  wrap = (down[0] ? ~i[CoordW-1:0] : i[CoordW-1:0]) & mask;
 {%- endif %}
         default: wrap = i[CoordW-1:0] & mask;  // repeat
       endcase
@@ -262,12 +264,21 @@ module {{ name }} #(
   // The sum: u = (neg ? -mag - inexact : mag) - h in one carry chain (-x - c - h =
   // ~(x + c + h - 1)), the weight from its fraction bits, the index above them; under
   // clamp to edge the index saturated to -2..=2^CoordW, where clamping it or it + 1 to
-  // any level gives what the exact value gives. Returns {index, weight}.
+  // any level gives what the exact value gives. Whether it saturates is decided from the
+  // magnitude beside the sum (rtl::tmu::clamp_bounds), so only a select follows the
+  // carry chain. Returns {index, weight}.
+  localparam [NB-1:0] LtNearest = {{ lt_nearest }};
+  localparam [NB-1:0] LtLinear = {{ lt_linear }};
+  localparam [NB-1:0] GtNearest = {{ gt_nearest }};
+  localparam [NB-1:0] GtLinear = {{ gt_linear }};
   function automatic [CoordW+2+WBits-1:0] coord_fix;
     input [MidW-1:0] m;
     input linear;
     input sat;
     reg neg;
+    reg inexact;
+    reg [NB-1:0] mag;
+    reg [NB-1:0] lt_at;
     reg [VW-1:0] add_b;
     reg [VW:0] sum;
     reg [VW-1:0] u;
@@ -276,15 +287,17 @@ module {{ name }} #(
     reg gt;
     reg unused_sum;
     begin
-      neg   = m[MidNegLsb];
+      neg     = m[MidNegLsb];
+      inexact = m[MidInexactLsb];
+      mag     = m[MidMagLsb +: NB];
       add_b = neg ? (linear ? HalfV - 1'b1 : {VW{1'b1}}) : (linear ? ~HalfV : {VW{1'b1}});
-      sum   = {2'b00, m[MidMagLsb +: NB], 1'b1} + {add_b, neg ? m[MidInexactLsb] : 1'b1};
+      sum   = {2'b00, mag, 1'b1} + {add_b, neg ? inexact : 1'b1};
       unused_sum = sum[0];
       u     = neg ? ~sum[VW:1] : sum[VW:1];
       idx   = linear ? ($signed(u) >>> WBits) : $signed(u);
-      // idx < -2 and idx > 2^CoordW from its bits, not from a carry chain.
-      lt    = m[MidHugeLsb] ? neg : (idx[VW-1] & ~(&idx[VW-2:1]));
-      gt    = m[MidHugeLsb] ? ~neg : (~idx[VW-1] & ((|idx[VW-2:CoordW+1]) | (idx[CoordW] & (|idx[CoordW-1:0]))));
+      lt_at = linear ? LtLinear : LtNearest;
+      lt    = m[MidHugeLsb] ? neg : (neg & ((mag > lt_at) | ((mag == lt_at) & inexact)));
+      gt    = m[MidHugeLsb] ? ~neg : (~neg & (mag >= (linear ? GtLinear : GtNearest)));
       coord_fix[WBits +: CoordW + 2] = (sat & lt) ? IdxLo[CoordW+1:0]
                                      : (sat & gt) ? IdxHi[CoordW+1:0] : idx[CoordW+1:0];
       coord_fix[0 +: WBits] = linear ? u[WBits-1:0] : {WBits{1'b0}};
@@ -520,7 +533,8 @@ module {{ name }} #(
 {%- else %}
         wire [AddrW-1:0] index = ({{ "{{" }}CoordPad{1'b0}}, v} << c_lw) | {{ "{{" }}CoordPad{1'b0}}, u};
 {%- endif %}
-        wire [AddrW-1:0] word = c_dxt ? {block[AddrW-2:0], 1'b0} : (index >> c_per_sh);
+        // The shift to words (texels in a word) comes in the next clock, before the sum.
+        wire [AddrW-1:0] word = c_dxt ? {block[AddrW-2:0], 1'b0} : index;
         // SubW bits of it reach the filter: enough for every enabled format.
         wire [3:0] sub = c_dxt ? in_tile : (index[3:0] & ((4'd1 << c_per_sh) - 4'd1));
         wire unused_sub;
@@ -557,6 +571,7 @@ module {{ name }} #(
   assign w_in[WActiveLsb +: Ports]      = o_active;
   assign w_in[WSideLsb +: SideW]        = o_side;
   assign w_in[WBasesLsb +: Quads*AddrW] = o_bases;
+  assign w_in[WShiftLsb +: 2]           = c_dxt ? 2'd0 : c_per_sh;
 
   wire w_valid;
   wire w_out_ready;
@@ -575,12 +590,14 @@ module {{ name }} #(
   );
 
   // ---------------------------------------------------------------------------------
-  // Stage 6: each texel's word address, its level's base plus its word.
+  // Stage 6: each texel's word address, its level's base plus its word (the texel index
+  // shifted to words, unless DXT1, whose block index already counts words).
+  wire [1:0] w_shift = w_data[WShiftLsb +: 2];
   wire [Ports*AddrW-1:0] o_addr;
   generate
     for (gi = 0; gi < Ports; gi = gi + 1) begin : g_sum
       assign o_addr[gi*AddrW +: AddrW] = w_data[WBasesLsb + (gi / 16)*AddrW +: AddrW]
-                                       + w_data[WWordsLsb + gi*AddrW +: AddrW];
+                                       + (w_data[WWordsLsb + gi*AddrW +: AddrW] >> w_shift);
     end
   endgenerate
   wire [OutW-1:0] o_word;
