@@ -162,13 +162,15 @@ impl TmuLayout {
 
 /// Whether the descriptor read needs a register of its own: the texture id fans out to
 /// every descriptor bit through a `textures`-to-1 select, and the LOD clamp after it
-/// compares 16-bit values (`sel_hi`) or, with four lanes, converts coordinates.
+/// compares 16-bit values (`sel_hi`), picks one and goes through the next register's skid
+/// select (nextpnr, fpga_small's TMU at 100 MHz without this register: 10.4 ns, 3 LUT
+/// levels, the compare's chain, 2 LUT levels) or, with four lanes, converts coordinates.
 pub fn desc_stage(timing: &Timing, textures: u32) -> bool {
     !timing.fits(&[
         Op::Fanout(textures * width(&desc_fields())),
         Op::Mux(textures),
         Op::Carry(16),
-        Op::Lut(1),
+        Op::Lut(2),
     ])
 }
 
@@ -225,9 +227,10 @@ mod tests {
     #[test]
     fn the_descriptor_read_gets_its_own_clock_only_where_the_clock_is_short() {
         assert!(desc_stage(&at(200.0), 6));
-        assert!(!desc_stage(&at(100.0), 6));
+        assert!(desc_stage(&at(100.0), 6));
+        assert!(!desc_stage(&at(75.0), 6));
         // More textures: a wider select and a larger net.
-        assert!(desc_stage(&at(100.0), 64));
+        assert!(desc_stage(&at(75.0), 64));
     }
 
     #[test]
