@@ -463,7 +463,7 @@ fn narrow_coordinate_conversion_equals_the_64_bit_one() {
                  begin\n\
                  mask = ~({{CoordW{{1'b1}}}} << lg);\n\
                  m = i[CoordW:0] & {{mask, 1'b1}};\n\
-                 mir = mask - m[CoordW-1:0] + mask + CoordOne;\n\
+                 mir = mask - m[CoordW-1:0] + mask + 1'b1;\n\
                  case (mode)\n\
                  Clamp: wrap64 = i[63] ? {{CoordW{{1'b0}}}} : ((|i[62:CoordW] || i[CoordW-1:0] > mask) ? mask : i[CoordW-1:0]);\n\
                  Mirror: wrap64 = (m > {{1'b0, mask}}) ? mir : m[CoordW-1:0];\n\

@@ -73,7 +73,6 @@ module {{ name }} #(
   localparam [WrapW-1:0] Clamp = {{ clamp_code }};
 {%- if mirror %}
   localparam [WrapW-1:0] Mirror = {{ mirror_code }};
-  localparam [CoordW-1:0] CoordOne = 1;
 {%- endif %}
   localparam [LgW-1:0] TileLog2 = 2;  // 4x4 texel tiles, 4x4 DXT1 blocks
   localparam [LgW-1:0] LgOne = 1;
@@ -292,9 +291,9 @@ module {{ name }} #(
       mag     = m[MidMagLsb +: NB];
       add_b = neg ? (linear ? HalfV - 1'b1 : {VW{1'b1}}) : (linear ? ~HalfV : {VW{1'b1}});
       sum   = {2'b00, mag, 1'b1} + {add_b, neg ? inexact : 1'b1};
-      unused_sum = sum[0];
       u     = neg ? ~sum[VW:1] : sum[VW:1];
       idx   = linear ? ($signed(u) >>> WBits) : $signed(u);
+      unused_sum = ^{sum[0], idx[VW-1:CoordW+2]};  // the saturation reads the magnitude
       lt_at = linear ? LtLinear : LtNearest;
       lt    = m[MidHugeLsb] ? neg : (neg & ((mag > lt_at) | ((mag == lt_at) & inexact)));
       gt    = m[MidHugeLsb] ? ~neg : (~neg & (mag >= (linear ? GtLinear : GtNearest)));
