@@ -444,7 +444,7 @@ fn narrow_coordinate_conversion_equals_the_64_bit_one() {
         .collect();
     let functions = functions_of(
         &addr_text,
-        &["wrap", "coord_pre", "coord_shift", "coord_fix"],
+        &["wrap", "k_terms", "coord_pre", "coord_shift", "coord_fix"],
     );
     let prove = |functions: &str, tag: &str| {
         let dir = scratch(tag);
@@ -478,7 +478,7 @@ fn narrow_coordinate_conversion_equals_the_64_bit_one() {
                  wire signed [63:0] f_sh = $signed(f) >>> WBits;\n\
                  wire [63:0] i_ref = linear ? f_sh : f;\n\
                  wire [WBits-1:0] a_ref = linear ? f[WBits-1:0] : {{WBits{{1'b0}}}};\n\
-                 wire [CoordW+2+WBits-1:0] n = coord_fix(coord_shift(coord_pre(s, k, sat)), linear, sat);\n\
+                 wire [CoordW+2+WBits-1:0] n = coord_fix(coord_shift(coord_pre(s, k_terms(lg, linear), sat)), linear, sat);\n\
                  wire [CoordW+1:0] i_n = n[WBits +: CoordW + 2];\n\
                  assign ok = (n[0 +: WBits] == a_ref)\n\
                  & (wrap(i_n, lg, mode) == wrap64(i_ref, lg, mode))\n\

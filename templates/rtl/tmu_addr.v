@@ -95,7 +95,7 @@ module {{ name }} #(
   wire [Quads-1:0] tris;
   wire [Quads*BlendW-1:0] blends;
   wire [Quads*CQuadW-1:0] c_quads;  // the quads of this pass
-  wire [Quads*10-1:0] quad_k;  // per quad {kt, ks}: the level's log2 size, plus WBits when linear
+  wire [Quads*44-1:0] quad_k;  // per quad {t's, s's} k_terms of the pass's level
   genvar gq;
   generate
     for (gq = 0; gq < Quads; gq = gq + 1) begin : g_pass
@@ -106,14 +106,13 @@ module {{ name }} #(
       wire [LevelW-1:0] level2 = pq[PlanQuadLevel2Lsb +: LevelW];
       wire sel2 = second_q & is_tri;
       wire [LevelW-1:0] level = sel2 ? level2 : level1;
-      // k of both levels, summed before the pick, so that the exponent's sum behind it
-      // is the only carry chain after the pass's level choice.
-      wire [4:0] lin_k = linear ? WBits[4:0] : 5'd0;
-      wire [4:0] ks1 = {1'b0, level1[LevelLwLsb +: LgW]} + lin_k;
-      wire [4:0] kt1 = {1'b0, level1[LevelLhLsb +: LgW]} + lin_k;
-      wire [4:0] ks2 = {1'b0, level2[LevelLwLsb +: LgW]} + lin_k;
-      wire [4:0] kt2 = {1'b0, level2[LevelLhLsb +: LgW]} + lin_k;
-      assign quad_k[gq*10 +: 10] = sel2 ? {kt2, ks2} : {kt1, ks1};
+      // Both levels' terms, looked up before the pick, so that the exponent's sum behind
+      // it is the only carry chain after the pass's level choice.
+      wire [21:0] ks1 = k_terms(level1[LevelLwLsb +: LgW], linear);
+      wire [21:0] kt1 = k_terms(level1[LevelLhLsb +: LgW], linear);
+      wire [21:0] ks2 = k_terms(level2[LevelLwLsb +: LgW], linear);
+      wire [21:0] kt2 = k_terms(level2[LevelLhLsb +: LgW], linear);
+      assign quad_k[gq*44 +: 44] = sel2 ? {kt2, ks2} : {kt1, ks1};
       wire [CQuadW-1:0] cq;
       assign cq[PassQuadLwLsb +: LgW]     = level[LevelLwLsb +: LgW];
       assign cq[PassQuadLhLsb +: LgW]     = level[LevelLhLsb +: LgW];
@@ -200,11 +199,33 @@ module {{ name }} #(
   localparam signed [VW-1:0] IdxLo = -2;
   localparam signed [VW-1:0] IdxHi = {{ "{{" }}(VW-1){1'b0}}, 1'b1} << CoordW;
 
+  // The terms of a level's k (its log2 size lg, plus WBits when linear) that the
+  // exponent's sums take: {150 - k, k - 150}, 11 bits each. A table of lg and linear
+  // (constants a case), so that LUTs rather than a carry chain work them out.
+  function automatic [21:0] k_terms;
+    input [LgW-1:0] lg;
+    input linear;
+    integer i;
+    reg [10:0] k_near;
+    reg [10:0] k_lin;
+    begin
+      k_terms = 22'd0;
+      for (i = 0; i < (1 << LgW); i = i + 1) begin
+        k_near = i[10:0];
+        k_lin = i[10:0] + WBits[10:0];
+        if (lg == i[LgW-1:0]) begin
+          k_terms[10:0]  = linear ? k_lin - 11'd150 : k_near - 11'd150;
+          k_terms[21:11] = linear ? 11'd150 - k_lin : 11'd150 - k_near;
+        end
+      end
+    end
+  endfunction
+
   // The exponent: s = mant * 2^(e1 - 150), so s * 2^k = mant * 2^sh. NaN, and an
-  // infinity when not clamping, convert as 0.
+  // infinity when not clamping, convert as 0. terms: k_terms of k.
   function automatic [PreW-1:0] coord_pre;
     input [31:0] s;
-    input [4:0] k;
+    input [21:0] terms;
     input sat;
     reg [7:0] e;
     reg [7:0] e1;
@@ -212,8 +233,8 @@ module {{ name }} #(
       e = s[30:23];
       e1 = (e == 8'd0) ? 8'd1 : e;
       coord_pre = {PreW{1'b0}};
-      coord_pre[PreShLsb +: 11]   = $signed({3'd0, e1}) + ($signed({6'd0, k}) - 11'sd150);
-      coord_pre[PreNshLsb +: 11]  = (11'sd150 - $signed({6'd0, k})) - $signed({3'd0, e1});
+      coord_pre[PreShLsb +: 11]   = $signed({3'd0, e1}) + $signed(terms[10:0]);
+      coord_pre[PreNshLsb +: 11]  = $signed(terms[21:11]) - $signed({3'd0, e1});
       coord_pre[PreMantLsb +: 24] = {(e != 8'd0), s[22:0]};
       coord_pre[PreNegLsb]        = s[31];
       coord_pre[PreZeroLsb]       = (e == 8'hff) & ((s[22:0] != 23'd0) | ~sat);
@@ -312,8 +333,8 @@ module {{ name }} #(
       wire [31:0] s = in_data_i[PlanLanesLsb + gi*LaneW +: 32];
       wire [31:0] t = in_data_i[PlanLanesLsb + gi*LaneW + 32 +: 32];
       // The lane's quad's k this pass.
-      wire [4:0] ks = quad_k[(gi / 4)*10 +: 5];
-      wire [4:0] kt = quad_k[(gi / 4)*10 + 5 +: 5];
+      wire [21:0] ks = quad_k[(gi / 4)*44 +: 22];
+      wire [21:0] kt = quad_k[(gi / 4)*44 + 22 +: 22];
       wire [ELaneW-1:0] el;
       assign el[ELaneActiveLsb]    = in_data_i[PlanLanesLsb + gi*LaneW + 64];
       assign el[ELaneSLsb +: PreW] = coord_pre(s, ks, wrap_s == Clamp);
