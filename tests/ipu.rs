@@ -1255,8 +1255,8 @@ fn broken_bitmap_is_caught() {
             // Bit 0 of a byte taken as its leftmost pixel (GL's LSB_FIRST).
             (
                 "ipu",
-                "{px_byte, 3'b111} - {{3{1'b0}}, col[2:0]}",
-                "{px_byte, 3'b000} + {{3{1'b0}}, col[2:0]}",
+                "{px_byte, ~col[2:0]}",
+                "{px_byte, col[2:0]}",
                 0.0,
                 true,
             ),

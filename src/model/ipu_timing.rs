@@ -779,8 +779,10 @@ impl<'a> Sim<'a> {
         if take_cmd {
             self.cmd_i += 1;
         }
-        // The flop: drained now, and no pixel issued nor bitmap fragment loaded.
-        self.drained_q = drained_now && !unpack.issue && !self.bm_valid;
+        // The flop: drained now. A pixel issued or a fragment loaded in this clock needs no
+        // term: only PIPELINE, WAIT_FIFO and BITMAP issue them, and the state after them
+        // (IDLE, or one of them) never reads `drained`.
+        self.drained_q = drained_now;
         *self != before
     }
 

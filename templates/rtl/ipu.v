@@ -209,9 +209,10 @@ module {{ name }} #(
 {%- endfor %}
   wire        drained_now = (inflight_q == {{ cnt_w }}'d0){% for b in reg_busy %} & ~{{ b }}{% endfor %}{% if zoom.is_some() %} & ~zoom_busy{% endif %}{% if map.is_some() %} & ~map_busy{% endif %}{% if bitmap %} & ~bm_valid_q{% endif %}{% if conv.is_some() %} & ~conv_busy{% endif %}{% if fb.is_some() %} & ~pack_busy{% endif %};
 {%- if drained_reg %}
-  // What the FSM waits on, from a flop: the pipeline was empty a clock ago and no pixel{% if bitmap %}
-  // or bitmap fragment{% endif %} entered it then (the clock's schedule: busy flags to the FSM's
-  // enables do not fit a clock).
+  // What the FSM waits on, from a flop: the pipeline was empty a clock ago, and the state
+  // reading it (RECEIVE_1, SEND_ONE_IDLE, PIXELMAP{% if conv.is_some() %}, FILTER{% endif %}) was not one issuing pixels{% if bitmap %}
+  // or bitmap fragments{% endif %} then (the clock's schedule: busy flags to the FSM's enables do not
+  // fit a clock).
   reg drained_q;
   wire drained = drained_q;
 {%- else %}
@@ -297,7 +298,8 @@ module {{ name }} #(
   end
 {%- if bitmap %}
   // Bitmap: bit 7 - col[2:0] of byte px_byte is the pixel at col; a set bit waits for pix.
-  wire [{{ byte_w + 2 }}:0] bm_index = {px_byte, 3'b111} - {{ "{{" }}{{ byte_w }}{1'b0}}, col[2:0]};
+  // (7 - c is ~c in three bits: the index is the two fields side by side, no subtract.)
+  wire [{{ byte_w + 2 }}:0] bm_index = {px_byte, ~col[2:0]};
   wire bm_bit = dma_data_i[bm_index];
   wire bm_last_col = (col == wlast_q);
   wire bm_byte_end = (col[2:0] == 3'd7) | bm_last_col;
@@ -305,6 +307,10 @@ module {{ name }} #(
   wire bm_ok = ~bm_bit | ~bm_valid_q | pix_ready_i;
   wire bm_step = in_bitmap & dma_valid_i & bm_ok;
   wire bm_load = bm_step & bm_bit;
+  // The fragment register loads at every step that finds it free or leaving, the bit
+  // aside: a clear bit's load is never looked at (bm_valid_q stays low), and the enable of
+  // 64 flops does not wait for the word's bit select.
+  wire bm_free = in_bitmap & dma_valid_i & (~bm_valid_q | pix_ready_i);
   assign dma_ready_o = (in_pipe & {% if fb.is_some() %}~fb_act & {% endif %}unpack_in_ready & word_done) | (in_bitmap & bm_ok & bm_word_end);
 {%- else %}
   assign dma_ready_o = in_pipe & {% if fb.is_some() %}~fb_act & {% endif %}unpack_in_ready & word_done;
@@ -721,7 +727,10 @@ module {{ name }} #(
     if ({{ rst.active }}) begin
       drained_q <= 1'b1;
     end else begin
-      drained_q <= drained_now & ~issue{% if bitmap %} & ~bm_load{% endif %};
+      // No term for a pixel{% if bitmap %} or fragment{% endif %} entering in this clock: one enters only in
+      // PIPELINE or WAIT_FIFO{% if bitmap %} (BITMAP){% endif %}, whose next state never reads drained (they leave
+      // for IDLE only), and the flop holds drained_now again by the first state that does.
+      drained_q <= drained_now;
     end
   end
 {%- endif %}
@@ -741,7 +750,7 @@ module {{ name }} #(
 {%- if bitmap %}
 
   always @(posedge clk_i) begin
-    if (bm_load) begin
+    if (bm_free) begin
       bm_data_q <= {{ bm_beat }};
     end
   end

@@ -216,7 +216,7 @@ module {{ name }} #(
   // last word reads flops, not comparators.
   reg size_zero_q;  // width or height 0: nothing to draw
 {%- if zoom.is_some() %}
-  reg over_zoom_q;  // wider than the zoom's line buffer
+  reg over_zoom_q;  // wider than the zoom's line buffer{% if fb %}, and its pixels go through the zoom{% endif %}
 {%- endif %}
 {%- if let Some(c) = conv %}
 {%- if c.checks_width %}
@@ -230,6 +230,11 @@ module {{ name }} #(
   reg pos_en;
   reg pass_load;
   reg push_en;
+  // SEND_ONE_IDLE's command has a status event: worked out as the state enters it (from
+  // the opcode and the stack's level, which hold there), so that the state's exits and the
+  // parameters' enables read a flop.
+  reg ev_q;
+  reg ev_d;
 {%- if fb %}
   reg [1:0] fbop_q;  // READ, COPY or COPYTEX
   reg [1:0] fbop_d;
@@ -412,6 +417,19 @@ module {{ name }} #(
   assign dma_req_valid_o = (state_q == SEND_PARA);
 {%- endif %}
 
+  // The command's format is refused (RECEIVE_2's decision), from flops: its format,
+  // command and framebuffer operation are set in IDLE, two clocks before RECEIVE_2 at the
+  // earliest, and hold until the decision.
+  reg fmt_bad_q;
+  always @(posedge clk_i) begin
+{%- if fb && ci %}
+    // Colour indices are drawn only: READ_PIXELS and COPY_TEX_IMAGE reject ci8.
+    fmt_bad_q <= (~fmt_ok | (fb_act & (sel_q == FMT_CI8))) & ~(fb_act & (fbop_q == FB_COPY));
+{%- else %}
+    fmt_bad_q <= ~fmt_ok{% if fb %} & ~(fb_act & (fbop_q == FB_COPY)){% endif %};
+{%- endif %}
+  end
+
   // Status: the event of the command in SEND_ONE_IDLE, if it has one.
   wire [3:0]  event_code = (act_q == ACT_FORMAT) ? EV_FORMAT :
 {%- if line_check %}
@@ -424,17 +442,7 @@ module {{ name }} #(
                            (act_q == ACT_MAPSIZE) ? EV_MAPSIZE :
 {%- endif %}
                            (act_q == ACT_PUSH) ? EV_OVERFLOW : EV_UNDERFLOW;
-  wire        event_now  = (act_q == ACT_FORMAT) | ((act_q == ACT_PUSH) & stack_full) |
-{%- if line_check %}
-                           (act_q == ACT_WIDTH) |
-{%- endif %}
-{%- if conv.is_some() %}
-                           (act_q == ACT_FILTERSIZE) |
-{%- endif %}
-{%- if map.is_some() %}
-                           (act_q == ACT_MAPSIZE) |
-{%- endif %}
-                           ((act_q == ACT_POP) & stack_empty);
+  wire        event_now  = ev_q;
   assign status_valid_o = (state_q == SEND_ONE_IDLE) & event_now;
   assign status_data_o  = {{ "{{" }}(8-SpW){1'b0}}, sp_q, 4'd0, event_code};
 
@@ -568,6 +576,7 @@ module {{ name }} #(
     pos_en     = 1'b0;
     pass_load  = 1'b0;
     push_en    = 1'b0;
+    ev_d       = ev_q;
     case (state_q)
       IDLE: begin
         // The IPU's own commands are taken at once; others wait for the pass register.
@@ -581,10 +590,12 @@ module {{ name }} #(
             end
             OP_PUSH: begin
               act_d   = ACT_PUSH;
+              ev_d    = stack_full;
               state_d = SEND_ONE_IDLE;
             end
             OP_POP: begin
               act_d   = ACT_POP;
+              ev_d    = stack_empty;
               state_d = SEND_ONE_IDLE;
             end
             OP_DRAW: begin
@@ -612,11 +623,13 @@ module {{ name }} #(
                 state_d = PIXELMAP;
               end else begin
                 act_d   = ACT_MAPSIZE;
+                ev_d    = 1'b1;
                 state_d = SEND_ONE_IDLE;
               end
             end
             OP_MAPCOLOR: begin
               act_d   = ACT_MAPCOLOR;
+              ev_d    = 1'b0;
               state_d = SEND_ONE_IDLE;
             end
 {%- endif %}
@@ -650,11 +663,13 @@ module {{ name }} #(
                 state_d = FILTER;
               end else begin
                 act_d   = ACT_FILTERSIZE;
+                ev_d    = 1'b1;
                 state_d = SEND_ONE_IDLE;
               end
             end
             OP_CONV: begin
               act_d   = ACT_CONV;
+              ev_d    = 1'b0;
               state_d = SEND_ONE_IDLE;
             end
 {%- endif %}
@@ -676,6 +691,7 @@ module {{ name }} #(
         if (cmd_valid_i & cmd_ready_o) begin
           if ({{ value_acts }}) begin
             value_en = 1'b1;
+            ev_d     = 1'b0;
             state_d  = SEND_ONE_IDLE;
           end else begin
             size_en = 1'b1;
@@ -727,23 +743,21 @@ module {{ name }} #(
             state_d = size_zero_q ? IDLE : SEND_PARA;
           end else
 {%- endif %}
-{%- if fb && ci %}
-          // Colour indices are drawn only: READ_PIXELS and COPY_TEX_IMAGE reject ci8.
-          if ((~fmt_ok | (fb_act & (sel_q == FMT_CI8))) & ~(fb_act & (fbop_q == FB_COPY))) begin
-{%- else %}
-          if (!fmt_ok{% if fb %} & ~(fb_act & (fbop_q == FB_COPY)){% endif %}) begin
-{%- endif %}
+          if (fmt_bad_q) begin
             act_d   = ACT_FORMAT;
+            ev_d    = 1'b1;
             state_d = SEND_ONE_IDLE;
 {%- if zoom.is_some() %}
-          end else if ({% if fb %}~to_pack_q & {% endif %}over_zoom_q) begin
+          end else if (over_zoom_q) begin
             act_d   = ACT_WIDTH;
+            ev_d    = 1'b1;
             state_d = SEND_ONE_IDLE;
 {%- endif %}
 {%- if let Some(c) = conv %}
 {%- if c.checks_width %}
           end else if (conv_on_q & over_conv_q) begin
             act_d   = ACT_WIDTH;
+            ev_d    = 1'b1;
             state_d = SEND_ONE_IDLE;
 {%- endif %}
 {%- endif %}
@@ -764,42 +778,53 @@ module {{ name }} #(
           sp_d    = sp_q + 1'b1;
           state_d = IDLE;
         end else if (drained_i) begin
-          // Parameters change only once the pixels that use the old ones have left.
+          // Parameters change only once the pixels that use the old ones have left. One
+          // test per command (they exclude each other), not a chain of elses: each
+          // register's enable is the state, the event, drained and its command's bit.
           if (act_q == ACT_POP) begin
             {{ stack_entry_d }} = stack_q[pop_addr];
             sp_d = sp_below;
+          end
 {%- if zoom.is_some() %}
-          end else if (act_q == ACT_ZOOM) begin
+          if (act_q == ACT_ZOOM) begin
             zx_d = zx_new_q;
             zy_d = value_q[23:0];
+          end
 {%- endif %}
 {%- if map.is_some() %}
-          end else if (act_q == ACT_MAPCOLOR) begin
+          if (act_q == ACT_MAPCOLOR) begin
             map_color_d = sel_q[0];
+          end
 {%- endif %}
 {%- if bitmap %}
-          end else if (act_q == ACT_RASTER) begin
+          if (act_q == ACT_RASTER) begin
             raster_d = value_q;
-          end else if (act_q == ACT_RPOS) begin
+          end
+          if (act_q == ACT_RPOS) begin
             rx_d = value_q[15:0];
             ry_d = value_q[31:16];
+          end
 {%- endif %}
 {%- if conv.is_some() %}
-          end else if (act_q == ACT_CONV) begin
+          if (act_q == ACT_CONV) begin
             conv_on_d = sel_q[0];
+          end
 {%- endif %}
 {%- if ci %}
-          end else if (act_q == ACT_INDEX) begin
+          if (act_q == ACT_INDEX) begin
             if (sel_q[0]) begin
               ioff_d = value_q[MapAddrW-1:0];
             end else begin
               ishift_d = ishift_new;
             end
+          end
 {%- endif %}
-          end else if (sel_q[2]) begin
-            bias_d[{{ bw }}*sel_q[1:0] +: {{ bw }}] = bias_sat_q;
-          end else begin
-            scale_d[{{ sw }}*sel_q[1:0] +: {{ sw }}] = scale_sat_q;
+          if (act_q == ACT_TRANSFER) begin
+            if (sel_q[2]) begin
+              bias_d[{{ bw }}*sel_q[1:0] +: {{ bw }}] = bias_sat_q;
+            end else begin
+              scale_d[{{ sw }}*sel_q[1:0] +: {{ sw }}] = scale_sat_q;
+            end
           end
           state_d = IDLE;
         end
@@ -930,6 +955,7 @@ module {{ name }} #(
       row_q        <= 16'd0;
       byte_q       <= {{ byte_w }}'d0;
       pass_valid_q <= 1'b0;
+      ev_q         <= 1'b0;
       // GL's initial state: scale 1.0, bias 0.0.
       scale_q      <= { {{- scale_one }}, {{ scale_one }}, {{ scale_one }}, {{ scale_one -}} };
       bias_q       <= {{ 4 * bw }}'d0;
@@ -982,6 +1008,7 @@ module {{ name }} #(
       row_q        <= row_d;
       byte_q       <= byte_d;
       pass_valid_q <= pass_valid_d;
+      ev_q         <= ev_d;
       scale_q      <= scale_d;
       bias_q       <= bias_d;
 {%- if zoom.is_some() %}
@@ -1042,7 +1069,7 @@ module {{ name }} #(
       bm_row_q    <= {3'b0, cmd_data_i[CmdLoLsb + 3 +: 13]} + {15'd0, |cmd_data_i[CmdLoLsb +: 3]};
 {%- endif %}
 {%- if zoom.is_some() %}
-      over_zoom_q <= cmd_data_i[CmdLoLsb +: 16] > MaxLine;
+      over_zoom_q <= {% if fb %}~((act_q == ACT_FB) & (fbop_q != FB_COPY)) & {% endif %}(cmd_data_i[CmdLoLsb +: 16] > MaxLine);
 {%- endif %}
 {%- if let Some(c) = conv %}
 {%- if c.checks_width %}
