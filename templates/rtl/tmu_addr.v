@@ -16,8 +16,9 @@
 // blocks (row-major in a group, groups row-major; a level one block wide or tall is a row),
 // so a footprint's blocks fall in distinct cache banks.
 // Stages: the coordinates' exponents, their shifts, their sums (narrow fixed point),
-// wrapped texel pairs, the words in their levels, the addresses, a skid register after
-// each; one pass per clock.
+// wrapped texel pairs, the texels' indices in their levels, the addresses (the indices
+// shifted to words, plus the levels' bases), a skid register after each; one pass per
+// clock.
 // Combinational paths: none between ports.
 module {{ name }} #(
   parameter integer WBits = {{ wbits }}
@@ -572,7 +573,7 @@ module {{ name }} #(
     end
   endgenerate
 
-  // The pass, by the table the top reads it with, with the words in their levels and
+  // The pass, by the table the top reads it with, with the indices in their levels and
   // the quads' bases.
   wire [SideW-1:0] o_side;
   assign o_side[SidePairLsb]                    = c_data[CPairLsb];
