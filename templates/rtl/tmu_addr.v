@@ -244,6 +244,26 @@ module {{ name }} #(
     end
   endfunction
 
+  // x >= c for a signed 11-bit x and a constant c, folded bit by bit from the bottom
+  // (x[b:0] >= c[b:0] needs x[b] as well when c[b] is set, and holds when x[b] alone is
+  // set otherwise), so that synthesis builds it from LUTs instead of a carry chain.
+  function automatic at_least;
+    input [10:0] x;
+    input [10:0] c;
+    reg [10:0] xu;
+    reg [10:0] cu;
+    integer b;
+    begin
+      // Offset binary: the signed order as the unsigned one.
+      xu = x ^ 11'h400;
+      cu = c ^ 11'h400;
+      at_least = 1'b1;
+      for (b = 0; b < 11; b = b + 1) begin
+        at_least = cu[b] ? (xu[b] & at_least) : (xu[b] | at_least);
+      end
+    end
+  endfunction
+
   // The shift: the magnitude modulo 2^NB, whether bits were shifted out below the binary
   // point (bit i when i < -sh) or past 2^NB (bit i when i + sh >= NB), each a compare a
   // bit with no carry (-sh comes from the first clock). A clamped infinity, or a
@@ -265,14 +285,14 @@ module {{ name }} #(
       mant = p[PreMantLsb +: 24];
       zero = p[PreZeroLsb];
       if (~sh[10]) begin
-        wide = (sh >= NbS) ? {(NB+24){1'b0}} : ({{ "{{" }}NB{1'b0}}, mant} << sh[5:0]);
+        wide = at_least(sh, NbS) ? {(NB+24){1'b0}} : ({{ "{{" }}NB{1'b0}}, mant} << sh[5:0]);
       end else begin
-        wide = (nsh >= 11'sd24) ? {(NB+24){1'b0}} : ({{ "{{" }}NB{1'b0}}, mant} >> nsh[4:0]);
+        wide = at_least(nsh, 11'sd24) ? {(NB+24){1'b0}} : ({{ "{{" }}NB{1'b0}}, mant} >> nsh[4:0]);
       end
       unused_wide = ^wide[NB+23:NB];
       for (i = 0; i < 24; i = i + 1) begin
-        low[i]  = (nsh > $signed(i[10:0]));
-        high[i] = (sh >= NbS - $signed(i[10:0]));
+        low[i]  = at_least(nsh, i[10:0] + 11'd1);
+        high[i] = at_least(sh, NbS - $signed(i[10:0]));
       end
       coord_shift = {MidW{1'b0}};
       coord_shift[MidMagLsb +: NB] = zero ? {NB{1'b0}} : wide[NB-1:0];

@@ -512,7 +512,10 @@ module {{ name }} #(
     end
   endfunction
 
-  function automatic [15:0] lod_post;
+  // Returns {x, c}: the value is x + c, x signed 17 bits and c a carry that the next
+  // clock's sums take in, so that a negative value's -mag - inexact = ~mag + ~inexact
+  // has no carry chain of its own after the shift.
+  function automatic [17:0] lod_post;
     input [LodPreW-1:0] p;
     reg [23:0] mant;
     reg [7:0] nsh;
@@ -523,19 +526,18 @@ module {{ name }} #(
       nsh = p[LodPreNshLsb +: 8];
       // nsh >= 24, and the compares of mag below, from bits: no carry chains.
       mag = ((|nsh[7:5]) | (nsh[4] & nsh[3])) ? 24'd0 : (mant >> nsh[4:0]);
-      // Bits shifted out below the binary point make a negative value floor one lower:
-      // -mag - inexact = ~mag + ~inexact, one carry chain.
+      // Bits shifted out below the binary point make a negative value floor one lower.
       inexact = ((mant & p[LodPreLowLsb +: 24]) != 24'd0);
       if (p[LodPreNanLsb]) begin
-        lod_post = 16'd0;
+        lod_post = {17'd0, 1'b0};
       end else if (p[LodPreSatLsb]) begin
-        lod_post = p[LodPreNegLsb] ? 16'h8000 : 16'h7fff;
+        lod_post = {p[LodPreNegLsb] ? 17'h18000 : 17'h07fff, 1'b0};
       end else if (!p[LodPreNegLsb]) begin
-        lod_post = (|mag[23:15]) ? 16'h7fff : mag[15:0];  // mag > 32767
+        lod_post = {1'b0, (|mag[23:15]) ? 16'h7fff : mag[15:0], 1'b0};  // mag > 32767
       end else if ((|mag[23:16]) | (mag[15] & ((|mag[14:0]) | inexact))) begin
-        lod_post = 16'h8000;  // -mag - inexact < -32768
+        lod_post = {17'h18000, 1'b0};  // -mag - inexact < -32768
       end else begin
-        lod_post = ~mag[15:0] + {15'd0, ~inexact};
+        lod_post = {1'b1, ~mag[15:0], ~inexact};  // {1, ~mag} = -mag - 1
       end
     end
   endfunction
@@ -564,15 +566,16 @@ module {{ name }} #(
     .out_ready_i (sa0_ready),
     .out_data_o  (sa0_data)
   );
-  wire signed [15:0] lod_x = lod_post(sa0_data[P0W + Quads*16 +: LodPreW]);
+  wire [17:0] lod_xc = lod_post(sa0_data[P0W + Quads*16 +: LodPreW]);
   // The clamp's ends moved to the LOD's side of the bias (x + bias < min when x < min -
-  // bias), so that the next clock compares x and adds the bias side by side.
+  // bias), so that the next clock compares x and adds the bias side by side: nlo_b is
+  // bias - min, hi_b is max - bias.
   wire signed [15:0] sa0_hi = sa0_data[P0W + Quads*16 + LodPreW +: 16];
   wire signed [15:0] sa0_bias = sa0_data[P0BiasLsb +: 16];
   wire signed [15:0] sa0_min = sa0_data[P0MinLodLsb +: 16];
-  wire signed [16:0] lo_b = $signed({sa0_min[15], sa0_min}) - $signed({sa0_bias[15], sa0_bias});
+  wire signed [17:0] nlo_b = $signed({{ "{{" }}2{sa0_bias[15]}}, sa0_bias}) - $signed({{ "{{" }}2{sa0_min[15]}}, sa0_min});
   wire signed [16:0] hi_b = $signed({sa0_hi[15], sa0_hi}) - $signed({sa0_bias[15], sa0_bias});
-  localparam integer SelAW = P0W + Quads*16 + 16 + 16 + 2*17;  // {hi_b, lo_b, lod_hi, lod_x, lambda_ds, sample}
+  localparam integer SelAW = P0W + Quads*16 + 18 + 16 + 18 + 17;  // {hi_b, nlo_b, lod_hi, lod_xc, lambda_ds, sample}
   wire sa_valid;
   wire sa_ready;
   wire [SelAW-1:0] sa_data;
@@ -583,28 +586,37 @@ module {{ name }} #(
     .{{ rst.port }}{{ rst.pad }} ({{ rst.port }}),
     .in_valid_i  (sa0_valid),
     .in_ready_o  (sa0_ready),
-    .in_data_i   ({hi_b, lo_b, sa0_hi, lod_x, sa0_data[P0W + Quads*16 - 1:0]}),
+    .in_data_i   ({hi_b, nlo_b, sa0_hi, lod_xc, sa0_data[P0W + Quads*16 - 1:0]}),
     .out_valid_o (sa_valid),
     .out_ready_i (sa_ready),
     .out_data_o  (sa_data)
   );
   wire [P0W-1:0] sa_p = sa_data[P0W-1:0];
-  wire signed [15:0] sa_lod_x = sa_data[P0W + Quads*16 +: 16];
-  wire signed [15:0] bias = sa_p[P0BiasLsb +: 16];
+  wire sa_lod_c = sa_data[P0W + Quads*16];
+  wire [16:0] sa_lod_x = sa_data[P0W + Quads*16 + 1 +: 17];
+  wire [15:0] bias = sa_p[P0BiasLsb +: 16];
   wire signed [15:0] min_lod = sa_p[P0MinLodLsb +: 16];
-  wire signed [15:0] lod_hi = sa_data[P0W + Quads*16 + 16 +: 16];
-  wire signed [16:0] sa_lo_b = sa_data[P0W + Quads*16 + 32 +: 17];
-  wire signed [16:0] sa_hi_b = sa_data[P0W + Quads*16 + 49 +: 17];
+  wire signed [15:0] lod_hi = sa_data[P0W + Quads*16 + 18 +: 16];
+  wire [17:0] sa_nlo_b = sa_data[P0W + Quads*16 + 34 +: 18];
+  wire [16:0] sa_hi_b = sa_data[P0W + Quads*16 + 52 +: 17];
   wire has_lod = sa_p[P0HasLodLsb];
   wire [Quads*17-1:0] lambdas;
   generate
     for (gp = 0; gp < Quads; gp = gp + 1) begin : g_clamp
-      wire signed [15:0] lambda_d = sa_data[P0W + gp*16 +: 16];
-      wire signed [15:0] x = has_lod ? sa_lod_x : lambda_d;
-      wire signed [16:0] biased = $signed({x[15], x}) + $signed({bias[15], bias});
-      assign lambdas[gp*17 +: 17] = ($signed({x[15], x}) < sa_lo_b) ? $signed({min_lod[15], min_lod})
-                                  : ($signed({x[15], x}) > sa_hi_b) ? $signed({lod_hi[15], lod_hi})
-                                  : biased;
+      wire [15:0] lambda_d = sa_data[P0W + gp*16 +: 16];
+      // The LOD is x + c; each sum takes c in at its bottom ({a, 1} + {b, c} = 2(a + b + c) + ~c).
+      wire [16:0] x = has_lod ? sa_lod_x : {lambda_d[15], lambda_d};
+      wire c = has_lod & sa_lod_c;
+      // x + c < min - bias: x + c + (bias - min) is negative.
+      wire [18:0] lt_sum = {x[16], x, 1'b1} + {sa_nlo_b, c};
+      // x + c > max - bias: (max - bias) + ~x + ~c = (max - bias) - x - c is negative.
+      wire [18:0] gt_sum = {sa_hi_b[16], sa_hi_b, 1'b1} + {~x[16], ~x, ~c};
+      wire [17:0] b_sum = {x, 1'b1} + {bias[15], bias, c};
+      wire unused_sums;
+      assign unused_sums = ^{lt_sum[17:0], gt_sum[17:0], b_sum[0]};
+      assign lambdas[gp*17 +: 17] = lt_sum[18] ? {min_lod[15], min_lod}
+                                  : gt_sum[18] ? {lod_hi[15], lod_hi}
+                                  : b_sum[17:1];
     end
   endgenerate
   localparam integer SelBW = P0W + Quads*17;  // {lambda, sample}
