@@ -489,8 +489,8 @@ module {{ name }} #(
   // floor(s * 2^8) of the explicit LOD s, saturated to 16 bits: what {{ fixed }} with
   // k = 8 and a clamp to 16 bits give (tests/tmu.rs proves the two halves in a row equal
   // to it), in a 24-bit shifter. s = mant * 2^(e1 - 150), so s * 2^8 =
-  // mant >> (142 - e1); from e1 = 142 on, a normal mantissa (>= 2^23) saturates. NaN
-  // gives 0, infinities saturate. Two clocks: the exponent, then the shift and the sign.
+  // mant >> (142 - e1). NaN gives 0, infinities saturate. Two clocks: the exponent and
+  // whether it saturates, then the shift and the sign.
   localparam integer LodPreW = {{ lod_pre_w }};
   function automatic [LodPreW-1:0] lod_pre;
     input [31:0] s;
@@ -507,7 +507,10 @@ module {{ name }} #(
         lod_pre[LodPreLowLsb + i]  = (e1 < 8'd142 - i[7:0]);
       end
       lod_pre[LodPreNegLsb]        = s[31];
-      lod_pre[LodPreSatLsb]        = (e1 >= 8'd142);
+      // From e1 = 134 on, the magnitude is at least 2^15 (a normal mantissa is at least
+      // 2^23): 16 bits saturate (-2^15, the one such value they hold, is the saturated
+      // one), so that no test of the shifted magnitude follows the shift.
+      lod_pre[LodPreSatLsb]        = (e1 >= 8'd134);
       lod_pre[LodPreNanLsb]        = (s[30:23] == 8'hff) && (s[22:0] != 23'd0);
     end
   endfunction
@@ -521,11 +524,14 @@ module {{ name }} #(
     reg [7:0] nsh;
     reg [23:0] mag;
     reg inexact;
+    reg unused_mag;
     begin
       mant = p[LodPreMantLsb +: 24];
       nsh = p[LodPreNshLsb +: 8];
-      // nsh >= 24, and the compares of mag below, from bits: no carry chains.
-      mag = ((|nsh[7:5]) | (nsh[4] & nsh[3])) ? 24'd0 : (mant >> nsh[4:0]);
+      // Unsaturated, nsh > 8 and the magnitude is below 2^15; from nsh = 24 on it is 0,
+      // which the 5-bit shift gives up to 31.
+      mag = (|nsh[7:5]) ? 24'd0 : (mant >> nsh[4:0]);
+      unused_mag = ^mag[23:15];
       // Bits shifted out below the binary point make a negative value floor one lower.
       inexact = ((mant & p[LodPreLowLsb +: 24]) != 24'd0);
       if (p[LodPreNanLsb]) begin
@@ -533,11 +539,9 @@ module {{ name }} #(
       end else if (p[LodPreSatLsb]) begin
         lod_post = {p[LodPreNegLsb] ? 17'h18000 : 17'h07fff, 1'b0};
       end else if (!p[LodPreNegLsb]) begin
-        lod_post = {1'b0, (|mag[23:15]) ? 16'h7fff : mag[15:0], 1'b0};  // mag > 32767
-      end else if ((|mag[23:16]) | (mag[15] & ((|mag[14:0]) | inexact))) begin
-        lod_post = {17'h18000, 1'b0};  // -mag - inexact < -32768
+        lod_post = {2'b00, mag[14:0], 1'b0};
       end else begin
-        lod_post = {1'b1, ~mag[15:0], ~inexact};  // {1, ~mag} = -mag - 1
+        lod_post = {2'b11, ~mag[14:0], ~inexact};  // {1, ~mag} = -mag - 1
       end
     end
   endfunction
