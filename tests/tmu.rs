@@ -426,10 +426,10 @@ fn module_of(design: &gpurtl::rtl::Design, kind: &str) -> (String, String) {
 
 /// Proves (Yosys `sat`: every fp32 coordinate, every k, level size, wrap mode and filter)
 /// that tmu_addr's narrow conversion (its `coord_pre`, `coord_shift` and `coord_fix`, then `wrap` of
-/// the index and the index + 1) gives the texels and the weight that the 64-bit
+/// the index and of the index + 1 it also gives) gives the texels and the weight that the 64-bit
 /// `tmu_fixed` gives with the wraps on 64-bit values (written out here as tmu_addr had
-/// them). Variants that saturate from half the largest level on, or forget the bits shifted out past
-/// 2^NB, are refuted, so the proof is not vacuous.
+/// them). Variants that saturate from half the largest level on, forget the bits shifted out past
+/// 2^NB, or step the second texel by less than a texel, are refuted, so the proof is not vacuous.
 #[test]
 fn narrow_coordinate_conversion_equals_the_64_bit_one() {
     let cfg = preset("seed001_tmu.toml");
@@ -487,11 +487,12 @@ fn narrow_coordinate_conversion_equals_the_64_bit_one() {
                  wire signed [63:0] f_sh = $signed(f) >>> WBits;\n\
                  wire [63:0] i_ref = linear ? f_sh : f;\n\
                  wire [WBits-1:0] a_ref = linear ? f[WBits-1:0] : {{WBits{{1'b0}}}};\n\
-                 wire [CoordW+2+WBits-1:0] n = coord_fix(coord_shift(coord_pre(s, k_terms(lg, linear), sat)), linear, sat);\n\
+                 wire [2*(CoordW+2)+WBits-1:0] n = coord_fix(coord_shift(coord_pre(s, k_terms(lg, linear), sat)), linear, sat);\n\
                  wire [CoordW+1:0] i_n = n[WBits +: CoordW + 2];\n\
+                 wire [CoordW+1:0] i_n1 = n[WBits + CoordW + 2 +: CoordW + 2];\n\
                  assign ok = (n[0 +: WBits] == a_ref)\n\
                  & (wrap(i_n, lg, mode) == wrap64(i_ref, lg, mode))\n\
-                 & (wrap(i_n + 1'b1, lg, mode) == wrap64(i_ref + 64'd1, lg, mode));\n\
+                 & (wrap(i_n1, lg, mode) == wrap64(i_ref + 64'd1, lg, mode));\n\
                  endmodule\n"
             ),
         )
@@ -518,6 +519,11 @@ fn narrow_coordinate_conversion_equals_the_64_bit_one() {
             "(p[PreInfLsb] | (~sh[10] & ((mant & high) != 24'd0)))",
             "p[PreInfLsb]",
             "ignoring the bits shifted past 2^NB",
+        ),
+        (
+            "~HalfV + StepV",
+            "~HalfV + 1'b1",
+            "stepping the second texel by a fraction's unit",
         ),
     ] {
         let broken = functions.replace(from, to);

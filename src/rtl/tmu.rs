@@ -260,8 +260,9 @@ pub fn conv_fields(lanes: u32, quads: u32, lane_w: u32) -> Vec<Field> {
 }
 
 /// A lane after `tmu_addr`'s conversion stage, lowest first: active, the weights a and b,
-/// and the texel column and row before wrapping, narrow: modulo 2^(CoordW + 2), or
-/// saturated to -2..=2^CoordW under clamp to edge (the RTL's `FLane<Field>Lsb`).
+/// the texel column and row before wrapping, narrow: modulo 2^(CoordW + 2), or
+/// saturated to -2..=2^CoordW under clamp to edge, then the same of the column + 1 and
+/// the row + 1 (the RTL's `FLane<Field>Lsb`).
 pub fn fixed_lane_fields(wbits: u32) -> Vec<Field> {
     pack(&[
         ("Active", 1),
@@ -269,6 +270,8 @@ pub fn fixed_lane_fields(wbits: u32) -> Vec<Field> {
         ("B", wbits),
         ("Is", COORD_W + 2),
         ("It", COORD_W + 2),
+        ("Is1", COORD_W + 2),
+        ("It1", COORD_W + 2),
     ])
 }
 

@@ -199,6 +199,8 @@ module {{ name }} #(
   localparam [VW-1:0] HalfV = {{ "{{" }}(VW-1){1'b0}}, 1'b1} << (WBits - 1);
   localparam signed [VW-1:0] IdxLo = -2;
   localparam signed [VW-1:0] IdxHi = {{ "{{" }}(VW-1){1'b0}}, 1'b1} << CoordW;
+  localparam signed [VW-1:0] IdxLo1 = IdxLo + 1'b1;
+  localparam signed [VW-1:0] IdxHi1 = IdxHi + 1'b1;
 
   // The terms of a level's k (its log2 size lg, plus WBits when linear) that the
   // exponent's sums take: {150 - k, k - 150}, 11 bits each. A table of lg and linear
@@ -307,12 +309,15 @@ module {{ name }} #(
   // clamp to edge the index saturated to -2..=2^CoordW, where clamping it or it + 1 to
   // any level gives what the exact value gives. Whether it saturates is decided from the
   // magnitude beside the sum (rtl::tmu::clamp_bounds), so only a select follows the
-  // carry chain. Returns {index, weight}.
+  // carry chain. The index + 1 (the second texel of a pair) is a second chain beside the
+  // first, whose addend is one texel further (u + d = ~(~u - d)), so that no increment
+  // waits for the sum in the next clock. Returns {index + 1, index, weight}.
   localparam [NB-1:0] LtNearest = {{ lt_nearest }};
   localparam [NB-1:0] LtLinear = {{ lt_linear }};
   localparam [NB-1:0] GtNearest = {{ gt_nearest }};
   localparam [NB-1:0] GtLinear = {{ gt_linear }};
-  function automatic [CoordW+2+WBits-1:0] coord_fix;
+  localparam [VW-1:0] StepV = {{ "{{" }}(VW-1){1'b0}}, 1'b1} << WBits;  // a texel, linear
+  function automatic [2*(CoordW+2)+WBits-1:0] coord_fix;
     input [MidW-1:0] m;
     input linear;
     input sat;
@@ -321,9 +326,14 @@ module {{ name }} #(
     reg [NB-1:0] mag;
     reg [NB-1:0] lt_at;
     reg [VW-1:0] add_b;
+    reg [VW-1:0] add_b1;
+    reg cin;  // the chains' carry in
     reg [VW:0] sum;
+    reg [VW:0] sum1;
     reg [VW-1:0] u;
+    reg [VW-1:0] u1;
     reg signed [VW-1:0] idx;
+    reg signed [VW-1:0] idx1;
     reg lt;
     reg gt;
     reg unused_sum;
@@ -332,15 +342,24 @@ module {{ name }} #(
       inexact = m[MidInexactLsb];
       mag     = m[MidMagLsb +: NB];
       add_b = neg ? (linear ? HalfV - 1'b1 : {VW{1'b1}}) : (linear ? ~HalfV : {VW{1'b1}});
-      sum   = {2'b00, mag, 1'b1} + {add_b, neg ? inexact : 1'b1};
+      cin   = neg ? inexact : 1'b1;
+      sum   = {2'b00, mag, 1'b1} + {add_b, cin};
       u     = neg ? ~sum[VW:1] : sum[VW:1];
       idx   = linear ? ($signed(u) >>> WBits) : $signed(u);
-      unused_sum = ^{sum[0], idx[VW-1:CoordW+2]};  // the saturation reads the magnitude
+      add_b1 = neg ? (linear ? HalfV - 1'b1 - StepV : {{ "{{" }}(VW-1){1'b1}}, 1'b0})
+                   : (linear ? ~HalfV + StepV : {VW{1'b0}});
+      sum1  = {2'b00, mag, 1'b1} + {add_b1, cin};
+      u1    = neg ? ~sum1[VW:1] : sum1[VW:1];
+      idx1  = linear ? ($signed(u1) >>> WBits) : $signed(u1);
+      // The saturation reads the magnitude.
+      unused_sum = ^{sum[0], idx[VW-1:CoordW+2], sum1[0], idx1[VW-1:CoordW+2]};
       lt_at = linear ? LtLinear : LtNearest;
       lt    = m[MidHugeLsb] ? neg : (neg & ((mag > lt_at) | ((mag == lt_at) & inexact)));
       gt    = m[MidHugeLsb] ? ~neg : (~neg & (mag >= (linear ? GtLinear : GtNearest)));
       coord_fix[WBits +: CoordW + 2] = (sat & lt) ? IdxLo[CoordW+1:0]
                                      : (sat & gt) ? IdxHi[CoordW+1:0] : idx[CoordW+1:0];
+      coord_fix[WBits + CoordW + 2 +: CoordW + 2] = (sat & lt) ? IdxLo1[CoordW+1:0]
+                                                  : (sat & gt) ? IdxHi1[CoordW+1:0] : idx1[CoordW+1:0];
       coord_fix[0 +: WBits] = linear ? u[WBits-1:0] : {WBits{1'b0}};
     end
   endfunction
@@ -438,14 +457,16 @@ module {{ name }} #(
     for (gi = 0; gi < Lanes; gi = gi + 1) begin : g_fixed
       wire [MLaneW-1:0] ml = m_data[MLanesLsb + gi*MLaneW +: MLaneW];
       wire linear = m_quads[(gi / 4)*CQuadW + PassQuadLinearLsb];
-      wire [CoordW+2+WBits-1:0] us = coord_fix(ml[MLaneSLsb +: MidW], linear, m_wrap_s == Clamp);
-      wire [CoordW+2+WBits-1:0] vt = coord_fix(ml[MLaneTLsb +: MidW], linear, m_wrap_t == Clamp);
+      wire [2*(CoordW+2)+WBits-1:0] us = coord_fix(ml[MLaneSLsb +: MidW], linear, m_wrap_s == Clamp);
+      wire [2*(CoordW+2)+WBits-1:0] vt = coord_fix(ml[MLaneTLsb +: MidW], linear, m_wrap_t == Clamp);
       wire [FLaneW-1:0] fl;
       assign fl[FLaneActiveLsb]         = ml[MLaneActiveLsb];
       assign fl[FLaneALsb +: WBits]     = us[0 +: WBits];
       assign fl[FLaneBLsb +: WBits]     = vt[0 +: WBits];
       assign fl[FLaneIsLsb +: CoordW+2] = us[WBits +: CoordW + 2];
       assign fl[FLaneItLsb +: CoordW+2] = vt[WBits +: CoordW + 2];
+      assign fl[FLaneIs1Lsb +: CoordW+2] = us[WBits + CoordW + 2 +: CoordW + 2];
+      assign fl[FLaneIt1Lsb +: CoordW+2] = vt[WBits + CoordW + 2 +: CoordW + 2];
       assign f_lanes[gi*FLaneW +: FLaneW] = fl;
     end
   endgenerate
@@ -484,14 +505,16 @@ module {{ name }} #(
       wire [LgW-1:0] lh = f_quads[(gi / 4)*CQuadW + PassQuadLhLsb +: LgW];
       wire [CoordW+1:0] is = fl[FLaneIsLsb +: CoordW+2];
       wire [CoordW+1:0] it = fl[FLaneItLsb +: CoordW+2];
+      wire [CoordW+1:0] is1 = fl[FLaneIs1Lsb +: CoordW+2];
+      wire [CoordW+1:0] it1 = fl[FLaneIt1Lsb +: CoordW+2];
       wire [CLaneW-1:0] cl;
       assign cl[CLaneActiveLsb]     = fl[FLaneActiveLsb];
       assign cl[CLaneALsb +: WBits] = fl[FLaneALsb +: WBits];
       assign cl[CLaneBLsb +: WBits] = fl[FLaneBLsb +: WBits];
       assign cl[CLaneI0sLsb +: CoordW] = wrap(is, lw, f_wrap_s);
-      assign cl[CLaneI1sLsb +: CoordW] = wrap(is + 1'b1, lw, f_wrap_s);
+      assign cl[CLaneI1sLsb +: CoordW] = wrap(is1, lw, f_wrap_s);
       assign cl[CLaneI0tLsb +: CoordW] = wrap(it, lh, f_wrap_t);
-      assign cl[CLaneI1tLsb +: CoordW] = wrap(it + 1'b1, lh, f_wrap_t);
+      assign cl[CLaneI1tLsb +: CoordW] = wrap(it1, lh, f_wrap_t);
       assign c_lanes[gi*CLaneW +: CLaneW] = cl;
     end
   endgenerate
