@@ -669,12 +669,15 @@ module {{ name }} #(
       // and floor(lambda), 8 bits. lambda + 127 < 2^16: bit 16 stays zero, and bits 7:0
       // are the fraction dropped.
       wire [16:0] near_sum = lambda[16:0] + 17'd127;
-      wire unused_near_sum;
-      assign unused_near_sum = ^{near_sum[16], near_sum[7:0]};
       wire [7:0] near_d = near_sum[15:8];
+      wire unused_near_sum;
+      assign unused_near_sum = ^{near_sum[16], near_sum[7:0], near_d};  // LgW bits of near_d are the level
       wire [7:0] floor_d = lambda[15:8];
       // The last level and 1 at the widths they are compared and added at.
       wire [7:0] last8 = {{ "{{" }}(8 - LgW){1'b0}}, last};
+      // near_d > last is lambda + 127 >= (last + 1) * 256, lambda > last * 256 + 128: a
+      // compare of lambda itself, beside the sum rather than after it.
+      wire past_last = ($signed(lambda) > $signed({1'b0, last8, 8'h80}));
       wire [LgW-1:0] one = {{ "{{" }}(LgW - 1){1'b0}}, 1'b1};
       always @(*) begin
         d1     = {LgW{1'b0}};
@@ -684,7 +687,7 @@ module {{ name }} #(
         if (mag) begin
           linear = mag_f[0];
         end else if (min_f == FilterNearestMipmapNearest || min_f == FilterLinearMipmapNearest) begin
-          if (lambda > 17'sd128) d1 = (near_d > last8) ? last : near_d[LgW-1:0];
+          if (lambda > 17'sd128) d1 = past_last ? last : near_d[LgW-1:0];
         end else if (min_f == FilterNearestMipmapLinear || min_f == FilterLinearMipmapLinear) begin
           if (floor_d >= last8) begin
             d1 = last;
