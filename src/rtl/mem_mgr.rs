@@ -315,12 +315,14 @@ fn ram_words() -> Vec<RamWord> {
 }
 
 /// The command's operands and the verdict's signals, each with its range.
-const OPERANDS: [(&str, &str); 9] = [
+const OPERANDS: [(&str, &str); 11] = [
     ("img_addr", "[31:0] "),
     ("shader_slot_base", "[31:0] "),
     ("arg_pages", "[31:0] "),
     ("tex_range_bad", ""),
     ("img_range_bad", ""),
+    ("img_id_bad", ""),
+    ("prog_id_bad", ""),
     ("arg_zero", ""),
     ("hops_zero", ""),
     ("pages_one", ""),

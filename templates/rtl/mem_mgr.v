@@ -384,6 +384,8 @@ module {{ name }} #(
   // The checks on the command alone.
   wire tex_range_bad = (cmd_arg_q < part_base) || (cmd_arg_q > part_last);
   wire img_range_bad = (cmd_arg_q >= ImageSlotBytes);
+  wire img_id_bad = (cmd_id_ix >= NumImageSlots);
+  wire prog_id_bad = (cmd_id_ix >= NumPrograms);
   wire arg_zero = (cmd_arg_q == 32'd0);
   wire hops_zero = (arg_hops == 32'd0);
   // A walk of one page (its count as the walk takes it), for ALLOC and for TRANSLATE.
@@ -454,13 +456,16 @@ module {{ name }} #(
   // writes the decide clock makes (so that their enables are not behind the verdict).
   wire check_ok = (check_code == CodeOk);
   wire check_free_empty = (free_q == {CountW{1'b0}});
-  wire check_tex_we = check_ok & (cmd_op_q == OpTexSet);
-  wire check_obj_we = check_ok & ((cmd_op_q == OpFree) | (cmd_op_q == OpSetParam));
-  wire check_pt_we = check_ok & (cmd_op_q == OpFree) & ~check_free_empty;
   // And the decide clock's updates by op, so that no op decode lies behind the verdict
-  // there: a FREE's list update, a SHADER_LOAD's slot flip, a walk of one page.
-  wire check_free_ok = check_ok & (cmd_op_q == OpFree);
-  wire check_shader_ok = check_ok & (cmd_op_q == OpShaderLoad);
+  // there: a FREE's list update, a SHADER_LOAD's slot flip, a walk of one page. Each is
+  // its op's own checks (those of the case below that pass), not the code's compare
+  // after the case's select.
+  wire obj_ok_live = cmd_obj_ok_q & wd_live;
+  wire check_free_ok = (cmd_op_q == OpFree) & obj_ok_live;
+  wire check_shader_ok = (cmd_op_q == OpShaderLoad) & ~opd_prog_id_bad;
+  wire check_tex_we = (cmd_op_q == OpTexSet) & cmd_tex_ok_q & ~opd_tex_range_bad;
+  wire check_obj_we = ((cmd_op_q == OpFree) | (cmd_op_q == OpSetParam)) & obj_ok_live;
+  wire check_pt_we = check_free_ok & ~check_free_empty;
   wire check_one_hop = (cmd_op_q == OpTranslate) ? opd_hops_one : opd_pages_one;
 
   always @(*) begin
@@ -488,7 +493,7 @@ module {{ name }} #(
       end
       OpImgAddr: begin
         check_data = opd_img_addr;
-        if (cmd_id_ix >= NumImageSlots) begin
+        if (opd_img_id_bad) begin
           check_code = CodeBadId;
         end else if (opd_img_range_bad) begin
           check_code = CodeRange;
@@ -496,7 +501,7 @@ module {{ name }} #(
       end
       OpShaderLoad, OpShaderActive: begin
         check_data = opd_shader_slot_base;
-        if (cmd_id_ix >= NumPrograms) begin
+        if (opd_prog_id_bad) begin
           check_code = CodeBadId;
         end
       end
