@@ -171,6 +171,7 @@ module {{ name }} #(
   reg rsp_valid_d;
   // The command being executed (datapath: no reset).
   reg [OpW-1:0] cmd_op_q;
+  reg cmd_alloc_q;  // cmd_op_q is ALLOC: the walk's index block write, off the op's compare
   reg [IdW-1:0] cmd_id_q;
   reg [ArgW-1:0] cmd_arg_q;
   reg cmd_obj_ok_q;
@@ -691,7 +692,7 @@ module {{ name }} #(
           state_d     = StIdle;
           rsp_valid_d = 1'b1;
           rsp_code_d  = CodeOk;
-          if (cmd_op_q == OpAlloc) begin
+          if (cmd_alloc_q) begin
             // Pages head .. prev_q are the object's; the page after them is the new head.
             obj_we    = 1'b1;
             head_d    = pt_word;
@@ -788,6 +789,7 @@ module {{ name }} #(
   always @(posedge clk_i) begin
     if (take) begin
       cmd_op_q     <= req_op;
+      cmd_alloc_q  <= (req_op == OpAlloc);
       cmd_id_q     <= req_id;
       cmd_arg_q    <= req_arg;
       cmd_obj_ok_q <= req_obj_ok;
