@@ -15,8 +15,8 @@
 // Texel layout in memory: {{ layout }}; DXT1: 4x4 blocks of two words, in 2x2 groups of
 // blocks (row-major in a group, groups row-major; a level one block wide or tall is a row),
 // so a footprint's blocks fall in distinct cache banks.
-// Stages: the coordinates' exponents, their shifts, their sums (narrow fixed point),
-// wrapped texel pairs, the texels' indices in their levels, the addresses (the indices
+// Stages: the coordinates' exponents, their shifts, their sums (narrow fixed point, the
+// index and the index + 1 from two carry chains side by side), wrapped texel pairs, the texels' indices in their levels, the addresses (the indices
 // shifted to words, plus the levels' bases), a skid register after each; one pass per
 // clock.
 // Combinational paths: none between ports.

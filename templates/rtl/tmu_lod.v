@@ -547,7 +547,8 @@ module {{ name }} #(
   endfunction
 
   // Five clocks, as none fits a clock with the next: A0 takes the explicit LOD's
-  // exponent apart, A converts it and saturates it; B biases and clamps each quad's LOD;
+  // exponent apart and decides whether it saturates, A shifts it (x + c); B biases and
+  // clamps each quad's LOD;
   // C picks magnification or the level(s) and the blend; D works out the levels' sizes
   // and bases.
   // The clamp's upper end, max(min_lod, max_lod), from the descriptor beside the exponent.
