@@ -16,9 +16,9 @@
 // blocks (row-major in a group, groups row-major; a level one block wide or tall is a row),
 // so a footprint's blocks fall in distinct cache banks.
 // Stages: the coordinates' exponents, their shifts, their sums (narrow fixed point, the
-// index and the index + 1 from two carry chains side by side), wrapped texel pairs, the texels' indices in their levels, the addresses (the indices
-// shifted to words, plus the levels' bases), a skid register after each; one pass per
-// clock.
+// index and the index + 1 from two carry chains side by side), wrapped texel pairs, the
+// texels' indices in their levels, the addresses (the indices shifted to words, plus the
+// levels' bases), a skid register after each; one pass per clock.
 // Combinational paths: none between ports.
 module {{ name }} #(
   parameter integer WBits = {{ wbits }}
