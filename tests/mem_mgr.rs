@@ -164,3 +164,37 @@ fn cosim_catches_a_broken_free_list() {
     assert!(!r.passed && r.mismatches > 0, "{:?}", r.errors);
     assert!(r.vectors_dir.is_some(), "a failed run keeps its vectors");
 }
+
+#[test]
+fn cosim_catches_a_texture_range_check_off_at_either_end() {
+    // seed002's textures own 4 MiB each from a base 256 KiB past a 4 MiB boundary, so the
+    // check is two compares of the address's high bits, each with its low bits against
+    // the base's. Broken: the low bits not checked at the start (the bytes below a base
+    // accepted), and the second compare's low-bit test turned round (the bytes past a
+    // texture's end accepted, those at its top refused). The workload sets addresses
+    // within 4 bytes of both ends.
+    let map = seed002();
+    let design = elaborate(&map);
+    let m = design
+        .modules
+        .iter()
+        .find(|m| m.kind == "mem_mgr")
+        .expect("mem_mgr module");
+    assert!(
+        m.text.contains("TexLow") && m.text.contains("part_hi1"),
+        "the unaligned check"
+    );
+    for from_to in [
+        ("== part_hi) & arg_low_ge)", "== part_hi))"),
+        ("== part_hi1) & ~arg_low_ge)", "== part_hi1) & arg_low_ge)"),
+    ] {
+        let r = run_mutated(
+            &map,
+            "mem_mgr",
+            "mem_mgr",
+            from_to,
+            &sim_options(2500, 3, 0.0, 0.0),
+        );
+        assert!(!r.passed && r.mismatches > 0, "{from_to:?}: {:?}", r.errors);
+    }
+}

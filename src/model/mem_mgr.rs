@@ -462,9 +462,17 @@ fn mix_cmd(rng: &mut Rng, map: &MemMap, enc: &Encoding, sh: Shape) -> Cmd {
             let t = (rng.next_u64() % u64::from(map.textures + 1)) as u32;
             let level = (rng.next_u64() % u64::from(map.mip_levels + 1)) as u32;
             let level = level.min((1 << enc.level_bits) - 1);
-            let tex_addr = map.texture_base
-                + u64::from(t) * map.bytes_per_texture
-                + rng.next_u64() % (map.bytes_per_texture + 8);
+            // Half inside the texture's partition, half within 4 bytes of one of its
+            // ends (either side), where the range check decides.
+            let base = map.texture_base + u64::from(t) * map.bytes_per_texture;
+            let near = rng.next_u64() % 4;
+            let tex_addr = match rng.next_u64() % 8 {
+                0 => base.saturating_sub(1 + near),
+                1 => base + near,
+                2 => (base + map.bytes_per_texture).saturating_sub(1 + near),
+                3 => base + map.bytes_per_texture + near,
+                _ => base + rng.next_u64() % map.bytes_per_texture,
+            };
             let arg = match o {
                 op::TEX_SET if r < 10 => rng.next_u64() as u32,
                 op::TEX_SET => tex_addr as u32,

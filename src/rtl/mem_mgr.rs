@@ -45,6 +45,49 @@ pub struct Choice {
     pub label: String,
 }
 
+/// TEX_SET's range check when every texture owns a power of two of bytes (2^log): an
+/// address is in texture t's [base, base + 2^log) exactly when its bits above log are
+/// base's and its low bits reach base's, or are base's plus one and stay below them. The
+/// template builds that from equalities and a compare with a constant, with no carry
+/// chain after the texture's select.
+pub struct TexSplit {
+    pub log: u32,
+    /// The bases' low bits (the same for every texture), as a `log`-bit literal.
+    pub low: String,
+    /// The bases are aligned: the low compare always holds and the second term is dead.
+    pub aligned: bool,
+    /// Per texture: select, and the base's high bits and those plus one, `32 - log` bits.
+    pub highs: Vec<(String, String, String)>,
+}
+
+impl TexSplit {
+    fn new(map: &MemMap, tex_id_bits: u32) -> Option<Self> {
+        let size = map.bytes_per_texture;
+        if !size.is_power_of_two() || size < 2 || size >= 1 << ADDR_BITS {
+            return None;
+        }
+        let log = size.trailing_zeros();
+        let low = map.texture_base & (size - 1);
+        let hi_bits = ADDR_BITS - log;
+        let highs = (0..u64::from(map.textures))
+            .map(|t| {
+                let hi = (map.texture_base + t * size) >> log;
+                (
+                    format!("{tex_id_bits}'d{t}"),
+                    format!("{hi_bits}'h{hi:x}"),
+                    format!("{hi_bits}'h{:x}", hi + 1),
+                )
+            })
+            .collect();
+        Some(Self {
+            log,
+            low: format!("{log}'h{low:x}"),
+            aligned: low == 0,
+            highs,
+        })
+    }
+}
+
 /// A RAM's word as the logic reads it: the port prefix and its range.
 pub struct RamWord {
     pub port: &'static str,
@@ -75,6 +118,7 @@ pub struct MemMgr {
     pub image_slot_bytes: String,
     /// Partition base of each texture, image slot base, shader slot base.
     pub tex_parts: Vec<Choice>,
+    pub tex_split: Option<TexSplit>,
     pub image_slots: Vec<Choice>,
     pub shader_slots: Vec<Choice>,
     /// The RAMs, each with its port signals' prefix: one write and one registered read
@@ -112,6 +156,7 @@ pub struct MemMgr {
     /// Sized literals.
     pub page_one: String,
     pub count_one: String,
+    pub count_two: String,
     /// The map's counts and limits the checks compare with, as localparams: (range,
     /// name, sized literal).
     pub limits: Vec<(String, &'static str, String)>,
@@ -330,12 +375,19 @@ const OPERANDS: [(&str, &str); 11] = [
 ];
 /// The sums and compares of the RAMs' words the verdict reads, and the ALLOC's check of
 /// its pages against the free count (held from the take to the decide clock).
-const WORDS: [(&str, &str); 5] = [
+const WORDS: [(&str, &str); 10] = [
     ("size_pages", "[31:0] "),
     ("arg_ge_size", ""),
     ("translate_addr", "[31:0] "),
     ("no_memory", ""),
     ("live", ""),
+    // The RAMs' fields the verdict passes on, registered with the rest so that the
+    // verdict's selects start from flops beside it and not from a block RAM's output.
+    ("obj_size", "[31:0] "),
+    ("obj_param", "[31:0] "),
+    ("obj_start", "[PageW-1:0] "),
+    ("tex_base", "[ArgW-1:0] "),
+    ("tex_set", ""),
 ];
 const VERDICT: [(&str, &str); 13] = [
     ("code", "[CodeW-1:0] "),
@@ -401,6 +453,7 @@ impl MemMgr {
                 map.bytes_per_texture,
                 &[],
             ),
+            tex_split: TexSplit::new(map, enc.tex_id_bits),
             image_slots: choices(
                 IMAGE_SLOTS,
                 SLOT_BITS,
@@ -455,6 +508,9 @@ impl MemMgr {
             user_pad: pad(32 - enc.page_bits - enc.page_log),
             page_one: format!("{}'d1", enc.page_bits),
             count_one: format!("{}'d1", enc.count_bits),
+            // Two in the count's width: one more than one, modulo 2^bits as the count's
+            // decrement wraps (a one-bit count's two is zero).
+            count_two: format!("{}'d{}", enc.count_bits, 2 % (1u64 << enc.count_bits)),
             limits: limits(map, &enc),
             req_id_obj: req_id_obj(&enc),
             init_clocks: init_clocks(map),

@@ -375,15 +375,57 @@ module {{ name }} #(
   wire [PageLog-1:0] arg_off = cmd_arg_q[PageLog-1:0];
   wire [IxW-1:0] cmd_id_ix = { {{- ix_pad }}cmd_id_q};
 
-  // Fixed partitions: texture `id`'s first and last byte, image slot and shader slot bases.
+  // Fixed partitions: {% if tex_split.is_some() %}texture `id`'s base's high bits{% else %}texture `id`'s first and last byte{% endif %}, image slot and shader slot bases.
+{%- if let Some(ts) = tex_split %}
+  localparam integer TexLog = {{ ts.log }};  // log2 of a texture's bytes
+{%- if !ts.aligned %}
+  localparam [TexLog-1:0] TexLow = {{ ts.low }};  // the bases' low bits
+{%- endif %}
+  reg [31-TexLog:0] part_hi;
+{%- if !ts.aligned %}
+  reg [31-TexLog:0] part_hi1;
+{%- endif %}
+{%- if !ts.aligned %}
+
+  // x >= TexLow, folded bit by bit from the bottom (x[b:0] >= TexLow[b:0] needs x[b] as
+  // well when TexLow[b] is set, and holds when x[b] alone is set otherwise), so that
+  // synthesis builds it from LUTs instead of a carry chain.
+  function automatic at_least_low;
+    input [TexLog-1:0] x;
+    integer b;
+    begin
+      at_least_low = 1'b1;
+      for (b = 0; b < TexLog; b = b + 1) begin
+        at_least_low = TexLow[b] ? (x[b] & at_least_low) : (x[b] | at_least_low);
+      end
+    end
+  endfunction
+{%- endif %}
+{%- else %}
   reg [31:0] part_base;
   reg [31:0] part_last;
+{%- endif %}
+
   reg [31:0] image_slot_base;
   reg [31:0] shader_slot_base;
   reg [SlotW-1:0] shader_slot;
   wire [31:0] img_addr = image_slot_base + cmd_arg_q;
   // The checks on the command alone.
+{%- if let Some(ts) = tex_split %}
+{%- if ts.aligned %}
+  // A texture owns 2^TexLog bytes from an aligned base: its bits above TexLog are id's.
+  wire tex_range_bad = (cmd_arg_q[31:TexLog] != part_hi);
+{%- else %}
+  // A texture owns 2^TexLog bytes from a base with TexLow below: in range when the bits
+  // above TexLog are the base's and the low ones reach TexLow, or are the base's plus one
+  // and stay below it. No carry chain: the low compare is with a constant.
+  wire arg_low_ge = at_least_low(cmd_arg_q[TexLog-1:0]);
+  wire tex_range_bad = ~(((cmd_arg_q[31:TexLog] == part_hi) & arg_low_ge) |
+                         ((cmd_arg_q[31:TexLog] == part_hi1) & ~arg_low_ge));
+{%- endif %}
+{%- else %}
   wire tex_range_bad = (cmd_arg_q < part_base) || (cmd_arg_q > part_last);
+{%- endif %}
   wire img_range_bad = (cmd_arg_q >= ImageSlotBytes);
   wire img_id_bad = (cmd_id_ix >= NumImageSlots);
   wire prog_id_bad = (cmd_id_ix >= NumPrograms);
@@ -396,6 +438,30 @@ module {{ name }} #(
   wire hops_one = (arg_hops[CountW-1:0] == {{ count_one }});
 
   always @(*) begin
+{%- if let Some(ts) = tex_split %}
+    part_hi = {(32-TexLog){1'b0}};
+{%- if !ts.aligned %}
+    part_hi1 = {(32-TexLog){1'b0}};
+{%- endif %}
+    case (cmd_id_q[TexIdW-1:0])
+{%- for h in ts.highs %}
+{%- if ts.aligned %}
+      {{ h.0 }}: part_hi = {{ h.1 }};
+{%- else %}
+      {{ h.0 }}: begin
+        part_hi = {{ h.1 }};
+        part_hi1 = {{ h.2 }};
+      end
+{%- endif %}
+{%- endfor %}
+      default: begin
+        part_hi = {(32-TexLog){1'b0}};
+{%- if !ts.aligned %}
+        part_hi1 = {(32-TexLog){1'b0}};
+{%- endif %}
+      end
+    endcase
+{%- else %}
     part_base = 32'h0;
     part_last = 32'h0;
     case (cmd_id_q[TexIdW-1:0])
@@ -410,6 +476,7 @@ module {{ name }} #(
         part_last = 32'h0;
       end
     endcase
+{%- endif %}
     image_slot_base = 32'h0;
     case (cmd_id_q[SlotW-1:0])
 {%- for c in image_slots %}
@@ -440,9 +507,13 @@ module {{ name }} #(
   wire [31:0] size_pages = { {(PageLog-1){1'b0}}, size_up[32:PageLog]};
   wire unused_round = ^{arg_up[PageLog-1:0], size_up[PageLog-1:0]};  // below a page
   wire arg_ge_size = (cmd_arg_q >= obj_size);
-  wire no_memory = (opd_arg_pages > free_ext);
+  // free_ext is free_q widened: pages above its width are too many whatever it holds, so
+  // the compare's carry chain is CountW bits long, not 32.
+  wire no_memory = (|opd_arg_pages[31:CountW]) | (opd_arg_pages[CountW-1:0] > free_q);
   wire live = obj_live;  // the index block's live bit, beside the sums
   wire [31:0] translate_addr = {{ user_base }} + { {{- user_pad }}obj_start, arg_off};
+  wire [ArgW-1:0] tex_base = tex_word[TexBaseLsb +: ArgW];
+  wire tex_set = tex_word[TexSetLsb];
 {%- call signals("wd_", "", words, sched.word_reg, "Loaded every clock: the words and the command hold while it runs.") %}{%- endcall %}
 
   // ---------------------------------------------------------------------------------
@@ -485,10 +556,10 @@ module {{ name }} #(
         end
       end
       OpTexGet: begin
-        check_data = tex_word[TexBaseLsb +: ArgW];
+        check_data = wd_tex_base;
         if (!cmd_tex_ok_q) begin
           check_code = CodeBadId;
-        end else if (!tex_word[TexSetLsb]) begin
+        end else if (!wd_tex_set) begin
           check_code = CodeNotAllocated;
         end
       end
@@ -538,9 +609,9 @@ module {{ name }} #(
         end else if (cmd_op_q == OpSetParam) begin
           check_data = cmd_arg_q;
         end else if (cmd_op_q == OpGetParam) begin
-          check_data = obj_param;
+          check_data = wd_obj_param;
         end else begin
-          check_data = obj_size;
+          check_data = wd_obj_size;
         end
         if (!cmd_obj_ok_q) begin
           check_code = CodeBadId;
@@ -551,7 +622,7 @@ module {{ name }} #(
             check_code = CodeRange;
           end else if (!opd_hops_zero) begin
             check_walk = 1'b1;
-            check_from = obj_start;
+            check_from = wd_obj_start;
             check_hops = arg_hops[CountW-1:0];
           end
         end
@@ -712,7 +783,8 @@ module {{ name }} #(
           state_d  = {{ after_hop_read }};
           prev_d   = pt_word;
           left_d   = left_q - {{ count_one }};
-          last_d   = (left_d == {{ count_one }});
+          // left_d is one: left_q is two (no compare behind the decrement's carry).
+          last_d   = (left_q == {{ count_two }});
         end
       end
 {%- if sched.answer_reg %}
