@@ -63,7 +63,7 @@ pub struct TexSplit {
 impl TexSplit {
     fn new(map: &MemMap, tex_id_bits: u32) -> Option<Self> {
         let size = map.bytes_per_texture;
-        if !size.is_power_of_two() || size < 2 || size >= 1 << ADDR_BITS {
+        if !size.is_power_of_two() || !(2..1 << ADDR_BITS).contains(&size) {
             return None;
         }
         let log = size.trailing_zeros();
