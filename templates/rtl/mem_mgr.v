@@ -516,6 +516,21 @@ module {{ name }} #(
   wire tex_set = tex_word[TexSetLsb];
 {%- call signals("wd_", "", words, sched.word_reg, "Loaded every clock: the words and the command hold while it runs.") %}{%- endcall %}
 
+  // The free count after an ALLOC's walk{% if sched.check_reg %} or a FREE{% endif %}, summed a clock ahead: free_q, the
+  // operands and the words hold while a command runs, so the sum is ready when the walk
+  // ends{% if sched.check_reg %} (or the decide clock comes, a clock after the words){% endif %}, and free_q's next value is
+  // only a select of flops.
+  reg [CountW-1:0] free_alloc_q;
+{%- if sched.check_reg %}
+  reg [CountW-1:0] free_freed_q;
+{%- endif %}
+  always @(posedge clk_i) begin
+    free_alloc_q <= free_q - opd_arg_pages[CountW-1:0];
+{%- if sched.check_reg %}
+    free_freed_q <= free_q + wd_size_pages[CountW-1:0];
+{%- endif %}
+  end
+
   // ---------------------------------------------------------------------------------
   // The verdict: the response code and data, and the walk to start, from the command,
   // its operands and the RAMs' words. Checks go in the contract's order per op.
@@ -731,7 +746,7 @@ module {{ name }} #(
             head_d = obj_start;
           end
           tail_d = obj_end;
-          free_d = free_q + vd_data[CountW-1:0];
+          free_d = {% if sched.check_reg %}free_freed_q{% else %}free_q + vd_data[CountW-1:0]{% endif %};
         end
         if (vd_walk) begin
           // The response waits for the walk: read next(vd_from) now.
@@ -767,7 +782,7 @@ module {{ name }} #(
             // Pages head .. prev_q are the object's; the page after them is the new head.
             obj_we    = 1'b1;
             head_d    = pt_word;
-            free_d    = free_q - opd_arg_pages[CountW-1:0];
+            free_d    = free_alloc_q;
             rsp_arg_d = {{ user_base }} + { {{- user_pad }}head_q, {PageLog{1'b0}}};
           end else begin
 {%- if sched.answer_reg %}
