@@ -209,6 +209,37 @@ fn ecp5_report_is_what_yosys_and_nextpnr_said_and_is_cached() {
     assert_eq!(again[0]["resources"], r["resources"]);
 }
 
+/// router1's timing-driven rip-up is on by default, and only acts on a design that misses
+/// its clock: nextpnr then logs the slack threshold it rips nets up below. A chain at an
+/// impossible 900 MHz misses; with `--no-tmg-ripup` the same run has no rip-up.
+#[test]
+fn router1_rips_up_failing_nets_unless_told_not_to() {
+    let dir = scratch("synth-ripup");
+    let cfg = chain_config(&dir, 900.0, ASYNC_LOW);
+    let cfg = cfg.to_str().expect("utf-8 path");
+    let work = dir.join("work");
+    let base = [
+        "-c", cfg, "-u", "hs_chain", "--target", "ecp5", "--seeds", "1",
+    ];
+    let ripup_logged = |r: &Value| {
+        let log = fs::read_to_string(run_dir(r).join("nextpnr-seed1.log")).expect("log");
+        log.lines().any(|l| l.contains("as ripup threshold"))
+    };
+    let (code, on, err) = synth(&work, &base);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(on[0]["meets_target"], false);
+    assert!(ripup_logged(&on[0]), "the default run ripped nothing up");
+    assert!(on[0]["notes"].to_string().contains("timing-driven rip-up"));
+    let mut off_args = base.to_vec();
+    off_args.push("--no-tmg-ripup");
+    let (code, off, err) = synth(&work, &off_args);
+    assert_eq!(code, 0, "{err}");
+    // Its own step: not the rip-up run's cached result.
+    assert_eq!(off[0]["cached"], false);
+    assert!(!ripup_logged(&off[0]), "--no-tmg-ripup still ripped up");
+    assert!(!off[0]["notes"].to_string().contains("timing-driven rip-up"));
+}
+
 /// The memory manager's two-clock RAM reads: the register after each block RAM's read
 /// port is in the DP16KD (REGMODE OUTREG) in the netlist nextpnr reads, and its flops are
 /// gone from it and from the report; nextpnr times the RAM from its output register.

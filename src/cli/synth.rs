@@ -42,6 +42,10 @@ pub struct SynthArgs {
     /// nextpnr's router: auto takes router2 (congestion-negotiating) above 20,000 LUTs.
     #[arg(long, value_enum, default_value_t = Router::Auto)]
     pub router: Router,
+    /// Route with router1's plain negotiation, without its timing-driven rip-up of nets on
+    /// failing paths (on by default; router2 never takes it).
+    #[arg(long)]
+    pub no_tmg_ripup: bool,
     /// Print one JSON object per unit, one a line.
     #[arg(long)]
     pub json: bool,
@@ -81,6 +85,7 @@ pub fn run(args: &SynthArgs) -> Result<u8, Failure> {
         ecp5_speed: args.speed,
         ecp5_package: args.package.clone(),
         router: args.router,
+        tmg_ripup: !args.no_tmg_ripup,
         seeds: args.seeds,
         jobs: args.jobs.unwrap_or_else(|| Options::default().jobs),
         ..Options::default()

@@ -79,6 +79,9 @@ pub struct Options {
     pub ecp5_package: String,
     /// nextpnr's router.
     pub router: Router,
+    /// router1's timing-driven rip-up (`--tmg-ripup`): nets on failing paths are ripped up
+    /// and rerouted. It changes nothing in a design that meets its clock.
+    pub tmg_ripup: bool,
     /// Placement seeds 1..=seeds.
     pub seeds: u32,
     pub jobs: usize,
@@ -94,6 +97,7 @@ impl Default for Options {
             ecp5_speed: 6,
             ecp5_package: "CABGA381".into(),
             router: Router::Auto,
+            tmg_ripup: true,
             seeds: 1,
             jobs: std::thread::available_parallelism().map_or(1, |n| n.get()),
             work_dir: crate::sim::SimOptions::default_work_dir(),
@@ -856,12 +860,19 @@ fn place_and_route(
                 && stat.port_bits <= ICE40_CT256_IOS);
         if fits {
             let router = opt.router.pick(resources.get("LUT4").copied().unwrap_or(0));
-            // router1 runs keep their step names, so runs cached before the choice existed
-            // stay valid.
+            // router2 never takes the rip-up: on a 3,000-LUT IPU it had not finished after
+            // 15 minutes where router1 takes 40 seconds.
+            let ripup = opt.tmg_ripup && router != Router::Router2;
+            // router1 runs without the rip-up keep their step names, so runs cached before
+            // either choice existed stay valid.
             let step = |seed: u32| match router {
                 Router::Router2 => format!("pnr-router2-seed{seed}"),
+                _ if ripup => format!("pnr-ripup-seed{seed}"),
                 _ => format!("pnr-seed{seed}"),
             };
+            if ripup {
+                notes.push("router1 with timing-driven rip-up (--tmg-ripup)".into());
+            }
             if router == Router::Router2 {
                 notes.push(format!(
                     "nextpnr's router2{}",
@@ -897,6 +908,11 @@ fn place_and_route(
                             "--report".into(),
                             format!("report-seed{seed}.json"),
                             "--timing-allow-fail".into(),
+                        ]);
+                        if ripup {
+                            args.push("--tmg-ripup".into());
+                        }
+                        args.extend([
                             "--router".into(),
                             match router {
                                 Router::Router2 => "router2",
