@@ -908,11 +908,6 @@ fn place_and_route(
                             "--report".into(),
                             format!("report-seed{seed}.json"),
                             "--timing-allow-fail".into(),
-                        ]);
-                        if ripup {
-                            args.push("--tmg-ripup".into());
-                        }
-                        args.extend([
                             "--router".into(),
                             match router {
                                 Router::Router2 => "router2",
@@ -923,6 +918,9 @@ fn place_and_route(
                             "-l".into(),
                             format!("nextpnr-seed{seed}.log"),
                         ]);
+                        if ripup {
+                            args.push("--tmg-ripup".into());
+                        }
                         ctx.tool(pnr, &args, &format!("nextpnr-seed{seed}.out"), "nextpnr")?;
                         parse::nextpnr(&ctx.read(&format!("report-seed{seed}.json"))?, seed)
                             .map_err(|e| ctx.output_error(e))
