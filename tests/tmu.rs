@@ -114,6 +114,30 @@ fn embedded_default_one_lane_every_format_matches_the_model() {
     every_combination(&cfg);
 }
 
+/// The address stages follow the clock: at 50 MHz the embedded default's six share two
+/// clocks (AddrPipe), and the unit with the shorter pipeline still matches the model,
+/// under gaps, stalls and memory latency.
+#[test]
+fn a_slow_target_merges_the_address_stages_and_stays_exact() {
+    let default = gpurtl::config::load(None).expect("embedded default");
+    let text = std::fs::read_to_string(project_dir().join("configs/default.toml"))
+        .expect("default.toml")
+        .replace("target_mhz = 200.0", "target_mhz = 50.0");
+    let cfg = parse(&text, "slow default");
+    let skids = |cfg: &Config| {
+        let (name, text) = module_of(&elaborate(cfg), "tmu_addr");
+        let skid = format!("{}hs_skid #(", cfg.design.module_prefix);
+        (name, text.matches(&skid).count())
+    };
+    let (name, fast) = skids(&default);
+    assert_eq!(
+        fast, 6,
+        "{name} at 200 MHz: a register after each of its six stages"
+    );
+    assert_eq!(skids(&cfg).1, 2, "{name} at 50 MHz: two clocks");
+    run(&cfg, None, 1000, &[(12, 0.3, 0.3, 40), (13, 0.0, 0.0, 1)]);
+}
+
 /// Eight lanes, two quads a request with their own LODs, levels and trilinear passes (a
 /// request takes the larger pass count; the other quad skips the second pass's reads).
 /// One build (about a minute of CPU: a 32-port cache and 8 filter lanes), two seeds.

@@ -184,6 +184,25 @@ impl Timing {
             .collect()
     }
 
+    /// Where registers go between blocks of logic that each stay whole (a stage of a
+    /// hand-written pipeline): greedy, in order, a register after block `i` (entry `i` of
+    /// the result, one fewer than the blocks) whenever block `i + 1` would overrun what
+    /// the stage since the last register has left. A block longer than the budget on its
+    /// own still ends at a register.
+    pub fn cut_blocks(&self, blocks: &[&[Op]]) -> Vec<bool> {
+        let mut used = blocks.first().map_or(0.0, |b| self.path(b));
+        blocks
+            .iter()
+            .skip(1)
+            .map(|b| {
+                let d = self.path(b);
+                let cut = used + d > self.budget();
+                used = if cut { d } else { used + d };
+                cut
+            })
+            .collect()
+    }
+
     /// Register stages `ops` take (at least one).
     pub fn stages(&self, ops: &[Op]) -> u32 {
         self.schedule(ops).last().map_or(1, |s| s + 1)
@@ -227,6 +246,21 @@ mod tests {
         assert_eq!(fast.stages(&ops), 4);
         // At 100 MHz (8.1 ns) the two adds around the LUT level share a stage.
         assert_eq!(at(100.0, Family::Ecp5).schedule(&ops), vec![0, 0, 1, 1]);
+    }
+
+    #[test]
+    fn blocks_stay_whole_and_share_a_stage_only_when_both_fit() {
+        let blocks: [&[Op]; 4] = [&[Op::Lut(2)], &[Op::Lut(3)], &[Op::Lut(4)], &[Op::Lut(1)]];
+        // 18.1 ns of budget at 50 MHz: 2 + 3 + 4 + 1 levels = 13 ns fit in one stage.
+        assert_eq!(at(50.0, Family::Ecp5).cut_blocks(&blocks), vec![false; 3]);
+        // 8.1 ns at 100 MHz: 5 levels (6.5 ns), then 4 + 1 (6.5 ns).
+        assert_eq!(
+            at(100.0, Family::Ecp5).cut_blocks(&blocks),
+            vec![false, true, false]
+        );
+        // 3.1 ns at 200 MHz: every block alone, the 3- and 4-level ones over budget.
+        assert_eq!(at(200.0, Family::Ecp5).cut_blocks(&blocks), vec![true; 3]);
+        assert!(at(200.0, Family::Ecp5).cut_blocks(&blocks[..1]).is_empty());
     }
 
     #[test]

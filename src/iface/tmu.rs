@@ -193,6 +193,84 @@ pub fn side_stage(timing: &Timing, depth: u32) -> bool {
     !timing.fits(&[Op::Mux(mux), Op::Lut(FILTER_TAKE_LEVELS)])
 }
 
+/// Bits of the narrow fixed-point coordinate `tmu_addr` converts to, the weight's bits
+/// below the texel index: the index's CoordW bits, one above them for mirrored repeat,
+/// and a sign. Repeat and mirrored repeat read only these low bits of the exact value;
+/// clamp to edge reads a saturated copy (`coord_fix`), so no wider value is needed.
+pub fn narrow_bits(wbits: u32) -> u32 {
+    COORD_W + 2 + wbits
+}
+
+/// `tmu_addr`'s stages, in order: each is the logic between two of its skid registers as
+/// hand-written for a fast clock, and ends at the register after it unless
+/// [`AddrPipe`] merges it with the next.
+pub const ADDR_STAGES: [&str; 6] = ["exp", "shift", "fixed", "coord", "word", "addr"];
+
+/// The logic of each of [`ADDR_STAGES`] as the schedule sees it (ECP5: nextpnr's paths in
+/// fpga_small's and the default's TMU, 2026-12-05, where every stage has its register).
+fn addr_stage_ops(wbits: u32) -> [Vec<Op>; 6] {
+    let nb = narrow_bits(wbits);
+    [
+        // The pass's level pick and its k terms (a table), then the exponent's 11-bit sums.
+        vec![Op::Lut(2), Op::Carry(11)],
+        // The mantissa shifted by up to NB + 24 places, then the zero select.
+        vec![Op::Mux(64), Op::Lut(1)],
+        // The addend's select, the sum (NB bits, sign and carry), the sign's and the
+        // clamp's selects.
+        vec![Op::Lut(1), Op::Carry(nb + 2), Op::Lut(2)],
+        // The wraps: the level's mask from its log2 size, the clamp's test, mirror and
+        // the mode's select (the deepest path of fpga_small's wrap clock).
+        vec![Op::Lut(6)],
+        // The texel index: a row shifted by the level's (or its tiles') log2 width,
+        // OR-ed with the column, DXT1's block pick.
+        vec![Op::Mux(16), Op::Lut(2)],
+        // The level's base plus the index shifted to words.
+        vec![Op::Mux(4), Op::Carry(WORD_ADDR_BITS)],
+    ]
+}
+
+/// Which of `tmu_addr`'s stage boundaries hold a skid register at the design's clock: at a
+/// slow clock neighbouring stages share one (a shorter pipeline and fewer flops); at a
+/// fast one each keeps its own. The last stage always ends at the output register.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct AddrPipe {
+    /// Entry `i`: a register after stage `ADDR_STAGES[i]` (the last: the output's, always).
+    pub regs: [bool; 6],
+}
+
+impl AddrPipe {
+    pub fn new(timing: &Timing, tmu: &Tmu) -> Self {
+        let ops = addr_stage_ops(tmu.weight_bits);
+        let blocks: Vec<&[Op]> = ops.iter().map(Vec::as_slice).collect();
+        let mut regs = [true; 6];
+        for (r, cut) in regs.iter_mut().zip(timing.cut_blocks(&blocks)) {
+            *r = cut;
+        }
+        Self { regs }
+    }
+
+    /// Clocks from a pass entering `tmu_addr` to its addresses at the output.
+    pub fn latency(&self) -> u32 {
+        self.regs.iter().filter(|&&r| r).count() as u32
+    }
+
+    /// The stages that share each clock, as `gpurtl check` prints them ("exp+shift | ...").
+    pub fn describe(&self) -> String {
+        let mut out = String::new();
+        for (name, reg) in ADDR_STAGES.iter().zip(self.regs) {
+            out.push_str(name);
+            out.push_str(if !reg {
+                "+"
+            } else if *name == "addr" {
+                ""
+            } else {
+                " | "
+            });
+        }
+        out
+    }
+}
+
 /// `gpurtl check`'s line for the TMU's front.
 pub fn describe_front(timing: &Timing, tmu: &Tmu) -> String {
     let desc = if desc_stage(timing, tmu.textures) {
@@ -205,10 +283,13 @@ pub fn describe_front(timing: &Timing, tmu: &Tmu) -> String {
     } else {
         "the side FIFO's head straight into the filter"
     };
+    let addr = AddrPipe::new(timing, tmu);
     format!(
-        "tmu: {desc} ({} textures); {side} ({} entries)",
+        "tmu: {desc} ({} textures); {side} ({} entries); tmu_addr in {} clock(s): {}",
         tmu.textures,
-        side_depth(tmu)
+        side_depth(tmu),
+        addr.latency(),
+        addr.describe()
     )
 }
 
@@ -231,6 +312,27 @@ mod tests {
         assert!(!desc_stage(&at(75.0), 6));
         // More textures: a wider select and a larger net.
         assert!(desc_stage(&at(75.0), 64));
+    }
+
+    #[test]
+    fn the_address_stages_merge_only_at_a_slow_clock() {
+        let tmu = crate::config::load(None)
+            .expect("embedded default")
+            .tmu
+            .expect("tmu");
+        // The presets' clocks (fpga_small's 100 MHz among them) keep every register.
+        for mhz in [100.0, 200.0, 270.0] {
+            let p = AddrPipe::new(&at(mhz), &tmu);
+            assert_eq!(p.regs, [true; 6], "{mhz} MHz");
+            assert_eq!(p.latency(), 6);
+        }
+        let p = AddrPipe::new(&at(75.0), &tmu);
+        assert_eq!(p.regs, [false, true, true, true, false, true]);
+        assert_eq!(p.describe(), "exp+shift | fixed | coord | word+addr");
+        let p = AddrPipe::new(&at(50.0), &tmu);
+        assert_eq!(p.latency(), 2);
+        assert_eq!(p.describe(), "exp+shift+fixed | coord+word+addr");
+        assert!(AddrPipe::new(&at(10.0), &tmu).latency() == 1);
     }
 
     #[test]

@@ -20,8 +20,8 @@ use crate::iface::tex_cache::{CacheLayout, WORD_ADDR_BITS};
 use crate::iface::tex_filter::BLEND_W;
 use crate::iface::tex_filter::{PASS_FIRST, PASS_SECOND, PASS_SINGLE, PASS_W};
 use crate::iface::tmu::{
-    COORD_W, CTRL_FIELDS, DIFF_W, LANE_W, LOG_W, REGS, TmuLayout, WRAP_W, ctrl_lsb_name, ctrl_w,
-    desc_fields, widths,
+    AddrPipe, COORD_W, CTRL_FIELDS, DIFF_W, LANE_W, LOG_W, REGS, TmuLayout, WRAP_W, ctrl_lsb_name,
+    ctrl_w, desc_fields, narrow_bits, widths,
 };
 
 /// Bits of a format code: the descriptor's `format` field.
@@ -169,14 +169,6 @@ pub fn coord_lane_fields(wbits: u32) -> Vec<Field> {
         ("I0t", COORD_W),
         ("I1t", COORD_W),
     ])
-}
-
-/// Bits of the narrow fixed-point coordinate `tmu_addr` converts to, the weight's bits
-/// below the texel index: the index's CoordW bits, one above them for mirrored repeat,
-/// and a sign. Repeat and mirrored repeat read only these low bits of the exact value;
-/// clamp to edge reads a saturated copy (`coord_fix`), so no wider value is needed.
-pub fn narrow_bits(wbits: u32) -> u32 {
-    COORD_W + 2 + wbits
 }
 
 /// Where clamp to edge saturates a coordinate's index, as bounds on its magnitude, so that
@@ -491,6 +483,15 @@ pub struct TmuAddr {
     /// The formats of one texel a word and of four (log2 texels a word 0 and 2).
     pub one_per_word: String,
     pub four_per_word: String,
+    /// A skid register after the exponent, shift, sum, wrap and word stages (`AddrPipe`);
+    /// the stages that share each clock, and the clock.
+    pub reg_exp: bool,
+    pub reg_shift: bool,
+    pub reg_fixed: bool,
+    pub reg_coord: bool,
+    pub reg_word: bool,
+    pub addr_clocks: String,
+    pub target_mhz: String,
 }
 
 #[derive(Template)]
@@ -880,6 +881,7 @@ impl<'a> TmuUnit<'a> {
         word_lsbs.extend(lsb_params("Side", &side));
         let word = word_fields(tmu.lanes, quads, wbits, fl.sub_w);
         word_lsbs.extend(lsb_params("W", &word));
+        let pipe = AddrPipe::new(&ctx.timing, tmu);
         TmuAddr {
             name: ctx.module_name("tmu_addr"),
             stamp: ctx.stamp.clone(),
@@ -943,6 +945,13 @@ impl<'a> TmuUnit<'a> {
             side_w: width(&side),
             one_per_word: formats_with_texels_per_word(1),
             four_per_word: formats_with_texels_per_word(4),
+            reg_exp: pipe.regs[0],
+            reg_shift: pipe.regs[1],
+            reg_fixed: pipe.regs[2],
+            reg_coord: pipe.regs[3],
+            reg_word: pipe.regs[4],
+            addr_clocks: pipe.describe(),
+            target_mhz: format!("{}", ctx.timing.target_mhz),
         }
     }
 

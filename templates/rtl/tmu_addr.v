@@ -18,8 +18,35 @@
 // Stages: the coordinates' exponents, their shifts, their sums (narrow fixed point, the
 // index and the index + 1 from two carry chains side by side), wrapped texel pairs, the
 // texels' indices in their levels, the addresses (the indices shifted to words, plus the
-// levels' bases), a skid register after each; one pass per clock.
+// levels' bases); one pass per clock. A skid register follows each stage where the
+// clock needs it, else neighbouring stages share a clock (src/iface/tmu.rs's AddrPipe);
+// the last ends at the output register. The clocks at {{ target_mhz }} MHz:
+//   {{ addr_clocks }}
 // Combinational paths: none between ports.
+{#- A stage's register, or wires where the schedule merges it with the next stage. -#}
+{%- macro stage(on, inst, w, in_valid, in_ready, in_data, out_valid, out_ready, out_data) %}
+{%- if on %}
+
+  {{ skid }} #(
+    .Width ({{ w }})
+  ) {{ inst }} (
+    .clk_i       (clk_i),
+    .{{ rst.port }}{{ rst.pad }} ({{ rst.port }}),
+    .in_valid_i  ({{ in_valid }}),
+    .in_ready_o  ({{ in_ready }}),
+    .in_data_i   ({{ in_data }}),
+    .out_valid_o ({{ out_valid }}),
+    .out_ready_i ({{ out_ready }}),
+    .out_data_o  ({{ out_data }})
+  );
+{%- else %}
+
+  // No register here at {{ target_mhz }} MHz ({{ inst }}): this stage shares the next one's clock.
+  assign {{ out_valid }} = {{ in_valid }};
+  assign {{ in_ready }} = {{ out_ready }};
+  assign {{ out_data }} = {{ in_data }};
+{%- endif %}
+{%- endmacro %}
 module {{ name }} #(
   parameter integer WBits = {{ wbits }}
 ) (
@@ -398,18 +425,7 @@ module {{ name }} #(
   assign e_in[EWrapTLsb +: WrapW]         = wrap_t;
   assign e_in[ELanesLsb +: Lanes*ELaneW]  = e_lanes;
 
-  {{ skid }} #(
-    .Width (E1W)
-  ) u_exp (
-    .clk_i       (clk_i),
-    .{{ rst.port }}{{ rst.pad }} ({{ rst.port }}),
-    .in_valid_i  (in_valid_i),
-    .in_ready_o  (c_ready),
-    .in_data_i   (e_in),
-    .out_valid_o (e_valid),
-    .out_ready_i (e_out_ready),
-    .out_data_o  (e_data)
-  );
+{%- call stage(reg_exp, "u_exp", "E1W", "in_valid_i", "c_ready", "e_in", "e_valid", "e_out_ready", "e_data") %}{% endcall %}
 
   // ---------------------------------------------------------------------------------
   // Stage 2: per lane, the shifts.
@@ -434,18 +450,7 @@ module {{ name }} #(
   assign m_in[0 +: MLanesLsb]            = e_data[0 +: ELanesLsb];
   assign m_in[MLanesLsb +: Lanes*MLaneW] = m_lanes;
 
-  {{ skid }} #(
-    .Width (M1W)
-  ) u_shift (
-    .clk_i       (clk_i),
-    .{{ rst.port }}{{ rst.pad }} ({{ rst.port }}),
-    .in_valid_i  (e_valid),
-    .in_ready_o  (e_out_ready),
-    .in_data_i   (m_in),
-    .out_valid_o (m_valid),
-    .out_ready_i (m_out_ready),
-    .out_data_o  (m_data)
-  );
+{%- call stage(reg_shift, "u_shift", "M1W", "e_valid", "e_out_ready", "m_in", "m_valid", "m_out_ready", "m_data") %}{% endcall %}
 
   // ---------------------------------------------------------------------------------
   // Stage 3: per lane, the sums: the narrow texel column and row and the weights.
@@ -478,18 +483,7 @@ module {{ name }} #(
   assign f_in[0 +: FLanesLsb]            = m_data[0 +: MLanesLsb];
   assign f_in[FLanesLsb +: Lanes*FLaneW]  = f_lanes;
 
-  {{ skid }} #(
-    .Width (F1W)
-  ) u_fixed (
-    .clk_i       (clk_i),
-    .{{ rst.port }}{{ rst.pad }} ({{ rst.port }}),
-    .in_valid_i  (m_valid),
-    .in_ready_o  (m_out_ready),
-    .in_data_i   (f_in),
-    .out_valid_o (f_valid),
-    .out_ready_i (f_out_ready),
-    .out_data_o  (f_data)
-  );
+{%- call stage(reg_fixed, "u_fixed", "F1W", "m_valid", "m_out_ready", "f_in", "f_valid", "f_out_ready", "f_data") %}{% endcall %}
 
   // ---------------------------------------------------------------------------------
   // Stage 4: per lane, the texel pair along each axis, wrapped.
@@ -532,18 +526,7 @@ module {{ name }} #(
   assign c_in[CQuadsLsb +: Quads*CQuadW] = f_quads;
   assign c_in[CLanesLsb +: Lanes*CLaneW] = c_lanes;
 
-  {{ skid }} #(
-    .Width (C1W)
-  ) u_coord (
-    .clk_i       (clk_i),
-    .{{ rst.port }}{{ rst.pad }} ({{ rst.port }}),
-    .in_valid_i  (f_valid),
-    .in_ready_o  (f_out_ready),
-    .in_data_i   (c_in),
-    .out_valid_o (c_valid),
-    .out_ready_i (c_out_ready),
-    .out_data_o  (c_data)
-  );
+{%- call stage(reg_coord, "u_coord", "C1W", "f_valid", "f_out_ready", "c_in", "c_valid", "c_out_ready", "c_data") %}{% endcall %}
 
   // ---------------------------------------------------------------------------------
   // Stage 5: word addresses and the texels' indices in their words.
@@ -640,18 +623,7 @@ module {{ name }} #(
   wire w_valid;
   wire w_out_ready;
   wire [WW-1:0] w_data;
-  {{ skid }} #(
-    .Width (WW)
-  ) u_word (
-    .clk_i       (clk_i),
-    .{{ rst.port }}{{ rst.pad }} ({{ rst.port }}),
-    .in_valid_i  (c_valid),
-    .in_ready_o  (c_out_ready),
-    .in_data_i   (w_in),
-    .out_valid_o (w_valid),
-    .out_ready_i (w_out_ready),
-    .out_data_o  (w_data)
-  );
+{%- call stage(reg_word, "u_word", "WW", "c_valid", "c_out_ready", "w_in", "w_valid", "w_out_ready", "w_data") %}{% endcall %}
 
   // ---------------------------------------------------------------------------------
   // Stage 6: each texel's word address, its level's base plus its word (the texel index
