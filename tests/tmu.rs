@@ -114,27 +114,33 @@ fn embedded_default_one_lane_every_format_matches_the_model() {
     every_combination(&cfg);
 }
 
-/// The address stages follow the clock: at 50 MHz the embedded default's six share two
-/// clocks (AddrPipe), and the unit with the shorter pipeline still matches the model,
-/// under gaps, stalls and memory latency.
+/// The front's stages follow the clock: at 50 MHz the embedded default's six address
+/// stages share two clocks (AddrPipe) and the LOD's five selection stages three
+/// (LodPipe), with the descriptor read in the first; the unit with the shorter pipeline
+/// still matches the model, under gaps, stalls and memory latency.
 #[test]
-fn a_slow_target_merges_the_address_stages_and_stays_exact() {
+fn a_slow_target_merges_the_front_stages_and_stays_exact() {
     let default = gpurtl::config::load(None).expect("embedded default");
     let text = std::fs::read_to_string(project_dir().join("configs/default.toml"))
         .expect("default.toml")
         .replace("target_mhz = 200.0", "target_mhz = 50.0");
     let cfg = parse(&text, "slow default");
-    let skids = |cfg: &Config| {
-        let (name, text) = module_of(&elaborate(cfg), "tmu_addr");
+    let skids = |cfg: &Config, kind: &str| {
+        let (name, text) = module_of(&elaborate(cfg), kind);
         let skid = format!("{}hs_skid #(", cfg.design.module_prefix);
         (name, text.matches(&skid).count())
     };
-    let (name, fast) = skids(&default);
+    let (name, fast) = skids(&default, "tmu_addr");
     assert_eq!(
         fast, 6,
-        "{name} at 200 MHz: a register after each of its six stages"
+        "{name} at 200 MHz: a register after each of six stages"
     );
-    assert_eq!(skids(&cfg).1, 2, "{name} at 50 MHz: two clocks");
+    assert_eq!(skids(&cfg, "tmu_addr").1, 2, "{name} at 50 MHz: two clocks");
+    // The input's, the descriptor's and the five selection stages' registers at 200 MHz;
+    // at 50 the input's and three.
+    let (name, fast) = skids(&default, "tmu_lod");
+    assert_eq!(fast, 7, "{name} at 200 MHz");
+    assert_eq!(skids(&cfg, "tmu_lod").1, 4, "{name} at 50 MHz");
     run(&cfg, None, 1000, &[(12, 0.3, 0.3, 40), (13, 0.0, 0.0, 1)]);
 }
 

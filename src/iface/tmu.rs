@@ -160,18 +160,104 @@ impl TmuLayout {
     }
 }
 
+/// The ops of the descriptor read (`desc_stage`): the texture id's fan-out to every
+/// descriptor bit and the textures-to-1 select, then the LOD clamp's compare and select.
+fn desc_ops(textures: u32) -> [Op; 4] {
+    [
+        Op::Fanout(textures * width(&desc_fields())),
+        Op::Mux(textures),
+        Op::Carry(16),
+        Op::Lut(2),
+    ]
+}
+
 /// Whether the descriptor read needs a register of its own: the texture id fans out to
 /// every descriptor bit through a `textures`-to-1 select, and the LOD clamp after it
 /// compares 16-bit values (`sel_hi`), picks one and goes through the next register's skid
 /// select (nextpnr, fpga_small's TMU at 100 MHz without this register: 10.4 ns, 3 LUT
 /// levels, the compare's chain, 2 LUT levels) or, with four lanes, converts coordinates.
 pub fn desc_stage(timing: &Timing, textures: u32) -> bool {
-    !timing.fits(&[
-        Op::Fanout(textures * width(&desc_fields())),
-        Op::Mux(textures),
-        Op::Carry(16),
-        Op::Lut(2),
-    ])
+    !timing.fits(&desc_ops(textures))
+}
+
+/// `tmu_lod` computes a LOD (more than one filter is enabled) ...
+pub fn has_lod(tmu: &Tmu) -> bool {
+    tmu.filters.len() > 1
+}
+
+/// ... and, with four lanes or more, each quad's from its lanes' differences.
+pub fn quad_lod(tmu: &Tmu) -> bool {
+    has_lod(tmu) && tmu.lanes >= 4
+}
+
+/// `tmu_lod`'s selection stages when it computes a LOD, in order: A0 takes the explicit
+/// LOD's exponent apart (and the clamp's upper end), A shifts it, B biases and clamps
+/// each quad's LOD, C picks magnification or the level(s) and the blend, D (`out`) works
+/// out the levels' sizes and bases into the output register.
+pub const LOD_STAGES: [&str; 5] = ["exp", "lod", "lambda", "level", "out"];
+
+/// The logic of each of [`LOD_STAGES`] as the schedule sees it (ECP5: nextpnr's paths of
+/// fpga_small's TMU, where C is the deepest, 9.8 ns at 100 MHz).
+fn lod_stage_ops() -> [Vec<Op>; 5] {
+    [
+        // 142 - e1 and the clamp's max(min, max): 16-bit compares and a select.
+        vec![Op::Carry(16), Op::Lut(1)],
+        // The mantissa shifted by up to 31 places, then NaN, saturation and sign.
+        vec![Op::Mux(32), Op::Lut(2)],
+        // x or the differences' LOD, the 19-bit clamp compares and bias sum, the select.
+        vec![Op::Lut(1), Op::Carry(19), Op::Lut(2)],
+        // The filter codes, the level's rounding sum against the last level, the picks.
+        vec![Op::Lut(3), Op::Carry(17), Op::Lut(2)],
+        // Each level's size (a 4-bit compare and subtract) and its base's select.
+        vec![Op::Carry(4), Op::Mux(16)],
+    ]
+}
+
+/// Which of `tmu_lod`'s selection stages end at a skid register (the last, at the output
+/// register, always): as [`AddrPipe`] does for the addresses. With one or two lanes the
+/// first stage follows the descriptor read, so without the descriptor's register
+/// (`desc_stage`) that read is part of the first stage's clock.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LodPipe {
+    pub regs: [bool; 5],
+}
+
+impl LodPipe {
+    pub fn new(timing: &Timing, textures: u32, quad_lod: bool) -> Self {
+        let mut ops = lod_stage_ops();
+        if !quad_lod && !desc_stage(timing, textures) {
+            // The read's fan-out and select; its clamp compare is A0's own.
+            let mut first = desc_ops(textures)[..2].to_vec();
+            first.extend(ops[0].iter().copied());
+            ops[0] = first;
+        }
+        let blocks: Vec<&[Op]> = ops.iter().map(Vec::as_slice).collect();
+        let mut regs = [true; 5];
+        for (r, cut) in regs.iter_mut().zip(timing.cut_blocks(&blocks)) {
+            *r = cut;
+        }
+        Self { regs }
+    }
+
+    pub fn latency(&self) -> u32 {
+        self.regs.iter().filter(|&&r| r).count() as u32
+    }
+
+    pub fn describe(&self) -> String {
+        describe_cuts(&LOD_STAGES, &self.regs)
+    }
+}
+
+/// Stages that share a clock joined by `+`, clocks by ` | `.
+fn describe_cuts(names: &[&str], regs: &[bool]) -> String {
+    let mut out = String::new();
+    for (i, (name, reg)) in names.iter().zip(regs).enumerate() {
+        out.push_str(name);
+        if i + 1 < names.len() {
+            out.push_str(if *reg { " | " } else { "+" });
+        }
+    }
+    out
 }
 
 /// Entries of the side FIFO beside the cache: every pass the cache can hold, plus its
@@ -256,18 +342,7 @@ impl AddrPipe {
 
     /// The stages that share each clock, as `gpurtl check` prints them ("exp+shift | ...").
     pub fn describe(&self) -> String {
-        let mut out = String::new();
-        for (name, reg) in ADDR_STAGES.iter().zip(self.regs) {
-            out.push_str(name);
-            out.push_str(if !reg {
-                "+"
-            } else if *name == "addr" {
-                ""
-            } else {
-                " | "
-            });
-        }
-        out
+        describe_cuts(&ADDR_STAGES, &self.regs)
     }
 }
 
@@ -284,8 +359,18 @@ pub fn describe_front(timing: &Timing, tmu: &Tmu) -> String {
         "the side FIFO's head straight into the filter"
     };
     let addr = AddrPipe::new(timing, tmu);
+    let lod = if has_lod(tmu) {
+        let p = LodPipe::new(timing, tmu.textures, quad_lod(tmu));
+        format!(
+            "; the LOD's selection in {} clock(s): {}",
+            p.latency(),
+            p.describe()
+        )
+    } else {
+        String::new()
+    };
     format!(
-        "tmu: {desc} ({} textures); {side} ({} entries); tmu_addr in {} clock(s): {}",
+        "tmu: {desc} ({} textures); {side} ({} entries); tmu_addr in {} clock(s): {}{lod}",
         tmu.textures,
         side_depth(tmu),
         addr.latency(),
@@ -333,6 +418,30 @@ mod tests {
         assert_eq!(p.latency(), 2);
         assert_eq!(p.describe(), "exp+shift+fixed | coord+word+addr");
         assert!(AddrPipe::new(&at(10.0), &tmu).latency() == 1);
+    }
+
+    #[test]
+    fn the_lod_selection_merges_only_at_a_slow_clock() {
+        for mhz in [100.0, 200.0, 270.0] {
+            assert_eq!(
+                LodPipe::new(&at(mhz), 6, false).regs,
+                [true; 5],
+                "{mhz} MHz"
+            );
+            assert_eq!(LodPipe::new(&at(mhz), 6, true).regs, [true; 5], "{mhz} MHz");
+        }
+        // At 75 MHz the descriptor read joins the first stage, which then takes the
+        // shift only without it (four lanes: the LOD comes from the differences' stages).
+        assert_eq!(LodPipe::new(&at(75.0), 6, false).latency(), 5);
+        let quad = LodPipe::new(&at(75.0), 6, true);
+        assert_eq!(quad.describe(), "exp+lod | lambda | level | out");
+        // At 50 MHz, five stages in three clocks behind the descriptor read, in two
+        // behind the differences' stages.
+        let slow = LodPipe::new(&at(50.0), 6, false);
+        assert_eq!(slow.describe(), "exp+lod | lambda+level | out");
+        assert_eq!(slow.latency(), 3);
+        let slow_quad = LodPipe::new(&at(50.0), 6, true);
+        assert_eq!(slow_quad.describe(), "exp+lod+lambda | level+out");
     }
 
     #[test]

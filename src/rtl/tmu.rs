@@ -20,8 +20,8 @@ use crate::iface::tex_cache::{CacheLayout, WORD_ADDR_BITS};
 use crate::iface::tex_filter::BLEND_W;
 use crate::iface::tex_filter::{PASS_FIRST, PASS_SECOND, PASS_SINGLE, PASS_W};
 use crate::iface::tmu::{
-    AddrPipe, COORD_W, CTRL_FIELDS, DIFF_W, LANE_W, LOG_W, REGS, TmuLayout, WRAP_W, ctrl_lsb_name,
-    ctrl_w, desc_fields, narrow_bits, widths,
+    AddrPipe, COORD_W, CTRL_FIELDS, DIFF_W, LANE_W, LOG_W, LodPipe, REGS, TmuLayout, WRAP_W,
+    ctrl_lsb_name, ctrl_w, desc_fields, has_lod, narrow_bits, widths,
 };
 
 /// Bits of a format code: the descriptor's `format` field.
@@ -369,6 +369,9 @@ pub struct TmuLod {
     pub infl_w: u32,
     /// A register after the descriptor read (`desc_stage`).
     pub desc_stage: bool,
+    /// A register after each selection stage (`LodPipe`), and the clocks they make.
+    pub lod_regs: [bool; 5],
+    pub lod_clocks: String,
     pub target_mhz: String,
     /// LOD hardware at all (more than one filter), and from the quad's differences.
     pub lod: bool,
@@ -585,7 +588,7 @@ impl Geometry {
             debug_assert!(linear, "validation keeps a magnification filter");
             Filter::Linear
         };
-        let lod = tmu.filters.len() > 1;
+        let lod = has_lod(tmu);
         let wrap_list = names(&tmu.wraps, Wrap::name);
         let skid = ctx.module_name("hs_skid");
         let fixed = ctx.module_name("tmu_fixed");
@@ -735,7 +738,8 @@ impl<'a> TmuUnit<'a> {
         let (ctx, tmu) = (self.ctx, self.tmu);
         let (layout, quads, plan_w, lod) = (g.layout, g.quads, g.plan_w, g.lod);
         let (skid, fixed, fallback, wrap_list) = (&g.skid, &g.fixed, g.fallback, &g.wrap_list);
-        let quad_lod = lod && tmu.lanes >= 4;
+        let quad_lod = crate::iface::tmu::quad_lod(tmu);
+        let lod_pipe = LodPipe::new(&ctx.timing, tmu.textures, quad_lod);
         // Only what the body reads: Verilator warns of an unused localparam.
         let lod_only = ["Lod", "HasLod", "Bias", "MinLod", "MaxLod"];
         let mut lsbs = lsb_params("Write", &layout.write_fields());
@@ -784,6 +788,8 @@ impl<'a> TmuUnit<'a> {
             // Samples in flight: two in each of at most ten skid registers.
             infl_w: 5,
             desc_stage: crate::iface::tmu::desc_stage(&ctx.timing, tmu.textures),
+            lod_regs: lod_pipe.regs,
+            lod_clocks: lod_pipe.describe(),
             target_mhz: format!("{}", ctx.timing.target_mhz),
             lod,
             quad_lod,

@@ -32,6 +32,30 @@
 // Stages: skid registers between them; a sample or a write per clock (a sample right
 // behind a write one clock later).
 // Combinational paths: none between ports.
+{#- A stage's register, or wires where the schedule merges it with the next stage. -#}
+{%- macro stage(on, inst, w, in_valid, in_ready, in_data, out_valid, out_ready, out_data) %}
+{%- if on %}
+
+  {{ skid }} #(
+    .Width ({{ w }})
+  ) {{ inst }} (
+    .clk_i       (clk_i),
+    .{{ rst.port }}{{ rst.pad }} ({{ rst.port }}),
+    .in_valid_i  ({{ in_valid }}),
+    .in_ready_o  ({{ in_ready }}),
+    .in_data_i   ({{ in_data }}),
+    .out_valid_o ({{ out_valid }}),
+    .out_ready_i ({{ out_ready }}),
+    .out_data_o  ({{ out_data }})
+  );
+{%- else %}
+
+  // No register here at {{ target_mhz }} MHz ({{ inst }}): this stage shares the next one's clock.
+  assign {{ out_valid }} = {{ in_valid }};
+  assign {{ in_ready }} = {{ out_ready }};
+  assign {{ out_data }} = {{ in_data }};
+{%- endif %}
+{%- endmacro %}
 module {{ name }} #(
   parameter integer Textures = {{ textures }},
   parameter integer MipLevels = {{ mip_levels }}
@@ -546,11 +570,12 @@ module {{ name }} #(
     end
   endfunction
 
-  // Five clocks, as none fits a clock with the next: A0 takes the explicit LOD's
-  // exponent apart and decides whether it saturates, A shifts it (x + c); B biases and
-  // clamps each quad's LOD;
-  // C picks magnification or the level(s) and the blend; D works out the levels' sizes
-  // and bases.
+  // Five stages: A0 takes the explicit LOD's exponent apart and decides whether it
+  // saturates, A shifts it (x + c); B biases and clamps each quad's LOD; C picks
+  // magnification or the level(s) and the blend; D works out the levels' sizes and
+  // bases. A skid register after each where the clock needs it (src/iface/tmu.rs's
+  // LodPipe), else neighbouring stages share a clock; at {{ target_mhz }} MHz:
+  //   {{ lod_clocks }}
   // The clamp's upper end, max(min_lod, max_lod), from the descriptor beside the exponent.
   wire signed [15:0] sel_min = sel_p[P0MinLodLsb +: 16];
   wire signed [15:0] sel_max = sel_p[P0MaxLodLsb +: 16];
@@ -559,18 +584,7 @@ module {{ name }} #(
   wire sa0_valid;
   wire sa0_ready;
   wire [SelA0W-1:0] sa0_data;
-  {{ skid }} #(
-    .Width (SelA0W)
-  ) u_sel_exp (
-    .clk_i       (clk_i),
-    .{{ rst.port }}{{ rst.pad }} ({{ rst.port }}),
-    .in_valid_i  (sel_valid),
-    .in_ready_o  (sel_ready),
-    .in_data_i   ({sel_hi, lod_pre(sel_p[P0LodLsb +: 32]), lambda_ds, sel_p}),
-    .out_valid_o (sa0_valid),
-    .out_ready_i (sa0_ready),
-    .out_data_o  (sa0_data)
-  );
+{%- call stage(lod_regs[0], "u_sel_exp", "SelA0W", "sel_valid", "sel_ready", "{sel_hi, lod_pre(sel_p[P0LodLsb +: 32]), lambda_ds, sel_p}", "sa0_valid", "sa0_ready", "sa0_data") %}{% endcall %}
   wire [17:0] lod_xc = lod_post(sa0_data[P0W + Quads*16 +: LodPreW]);
   // The clamp's ends moved to the LOD's side of the bias (x + bias < min when x < min -
   // bias), so that the next clock compares x and adds the bias side by side: nlo_b is
@@ -584,18 +598,7 @@ module {{ name }} #(
   wire sa_valid;
   wire sa_ready;
   wire [SelAW-1:0] sa_data;
-  {{ skid }} #(
-    .Width (SelAW)
-  ) u_sel_lod (
-    .clk_i       (clk_i),
-    .{{ rst.port }}{{ rst.pad }} ({{ rst.port }}),
-    .in_valid_i  (sa0_valid),
-    .in_ready_o  (sa0_ready),
-    .in_data_i   ({hi_b, nlo_b, sa0_hi, lod_xc, sa0_data[P0W + Quads*16 - 1:0]}),
-    .out_valid_o (sa_valid),
-    .out_ready_i (sa_ready),
-    .out_data_o  (sa_data)
-  );
+{%- call stage(lod_regs[1], "u_sel_lod", "SelAW", "sa0_valid", "sa0_ready", "{hi_b, nlo_b, sa0_hi, lod_xc, sa0_data[P0W + Quads*16 - 1:0]}", "sa_valid", "sa_ready", "sa_data") %}{% endcall %}
   wire [P0W-1:0] sa_p = sa_data[P0W-1:0];
   wire sa_lod_c = sa_data[P0W + Quads*16];
   wire [16:0] sa_lod_x = sa_data[P0W + Quads*16 + 1 +: 17];
@@ -628,18 +631,7 @@ module {{ name }} #(
   wire pick_valid;
   wire pick_ready;
   wire [SelBW-1:0] sb_data;
-  {{ skid }} #(
-    .Width (SelBW)
-  ) u_sel_lambda (
-    .clk_i       (clk_i),
-    .{{ rst.port }}{{ rst.pad }} ({{ rst.port }}),
-    .in_valid_i  (sa_valid),
-    .in_ready_o  (sa_ready),
-    .in_data_i   ({lambdas, sa_p}),
-    .out_valid_o (pick_valid),
-    .out_ready_i (pick_ready),
-    .out_data_o  (sb_data)
-  );
+{%- call stage(lod_regs[2], "u_sel_lambda", "SelBW", "sa_valid", "sa_ready", "{lambdas, sa_p}", "pick_valid", "pick_ready", "sb_data") %}{% endcall %}
   wire [P0W-1:0] pick_p = sb_data[P0W-1:0];
 {%- else %}
   wire pick_valid = sel_valid;
@@ -713,18 +705,7 @@ module {{ name }} #(
   wire plan_valid;
   wire plan_ready;
   wire [SelCW-1:0] sc_data;
-  {{ skid }} #(
-    .Width (SelCW)
-  ) u_sel_level (
-    .clk_i       (clk_i),
-    .{{ rst.port }}{{ rst.pad }} ({{ rst.port }}),
-    .in_valid_i  (pick_valid),
-    .in_ready_o  (pick_ready),
-    .in_data_i   ({pick_bases, picks, pick_p}),
-    .out_valid_o (plan_valid),
-    .out_ready_i (plan_ready),
-    .out_data_o  (sc_data)
-  );
+{%- call stage(lod_regs[3], "u_sel_level", "SelCW", "pick_valid", "pick_ready", "{pick_bases, picks, pick_p}", "plan_valid", "plan_ready", "sc_data") %}{% endcall %}
   wire [P0W-1:0] plan_p = sc_data[P0W-1:0];
   // Stage D: the levels' sizes and bases, and the plan.
   wire [CtrlW-1:0] ctrl = plan_p[P0CtrlLsb +: CtrlW];
