@@ -144,6 +144,29 @@ fn a_slow_target_merges_the_front_stages_and_stays_exact() {
     run(&cfg, None, 1000, &[(12, 0.3, 0.3, 40), (13, 0.0, 0.0, 1)]);
 }
 
+/// Four lanes at 25 MHz: the quads' LOD stages (differences, rho^2, normalisation, four
+/// of squarings) share clocks too, seven in three (LodPipe), and the unit still matches
+/// the model.
+#[test]
+fn a_slow_four_lane_target_merges_the_quad_lod_stages_and_stays_exact() {
+    let text = std::fs::read_to_string(project_dir().join("configs/seed001_tmu.toml"))
+        .expect("seed001_tmu.toml")
+        .replace("target_mhz = 270.0", "target_mhz = 25.0");
+    let cfg = parse(&text, "slow seed001");
+    let quad_regs = |cfg: &Config| {
+        let (_, text) = module_of(&elaborate(cfg), "tmu_lod");
+        [
+            "u_diff (", "u_rho (", "u_norm (", "u_sq0 (", "u_sq1 (", "u_sq2 (", "u_sq3 (",
+        ]
+        .iter()
+        .filter(|inst| text.contains(*inst))
+        .count()
+    };
+    assert_eq!(quad_regs(&preset("seed001_tmu.toml")), 7, "at 270 MHz");
+    assert_eq!(quad_regs(&cfg), 2, "at 25 MHz: rho's and sq1's registers");
+    run(&cfg, None, 600, &[(14, 0.3, 0.3, 40), (15, 0.0, 0.0, 1)]);
+}
+
 /// Eight lanes, two quads a request with their own LODs, levels and trilinear passes (a
 /// request takes the larger pass count; the other quad skips the second pass's reads).
 /// One build (about a minute of CPU: a 32-port cache and 8 filter lanes), two seeds.

@@ -213,38 +213,99 @@ fn lod_stage_ops() -> [Vec<Op>; 5] {
     ]
 }
 
-/// Which of `tmu_lod`'s selection stages end at a skid register (the last, at the output
-/// register, always): as [`AddrPipe`] does for the addresses. With one or two lanes the
-/// first stage follows the descriptor read, so without the descriptor's register
-/// (`desc_stage`) that read is part of the first stage's clock.
+/// A four-lane TMU's LOD from its lanes' differences, before the selection stages: the
+/// coordinates converted and differenced, rho^2, its normalisation, then four stages of
+/// two squarings each (the log's fraction bits).
+pub const QUAD_STAGES: [&str; 7] = ["diff", "rho", "norm", "sq0", "sq1", "sq2", "sq3"];
+
+/// The logic of each of [`QUAD_STAGES`] as the schedule sees it.
+fn quad_stage_ops() -> [Vec<Op>; 7] {
+    let squarings = vec![Op::Mult, Op::Lut(1), Op::Mult, Op::Lut(1)];
+    [
+        // fp32 to 64-bit fixed point (a shift), the difference, its magnitude, the clamp.
+        vec![Op::Mux(64), Op::Carry(64), Op::Carry(64), Op::Lut(2)],
+        // The squares (DIFF_W bits: several multipliers and their sum), the two sums of
+        // squares, the larger.
+        vec![
+            Op::Mult,
+            Op::Carry(2 * DIFF_W),
+            Op::Carry(2 * DIFF_W + 1),
+            Op::Lut(1),
+        ],
+        // The leading one and the shift to a 17-bit mantissa.
+        vec![Op::Lut(3), Op::Mux(64), Op::Lut(1)],
+        squarings.clone(),
+        squarings.clone(),
+        squarings.clone(),
+        squarings,
+    ]
+}
+
+/// Which of `tmu_lod`'s stages end at a skid register (the last, at the output
+/// register, always): as [`AddrPipe`] does for the addresses. The selection stages
+/// follow the descriptor read (one or two lanes) or the quads' stages (four lanes or
+/// more); the first stage after the descriptor read takes it into its clock when the read
+/// has no register of its own (`desc_stage`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct LodPipe {
+    /// After each of [`LOD_STAGES`].
     pub regs: [bool; 5],
+    /// After each of [`QUAD_STAGES`] (all set without them).
+    pub quad: [bool; 7],
 }
 
 impl LodPipe {
     pub fn new(timing: &Timing, textures: u32, quad_lod: bool) -> Self {
-        let mut ops = lod_stage_ops();
-        if !quad_lod && !desc_stage(timing, textures) {
-            // The read's fan-out and select; its clamp compare is A0's own.
+        let mut ops: Vec<Vec<Op>> = Vec::new();
+        if quad_lod {
+            ops.extend(quad_stage_ops());
+        }
+        ops.extend(lod_stage_ops());
+        if !desc_stage(timing, textures) {
+            // The read's fan-out and select (the clamp compare after them is A0's own).
             let mut first = desc_ops(textures)[..2].to_vec();
             first.extend(ops[0].iter().copied());
             ops[0] = first;
         }
         let blocks: Vec<&[Op]> = ops.iter().map(Vec::as_slice).collect();
-        let mut regs = [true; 5];
-        for (r, cut) in regs.iter_mut().zip(timing.cut_blocks(&blocks)) {
-            *r = cut;
-        }
-        Self { regs }
+        let mut cuts = timing.cut_blocks(&blocks);
+        cuts.push(true);
+        let (mut regs, mut quad) = ([true; 5], [true; 7]);
+        let sel = if quad_lod {
+            quad.copy_from_slice(&cuts[..7]);
+            &cuts[7..]
+        } else {
+            &cuts[..]
+        };
+        regs.copy_from_slice(sel);
+        Self { regs, quad }
     }
 
+    /// Clocks of the selection stages, and of the quads' stages before them.
     pub fn latency(&self) -> u32 {
         self.regs.iter().filter(|&&r| r).count() as u32
     }
 
+    pub fn quad_latency(&self) -> u32 {
+        self.quad.iter().filter(|&&r| r).count() as u32
+    }
+
     pub fn describe(&self) -> String {
         describe_cuts(&LOD_STAGES, &self.regs)
+    }
+
+    pub fn describe_quad(&self) -> String {
+        describe_cuts(&QUAD_STAGES, &self.quad)
+    }
+
+    /// The quads' stages (with `quad_lod`) and the selection's, as one pipeline.
+    pub fn describe_all(&self, quad_lod: bool) -> String {
+        if !quad_lod {
+            return self.describe();
+        }
+        let names: Vec<&str> = QUAD_STAGES.iter().chain(&LOD_STAGES).copied().collect();
+        let regs: Vec<bool> = self.quad.iter().chain(&self.regs).copied().collect();
+        describe_cuts(&names, &regs)
     }
 }
 
@@ -360,12 +421,10 @@ pub fn describe_front(timing: &Timing, tmu: &Tmu) -> String {
     };
     let addr = AddrPipe::new(timing, tmu);
     let lod = if has_lod(tmu) {
-        let p = LodPipe::new(timing, tmu.textures, quad_lod(tmu));
-        format!(
-            "; the LOD's selection in {} clock(s): {}",
-            p.latency(),
-            p.describe()
-        )
+        let quad = quad_lod(tmu);
+        let p = LodPipe::new(timing, tmu.textures, quad);
+        let clocks = p.latency() + if quad { p.quad_latency() } else { 0 };
+        format!("; the LOD in {clocks} clock(s): {}", p.describe_all(quad))
     } else {
         String::new()
     };
@@ -430,18 +489,36 @@ mod tests {
             );
             assert_eq!(LodPipe::new(&at(mhz), 6, true).regs, [true; 5], "{mhz} MHz");
         }
-        // At 75 MHz the descriptor read joins the first stage, which then takes the
-        // shift only without it (four lanes: the LOD comes from the differences' stages).
+        // At 75 MHz the descriptor read joins the first stage, which then has no room
+        // for the shift.
         assert_eq!(LodPipe::new(&at(75.0), 6, false).latency(), 5);
-        let quad = LodPipe::new(&at(75.0), 6, true);
-        assert_eq!(quad.describe(), "exp+lod | lambda | level | out");
         // At 50 MHz, five stages in three clocks behind the descriptor read, in two
         // behind the differences' stages.
         let slow = LodPipe::new(&at(50.0), 6, false);
         assert_eq!(slow.describe(), "exp+lod | lambda+level | out");
         assert_eq!(slow.latency(), 3);
-        let slow_quad = LodPipe::new(&at(50.0), 6, true);
-        assert_eq!(slow_quad.describe(), "exp+lod+lambda | level+out");
+        // Four lanes: the quads' stages come first and set where the selection's start.
+        // Their multiplies keep them apart: at 50 MHz only the last squarings share a
+        // clock with the selection's first stage; at 25 with its first two.
+        for mhz in [100.0, 200.0, 270.0] {
+            assert_eq!(LodPipe::new(&at(mhz), 6, true).quad, [true; 7], "{mhz} MHz");
+        }
+        assert_eq!(LodPipe::new(&at(50.0), 6, true).quad_latency(), 6);
+        let slow_quad = LodPipe::new(&at(25.0), 6, true);
+        assert_eq!(
+            slow_quad.describe_quad(),
+            "diff+rho | norm+sq0+sq1 | sq2+sq3"
+        );
+        assert_eq!(
+            slow_quad.quad,
+            [false, true, false, false, true, false, false]
+        );
+        assert_eq!(slow_quad.describe(), "exp+lod | lambda+level+out");
+        assert_eq!(slow_quad.quad_latency(), 2);
+        assert_eq!(
+            slow_quad.describe_all(true),
+            "diff+rho | norm+sq0+sq1 | sq2+sq3+exp+lod | lambda+level+out"
+        );
     }
 
     #[test]

@@ -372,6 +372,11 @@ pub struct TmuLod {
     /// A register after each selection stage (`LodPipe`), and the clocks they make.
     pub lod_regs: [bool; 5],
     pub lod_clocks: String,
+    /// The same for the quads' stages (four lanes): the first three, the squarings' as a
+    /// bit vector (`SqReg`, stage 4 in its lowest bit), and the clocks they make.
+    pub lod_quad: [bool; 7],
+    pub sq_stages: Vec<SqStage>,
+    pub quad_clocks: String,
     pub target_mhz: String,
     /// LOD hardware at all (more than one filter), and from the quad's differences.
     pub lod: bool,
@@ -413,6 +418,46 @@ pub struct TmuLod {
     pub lsbs: Vec<(String, u32)>,
     /// Named datapath widths (iface::tmu).
     pub widths: Vec<(&'static str, u32, &'static str)>,
+}
+
+/// One of `tmu_lod`'s four squaring stages (stages 4 to 7): its wires are `sq<i>_*`, its
+/// input the previous one's (the normalisation's, `s3_*`, for the first).
+pub struct SqStage {
+    pub n: usize,
+    pub name: String,
+    pub prev: String,
+    pub reg: bool,
+    pub inst: String,
+    pub in_valid: String,
+    pub in_ready: String,
+    pub in_data: String,
+    pub out_valid: String,
+    pub out_ready: String,
+    pub out_data: String,
+}
+
+impl SqStage {
+    fn new(i: usize, reg: bool) -> Self {
+        let name = format!("sq{i}");
+        let prev = if i == 0 {
+            "s3".to_string()
+        } else {
+            format!("sq{}", i - 1)
+        };
+        Self {
+            n: 4 + i,
+            inst: format!("u_{name}"),
+            in_valid: format!("{prev}_valid"),
+            in_ready: format!("{prev}_ready"),
+            in_data: format!("{{{name}_steps, {prev}_data[P0W-1:0]}}"),
+            out_valid: format!("{name}_valid"),
+            out_ready: format!("{name}_ready"),
+            out_data: format!("{name}_data"),
+            name,
+            prev,
+            reg,
+        }
+    }
 }
 
 /// Control fields that only the LOD hardware reads.
@@ -790,6 +835,11 @@ impl<'a> TmuUnit<'a> {
             desc_stage: crate::iface::tmu::desc_stage(&ctx.timing, tmu.textures),
             lod_regs: lod_pipe.regs,
             lod_clocks: lod_pipe.describe(),
+            lod_quad: lod_pipe.quad,
+            sq_stages: (0..4)
+                .map(|i| SqStage::new(i, lod_pipe.quad[3 + i]))
+                .collect(),
+            quad_clocks: lod_pipe.describe_quad(),
             target_mhz: format!("{}", ctx.timing.target_mhz),
             lod,
             quad_lod,

@@ -316,18 +316,7 @@ module {{ name }} #(
     end
   endgenerate
 
-  {{ skid }} #(
-    .Width (S1W)
-  ) u_diff (
-    .clk_i       (clk_i),
-    .{{ rst.port }}{{ rst.pad }} ({{ rst.port }}),
-    .in_valid_i  (d_valid),
-    .in_ready_o  (d_ready),
-    .in_data_i   ({diffs, d_p}),
-    .out_valid_o (s1_valid),
-    .out_ready_i (s1_ready),
-    .out_data_o  (s1_data)
-  );
+{%- call stage(lod_quad[0], "u_diff", "S1W", "d_valid", "d_ready", "{diffs, d_p}", "s1_valid", "s1_ready", "s1_data") %}{% endcall %}
 
   // ---------------------------------------------------------------------------------
   // Stage 2: per quad, rho^2, the larger of the two squared lengths.
@@ -349,18 +338,7 @@ module {{ name }} #(
     end
   endgenerate
 
-  {{ skid }} #(
-    .Width (S2W)
-  ) u_rho (
-    .clk_i       (clk_i),
-    .{{ rst.port }}{{ rst.pad }} ({{ rst.port }}),
-    .in_valid_i  (s1_valid),
-    .in_ready_o  (s1_ready),
-    .in_data_i   ({rho2s, s1_data[P0W-1:0]}),
-    .out_valid_o (s2_valid),
-    .out_ready_i (s2_ready),
-    .out_data_o  (s2_data)
-  );
+{%- call stage(lod_quad[1], "u_rho", "S2W", "s1_valid", "s1_ready", "{rho2s, s1_data[P0W-1:0]}", "s2_valid", "s2_ready", "s2_data") %}{% endcall %}
 
   // ---------------------------------------------------------------------------------
   // Stage 3: per quad, rho^2 = 2^msb * m, m in [1, 2) with 16 fraction bits (truncated).
@@ -400,22 +378,13 @@ module {{ name }} #(
     end
   endgenerate
 
-  {{ skid }} #(
-    .Width (LogW)
-  ) u_norm (
-    .clk_i       (clk_i),
-    .{{ rst.port }}{{ rst.pad }} ({{ rst.port }}),
-    .in_valid_i  (s2_valid),
-    .in_ready_o  (s2_ready),
-    .in_data_i   ({norms, s2_data[P0W-1:0]}),
-    .out_valid_o (s3_valid),
-    .out_ready_i (s3_ready),
-    .out_data_o  (s3_data)
-  );
+{%- call stage(lod_quad[2], "u_norm", "LogW", "s2_valid", "s2_ready", "{norms, s2_data[P0W-1:0]}", "s3_valid", "s3_ready", "s3_data") %}{% endcall %}
 
   // ---------------------------------------------------------------------------------
   // Stages 4 to 7: two squarings each; a square of 2 or more is the next fraction bit 1.
   // The square's low 16 bits are truncated, as MANT_BITS in src/model/tmu/lod.rs.
+  // Each ends at a skid register where the clock needs it (src/iface/tmu.rs's LodPipe);
+  // the quads' stages at {{ target_mhz }} MHz: {{ quad_clocks }}.
   function automatic [17:0] square_step;  // {bit, mantissa[16:0]}
     input [16:0] m;
     reg [33:0] sq;
@@ -427,51 +396,36 @@ module {{ name }} #(
     end
   endfunction
 
-  wire [3:0] lg_valid;
-  wire [3:0] lg_ready;
-  wire [3:0] lg_in_ready;
-  wire [4*LogW-1:0] lg_data;
-  genvar gs;
+{%- for sq in sq_stages %}
+
+  // Stage {{ sq.n }}: two squarings.
+  wire [Quads*LogQuadW-1:0] {{ sq.name }}_steps;
   generate
-    for (gs = 0; gs < 4; gs = gs + 1) begin : g_log
-      wire v_in = (gs == 0) ? s3_valid : lg_valid[(gs == 0) ? 0 : gs - 1];
-      wire [LogW-1:0] d_in = (gs == 0) ? s3_data : lg_data[((gs == 0) ? 0 : gs - 1)*LogW +: LogW];
-      wire [Quads*LogQuadW-1:0] steps;
-      for (gq = 0; gq < Quads; gq = gq + 1) begin : g_quad
-        wire [LogQuadW-1:0] q_in = d_in[P0W + gq*LogQuadW +: LogQuadW];
-        // Two new fraction bits enter at the bottom; the top two are still zero.
-        wire [7:0] f_in = q_in[LogQuadFracLsb +: 8];
-        wire unused_f_in;
-        assign unused_f_in = ^f_in[7:6];
-        wire [17:0] st1 = square_step(q_in[LogQuadMantLsb +: 17]);
-        wire [17:0] st2 = square_step(st1[16:0]);
-        assign steps[gq*LogQuadW + LogQuadZeroLsb]       = q_in[LogQuadZeroLsb];
-        assign steps[gq*LogQuadW + LogQuadMsbLsb +: 6]   = q_in[LogQuadMsbLsb +: 6];
-        assign steps[gq*LogQuadW + LogQuadMantLsb +: 17] = st2[16:0];
-        assign steps[gq*LogQuadW + LogQuadFracLsb +: 8]  = {f_in[5:0], st1[17], st2[17]};
-      end
-      {{ skid }} #(
-        .Width (LogW)
-      ) u_sq (
-        .clk_i       (clk_i),
-        .{{ rst.port }}{{ rst.pad }} ({{ rst.port }}),
-        .in_valid_i  (v_in),
-        .in_ready_o  (lg_in_ready[gs]),
-        .in_data_i   ({steps, d_in[P0W-1:0]}),
-        .out_valid_o (lg_valid[gs]),
-        .out_ready_i (lg_ready[gs]),
-        .out_data_o  (lg_data[gs*LogW +: LogW])
-      );
+    for (gq = 0; gq < Quads; gq = gq + 1) begin : g_{{ sq.name }}
+      wire [LogQuadW-1:0] q_in = {{ sq.prev }}_data[P0W + gq*LogQuadW +: LogQuadW];
+      // Two new fraction bits enter at the bottom; the top two are still zero.
+      wire [7:0] f_in = q_in[LogQuadFracLsb +: 8];
+      wire unused_f_in;
+      assign unused_f_in = ^f_in[7:6];
+      wire [17:0] st1 = square_step(q_in[LogQuadMantLsb +: 17]);
+      wire [17:0] st2 = square_step(st1[16:0]);
+      assign {{ sq.name }}_steps[gq*LogQuadW + LogQuadZeroLsb]       = q_in[LogQuadZeroLsb];
+      assign {{ sq.name }}_steps[gq*LogQuadW + LogQuadMsbLsb +: 6]   = q_in[LogQuadMsbLsb +: 6];
+      assign {{ sq.name }}_steps[gq*LogQuadW + LogQuadMantLsb +: 17] = st2[16:0];
+      assign {{ sq.name }}_steps[gq*LogQuadW + LogQuadFracLsb +: 8]  = {f_in[5:0], st1[17], st2[17]};
     end
   endgenerate
-  assign s3_ready    = lg_in_ready[0];
-  assign lg_ready[2:0] = lg_in_ready[3:1];
+  wire {{ sq.name }}_valid;
+  wire {{ sq.name }}_ready;
+  wire [LogW-1:0] {{ sq.name }}_data;
+{%- call stage(sq.reg, sq.inst, "LogW", sq.in_valid, sq.in_ready, sq.in_data, sq.out_valid, sq.out_ready, sq.out_data) %}{% endcall %}
+{%- endfor %}
 
-  wire sel_valid = lg_valid[3];
+  wire sel_valid = sq3_valid;
   wire sel_ready;
-  wire [LogW-1:0] sel_log = lg_data[3*LogW +: LogW];
+  wire [LogW-1:0] sel_log = sq3_data;
+  assign sq3_ready = sel_ready;
   wire [P0W-1:0] sel_p = sel_log[P0W-1:0];
-  assign lg_ready[3] = sel_ready;
   assign s0_ready = s0_write ? idle : (~wr_pend_q & d_in_ready);
   // Per quad, log2(rho) = log2(rho^2) / 2 in base-level texels: minus the 12 fraction
   // bits. log2(rho^2) to 8 fraction bits is log2(rho) to 9: halving rounds to 8, to
