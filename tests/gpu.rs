@@ -146,6 +146,13 @@ fn cosim_catches_broken_engines() {
         "skip_q     <= {PpbW{1'b0}};",
     );
     assert!(!r.passed, "region skip");
+    // The row's last pixel taken a pixel early: a row's last word closes too soon.
+    let r = broken(
+        "gpu_fb",
+        "pleft_one_q <= (pleft_q == 16'd2);",
+        "pleft_one_q <= (pleft_q == 16'd3);",
+    );
+    assert!(!r.passed, "row's pixel count");
     // The DMA ring's requests not starting a beat apart: draws read the wrong words.
     let r = broken(
         "gpu_dma",

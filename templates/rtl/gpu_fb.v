@@ -241,6 +241,19 @@ module {{ name }} #(
   reg  [1:0]  olane_q;    // the output word's next lane
   reg         ov_q;       // the output word is complete
   reg  [127:0] out_q;
+  // The row's pixels not yet sent, counted down from its width, and whether that is
+  // not zero or one, so that a slot's pixel and the output word's end read flops (not a
+  // subtract and two compares against the width).
+  reg  [15:0] pleft_q;
+  reg         pleft_nz_q;
+  reg         pleft_one_q;
+  reg         rw_one_q;   // the region's width is one
+{%- if ppb > 1 %}
+  // The slots before the row's first pixel, counted down from skip_q, and whether none.
+  reg  [PpbW-1:0] pre_q;
+  reg         pre_zero_q;
+  reg         skip_zero_q;
+{%- endif %}
 
   // The index wraps at the framebuffer's end: x's and y's bits above it are dropped.
   /* verilator lint_off UNUSEDSIGNAL */
@@ -306,15 +319,15 @@ module {{ name }} #(
 {%- if ppb > 1 %}
   wire [PpbW-1:0] t = pos_q[PpbW-1:0];
   wire [31:0] spix = buf_data[32 * t +: 32];
-  wire [16:0] d = pos_q - { {(17 - PpbW){1'b0}}, skip_q};
   assign buf_pop = slot & (t == {PpbW{1'b1}});
+  // Pixel pos_q - skip_q of the row is in this slot, if the row has it.
+  wire emit = slot & pre_zero_q & pleft_nz_q;
 {%- else %}
   wire [31:0] spix = buf_data;
-  wire [16:0] d = pos_q;
   assign buf_pop = slot;
+  wire emit = slot & pleft_nz_q;
 {%- endif %}
-  wire emit = slot & ~d[16] & (d[15:0] < rw_q);
-  wire wlast = emit & ((olane_q == 2'd3) | (d[15:0] == rw_q - 16'd1));
+  wire wlast = emit & ((olane_q == 2'd3) | pleft_one_q);
   wire rowend = slot & (pos_q == slots_q);
   assign fb_valid_o = ov_q;
   assign fb_data_o  = out_q;
@@ -353,6 +366,65 @@ module {{ name }} #(
           rv_q <= 1'b0;
         end
       end
+    end
+  end
+
+  // The row's counts start over with each region and each row (a region has a width:
+  // rtake needs it).
+  always @(posedge clk_i{{ rst.edge }}) begin
+    if ({{ rst.active }}) begin
+      pleft_nz_q  <= 1'b0;
+      pleft_one_q <= 1'b0;
+{%- if ppb > 1 %}
+      pre_zero_q  <= 1'b1;
+{%- endif %}
+    end else if (rtake) begin
+      pleft_nz_q  <= 1'b1;
+      pleft_one_q <= (qw == 16'd1);
+{%- if ppb > 1 %}
+      pre_zero_q  <= (qpix[PpbW-1:0] == {PpbW{1'b0}});
+{%- endif %}
+    end else if (rowend) begin
+      pleft_nz_q  <= 1'b1;
+      pleft_one_q <= rw_one_q;
+{%- if ppb > 1 %}
+      pre_zero_q  <= skip_zero_q;
+{%- endif %}
+    end else begin
+      if (emit) begin
+        pleft_nz_q  <= ~pleft_one_q;
+        pleft_one_q <= (pleft_q == 16'd2);
+      end
+{%- if ppb > 1 %}
+      if (slot & ~pre_zero_q) begin
+        pre_zero_q <= (pre_q == {{ "{{" }}(PpbW-1){1'b0}}, 1'b1});
+      end
+{%- endif %}
+    end
+  end
+
+  always @(posedge clk_i) begin
+    if (rtake) begin
+      pleft_q     <= qw;
+      rw_one_q    <= (qw == 16'd1);
+{%- if ppb > 1 %}
+      pre_q       <= qpix[PpbW-1:0];
+      skip_zero_q <= (qpix[PpbW-1:0] == {PpbW{1'b0}});
+{%- endif %}
+    end else if (rowend) begin
+      pleft_q     <= rw_q;
+{%- if ppb > 1 %}
+      pre_q       <= skip_q;
+{%- endif %}
+    end else begin
+      if (emit) begin
+        pleft_q <= pleft_q - 16'd1;
+      end
+{%- if ppb > 1 %}
+      if (slot & ~pre_zero_q) begin
+        pre_q <= pre_q - 1'b1;
+      end
+{%- endif %}
     end
   end
 
