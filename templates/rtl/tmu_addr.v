@@ -23,30 +23,7 @@
 // the last ends at the output register. The clocks at {{ target_mhz }} MHz:
 //   {{ addr_clocks }}
 // Combinational paths: none between ports.
-{#- A stage's register, or wires where the schedule merges it with the next stage. -#}
-{%- macro stage(on, inst, w, in_valid, in_ready, in_data, out_valid, out_ready, out_data) %}
-{%- if on %}
-
-  {{ skid }} #(
-    .Width ({{ w }})
-  ) {{ inst }} (
-    .clk_i       (clk_i),
-    .{{ rst.port }}{{ rst.pad }} ({{ rst.port }}),
-    .in_valid_i  ({{ in_valid }}),
-    .in_ready_o  ({{ in_ready }}),
-    .in_data_i   ({{ in_data }}),
-    .out_valid_o ({{ out_valid }}),
-    .out_ready_i ({{ out_ready }}),
-    .out_data_o  ({{ out_data }})
-  );
-{%- else %}
-
-  // No register here at {{ target_mhz }} MHz ({{ inst }}): this stage shares the next one's clock.
-  assign {{ out_valid }} = {{ in_valid }};
-  assign {{ in_ready }} = {{ out_ready }};
-  assign {{ out_data }} = {{ in_data }};
-{%- endif %}
-{%- endmacro %}
+{%- import "rtl/hs_stage.v" as hs %}
 module {{ name }} #(
   parameter integer WBits = {{ wbits }}
 ) (
@@ -425,7 +402,7 @@ module {{ name }} #(
   assign e_in[EWrapTLsb +: WrapW]         = wrap_t;
   assign e_in[ELanesLsb +: Lanes*ELaneW]  = e_lanes;
 
-{%- call stage(reg_exp, "u_exp", "E1W", "in_valid_i", "c_ready", "e_in", "e_valid", "e_out_ready", "e_data") %}{% endcall %}
+{%- call hs::stage(reg_exp, "u_exp", "E1W", "in_valid_i", "c_ready", "e_in", "e_valid", "e_out_ready", "e_data") %}{% endcall %}
 
   // ---------------------------------------------------------------------------------
   // Stage 2: per lane, the shifts.
@@ -450,7 +427,7 @@ module {{ name }} #(
   assign m_in[0 +: MLanesLsb]            = e_data[0 +: ELanesLsb];
   assign m_in[MLanesLsb +: Lanes*MLaneW] = m_lanes;
 
-{%- call stage(reg_shift, "u_shift", "M1W", "e_valid", "e_out_ready", "m_in", "m_valid", "m_out_ready", "m_data") %}{% endcall %}
+{%- call hs::stage(reg_shift, "u_shift", "M1W", "e_valid", "e_out_ready", "m_in", "m_valid", "m_out_ready", "m_data") %}{% endcall %}
 
   // ---------------------------------------------------------------------------------
   // Stage 3: per lane, the sums: the narrow texel column and row and the weights.
@@ -483,7 +460,7 @@ module {{ name }} #(
   assign f_in[0 +: FLanesLsb]            = m_data[0 +: MLanesLsb];
   assign f_in[FLanesLsb +: Lanes*FLaneW]  = f_lanes;
 
-{%- call stage(reg_fixed, "u_fixed", "F1W", "m_valid", "m_out_ready", "f_in", "f_valid", "f_out_ready", "f_data") %}{% endcall %}
+{%- call hs::stage(reg_fixed, "u_fixed", "F1W", "m_valid", "m_out_ready", "f_in", "f_valid", "f_out_ready", "f_data") %}{% endcall %}
 
   // ---------------------------------------------------------------------------------
   // Stage 4: per lane, the texel pair along each axis, wrapped.
@@ -526,7 +503,7 @@ module {{ name }} #(
   assign c_in[CQuadsLsb +: Quads*CQuadW] = f_quads;
   assign c_in[CLanesLsb +: Lanes*CLaneW] = c_lanes;
 
-{%- call stage(reg_coord, "u_coord", "C1W", "f_valid", "f_out_ready", "c_in", "c_valid", "c_out_ready", "c_data") %}{% endcall %}
+{%- call hs::stage(reg_coord, "u_coord", "C1W", "f_valid", "f_out_ready", "c_in", "c_valid", "c_out_ready", "c_data") %}{% endcall %}
 
   // ---------------------------------------------------------------------------------
   // Stage 5: word addresses and the texels' indices in their words.
@@ -623,7 +600,7 @@ module {{ name }} #(
   wire w_valid;
   wire w_out_ready;
   wire [WW-1:0] w_data;
-{%- call stage(reg_word, "u_word", "WW", "c_valid", "c_out_ready", "w_in", "w_valid", "w_out_ready", "w_data") %}{% endcall %}
+{%- call hs::stage(reg_word, "u_word", "WW", "c_valid", "c_out_ready", "w_in", "w_valid", "w_out_ready", "w_data") %}{% endcall %}
 
   // ---------------------------------------------------------------------------------
   // Stage 6: each texel's word address, its level's base plus its word (the texel index

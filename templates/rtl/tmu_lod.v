@@ -32,30 +32,7 @@
 // Stages: skid registers between them; a sample or a write per clock (a sample right
 // behind a write one clock later).
 // Combinational paths: none between ports.
-{#- A stage's register, or wires where the schedule merges it with the next stage. -#}
-{%- macro stage(on, inst, w, in_valid, in_ready, in_data, out_valid, out_ready, out_data) %}
-{%- if on %}
-
-  {{ skid }} #(
-    .Width ({{ w }})
-  ) {{ inst }} (
-    .clk_i       (clk_i),
-    .{{ rst.port }}{{ rst.pad }} ({{ rst.port }}),
-    .in_valid_i  ({{ in_valid }}),
-    .in_ready_o  ({{ in_ready }}),
-    .in_data_i   ({{ in_data }}),
-    .out_valid_o ({{ out_valid }}),
-    .out_ready_i ({{ out_ready }}),
-    .out_data_o  ({{ out_data }})
-  );
-{%- else %}
-
-  // No register here at {{ target_mhz }} MHz ({{ inst }}): this stage shares the next one's clock.
-  assign {{ out_valid }} = {{ in_valid }};
-  assign {{ in_ready }} = {{ out_ready }};
-  assign {{ out_data }} = {{ in_data }};
-{%- endif %}
-{%- endmacro %}
+{%- import "rtl/hs_stage.v" as hs %}
 module {{ name }} #(
   parameter integer Textures = {{ textures }},
   parameter integer MipLevels = {{ mip_levels }}
@@ -316,7 +293,7 @@ module {{ name }} #(
     end
   endgenerate
 
-{%- call stage(lod_quad[0], "u_diff", "S1W", "d_valid", "d_ready", "{diffs, d_p}", "s1_valid", "s1_ready", "s1_data") %}{% endcall %}
+{%- call hs::stage(lod_quad[0], "u_diff", "S1W", "d_valid", "d_ready", "{diffs, d_p}", "s1_valid", "s1_ready", "s1_data") %}{% endcall %}
 
   // ---------------------------------------------------------------------------------
   // Stage 2: per quad, rho^2, the larger of the two squared lengths.
@@ -338,7 +315,7 @@ module {{ name }} #(
     end
   endgenerate
 
-{%- call stage(lod_quad[1], "u_rho", "S2W", "s1_valid", "s1_ready", "{rho2s, s1_data[P0W-1:0]}", "s2_valid", "s2_ready", "s2_data") %}{% endcall %}
+{%- call hs::stage(lod_quad[1], "u_rho", "S2W", "s1_valid", "s1_ready", "{rho2s, s1_data[P0W-1:0]}", "s2_valid", "s2_ready", "s2_data") %}{% endcall %}
 
   // ---------------------------------------------------------------------------------
   // Stage 3: per quad, rho^2 = 2^msb * m, m in [1, 2) with 16 fraction bits (truncated).
@@ -378,7 +355,7 @@ module {{ name }} #(
     end
   endgenerate
 
-{%- call stage(lod_quad[2], "u_norm", "LogW", "s2_valid", "s2_ready", "{norms, s2_data[P0W-1:0]}", "s3_valid", "s3_ready", "s3_data") %}{% endcall %}
+{%- call hs::stage(lod_quad[2], "u_norm", "LogW", "s2_valid", "s2_ready", "{norms, s2_data[P0W-1:0]}", "s3_valid", "s3_ready", "s3_data") %}{% endcall %}
 
   // ---------------------------------------------------------------------------------
   // Stages 4 to 7: two squarings each; a square of 2 or more is the next fraction bit 1.
@@ -418,7 +395,7 @@ module {{ name }} #(
   wire {{ sq.name }}_valid;
   wire {{ sq.name }}_ready;
   wire [LogW-1:0] {{ sq.name }}_data;
-{%- call stage(sq.reg, sq.inst, "LogW", sq.in_valid, sq.in_ready, sq.in_data, sq.out_valid, sq.out_ready, sq.out_data) %}{% endcall %}
+{%- call hs::stage(sq.reg, sq.inst, "LogW", sq.in_valid, sq.in_ready, sq.in_data, sq.out_valid, sq.out_ready, sq.out_data) %}{% endcall %}
 {%- endfor %}
 
   wire sel_valid = sq3_valid;
@@ -538,7 +515,7 @@ module {{ name }} #(
   wire sa0_valid;
   wire sa0_ready;
   wire [SelA0W-1:0] sa0_data;
-{%- call stage(lod_regs[0], "u_sel_exp", "SelA0W", "sel_valid", "sel_ready", "{sel_hi, lod_pre(sel_p[P0LodLsb +: 32]), lambda_ds, sel_p}", "sa0_valid", "sa0_ready", "sa0_data") %}{% endcall %}
+{%- call hs::stage(lod_regs[0], "u_sel_exp", "SelA0W", "sel_valid", "sel_ready", "{sel_hi, lod_pre(sel_p[P0LodLsb +: 32]), lambda_ds, sel_p}", "sa0_valid", "sa0_ready", "sa0_data") %}{% endcall %}
   wire [17:0] lod_xc = lod_post(sa0_data[P0W + Quads*16 +: LodPreW]);
   // The clamp's ends moved to the LOD's side of the bias (x + bias < min when x < min -
   // bias), so that the next clock compares x and adds the bias side by side: nlo_b is
@@ -552,7 +529,7 @@ module {{ name }} #(
   wire sa_valid;
   wire sa_ready;
   wire [SelAW-1:0] sa_data;
-{%- call stage(lod_regs[1], "u_sel_lod", "SelAW", "sa0_valid", "sa0_ready", "{hi_b, nlo_b, sa0_hi, lod_xc, sa0_data[P0W + Quads*16 - 1:0]}", "sa_valid", "sa_ready", "sa_data") %}{% endcall %}
+{%- call hs::stage(lod_regs[1], "u_sel_lod", "SelAW", "sa0_valid", "sa0_ready", "{hi_b, nlo_b, sa0_hi, lod_xc, sa0_data[P0W + Quads*16 - 1:0]}", "sa_valid", "sa_ready", "sa_data") %}{% endcall %}
   wire [P0W-1:0] sa_p = sa_data[P0W-1:0];
   wire sa_lod_c = sa_data[P0W + Quads*16];
   wire [16:0] sa_lod_x = sa_data[P0W + Quads*16 + 1 +: 17];
@@ -585,7 +562,7 @@ module {{ name }} #(
   wire pick_valid;
   wire pick_ready;
   wire [SelBW-1:0] sb_data;
-{%- call stage(lod_regs[2], "u_sel_lambda", "SelBW", "sa_valid", "sa_ready", "{lambdas, sa_p}", "pick_valid", "pick_ready", "sb_data") %}{% endcall %}
+{%- call hs::stage(lod_regs[2], "u_sel_lambda", "SelBW", "sa_valid", "sa_ready", "{lambdas, sa_p}", "pick_valid", "pick_ready", "sb_data") %}{% endcall %}
   wire [P0W-1:0] pick_p = sb_data[P0W-1:0];
 {%- else %}
   wire pick_valid = sel_valid;
@@ -659,7 +636,7 @@ module {{ name }} #(
   wire plan_valid;
   wire plan_ready;
   wire [SelCW-1:0] sc_data;
-{%- call stage(lod_regs[3], "u_sel_level", "SelCW", "pick_valid", "pick_ready", "{pick_bases, picks, pick_p}", "plan_valid", "plan_ready", "sc_data") %}{% endcall %}
+{%- call hs::stage(lod_regs[3], "u_sel_level", "SelCW", "pick_valid", "pick_ready", "{pick_bases, picks, pick_p}", "plan_valid", "plan_ready", "sc_data") %}{% endcall %}
   wire [P0W-1:0] plan_p = sc_data[P0W-1:0];
   // Stage D: the levels' sizes and bases, and the plan.
   wire [CtrlW-1:0] ctrl = plan_p[P0CtrlLsb +: CtrlW];
