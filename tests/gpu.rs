@@ -160,6 +160,10 @@ fn cosim_catches_broken_engines() {
         "rptr_q <= rptr_q + 1'b1 + ",
     );
     assert!(!r.passed, "DMA ring");
+    // The burst's size without the flag for a whole burst left: a long draw's bursts take
+    // the count's low bits.
+    let r = broken("gpu_dma", "wire few = ~beats_big_q & (", "wire few = (");
+    assert!(!r.passed, "DMA burst size");
     // COPY_TEX_IMAGE's words changed, where they share the framebuffer's requester and
     // where they have their own.
     let r = broken(

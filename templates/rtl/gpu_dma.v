@@ -9,6 +9,11 @@
 // request's are dropped, and the next request starts a beat.
 // A burst is requested only against the buffer's credit ({{ rbuf }}), so read beats never
 // wait in the arbiter and hold up another reader's.
+{%- if burst > 1 %}
+// Whether beats are left, and whether a whole burst is, are flags worked out from the
+// count a clock behind it, so no 32-bit compare decides a burst: a burst is requested at
+// most every other clock (bursts of up to {{ burst }} beats keep the port busy).
+{%- endif %}
 {%- if writes %}
 // Writes: READ_PIXELS' words from out go to a ring of {{ wr_ring_bytes }} bytes at {{ wr_base_hex }} (the
 // 2D-graphics slot), a word after the last, each as a one-beat write whose byte enables
@@ -112,13 +117,20 @@ module {{ name }} #(
   // The burst's beats at their own width (at most a burst): what the pointers add.
   wire [{{ burst_bits }}:0] rd_n = rd_beats[{{ burst_bits }}:0];
 {%- if burst > 1 %}
+  // beats_q is not zero, and is a burst or more; both from the count a clock ago, so not
+  // read the clock after it changes (fresh_q low).
+  reg beats_nz_q;
+  reg beats_big_q;
+  reg fresh_q;
   wire [CntW-1:0] room = Burst - { {(CntW - BurstW){1'b0}}, rptr_q[BurstW-1:0]};
-  wire few = beats_q < { {(32 - CntW){1'b0}}, room};
+  // Fewer beats than the room: never with a burst or more, else a compare of BurstW + 1 bits.
+  wire few = ~beats_big_q & (beats_q[BurstW:0] < room[BurstW:0]);
   assign rd_beats = few ? beats_q[CntW-1:0] : room;
+  wire rd_want = fresh_q & beats_nz_q & (credit >= rd_beats);
 {%- else %}
   assign rd_beats = {{ "{" }}{(CntW - 1){1'b0}}, 1'b1};
-{%- endif %}
   wire rd_want = (beats_q != 32'd0) && (credit >= rd_beats);
+{%- endif %}
   wire [LenW-1:0] rd_len = rd_beats[LenW-1:0] - 1'b1;
   wire [31:0] rd_addr = RdBase | { {(32 - RingW - BeatShift){1'b0}}, rptr_q, {BeatShift{1'b0}} };
 
@@ -234,6 +246,11 @@ module {{ name }} #(
       words_q  <= 32'd0;
       beats_q  <= 32'd0;
       rptr_q   <= {RingW{1'b0}};
+{%- if burst > 1 %}
+      fresh_q     <= 1'b0;
+      beats_nz_q  <= 1'b0;
+      beats_big_q <= 1'b0;
+{%- endif %}
 {%- if wpb > 1 %}
       widx_q   <= {WpbW{1'b0}};
 {%- endif %}
@@ -263,6 +280,11 @@ module {{ name }} #(
       if (rd_go) begin
         rptr_q <= rptr_q + {{ beats_to_ring }};
       end
+{%- if burst > 1 %}
+      fresh_q     <= ~take & ~rd_go;
+      beats_nz_q  <= beats_q != 32'd0;
+      beats_big_q <= beats_q[31:BurstW] != {(32 - BurstW){1'b0}};
+{%- endif %}
 {%- if wpb > 1 %}
       if (send) begin
         widx_q <= buf_pop ? {WpbW{1'b0}} : widx_q + 1'b1;
