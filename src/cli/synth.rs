@@ -39,9 +39,14 @@ pub struct SynthArgs {
     /// ECP5 package.
     #[arg(long, default_value = "CABGA381")]
     pub package: String,
-    /// nextpnr's router: auto takes router2 (congestion-negotiating) above 20,000 LUTs.
+    /// nextpnr's router: auto takes router1, and router2 (congestion-negotiating) for a
+    /// seed that router1 has not routed in --router1-limit seconds.
     #[arg(long, value_enum, default_value_t = Router::Auto)]
     pub router: Router,
+    /// With --router auto: seconds of routing router1 gets on a seed before router2
+    /// routes that seed instead.
+    #[arg(long, value_name = "SECS", default_value_t = synth::ROUTER1_LIMIT_S)]
+    pub router1_limit: u64,
     /// Route with router1's plain negotiation, without its timing-driven rip-up of nets on
     /// failing paths (on by default; router2 never takes it).
     #[arg(long)]
@@ -86,6 +91,7 @@ pub fn run(args: &SynthArgs) -> Result<u8, Failure> {
         ecp5_package: args.package.clone(),
         router: args.router,
         tmg_ripup: !args.no_tmg_ripup,
+        router1_limit_s: args.router1_limit,
         seeds: args.seeds,
         jobs: args.jobs.unwrap_or_else(|| Options::default().jobs),
         ..Options::default()

@@ -82,6 +82,9 @@ pub struct Options {
     /// router1's timing-driven rip-up (`--tmg-ripup`): nets on failing paths are ripped up
     /// and rerouted. It changes nothing in a design that meets its clock.
     pub tmg_ripup: bool,
+    /// `Router::Auto`: seconds router1 may route a seed before that seed is routed again
+    /// by router2.
+    pub router1_limit_s: u64,
     /// Placement seeds 1..=seeds.
     pub seeds: u32,
     pub jobs: usize,
@@ -98,6 +101,7 @@ impl Default for Options {
             ecp5_package: "CABGA381".into(),
             router: Router::Auto,
             tmg_ripup: true,
+            router1_limit_s: ROUTER1_LIMIT_S,
             seeds: 1,
             jobs: std::thread::available_parallelism().map_or(1, |n| n.get()),
             work_dir: crate::sim::SimOptions::default_work_dir(),
@@ -106,31 +110,38 @@ impl Default for Options {
 }
 
 /// nextpnr's router: `router1` is its default; `router2` negotiates congestion (after
-/// CRoute) and routes designs where router1 does not converge (the fpga_small TMU, 32k
-/// LUT4 on an LFE5U-85F: router1 still had 124k overused wires after 11 minutes; router2
-/// finished in 9).
+/// CRoute). Neither wins everywhere here: router2 routed an early fpga_small TMU (32k LUT4
+/// on an LFE5U-85F) where router1 still had 124k overused wires after 11 minutes, but on
+/// the default TMU (20,500 LUT4) router1 reaches 102-103 MHz where router2 gives 62-70, and
+/// on the GPU top router1 finishes in 6-21 minutes where router2 had not after 46 (both
+/// 2026-12-06, BENCHMARKS.md). So `auto` starts every seed with router1 and gives a seed
+/// that router1 has not routed within a time limit to router2.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Router {
-    /// router2 for a design of more than `ROUTER2_LUTS` LUTs, router1 below.
+    /// router1, and router2 for a seed that router1 has not routed in the limit.
     Auto,
     Router1,
     Router2,
 }
 
-/// Above this many LUTs (LUT4 on ECP5 and iCE40) `Router::Auto` takes router2.
-pub const ROUTER2_LUTS: u64 = 20_000;
+/// `Router::Auto`'s default limit on router1's routing time for one seed (the longest
+/// router1 run that finished so far, the GPU top's seed 2, routed in 1,232 s).
+pub const ROUTER1_LIMIT_S: u64 = 1_500;
+
+/// Above this many LUTs (LUT4 on ECP5 and iCE40) router1 routes without its timing-driven
+/// rip-up: on the default TMU (20,500 LUT4) the rip-up's reroutes kept 1,000-6,500 wires
+/// overused through 29 minutes of routing, where plain router1 converged in 3 to 9.
+pub const RIPUP_LUTS: u64 = 20_000;
+
+/// Whether router1 takes `--tmg-ripup` on a design of `luts` LUTs when the flow asks for
+/// it (`wanted`); router2 never does (on a 3,000-LUT IPU it had not finished after 15
+/// minutes where router1 takes 40 seconds).
+pub fn ripup_for(router: Router, luts: u64, wanted: bool) -> bool {
+    wanted && router != Router::Router2 && luts <= RIPUP_LUTS
+}
 
 impl Router {
-    /// The router for a design with `luts` LUTs.
-    pub fn pick(self, luts: u64) -> Router {
-        match self {
-            Router::Auto if luts > ROUTER2_LUTS => Router::Router2,
-            Router::Auto => Router::Router1,
-            r => r,
-        }
-    }
-
     pub fn name(self) -> &'static str {
         match self {
             Router::Auto => "auto",
@@ -451,6 +462,61 @@ impl Ctx<'_> {
             });
         }
         Ok(text)
+    }
+
+    /// `tool` as [`Ctx::tool`], watched: while it runs, `over(log text)` reads its log file
+    /// `watch` every two seconds, and when it says so the run is stopped. Returns None
+    /// then, else the output.
+    fn tool_watched(
+        &self,
+        tool: &Tool,
+        args: &[String],
+        log: &str,
+        step: &str,
+        watch: &str,
+        over: impl Fn(&str) -> bool,
+    ) -> Result<Option<String>, SynthError> {
+        let log_path = self.dir.join(log);
+        let out = fs::File::create(&log_path).map_err(io_err(&log_path))?;
+        let err = out.try_clone().map_err(io_err(&log_path))?;
+        // The watched file of an earlier run must not stop this one.
+        let _ = fs::remove_file(self.dir.join(watch));
+        let mut child = tool
+            .command()
+            .args(args)
+            .current_dir(&self.dir)
+            .stdin(std::process::Stdio::null())
+            .stdout(out)
+            .stderr(err)
+            .spawn()
+            .map_err(io_err(&tool.program))?;
+        let status = loop {
+            if let Some(status) = child.try_wait().map_err(io_err(&tool.program))? {
+                break status;
+            }
+            if fs::read_to_string(self.dir.join(watch)).is_ok_and(|t| over(&t)) {
+                // A run that ends between the check and the kill is stopped all the same.
+                let _ = child.kill();
+                let _ = child.wait();
+                return Ok(None);
+            }
+            std::thread::sleep(std::time::Duration::from_secs(2));
+        };
+        let text = fs::read_to_string(&log_path).map_err(io_err(&log_path))?;
+        if !status.success() {
+            let lines: Vec<&str> = text.lines().collect();
+            let tail = lines[lines.len().saturating_sub(15)..].join("\n");
+            return Err(SynthError::Tool {
+                unit: self.unit.name.to_string(),
+                step: step.to_string(),
+                code: status
+                    .code()
+                    .map_or("signal".to_string(), |c| c.to_string()),
+                log: log_path.display().to_string(),
+                tail,
+            });
+        }
+        Ok(Some(text))
     }
 
     fn read(&self, file: &str) -> Result<String, SynthError> {
@@ -859,78 +925,29 @@ fn place_and_route(
             || (resources.get("LUT4").copied().unwrap_or(0) <= ICE40_HX8K_LUTS
                 && stat.port_bits <= ICE40_CT256_IOS);
         if fits {
-            let router = opt.router.pick(resources.get("LUT4").copied().unwrap_or(0));
-            // router2 never takes the rip-up: on a 3,000-LUT IPU it had not finished after
-            // 15 minutes where router1 takes 40 seconds.
-            let ripup = opt.tmg_ripup && router != Router::Router2;
-            // router1 runs without the rip-up keep their step names, so runs cached before
-            // either choice existed stay valid.
-            let step = |seed: u32| match router {
-                Router::Router2 => format!("pnr-router2-seed{seed}"),
-                _ if ripup => format!("pnr-ripup-seed{seed}"),
-                _ => format!("pnr-seed{seed}"),
-            };
+            let luts = resources.get("LUT4").copied().unwrap_or(0);
+            let ripup = ripup_for(opt.router, luts, opt.tmg_ripup);
             if ripup {
                 notes.push("router1 with timing-driven rip-up (--tmg-ripup)".into());
-            }
-            if router == Router::Router2 {
+            } else if opt.tmg_ripup && opt.router != Router::Router2 {
                 notes.push(format!(
-                    "nextpnr's router2{}",
-                    if opt.router == Router::Auto {
-                        format!(" (more than {ROUTER2_LUTS} LUT4s)")
-                    } else {
-                        String::new()
-                    }
+                    "router1 without the timing-driven rip-up (more than {RIPUP_LUTS} LUT4s)"
                 ));
+            }
+            if opt.router == Router::Router2 {
+                notes.push("nextpnr's router2".into());
             }
             let results: Vec<Result<(Step<PnrRun>, bool), SynthError>> = (1..=opt.seeds)
                 .into_par_iter()
-                .map(|seed| {
-                    ctx.step(&step(seed), || {
-                        let mut args: Vec<String> = match opt.target {
-                            Target::Ecp5 => vec![
-                                format!("--{}", opt.ecp5_device),
-                                "--speed".into(),
-                                opt.ecp5_speed.to_string(),
-                                "--package".into(),
-                                opt.ecp5_package.clone(),
-                                "--out-of-context".into(),
-                            ],
-                            _ => vec!["--hx8k".into(), "--package".into(), "ct256".into()],
-                        };
-                        args.extend([
-                            "--json".into(),
-                            "synth.json".into(),
-                            "--freq".into(),
-                            format!("{target_mhz}"),
-                            "--seed".into(),
-                            seed.to_string(),
-                            "--report".into(),
-                            format!("report-seed{seed}.json"),
-                            "--timing-allow-fail".into(),
-                            "--router".into(),
-                            match router {
-                                Router::Router2 => "router2",
-                                _ => "router1",
-                            }
-                            .into(),
-                            "-q".into(),
-                            "-l".into(),
-                            format!("nextpnr-seed{seed}.log"),
-                        ]);
-                        if ripup {
-                            args.push("--tmg-ripup".into());
-                        }
-                        ctx.tool(pnr, &args, &format!("nextpnr-seed{seed}.out"), "nextpnr")?;
-                        parse::nextpnr(&ctx.read(&format!("report-seed{seed}.json"))?, seed)
-                            .map_err(|e| ctx.output_error(e))
-                    })
-                })
+                .map(|seed| route_seed(ctx, opt, pnr, target_mhz, seed, ripup))
                 .collect();
             for r in results {
                 let (s, c) = r?;
                 *seconds += s.seconds;
                 *cached &= c;
+                if let Some(why) = &s.value.fallback {
+                    notes.push(format!("seed {}: {why}", s.value.seed));
+                }
                 runs.push(s.value);
             }
         } else {
@@ -942,6 +959,135 @@ fn place_and_route(
         }
     }
     Ok(runs)
+}
+
+/// What router1 did with a seed under `Router::Auto`'s limit.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(untagged)]
+enum Router1Run {
+    Routed(Box<PnrRun>),
+    /// Stopped after `stopped_at_s` seconds of routing.
+    Stopped {
+        stopped_at_s: u64,
+    },
+}
+
+/// One seed through nextpnr with the router `opt` asks for. Under `Router::Auto` router1
+/// goes first; a seed it has not routed in `opt.router1_limit_s` seconds (as its own log
+/// counts them) is routed again by router2, and the run says so. Each router's run is a
+/// cached step of its own: a router1 run stopped at a limit is run again only under a
+/// longer one.
+fn route_seed(
+    ctx: &Ctx,
+    opt: &Options,
+    pnr: &Tool,
+    target_mhz: f64,
+    seed: u32,
+    ripup: bool,
+) -> Result<(Step<PnrRun>, bool), SynthError> {
+    let mut args: Vec<String> = match opt.target {
+        Target::Ecp5 => vec![
+            format!("--{}", opt.ecp5_device),
+            "--speed".into(),
+            opt.ecp5_speed.to_string(),
+            "--package".into(),
+            opt.ecp5_package.clone(),
+            "--out-of-context".into(),
+        ],
+        _ => vec!["--hx8k".into(), "--package".into(), "ct256".into()],
+    };
+    let log = format!("nextpnr-seed{seed}.log");
+    args.extend([
+        "--json".into(),
+        "synth.json".into(),
+        "--freq".into(),
+        format!("{target_mhz}"),
+        "--seed".into(),
+        seed.to_string(),
+        "--report".into(),
+        format!("report-seed{seed}.json"),
+        "--timing-allow-fail".into(),
+        "-q".into(),
+        "-l".into(),
+        log.clone(),
+    ]);
+    let out = format!("nextpnr-seed{seed}.out");
+    let report = || {
+        parse::nextpnr(&ctx.read(&format!("report-seed{seed}.json"))?, seed)
+            .map_err(|e| ctx.output_error(e))
+    };
+    let router2 = |fallback: Option<String>| {
+        ctx.step(&format!("pnr-router2-seed{seed}"), || {
+            let mut a = args.clone();
+            a.extend(["--router".into(), "router2".into()]);
+            ctx.tool(pnr, &a, &out, "nextpnr")?;
+            report()
+        })
+        .map(|(mut s, c)| {
+            s.value.fallback = fallback;
+            (s, c)
+        })
+    };
+    if opt.router == Router::Router2 {
+        return router2(None);
+    }
+    let mut a = args.clone();
+    a.extend(["--router".into(), "router1".into()]);
+    if ripup {
+        a.push("--tmg-ripup".into());
+    }
+    // router1 runs keep the step names they had before the limit existed, so that runs
+    // cached then stay valid.
+    let step = if ripup {
+        format!("pnr-ripup-seed{seed}")
+    } else {
+        format!("pnr-seed{seed}")
+    };
+    let limit = (opt.router == Router::Auto).then_some(opt.router1_limit_s);
+    let cached: Option<Step<Router1Run>> =
+        fs::read_to_string(ctx.dir.join(format!("step-{step}.json")))
+            .ok()
+            .and_then(|t| serde_json::from_str(&t).ok());
+    if let Some(Step {
+        value: Router1Run::Stopped { stopped_at_s },
+        ..
+    }) = cached
+    {
+        // Stopped at a limit this run does not have: route again.
+        if limit.is_none_or(|l| l > stopped_at_s) {
+            let _ = fs::remove_file(ctx.dir.join(format!("step-{step}.json")));
+        }
+    }
+    let (r1, c1) = ctx.step(&step, || {
+        let done = match limit {
+            Some(l) => ctx.tool_watched(pnr, &a, &out, "nextpnr", &log, |text| {
+                parse::router1_seconds(text).is_some_and(|t| t > l as f64)
+            })?,
+            None => Some(ctx.tool(pnr, &a, &out, "nextpnr")?),
+        };
+        Ok(match (done, limit) {
+            (Some(_), _) => Router1Run::Routed(Box::new(report()?)),
+            (None, l) => Router1Run::Stopped {
+                stopped_at_s: l.unwrap_or(0),
+            },
+        })
+    })?;
+    match r1.value {
+        Router1Run::Routed(run) => Ok((
+            Step {
+                seconds: r1.seconds,
+                value: *run,
+            },
+            c1,
+        )),
+        Router1Run::Stopped { stopped_at_s } => {
+            let (mut s, c2) = router2(Some(format!(
+                "router1 had not routed it after {stopped_at_s} s of routing (--router1-limit); routed by router2"
+            )))?;
+            s.seconds += r1.seconds;
+            Ok((s, c1 && c2))
+        }
+    }
 }
 
 /// The median seed's Fmax and critical path, with the spread over the seeds.
@@ -1260,11 +1406,107 @@ mod tests {
     }
 
     #[test]
-    fn auto_router_takes_router2_only_above_the_threshold() {
-        assert_eq!(Router::Auto.pick(ROUTER2_LUTS), Router::Router1);
-        assert_eq!(Router::Auto.pick(ROUTER2_LUTS + 1), Router::Router2);
-        // An explicit choice holds at any size.
-        assert_eq!(Router::Router1.pick(10 * ROUTER2_LUTS), Router::Router1);
-        assert_eq!(Router::Router2.pick(1), Router::Router2);
+    fn the_rip_up_is_for_router1_on_designs_up_to_its_threshold() {
+        assert!(ripup_for(Router::Auto, RIPUP_LUTS, true));
+        assert!(ripup_for(Router::Router1, 3_000, true));
+        // The default TMU's size routes without it.
+        assert!(!ripup_for(Router::Auto, 20_500, true));
+        assert!(!ripup_for(Router::Router1, 3_000, false));
+        assert!(!ripup_for(Router::Router2, 3_000, true));
+    }
+
+    /// A stand-in for nextpnr: router1 logs a row of its progress table and then works on
+    /// (sleeps), unless its row's total is under a second; router2 writes a report and
+    /// exits. Each call is counted in `calls`.
+    const FAKE_NEXTPNR: &str = r#"#!/bin/sh
+log=; rep=; router=router1; seed=0
+while [ $# -gt 0 ]; do
+  case "$1" in
+    -l) log=$2; shift ;;
+    --report) rep=$2; shift ;;
+    --router) router=$2; shift ;;
+    --seed) seed=$2; shift ;;
+  esac
+  shift
+done
+echo "$router $seed" >> calls
+if [ "$router" = router2 ]; then
+  echo '{"fmax": {"clk_i": {"achieved": 61.5}}}' > "$rep"
+  exit 0
+fi
+total=5.00
+[ "$seed" = 1 ] && total=0.40
+printf 'Info: Routing 100 arcs.\nInfo:       1000 |  10  20 |  10  20 |        70|  %s  %s|\n' "$total" "$total" > "$log"
+if [ "$seed" = 1 ]; then
+  echo '{"fmax": {"clk_i": {"achieved": 123.4}}}' > "$rep"
+  exit 0
+fi
+sleep 60
+"#;
+
+    #[test]
+    fn auto_routes_a_seed_again_with_router2_when_router1_runs_past_its_limit() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = std::env::temp_dir().join(format!("gpurtl-router-limit-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&dir);
+        fs::create_dir_all(&dir).unwrap();
+        let script = dir.join("fake-nextpnr");
+        fs::write(&script, FAKE_NEXTPNR).unwrap();
+        fs::set_permissions(&script, fs::Permissions::from_mode(0o755)).unwrap();
+        let pnr = Tool {
+            name: "nextpnr-ecp5",
+            program: script,
+            pre_args: Vec::new(),
+            env: Vec::new(),
+            sandboxed: false,
+        };
+        let cfg = crate::config::load(None).unwrap();
+        let design = crate::units::elaborate(&cfg).unwrap();
+        let unit = design.unit("hs_chain").unwrap();
+        let ctx = Ctx {
+            unit,
+            dir: dir.clone(),
+            progress: &|_| {},
+        };
+        let mut opt = Options {
+            router1_limit_s: 1,
+            ..Options::default()
+        };
+        let calls = || fs::read_to_string(dir.join("calls")).unwrap_or_default();
+        // Seed 2's router1 logs 5 s of routing against a 1 s limit: stopped (well before
+        // its 60 s sleep ends), then router2.
+        let t0 = Instant::now();
+        let (s, cached) = route_seed(&ctx, &opt, &pnr, 200.0, 2, false).unwrap();
+        assert!(t0.elapsed().as_secs() < 30, "router1 was not stopped");
+        assert!(!cached);
+        assert_eq!(s.value.fmax_mhz, Some(61.5));
+        let why = s.value.fallback.as_deref().unwrap();
+        assert!(
+            why.contains("after 1 s") && why.contains("router2"),
+            "{why}"
+        );
+        assert_eq!(calls(), "router1 2\nrouter2 2\n");
+        // Seed 1 finishes under the limit: router1's own run, no fallback.
+        let (s, _) = route_seed(&ctx, &opt, &pnr, 200.0, 1, false).unwrap();
+        assert_eq!((s.value.fmax_mhz, s.value.fallback), (Some(123.4), None));
+        assert_eq!(calls(), "router1 2\nrouter2 2\nrouter1 1\n");
+        // Again: both from the cache, no tool run.
+        let (s, cached) = route_seed(&ctx, &opt, &pnr, 200.0, 2, false).unwrap();
+        assert!(cached && s.value.fallback.is_some());
+        assert!(route_seed(&ctx, &opt, &pnr, 200.0, 1, false).unwrap().1);
+        assert_eq!(calls().lines().count(), 3);
+        // A longer limit tries router1 again on the seed it stopped (and stops it again at
+        // 2 s; router2's run is cached).
+        opt.router1_limit_s = 2;
+        let (s, cached) = route_seed(&ctx, &opt, &pnr, 200.0, 2, false).unwrap();
+        assert!(!cached);
+        assert!(s.value.fallback.unwrap().contains("after 2 s"));
+        assert_eq!(calls().lines().count(), 4);
+        // Explicit router2 runs router2 alone.
+        opt.router = Router::Router2;
+        let (s, _) = route_seed(&ctx, &opt, &pnr, 200.0, 3, false).unwrap();
+        assert_eq!((s.value.fmax_mhz, s.value.fallback), (Some(61.5), None));
+        assert!(calls().ends_with("router1 2\nrouter2 3\n"));
+        let _ = fs::remove_dir_all(&dir);
     }
 }

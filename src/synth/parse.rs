@@ -102,6 +102,10 @@ pub struct PnrRun {
     pub critical_path: Option<CriticalPath>,
     /// nextpnr's device utilisation: resource -> used.
     pub used: BTreeMap<String, u64>,
+    /// The router that made this run when it is not the one asked for (router2 after
+    /// router1 ran past its limit), with why.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fallback: Option<String>,
 }
 
 /// The worst register-to-register path, named by the generated signals of its ends.
@@ -204,6 +208,23 @@ pub fn nextpnr(json: &str, seed: u32) -> Result<PnrRun, String> {
             .filter(|(_, u)| u.used > 0)
             .map(|(k, u)| (k, u.used))
             .collect(),
+        fallback: None,
+    })
+}
+
+/// The seconds router1 has spent routing so far, from the last row of the progress table
+/// nextpnr logs (`IterCnt | w/ripup wo/ripup | w/r wo/r | arcs | batch(sec) total(sec)|`),
+/// or None before routing starts.
+pub fn router1_seconds(log: &str) -> Option<f64> {
+    log.lines().rev().find_map(|line| {
+        let row = line.strip_prefix("Info:")?;
+        let cols: Vec<&str> = row.split('|').collect();
+        // Six fields: the iteration count first, the two times fifth, nothing after the
+        // last bar.
+        if cols.len() != 6 || cols[0].trim().parse::<u64>().is_err() {
+            return None;
+        }
+        cols[4].split_whitespace().last()?.parse().ok()
     })
 }
 
@@ -562,6 +583,23 @@ pub fn liberty_cell_area(liberty: &str, cell: &str) -> Option<f64> {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn router1_time_is_read_from_the_last_row_of_its_table() {
+        use super::router1_seconds;
+        // As nextpnr 0.11.1 logs it (the default TMU, seed 2, 2026-12-06).
+        let log = "Info: Routing 127262 arcs.\n\
+Info:            |   (re-)routed arcs  |   delta    | remaining|       time spent     |\n\
+Info:    IterCnt |  w/ripup   wo/ripup |  w/r  wo/r |      arcs| batch(sec) total(sec)|\n\
+Info:       1000 |      131        868 |  131   868 |    126445|       2.77       2.77|\n\
+Info:     226000 |    51122     169153 |  525   473 |       305|     170.08    1069.07|\n";
+        assert_eq!(router1_seconds(log), Some(1069.07));
+        let placing = "Info: Running HeAP placer\nInfo:     at iteration #1, type ALL: wirelen solved = 3802\n";
+        assert_eq!(router1_seconds(placing), None);
+        // A later line that is not a row does not hide the last row.
+        let done = format!("{log}Info: Routing complete.\nInfo: Router1 time 1069.07s\n");
+        assert_eq!(router1_seconds(&done), Some(1069.07));
+    }
+
     #[test]
     fn a_re_encoded_register_is_named_by_its_block() {
         use super::{registers_assigned, src_lines};
