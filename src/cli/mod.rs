@@ -492,9 +492,10 @@ pub fn describe(cfg: &Config, design: &Design) -> String {
         let n = crate::rtl::hs_chain::chain_slices(&timing, c);
         if n > 1 {
             s += &format!(
-                "           datapath in {n} slices of {} bits, each with its own control (an enable to all {} bits does not fit the clock)\n",
+                "           datapath in {n} slices of {} bits, each with its own control (an enable to all {} bits does not fit {})\n",
                 c.width / n,
-                c.width
+                c.width,
+                crate::rtl::hs_chain::slice_clock(&timing)
             );
         }
     }

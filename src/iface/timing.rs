@@ -135,6 +135,18 @@ impl Timing {
         }
     }
 
+    /// The same delays at `mhz` where that is the faster clock: for logic built with
+    /// margin over the target (the handshake chain's slices).
+    pub fn at_least(&self, mhz: f64) -> Timing {
+        let target_mhz = self.target_mhz.max(mhz);
+        Timing {
+            family: self.family,
+            target_mhz,
+            period_ns: 1000.0 / target_mhz,
+            delays: self.delays,
+        }
+    }
+
     /// What logic between two registers may take.
     pub fn budget(&self) -> f64 {
         self.period_ns - self.delays.register

@@ -38,12 +38,33 @@ pub fn slices(timing: &Timing, width: u32) -> u32 {
         .unwrap_or(1)
 }
 
-/// The chain's slices: [`slices`] of its width, 1 when every stage is a bypass (wires).
+/// The clock the chain's slices are scheduled for at the least: handshake registers sit
+/// between units, and in a design their ports reach logic placed anywhere, so they are
+/// built with margin over a slower target (at 200 MHz seed001's 128-bit chain kept one
+/// slice and placed at 245.8 MHz; scheduled for 250 MHz it has four, as at 270, where
+/// they placed at 273.1).
+pub const HS_CHAIN_MIN_MHZ: f64 = 250.0;
+
+/// The clock that [`chain_slices`] schedules for, in words: `the 300 MHz clock`, or `250
+/// MHz, the least a chain is built for (the target is 200 MHz)`.
+pub fn slice_clock(timing: &Timing) -> String {
+    if timing.target_mhz >= HS_CHAIN_MIN_MHZ {
+        format!("the {} MHz clock", timing.target_mhz)
+    } else {
+        format!(
+            "{HS_CHAIN_MIN_MHZ} MHz, the least a chain is built for (the target is {} MHz)",
+            timing.target_mhz
+        )
+    }
+}
+
+/// The chain's slices: [`slices`] of its width at the target or [`HS_CHAIN_MIN_MHZ`],
+/// whichever is faster; 1 when every stage is a bypass (wires).
 pub fn chain_slices(timing: &Timing, chain: &HsChain) -> u32 {
     if chain.stages.iter().all(|k| *k == StageKind::Bypass) {
         1
     } else {
-        slices(timing, chain.width)
+        slices(&timing.at_least(HS_CHAIN_MIN_MHZ), chain.width)
     }
 }
 
@@ -79,6 +100,9 @@ pub struct HsChainTop<'a> {
     /// Datapath slices, each with its own control (see [`slices`]), and their width.
     pub slices: u32,
     pub slice_width: u32,
+    /// The clock the slices are for, as the header says it: the target's, or the floor's
+    /// with the target beside it.
+    pub slice_clock: String,
     /// The stages as one slice sees them (boundary signals of the slice), when sliced.
     pub slice_stages: Vec<StageView>,
     pub slice_last: StageView,
@@ -160,6 +184,7 @@ impl<'a> HsChainTop<'a> {
             comb_paths: comb_paths(&chain.stages),
             slices: n,
             slice_width: chain.width / n,
+            slice_clock: slice_clock(&ctx.timing),
             slice_stages,
             slice_last,
             ctx,
@@ -278,6 +303,28 @@ mod tests {
             target_mhz: mhz,
             family: Family::Ecp5,
         })
+    }
+
+    #[test]
+    fn a_chain_is_sliced_for_at_least_250_mhz() {
+        let chain = |width: u32, stages: Vec<StageKind>| HsChain { width, stages };
+        let skids = vec![StageKind::Skid, StageKind::Skid];
+        // seed001_tmu's 128 bits at 200 MHz: sliced as at 250 (and 270), not as at 200.
+        assert_eq!(slices(&ecp5(200.0), 128), 1);
+        assert_eq!(chain_slices(&ecp5(200.0), &chain(128, skids.clone())), 4);
+        assert_eq!(chain_slices(&ecp5(270.0), &chain(128, skids.clone())), 4);
+        // The wide preset's 512 bits at 250 MHz: the 16 slices it had at 300.
+        assert_eq!(chain_slices(&ecp5(250.0), &chain(512, skids.clone())), 16);
+        // Below 250 MHz the floor decides, above it the target; bypasses alone are wires.
+        assert_eq!(
+            chain_slices(&ecp5(230.0), &chain(100, skids.clone())),
+            slices(&ecp5(250.0), 100)
+        );
+        assert_eq!(chain_slices(&ecp5(300.0), &chain(512, skids)), 16);
+        assert_eq!(
+            chain_slices(&ecp5(300.0), &chain(512, vec![StageKind::Bypass])),
+            1
+        );
     }
 
     #[test]

@@ -11,9 +11,9 @@
 {%- if slices > 1 %}
 // Datapath in {{ slices }} slices of {{ slice_width }} bits (g_slice), each with its own copy of every
 // stage's control: an enable reaches a slice's bits, not all Width of them (two LUT levels
-// and a net to every bit do not fit the {{ ctx.timing.target_mhz }} MHz clock; src/rtl/hs_chain.rs). The
-// slices see the same valid and ready and the same reset, so they run in lockstep:
-// in_ready_o and out_valid_o are slice 0's.
+// and a net to every bit do not fit {{ slice_clock }};
+// src/rtl/hs_chain.rs). The slices see the same valid and ready and the same reset, so
+// they run in lockstep: in_ready_o and out_valid_o are slice 0's.
 {%- endif %}
 {#- One stage and the wires after it, as the chain or one slice of it sees them. -#}
 {%- macro stage(s, dw, ind) %}
