@@ -276,14 +276,24 @@ module {{ name }} #(
   // The burst's beats at their own width (at most a burst): what the pointers add.
   wire [{{ burst_bits }}:0] rd_n = rd_beats[{{ burst_bits }}:0];
 {%- if burst > 1 %}
-  wire [CntW-1:0] room = Burst - { {(CntW - BurstW){1'b0}}, rb_q[BurstW-1:0]};
-  wire few = left_q < { {(17 - CntW){1'b0}}, room};
-  assign rd_beats = few ? left_q[CntW-1:0] : room;
+  // The room to the burst boundary, whether more than a burst is left of the row and
+  // whether rows are left, worked out a clock behind the counts (as the DMA engine's), so
+  // a burst's size and the row's end are compares of BurstW + 1 bits from flops. They are
+  // not read the clock after the counts change (fresh_q low): a burst goes out at most
+  // every other clock, and each of its beats takes the data side two slots or more.
+  reg [CntW-1:0] room_q;
+  reg left_over_q;  // left_q > Burst
+  reg irows_nz_q;   // irows_q != 0
+  reg fresh_q;
+  wire few = ~left_over_q & (left_q[BurstW:0] < room_q[BurstW:0]);
+  assign rd_beats = few ? left_q[CntW-1:0] : room_q;
+  wire rd_go = fresh_q & rv_q & irows_nz_q & (credit >= rd_beats) & ~pwrite{% if tex %} & ~twrite{% endif %} & skid_ready;
+  wire row_done = ~left_over_q & (left_q[BurstW:0] <= room_q[BurstW:0]);
 {%- else %}
   assign rd_beats = {{ "{" }}{(CntW - 1){1'b0}}, 1'b1};
-{%- endif %}
   wire rd_go = rv_q & (irows_q != 16'd0) & (credit >= rd_beats) & ~pwrite{% if tex %} & ~twrite{% endif %} & skid_ready;
   wire row_done = left_q == { {(17 - CntW){1'b0}}, rd_beats};
+{%- endif %}
   wire [LenW-1:0] rd_len = rd_beats[LenW-1:0] - 1'b1;
   wire [31-BeatShift:0] rd_beat_addr = FbBase[31:BeatShift] + {{ rb_to_addr }};
   wire [31:0] rd_addr = {rd_beat_addr, {BeatShift{1'b0}}};
@@ -336,6 +346,9 @@ module {{ name }} #(
     if ({{ rst.active }}) begin
       rv_q       <= 1'b0;
       irows_q    <= 16'd0;
+{%- if burst > 1 %}
+      fresh_q    <= 1'b0;
+{%- endif %}
       drows_q    <= 16'd0;
       pos_q      <= 17'd0;
       olane_q    <= 2'd0;
@@ -349,6 +362,9 @@ module {{ name }} #(
       if (rd_go && row_done) begin
         irows_q <= irows_q - 16'd1;
       end
+{%- if burst > 1 %}
+      fresh_q <= ~rtake & ~rd_go;
+{%- endif %}
       if (slot) begin
         pos_q <= rowend ? 17'd0 : pos_q + 17'd1;
       end
@@ -456,6 +472,11 @@ module {{ name }} #(
     if (emit) begin
       out_q[32 * olane_q +: 32] <= spix;
     end
+{%- if burst > 1 %}
+    room_q      <= Burst - { {(CntW - BurstW){1'b0}}, rb_q[BurstW-1:0]};
+    left_over_q <= left_q > { {(17 - CntW){1'b0}}, Burst};
+    irows_nz_q  <= irows_q != 16'd0;
+{%- endif %}
   end
 {%- endif %}
 
