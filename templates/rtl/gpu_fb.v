@@ -14,8 +14,9 @@
 // beats ({{ rbuf }}); the row's pixels leave on fb as 128-bit words of 4, pixel i of the row
 // in word i / 4, lane i % 4 (a row's last word partly filled), one pixel slot of a beat a
 // clock.
-// A region starts only when no pixel is held here, so its reads go to memory after the
-// writes of every pixel before it (the arbiter keeps a requester's bursts in order).
+// A region is taken only when no pixel is held here, so its reads go to memory after the
+// writes of every pixel before it (the arbiter keeps a requester's bursts in order); it
+// starts the clock after.
 {%- endif %}
 {%- if tex %}
 // Texture words: COPY_TEX_IMAGE's writes {address, word} (address in {{ word_bits }}-bit words) land
@@ -255,15 +256,35 @@ module {{ name }} #(
   reg         skip_zero_q;
 {%- endif %}
 
+  // A region request is taken into rq_q when the fence allows (as it would start) and
+  // starts a clock later, from there (rtake), so the request's handshake with the IPU's
+  // decoder and the loads of the region's counts meet at flops. A request with no
+  // width or no height is taken and starts nothing.
+  reg         rtake;      // rq_q holds a region that starts this clock
+  reg  [63:0] rq_q;
+  wire        racc = fb_req_valid_i & fb_req_ready_o;
   // The index wraps at the framebuffer's end: x's and y's bits above it are dropped.
   /* verilator lint_off UNUSEDSIGNAL */
-  wire [15:0] qx = fb_req_data_i[15:0];
-  wire [15:0] qy = fb_req_data_i[31:16];
+  wire [15:0] qx = rq_q[15:0];
+  wire [15:0] qy = rq_q[31:16];
   /* verilator lint_on UNUSEDSIGNAL */
-  wire [15:0] qw = fb_req_data_i[47:32];
-  wire [15:0] qh = fb_req_data_i[63:48];
-  assign fb_req_ready_o = ~rv_q & ~pv_q & ~pix_valid_i;
-  wire rtake = fb_req_valid_i & fb_req_ready_o & (qw != 16'd0) & (qh != 16'd0);
+  wire [15:0] qw = rq_q[47:32];
+  wire [15:0] qh = rq_q[63:48];
+  assign fb_req_ready_o = ~rv_q & ~rtake & ~pv_q & ~pix_valid_i;
+
+  always @(posedge clk_i{{ rst.edge }}) begin
+    if ({{ rst.active }}) begin
+      rtake <= 1'b0;
+    end else begin
+      rtake <= racc & (fb_req_data_i[47:32] != 16'd0) & (fb_req_data_i[63:48] != 16'd0);
+    end
+  end
+
+  always @(posedge clk_i) begin
+    if (racc) begin
+      rq_q <= fb_req_data_i;
+    end
+  end
   // The region's first pixel and beat (addresses wrap at the framebuffer's end).
   wire [WBits+HBits-1:0] qpix = {qy[HBits-1:0], {WBits{1'b0}}} + {{ qx_to_pix }};
 {%- if ppb > 1 %}
