@@ -309,7 +309,9 @@ pub fn gpu_four_lanes() -> String {
 /// The GPU top across the template's branches, from the embedded default, in two builds:
 /// 32-bit beats (a pixel a beat) with a synchronous active-high reset, a small
 /// framebuffer at two lanes, 50 clocks of latency and bursts of one beat and of three (an
-/// engine's burst is the power of two below); and 128-bit beats (four pixels a beat, two
+/// engine's burst is the power of two below), at 50 MHz (the units' short pipelines: the
+/// TMU's front, the filter, the cache's block-RAM reads and the IPU's stages merge); and
+/// 128-bit beats (four pixels a beat, two
 /// 64-bit DMA words) with no framebuffer paths (read-only DMA, write-only framebuffer
 /// engine).
 pub fn gpu_variants() -> Vec<(&'static str, String)> {
@@ -328,6 +330,7 @@ pub fn gpu_variants() -> Vec<(&'static str, String)> {
             edit(&[
                 ("data_bits = 64", "data_bits = 32"),
                 ("bus_bits = 64", "bus_bits = 32"),
+                ("target_mhz = 200.0", "target_mhz = 50.0"),
                 ("kind = \"async\"", "kind = \"sync\""),
                 ("active = \"low\" ", "active = \"high\""),
                 ("[ipu]", "[gpu]\nfb_width = 64\nfb_height = 16\n\n[ipu]"),
