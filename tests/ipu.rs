@@ -1046,6 +1046,58 @@ fn render_writes_the_pixels_the_draw_wrote() {
     }
 }
 
+/// `gpurtl render` of pictures of any size (glDrawPixels takes any): 37 x 23 zoomed by
+/// (1.5, 0.7) through the Verilated unit equals the model's picture, whose rows end
+/// mid-word; a 1 x 1 picture draws its pixel; a picture wider than the zoom's line
+/// buffer is a usage error that names the config key.
+#[test]
+fn render_takes_pictures_of_any_size() {
+    let dir = scratch("render-odd");
+    let write = |name: &str, w: u32, h: u32| {
+        let mut img = gpurtl::texio::Image::new(w, h);
+        for (i, p) in img.pixels.iter_mut().enumerate() {
+            *p = [(i * 7) as u8, (i * 13) as u8, (i * 29) as u8, 255];
+        }
+        let path = dir.join(name);
+        std::fs::write(&path, gpurtl::texio::png::encode(&img).expect("encodes")).expect("writes");
+        path
+    };
+    let render = |input: &std::path::Path, extra: &[&str], out: &std::path::Path| {
+        gpurtl()
+            .env("GPURTL_SIM_DIR", work_dir())
+            .args(["render", "--image"])
+            .arg(input)
+            .args(extra)
+            .arg("--out")
+            .arg(out)
+            .output()
+            .expect("runs gpurtl")
+    };
+    let odd = write("odd.png", 37, 23);
+    let out = dir.join("odd_out.png");
+    let o = render(&odd, &["--zoom", "1.5,0.7", "--rtl"], &out);
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(text(&o).contains("equal the model's"), "{}", text(&o));
+    // Columns: ceil(37 * 1.5 - 0.5) = 55; rows: 23 * 0.7 = 16.1, 16 centres covered.
+    let b = gpurtl::texio::png::decode_picture(&std::fs::read(&out).expect("reads"), "out")
+        .expect("decodes");
+    assert_eq!((b.width, b.height), (55, 16));
+    let one = write("one.png", 1, 1);
+    let o = render(&one, &[], &out);
+    assert!(o.status.success(), "{}", text(&o));
+    let b = gpurtl::texio::png::decode_picture(&std::fs::read(&out).expect("reads"), "out")
+        .expect("decodes");
+    assert_eq!((b.width, b.height, b.get(0, 0)), (1, 1, [0, 0, 0, 255]));
+    let wide = write("wide.png", 8193, 1);
+    let o = render(&wide, &[], &out);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    assert!(
+        text(&o).contains("allowed: 1..=8192 ([ipu.zoom] max_line_width"),
+        "{}",
+        text(&o)
+    );
+}
+
 /// `gpurtl render --rtl`: the seed's example through the Verilated unit equals the model's
 /// picture (docs/ipu/seed_example_out.png, shown in README.md).
 #[test]

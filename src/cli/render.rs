@@ -308,6 +308,33 @@ fn picture(cfg: &Config, out: &m::Outputs) -> anyhow::Result<Image> {
     Ok(pic)
 }
 
+/// The sizes DrawPixels takes here: any, up to the 16-bit fields of the draw's size and
+/// the line buffers the draw goes through (the zoom's, and the convolution's when on),
+/// which hold a whole row.
+fn check_picture(ipu: &config::Ipu, name: &str, width: u32, height: u32) -> anyhow::Result<()> {
+    let mut lines: Vec<(u32, &str)> = Vec::new();
+    if let Some(w) = ipu.zoom {
+        lines.push((w, "[ipu.zoom] max_line_width, the zoom's line buffer"));
+    }
+    if let Some(c) = &ipu.convolution {
+        lines.push((
+            c.line,
+            "[ipu.convolution] max_line_width, the filter's line buffers",
+        ));
+    }
+    if let Some((w, what)) = lines.iter().min_by_key(|l| l.0)
+        && width > *w
+    {
+        bail!("error: {name}: {width} pixels wide; allowed: 1..={w} ({what} in the render config)");
+    }
+    if height > u32::from(u16::MAX) || width > u32::from(u16::MAX) {
+        bail!(
+            "error: {name}: {width}x{height} pixels; allowed: up to 65535 a side (DRAW_PIXELS' size fields)"
+        );
+    }
+    Ok(())
+}
+
 pub fn run(a: &RenderArgs) -> Result<u8, Failure> {
     let mut text = if a.convolve.is_some() {
         format!("{CONFIG}{CONV}")
@@ -326,14 +353,8 @@ pub fn run(a: &RenderArgs) -> Result<u8, Failure> {
     let bytes = std::fs::read(&a.image)
         .with_context(|| format!("error: reading {}", a.image.display()))
         .map_err(usage)?;
-    let img = texio::png::decode(&bytes, &a.image.display().to_string()).map_err(usage)?;
-    if img.width > 8192 {
-        return Err(usage(anyhow!(
-            "error: {}: {} pixels wide; allowed: up to 8192 (the zoom line buffer)",
-            a.image.display(),
-            img.width
-        )));
-    }
+    let img = texio::png::decode_picture(&bytes, &a.image.display().to_string()).map_err(usage)?;
+    check_picture(&ipu, &a.image.display().to_string(), img.width, img.height).map_err(usage)?;
     let maps = match &a.map {
         Some(p) => read_maps(p).map_err(usage)?,
         None => Vec::new(),

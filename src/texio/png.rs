@@ -17,8 +17,23 @@ use super::{Image, check_size};
 
 pub const MAGIC: &[u8] = b"\x89PNG\r\n\x1a\n";
 
-/// Decodes a PNG file's bytes; `name` is used in error messages.
+/// Decodes a PNG file's bytes as a texture (sizes [`check_size`] takes); `name` is used
+/// in error messages.
 pub fn decode(bytes: &[u8], name: &str) -> Result<Image> {
+    decode_with(bytes, name, check_size)
+}
+
+/// Decodes a PNG file's bytes as a picture of any size (what glDrawPixels takes); the
+/// caller checks the size against what it draws into.
+pub fn decode_picture(bytes: &[u8], name: &str) -> Result<Image> {
+    decode_with(bytes, name, |_, _, _| Ok(()))
+}
+
+fn decode_with(
+    bytes: &[u8],
+    name: &str,
+    check: impl Fn(&str, u32, u32) -> Result<()>,
+) -> Result<Image> {
     let mut decoder = Decoder::new(Cursor::new(bytes));
     decoder.set_transformations(Transformations::EXPAND);
     let mut reader = match decoder.read_info() {
@@ -26,7 +41,7 @@ pub fn decode(bytes: &[u8], name: &str) -> Result<Image> {
         Err(e) => bail!("error: {name}: bad PNG: {e}"),
     };
     let (width, height) = (reader.info().width, reader.info().height);
-    check_size(name, width, height)?;
+    check(name, width, height)?;
     let (color, depth) = reader.output_color_type();
     let Some(size) = reader.output_buffer_size() else {
         bail!("error: {name}: PNG of {width}x{height} is too large to decode");
