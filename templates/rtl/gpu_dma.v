@@ -25,8 +25,8 @@
 // One request at a time is served, and one more waits in an input register (hs_skid): the
 // IPU's word count comes through its rounding add, and the counts' sums here start from
 // flops.
-// Combinational paths: none between ports (dma_ready_i reaches only the buffer's pop and
-// the counters; mem_rdata_ready_o is the buffer's registered in_ready_o).
+// Combinational paths: none between ports (the words leave through a skid register;
+// mem_rdata_ready_o is the buffer's registered in_ready_o).
 module {{ name }} #(
   // Read buffer beats: free to override (a power of two, at least two bursts).
   parameter integer BufDepth = {{ buf_depth }}{% if writes %},
@@ -67,8 +67,8 @@ module {{ name }} #(
   localparam integer BeatShift = {{ beat_shift }};  // log2 of a beat's bytes
   localparam integer RingW     = {{ rd_ring_beat_bits }};  // beats in the read ring, log2
   localparam [31:0]  RdBase    = {{ rd_base_hex }};
-{%- if wpb > 1 %}
   localparam integer DmaW      = {{ dma_bits }};
+{%- if wpb > 1 %}
   localparam integer WpbW      = {{ wpb_bits }};  // a word's index in a beat
   localparam [WpbW-1:0] LastWord = {{ wpb - 1 }};
 {%- endif %}
@@ -228,17 +228,34 @@ module {{ name }} #(
     .out_data_o   (buf_data)
   );
 
+  // The words leave through a skid register (its ready is a flop, so the IPU's ready
+  // does not reach the counters, and the IPU's words start at flops).
+  wire dmo_ready;
+  wire [DmaW-1:0] dmo_data;
+
+  {{ skid }} #(
+    .Width(DmaW)
+  ) u_dma_out (
+    .clk_i      (clk_i),
+    .{{ rst.port }}{{ rst.pad }}({{ rst.port }}),
+    .in_valid_i (buf_valid),
+    .in_ready_o (dmo_ready),
+    .in_data_i  (dmo_data),
+    .out_valid_o(dma_valid_o),
+    .out_ready_i(dma_ready_i),
+    .out_data_o (dma_data_o)
+  );
+
   wire last_word = (words_q == 32'd1);
-  wire send = buf_valid & dma_ready_i;
+  wire send = buf_valid & dmo_ready;
 {%- if wpb > 1 %}
   reg [WpbW-1:0] widx_q;  // the head beat's next word
-  assign dma_data_o = buf_data[widx_q * DmaW +: DmaW];
-  assign buf_pop    = send & (last_word | (widx_q == LastWord));
+  assign dmo_data = buf_data[widx_q * DmaW +: DmaW];
+  assign buf_pop  = send & (last_word | (widx_q == LastWord));
 {%- else %}
-  assign dma_data_o = buf_data;
-  assign buf_pop    = send;
+  assign dmo_data = buf_data;
+  assign buf_pop  = send;
 {%- endif %}
-  assign dma_valid_o = buf_valid;
 
   always @(posedge clk_i{{ rst.edge }}) begin
     if ({{ rst.active }}) begin

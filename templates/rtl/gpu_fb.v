@@ -26,6 +26,8 @@
 {%- endif %}
 // Requests pass through a skid register (hs_skid) and write beats through a two-entry
 // FIFO (hs_fifo), pushed as their request is; pixels go first, then {% if tex %}texture words, then {% endif %}region reads.
+// Pixels come in{% if reads %}, and region words go out,{% endif %} through skid registers too, so the
+// IPU's handshakes with this engine start and end at flops.
 // Combinational paths: pix_valid_i -> fb_req_ready_o (the fence). Every other output
 // comes from flops or the buffer's head.
 module {{ name }} #(
@@ -98,7 +100,26 @@ module {{ name }} #(
   wire wfifo_ready;
 
   // ---------------------------------------------------------------------------------
-  // Pixels: the pix beat held, and its next lane.
+  // Pixels: a skid register at the port (its ready is a flop, so the IPU's output stage
+  // does not wait on this engine's write decision), then the pix beat held, and its next
+  // lane.
+  wire            pin_valid;
+  wire            pin_ready;
+  wire [PixW-1:0] pin_data;
+
+  {{ skid }} #(
+    .Width(PixW)
+  ) u_pix_skid (
+    .clk_i      (clk_i),
+    .{{ rst.port }}{{ rst.pad }}({{ rst.port }}),
+    .in_valid_i (pix_valid_i),
+    .in_ready_o (pix_ready_o),
+    .in_data_i  (pix_data_i),
+    .out_valid_o(pin_valid),
+    .out_ready_i(pin_ready),
+    .out_data_o (pin_data)
+  );
+
   reg             pv_q;
   reg [PixW-1:0]  pb_q;
 {%- if lanes > 1 %}
@@ -121,7 +142,7 @@ module {{ name }} #(
   // This clock's lane is done: written, or nothing to write.
   wire        pstep = pv_q & (~pwrite | (skid_ready & wfifo_ready));
   wire        pgo = pwrite & skid_ready & wfifo_ready;
-  assign pix_ready_o = ~pv_q | (pstep & plast);
+  assign pin_ready = ~pv_q | (pstep & plast);
   // FbBase is beat-aligned: the pixel's beat is FbBase's plus the index's high bits.
   wire [WBits+HBits-1:0] pidx = {py[HBits-1:0], px[WBits-1:0]};
   wire [31-BeatShift:0] pbeat_addr = FbBase[31:BeatShift] + {{ pidx_beat }};
@@ -193,8 +214,8 @@ module {{ name }} #(
       plane_q <= {LaneW{1'b0}};
 {%- endif %}
     end else begin
-      if (pix_ready_o) begin
-        pv_q <= pix_valid_i;
+      if (pin_ready) begin
+        pv_q <= pin_valid;
 {%- if lanes > 1 %}
         plane_q <= {LaneW{1'b0}};
       end else if (pstep) begin
@@ -205,8 +226,8 @@ module {{ name }} #(
   end
 
   always @(posedge clk_i) begin
-    if (pix_ready_o) begin
-      pb_q <= pix_data_i;
+    if (pin_ready) begin
+      pb_q <= pin_data;
     end
   end
 {%- if reads %}
@@ -270,7 +291,7 @@ module {{ name }} #(
   /* verilator lint_on UNUSEDSIGNAL */
   wire [15:0] qw = rq_q[47:32];
   wire [15:0] qh = rq_q[63:48];
-  assign fb_req_ready_o = ~rv_q & ~rtake & ~pv_q & ~pix_valid_i;
+  assign fb_req_ready_o = ~rv_q & ~rtake & ~pv_q & ~pin_valid & ~pix_valid_i;
 
   always @(posedge clk_i{{ rst.edge }}) begin
     if ({{ rst.active }}) begin
@@ -345,8 +366,25 @@ module {{ name }} #(
     .out_data_o   (buf_data)
   );
 
+  // The output word leaves through a skid register (its ready is a flop, so the IPU's
+  // ready does not reach the slots' decisions).
+  wire fbo_ready;
+
+  {{ skid }} #(
+    .Width(128)
+  ) u_fb_skid (
+    .clk_i      (clk_i),
+    .{{ rst.port }}{{ rst.pad }}({{ rst.port }}),
+    .in_valid_i (ov_q),
+    .in_ready_o (fbo_ready),
+    .in_data_i  (out_q),
+    .out_valid_o(fb_valid_o),
+    .out_ready_i(fb_ready_i),
+    .out_data_o (fb_data_o)
+  );
+
   // A slot moves when the buffer has its beat and the output word is free or leaving.
-  wire slot = buf_valid & (~ov_q | fb_ready_i);
+  wire slot = buf_valid & (~ov_q | fbo_ready);
 {%- if ppb > 1 %}
   wire [PpbW-1:0] t = pos_q[PpbW-1:0];
   wire [31:0] spix = buf_data[32 * t +: 32];
@@ -360,8 +398,6 @@ module {{ name }} #(
 {%- endif %}
   wire wlast = emit & ((olane_q == 2'd3) | pleft_one_q);
   wire rowend = slot & (pos_q == slots_q);
-  assign fb_valid_o = ov_q;
-  assign fb_data_o  = out_q;
 
   always @(posedge clk_i{{ rst.edge }}) begin
     if ({{ rst.active }}) begin
@@ -394,7 +430,7 @@ module {{ name }} #(
       end
       if (wlast) begin
         ov_q <= 1'b1;
-      end else if (fb_ready_i) begin
+      end else if (fbo_ready) begin
         ov_q <= 1'b0;
       end
       if (rowend) begin
