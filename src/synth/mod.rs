@@ -448,20 +448,29 @@ impl Ctx<'_> {
         let log_path = self.dir.join(log);
         fs::write(&log_path, &text).map_err(io_err(&log_path))?;
         if !out.status.success() {
-            let lines: Vec<&str> = text.lines().collect();
-            let tail = lines[lines.len().saturating_sub(15)..].join("\n");
-            return Err(SynthError::Tool {
-                unit: self.unit.name.to_string(),
-                step: step.to_string(),
-                code: out
-                    .status
-                    .code()
-                    .map_or("signal".to_string(), |c| c.to_string()),
-                log: log_path.display().to_string(),
-                tail,
-            });
+            return Err(self.tool_failed(step, out.status, &log_path, &text));
         }
         Ok(text)
+    }
+
+    /// A tool's failure, with the tail of its output.
+    fn tool_failed(
+        &self,
+        step: &str,
+        status: std::process::ExitStatus,
+        log_path: &Path,
+        text: &str,
+    ) -> SynthError {
+        let lines: Vec<&str> = text.lines().collect();
+        SynthError::Tool {
+            unit: self.unit.name.to_string(),
+            step: step.to_string(),
+            code: status
+                .code()
+                .map_or("signal".to_string(), |c| c.to_string()),
+            log: log_path.display().to_string(),
+            tail: lines[lines.len().saturating_sub(15)..].join("\n"),
+        }
     }
 
     /// `tool` as [`Ctx::tool`], watched: while it runs, `over(log text)` reads its log file
@@ -504,17 +513,7 @@ impl Ctx<'_> {
         };
         let text = fs::read_to_string(&log_path).map_err(io_err(&log_path))?;
         if !status.success() {
-            let lines: Vec<&str> = text.lines().collect();
-            let tail = lines[lines.len().saturating_sub(15)..].join("\n");
-            return Err(SynthError::Tool {
-                unit: self.unit.name.to_string(),
-                step: step.to_string(),
-                code: status
-                    .code()
-                    .map_or("signal".to_string(), |c| c.to_string()),
-                log: log_path.display().to_string(),
-                tail,
-            });
+            return Err(self.tool_failed(step, status, &log_path, &text));
         }
         Ok(Some(text))
     }
