@@ -176,8 +176,8 @@ fn cosim_catches_broken_engines() {
     // where they have their own.
     let r = broken(
         "gpu_fb",
-        "wire [WordW-1:0] tword = tex_data_i[WordW-1:0];",
-        "wire [WordW-1:0] tword = tex_data_i[WordW-1:0] ^ 1;",
+        "wire [WordW-1:0] tword = tin_data[WordW-1:0];",
+        "wire [WordW-1:0] tword = tin_data[WordW-1:0] ^ 1;",
     );
     assert!(!r.passed, "shared texture words");
     let own = parse(&configs::gpu_own_texture_writer(), "own texture writer");

@@ -26,8 +26,8 @@
 {%- endif %}
 // Requests pass through a skid register (hs_skid) and write beats through a two-entry
 // FIFO (hs_fifo), pushed as their request is; pixels go first, then {% if tex %}texture words, then {% endif %}region reads.
-// Pixels come in{% if reads %}, and region words go out,{% endif %} through skid registers too, so the
-// IPU's handshakes with this engine start and end at flops.
+// Pixels{% if tex %} and texture words{% endif %} come in{% if reads %}, and region words go out,{% endif %} through skid registers
+// too, so the IPU's handshakes with this engine start and end at flops.
 // Combinational paths: pix_valid_i -> fb_req_ready_o (the fence). Every other output
 // comes from flops or the buffer's head.
 module {{ name }} #(
@@ -165,12 +165,31 @@ module {{ name }} #(
   localparam integer WordW    = {{ word_bits }};
   localparam [31:0]  TexBase  = {{ tex_base_hex }};
   localparam [31:0]  TexWords = {{ tex_words_hex }};
-  wire [31:0] twaddr = tex_data_i[WordW +: 32];
-  wire [WordW-1:0] tword = tex_data_i[WordW-1:0];
-  wire        twrite = tex_valid_i & (twaddr < TexWords);
+  // The words come in through a skid register (its ready is a flop, so the IPU's packer
+  // does not wait on this engine's pixel decision).
+  wire        tin_valid;
+  wire        tin_ready;
+  wire [{{ tex_bits - 1 }}:0] tin_data;
+
+  {{ skid }} #(
+    .Width({{ tex_bits }})
+  ) u_tex_skid (
+    .clk_i      (clk_i),
+    .{{ rst.port }}{{ rst.pad }}({{ rst.port }}),
+    .in_valid_i (tex_valid_i),
+    .in_ready_o (tex_ready_o),
+    .in_data_i  (tex_data_i),
+    .out_valid_o(tin_valid),
+    .out_ready_i(tin_ready),
+    .out_data_o (tin_data)
+  );
+
+  wire [31:0] twaddr = tin_data[WordW +: 32];
+  wire [WordW-1:0] tword = tin_data[WordW-1:0];
+  wire        twrite = tin_valid & (twaddr < TexWords);
   wire        tgo = twrite & ~pwrite & skid_ready & wfifo_ready;
   // Words past the area are taken and dropped.
-  assign tex_ready_o = ~pwrite & skid_ready & wfifo_ready;
+  assign tin_ready = ~pwrite & skid_ready & wfifo_ready;
   // TexBase is beat-aligned: the word's beat is TexBase's plus the address's high bits.
   wire [31-BeatShift:0] tbeat_addr = TexBase[31:BeatShift] + {{ twaddr_beat }};
   wire [ReqW-1:0] tex_req;
