@@ -192,16 +192,16 @@ fn cosim_catches_broken_engines() {
     // The router passing a memory manager command's argument on as a word of its own.
     let r = broken(
         "gpu_route",
-        "assign pass_valid_o = in_valid_i & ~hdr_valid_q & ~is_cmd;",
-        "assign pass_valid_o = in_valid_i & ~is_cmd;",
+        "assign pass_valid_o = w_valid & ~hdr_valid_q & ~is_cmd;",
+        "assign pass_valid_o = w_valid & ~is_cmd;",
     );
     assert!(!r.passed && r.mismatches > 0, "router: {:?}", r.errors);
     // The router's descriptor writes with their data inverted: the TMU samples other
     // levels, sizes and modes.
     let r = broken(
         "gpu_route",
-        "hdr_q[RegW-1:0], in_data_i};",
-        "hdr_q[RegW-1:0], ~in_data_i};",
+        "hdr_q[RegW-1:0], w_data};",
+        "hdr_q[RegW-1:0], ~w_data};",
     );
     assert!(
         !r.passed && r.mismatches > 0,

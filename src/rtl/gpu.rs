@@ -217,6 +217,8 @@ pub struct GpuRoute {
     pub tmu_bits: u32,
     /// The zeros between a TMU write's fields and its write flag, with a comma.
     pub tmu_pad: String,
+    /// The input register's module.
+    pub skid: String,
 }
 
 /// One requester as the top wires it.
@@ -599,12 +601,13 @@ impl GpuUnit<'_> {
                 0 => String::new(),
                 n => format!("{n}'d0, "),
             },
+            skid: skid_name.clone(),
         };
         let route_m = engine(
             &route.name,
             "gpu_route",
             render(&route.name, &route)?,
-            Vec::new(),
+            vec![skid_name.clone()],
             &[("RegW", tl.reg_w.into()), ("TexW", tl.tex_w.into())],
         );
         let fill = self.requester(Serves::TmuMem);
