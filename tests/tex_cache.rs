@@ -253,6 +253,7 @@ fn broken_line_generations_are_caught() {
         ("random", 2, 0.8, 2),
         ("rot30_1024", 3, 0.8, 2),
         ("rot30_1024", 4, 0.5, 20),
+        ("rot30_256", 1, 0.8, 2),
     ];
     // The cache as generated passes the very same runs.
     cosim_good(&cfg, &runs);
@@ -266,7 +267,7 @@ fn broken_line_generations_are_caught() {
     // An allocation whose count of old readers is written as none.
     assert_broken_cache_caught(
         &cfg,
-        "mshr_free_q[i] <= new_ref_q == {{(RefW-1){1'b0}}, new_dec_q} + {{(RefW-1){1'b0}}, mshr_dec_q[i]};",
+        "mshr_free_q[i] <= new_ref_q == {{(RefW-1){1'b0}}, new_dec_q} + {{(RefW-1){1'b0}}, new_rd_q};",
         "mshr_free_q[i] <= 1'b1;",
         &runs,
     );
@@ -281,8 +282,16 @@ fn broken_line_generations_are_caught() {
     // entry's old readers' count then misses that pass's read (or takes a stale one).
     assert_broken_cache_caught(
         &cfg,
-        "assign s1_match[gm]   = new_at_q[gm] ? new_match : s1_match_q[gm];",
+        "assign s1_match[gm]   = new_fix_q[gm] ? new_m_q : s1_match_q[gm];",
         "assign s1_match[gm]   = s1_match_q[gm];",
+        &runs,
+    );
+    // An allocation's count of old readers that misses a read of the victim's slot
+    // finishing in the clock after the allocation.
+    assert_broken_cache_caught(
+        &cfg,
+        "new_rd_q  <= new_match && s1_done;",
+        "new_rd_q  <= 1'b0;",
         &runs,
     );
     // A reader that does not wait for its own lines' fills.
@@ -353,12 +362,28 @@ fn broken_tag_forwarding_and_ages_are_caught() {
         "load_way[i] = l2_way_now[i];",
         &runs,
     );
-    // The forwarding's line flag from L2's line when L1 loads a new one into L2.
+    // The forwarding's line flag from L2's line when a new request loads into L2.
     assert_broken_module_caught(
         &cfg,
         "tex_cache_tags",
-        "l2_on_m_q[i] <= l1_take ? look_line[i] == m_line_q : l2_line_q[i] == m_line_q;",
+        "l2_on_m_q[i] <= l2_load ? look_line[i] == m_line_q : l2_line_q[i] == m_line_q;",
         "l2_on_m_q[i] <= l2_line_q[i] == m_line_q;",
+        &runs,
+    );
+    // LA's tag copies: an allocation to a waiting request's set not written into its copy,
+    // and one in the clock a request loads not applied to the RAM read it loads.
+    assert_broken_module_caught(
+        &cfg,
+        "tex_cache_tags",
+        "la_vld_q <= !inv_now && (la_fix || la_vld_q);",
+        "la_vld_q <= !inv_now && la_vld_q;",
+        &runs,
+    );
+    assert_broken_module_caught(
+        &cfg,
+        "tex_cache_tags",
+        "la_tag_q <= rd_fix ? tag_of(m_line_q) : way_tag_q[set_of(rd_line)];",
+        "la_tag_q <= way_tag_q[set_of(rd_line)];",
         &runs,
     );
     // RUN's all-hit flag not updated by an allocation: the request goes back to M_VICT.
@@ -377,10 +402,11 @@ fn broken_tag_forwarding_and_ages_are_caught() {
         "rest_hit_d = 1'b1;",
         &runs,
     );
-    // A victim picked without the hits its request committed the clock before: a line
-    // the pass being built reads is replaced under it. Four lines, one set: a request's
-    // hits and its miss share the set.
-    let pins = cache_config("pins4", 256, 64, 4, 4, 4, "lru", 64, "tiled4x4");
+    // A victim picked without the hits its request committed in RUN: a line the pass
+    // being built reads is replaced under it. Four lines, one set: a request's hits and
+    // its miss share the set. FIFO, since under LRU those hits are the youngest ways by
+    // the time one set's victim is picked, and no victim then.
+    let pins = cache_config("pins4", 256, 64, 4, 4, 4, "fifo", 64, "tiled4x4");
     let pin_runs = [
         ("random", 2, 0.0, 2),
         ("rot30_256", 3, 0.0, 2),
@@ -390,7 +416,7 @@ fn broken_tag_forwarding_and_ages_are_caught() {
     assert_broken_module_caught(
         &pins,
         "tex_cache_tags",
-        "if (run && commit[i] && m_set_eq[i]) begin",
+        "if (c_pin_q[i] && m_set_eq_q[i]) begin",
         "if (1'b0) begin",
         &pin_runs,
     );
@@ -436,9 +462,11 @@ fn broken_lru_order_within_a_request_is_caught() {
 }
 
 #[test]
-fn the_bank_read_depth_follows_the_clock_target_and_both_match_the_model() {
+fn the_bank_read_and_tag_lookup_depths_follow_the_clock_target_and_match_the_model() {
     // At 50 MHz the RAM's clock-to-out fits with the bank select after it: a one-clock
-    // read. At 200 MHz on ECP5 it does not: the RAM's output register is on.
+    // read; and the tag RAMs' read with the compare: a one-clock lookup. At 200 MHz on
+    // ECP5 neither does: the RAM's output register is on, and the tags are read into
+    // copies a clock before the compare.
     for (mhz, two_clock) in [(50.0, false), (200.0, true)] {
         let cfg = parse(
             &format!(
@@ -461,6 +489,12 @@ fn the_bank_read_depth_follows_the_clock_target_and_both_match_the_model() {
             "{mhz} MHz:\n{}",
             bank.text
         );
+        let tags = design
+            .modules
+            .iter()
+            .find(|m| m.kind == "tex_cache_tags")
+            .expect("tag module");
+        assert_eq!(tags.text.contains("la_tag_q <="), two_clock, "{mhz} MHz");
         cosim(
             &cfg,
             600,

@@ -185,14 +185,34 @@ pub struct CachePipe {
     /// The banks' RAM output register: a two-clock read, when the RAM's clock-to-out and
     /// the bank select after it do not fit in one period.
     pub ram_out_reg: bool,
+    /// The tag lookup in two clocks: the tag RAMs read into per-texel copies (stage LA),
+    /// then compared, when the read, the compare and L2's select do not fit in one
+    /// period. Only where there is a RAM to read (more than one set) and the copies stay
+    /// small (`TAG_COPY_BITS`).
+    pub tag_copies: bool,
 }
+
+/// Flops the tag unit may spend on copies of its tags (texels x ways x (tag + valid)): the
+/// embedded default's 4 x 4 x 23 is 368; seed 001's 16 texels x 64 ways would be 24,576.
+pub const TAG_COPY_BITS: u32 = 2048;
 
 impl CachePipe {
     pub fn new(cfg: &TexCache, timing: &Timing) -> Self {
         let after_read = [Op::RamRead, Op::Mux(cfg.banks), Op::Lut(1)];
+        let tag_w = WORD_ADDR_BITS - log2(cfg.words_per_line) - log2(cfg.sets);
+        // A LUT-RAM read, the equality of two tags (a LUT per two bits, then an AND tree
+        // of four-input LUTs), the valid bit and L2's select.
+        let lookup = [Op::Lut(1), Op::Lut(eq_levels(tag_w)), Op::Lut(1)];
+        let copy_bits = cfg.ports * cfg.ways * (tag_w + 1);
         Self {
             ram_out_reg: !timing.fits(&after_read),
+            tag_copies: cfg.sets > 1 && copy_bits <= TAG_COPY_BITS && !timing.fits(&lookup),
         }
+    }
+
+    /// Clocks from a request entering the tag unit to its lookup in L2.
+    pub fn tag_clocks(&self) -> u32 {
+        1 + u32::from(self.tag_copies)
     }
 
     /// Clocks from a bank read to its data.
@@ -203,7 +223,13 @@ impl CachePipe {
     /// What `gpurtl check` says about it.
     pub fn describe(&self) -> String {
         format!(
-            "bank reads in {} clock(s){}",
+            "tag lookup in {} clock(s){}; bank reads in {} clock(s){}",
+            self.tag_clocks(),
+            if self.tag_copies {
+                " (tag RAMs read into copies, then compared)"
+            } else {
+                ""
+            },
             self.ram_clocks(),
             if self.ram_out_reg {
                 " (RAM output register on)"
@@ -212,4 +238,20 @@ impl CachePipe {
             }
         )
     }
+}
+
+/// LUT levels of an equality compare of `bits` bits: two bits a LUT, then four-input ANDs.
+fn eq_levels(bits: u32) -> u32 {
+    let mut n = bits.div_ceil(2);
+    let mut levels = 1;
+    while n > 1 {
+        n = n.div_ceil(4);
+        levels += 1;
+    }
+    levels
+}
+
+/// Log2 of a power of two.
+pub fn log2(n: u32) -> u32 {
+    n.max(1).trailing_zeros()
 }

@@ -12,7 +12,7 @@ use crate::config::{Replacement, StageKind, TexCache, TexLayout};
 use crate::iface::field::{Field, describe, get, lsb_params, pack, width};
 use crate::iface::fifo::FifoStorage;
 pub use crate::iface::tex_cache::WORD_ADDR_BITS;
-use crate::iface::tex_cache::{COUNT_W, CacheLayout, CachePipe, bank_check};
+use crate::iface::tex_cache::{COUNT_W, CacheLayout, CachePipe, bank_check, log2};
 
 /// A slot's line generation: 2 bits let three fills of one slot be in flight, so a miss
 /// whose victim is still being filled rarely waits (a wider count costs flops per slot).
@@ -107,10 +107,6 @@ fn fill_banks(c: &TexCache, bank_w: u32) -> Vec<FillBank> {
 /// Responses the output queue holds; stage 1 issues a completing read only with a credit.
 const OUT_DEPTH: u32 = 4;
 
-fn log2(x: u32) -> u32 {
-    x.trailing_zeros()
-}
-
 fn clog2(x: u32) -> u32 {
     32 - (x.max(1) - 1).leading_zeros()
 }
@@ -176,6 +172,10 @@ pub struct TexCacheTags {
     /// Age bits of a set: one per pair of ways.
     pub pair_w: u32,
     pub states: Vec<(String, u32)>,
+    /// The lookup in two clocks through tag copies (`CachePipe::tag_copies`), and the stage
+    /// whose request L2 compares.
+    pub tag_copies: bool,
+    pub look_src: &'static str,
 }
 
 /// The read plan of a pass: which bank round reads each texel's word, worked out in two
@@ -228,6 +228,8 @@ pub struct TexCacheTop {
     pub plan_fields: Vec<(String, u32)>,
     /// The banks' output register, from the clock schedule; the stage that collects data.
     pub ram_out_reg: bool,
+    /// The tag lookup's copies, from the clock schedule (`CachePipe::tag_copies`).
+    pub tag_copies: bool,
     pub ram_clocks: u32,
     pub collect: &'static str,
     pub data_stages: &'static str,
@@ -339,13 +341,14 @@ impl TexCacheTop {
             bank_module: ctx.module_name("tex_cache_bank"),
             tags_module: ctx.module_name("tex_cache_tags"),
             plan_module: ctx.module_name("tex_cache_plan"),
-            // input, L1, L2, RUN, pass skid, plan A and B, queue, pass skid, s1, the RAM's
-            // reads, the response queue.
-            hit_regs: 11 + pipe.ram_clocks(),
+            // input, L1, (LA,) L2, RUN, pass skid, plan A and B, queue, pass skid, s1, the
+            // RAM's reads, the response queue.
+            hit_regs: 10 + pipe.tag_clocks() + pipe.ram_clocks(),
             round_w: round_w(c.ports),
             plan_w: width(&plan),
             plan_fields: lsb_params("Plan", &plan),
             ram_out_reg: pipe.ram_out_reg,
+            tag_copies: pipe.tag_copies,
             ram_clocks: pipe.ram_clocks(),
             collect: if pipe.ram_out_reg { "s3" } else { "s2" },
             data_stages: if pipe.ram_out_reg { "s2, s3" } else { "s2" },
@@ -437,7 +440,7 @@ impl TexCacheTop {
             pass_w: self.pass_w,
             pass_fields: self.pass_fields.clone(),
             nact_sum: {
-                let (sum, w) = sum_tree("l1_data", self.req_act_lsb, self.ports);
+                let (sum, w) = sum_tree("src_data", self.req_act_lsb, self.ports);
                 format!("{{{}'b0, {sum}}}", self.count_w - w)
             },
             pair_w: (self.ways * (self.ways - 1) / 2).max(1),
@@ -446,6 +449,8 @@ impl TexCacheTop {
                 .zip(0u32..)
                 .map(|(n, v)| (n.to_string(), v))
                 .collect(),
+            tag_copies: self.tag_copies,
+            look_src: if self.tag_copies { "LA" } else { "L1" },
         }
     }
 

@@ -23,8 +23,8 @@
 // request continues in a new pass.
 // Data stage: one clock per pass when no bank is asked for two words; the banks read in
 // {{ ram_clocks }} clock(s) at {{ target_mhz }} MHz. On hits a request passes {{ hit_regs }} registers to its response
-// (input, L1, L2, RUN, pass skid, plan A, plan B, pass queue, pass skid, s1, {{ data_stages }}, response
-// queue), plus any queueing.
+// (input, L1, {% if tag_copies %}LA (the tags read), {% endif %}L2, RUN, pass skid, plan A,
+// plan B, pass queue, pass skid, s1, {{ data_stages }}, response queue), plus any queueing.
 // Bank check at elaboration: the worst of {{ footprints_checked }} 2x2 footprints (every position,
 // wrap mode and mip level) reads in {{ footprint_clocks }} clock(s); a full request in at most {{ request_bound }}.
 // Combinational paths: none between ports (in and out go through registers).
@@ -166,12 +166,17 @@ module {{ name }} #(
   // non-blocking write to an array element in a loop it does not unroll (over 64
   // iterations: 256 lines).
   reg [Lines*GenW-1:0] wr_q;  // fills written, per slot
-  wire [Lines-1:0] slot_full;  // MaxPending fills of the slot in flight
+  // MaxPending fills of the slot in flight, a clock late, so the tag unit's read of its
+  // set's row starts at flops: it reads it in M_SET, two clocks or more after the
+  // allocation that could have filled the slot (the register has it a clock after), and
+  // a fill written frees the slot a clock later than it could, which only delays a miss.
+  reg [Lines-1:0] slot_full_q;
+  wire [Lines-1:0] slot_full_d;
 
   genvar gl;
   generate
     for (gl = 0; gl < Lines; gl = gl + 1) begin : g_slot
-      assign slot_full[gl] = gen_all[gl*GenW +: GenW] - wr_q[gl*GenW +: GenW] == MaxPending;
+      assign slot_full_d[gl] = gen_all[gl*GenW +: GenW] - wr_q[gl*GenW +: GenW] == MaxPending;
     end
   endgenerate
 
@@ -190,17 +195,21 @@ module {{ name }} #(
     .alloc_slot_o (alloc_slot),
     .alloc_line_o (alloc_line),
     .fill_room_i  (fill_room),
-    .slot_full_i  (slot_full),
+    .slot_full_i  (slot_full_q),
     .gen_o        (gen_all)
   );
 
-  // Queued passes per slot count up a clock after the push. No pass leaves in the two
-  // clocks before an allocation (RUN stopping at the miss, M_VICT), so every pass queued
-  // before it is counted when its old readers are read, a clock after it; a pass that
-  // leaves with the allocation is not, and reads the new line (see mshr_old_q).
+  // Queued passes per slot count up two clocks after the push (the pass's slots decoded
+  // into ref_inc_q, then the counters step). No pass leaves in the three clocks before an
+  // allocation (RUN stopping at the miss, M_SET, M_VICT), so every pass queued before it
+  // is counted when its old readers are read, a clock after it; a pass that leaves with
+  // the allocation is not, and reads the new line (see mshr_old_q). A pass's reads are
+  // more clocks from its push (the skids, the plan and the queue), so its count goes up
+  // before it comes down.
   reg push_q;
   reg [PassW-1:0] push_data_q;
   reg [Lines-1:0] ref_inc;
+  reg [Lines-1:0] ref_inc_q;
   reg [Lines*RefW-1:0] ref_q;  // queued passes that read each slot
 
   always @(*) begin : b_ref_inc
@@ -352,6 +361,7 @@ module {{ name }} #(
   reg [SlotW-1:0] new_slot_q;
   reg [RefW-1:0] new_ref_q;  // the slot's count a clock after the allocation
   reg new_dec_q;  // and its reads that clock
+  reg new_rd_q;  // and its reads the clock after (the pass in s1 at the new slot, done)
   // Per entry: a pass that reads the entry's slot finished reading last clock (ref_dec_q
   // of the entry's slot, compared here rather than selected from all slots).
   reg [MshrEntries-1:0] mshr_dec_q;
@@ -444,15 +454,19 @@ module {{ name }} #(
   // What the pass in s1 reads, worked out as it loads, so that its finish only gates it
   // (the slots and the MSHR compares are a clock away from the fills' bookkeeping): its
   // slots, one-hot, and per MSHR entry whether it reads the entry's slot. The entry an
-  // allocation writes holds its new slot a clock later (mshr_slot_q); in that clock its
-  // match is the pass's decode at the new slot (new_at_q, new_slot_q, from registers),
-  // which it then keeps.
+  // allocation writes holds its new slot a clock later (mshr_slot_q). A pass that loads
+  // then compares with it; one that stays gets its match a clock later again, from the
+  // pass's decode at the new slot taken into a flop (new_m_q), so no slot select sits in
+  // front of the match registers. The entry's count of old readers, written then, takes
+  // that clock's reads from new_rd_q, not from its match.
   reg [Lines-1:0] s1_dec_q;
   reg [Lines-1:0] load_dec;
   reg [MshrEntries-1:0] s1_match_q;
   wire [MshrEntries-1:0] s1_match_d;
-  wire [MshrEntries-1:0] s1_match;  // s1_match_q with the entry written a clock ago
+  wire [MshrEntries-1:0] s1_match;  // s1_match_q with the entry written two clocks ago
   reg [MshrEntries-1:0] new_at_q;  // that entry, one-hot (new_idx_q when new_q)
+  reg [MshrEntries-1:0] new_fix_q;  // ... a clock later, when s1 did not load
+  reg new_m_q;  // the pass in s1 reads the new slot
   wire new_match = s1_dec_q[new_slot_q];
   wire [SlotW-1:0] load_slot [0:Ports-1];
   wire [Ports-1:0] load_mask = q_out[PlanPassLsb + PassMaskLsb +: Ports];
@@ -481,7 +495,7 @@ module {{ name }} #(
       for (gs = 0; gs < Ports; gs = gs + 1) begin : g_port
         assign hit[gs] = load_mask[gs] && load_slot[gs] == mshr_slot_q[gm];
       end
-      assign s1_match[gm]   = new_at_q[gm] ? new_match : s1_match_q[gm];
+      assign s1_match[gm]   = new_fix_q[gm] ? new_m_q : s1_match_q[gm];
       assign s1_match_d[gm] = s1_load ? |hit : s1_match[gm];
     end
   endgenerate
@@ -618,6 +632,7 @@ module {{ name }} #(
       mshr_head_q <= {MshrPtrW{1'b0}};
       new_q       <= 1'b0;
       new_at_q    <= {MshrEntries{1'b0}};
+      new_fix_q   <= {MshrEntries{1'b0}};
       new2_q      <= 1'b0;
       mshr_dec_q  <= {MshrEntries{1'b0}};
       mshr_next_q <= SecondMshr;
@@ -626,6 +641,7 @@ module {{ name }} #(
       fill_go_q   <= 1'b0;
       fill_valid_q <= 1'b0;
       push_q     <= 1'b0;
+      ref_inc_q  <= {Lines{1'b0}};
       ref_dec_q  <= {Lines{1'b0}};
       beat_q     <= {BeatW{1'b0}};
       s1_valid_q <= 1'b0;
@@ -639,6 +655,7 @@ module {{ name }} #(
 {%- endif %}
       ref_q <= {Lines*RefW{1'b0}};
       wr_q  <= {Lines*GenW{1'b0}};
+      slot_full_q <= {Lines{1'b0}};
       for (i = 0; i < MshrEntries; i = i + 1) begin
         mshr_old_q[i] <= {RefW{1'b0}};
       end
@@ -649,7 +666,9 @@ module {{ name }} #(
       end
     end else begin
       push_q     <= q_push;
+      ref_inc_q  <= ref_inc;
       ref_dec_q  <= ref_dec;
+      slot_full_q <= slot_full_d;
       if (alloc) begin
         mshr_tail_q <= (mshr_tail_q == LastMshr) ? {MshrPtrW{1'b0}} : mshr_tail_q + 1'b1;
       end
@@ -664,6 +683,7 @@ module {{ name }} #(
       for (i = 0; i < MshrEntries; i = i + 1) begin
         new_at_q[i] <= alloc && mshr_tail_q == i[MshrPtrW-1:0];
       end
+      new_fix_q  <= s1_load ? {MshrEntries{1'b0}} : new_at_q;
       new2_q     <= new_q;
       mshr_dec_q <= mshr_dec_d;
       for (i = 0; i < MshrEntries; i = i + 1) begin
@@ -673,13 +693,13 @@ module {{ name }} #(
         end else if (new2_q && new_idx_q == i[MshrPtrW-1:0]) begin
           // Every reader of the victim queued at the allocation reads a previous
           // generation. A pass pushed in the allocation's clock (M_ACT finishing its
-          // request) or later reads the new line, and counts in ref_q two clocks after
-          // its push, after new_ref_q's read; none was pushed in the two clocks before
-          // (RUN stopping at the miss, M_VICT). So the slot's count a clock after the
-          // allocation, less the reads of that clock and this one, is the allocation's
-          // count by now.
-          mshr_old_q[i]  <= new_ref_q - {{ "{" }}{(RefW-1){1'b0}}, new_dec_q} - {{ "{" }}{(RefW-1){1'b0}}, mshr_dec_q[i]};
-          mshr_free_q[i] <= new_ref_q == {{ "{" }}{(RefW-1){1'b0}}, new_dec_q} + {{ "{" }}{(RefW-1){1'b0}}, mshr_dec_q[i]};
+          // request) or later reads the new line, and counts in ref_q three clocks after
+          // its push, after new_ref_q's read; none was pushed in the three clocks before
+          // (RUN stopping at the miss, M_SET, M_VICT), and one pushed before them counts
+          // by the allocation's clock. So the slot's count a clock after the allocation,
+          // less the reads of that clock and this one, is the allocation's count by now.
+          mshr_old_q[i]  <= new_ref_q - {{ "{" }}{(RefW-1){1'b0}}, new_dec_q} - {{ "{" }}{(RefW-1){1'b0}}, new_rd_q};
+          mshr_free_q[i] <= new_ref_q == {{ "{" }}{(RefW-1){1'b0}}, new_dec_q} + {{ "{" }}{(RefW-1){1'b0}}, new_rd_q};
         end else if (new_q && new_idx_q == i[MshrPtrW-1:0]) begin
           mshr_old_q[i]  <= OldCounting;
           mshr_free_q[i] <= 1'b0;
@@ -709,7 +729,7 @@ module {{ name }} #(
       for (i = 0; i < Lines; i = i + 1) begin
         // Up or down by one when exactly one of the two happens: one carry chain whose
         // operand comes from a flop, with the pushed pass's slot decode on its enable.
-        if (ref_inc[i] != ref_dec_q[i]) begin
+        if (ref_inc_q[i] != ref_dec_q[i]) begin
           ref_q[i*RefW +: RefW] <= ref_q[i*RefW +: RefW] + {{ "{" }}{(RefW-1){ref_dec_q[i]}}, 1'b1};
         end
         if (wr_inc[i]) begin
@@ -744,6 +764,8 @@ module {{ name }} #(
     if (new_q) begin
       new_ref_q <= ref_q[new_slot_q*RefW +: RefW];
       new_dec_q <= ref_dec_q[new_slot_q];
+      new_m_q   <= new_match;
+      new_rd_q  <= new_match && s1_done;
     end
     if (issue) begin
       s2_complete_q <= complete;

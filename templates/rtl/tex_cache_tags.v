@@ -12,23 +12,24 @@
 //           which other texels share its line and its set.
 //   RUN     hits in texel order up to the first miss join the pass being built; a request
 //           whose texels all hit leaves here, and the next one comes in. The first miss's
-//           set (its valid, pinned and full bits) is read here, every clock.
-//   M_VICT  a miss at the head: the victim (the lowest invalid way, else the oldest way
-//           the pass does not use) is picked from those registers and the set's ages, and
-//           whether the texels left depend on it.
+//           line and set are taken into registers.
+//   M_SET   the miss's set's valid, pinned and full bits and its ages are read into
+//           registers (a row select by a flop's set index).
+//   M_VICT  the victim (the lowest invalid way, else the oldest way the pass does not
+//           use) is picked from those registers, and whether the texels left depend on it.
 //   M_ACT   the victim is allocated, from registers; or the pass closes when every way
 //           is in use (the request then continues in a new pass). The allocation is
 //           forwarded into the lookups behind it, so the miss's texel and any texel of
 //           the same line hit from then on, and a texel that hit the evicted line misses.
 //           When no texel left depends on the victim (each is on the miss's line or hits
 //           in another set), the request leaves from M_ACT and the next one loads: a
-//           request with one miss takes three clocks.
-//   M_SET   when the victim may not be refilled yet (its slot's fills are all in flight,
-//           or the fill queue is full), or a closing pass cannot leave: the set is read
-//           again, then M_VICT and M_ACT again.
-// Pins and age updates of a clock's hits land one clock later. RUN adds its own hits'
-// ways to the pins it reads for the miss. M_VICT reads the ages themselves, which lack
-// only RUN's hits of the clock before; those are pinned, so no victim depends on them.
+//           request with one miss takes four clocks.
+//           When the victim may not be refilled yet (its slot's fills are all in flight,
+//           or the fill queue is full), or a closing pass cannot leave, M_SET reads the
+//           set again, then M_VICT and M_ACT again.
+// Pins and age updates of a clock's hits land one clock later. M_SET adds RUN's hits in
+// the set (c_pin_q) to the pins it reads. The ages M_SET reads lack only RUN's hits;
+// those are pinned, so no victim depends on them.
 // Combinational paths: none from the request side: req_ready_o is the L1 skid's flop,
 // so the tag unit's decision to advance (which depends on pass_ready_i) stays inside it.
 module {{ name }} #(
@@ -164,6 +165,9 @@ module {{ name }} #(
   reg [Ways-1:0] s_valid_q;
   reg [Ways-1:0] s_pin_q;
   reg [Ways-1:0] s_full_q;
+{%- if ways > 1 %}
+  wire [PairW-1:0] s_age;  // the set's ages in M_VICT
+{%- endif %}
   reg [Ways-1:0] v_d;  // M_VICT's victim (one-hot)
   reg v_none_d;  // every way is pinned: close the pass
   reg [Ways-1:0] v_q;  // registered for M_ACT, and held for the lookups behind it
@@ -172,7 +176,7 @@ module {{ name }} #(
   // to take another fill, and room on the fill side), and whether the request then
   // leaves (every texel left hits whatever the victim), so that M_ACT's handshakes
   // start at flops. The fill side's room is read in M_VICT, a clock before the
-  // allocation that takes it: allocations are three clocks apart at the least, so that
+  // allocation that takes it: allocations are four clocks apart at the least, so that
   // room is never one an allocation has used.
   reg alloc_ok_q;
   reg leave_ok_q;
@@ -206,11 +210,11 @@ module {{ name }} #(
   );
 
   // ---------------------------------------------------------------------------------
-  // L2: tag compare of L1's request against the tags as they are this clock. The
+  // L2: tag compare of {{ look_src }}'s request against the tags as they are this clock. The
   // allocation or invalidate of the same clock (the tags change at its edge) is applied
   // a clock later, in l2_way_now, so the compare is all this clock does: l2_way_q is the
   // lookup against the tags of the clock before, l2_way_now against this clock's. An
-  // allocation is three clocks from the next, so one pending is all there can be.
+  // allocation is four clocks from the next, so one pending is all there can be.
   reg alloc_q;
   reg inv_q;
   reg l2_valid_q;
@@ -223,8 +227,28 @@ module {{ name }} #(
   reg [Ports-1:0] l2_line_eq_q [0:Ports-1];  // texels that share texel i's line
   reg [Ports-1:0] l2_set_eq_q [0:Ports-1];  // and its set
   wire l2_take;
+  wire l2_load = l2_take || !l2_valid_q;
+  wire src_valid;  // the request L2 loads, and its tag compare's inputs
+  wire [ReqW-1:0] src_data;
+{%- if tag_copies %}
 
-  assign l1_take = l2_take || !l2_valid_q;
+  // LA: the request and, per texel and way, its set's tag and valid bit, read from the
+  // tag RAMs as it loads (the clock's allocation and invalidate applied: the RAMs take
+  // them at its edge) and kept current while it waits (an allocation to its set writes
+  // the copy as it writes the RAM). The RAM read and the compare are so a clock apart.
+  reg la_valid_q;
+  reg [ReqW-1:0] la_data_q;
+  wire la_load = l2_load || !la_valid_q;
+
+  assign l1_take   = la_load;
+  assign src_valid = la_valid_q;
+  assign src_data  = la_data_q;
+{%- else %}
+
+  assign l1_take   = l2_load;
+  assign src_valid = l1_valid;
+  assign src_data  = l1_data;
+{%- endif %}
 
   reg [Ways-1:0] look_way [0:Ports-1];
   reg [LineAddrW-1:0] look_line [0:Ports-1];
@@ -289,10 +313,35 @@ module {{ name }} #(
 
       for (gt = 0; gt < Ports; gt = gt + 1) begin : g_read
         localparam [WayW-1:0] Way = gw;
-        wire [LineAddrW-1:0] line = l1_data[gt*AddrW + OffW +: LineAddrW];
+        wire [LineAddrW-1:0] line = src_data[gt*AddrW + OffW +: LineAddrW];
+{%- if tag_copies %}
+        wire [LineAddrW-1:0] rd_line = l1_data[gt*AddrW + OffW +: LineAddrW];
+        // This clock's allocation writes the copy's set and way: as L1's request loads,
+        // or while LA's waits.
+        wire rd_fix = way_we && set_of(rd_line) == m_set_q;
+        wire la_fix = way_we && set_of(line) == m_set_q;
+        reg [TagW-1:0] la_tag_q;
+        reg la_vld_q;
+
+        always @(posedge clk_i) begin
+          if (la_load) begin
+            la_tag_q <= rd_fix ? tag_of(m_line_q) : way_tag_q[set_of(rd_line)];
+            la_vld_q <= !inv_now && (rd_fix || valid_q[slot_of(set_of(rd_line), Way)]);
+          end else begin
+            if (la_fix) begin
+              la_tag_q <= tag_of(m_line_q);
+            end
+            la_vld_q <= !inv_now && (la_fix || la_vld_q);
+          end
+        end
+
+        assign look_tag[gt*Ways + gw] = la_tag_q;
+        assign look_hit[gt*Ways + gw] = la_vld_q && la_tag_q == tag_of(line);
+{%- else %}
         assign look_tag[gt*Ways + gw] = way_tag_q[set_of(line)];
         assign look_hit[gt*Ways + gw] = valid_q[slot_of(set_of(line), Way)] &&
                                         look_tag[gt*Ways + gw] == tag_of(line);
+{%- endif %}
       end
     end
     // Elaborated per pair, not unrolled in a process: Yosys's front end takes minutes
@@ -303,8 +352,8 @@ module {{ name }} #(
       for (gu = 0; gu < Ports; gu = gu + 1) begin : g_other
         if (gu < gt) begin : g_below
           localparam integer   Pair   = gt * (gt - 1) / 2 + gu;
-          wire [LineAddrW-1:0] line_i = l1_data[gt*AddrW + OffW +: LineAddrW];
-          wire [LineAddrW-1:0] line_j = l1_data[gu*AddrW + OffW +: LineAddrW];
+          wire [LineAddrW-1:0] line_i = src_data[gt*AddrW + OffW +: LineAddrW];
+          wire [LineAddrW-1:0] line_j = src_data[gu*AddrW + OffW +: LineAddrW];
           assign pair_line_eq[Pair]           = line_i == line_j;
           assign pair_set_eq[Pair]            = set_of(line_i) == set_of(line_j);
           assign look_line_eqs[gt*Ports + gu] = pair_line_eq[Pair];
@@ -324,9 +373,9 @@ module {{ name }} #(
   always @(*) begin : b_lookup
     integer i;
     // Active texels, counted by a balanced adder tree; an invalidate has none.
-    look_nact = l1_data[ReqInvLsb] ? {CountW{1'b0}} : {{ nact_sum }};
+    look_nact = src_data[ReqInvLsb] ? {CountW{1'b0}} : {{ nact_sum }};
     for (i = 0; i < Ports; i = i + 1) begin
-      look_line[i]    = l1_data[i*AddrW + OffW +: LineAddrW];
+      look_line[i]    = src_data[i*AddrW + OffW +: LineAddrW];
       look_way[i]     = look_hit[i*Ways +: Ways];
       look_line_eq[i] = look_line_eqs[i*Ports +: Ports];
       look_set_eq[i]  = look_set_eqs[i*Ports +: Ports];
@@ -335,7 +384,7 @@ module {{ name }} #(
     // loaded in RUN, M_SET and M_VICT, and the clock before this one was M_ACT).
     for (i = 0; i < Ports; i = i + 1) begin
       l2_way_now[i] = fwd_way(l2_way_q[i], l2_on_m_q[i], l2_in_m_q[i], alloc_q, inv_q, v_q);
-      l2_way_d[i]   = l1_take ? look_way[i] : l2_way_now[i];
+      l2_way_d[i]   = l2_load ? look_way[i] : l2_way_now[i];
     end
   end
 
@@ -378,8 +427,7 @@ module {{ name }} #(
 {%- endif %}
   reg [SlotW-1:0] c_slot_q [0:Ports-1];
 {%- if lru %}
-  reg [SetW-1:0] c_set_q [0:Ports-1];
-  reg [Ways-1:0] c_way_q [0:Ports-1];
+  reg [Ways-1:0] c_way_q [0:Ports-1];  // (each set keeps which of them are its own)
 {%- endif %}
 
   wire [Ports-1:0] t_hit = t_hit_q;
@@ -457,7 +505,7 @@ module {{ name }} #(
   endgenerate
 
   // ---------------------------------------------------------------------------------
-  // Miss: the first miss's line and set, and the set's bits (RUN, M_SET); the victim
+  // Miss: the first miss's line and set (RUN); its set's rows (M_SET); the victim
   // (M_VICT).
   reg [SetW-1:0] m_set;
   reg [LineAddrW-1:0] m_line;
@@ -467,13 +515,8 @@ module {{ name }} #(
   reg [Ways-1:0] set_valid;  // the miss's set's row of valid_q, pin_q, slot_full_i
   reg [Ways-1:0] set_pin;
   reg [Ways-1:0] set_full;
-  reg [Ways-1:0] s_pin_d;  // the row's pins with RUN's hits of this clock in the set
+  reg [Ways-1:0] s_pin_d;  // the row's pins with RUN's hits in the set
   reg rest_hit_d;  // every texel left hits, whichever way the miss takes
-{%- if ways > 1 && sets > 1 %}
-  wire [PairW-1:0] m_age = age_q[m_set_q];
-{%- elif ways > 1 %}
-  wire [PairW-1:0] m_age = age_q[0];
-{%- endif %}
 
   // The oldest unpinned way: one whose every other way is pinned or younger (a row of
   // the age matrix, reduced by an AND), elaborated per way.
@@ -484,9 +527,9 @@ module {{ name }} #(
       wire [Ways-1:0] beats;  // bit b: way b is pinned or younger (bit gw: gw is unpinned)
       for (gu = 0; gu < Ways; gu = gu + 1) begin : g_other
         if (gu < gw) begin : g_below
-          assign beats[gu] = s_pin_q[gu] || !m_age[gu * (2 * Ways - gu - 1) / 2 + (gw - gu - 1)];
+          assign beats[gu] = s_pin_q[gu] || !s_age[gu * (2 * Ways - gu - 1) / 2 + (gw - gu - 1)];
         end else if (gu > gw) begin : g_above
-          assign beats[gu] = s_pin_q[gu] || m_age[gw * (2 * Ways - gw - 1) / 2 + (gu - gw - 1)];
+          assign beats[gu] = s_pin_q[gu] || s_age[gw * (2 * Ways - gw - 1) / 2 + (gu - gw - 1)];
         end else begin : g_self
           assign beats[gu] = !s_pin_q[gu];
         end
@@ -508,45 +551,9 @@ module {{ name }} #(
     end
   end
 
-  // Every texel's row of valid_q, pins and slot_full_i, read from its own set in
-  // parallel with the search for the first miss, so that the search only picks one (a
-  // multiplexer over rows: each row's slots are constant bits). The pins are pin_q's
-  // row alone: the previous clock's hits (c_pin_q) are none whenever RUN or M_SET reads
-  // a row, since hits that do not end their request stop at a miss, and the clock after
-  // that is M_VICT (which reads s_pin_q, where RUN added them).
-  wire [Ports*Ways-1:0] t_row_valid;
-  wire [Ports*Ways-1:0] t_row_pin;
-  wire [Ports*Ways-1:0] t_row_full;
-
-  generate
-    for (gt = 0; gt < Ports; gt = gt + 1) begin : g_row_read
-      wire [SlotW-1:0] row_slot = slot_of(set_of(t_line_q[gt]), {WayW{1'b0}});
-      reg [Ways-1:0] row_valid;
-      reg [Ways-1:0] row_pin;
-      reg [Ways-1:0] row_full;
-
-      always @(*) begin : b_row
-        integer r;
-        row_valid = {Ways{1'b0}};
-        row_pin   = {Ways{1'b0}};
-        row_full  = {Ways{1'b0}};
-        for (r = 0; r < Lines; r = r + Ways) begin
-          if (row_slot == r[SlotW-1:0]) begin
-            row_valid = valid_q[r +: Ways];
-            row_pin   = pin_q[r +: Ways];
-            row_full  = slot_full_i[r +: Ways];
-          end
-        end
-      end
-
-      assign t_row_valid[gt*Ways +: Ways] = row_valid;
-      assign t_row_pin[gt*Ways +: Ways]   = row_pin;
-      assign t_row_full[gt*Ways +: Ways]  = row_full;
-    end
-  endgenerate
-
   always @(*) begin : b_miss
     integer i;
+    integer r;
     m_set     = {SetW{1'b0}};
     m_line    = {LineAddrW{1'b0}};
     m_line_eq = {Ports{1'b0}};
@@ -559,27 +566,22 @@ module {{ name }} #(
         m_set_eq  = m_set_eq | t_set_eq_q[i];
       end
     end
-    // The first miss's row, picked from every texel's row by the one-hot first_miss.
+    // The miss's set's rows, selected by m_set_q (each row's slots are constant bits).
+    // The pins are pin_q's row and RUN's hits in the set, which are c_pin_q in the clock
+    // after RUN (M_SET again after M_ACT has them in pin_q, and c_pin_q clear).
     set_valid = {Ways{1'b0}};
     set_pin   = {Ways{1'b0}};
     set_full  = {Ways{1'b0}};
-    for (i = 0; i < Ports; i = i + 1) begin
-      if (first_miss[i]) begin
-        set_valid = set_valid | t_row_valid[i*Ways +: Ways];
-        set_pin   = set_pin | t_row_pin[i*Ways +: Ways];
-        set_full  = set_full | t_row_full[i*Ways +: Ways];
+    for (r = 0; r < Lines; r = r + Ways) begin
+      if (slot_of(m_set_q, {WayW{1'b0}}) == r[SlotW-1:0]) begin
+        set_valid = valid_q[r +: Ways];
+        set_pin   = pin_q[r +: Ways];
+        set_full  = slot_full_i[r +: Ways];
       end
     end
-  end
-
-  // What RUN leaves for M_VICT and M_ACT: its own hits before the miss pin their ways
-  // in the miss's set (the row read has only those of the clocks before). M_SET reads
-  // the same: its texels left are RUN's, whose hits are in pin_q.
-  always @(*) begin : b_set_run
-    integer i;
     s_pin_d = set_pin;
     for (i = 0; i < Ports; i = i + 1) begin
-      if (run && commit[i] && m_set_eq[i]) begin
+      if (c_pin_q[i] && m_set_eq_q[i]) begin
         s_pin_d = s_pin_d | t_way_q[i];
       end
     end
@@ -649,6 +651,24 @@ module {{ name }} #(
     for (ga = 0; ga < Sets; ga = ga + 1) begin : g_age
       reg [PairW-1:0] set_age_q;
       wire [PairW-1:0] age_d;
+      // The miss's set is this one, a clock behind m_set_q: m_set_q holds from M_VICT
+      // to the allocation in M_ACT, so the compare is a flop by then.
+      reg m_here_q;
+{%- if lru %}
+      // The texels of the clock before that are in this set, decoded as c_touch_q and
+      // c_way_q load, so a touch is one AND of flops.
+      reg [Ports-1:0] c_here_q;
+{%- endif %}
+
+      always @(posedge clk_i) begin : b_here
+{%- if lru %}
+        integer p;
+        for (p = 0; p < Ports; p = p + 1) begin
+          c_here_q[p] <= set_of(t_line_q[p]) == ga;
+        end
+{%- endif %}
+        m_here_q <= m_set_q == ga;
+      end
 
 {%- if lru %}
       // The texels that touched each way of this set this clock (way-major), and each
@@ -660,7 +680,7 @@ module {{ name }} #(
       wire [Ways*Ports-1:Ports] touch_last;  // way 0 is never the younger of a pair
       for (gw = 0; gw < Ways; gw = gw + 1) begin : g_touch_way
         for (gp = 0; gp < Ports; gp = gp + 1) begin : g_touch_port
-          assign touch_way[gw*Ports + gp] = c_touch_q[gp] && c_set_q[gp] == ga && c_way_q[gp][gw];
+          assign touch_way[gw*Ports + gp] = c_touch_q[gp] && c_here_q[gp] && c_way_q[gp][gw];
           if (gw > 0) begin : g_last
             assign touch_last[gw*Ports + gp] = |touch_way[gw*Ports + gp +: Ports - gp];
           end
@@ -674,7 +694,7 @@ module {{ name }} #(
       for (gw = 0; gw < Ways; gw = gw + 1) begin : g_row
         for (gu = gw + 1; gu < Ways; gu = gu + 1) begin : g_pair
           localparam integer Pair = gw * (2 * Ways - gw - 1) / 2 + (gu - gw - 1);
-          wire alloc_pair = alloc && m_set_q == ga && (v_q[gw] || v_q[gu]);
+          wire alloc_pair = alloc && m_here_q && (v_q[gw] || v_q[gu]);
 {%- if lru %}
           wire touched = (touch_way[gw*Ports +: Ports] | touch_way[gu*Ports +: Ports]) != {Ports{1'b0}};
           wire b_last  = (touch_way[gw*Ports +: Ports] & ~touch_last[gu*Ports +: Ports]) == {Ports{1'b0}};
@@ -699,6 +719,23 @@ module {{ name }} #(
       assign age_q[ga] = set_age_q;
     end
   endgenerate
+{%- if sets > 1 %}
+
+  // M_SET reads the miss's set's row of ages into a register for M_VICT.
+  reg [PairW-1:0] s_age_q;
+
+  always @(posedge clk_i) begin : b_s_age
+    if (state_q == MSet) begin
+      s_age_q <= age_q[m_set_q];
+    end
+  end
+
+  assign s_age = s_age_q;
+{%- else %}
+
+  // One set: M_VICT reads its ages.
+  assign s_age = age_q[0];
+{%- endif %}
 {%- endif %}
 
   // ---------------------------------------------------------------------------------
@@ -713,6 +750,9 @@ module {{ name }} #(
       leave_ok_q <= 1'b0;
       alloc_q    <= 1'b0;
       inv_q      <= 1'b0;
+{%- if tag_copies %}
+      la_valid_q <= 1'b0;
+{%- endif %}
       l2_valid_q <= 1'b0;
       t_valid_q  <= 1'b0;
       t_pend_q   <= {Ports{1'b0}};
@@ -736,8 +776,13 @@ module {{ name }} #(
           gen_q[i*GenW +: GenW] <= gen_q[i*GenW +: GenW] + 1'b1;
         end
       end
-      if (l1_take) begin
-        l2_valid_q <= l1_valid;
+{%- if tag_copies %}
+      if (la_load) begin
+        la_valid_q <= l1_valid;
+      end
+{%- endif %}
+      if (l2_load) begin
+        l2_valid_q <= src_valid;
       end
       if (l2_take) begin
         t_valid_q <= 1'b1;
@@ -776,7 +821,7 @@ module {{ name }} #(
       case (state_q)
         MRun: begin
           if (run && !t_all_hit_q) begin
-            state_q <= MVict;
+            state_q <= MSet;
           end
         end
         MSet: state_q <= MVict;
@@ -795,21 +840,26 @@ module {{ name }} #(
   // Datapath registers: no reset.
   always @(posedge clk_i) begin : b_data
     integer i;
-    if (l1_take) begin
-      l2_inv_q  <= l1_data[ReqInvLsb];
-      l2_act_q  <= l1_data[ReqInvLsb] ? {Ports{1'b0}} : l1_data[ReqActLsb +: Ports];
+{%- if tag_copies %}
+    if (la_load) begin
+      la_data_q <= l1_data;
+    end
+{%- endif %}
+    if (l2_load) begin
+      l2_inv_q  <= src_data[ReqInvLsb];
+      l2_act_q  <= src_data[ReqInvLsb] ? {Ports{1'b0}} : src_data[ReqActLsb +: Ports];
       l2_nact_q <= look_nact;
       for (i = 0; i < Ports; i = i + 1) begin
         l2_line_q[i] <= look_line[i];
-        l2_off_q[i]  <= l1_data[i*AddrW +: OffW];
+        l2_off_q[i]  <= src_data[i*AddrW +: OffW];
         l2_line_eq_q[i] <= look_line_eq[i];
         l2_set_eq_q[i]  <= look_set_eq[i];
       end
     end
     for (i = 0; i < Ports; i = i + 1) begin
       l2_way_q[i]  <= l2_way_d[i];
-      l2_on_m_q[i] <= l1_take ? look_line[i] == m_line_q : l2_line_q[i] == m_line_q;
-      l2_in_m_q[i] <= l1_take ? set_of(look_line[i]) == m_set_q : set_of(l2_line_q[i]) == m_set_q;
+      l2_on_m_q[i] <= l2_load ? look_line[i] == m_line_q : l2_line_q[i] == m_line_q;
+      l2_in_m_q[i] <= l2_load ? set_of(look_line[i]) == m_set_q : set_of(l2_line_q[i]) == m_set_q;
     end
     // The request being committed: loaded from L2, its lookups kept current.
     for (i = 0; i < Ports; i = i + 1) begin
@@ -831,7 +881,6 @@ module {{ name }} #(
       end
       c_slot_q[i] <= t_slot_q[i];
 {%- if lru %}
-      c_set_q[i]  <= set_of(t_line_q[i]);
       c_way_q[i]  <= (alloc && m_line_eq_q[i]) ? v_q : t_way_q[i];
 {%- endif %}
     end
@@ -843,16 +892,18 @@ module {{ name }} #(
       hits_q   <= hits_q - 1'b1;
       misses_q <= misses_q + 1'b1;
     end
-    // The first miss and its set, read every clock in RUN and M_SET (an allocation's
-    // line stays in m_line_q for the lookups behind it a clock later).
-    if (state_q == MRun || state_q == MSet) begin
+    // The first miss and its set, taken every clock in RUN (an allocation's line stays
+    // in m_line_q for the lookups behind it a clock later); its set's rows in M_SET.
+    if (state_q == MRun) begin
       m_set_q     <= m_set;
       m_line_q    <= m_line;
       m_line_eq_q <= m_line_eq;
       m_set_eq_q  <= m_set_eq;
-      s_valid_q   <= set_valid;
-      s_pin_q     <= s_pin_d;
-      s_full_q    <= set_full;
+    end
+    if (state_q == MSet) begin
+      s_valid_q <= set_valid;
+      s_pin_q   <= s_pin_d;
+      s_full_q  <= set_full;
     end
     if (state_q == MVict) begin
       v_q      <= v_d;
