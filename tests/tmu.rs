@@ -114,7 +114,7 @@ fn embedded_default_one_lane_every_format_matches_the_model() {
     every_combination(&cfg);
 }
 
-/// The front's stages follow the clock: at 50 MHz the embedded default's six address
+/// The front's stages follow the clock: at 50 MHz the embedded default's seven address
 /// stages share two clocks (AddrPipe) and the LOD's five selection stages three
 /// (LodPipe), with the descriptor read in the first; the unit with the shorter pipeline
 /// still matches the model, under gaps, stalls and memory latency.
@@ -132,8 +132,8 @@ fn a_slow_target_merges_the_front_stages_and_stays_exact() {
     };
     let (name, fast) = skids(&default, "tmu_addr");
     assert_eq!(
-        fast, 6,
-        "{name} at 200 MHz: a register after each of six stages"
+        fast, 7,
+        "{name} at 200 MHz: a register after each of seven stages"
     );
     assert_eq!(skids(&cfg, "tmu_addr").1, 2, "{name} at 50 MHz: two clocks");
     // The input's, the descriptor's and the five selection stages' registers at 200 MHz;

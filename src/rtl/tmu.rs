@@ -251,6 +251,20 @@ pub fn conv_fields(lanes: u32, quads: u32, lane_w: u32) -> Vec<Field> {
     pack(&f)
 }
 
+/// A coordinate after `tmu_addr`'s sum stage, lowest first: the low NB bits of the sum
+/// for the index (and the weight) and of the sum for the index + 1, before the sign's
+/// select; the sign; whether clamp to edge saturates it low or high (the RTL's
+/// `Sum<Field>Lsb`).
+pub fn sum_fields(wbits: u32) -> Vec<Field> {
+    pack(&[
+        ("Sum", narrow_bits(wbits)),
+        ("Sum1", narrow_bits(wbits)),
+        ("Neg", 1),
+        ("Lt", 1),
+        ("Gt", 1),
+    ])
+}
+
 /// A lane after `tmu_addr`'s conversion stage, lowest first: active, the weights a and b,
 /// the texel column and row before wrapping, narrow: modulo 2^(CoordW + 2), or
 /// saturated to -2..=2^CoordW under clamp to edge, then the same of the column + 1 and
@@ -503,6 +517,10 @@ pub struct TmuAddr {
     pub m_lane_w: u32,
     pub m_w: u32,
     pub mid_w: u32,
+    /// A coordinate after the sum stage, a lane of them, and the word (`sum_fields`).
+    pub sum_w: u32,
+    pub u_lane_w: u32,
+    pub u_w: u32,
     pub nb: u32,
     /// The magnitudes past which a coordinate's index leaves -2..=2^CoordW, nearest and
     /// linear: see `clamp_bounds`.
@@ -531,10 +549,11 @@ pub struct TmuAddr {
     /// The formats of one texel a word and of four (log2 texels a word 0 and 2).
     pub one_per_word: String,
     pub four_per_word: String,
-    /// A skid register after the exponent, shift, sum, wrap and word stages (`AddrPipe`);
+    /// A skid register after the exponent, shift, sum, select, wrap and word stages (`AddrPipe`);
     /// the stages that share each clock, and the clock.
     pub reg_exp: bool,
     pub reg_shift: bool,
+    pub reg_sum: bool,
     pub reg_fixed: bool,
     pub reg_coord: bool,
     pub reg_word: bool,
@@ -914,16 +933,26 @@ impl<'a> TmuUnit<'a> {
         let m_lane = conv_lane_fields(width(&mid_fields(wbits)));
         let exp_word = conv_fields(tmu.lanes, quads, width(&e_lane));
         let shift_word = conv_fields(tmu.lanes, quads, width(&m_lane));
+        let u_lane = conv_lane_fields(width(&sum_fields(wbits)));
+        let sum_word = conv_fields(tmu.lanes, quads, width(&u_lane));
         let fixed_word = conv_fields(tmu.lanes, quads, width(&fixed_lane_fields(wbits)));
         word_lsbs.extend(lsb_params("E", &exp_word));
         word_lsbs.extend(lsb_params("ELane", &e_lane));
         word_lsbs.extend(lsb_params("Pre", &pre_fields()));
         // The shift stage passes the head on whole: it names only what it reads.
-        word_lsbs.extend(lsb_params("M", &shift_word).into_iter().filter(|(n, _)| {
-            ["MQuadsLsb", "MWrapSLsb", "MWrapTLsb", "MLanesLsb"].contains(&n.as_str())
-        }));
+        word_lsbs.extend(
+            lsb_params("M", &shift_word)
+                .into_iter()
+                .filter(|(n, _)| ["MQuadsLsb", "MLanesLsb"].contains(&n.as_str())),
+        );
         word_lsbs.extend(lsb_params("MLane", &m_lane));
         word_lsbs.extend(lsb_params("Mid", &mid_fields(wbits)));
+        // The sum stage passes the head on whole too.
+        word_lsbs.extend(lsb_params("U", &sum_word).into_iter().filter(|(n, _)| {
+            ["UQuadsLsb", "UWrapSLsb", "UWrapTLsb", "ULanesLsb"].contains(&n.as_str())
+        }));
+        word_lsbs.extend(lsb_params("ULane", &u_lane));
+        word_lsbs.extend(lsb_params("Sum", &sum_fields(wbits)));
         word_lsbs.extend(lsb_params("F", &fixed_word));
         word_lsbs.extend(lsb_params("FLane", &fixed_lane_fields(wbits)));
         word_lsbs.extend(lsb_params("C", &coord));
@@ -972,6 +1001,9 @@ impl<'a> TmuUnit<'a> {
             m_lane_w: width(&m_lane),
             m_w: width(&shift_word),
             mid_w: width(&mid_fields(wbits)),
+            sum_w: width(&sum_fields(wbits)),
+            u_lane_w: width(&u_lane),
+            u_w: width(&sum_word),
             nb: narrow_bits(wbits),
             lt_nearest: clamp_bounds(wbits, false).0,
             lt_linear: clamp_bounds(wbits, true).0,
@@ -1003,9 +1035,10 @@ impl<'a> TmuUnit<'a> {
             four_per_word: formats_with_texels_per_word(4),
             reg_exp: pipe.regs[0],
             reg_shift: pipe.regs[1],
-            reg_fixed: pipe.regs[2],
-            reg_coord: pipe.regs[3],
-            reg_word: pipe.regs[4],
+            reg_sum: pipe.regs[2],
+            reg_fixed: pipe.regs[3],
+            reg_coord: pipe.regs[4],
+            reg_word: pipe.regs[5],
             addr_clocks: pipe.describe(),
             target_mhz: format!("{}", ctx.timing.target_mhz),
         }

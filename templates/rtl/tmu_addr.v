@@ -16,9 +16,10 @@
 // blocks (row-major in a group, groups row-major; a level one block wide or tall is a row),
 // so a footprint's blocks fall in distinct cache banks.
 // Stages: the coordinates' exponents, their shifts, their sums (narrow fixed point, the
-// index and the index + 1 from two carry chains side by side), wrapped texel pairs, the
-// texels' indices in their levels, the addresses (the indices shifted to words, plus the
-// levels' bases); one pass per clock. A skid register follows each stage where the
+// index and the index + 1 from two carry chains side by side), the signs' and clamps'
+// selects after them (the texel index, the index + 1, the weight), wrapped texel pairs,
+// the texels' indices in their levels, the addresses (the indices shifted to words, plus
+// the levels' bases); one pass per clock. A skid register follows each stage where the
 // clock needs it, else neighbouring stages share a clock (src/iface/tmu.rs's AddrPipe);
 // the last ends at the output register. The clocks at {{ target_mhz }} MHz:
 //   {{ addr_clocks }}
@@ -58,6 +59,9 @@ module {{ name }} #(
   localparam integer MidW = {{ mid_w }};  // a shifted coordinate: mag, inexact, neg, huge
   localparam integer MLaneW = {{ m_lane_w }};  // active, s, t shifted
   localparam integer M1W = {{ m_w }};
+  localparam integer SumW = {{ sum_w }};  // a coordinate's sums: sum, sum1, neg, lt, gt
+  localparam integer ULaneW = {{ u_lane_w }};  // active, s, t summed
+  localparam integer U1W = {{ u_w }};
   localparam integer FLaneW = {{ f_lane_w }};  // active, a, b, is, it
   localparam integer F1W = {{ f_w }};
   localparam integer CLaneW = {{ c_lane_w }};  // active, a, b, i0s, i1s, i0t, i1t
@@ -312,19 +316,20 @@ module {{ name }} #(
   // ~(x + c + h - 1)), the weight from its fraction bits, the index above them; under
   // clamp to edge the index saturated to -2..=2^CoordW, where clamping it or it + 1 to
   // any level gives what the exact value gives. Whether it saturates is decided from the
-  // magnitude beside the sum (rtl::tmu::clamp_bounds), so only a select follows the
-  // carry chain. The index + 1 (the second texel of a pair) is a second chain beside the
-  // first, whose addend is one texel further (u + d = ~(~u - d)), so that no increment
-  // waits for the sum in the next clock. Returns {index + 1, index, weight}.
+  // magnitude beside the sum (rtl::tmu::clamp_bounds). The index + 1 (the second texel
+  // of a pair) is a second chain beside the first, whose addend is one texel further
+  // (u + d = ~(~u - d)), so that no increment waits for the sum. The chains' low NB bits
+  // (all the index, the index + 1 and the weight read), the sign and the saturation
+  // flags are a coordinate's Sum word (rtl::tmu::sum_fields); the sign's and the clamp's
+  // selects follow in the next stage (coord_sel).
   localparam [NB-1:0] LtNearest = {{ lt_nearest }};
   localparam [NB-1:0] LtLinear = {{ lt_linear }};
   localparam [NB-1:0] GtNearest = {{ gt_nearest }};
   localparam [NB-1:0] GtLinear = {{ gt_linear }};
   localparam [VW-1:0] StepV = {{ "{{" }}(VW-1){1'b0}}, 1'b1} << WBits;  // a texel, linear
-  function automatic [2*(CoordW+2)+WBits-1:0] coord_fix;
+  function automatic [SumW-1:0] coord_sum;
     input [MidW-1:0] m;
     input linear;
-    input sat;
     reg neg;
     reg inexact;
     reg [NB-1:0] mag;
@@ -334,12 +339,6 @@ module {{ name }} #(
     reg cin;  // the chains' carry in
     reg [VW:0] sum;
     reg [VW:0] sum1;
-    reg [VW-1:0] u;
-    reg [VW-1:0] u1;
-    reg signed [VW-1:0] idx;
-    reg signed [VW-1:0] idx1;
-    reg lt;
-    reg gt;
     reg unused_sum;
     begin
       neg     = m[MidNegLsb];
@@ -348,23 +347,48 @@ module {{ name }} #(
       add_b = neg ? (linear ? HalfV - 1'b1 : {VW{1'b1}}) : (linear ? ~HalfV : {VW{1'b1}});
       cin   = neg ? inexact : 1'b1;
       sum   = {2'b00, mag, 1'b1} + {add_b, cin};
-      u     = neg ? ~sum[VW:1] : sum[VW:1];
-      idx   = linear ? ($signed(u) >>> WBits) : $signed(u);
       add_b1 = neg ? (linear ? HalfV - 1'b1 - StepV : {{ "{{" }}(VW-1){1'b1}}, 1'b0})
                    : (linear ? ~HalfV + StepV : {VW{1'b0}});
       sum1  = {2'b00, mag, 1'b1} + {add_b1, cin};
-      u1    = neg ? ~sum1[VW:1] : sum1[VW:1];
-      idx1  = linear ? ($signed(u1) >>> WBits) : $signed(u1);
-      // The saturation reads the magnitude.
-      unused_sum = ^{sum[0], idx[VW-1:CoordW+2], sum1[0], idx1[VW-1:CoordW+2]};
+      // The saturation reads the magnitude; the index's bits end below NB.
+      unused_sum = ^{sum[0], sum[VW:NB+1], sum1[0], sum1[VW:NB+1]};
       lt_at = linear ? LtLinear : LtNearest;
-      lt    = m[MidHugeLsb] ? neg : (neg & ((mag > lt_at) | ((mag == lt_at) & inexact)));
-      gt    = m[MidHugeLsb] ? ~neg : (~neg & (mag >= (linear ? GtLinear : GtNearest)));
-      coord_fix[WBits +: CoordW + 2] = (sat & lt) ? IdxLo[CoordW+1:0]
-                                     : (sat & gt) ? IdxHi[CoordW+1:0] : idx[CoordW+1:0];
-      coord_fix[WBits + CoordW + 2 +: CoordW + 2] = (sat & lt) ? IdxLo1[CoordW+1:0]
-                                                  : (sat & gt) ? IdxHi1[CoordW+1:0] : idx1[CoordW+1:0];
-      coord_fix[0 +: WBits] = linear ? u[WBits-1:0] : {WBits{1'b0}};
+      coord_sum = {SumW{1'b0}};
+      coord_sum[SumSumLsb +: NB]  = sum[NB:1];
+      coord_sum[SumSum1Lsb +: NB] = sum1[NB:1];
+      coord_sum[SumNegLsb]        = neg;
+      coord_sum[SumLtLsb] = m[MidHugeLsb] ? neg : (neg & ((mag > lt_at) | ((mag == lt_at) & inexact)));
+      coord_sum[SumGtLsb] = m[MidHugeLsb] ? ~neg : (~neg & (mag >= (linear ? GtLinear : GtNearest)));
+    end
+  endfunction
+
+  // A coordinate's Sum word to {index + 1, index, weight}: the sign's select (u = ~sum
+  // when negative), the index above the weight's bits (linear) and the clamp's
+  // saturation.
+  function automatic [2*(CoordW+2)+WBits-1:0] coord_sel;
+    input [SumW-1:0] x;
+    input linear;
+    input sat;
+    reg neg;
+    reg lt;
+    reg gt;
+    reg [NB-1:0] u;
+    reg [NB-1:0] u1;
+    reg [CoordW+1:0] idx;
+    reg [CoordW+1:0] idx1;
+    begin
+      neg  = x[SumNegLsb];
+      lt   = x[SumLtLsb];
+      gt   = x[SumGtLsb];
+      u    = neg ? ~x[SumSumLsb +: NB] : x[SumSumLsb +: NB];
+      u1   = neg ? ~x[SumSum1Lsb +: NB] : x[SumSum1Lsb +: NB];
+      idx  = linear ? u[WBits +: CoordW + 2] : u[CoordW+1:0];
+      idx1 = linear ? u1[WBits +: CoordW + 2] : u1[CoordW+1:0];
+      coord_sel[WBits +: CoordW + 2] = (sat & lt) ? IdxLo[CoordW+1:0]
+                                     : (sat & gt) ? IdxHi[CoordW+1:0] : idx;
+      coord_sel[WBits + CoordW + 2 +: CoordW + 2] = (sat & lt) ? IdxLo1[CoordW+1:0]
+                                                  : (sat & gt) ? IdxHi1[CoordW+1:0] : idx1;
+      coord_sel[0 +: WBits] = linear ? u[WBits-1:0] : {WBits{1'b0}};
     end
   endfunction
 
@@ -430,19 +454,44 @@ module {{ name }} #(
 {%- call hs::stage(reg_shift, "u_shift", "M1W", "e_valid", "e_out_ready", "m_in", "m_valid", "m_out_ready", "m_data") %}{% endcall %}
 
   // ---------------------------------------------------------------------------------
-  // Stage 3: per lane, the sums: the narrow texel column and row and the weights.
-  wire [WrapW-1:0] m_wrap_s = m_data[MWrapSLsb +: WrapW];
-  wire [WrapW-1:0] m_wrap_t = m_data[MWrapTLsb +: WrapW];
+  // Stage 3: per lane, the sums of the narrow texel column and row.
   wire [Quads*CQuadW-1:0] m_quads = m_data[MQuadsLsb +: Quads*CQuadW];
+  wire [Lanes*ULaneW-1:0] u_lanes;
+  generate
+    for (gi = 0; gi < Lanes; gi = gi + 1) begin : g_sum
+      wire [MLaneW-1:0] ml = m_data[MLanesLsb + gi*MLaneW +: MLaneW];
+      wire linear = m_quads[(gi / 4)*CQuadW + PassQuadLinearLsb];
+      wire [ULaneW-1:0] ul;
+      assign ul[ULaneActiveLsb]    = ml[MLaneActiveLsb];
+      assign ul[ULaneSLsb +: SumW] = coord_sum(ml[MLaneSLsb +: MidW], linear);
+      assign ul[ULaneTLsb +: SumW] = coord_sum(ml[MLaneTLsb +: MidW], linear);
+      assign u_lanes[gi*ULaneW +: ULaneW] = ul;
+    end
+  endgenerate
+
+  wire u_valid;
+  wire u_out_ready;
+  wire [U1W-1:0] u_data;
+  wire [U1W-1:0] u_in;
+  assign u_in[0 +: ULanesLsb]            = m_data[0 +: MLanesLsb];
+  assign u_in[ULanesLsb +: Lanes*ULaneW] = u_lanes;
+
+{%- call hs::stage(reg_sum, "u_sum", "U1W", "m_valid", "m_out_ready", "u_in", "u_valid", "u_out_ready", "u_data") %}{% endcall %}
+
+  // ---------------------------------------------------------------------------------
+  // Stage 4: per lane, the narrow texel column and row and the weights, from the sums.
+  wire [WrapW-1:0] u_wrap_s = u_data[UWrapSLsb +: WrapW];
+  wire [WrapW-1:0] u_wrap_t = u_data[UWrapTLsb +: WrapW];
+  wire [Quads*CQuadW-1:0] u_quads = u_data[UQuadsLsb +: Quads*CQuadW];
   wire [Lanes*FLaneW-1:0] f_lanes;
   generate
     for (gi = 0; gi < Lanes; gi = gi + 1) begin : g_fixed
-      wire [MLaneW-1:0] ml = m_data[MLanesLsb + gi*MLaneW +: MLaneW];
-      wire linear = m_quads[(gi / 4)*CQuadW + PassQuadLinearLsb];
-      wire [2*(CoordW+2)+WBits-1:0] us = coord_fix(ml[MLaneSLsb +: MidW], linear, m_wrap_s == Clamp);
-      wire [2*(CoordW+2)+WBits-1:0] vt = coord_fix(ml[MLaneTLsb +: MidW], linear, m_wrap_t == Clamp);
+      wire [ULaneW-1:0] ul = u_data[ULanesLsb + gi*ULaneW +: ULaneW];
+      wire linear = u_quads[(gi / 4)*CQuadW + PassQuadLinearLsb];
+      wire [2*(CoordW+2)+WBits-1:0] us = coord_sel(ul[ULaneSLsb +: SumW], linear, u_wrap_s == Clamp);
+      wire [2*(CoordW+2)+WBits-1:0] vt = coord_sel(ul[ULaneTLsb +: SumW], linear, u_wrap_t == Clamp);
       wire [FLaneW-1:0] fl;
-      assign fl[FLaneActiveLsb]         = ml[MLaneActiveLsb];
+      assign fl[FLaneActiveLsb]         = ul[ULaneActiveLsb];
       assign fl[FLaneALsb +: WBits]     = us[0 +: WBits];
       assign fl[FLaneBLsb +: WBits]     = vt[0 +: WBits];
       assign fl[FLaneIsLsb +: CoordW+2] = us[WBits +: CoordW + 2];
@@ -457,13 +506,13 @@ module {{ name }} #(
   wire f_out_ready;
   wire [F1W-1:0] f_data;
   wire [F1W-1:0] f_in;
-  assign f_in[0 +: FLanesLsb]            = m_data[0 +: MLanesLsb];
+  assign f_in[0 +: FLanesLsb]            = u_data[0 +: ULanesLsb];
   assign f_in[FLanesLsb +: Lanes*FLaneW]  = f_lanes;
 
-{%- call hs::stage(reg_fixed, "u_fixed", "F1W", "m_valid", "m_out_ready", "f_in", "f_valid", "f_out_ready", "f_data") %}{% endcall %}
+{%- call hs::stage(reg_fixed, "u_fixed", "F1W", "u_valid", "u_out_ready", "f_in", "f_valid", "f_out_ready", "f_data") %}{% endcall %}
 
   // ---------------------------------------------------------------------------------
-  // Stage 4: per lane, the texel pair along each axis, wrapped.
+  // Stage 5: per lane, the texel pair along each axis, wrapped.
   wire [WrapW-1:0] f_wrap_s = f_data[FWrapSLsb +: WrapW];
   wire [WrapW-1:0] f_wrap_t = f_data[FWrapTLsb +: WrapW];
   wire [Quads*CQuadW-1:0] f_quads = f_data[FQuadsLsb +: Quads*CQuadW];
@@ -506,7 +555,7 @@ module {{ name }} #(
 {%- call hs::stage(reg_coord, "u_coord", "C1W", "f_valid", "f_out_ready", "c_in", "c_valid", "c_out_ready", "c_data") %}{% endcall %}
 
   // ---------------------------------------------------------------------------------
-  // Stage 5: word addresses and the texels' indices in their words.
+  // Stage 6: word addresses and the texels' indices in their words.
   wire [FormatW-1:0] c_format = c_data[CFormatLsb +: FormatW];
   // log2 of the texels in a word and DXT1, decoded from the format in the first clock.
   wire [1:0] c_per_sh = c_data[CPerShLsb +: 2];
@@ -603,7 +652,7 @@ module {{ name }} #(
 {%- call hs::stage(reg_word, "u_word", "WW", "c_valid", "c_out_ready", "w_in", "w_valid", "w_out_ready", "w_data") %}{% endcall %}
 
   // ---------------------------------------------------------------------------------
-  // Stage 6: each texel's word address, its level's base plus its word (the texel index
+  // Stage 7: each texel's word address, its level's base plus its word (the texel index
   // shifted to words, unless DXT1, whose block index already counts words).
   wire [1:0] w_shift = w_data[WShiftLsb +: 2];
   wire [Ports*AddrW-1:0] o_addr;
