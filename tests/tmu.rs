@@ -479,8 +479,8 @@ fn module_of(design: &gpurtl::rtl::Design, kind: &str) -> (String, String) {
 }
 
 /// Proves (Yosys `sat`: every fp32 coordinate, every k, level size, wrap mode and filter)
-/// that tmu_addr's narrow conversion (its `coord_pre`, `coord_shift` and `coord_fix`, then `wrap` of
-/// the index and of the index + 1 it also gives) gives the texels and the weight that the 64-bit
+/// that tmu_addr's narrow conversion (its `coord_pre`, `coord_shift`, `coord_sum` and
+/// `coord_sel`, then `wrap` of the index and of the index + 1 it also gives) gives the texels and the weight that the 64-bit
 /// `tmu_fixed` gives with the wraps on 64-bit values (written out here as tmu_addr had
 /// them). Variants that saturate from half the largest level on, forget the bits shifted out past
 /// 2^NB, or step the second texel by less than a texel, are refuted, so the proof is not vacuous.
@@ -506,7 +506,8 @@ fn narrow_coordinate_conversion_equals_the_64_bit_one() {
             "coord_pre",
             "at_least",
             "coord_shift",
-            "coord_fix",
+            "coord_sum",
+            "coord_sel",
         ],
     );
     let prove = |functions: &str, tag: &str| {
@@ -541,7 +542,7 @@ fn narrow_coordinate_conversion_equals_the_64_bit_one() {
                  wire signed [63:0] f_sh = $signed(f) >>> WBits;\n\
                  wire [63:0] i_ref = linear ? f_sh : f;\n\
                  wire [WBits-1:0] a_ref = linear ? f[WBits-1:0] : {{WBits{{1'b0}}}};\n\
-                 wire [2*(CoordW+2)+WBits-1:0] n = coord_fix(coord_shift(coord_pre(s, k_terms(lg, linear), sat)), linear, sat);\n\
+                 wire [2*(CoordW+2)+WBits-1:0] n = coord_sel(coord_sum(coord_shift(coord_pre(s, k_terms(lg, linear), sat)), linear), linear, sat);\n\
                  wire [CoordW+1:0] i_n = n[WBits +: CoordW + 2];\n\
                  wire [CoordW+1:0] i_n1 = n[WBits + CoordW + 2 +: CoordW + 2];\n\
                  assign ok = (n[0 +: WBits] == a_ref)\n\

@@ -343,7 +343,7 @@ pub fn side_stage(timing: &Timing, depth: u32) -> bool {
 /// Bits of the narrow fixed-point coordinate `tmu_addr` converts to, the weight's bits
 /// below the texel index: the index's CoordW bits, one above them for mirrored repeat,
 /// and a sign. Repeat and mirrored repeat read only these low bits of the exact value;
-/// clamp to edge reads a saturated copy (`coord_fix`), so no wider value is needed.
+/// clamp to edge reads a saturated copy (`coord_sel`), so no wider value is needed.
 pub fn narrow_bits(wbits: u32) -> u32 {
     COORD_W + 2 + wbits
 }
