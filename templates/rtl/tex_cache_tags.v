@@ -183,6 +183,10 @@ module {{ name }} #(
   wire alloc = alloc_ok_q;
   wire vict_ok = (state_q == MVict) && !v_none_d && (v_d & s_full_q) == {Ways{1'b0}} && fill_room_i;
   wire [SlotW-1:0] alloc_slot = slot_of(m_set_q, way_index(v_q));
+  // The miss's set, one-hot, a clock behind m_set_q: m_set_q holds from M_SET to the
+  // allocation in M_ACT, so by then this is a flop, and the allocated slot, one-hot, is
+  // one AND of it with the one-hot victim (slot = set * Ways + way).
+  reg [{{ sets - 1 }}:0] m_sdec_q;
   wire inv_now;  // an invalidate leaves RUN this clock
 
   assign alloc_o      = alloc;
@@ -336,7 +340,7 @@ module {{ name }} #(
         end
 
         assign look_tag[gt*Ways + gw] = la_tag_q;
-        assign look_hit[gt*Ways + gw] = la_vld_q && la_tag_q == tag_of(line);
+        assign look_hit[gt*Ways + gw] = la_vld_q && look_tag[gt*Ways + gw] == tag_of(line);
 {%- else %}
         assign look_tag[gt*Ways + gw] = way_tag_q[set_of(line)];
         assign look_hit[gt*Ways + gw] = valid_q[slot_of(set_of(line), Way)] &&
@@ -627,9 +631,12 @@ module {{ name }} #(
   reg [Lines-1:0] pin_d;
 
   always @(*) begin : b_state
+    integer i;
     valid_d = valid_q;
-    if (alloc) begin
-      valid_d[alloc_slot] = 1'b1;
+    for (i = 0; i < Lines; i = i + 1) begin
+      if (alloc && m_sdec_q[i / Ways] && v_q[i % Ways]) begin
+        valid_d[i] = 1'b1;
+      end
     end
     if (inv_now) begin
       valid_d = {Lines{1'b0}};
@@ -651,24 +658,21 @@ module {{ name }} #(
     for (ga = 0; ga < Sets; ga = ga + 1) begin : g_age
       reg [PairW-1:0] set_age_q;
       wire [PairW-1:0] age_d;
-      // The miss's set is this one, a clock behind m_set_q: m_set_q holds from M_VICT
-      // to the allocation in M_ACT, so the compare is a flop by then.
-      reg m_here_q;
 {%- if lru %}
       // The texels of the clock before that are in this set, decoded as c_touch_q and
       // c_way_q load, so a touch is one AND of flops.
       reg [Ports-1:0] c_here_q;
 {%- endif %}
 
-      always @(posedge clk_i) begin : b_here
 {%- if lru %}
+
+      always @(posedge clk_i) begin : b_here
         integer p;
         for (p = 0; p < Ports; p = p + 1) begin
           c_here_q[p] <= set_of(t_line_q[p]) == ga;
         end
-{%- endif %}
-        m_here_q <= m_set_q == ga;
       end
+{%- endif %}
 
 {%- if lru %}
       // The texels that touched each way of this set this clock (way-major), and each
@@ -694,7 +698,7 @@ module {{ name }} #(
       for (gw = 0; gw < Ways; gw = gw + 1) begin : g_row
         for (gu = gw + 1; gu < Ways; gu = gu + 1) begin : g_pair
           localparam integer Pair = gw * (2 * Ways - gw - 1) / 2 + (gu - gw - 1);
-          wire alloc_pair = alloc && m_here_q && (v_q[gw] || v_q[gu]);
+          wire alloc_pair = alloc && m_sdec_q[ga] && (v_q[gw] || v_q[gu]);
 {%- if lru %}
           wire touched = (touch_way[gw*Ports +: Ports] | touch_way[gu*Ports +: Ports]) != {Ports{1'b0}};
           wire b_last  = (touch_way[gw*Ports +: Ports] & ~touch_last[gu*Ports +: Ports]) == {Ports{1'b0}};
@@ -772,7 +776,7 @@ module {{ name }} #(
       inv_q   <= inv_now;
       pin_q   <= pin_d;
       for (i = 0; i < Lines; i = i + 1) begin
-        if (alloc && alloc_slot == i[SlotW-1:0]) begin
+        if (alloc && m_sdec_q[i / Ways] && v_q[i % Ways]) begin
           gen_q[i*GenW +: GenW] <= gen_q[i*GenW +: GenW] + 1'b1;
         end
       end
@@ -840,6 +844,9 @@ module {{ name }} #(
   // Datapath registers: no reset.
   always @(posedge clk_i) begin : b_data
     integer i;
+    for (i = 0; i < {{ sets }}; i = i + 1) begin
+      m_sdec_q[i] <= m_set_q == i[SetW-1:0];
+    end
 {%- if tag_copies %}
     if (la_load) begin
       la_data_q <= l1_data;
