@@ -170,6 +170,39 @@ mod tests {
     }
 
     #[test]
+    fn the_tag_lookup_takes_two_clocks_only_at_a_fast_clock_with_a_ram_and_small_copies() {
+        use crate::config::{ClockSection, Family};
+        let at = |mhz: f64| {
+            Timing::new(&ClockSection {
+                family: Family::Ecp5,
+                target_mhz: mhz,
+            })
+        };
+        // 22-bit tags: eleven pair compares, then three and one four-input ANDs.
+        assert_eq!(eq_levels(22), 3);
+        assert_eq!(eq_levels(2), 1);
+        // The embedded default: 16 sets of 4 ways, 4 texels, 368 copy bits.
+        let default = crate::config::load(None)
+            .expect("embedded default")
+            .tmu
+            .expect("tmu")
+            .cache;
+        assert!(CachePipe::new(&default, &at(200.0)).tag_copies);
+        assert_eq!(CachePipe::new(&default, &at(200.0)).tag_clocks(), 2);
+        assert!(!CachePipe::new(&default, &at(100.0)).tag_copies);
+        // Fully associative (one set): no RAM to read, so no copies at any clock.
+        let fa = cache(16, 16, TexLayout::Tiled4x4);
+        assert_eq!(fa.sets, 1);
+        assert!(!CachePipe::new(&fa, &at(300.0)).tag_copies);
+        // Copies past the budget: 16 texels x 8 ways x 24 bits.
+        let mut wide = default.clone();
+        wide.ports = 16;
+        wide.ways = 8;
+        wide.sets = 8;
+        assert!(!CachePipe::new(&wide, &at(200.0)).tag_copies);
+    }
+
+    #[test]
     fn request_and_response_fields_tile_their_words() {
         let l = CacheLayout::new(&cache(16, 16, TexLayout::Tiled4x4));
         assert_eq!(l.act_lsb(0), l.addr_lsb(15) + WORD_ADDR_BITS);
