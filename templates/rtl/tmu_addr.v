@@ -458,7 +458,7 @@ module {{ name }} #(
   wire [Quads*CQuadW-1:0] m_quads = m_data[MQuadsLsb +: Quads*CQuadW];
   wire [Lanes*ULaneW-1:0] u_lanes;
   generate
-    for (gi = 0; gi < Lanes; gi = gi + 1) begin : g_sum
+    for (gi = 0; gi < Lanes; gi = gi + 1) begin : g_coord_sum
       wire [MLaneW-1:0] ml = m_data[MLanesLsb + gi*MLaneW +: MLaneW];
       wire linear = m_quads[(gi / 4)*CQuadW + PassQuadLinearLsb];
       wire [ULaneW-1:0] ul;
