@@ -192,13 +192,15 @@ pub fn quad_lod(tmu: &Tmu) -> bool {
 
 /// `tmu_lod`'s selection stages when it computes a LOD, in order: A0 takes the explicit
 /// LOD's exponent apart (and the clamp's upper end), A shifts it, B biases and clamps
-/// each quad's LOD, C picks magnification or the level(s) and the blend, D (`out`) works
-/// out the levels' sizes and bases into the output register.
-pub const LOD_STAGES: [&str; 5] = ["exp", "lod", "lambda", "level", "out"];
+/// each quad's LOD, C1 compares it with magnification's switch-over and the last level,
+/// C2 picks magnification or the level(s) and the blend, D (`out`) works out the levels'
+/// sizes and bases into the output register.
+pub const LOD_STAGES: [&str; 6] = ["exp", "lod", "lambda", "cmp", "level", "out"];
 
 /// The logic of each of [`LOD_STAGES`] as the schedule sees it (ECP5: nextpnr's paths of
-/// fpga_small's TMU, where C is the deepest, 9.8 ns at 100 MHz).
-fn lod_stage_ops() -> [Vec<Op>; 5] {
+/// fpga_small's TMU, where C1 and C2 in one clock are the deepest, 9.8 ns at 100 MHz, and
+/// of the default's at 200 MHz, 9.7-11.3 ns).
+fn lod_stage_ops() -> [Vec<Op>; 6] {
     [
         // 142 - e1 and the clamp's max(min, max): 16-bit compares and a select.
         vec![Op::Carry(16), Op::Lut(1)],
@@ -206,8 +208,10 @@ fn lod_stage_ops() -> [Vec<Op>; 5] {
         vec![Op::Mux(32), Op::Lut(2)],
         // x or the differences' LOD, the 19-bit clamp compares and bias sum, the select.
         vec![Op::Lut(1), Op::Carry(19), Op::Lut(2)],
-        // The filter codes, the level's rounding sum against the last level, the picks.
-        vec![Op::Lut(3), Op::Carry(17), Op::Lut(2)],
+        // The filter codes, then lambda's 17-bit compares and the level's rounding sum.
+        vec![Op::Lut(3), Op::Carry(17)],
+        // The picks among the compares' results (and the level bases' read beside them).
+        vec![Op::Lut(2)],
         // Each level's size (a 4-bit compare and subtract) and its base's select.
         vec![Op::Carry(4), Op::Mux(16)],
     ]
@@ -249,7 +253,7 @@ fn quad_stage_ops() -> [Vec<Op>; 7] {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct LodPipe {
     /// After each of [`LOD_STAGES`].
-    pub regs: [bool; 5],
+    pub regs: [bool; 6],
     /// After each of [`QUAD_STAGES`] (all set without them).
     pub quad: [bool; 7],
 }
@@ -270,7 +274,7 @@ impl LodPipe {
         let blocks: Vec<&[Op]> = ops.iter().map(Vec::as_slice).collect();
         let mut cuts = timing.cut_blocks(&blocks);
         cuts.push(true);
-        let (mut regs, mut quad) = ([true; 5], [true; 7]);
+        let (mut regs, mut quad) = ([true; 6], [true; 7]);
         let sel = if quad_lod {
             quad.copy_from_slice(&cuts[..7]);
             &cuts[7..]
@@ -491,21 +495,25 @@ mod tests {
 
     #[test]
     fn the_lod_selection_merges_only_at_a_slow_clock() {
-        for mhz in [100.0, 200.0, 270.0] {
+        for mhz in [200.0, 270.0] {
             assert_eq!(
                 LodPipe::new(&at(mhz), 6, false).regs,
-                [true; 5],
+                [true; 6],
                 "{mhz} MHz"
             );
-            assert_eq!(LodPipe::new(&at(mhz), 6, true).regs, [true; 5], "{mhz} MHz");
+            assert_eq!(LodPipe::new(&at(mhz), 6, true).regs, [true; 6], "{mhz} MHz");
         }
+        // At 100 MHz the level's picks share the output stage's clock.
+        let p = LodPipe::new(&at(100.0), 6, false);
+        assert_eq!(p.describe(), "exp | lod | lambda | cmp | level+out");
+        assert_eq!(p.latency(), 5);
         // At 75 MHz the descriptor read joins the first stage, which then has no room
         // for the shift.
         assert_eq!(LodPipe::new(&at(75.0), 6, false).latency(), 5);
         // At 50 MHz, five stages in three clocks behind the descriptor read, in two
         // behind the differences' stages.
         let slow = LodPipe::new(&at(50.0), 6, false);
-        assert_eq!(slow.describe(), "exp+lod | lambda+level | out");
+        assert_eq!(slow.describe(), "exp+lod | lambda+cmp+level | out");
         assert_eq!(slow.latency(), 3);
         // Four lanes: the quads' stages come first and set where the selection's start.
         // Their multiplies keep them apart: at 50 MHz only the last squarings share a
@@ -523,11 +531,11 @@ mod tests {
             slow_quad.quad,
             [false, true, false, false, true, false, false]
         );
-        assert_eq!(slow_quad.describe(), "exp+lod | lambda+level+out");
+        assert_eq!(slow_quad.describe(), "exp+lod | lambda+cmp+level+out");
         assert_eq!(slow_quad.quad_latency(), 2);
         assert_eq!(
             slow_quad.describe_all(true),
-            "diff+rho | norm+sq0+sq1 | sq2+sq3+exp+lod | lambda+level+out"
+            "diff+rho | norm+sq0+sq1 | sq2+sq3+exp+lod | lambda+cmp+level+out"
         );
     }
 

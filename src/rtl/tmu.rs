@@ -384,7 +384,7 @@ pub struct TmuLod {
     /// A register after the descriptor read (`desc_stage`).
     pub desc_stage: bool,
     /// A register after each selection stage (`LodPipe`), and the clocks they make.
-    pub lod_regs: [bool; 5],
+    pub lod_regs: [bool; 6],
     pub lod_clocks: String,
     /// The same for the quads' stages (four lanes): the first three, the squarings' as a
     /// bit vector (`SqReg`, stage 4 in its lowest bit), and the clocks they make.

@@ -501,10 +501,10 @@ module {{ name }} #(
     end
   endfunction
 
-  // Five stages: A0 takes the explicit LOD's exponent apart and decides whether it
-  // saturates, A shifts it (x + c); B biases and clamps each quad's LOD; C picks
-  // magnification or the level(s) and the blend; D works out the levels' sizes and
-  // bases. A skid register after each where the clock needs it (src/iface/tmu.rs's
+  // Six stages: A0 takes the explicit LOD's exponent apart and decides whether it
+  // saturates, A shifts it (x + c); B biases and clamps each quad's LOD; C1 compares it
+  // with the switch-over and the last level; C2 picks magnification or the level(s) and
+  // the blend; D works out the levels' sizes and bases. A skid register after each where the clock needs it (src/iface/tmu.rs's
   // LodPipe), else neighbouring stages share a clock; at {{ target_mhz }} MHz:
   //   {{ lod_clocks }}
   // The clamp's upper end, max(min_lod, max_lod), from the descriptor beside the exponent.
@@ -571,7 +571,10 @@ module {{ name }} #(
   wire [P0W-1:0] pick_p = sel_p;
 {%- endif %}
 {%- if lod %}
-  // Stage C: per quad, magnification or the level(s) and the blend.
+  // Stage C1: per quad, lambda's compares (magnification's switch-over, the last level,
+  // the levels rounded and floored) and the filter codes' classes, into a register, so
+  // that C2 is selects only (the compares' carry chains then four selects in one clock
+  // were the default TMU's path, 9.7-11.3 ns).
   wire [2:0] min_code = pick_p[P0CtrlLsb + CtrlMinFilterLsb +: 3];
   wire [2:0] mag_code = {2'd0, pick_p[P0CtrlLsb + CtrlMagLinearLsb]};
   wire [2:0] min_f = FilterMask[min_code] ? min_code : FilterFallback;
@@ -579,47 +582,86 @@ module {{ name }} #(
   wire [LgW-1:0] last = sat_log2(pick_p[P0CtrlLsb + CtrlLastLevelLsb +: LgW]);
   // GL's switch-over point c: 1/2 for LINEAR magnification with a NEAREST_MIPMAP minifier.
   wire c_half = (mag_f == FilterLinear) & ((min_f == FilterNearestMipmapNearest) | (min_f == FilterNearestMipmapLinear));
-  localparam integer PickW = 2*LgW + BlendW + 1;  // a quad's {linear, blend, d2, d1}
-  wire [Quads*PickW-1:0] picks;
+  // The minifier's class: one level rounded, two levels blended, or level 0 (bit 0 of a
+  // filter code: linear within a level).
+  wire mip_near = (min_f == FilterNearestMipmapNearest) | (min_f == FilterLinearMipmapNearest);
+  wire mip_lin = (min_f == FilterNearestMipmapLinear) | (min_f == FilterLinearMipmapLinear);
+  localparam integer ClassW = LgW + 4;  // {last, mag_f[0], min_f[0], mip_lin, mip_near}
+  wire [ClassW-1:0] pick_class = {last, mag_f[0], min_f[0], mip_lin, mip_near};
+  localparam integer CmpW = 3*LgW + BlendW + 4;  // a quad's {blend, floor_d + 1, floor_d, near_d, floor_ge, past_last, gt_half, mag}
+  wire [Quads*CmpW-1:0] cmps;
   generate
-    for (gp = 0; gp < Quads; gp = gp + 1) begin : g_pick
+    for (gp = 0; gp < Quads; gp = gp + 1) begin : g_cmp
       wire signed [16:0] lambda = sb_data[P0W + gp*17 +: 17];
-      reg [LgW-1:0] d1;
-      reg [LgW-1:0] d2;
-      reg [BlendW-1:0] blend;
-      reg linear;
       wire mag = (lambda <= (c_half ? 17'sd128 : 17'sd0));
-      // Level ceil(lambda + 1/2) - 1 = floor((lambda + 127) / 256) (lambda > 1/2 here)
-      // and floor(lambda), 8 bits. lambda + 127 < 2^16: bit 16 stays zero, and bits 7:0
-      // are the fraction dropped.
+      wire gt_half = (lambda > 17'sd128);
+      // Level ceil(lambda + 1/2) - 1 = floor((lambda + 127) / 256) (lambda > 1/2 where it
+      // is used) and floor(lambda), 8 bits. lambda + 127 < 2^16: bit 16 stays zero, and
+      // bits 7:0 are the fraction dropped.
       wire [16:0] near_sum = lambda[16:0] + 17'd127;
       wire [7:0] near_d = near_sum[15:8];
-      wire unused_near_sum;
-      assign unused_near_sum = ^{near_sum[16], near_sum[7:0], near_d};  // LgW bits of near_d are the level
       wire [7:0] floor_d = lambda[15:8];
-      // The last level and 1 at the widths they are compared and added at.
+      // The last level at the width it is compared at.
       wire [7:0] last8 = {{ "{{" }}(8 - LgW){1'b0}}, last};
       // near_d > last is lambda + 127 >= (last + 1) * 256, lambda > last * 256 + 128: a
       // compare of lambda itself, beside the sum rather than after it.
       wire past_last = ($signed(lambda) > $signed({1'b0, last8, 8'h80}));
-      wire [LgW-1:0] one = {{ "{{" }}(LgW - 1){1'b0}}, 1'b1};
+      wire floor_ge = (floor_d >= last8);
+      wire [LgW-1:0] floor_up = floor_d[LgW-1:0] + {{ "{{" }}(LgW - 1){1'b0}}, 1'b1};
+      wire unused_cmp;
+      assign unused_cmp = ^{near_sum[16], near_sum[7:0], near_d, floor_d};  // LgW bits of each are a level
+      assign cmps[gp*CmpW +: CmpW] = {lambda[7:0], floor_up, floor_d[LgW-1:0], near_d[LgW-1:0],
+                                      floor_ge, past_last, gt_half, mag};
+    end
+  endgenerate
+  localparam integer SelC1W = P0W + ClassW + Quads*CmpW;  // {compares, class, sample}
+  wire lvl_valid;
+  wire lvl_ready;
+  wire [SelC1W-1:0] sc1_data;
+{%- call hs::stage(lod_regs[3], "u_sel_cmp", "SelC1W", "pick_valid", "pick_ready", "{cmps, pick_class, pick_p}", "lvl_valid", "lvl_ready", "sc1_data") %}{% endcall %}
+  wire [P0W-1:0] lvl_p = sc1_data[P0W-1:0];
+  wire [ClassW-1:0] lvl_class = sc1_data[P0W +: ClassW];
+  wire lvl_mip_near = lvl_class[0];
+  wire lvl_mip_lin = lvl_class[1];
+  wire lvl_min_lin = lvl_class[2];
+  wire lvl_mag_lin = lvl_class[3];
+  wire [LgW-1:0] lvl_last = lvl_class[4 +: LgW];
+  // Stage C2: per quad, magnification or the level(s) and the blend, selects of C1's
+  // registers.
+  localparam integer PickW = 2*LgW + BlendW + 1;  // a quad's {linear, blend, d2, d1}
+  wire [Quads*PickW-1:0] picks;
+  generate
+    for (gp = 0; gp < Quads; gp = gp + 1) begin : g_pick
+      wire [CmpW-1:0] cmp = sc1_data[P0W + ClassW + gp*CmpW +: CmpW];
+      wire mag = cmp[0];
+      wire gt_half = cmp[1];
+      wire past_last = cmp[2];
+      wire floor_ge = cmp[3];
+      wire [LgW-1:0] near_d = cmp[4 +: LgW];
+      wire [LgW-1:0] floor_d = cmp[4 + LgW +: LgW];
+      wire [LgW-1:0] floor_up = cmp[4 + 2*LgW +: LgW];
+      wire [BlendW-1:0] frac = cmp[4 + 3*LgW +: BlendW];
+      reg [LgW-1:0] d1;
+      reg [LgW-1:0] d2;
+      reg [BlendW-1:0] blend;
+      reg linear;
       always @(*) begin
         d1     = {LgW{1'b0}};
         d2     = {LgW{1'b0}};
         blend  = {BlendW{1'b0}};
-        linear = min_f[0];  // bit 0 of a filter code: linear within a level
+        linear = lvl_min_lin;
         if (mag) begin
-          linear = mag_f[0];
-        end else if (min_f == FilterNearestMipmapNearest || min_f == FilterLinearMipmapNearest) begin
-          if (lambda > 17'sd128) d1 = past_last ? last : near_d[LgW-1:0];
-        end else if (min_f == FilterNearestMipmapLinear || min_f == FilterLinearMipmapLinear) begin
-          if (floor_d >= last8) begin
-            d1 = last;
-            d2 = last;
+          linear = lvl_mag_lin;
+        end else if (lvl_mip_near) begin
+          if (gt_half) d1 = past_last ? lvl_last : near_d;
+        end else if (lvl_mip_lin) begin
+          if (floor_ge) begin
+            d1 = lvl_last;
+            d2 = lvl_last;
           end else begin
-            d1    = floor_d[LgW-1:0];
-            d2    = floor_d[LgW-1:0] + one;
-            blend = lambda[7:0];
+            d1    = floor_d;
+            d2    = floor_up;
+            blend = frac;
           end
         end
       end
@@ -628,15 +670,15 @@ module {{ name }} #(
   endgenerate
   // The texture's level bases, read here beside the level choice (descriptor writes wait
   // for an idle unit, so they are the ones the sample would read later).
-  wire [TexW-1:0] pick_tex = pick_p[P0TexLsb +: TexW];
-  wire pick_tex_ok = ({1'b0, pick_tex} < Textures[TexW:0]);
-  wire [MipLevels*AddrW-1:0] pick_bases = pick_tex_ok ? base_all[pick_tex*(MipLevels*AddrW) +: MipLevels*AddrW]
-                                                      : {(MipLevels*AddrW){1'b0}};
+  wire [TexW-1:0] lvl_tex = lvl_p[P0TexLsb +: TexW];
+  wire lvl_tex_ok = ({1'b0, lvl_tex} < Textures[TexW:0]);
+  wire [MipLevels*AddrW-1:0] lvl_bases = lvl_tex_ok ? base_all[lvl_tex*(MipLevels*AddrW) +: MipLevels*AddrW]
+                                                    : {(MipLevels*AddrW){1'b0}};
   localparam integer SelCW = P0W + Quads*PickW + MipLevels*AddrW;  // {bases, picks, sample}
   wire plan_valid;
   wire plan_ready;
   wire [SelCW-1:0] sc_data;
-{%- call hs::stage(lod_regs[3], "u_sel_level", "SelCW", "pick_valid", "pick_ready", "{pick_bases, picks, pick_p}", "plan_valid", "plan_ready", "sc_data") %}{% endcall %}
+{%- call hs::stage(lod_regs[4], "u_sel_level", "SelCW", "lvl_valid", "lvl_ready", "{lvl_bases, picks, lvl_p}", "plan_valid", "plan_ready", "sc_data") %}{% endcall %}
   wire [P0W-1:0] plan_p = sc_data[P0W-1:0];
   // Stage D: the levels' sizes and bases, and the plan.
   wire [CtrlW-1:0] ctrl = plan_p[P0CtrlLsb +: CtrlW];
