@@ -362,8 +362,9 @@ pub const ADDR_STAGES: [&str; 7] = ["exp", "shift", "sum", "fixed", "coord", "wo
 fn addr_stage_ops(wbits: u32) -> [Vec<Op>; 7] {
     let nb = narrow_bits(wbits);
     [
-        // The pass's level pick and its k terms (a table), then the exponent's 11-bit sums.
-        vec![Op::Lut(2), Op::Carry(11)],
+        // Both levels' k terms (a table), the exponent's 11-bit sums of each, then the
+        // pass's level pick.
+        vec![Op::Lut(1), Op::Carry(11), Op::Lut(1)],
         // The mantissa shifted by up to NB + 24 places, then the zero select.
         vec![Op::Mux(64), Op::Lut(1)],
         // The addend's select and the sum (NB bits, sign and carry); the clamp's compares
