@@ -212,8 +212,10 @@ fn lod_stage_ops() -> [Vec<Op>; 6] {
         vec![Op::Lut(3), Op::Carry(17)],
         // The picks among the compares' results (and the level bases' read beside them).
         vec![Op::Lut(2)],
-        // Each level's size (a 4-bit compare and subtract) and its base's select.
-        vec![Op::Carry(4), Op::Mux(16)],
+        // Each level's size (the level's decode, a 4-bit compare and subtract) and its
+        // base's select. With the picks in front of it (level+out in one clock) this was
+        // fpga_small's TMU path at 100 MHz: 9 levels, 10.6-14.2 ns.
+        vec![Op::Lut(2), Op::Carry(4), Op::Mux(16)],
     ]
 }
 
@@ -496,7 +498,9 @@ mod tests {
 
     #[test]
     fn the_lod_selection_merges_only_at_a_slow_clock() {
-        for mhz in [200.0, 270.0] {
+        // At 100 MHz too: neither the compares and the picks nor the picks and the output
+        // stage fit one clock.
+        for mhz in [100.0, 200.0, 270.0] {
             assert_eq!(
                 LodPipe::new(&at(mhz), 6, false).regs,
                 [true; 6],
@@ -504,10 +508,6 @@ mod tests {
             );
             assert_eq!(LodPipe::new(&at(mhz), 6, true).regs, [true; 6], "{mhz} MHz");
         }
-        // At 100 MHz the level's picks share the output stage's clock.
-        let p = LodPipe::new(&at(100.0), 6, false);
-        assert_eq!(p.describe(), "exp | lod | lambda | cmp | level+out");
-        assert_eq!(p.latency(), 5);
         // At 75 MHz the descriptor read joins the first stage, which then has no room
         // for the shift.
         assert_eq!(LodPipe::new(&at(75.0), 6, false).latency(), 5);
