@@ -284,8 +284,9 @@ fn rendered_word_layouts_match_the_tables() {
     use gpurtl::rtl::align::localparams;
     use gpurtl::rtl::tmu::{
         carry_fields, conv_fields, conv_lane_fields, coord_fields, coord_lane_fields, diff_fields,
-        fixed_lane_fields, level_fields, log_quad_fields, mid_fields, pass_fields,
-        pass_lane_fields, plan_fields, pre_fields, side_fields, word_fields,
+        fixed_lane_fields, level_fields, lod_class_fields, lod_cmp_fields, lod_pick_fields,
+        log_quad_fields, mid_fields, pass_fields, pass_lane_fields, plan_fields, pre_fields,
+        side_fields, word_fields,
     };
     // Four lanes (LOD from the quad's differences) and eight (two quads).
     for cfg in [
@@ -326,6 +327,16 @@ fn rendered_word_layouts_match_the_tables() {
         check(&lod, "Diff", &diff_fields());
         check(&lod, "LogQuad", &log_quad_fields());
         check(&lod, "Level", &level_fields());
+        check(&lod, "Cmp", &lod_cmp_fields());
+        check(&lod, "Class", &lod_class_fields());
+        check(&lod, "Pick", &lod_pick_fields());
+        for (name, fields) in [
+            ("CmpW", lod_cmp_fields()),
+            ("ClassW", lod_class_fields()),
+            ("PickW", lod_pick_fields()),
+        ] {
+            assert_eq!(lod.get(name), Some(&u64::from(width(&fields))), "{name}");
+        }
         let plan = plan_fields(tmu.lanes, quads);
         let coord = coord_fields(tmu.lanes, quads, tmu.weight_bits);
         let c_lane = coord_lane_fields(tmu.weight_bits);

@@ -139,6 +139,47 @@ pub fn log_quad_fields() -> Vec<Field> {
     pack(&[("Zero", 1), ("Msb", 6), ("Mant", 17), ("Frac", 8)])
 }
 
+/// A quad after `tmu_lod`'s compare clock (C1), lowest first: magnification, lambda > 1/2,
+/// lambda past the last level's switch-over, floor(lambda) >= the last level, the rounded
+/// level, floor(lambda), floor(lambda) + 1 and lambda's fraction, the blend (the RTL's
+/// `Cmp<Field>Lsb`).
+pub fn lod_cmp_fields() -> Vec<Field> {
+    pack(&[
+        ("Mag", 1),
+        ("GtHalf", 1),
+        ("PastLast", 1),
+        ("FloorGe", 1),
+        ("Near", LOG_W),
+        ("Floor", LOG_W),
+        ("FloorUp", LOG_W),
+        ("Frac", BLEND_W),
+    ])
+}
+
+/// A texture's filter class beside C1's compares, lowest first: the minifier rounds to
+/// one level, blends two, is linear within a level, the magnifier is linear, and the last
+/// level (the RTL's `Class<Field>Lsb`).
+pub fn lod_class_fields() -> Vec<Field> {
+    pack(&[
+        ("MipNear", 1),
+        ("MipLin", 1),
+        ("MinLin", 1),
+        ("MagLin", 1),
+        ("Last", LOG_W),
+    ])
+}
+
+/// A quad's level choice after C2, lowest first: the first and second level, the blend
+/// between them and whether the quad filters linearly (the RTL's `Pick<Field>Lsb`).
+pub fn lod_pick_fields() -> Vec<Field> {
+    pack(&[
+        ("D1", LOG_W),
+        ("D2", LOG_W),
+        ("Blend", BLEND_W),
+        ("Linear", 1),
+    ])
+}
+
 /// A quad's part of a pass in `tmu_addr` between its stages, lowest first: lw, lh, base,
 /// linear, skip, and from the level's size, worked out in the first clock for the
 /// address stage: the tile row's shift (log2 of the tiles in a row), the block row's
@@ -428,6 +469,10 @@ pub struct TmuLod {
     pub sq_w: u32,
     pub rho2_w: u32,
     pub log_quad_w: u32,
+    /// A quad's compares, the filter class and a quad's pick (`lod` only).
+    pub cmp_w: u32,
+    pub class_w: u32,
+    pub pick_w: u32,
     /// The words' `<Word><Field>Lsb` localparams the body reads.
     pub lsbs: Vec<(String, u32)>,
     /// Named datapath widths (iface::tmu).
@@ -829,6 +874,9 @@ impl<'a> TmuUnit<'a> {
         }
         if g.lod {
             lsbs.extend(lsb_params("LodPre", &lod_pre_fields()));
+            lsbs.extend(lsb_params("Cmp", &lod_cmp_fields()));
+            lsbs.extend(lsb_params("Class", &lod_class_fields()));
+            lsbs.extend(lsb_params("Pick", &lod_pick_fields()));
         }
         lsbs.extend(lsb_params("Plan", &plan_fields(tmu.lanes, quads)));
         lsbs.extend(lsb_params("PlanQuad", &plan_quad_fields()));
@@ -915,6 +963,9 @@ impl<'a> TmuUnit<'a> {
             sq_w: 2 * DIFF_W,
             rho2_w: 2 * DIFF_W + 1,
             log_quad_w: width(&log_quad_fields()),
+            cmp_w: width(&lod_cmp_fields()),
+            class_w: width(&lod_class_fields()),
+            pick_w: width(&lod_pick_fields()),
             lsbs,
             widths: widths(&["AddrW", "LgW", "WrapW", "FormatW", "BlendW"]),
         }

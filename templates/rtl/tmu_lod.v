@@ -71,6 +71,11 @@ module {{ name }} #(
   localparam integer Rho2W = {{ rho2_w }};  // a quad's rho^2
   localparam integer LogQuadW = {{ log_quad_w }};  // a quad's log2 state
 {%- endif %}
+{%- if lod %}
+  localparam integer CmpW = {{ cmp_w }};  // a quad's compares after stage C1
+  localparam integer ClassW = {{ class_w }};  // the filter class beside them
+  localparam integer PickW = {{ pick_w }};  // a quad's levels and blend after stage C2
+{%- endif %}
 {%- for f in lsbs %}
   localparam integer {{ f.0 }} = {{ f.1 }};
 {%- endfor %}
@@ -504,8 +509,9 @@ module {{ name }} #(
   // Six stages: A0 takes the explicit LOD's exponent apart and decides whether it
   // saturates, A shifts it (x + c); B biases and clamps each quad's LOD; C1 compares it
   // with the switch-over and the last level; C2 picks magnification or the level(s) and
-  // the blend; D works out the levels' sizes and bases. A skid register after each where the clock needs it (src/iface/tmu.rs's
-  // LodPipe), else neighbouring stages share a clock; at {{ target_mhz }} MHz:
+  // the blend; D works out the levels' sizes and bases. A skid register after each where
+  // the clock needs it (src/iface/tmu.rs's LodPipe), else neighbouring stages share a
+  // clock; at {{ target_mhz }} MHz:
   //   {{ lod_clocks }}
   // The clamp's upper end, max(min_lod, max_lod), from the descriptor beside the exponent.
   wire signed [15:0] sel_min = sel_p[P0MinLodLsb +: 16];
@@ -586,9 +592,12 @@ module {{ name }} #(
   // filter code: linear within a level).
   wire mip_near = (min_f == FilterNearestMipmapNearest) | (min_f == FilterLinearMipmapNearest);
   wire mip_lin = (min_f == FilterNearestMipmapLinear) | (min_f == FilterLinearMipmapLinear);
-  localparam integer ClassW = LgW + 4;  // {last, mag_f[0], min_f[0], mip_lin, mip_near}
-  wire [ClassW-1:0] pick_class = {last, mag_f[0], min_f[0], mip_lin, mip_near};
-  localparam integer CmpW = 3*LgW + BlendW + 4;  // a quad's {blend, floor_d + 1, floor_d, near_d, floor_ge, past_last, gt_half, mag}
+  wire [ClassW-1:0] pick_class;
+  assign pick_class[ClassMipNearLsb]     = mip_near;
+  assign pick_class[ClassMipLinLsb]      = mip_lin;
+  assign pick_class[ClassMinLinLsb]      = min_f[0];
+  assign pick_class[ClassMagLinLsb]      = mag_f[0];
+  assign pick_class[ClassLastLsb +: LgW] = last;
   wire [Quads*CmpW-1:0] cmps;
   generate
     for (gp = 0; gp < Quads; gp = gp + 1) begin : g_cmp
@@ -610,8 +619,14 @@ module {{ name }} #(
       wire [LgW-1:0] floor_up = floor_d[LgW-1:0] + {{ "{{" }}(LgW - 1){1'b0}}, 1'b1};
       wire unused_cmp;
       assign unused_cmp = ^{near_sum[16], near_sum[7:0], near_d, floor_d};  // LgW bits of each are a level
-      assign cmps[gp*CmpW +: CmpW] = {lambda[7:0], floor_up, floor_d[LgW-1:0], near_d[LgW-1:0],
-                                      floor_ge, past_last, gt_half, mag};
+      assign cmps[gp*CmpW + CmpMagLsb]            = mag;
+      assign cmps[gp*CmpW + CmpGtHalfLsb]         = gt_half;
+      assign cmps[gp*CmpW + CmpPastLastLsb]       = past_last;
+      assign cmps[gp*CmpW + CmpFloorGeLsb]        = floor_ge;
+      assign cmps[gp*CmpW + CmpNearLsb +: LgW]    = near_d[LgW-1:0];
+      assign cmps[gp*CmpW + CmpFloorLsb +: LgW]   = floor_d[LgW-1:0];
+      assign cmps[gp*CmpW + CmpFloorUpLsb +: LgW] = floor_up;
+      assign cmps[gp*CmpW + CmpFracLsb +: BlendW] = lambda[7:0];
     end
   endgenerate
   localparam integer SelC1W = P0W + ClassW + Quads*CmpW;  // {compares, class, sample}
@@ -621,26 +636,25 @@ module {{ name }} #(
 {%- call hs::stage(lod_regs[3], "u_sel_cmp", "SelC1W", "pick_valid", "pick_ready", "{cmps, pick_class, pick_p}", "lvl_valid", "lvl_ready", "sc1_data") %}{% endcall %}
   wire [P0W-1:0] lvl_p = sc1_data[P0W-1:0];
   wire [ClassW-1:0] lvl_class = sc1_data[P0W +: ClassW];
-  wire lvl_mip_near = lvl_class[0];
-  wire lvl_mip_lin = lvl_class[1];
-  wire lvl_min_lin = lvl_class[2];
-  wire lvl_mag_lin = lvl_class[3];
-  wire [LgW-1:0] lvl_last = lvl_class[4 +: LgW];
+  wire lvl_mip_near = lvl_class[ClassMipNearLsb];
+  wire lvl_mip_lin = lvl_class[ClassMipLinLsb];
+  wire lvl_min_lin = lvl_class[ClassMinLinLsb];
+  wire lvl_mag_lin = lvl_class[ClassMagLinLsb];
+  wire [LgW-1:0] lvl_last = lvl_class[ClassLastLsb +: LgW];
   // Stage C2: per quad, magnification or the level(s) and the blend, selects of C1's
   // registers.
-  localparam integer PickW = 2*LgW + BlendW + 1;  // a quad's {linear, blend, d2, d1}
   wire [Quads*PickW-1:0] picks;
   generate
     for (gp = 0; gp < Quads; gp = gp + 1) begin : g_pick
       wire [CmpW-1:0] cmp = sc1_data[P0W + ClassW + gp*CmpW +: CmpW];
-      wire mag = cmp[0];
-      wire gt_half = cmp[1];
-      wire past_last = cmp[2];
-      wire floor_ge = cmp[3];
-      wire [LgW-1:0] near_d = cmp[4 +: LgW];
-      wire [LgW-1:0] floor_d = cmp[4 + LgW +: LgW];
-      wire [LgW-1:0] floor_up = cmp[4 + 2*LgW +: LgW];
-      wire [BlendW-1:0] frac = cmp[4 + 3*LgW +: BlendW];
+      wire mag = cmp[CmpMagLsb];
+      wire gt_half = cmp[CmpGtHalfLsb];
+      wire past_last = cmp[CmpPastLastLsb];
+      wire floor_ge = cmp[CmpFloorGeLsb];
+      wire [LgW-1:0] near_d = cmp[CmpNearLsb +: LgW];
+      wire [LgW-1:0] floor_d = cmp[CmpFloorLsb +: LgW];
+      wire [LgW-1:0] floor_up = cmp[CmpFloorUpLsb +: LgW];
+      wire [BlendW-1:0] frac = cmp[CmpFracLsb +: BlendW];
       reg [LgW-1:0] d1;
       reg [LgW-1:0] d2;
       reg [BlendW-1:0] blend;
@@ -665,7 +679,10 @@ module {{ name }} #(
           end
         end
       end
-      assign picks[gp*PickW +: PickW] = {linear, blend, d2, d1};
+      assign picks[gp*PickW + PickD1Lsb +: LgW]       = d1;
+      assign picks[gp*PickW + PickD2Lsb +: LgW]       = d2;
+      assign picks[gp*PickW + PickBlendLsb +: BlendW] = blend;
+      assign picks[gp*PickW + PickLinearLsb]          = linear;
     end
   endgenerate
   // The texture's level bases, read here beside the level choice (descriptor writes wait
@@ -729,10 +746,11 @@ module {{ name }} #(
   generate
     for (gp = 0; gp < Quads; gp = gp + 1) begin : g_sel
 {%- if lod %}
-      wire [LgW-1:0] d1 = sc_data[P0W + gp*PickW +: LgW];
-      wire [LgW-1:0] d2 = sc_data[P0W + gp*PickW + LgW +: LgW];
-      wire [BlendW-1:0] blend = sc_data[P0W + gp*PickW + 2*LgW +: BlendW];
-      wire linear = sc_data[P0W + gp*PickW + 2*LgW + BlendW];
+      wire [PickW-1:0] pick = sc_data[P0W + gp*PickW +: PickW];
+      wire [LgW-1:0] d1 = pick[PickD1Lsb +: LgW];
+      wire [LgW-1:0] d2 = pick[PickD2Lsb +: LgW];
+      wire [BlendW-1:0] blend = pick[PickBlendLsb +: BlendW];
+      wire linear = pick[PickLinearLsb];
 {%- else %}
       // One filter: every code reads as it, at level 0.
       wire [LgW-1:0] d1 = {LgW{1'b0}};
