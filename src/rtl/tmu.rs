@@ -621,6 +621,11 @@ pub struct TmuTop {
     pub skid: String,
     /// A skid register after the side FIFO's head (`iface::tmu::side_stage`).
     pub side_stage: bool,
+    /// Registers on each side of the join (`iface::tmu::join_stage`): a skid on the
+    /// cache's response, a bubble register before the filter, and the side entry's
+    /// control copy of the pair flag (with DXT1).
+    pub join_stage: bool,
+    pub bubble: String,
     pub target_mhz: String,
     pub lanes: u32,
     pub quads: u32,
@@ -737,7 +742,11 @@ impl<'a> TmuUnit<'a> {
         let layout = g.layout;
 
         let mut modules = Vec::new();
-        for kind in [StageKind::Skid, StageKind::Fifo { depth: 4 }] {
+        let mut kinds = vec![StageKind::Skid, StageKind::Fifo { depth: 4 }];
+        if crate::iface::tmu::join_stage(&ctx.timing, tmu.lanes) {
+            kinds.push(StageKind::Bubble);
+        }
+        for kind in kinds {
             if let Some(m) = module_for(ctx, kind, 32)? {
                 modules.push(m);
             }
@@ -813,8 +822,11 @@ impl<'a> TmuUnit<'a> {
             top.cache.clone(),
             top.filter.clone(),
         ];
-        if top.side_stage {
+        if top.side_stage || top.join_stage {
             instantiates.push(top.skid.clone());
+        }
+        if top.join_stage {
+            instantiates.push(top.bubble.clone());
         }
         instantiates.sort();
         modules.push(Module {
@@ -1121,6 +1133,8 @@ impl<'a> TmuUnit<'a> {
                 &ctx.timing,
                 crate::iface::tmu::side_depth(tmu),
             ),
+            join_stage: crate::iface::tmu::join_stage(&ctx.timing, tmu.lanes),
+            bubble: ctx.module_name("hs_bubble"),
             target_mhz: format!("{}", ctx.timing.target_mhz),
             lanes: tmu.lanes,
             quads,

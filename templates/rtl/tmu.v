@@ -13,6 +13,11 @@
 // (weights, texel indices, pass, blends, format) waits in a FIFO of {{ side_depth }} passes beside it,
 // enough for every pass the cache can hold. A DXT1 pass reads two words a texel (the
 // block's colours, then its indices) with two cache requests, so DXT1 runs at half rate.
+{%- if join_stage %}
+// The join of the two has a register on each side (decided in src/iface/tmu.rs for
+// {{ target_mhz }} MHz): the cache's responses come through a skid, the filter's requests
+// go through a bubble register, so its control starts and ends at flops.
+{%- endif %}
 // Combinational paths: none between ports.
 module {{ name }} #(
   parameter integer SideDepth = {{ side_depth }}
@@ -97,6 +102,16 @@ module {{ name }} #(
   wire creq_ready;
   wire [SideW-1:0] side_in = pass_data[PassSideLsb +: SideW];
   wire pass_pair = side_in[SidePairLsb];
+{%- if join_stage && dxt1 %}
+  // A side entry: the side word and, above it, the pair flag's copy for the join's
+  // control (inverted, "single", so that synthesis keeps it apart from the pair flag,
+  // whose selects reach every texel word).
+  localparam integer EntryW = SideW + 1;
+  wire [EntryW-1:0] entry_in = {~pass_pair, side_in};
+{%- else %}
+  localparam integer EntryW = SideW;
+  wire [EntryW-1:0] entry_in = side_in;
+{%- endif %}
   wire [Ports-1:0] active = pass_data[PassActiveLsb +: Ports];
   wire [Ports*AddrW-1:0] addrs;
   genvar gp;
@@ -119,9 +134,10 @@ module {{ name }} #(
 
   wire side_valid;
   wire side_ready;
-  wire [SideW-1:0] side_data;  // the pair bit is unused without DXT1
+  wire [EntryW-1:0] entry_data;
+  wire [SideW-1:0] side_data = entry_data[SideW-1:0];
   wire unused_side_data;
-  assign unused_side_data = ^side_data;
+  assign unused_side_data = ^side_data;  // the pair bit is unused without DXT1
 
 {%- if side_stage %}
   // The FIFO's head goes through a skid register to the join: a read of SideDepth entries
@@ -130,18 +146,18 @@ module {{ name }} #(
   // texels far longer than the extra clock.
   wire sfifo_valid;
   wire sfifo_ready;
-  wire [SideW-1:0] sfifo_data;
+  wire [EntryW-1:0] sfifo_data;
 {%- endif %}
 
   {{ fifo }} #(
-    .Width (SideW),
+    .Width (EntryW),
     .Depth (SideDepth)
   ) u_side (
     .clk_i       (clk_i),
     .{{ rst.port }}{{ rst.pad }} ({{ rst.port }}),
     .in_valid_i  (pass_valid & ~aux_q & creq_ready),
     .in_ready_o  (side_in_ready),
-    .in_data_i   (side_in),
+    .in_data_i   (entry_in),
 {%- if side_stage %}
     .out_valid_o (sfifo_valid),
     .out_ready_i (sfifo_ready),
@@ -149,7 +165,7 @@ module {{ name }} #(
   );
 
   {{ skid }} #(
-    .Width (SideW)
+    .Width (EntryW)
   ) u_side_head (
     .clk_i       (clk_i),
     .{{ rst.port }}{{ rst.pad }} ({{ rst.port }}),
@@ -158,12 +174,12 @@ module {{ name }} #(
     .in_data_i   (sfifo_data),
     .out_valid_o (side_valid),
     .out_ready_i (side_ready),
-    .out_data_o  (side_data)
+    .out_data_o  (entry_data)
   );
 {%- else %}
     .out_valid_o (side_valid),
     .out_ready_i (side_ready),
-    .out_data_o  (side_data)
+    .out_data_o  (entry_data)
   );
 {%- endif %}
 
@@ -191,17 +207,46 @@ module {{ name }} #(
     .mem_rsp_data_i  (mem_rsp_data_i)
   );
 
+  // The texel words the join reads.
+  wire jrsp_valid;
+  wire jrsp_ready;
+  wire [Ports*WordW-1:0] jrsp_data;
+{%- if join_stage %}
+
+  {{ skid }} #(
+    .Width (Ports*WordW)
+  ) u_rsp_head (
+    .clk_i       (clk_i),
+    .{{ rst.port }}{{ rst.pad }} ({{ rst.port }}),
+    .in_valid_i  (crsp_valid),
+    .in_ready_o  (crsp_ready),
+    .in_data_i   (crsp_data[Ports*WordW-1:0]),
+    .out_valid_o (jrsp_valid),
+    .out_ready_i (jrsp_ready),
+    .out_data_o  (jrsp_data)
+  );
+{%- else %}
+  assign jrsp_valid = crsp_valid;
+  assign crsp_ready = jrsp_ready;
+  assign jrsp_data  = crsp_data[Ports*WordW-1:0];
+{%- endif %}
+
   // ---------------------------------------------------------------------------------
   // Join: texel words with their side entry into a filter request. The first response
   // of a DXT1 pair (the colour words) waits in a register for the second.
   wire freq_ready;
 {%- if dxt1 %}
   wire side_pair = side_data[SidePairLsb];
+{%- if join_stage %}
+  wire side_single = entry_data[SideW];
+{%- else %}
+  wire side_single = ~side_pair;
+{%- endif %}
   reg have_q;
   reg [Ports*WordW-1:0] colour_q;
-  wire complete = side_valid & crsp_valid & (~side_pair | have_q);
-  wire latch = side_valid & crsp_valid & side_pair & ~have_q;
-  assign crsp_ready = latch | (complete & freq_ready);
+  wire complete = side_valid & jrsp_valid & (side_single | have_q);
+  wire latch = side_valid & jrsp_valid & ~side_single & ~have_q;
+  assign jrsp_ready = latch | (complete & freq_ready);
   assign side_ready = complete & freq_ready;
 
   always @(posedge clk_i{{ rst.edge }}) begin
@@ -215,12 +260,12 @@ module {{ name }} #(
   end
 
   always @(posedge clk_i) begin
-    if (latch) colour_q <= crsp_data[Ports*WordW-1:0];
+    if (latch) colour_q <= jrsp_data;
   end
 {%- else %}
   // No DXT1: every pass is one cache response (the pair bit stays 0).
-  wire complete = side_valid & crsp_valid;
-  assign crsp_ready = complete & freq_ready;
+  wire complete = side_valid & jrsp_valid;
+  assign jrsp_ready = complete & freq_ready;
   assign side_ready = complete & freq_ready;
 {%- endif %}
 
@@ -232,7 +277,7 @@ module {{ name }} #(
       wire [SLaneW-1:0] sl = side_data[SideLanesLsb + gi*SLaneW +: SLaneW];
       wire [FLaneW-1:0] fl;
       for (gk = 0; gk < 4; gk = gk + 1) begin : g_texel
-        wire [WordW-1:0] now = crsp_data[(4*gi + gk)*WordW +: WordW];
+        wire [WordW-1:0] now = jrsp_data[(4*gi + gk)*WordW +: WordW];
         wire [TexW-1:0] tex;
         assign tex[FTexSubLsb +: SubW] = sl[SLaneSubsLsb + gk*SubW +: SubW];
 {%- if dxt1 %}
@@ -259,12 +304,37 @@ module {{ name }} #(
   assign freq_data[FReqBlendsLsb +: Quads*BlendW]  = side_data[SideBlendsLsb +: Quads*BlendW];
   assign freq_data[FReqPassLsb +: PassCodeW]       = side_data[SidePassLsb +: PassCodeW];
 
+  // The filter request's register (its ready is the filter's room flop, so the bubble's
+  // load reads two flops), or the join straight into the filter.
+  wire fin_valid;
+  wire fin_ready;
+  wire [FReqW-1:0] fin_data;
+{%- if join_stage %}
+
+  {{ bubble }} #(
+    .Width (FReqW)
+  ) u_filter_in (
+    .clk_i       (clk_i),
+    .{{ rst.port }}{{ rst.pad }} ({{ rst.port }}),
+    .in_valid_i  (complete),
+    .in_ready_o  (freq_ready),
+    .in_data_i   (freq_data),
+    .out_valid_o (fin_valid),
+    .out_ready_i (fin_ready),
+    .out_data_o  (fin_data)
+  );
+{%- else %}
+  assign fin_valid  = complete;
+  assign freq_ready = fin_ready;
+  assign fin_data   = freq_data;
+{%- endif %}
+
   {{ filter }} u_filter (
     .clk_i       (clk_i),
     .{{ rst.port }}{{ rst.pad }} ({{ rst.port }}),
-    .req_valid_i (complete),
-    .req_ready_o (freq_ready),
-    .req_data_i  (freq_data),
+    .req_valid_i (fin_valid),
+    .req_ready_o (fin_ready),
+    .req_data_i  (fin_data),
     .rsp_valid_o (rsp_valid_o),
     .rsp_ready_i (rsp_ready_i),
     .rsp_data_o  (rsp_data_o)
