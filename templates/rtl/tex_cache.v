@@ -316,6 +316,12 @@ module {{ name }} #(
   reg fill_last_q;
   reg [BeatW-1:0] fill_beat_q;
   reg [SlotW-1:0] fill_slot_q;
+  // The slot again, inverted, for the banks' write addresses alone: the banks' block
+  // RAMs and the fill counters behind wr_inc are far apart, and one flop driving both
+  // put a 4.5 ns net in front of the counters. (Synthesis merges flops with the same
+  // input, keep attribute or not; the inversion keeps this one apart.)
+  reg [SlotW-1:0] bank_slot_nq;
+  wire [SlotW-1:0] bank_slot = ~bank_slot_nq;
   reg [{{ bus_bits - 1 }}:0] fill_data_q;
 
   assign fill_room = mreq_in_ready & trk_in_ready;
@@ -402,7 +408,7 @@ module {{ name }} #(
     end
 {%- for f in fill_banks %}
     bank_we[{{ f.bank }}] = fill_valid_q && bank_of({{ f.off }}) == {{ f.bank_lit }};
-    bank_waddr[{{ f.bank }}] = bank_addr(fill_slot_q, {{ f.off }});
+    bank_waddr[{{ f.bank }}] = bank_addr(bank_slot, {{ f.off }});
     bank_wdata[{{ f.bank }}] = fill_data_q[{{ f.word }}*WordW +: WordW];
 {%- endfor %}
     if (fill_valid_q && fill_last_q) begin
@@ -760,6 +766,7 @@ module {{ name }} #(
       fill_last_q <= trk_pop;
       fill_beat_q <= beat_q;
       fill_slot_q <= trk_slot;
+      bank_slot_nq <= ~trk_slot;
       fill_data_q <= mem_rsp_data_i;
     end
     if (s1_load) begin
