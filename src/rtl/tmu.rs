@@ -182,9 +182,9 @@ pub fn lod_pick_fields() -> Vec<Field> {
 
 /// A quad's part of a pass in `tmu_addr` between its stages, lowest first: lw, lh, base,
 /// linear, skip, and from the level's size, worked out in the first clock for the
-/// address stage: the tile row's shift (log2 of the tiles in a row), the block row's
-/// (one more: a row of DXT1 groups is two rows of blocks) and whether DXT1
-/// blocks are grouped 2x2 (the RTL's `PassQuad<Field>Lsb`).
+/// address stage: the tile row's shift (log2 of the tiles in a row; a row of DXT1 groups
+/// is two rows of blocks, one place more) and whether the pass reads DXT1 blocks in 2x2
+/// groups (the RTL's `PassQuad<Field>Lsb`).
 pub fn pass_quad_fields() -> Vec<Field> {
     pack(&[
         ("Lw", LOG_W),
@@ -193,7 +193,6 @@ pub fn pass_quad_fields() -> Vec<Field> {
         ("Linear", 1),
         ("Skip", 1),
         ("TileSh", LOG_W),
-        ("BlockSh", LOG_W),
         ("Grouped", 1),
     ])
 }

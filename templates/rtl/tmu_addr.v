@@ -84,13 +84,11 @@ module {{ name }} #(
   localparam [WrapW-1:0] Mirror = {{ mirror_code }};
 {%- endif %}
   localparam [LgW-1:0] TileLog2 = 2;  // 4x4 texel tiles, 4x4 DXT1 blocks
-  localparam [LgW-1:0] LgOne = 1;
-  // A coordinate, its tile row (4 texels) and its block-group row (8) widened to an address.
+  // A coordinate and its tile row (4 texels) or block-group row widened to an address.
 {%- if !tiled %}
   localparam integer CoordPad = AddrW - CoordW;
 {%- endif %}
   localparam integer TilePad = AddrW - (CoordW - 2);
-  localparam integer BlockPad = AddrW - (CoordW - 3);
 
   // ---------------------------------------------------------------------------------
   // Passes: level 1, and level 2 of a trilinear plan. A request is trilinear when any of
@@ -101,6 +99,7 @@ module {{ name }} #(
   wire [FormatW-1:0] format = in_data_i[PlanFormatLsb +: FormatW];
   wire [WrapW-1:0] wrap_s = in_data_i[PlanWrapSLsb +: WrapW];
   wire [WrapW-1:0] wrap_t = in_data_i[PlanWrapTLsb +: WrapW];
+  wire pair = {{ dxt1 }} & (format == FmtDxt1);
   wire [Quads-1:0] tris;
   wire [Quads*BlendW-1:0] blends;
   wire [Quads*CQuadW-1:0] c_quads;  // the quads of this pass
@@ -129,11 +128,10 @@ module {{ name }} #(
       assign cq[PassQuadBaseLsb +: AddrW]  = level[LevelBaseLsb +: AddrW];
       assign cq[PassQuadLinearLsb]         = linear;
       assign cq[PassQuadSkipLsb]           = second_q & ~is_tri;
-      // For the address stage: log2 of the level's tiles in a row, and DXT1 blocks in 2x2
-      // groups when the level is at least two blocks each way.
+      // For the address stage: log2 of the level's tiles in a row, and whether the pass
+      // reads DXT1 blocks in 2x2 groups (a level at least two blocks each way).
       assign cq[PassQuadTileShLsb +: LgW] = (level[LevelLwLsb +: LgW] > TileLog2) ? level[LevelLwLsb +: LgW] - TileLog2 : {LgW{1'b0}};
-      assign cq[PassQuadBlockShLsb +: LgW] = (level[LevelLwLsb +: LgW] > TileLog2) ? level[LevelLwLsb +: LgW] - LgOne : LgOne;
-      assign cq[PassQuadGroupedLsb]       = (level[LevelLwLsb +: LgW] > TileLog2) & (level[LevelLhLsb +: LgW] > TileLog2);
+      assign cq[PassQuadGroupedLsb]       = pair & (level[LevelLwLsb +: LgW] > TileLog2) & (level[LevelLhLsb +: LgW] > TileLog2);
       assign tris[gq]                      = is_tri;
       assign blends[gq*BlendW +: BlendW]   = pq[PlanQuadBlendLsb +: BlendW];
       assign c_quads[gq*CQuadW +: CQuadW]  = cq;
@@ -141,7 +139,6 @@ module {{ name }} #(
   endgenerate
   wire trilin = |tris;
   wire [PassCodeW-1:0] pass = trilin ? (second_q ? PassSecond : PassFirst) : PassSingle;
-  wire pair = {{ dxt1 }} & (format == FmtDxt1);
   // For the address stage: log2 of the texels in a word (32, 16 or 8 bits a texel).
   wire [1:0] per_sh = ({{ one_per_word }}) ? 2'd0
                     : ({{ four_per_word }}) ? 2'd2 : 2'd1;
@@ -581,8 +578,7 @@ module {{ name }} #(
       wire c_linear = cq[PassQuadLinearLsb];
       wire c_skip = cq[PassQuadSkipLsb];
       wire [LgW-1:0] tile_sh = cq[PassQuadTileShLsb +: LgW];
-      wire [LgW-1:0] block_sh = cq[PassQuadBlockShLsb +: LgW];
-      wire grouped = cq[PassQuadGroupedLsb];
+      wire grouped = cq[PassQuadGroupedLsb];  // DXT1 blocks in 2x2 groups
       wire [CoordW-1:0] i0s = ln[CLaneI0sLsb +: CoordW];
       wire [CoordW-1:0] i1s = ln[CLaneI1sLsb +: CoordW];
       wire [CoordW-1:0] i0t = ln[CLaneI0tLsb +: CoordW];
@@ -591,28 +587,26 @@ module {{ name }} #(
       for (gk = 0; gk < 4; gk = gk + 1) begin : g_texel
         wire [CoordW-1:0] u = gk[0] ? i1s : i0s;
         wire [CoordW-1:0] v = gk[1] ? i1t : i0t;
-        // At most 2^(2*CoordW - 4) tiles: the top bits of tile stay zero. A wrapped u is
-        // below the level's width, so every sum of a row's start and a column here is an
-        // OR of disjoint bits: no carry.
-        wire [AddrW-1:0] tile = ({{ "{{" }}TilePad{1'b0}}, v[CoordW-1:2]} << tile_sh) | {{ "{{" }}TilePad{1'b0}}, u[CoordW-1:2]};
+        // The tile's index, or the DXT1 block's (sampler::dxt1_block) where blocks are
+        // grouped: a group is 4 blocks, a row of groups 2 x 2^tile_sh blocks, so the
+        // group row v / 8 shifts one place further than a tile row, which is the tile row
+        // v / 4 with its low bit cleared: one shifter serves both, and the group only
+        // changes its operands. At most 2^(2*CoordW - 4) tiles: the top bits stay zero.
+        // A wrapped u is below the level's width, so every sum of a row's start and a
+        // column here is an OR of disjoint bits: no carry.
+        wire [CoordW-3:0] row = {v[CoordW-1:3], v[2] & ~grouped};
+        wire [CoordW-2:0] col = grouped ? {u[CoordW-1:3], v[2], u[2]} : {1'b0, u[CoordW-1:2]};
+        wire [AddrW-1:0] tile = ({{ "{{" }}TilePad{1'b0}}, row} << tile_sh) | {{ "{{" }}(TilePad - 1){1'b0}}, col};
         wire unused_tile;
         assign unused_tile = ^tile;
         wire [3:0] in_tile = {v[1:0], u[1:0]};
-        // The DXT1 block's index (sampler::dxt1_block): a group is 4 blocks, a row of
-        // groups 2 x 2^tile_sh blocks.
-        wire [AddrW-1:0] block = grouped ? (({{ "{{" }}BlockPad{1'b0}}, v[CoordW-1:3]} << block_sh)
-                                            | {{ "{{" }}(BlockPad - 2){1'b0}}, u[CoordW-1:3], 2'b00}
-                                            | {{ "{{" }}(AddrW - 2){1'b0}}, v[2], u[2]})
-                                         : tile;
-        wire unused_block;
-        assign unused_block = ^block;
 {%- if tiled %}
         wire [AddrW-1:0] index = {tile[AddrW-5:0], in_tile};
 {%- else %}
         wire [AddrW-1:0] index = ({{ "{{" }}CoordPad{1'b0}}, v} << c_lw) | {{ "{{" }}CoordPad{1'b0}}, u};
 {%- endif %}
         // The shift to words (texels in a word) comes in the next clock, before the sum.
-        wire [AddrW-1:0] word = c_dxt ? {block[AddrW-2:0], 1'b0} : index;
+        wire [AddrW-1:0] word = c_dxt ? {tile[AddrW-2:0], 1'b0} : index;
         // SubW bits of it reach the filter: enough for every enabled format.
         wire [3:0] sub = c_dxt ? in_tile : (index[3:0] & ((4'd1 << c_per_sh) - 4'd1));
         wire unused_sub;
