@@ -249,8 +249,8 @@ module {{ name }} #(
   localparam integer PtLastTilePages = {{ t.last_pages }};
   wire [PageW-1:0] pt_tile_word [0:PtTiles-1];
 {%- if sched.addr_reg %}
-  // The read address registered before the RAMs (StAddr): a copy per tile, each driving
-  // only its own tile's RAMs (`keep`: synthesis would merge the copies).
+  // The read address registered before the RAMs (StAddr), here and in each tile. Yosys
+  // merges the tiles' copies (a reg's keep marks its wire only); apart, they placed slower.
   (* keep *) reg [PtSelW-1:0] pt_atile_q;
   always @(posedge clk_i) begin
     pt_atile_q <= pt_raddr[PageW-1:PtTileW];
@@ -283,10 +283,10 @@ module {{ name }} #(
 {%- endif %}
 
 {%- if sched.addr_reg %}
-      // The write port registered too, a copy per tile: the FSM's write mux and its net
-      // to every block RAM are two clocks' worth at this target. The write lands a clock
-      // later, which nothing sees: the first read after a write (a walk's first hop) is
-      // clocks behind it.
+      // The write port registered too (each tile's enable; the address and data merge into
+      // one copy, as the read address does): the FSM's write mux and its net to every block
+      // RAM are two clocks' worth at this target. The write lands a clock later, which
+      // nothing sees: the first read after a write (a walk's first hop) is clocks behind it.
       (* keep *) reg we_q;
       reg [TileAddrW-1:0] waddr_q;
       reg [PageW-1:0] wdata_q;
