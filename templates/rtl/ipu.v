@@ -136,9 +136,16 @@ module {{ name }} #(
   wire [1:0] bpp_log;
   wire [15:0] col;
   wire [15:0] row;
+  wire last_row;  // the draw's last row (the decoder's flag)
+{%- if bitmap %}
+  wire bm_last_col;  // a bitmap's last column (the decoder's flag)
+{%- endif %}
   wire [{{ byte_w - 1 }}:0] px_byte;  // byte of the next pixel in the current DMA word
   wire [15:0] width;
   wire [15:0] height;
+{%- if zoom.is_none() && conv.is_none() %}
+  wire unused_height = ^height;  // only the zoom and the filter read it
+{%- endif %}
   wire [15:0] x0;
   wire [15:0] y0;
   wire [{{ 4 * sw - 1 }}:0] scale;  // {A, B, G, R}
@@ -230,6 +237,11 @@ module {{ name }} #(
   wire [1:0] step_log = bpp_log;
   wire src_valid = dma_valid_i;
 {%- endif %}
+{%- if lanes == 1 %}
+  // One lane: a group is one pixel. The word has room for it (pixels are aligned in a
+  // word, and a word that a pixel ends is done), and the row has one left until its last
+  // column, so neither the room nor the row's count is looked at before the issue.
+{%- else %}
   // Pixels left in the word: its bytes after px_byte, by bytes per pixel.
 {%- if fb_word_differs %}
   wire [{{ byte_w }}:0] room = fb_act ? ({{ byte_w + 1 }}'d4 - {1'b0, px_byte}) : ({{ byte_w + 1 }}'d{{ wb }} - {1'b0, px_byte});
@@ -238,6 +250,7 @@ module {{ name }} #(
 {%- endif %}
   wire [{{ byte_w }}:0] slots = room >> step_log;
   wire [2:0] cap = (slots < {{ byte_w + 1 }}'d{{ lanes }}) ? slots[2:0] : 3'd{{ lanes }};
+{%- endif %}
   // The row's pixels left (width - col), counted down in two parts so that no
   // subtract or 16-bit compare sits in front of the group: left_hi_q = left / 8, with
   // flags for 0 and 1 kept beside it, and left_lo_q = left % 8. A group is at most
@@ -248,23 +261,14 @@ module {{ name }} #(
   reg left_hi0_q;
   reg left_hi1_q;
   reg [2:0] left_lo_q;
+{%- if lanes == 1 %}
+  wire [2:0] group = 3'd1;
+{%- else %}
   wire [2:0] group = (left_hi0_q & (left_lo_q < cap)) ? left_lo_q : cap;
+{%- endif %}
   wire [{{ byte_w + 1 }}:0] advance = {{ "{{" }}{{ byte_w - 1 }}{1'b0}}, group} << step_log;
   wire [{{ byte_w + 1 }}:0] byte_end = {2'b0, px_byte} + advance;
   wire last_col = left_hi0_q & (left_lo_q == group);
-  // The draw's last row{% if bitmap %} and column{% endif %}, registered: the size loads in RECEIVE_1, two
-  // clocks before PIPELINE or BITMAP read them.
-  reg [15:0] hlast_q;
-  always @(posedge clk_i) begin
-    hlast_q <= height - 16'd1;
-  end
-{%- if bitmap %}
-  reg [15:0] wlast_q;
-  always @(posedge clk_i) begin
-    wlast_q <= width - 16'd1;
-  end
-{%- endif %}
-  wire last_row = (row == hlast_q);
   wire last_px = last_col & last_row;
 {%- if fb.is_some() %}
   // A framebuffer row ends its word.
@@ -301,7 +305,6 @@ module {{ name }} #(
   // (7 - c is ~c in three bits: the index is the two fields side by side, no subtract.)
   wire [{{ byte_w + 2 }}:0] bm_index = {px_byte, ~col[2:0]};
   wire bm_bit = dma_data_i[bm_index];
-  wire bm_last_col = (col == wlast_q);
   wire bm_byte_end = (col[2:0] == 3'd7) | bm_last_col;
   wire bm_word_end = bm_byte_end & ((&px_byte) | (bm_last_col & last_row));
   wire bm_ok = ~bm_bit | ~bm_valid_q | pix_ready_i;
@@ -359,8 +362,6 @@ module {{ name }} #(
 {%- if bitmap %}
     .bm_step_i       (bm_step),
     .bm_byte_end_i   (bm_byte_end),
-    .bm_last_col_i   (bm_last_col),
-    .last_row_i      (last_row),
 {%- endif %}
 {%- if fb.is_some() %}
     .tex_take_i      (tex_valid_o & tex_ready_i),
@@ -373,6 +374,10 @@ module {{ name }} #(
     .bpp_log_o       (bpp_log),
     .col_o           (col),
     .row_o           (row),
+    .last_row_o      (last_row),
+{%- if bitmap %}
+    .bm_last_col_o   (bm_last_col),
+{%- endif %}
     .byte_o          (px_byte),
     .width_o         (width),
     .height_o        (height),

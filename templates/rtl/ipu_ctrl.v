@@ -54,12 +54,9 @@ module {{ name }} #(
   input wire [{{ byte_w - 1 }}:0] byte_end_i,
   input wire src_valid_i,
 {%- if bitmap %}
-  // The bitmap: a bit taken (bm_step_i), its byte's last (bm_byte_end_i), the row's last
-  // (bm_last_col_i); the draw's last row (last_row_i).
+  // The bitmap: a bit taken (bm_step_i), its byte's last (bm_byte_end_i).
   input wire bm_step_i,
   input wire bm_byte_end_i,
-  input wire bm_last_col_i,
-  input wire last_row_i,
 {%- endif %}
 {%- if fb %}
   // A word taken on tex: the next has the next address.
@@ -76,6 +73,12 @@ module {{ name }} #(
   // The unpack stage's position: column, row, and the byte of its pixel in the word.
   output wire [15:0] col_o,
   output wire [15:0] row_o,
+  // The draw's last row (row_o is height_o - 1){% if bitmap %}; a bitmap's last column (col_o
+  // is width_o - 1, in BITMAP){% endif %}: flops.
+  output wire last_row_o,
+{%- if bitmap %}
+  output wire bm_last_col_o,
+{%- endif %}
   output wire [{{ byte_w - 1 }}:0] byte_o,
   // The draw's size and position (a bitmap's: the raster position less its origin).
   output wire [15:0] width_o,
@@ -225,6 +228,38 @@ module {{ name }} #(
 {%- endif %}
   reg [15:0] x0_q;
   reg [15:0] y0_q;
+  // The draw's last row{% if bitmap %} and column{% endif %}, flag{% if bitmap %}s{% endif %} kept as row_q{% if bitmap %} and col_q{% endif %} move, so that the
+  // unpack's{% if bitmap %} and the bitmap's{% endif %} decisions read flops, not 16-bit compares: row_last_q is
+  // row_q == height_q - 1 from RECEIVE_2's clear on{% if bitmap %}; col_last_q is col_q == width_q - 1
+  // where the columns step by one (BITMAP; a draw's steps by groups leave it stale){% endif %}.
+  // Each step compares the count with the size less 2, registered a clock after the
+  // size (which loads in RECEIVE_1, clocks before the first step).
+  reg row_last_q;
+  reg [15:0] hpen_q;
+  reg row_clr;
+  reg row_step;
+  always @(posedge clk_i) begin
+    hpen_q <= height_q - 16'd2;
+    if (row_clr) begin
+      row_last_q <= (height_q == 16'd1);
+    end else if (row_step) begin
+      row_last_q <= (row_q == hpen_q);
+    end
+  end
+{%- if bitmap %}
+  reg col_last_q;
+  reg [15:0] wpen_q;
+  reg col_clr;
+  reg col_step;
+  always @(posedge clk_i) begin
+    wpen_q <= width_q - 16'd2;
+    if (col_clr) begin
+      col_last_q <= (width_q == 16'd1);
+    end else if (col_step) begin
+      col_last_q <= (col_q == wpen_q);
+    end
+  end
+{%- endif %}
   reg value_en;
   reg size_en;
   reg pos_en;
@@ -247,7 +282,12 @@ module {{ name }} #(
   reg [2:0] pkfmt_q;  // the packed format
   reg [2:0] pkfmt_d;
   reg [31:0] taddr_q;  // COPY_TEX_IMAGE: the next word's address
-  reg [31:0] taddr_d;
+  // COPY_TEX_IMAGE's base address goes into taddr_q a clock after RECEIVE_2 takes it
+  // (the draw's first word reaches tex many clocks later), so that the address's enables
+  // follow a flop, not the decoder: its load, and the last command word, registered.
+  reg taddr_ld;
+  reg taddr_ld_q;
+  reg [31:0] taddr_new_q;
   reg [31:0] fbpos_q;  // the source region's {y, x} (datapath)
   reg fbpos_en;
 {%- endif %}
@@ -270,7 +310,11 @@ module {{ name }} #(
   reg [3:0] loaded_d;
   reg [12:0] e_q;  // PIXELMAP: the entry being written
   reg [12:0] e_d;
-  reg [12:0] mlast_q;  // PIXELMAP: entries - 1
+  reg [MapAddrW-1:0] mlast_q;  // PIXELMAP: entries - 1 (1..=TableSize entries)
+  // PIXELMAP: e_q is the last entry (e_q == mlast_q), worked out as e_q loads or steps
+  // (against entries - 2), so that the last entry's decisions read a flop, not a compare.
+  reg [12:0] mpen_q;
+  reg e_last_q;
   reg map_we;
   reg mlast_en;
   wire [12:0] map_n = cmd_data_i[CmdMapCountLsb +: 13];
@@ -455,6 +499,10 @@ module {{ name }} #(
   assign bpp_log_o   = bpp_log;
   assign col_o       = col_q;
   assign row_o       = row_q;
+  assign last_row_o  = row_last_q;
+{%- if bitmap %}
+  assign bm_last_col_o = col_last_q;
+{%- endif %}
   assign byte_o      = byte_q;
   assign width_o     = width_q;
   assign height_o    = height_q;
@@ -520,6 +568,12 @@ module {{ name }} #(
     sp_d       = sp_q;
     col_d      = col_q;
     row_d      = row_q;
+    row_clr    = 1'b0;
+    row_step   = 1'b0;
+{%- if bitmap %}
+    col_clr    = 1'b0;
+    col_step   = 1'b0;
+{%- endif %}
     byte_d     = byte_q;
     scale_d    = scale_q;
     bias_d     = bias_q;
@@ -564,11 +618,8 @@ module {{ name }} #(
     to_pack_d  = to_pack_q;
     to_tex_d   = to_tex_q;
     pkfmt_d    = pkfmt_q;
-    taddr_d    = taddr_q;
+    taddr_ld   = 1'b0;
     fbpos_en   = 1'b0;
-    if (tex_take_i) begin
-      taddr_d = taddr_q + 32'd1;
-    end
 {%- endif %}
     cmd_ready_o = 1'b0;
     value_en   = 1'b0;
@@ -720,15 +771,17 @@ module {{ name }} #(
           fbpos_en = fb_act & (fbop_q == FB_READ);
           pos_en   = ~(fb_act & (fbop_q == FB_COPYTEX));
           got_d    = 1'b0;
-          if (fb_act & (fbop_q == FB_COPYTEX)) begin
-            taddr_d = cmd_data_i;
-          end
+          taddr_ld = fb_act & (fbop_q == FB_COPYTEX);
 {%- else %}
         if (cmd_valid_i) begin
           pos_en = 1'b1;
 {%- endif %}
           col_d  = 16'd0;
           row_d  = 16'd0;
+          row_clr = 1'b1;
+{%- if bitmap %}
+          col_clr = 1'b1;
+{%- endif %}
           byte_d = {{ byte_w }}'d0;
 {%- if ci %}
           // The unit is empty (the draw waited): the path of its pixels may change.
@@ -820,11 +873,18 @@ module {{ name }} #(
           end
 {%- endif %}
           if (act_q == ACT_TRANSFER) begin
-            if (sel_q[2]) begin
-              bias_d[{{ bw }}*sel_q[1:0] +: {{ bw }}] = bias_sat_q;
-            end else begin
-              scale_d[{{ sw }}*sel_q[1:0] +: {{ sw }}] = scale_sat_q;
-            end
+            // A case per channel, not a part select at sel * width: synthesis builds
+            // that offset with an adder.
+            case (sel_q)
+{%- for k in 0..4 %}
+              {1'b0, 2'd{{ k }}}: scale_d[{{ k }}*{{ sw }} +: {{ sw }}] = scale_sat_q;
+{%- endfor %}
+{%- for k in 0..4 %}
+              {1'b1, 2'd{{ k }}}: bias_d[{{ k }}*{{ bw }} +: {{ bw }}] = bias_sat_q;
+{%- endfor %}
+              default: begin
+              end
+            endcase
           end
           state_d = IDLE;
         end
@@ -835,14 +895,17 @@ module {{ name }} #(
           if (bm_byte_end_i) begin
             byte_d = byte_q + {{ byte_w }}'d1;
           end
-          if (bm_last_col_i) begin
-            col_d = 16'd0;
-            row_d = row_q + 16'd1;
-            if (last_row_i) begin
+          if (col_last_q) begin
+            col_d    = 16'd0;
+            row_d    = row_q + 16'd1;
+            col_clr  = 1'b1;
+            row_step = 1'b1;
+            if (row_last_q) begin
               state_d = IDLE;
             end
           end else begin
-            col_d = col_q + 16'd1;
+            col_d    = col_q + 16'd1;
+            col_step = 1'b1;
           end
         end
       end
@@ -851,17 +914,28 @@ module {{ name }} #(
       PIXELMAP: begin
         // An entry a clock, four from a command word; the table changes only once the
         // pixels before have left.
-        cmd_ready_o = drained_i & ((e_q[1:0] == 2'd3) | (e_q == mlast_q));
+        cmd_ready_o = drained_i & ((e_q[1:0] == 2'd3) | e_last_q);
         if (cmd_valid_i & drained_i) begin
           map_we = 1'b1;
           e_d    = e_q + 13'd1;
-          if (e_q == mlast_q) begin
+          if (e_last_q) begin
+            // A case per map, not a part select at sel * width (an adder).
+            case (sel_q)
+{%- for k in 0..4 %}
+              {1'b0, 2'd{{ k }}}: msize_d[{{ k }}*MapAddrW +: MapAddrW] = mlast_q;
+{%- endfor %}
+{%- if ci %}
+{%- for k in 0..4 %}
+              {1'b1, 2'd{{ k }}}: imask_d[{{ k }}*MapAddrW +: MapAddrW] = mlast_q;
+{%- endfor %}
+{%- endif %}
+              default: begin
+              end
+            endcase
             if (~sel_q[2]) begin
-              msize_d[MapAddrW*sel_q[1:0] +: MapAddrW] = mlast_q[MapAddrW-1:0];
               loaded_d[sel_q[1:0]] = 1'b1;
 {%- if ci %}
             end else begin
-              imask_d[MapAddrW*sel_q[1:0] +: MapAddrW] = mlast_q[MapAddrW-1:0];
               iloaded_d[sel_q[1:0]] = 1'b1;
 {%- endif %}
             end
@@ -911,8 +985,9 @@ module {{ name }} #(
         if (issue_i) begin
           byte_d = word_done_i ? {{ byte_w }}'d0 : byte_end_i;
           if (last_col_i) begin
-            col_d = 16'd0;
-            row_d = row_q + 16'd1;
+            col_d    = 16'd0;
+            row_d    = row_q + 16'd1;
+            row_step = 1'b1;
           end else begin
             col_d = col_q + {13'd0, group_i};
           end
@@ -997,7 +1072,7 @@ module {{ name }} #(
       to_pack_q    <= 1'b0;
       to_tex_q     <= 1'b0;
       pkfmt_q      <= 3'd0;
-      taddr_q      <= 32'd0;
+      taddr_ld_q   <= 1'b0;
 {%- endif %}
     end else begin
       state_q      <= state_d;
@@ -1045,7 +1120,7 @@ module {{ name }} #(
       to_pack_q    <= to_pack_d;
       to_tex_q     <= to_tex_d;
       pkfmt_q      <= pkfmt_d;
-      taddr_q      <= taddr_d;
+      taddr_ld_q   <= taddr_ld;
 {%- endif %}
     end
   end
@@ -1102,7 +1177,11 @@ module {{ name }} #(
 {%- endif %}
 {%- if map.is_some() %}
     if (mlast_en) begin
-      mlast_q <= map_n - 13'd1;
+      mlast_q  <= map_n[MapAddrW-1:0] - 1'b1;
+      mpen_q   <= map_n - 13'd2;
+      e_last_q <= (map_n == 13'd1);
+    end else if (map_we) begin
+      e_last_q <= (e_q == mpen_q);
     end
 {%- endif %}
 {%- if conv.is_some() %}
@@ -1124,5 +1203,21 @@ module {{ name }} #(
       stack_q[push_addr] <= {{ stack_entry_q }};
     end
   end
+{%- if fb %}
+
+  always @(posedge clk_i) begin
+    taddr_new_q <= cmd_data_i;
+  end
+
+  always @(posedge clk_i{{ rst.edge }}) begin
+    if ({{ rst.active }}) begin
+      taddr_q <= 32'd0;
+    end else if (taddr_ld_q) begin
+      taddr_q <= taddr_new_q;
+    end else if (tex_take_i) begin
+      taddr_q <= taddr_q + 32'd1;
+    end
+  end
+{%- endif %}
 
 endmodule
