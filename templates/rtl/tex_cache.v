@@ -490,7 +490,7 @@ module {{ name }} #(
   // front of the match registers. The entry's count of old readers, written then, takes
   // that clock's reads from new_rd_q, not from its match.
   reg [Lines-1:0] s1_dec_q;
-  reg [Lines-1:0] load_dec;
+  wire [Lines-1:0] load_dec;
   reg [MshrEntries-1:0] s1_match_q;
   wire [MshrEntries-1:0] s1_match_d;
   wire [MshrEntries-1:0] s1_match;  // s1_match_q with the entry written two clocks ago
@@ -509,15 +509,18 @@ module {{ name }} #(
     end
   endgenerate
 
-  always @(*) begin : b_load_dec
-    integer i;
-    load_dec = {Lines{1'b0}};
-    for (i = 0; i < Ports; i = i + 1) begin
-      if (load_mask[i]) begin
-        load_dec[dec_slot[i]] = 1'b1;
+  // The lines the loading pass reads, a compare with each line's constant (a loop that
+  // sets load_dec[dec_slot[i]] builds the bit offsets with carry chains).
+  generate
+    for (gl = 0; gl < Lines; gl = gl + 1) begin : g_load_dec
+      localparam [SlotW-1:0] Line = gl;
+      wire [Ports-1:0] at;
+      for (gs = 0; gs < Ports; gs = gs + 1) begin : g_port
+        assign at[gs] = load_mask[gs] && dec_slot[gs] == Line;
       end
+      assign load_dec[gl] = |at;
     end
-  end
+  endgenerate
 
   genvar gm;
   generate

@@ -515,7 +515,7 @@ module {{ name }} #(
   reg [LineAddrW-1:0] m_line;
   reg [Ports-1:0] m_line_eq;
   reg [Ports-1:0] m_set_eq;
-  reg [Lines-1:0] pin_now;  // pins with the previous clock's hits
+  wire [Lines-1:0] pin_now;  // pins with the previous clock's hits
   reg [Ways-1:0] set_valid;  // the miss's set's row of valid_q, pin_q, slot_full_i
   reg [Ways-1:0] set_pin;
   reg [Ways-1:0] set_full;
@@ -545,15 +545,19 @@ module {{ name }} #(
   assign oldest_way = ~s_pin_q;
 {%- endif %}
 
-  always @(*) begin : b_pin_now
-    integer i;
-    pin_now = pin_q;
-    for (i = 0; i < Ports; i = i + 1) begin
-      if (c_pin_q[i]) begin
-        pin_now[c_slot_q[i]] = 1'b1;
+  // Per line, a compare with its constant (a loop that sets pin_now[c_slot_q[i]] builds
+  // the bit offsets with carry chains).
+  genvar gn;
+  generate
+    for (gn = 0; gn < Lines; gn = gn + 1) begin : g_pin_now
+      localparam [SlotW-1:0] Line = gn;
+      wire [Ports-1:0] at;
+      for (gt = 0; gt < Ports; gt = gt + 1) begin : g_port
+        assign at[gt] = c_pin_q[gt] && c_slot_q[gt] == Line;
       end
+      assign pin_now[gn] = pin_q[gn] | (|at);
     end
-  end
+  endgenerate
 
   always @(*) begin : b_miss
     integer i;
