@@ -246,7 +246,9 @@ module {{ name }} #(
   // The head pass's slots again, inverted, beside it in the out skid: one copy drives
   // the slots' decode (every line), the pass's own drives the MSHR compares and s1, so
   // neither net reaches both (one flop for both: a 3.95 ns net on the default TMU).
-  // (Synthesis merges flops with the same input; the inversion keeps the copy apart.)
+  // (Synthesis merges flops with the same input: `keep` on a reg marks only its wire, and
+  // on one copy's block it keeps that one and merges the other into it; the inversion
+  // keeps the copy apart.)
   localparam integer SlotsW = Ports * SlotW;
   wire [SlotsW-1:0] qr_slots_n;
   wire [SlotsW-1:0] q_slots_n;
@@ -332,8 +334,8 @@ module {{ name }} #(
   reg [SlotW-1:0] fill_slot_q;
   // The slot again, inverted, for the banks' write addresses alone: the banks' block
   // RAMs and the fill counters behind wr_inc are far apart, and one flop driving both
-  // put a 4.5 ns net in front of the counters. (Synthesis merges flops with the same
-  // input, keep attribute or not; the inversion keeps this one apart.)
+  // put a 4.5 ns net in front of the counters. (Inverted, as the slots' copy above, so
+  // that synthesis keeps it apart.)
   reg [SlotW-1:0] bank_slot_nq;
   wire [SlotW-1:0] bank_slot = ~bank_slot_nq;
   reg [{{ bus_bits - 1 }}:0] fill_data_q;
