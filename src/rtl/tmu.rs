@@ -681,6 +681,8 @@ struct Geometry {
     wrap_list: String,
     skid: String,
     fixed: String,
+    /// Registers on each side of the join (`iface::tmu::join_stage`), decided once.
+    join_stage: bool,
 }
 
 impl Geometry {
@@ -705,6 +707,7 @@ impl Geometry {
         let wrap_list = names(&tmu.wraps, Wrap::name);
         let skid = ctx.module_name("hs_skid");
         let fixed = ctx.module_name("tmu_fixed");
+        let join_stage = crate::iface::tmu::join_stage(&ctx.timing, tmu.lanes);
 
         Self {
             layout,
@@ -718,6 +721,7 @@ impl Geometry {
             wrap_list,
             skid,
             fixed,
+            join_stage,
         }
     }
 }
@@ -742,7 +746,7 @@ impl<'a> TmuUnit<'a> {
 
         let mut modules = Vec::new();
         let mut kinds = vec![StageKind::Skid, StageKind::Fifo { depth: 4 }];
-        if crate::iface::tmu::join_stage(&ctx.timing, tmu.lanes) {
+        if g.join_stage {
             kinds.push(StageKind::Bubble);
         }
         for kind in kinds {
@@ -1132,7 +1136,7 @@ impl<'a> TmuUnit<'a> {
                 &ctx.timing,
                 crate::iface::tmu::side_depth(tmu),
             ),
-            join_stage: crate::iface::tmu::join_stage(&ctx.timing, tmu.lanes),
+            join_stage: g.join_stage,
             bubble: ctx.module_name("hs_bubble"),
             target_mhz: format!("{}", ctx.timing.target_mhz),
             lanes: tmu.lanes,
