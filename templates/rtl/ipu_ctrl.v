@@ -234,31 +234,23 @@ module {{ name }} #(
   // where the columns step by one (BITMAP; a draw's steps by groups leave it stale){% endif %}.
   // Each step compares the count with the size less 2, registered a clock after the
   // size (which loads in RECEIVE_1, clocks before the first step).
-  reg row_last_q;
-  reg [15:0] hpen_q;
-  reg row_clr;
-  reg row_step;
+{%- macro last_flag(p, pen, size) %}
+  reg {{ p }}_last_q;
+  reg [15:0] {{ pen }};
+  reg {{ p }}_clr;
+  reg {{ p }}_step;
   always @(posedge clk_i) begin
-    hpen_q <= height_q - 16'd2;
-    if (row_clr) begin
-      row_last_q <= (height_q == 16'd1);
-    end else if (row_step) begin
-      row_last_q <= (row_q == hpen_q);
+    {{ pen }} <= {{ size }} - 16'd2;
+    if ({{ p }}_clr) begin
+      {{ p }}_last_q <= ({{ size }} == 16'd1);
+    end else if ({{ p }}_step) begin
+      {{ p }}_last_q <= ({{ p }}_q == {{ pen }});
     end
   end
+{%- endmacro %}
+{%- call last_flag("row", "hpen_q", "height_q") %}{% endcall %}
 {%- if bitmap %}
-  reg col_last_q;
-  reg [15:0] wpen_q;
-  reg col_clr;
-  reg col_step;
-  always @(posedge clk_i) begin
-    wpen_q <= width_q - 16'd2;
-    if (col_clr) begin
-      col_last_q <= (width_q == 16'd1);
-    end else if (col_step) begin
-      col_last_q <= (col_q == wpen_q);
-    end
-  end
+{%- call last_flag("col", "wpen_q", "width_q") %}{% endcall %}
 {%- endif %}
   reg value_en;
   reg size_en;
