@@ -390,8 +390,8 @@ fn broken_tag_forwarding_and_ages_are_caught() {
     assert_broken_module_caught(
         &cfg,
         "tex_cache_tags",
-        "(alloc ? all_hit_alloc : t_all_hit_q)",
-        "t_all_hit_q",
+        "t_all_hit_q <= all_hit_alloc;",
+        "t_all_hit_q <= t_all_hit_q;",
         &runs,
     );
     // M_ACT finishing a request whose texels left still miss.

@@ -158,12 +158,6 @@ module {{ name }} #(
   // Control registers of the request being committed, and of the miss (its line and
   // set, and its set's bits, read in RUN and M_SET).
   reg [1:0] state_q;
-  reg [1:0] state_d;
-  // The request in RUN finishes if its pass can leave: RUN with every pending texel a
-  // hit, or M_ACT's leave_ok_q. Kept a clock ahead from the registers' next values, so
-  // that whether the request leaves (which loads L1, LA and L2: about a thousand
-  // enables) is this flop and pass_ready_i, not the state's decode.
-  reg fin_q;
   reg [SetW-1:0] m_set_q;
   reg [LineAddrW-1:0] m_line_q;
   reg [Ports-1:0] m_line_eq_q;  // texels of the miss's line
@@ -466,7 +460,7 @@ module {{ name }} #(
     // M_ACT finishes the request itself when every texel left is on the miss's line or
     // hits in another set (leave_ok_q): none of them depends on the victim.
     act_done  = leave_ok_q && pass_ready_i;
-    done      = fin_q && pass_ready_i;  // (run && t_all_hit_q) || act_done
+    done      = (run && t_all_hit_q) || act_done;
     emit_last = done;
     emit      = done || (state_q == MAct && v_none_q && pass_ready_i);
     pass_mask = p_mask_q | (run ? commit : {Ports{1'b0}}) | (act_done ? t_pend_q : {Ports{1'b0}});
@@ -497,30 +491,6 @@ module {{ name }} #(
   // which needs no lookup (this keeps the ways' hit logic off the forwarding path).
   assign inv_now = t_valid_q && t_inv_q && state_q == MRun && pass_ready_i;
   assign l2_take = l2_valid_q && (!t_valid_q || done);
-
-  // The next values of RUN's request and the state, for their registers and fin_q.
-  wire t_valid_d = l2_take || (t_valid_q && !done);
-  wire t_all_hit_d = l2_take ? all_hit_load : (alloc ? all_hit_alloc : t_all_hit_q);
-  // M_ACT that neither allocates nor closes its pass reads the set again.
-  always @(*) begin
-    state_d = state_q;
-    case (state_q)
-      MRun: begin
-        if (run && !t_all_hit_q) begin
-          state_d = MSet;
-        end
-      end
-      MSet: state_d = MVict;
-      MVict: state_d = MAct;
-      default: begin
-        if (alloc || (v_none_q && pass_ready_i)) begin
-          state_d = MRun;
-        end else begin
-          state_d = MSet;
-        end
-      end
-    endcase
-  end
 
   assign pass_valid_o = emit;
   assign pass_data_o[PassLastLsb] = emit_last;
@@ -784,7 +754,6 @@ module {{ name }} #(
       valid_q    <= {Lines{1'b0}};
       pin_q      <= {Lines{1'b0}};
       state_q    <= MRun;
-      fin_q      <= 1'b0;
       alloc_ok_q <= 1'b0;
       leave_ok_q <= 1'b0;
       alloc_q    <= 1'b0;
@@ -823,7 +792,11 @@ module {{ name }} #(
       if (l2_load) begin
         l2_valid_q <= src_valid;
       end
-      t_valid_q <= t_valid_d;
+      if (l2_take) begin
+        t_valid_q <= 1'b1;
+      end else if (done) begin
+        t_valid_q <= 1'b0;
+      end
       // Pending texels: loaded with the request, cleared as they join a pass. RUN's
       // commits keep t_all_hit_q: it stays clear while a miss is pending, and a request
       // whose texels all hit leaves.
@@ -832,7 +805,11 @@ module {{ name }} #(
       end else if (run) begin
         t_pend_q <= t_pend_q & ~commit;
       end
-      t_all_hit_q <= t_all_hit_d;
+      if (l2_take) begin
+        t_all_hit_q <= all_hit_load;
+      end else if (alloc) begin
+        t_all_hit_q <= all_hit_alloc;
+      end
       if (emit) begin
         p_mask_q <= {Ports{1'b0}};
       end else if (run) begin
@@ -848,8 +825,23 @@ module {{ name }} #(
 {%- if lru %}
       c_touch_q <= run ? commit : (act_done ? t_pend_q : {Ports{1'b0}});
 {%- endif %}
-      state_q <= state_d;
-      fin_q   <= (t_valid_d && state_d == MRun && t_all_hit_d) || (vict_ok && rest_hit_d);
+      // M_ACT that neither allocates nor closes its pass reads the set again.
+      case (state_q)
+        MRun: begin
+          if (run && !t_all_hit_q) begin
+            state_q <= MSet;
+          end
+        end
+        MSet: state_q <= MVict;
+        MVict: state_q <= MAct;
+        default: begin
+          if (alloc || (v_none_q && pass_ready_i)) begin
+            state_q <= MRun;
+          end else begin
+            state_q <= MSet;
+          end
+        end
+      endcase
     end
   end
 
