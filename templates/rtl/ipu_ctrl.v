@@ -409,23 +409,36 @@ module {{ name }} #(
   end
 
   // The request's products are registered (on an FPGA, the multiplier's own output
-  // register): the size loads in RECEIVE_1 and holds through RECEIVE_2 into SEND_PARA,
-  // so a product of the size is ready by SEND_PARA's first clock, where the request
-  // leaves; the multiply is then off the path from the size to the DMA engine.
+  // register): the size is taken in RECEIVE_1, so a product of it is ready by
+  // SEND_PARA's first clock, two clocks on, where the request leaves. The operands are
+  // the size word's fields, registered every clock with no enable, and the product loads
+  // under the size's enable a clock late, from a flop: on an FPGA the multiplier's input
+  // registers then take no enable from the decoder's logic (a long net into the block,
+  // the end of a critical path), and its output register's enable is one flop's.
+  reg [15:0] mul_w_q;  // the width field of the word at the command input, a clock ago
+  reg [15:0] mul_h_q;  // its height field
+  reg        size_en_q;  // that word was the size
   reg [31:0] area_q;  // width * height
 {%- if bitmap %}
-  // DMA words of a bitmap: rows of ceil(width / 8) bytes, worked out as the size loads so
-  // that the multiplier's inputs are flops.
-  reg [15:0] bm_row_q;
+  // DMA words of a bitmap: rows of ceil(width / 8) bytes.
+  reg [15:0] mul_r_q;  // ceil(width field / 8), a clock ago
   reg [31:0] bm_bytes_q;  // a bitmap's bytes
   wire [31:0] bm_words = {{ "{{" }}{{ byte_w }}{1'b0}}, bm_bytes_q[31:{{ byte_w }}]} + {31'd0, |bm_bytes_q[{{ byte_w - 1 }}:0]};
 {%- endif %}
 
   always @(posedge clk_i) begin
-    area_q <= {16'd0, width_q} * {16'd0, height_q};
+    mul_w_q   <= cmd_data_i[CmdLoLsb +: 16];
+    mul_h_q   <= cmd_data_i[CmdHiLsb +: 16];
 {%- if bitmap %}
-    bm_bytes_q <= {16'd0, bm_row_q} * {16'd0, height_q};
+    mul_r_q   <= {3'b0, cmd_data_i[CmdLoLsb + 3 +: 13]} + {15'd0, |cmd_data_i[CmdLoLsb +: 3]};
 {%- endif %}
+    size_en_q <= size_en;
+    if (size_en_q) begin
+      area_q <= {16'd0, mul_w_q} * {16'd0, mul_h_q};
+{%- if bitmap %}
+      bm_bytes_q <= {16'd0, mul_r_q} * {16'd0, mul_h_q};
+{%- endif %}
+    end
   end
 
   // DMA words of the draw: ceil(width * height * bytes_per_pixel / {{ wb }}).
@@ -1132,9 +1145,6 @@ module {{ name }} #(
       width_q     <= cmd_data_i[CmdLoLsb +: 16];
       height_q    <= cmd_data_i[CmdHiLsb +: 16];
       size_zero_q <= (cmd_data_i[CmdLoLsb +: 16] == 16'd0) | (cmd_data_i[CmdHiLsb +: 16] == 16'd0);
-{%- if bitmap %}
-      bm_row_q    <= {3'b0, cmd_data_i[CmdLoLsb + 3 +: 13]} + {15'd0, |cmd_data_i[CmdLoLsb +: 3]};
-{%- endif %}
 {%- if zoom.is_some() %}
       over_zoom_q <= {% if fb %}~((act_q == ACT_FB) & (fbop_q != FB_COPY)) & {% endif %}(cmd_data_i[CmdLoLsb +: 16] > MaxLine);
 {%- endif %}
