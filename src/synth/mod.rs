@@ -1226,6 +1226,14 @@ fn locate(ctx: &Ctx, netlist: &str, top: &str, path: &mut Option<CriticalPath>) 
     if !p.to_cell.is_empty() {
         p.to = parse::flop_name(&p.to_cell);
     }
+    // The register a flop's output net is named after, where it has one, is the surest
+    // name: `autoname` may have named the cell after a neighbour.
+    let mut regs = parse::flop_registers(&json, top, &[&p.from_cell, &p.to_cell]).into_iter();
+    for name in [&mut p.from, &mut p.to] {
+        if let Some(reg) = regs.next().flatten() {
+            *name = reg;
+        }
+    }
     // A register synthesis re-encoded keeps no name of its own: `autoname` then names it
     // after the logic around it (`x_i_L6MUX21_SD_Z_LUT4_Z`), which would mislead. The
     // block its source location spans names the registers it can be.

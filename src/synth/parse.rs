@@ -377,6 +377,70 @@ pub fn cell_sources(netlist_json: &str, top: &str, cells: &[&str]) -> Vec<Option
         .collect()
 }
 
+/// The register a flop of a JSON netlist holds, by the generated signal its output (`Q`)
+/// drives (`u_zoom.n_q[1]`), for each cell name a tool reports (nextpnr's packing suffix
+/// after `$` ignored). Yosys keeps the RTL names of a flop's output net beside the name
+/// `autoname` gave the cell, which follows a neighbour when the flop was merged or
+/// re-encoded: the net's name is then the only one that says which register it is. Only
+/// names that end in `_q` (the registers, STYLE.md) count; `None` when there is none (a
+/// re-encoded FSM's flops have only synthesis's names).
+pub fn flop_registers(netlist_json: &str, top: &str, cells: &[&str]) -> Vec<Option<String>> {
+    let Ok(v) = serde_json::from_str::<serde_json::Value>(netlist_json) else {
+        return vec![None; cells.len()];
+    };
+    let module = v["modules"]
+        .as_object()
+        .and_then(|m| m.iter().find(|(k, _)| k.trim_start_matches('\\') == top))
+        .map(|(_, m)| m);
+    let Some(module) = module else {
+        return vec![None; cells.len()];
+    };
+    // Output bit -> the registers' names on it: `name[i]`, or `name` for one bit.
+    let mut names: HashMap<u64, Vec<String>> = HashMap::new();
+    if let Some(nets) = module.get("netnames").and_then(|n| n.as_object()) {
+        for (name, net) in nets {
+            let hidden = net.get("hide_name").and_then(|h| h.as_u64()) == Some(1);
+            let last = name.rsplit('.').next().unwrap_or(name);
+            if hidden || name.starts_with('$') || is_autonamed(name) || !last.ends_with("_q") {
+                continue;
+            }
+            let bits = net.get("bits").and_then(|b| b.as_array());
+            let width = bits.map_or(0, |b| b.len());
+            for (i, bit) in bits.into_iter().flatten().enumerate() {
+                if let Some(b) = bit.as_u64() {
+                    let n = if width == 1 {
+                        name.clone()
+                    } else {
+                        format!("{name}[{i}]")
+                    };
+                    names.entry(b).or_default().push(n);
+                }
+            }
+        }
+    }
+    cells
+        .iter()
+        .map(|c| {
+            let base = c.split('$').next().unwrap_or(c);
+            let all = module.get("cells")?;
+            let cell = all.get(base).or_else(|| all.get(*c))?;
+            let q = cell
+                .get("connections")?
+                .get("Q")?
+                .as_array()?
+                .first()?
+                .as_u64()?;
+            // Several generated names on one net (a register and a copy passed through a
+            // port): the shortest, then the first in order, so that the choice is stable.
+            names
+                .get(&q)?
+                .iter()
+                .min_by(|a, b| a.len().cmp(&b.len()).then(a.cmp(b)))
+                .cloned()
+        })
+        .collect()
+}
+
 /// The longest chain of combinational cells between sequential ones, ports or constants,
 /// in a Yosys JSON netlist of one flat module: cells whose type `comb` accepts are logic
 /// levels, every other cell and every port ends a chain.
@@ -649,6 +713,43 @@ Info:     226000 |    51122     169153 |  525   473 |       305|     170.08    1
         assert_eq!(s.cells, 5);
         assert_eq!(s.module_cells.get("top"), Some(&3));
         assert!(stat("{ \"modules\": 1 ", "top").is_err());
+    }
+
+    #[test]
+    fn a_flop_is_named_by_the_register_on_its_output() {
+        use super::flop_registers;
+        // As Yosys writes a mapped netlist: the flop's cell named by `autoname` after a
+        // neighbour, its output bit 7 carrying the register's name and an alias; bit 9 (a
+        // re-encoded flop's) only synthesis's names.
+        let json = r#"{"modules": {"top": {
+            "cells": {
+              "pix_i_LUT4_Z_TRELLIS_FF_DI_Q_TRELLIS_FF_Q": {"type": "TRELLIS_FF",
+                "connections": {"DI": [5], "Q": [7]}},
+              "st_TRELLIS_FF_Q": {"type": "TRELLIS_FF", "connections": {"DI": [6], "Q": [9]}},
+              "u_lut": {"type": "LUT4", "connections": {"A": [7], "Z": [8]}}
+            },
+            "netnames": {
+              "u_zoom.n_q": {"hide_name": 0, "bits": [3, 7, 4]},
+              "u_zoom.n_copy_q": {"hide_name": 0, "bits": [3, 7, 4]},
+              "u_zoom.n_q_TRELLIS_FF_Q_1": {"hide_name": 0, "bits": [7]},
+              "u_zoom.next_n": {"hide_name": 0, "bits": [5]},
+              "$abc$12$n7": {"hide_name": 1, "bits": [9]},
+              "st_TRELLIS_FF_Q_DI": {"hide_name": 0, "bits": [9]}
+            }}}}"#;
+        assert_eq!(
+            flop_registers(
+                json,
+                "top",
+                &[
+                    "pix_i_LUT4_Z_TRELLIS_FF_DI_Q_TRELLIS_FF_Q$DFFLC",
+                    "st_TRELLIS_FF_Q",
+                    "u_lut",
+                    "missing",
+                ]
+            ),
+            vec![Some("u_zoom.n_q[1]".to_string()), None, None, None]
+        );
+        assert_eq!(flop_registers("not json", "top", &["x"]), vec![None]);
     }
 
     #[test]
