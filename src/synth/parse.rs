@@ -352,16 +352,21 @@ pub fn registers_assigned(verilog: &str, first: u32, last: u32) -> Vec<String> {
     out
 }
 
+/// Module `top` of a Yosys JSON netlist (Yosys may write its name with a leading `\`).
+fn netlist_module<'a>(v: &'a serde_json::Value, top: &str) -> Option<&'a serde_json::Value> {
+    v["modules"]
+        .as_object()
+        .and_then(|m| m.iter().find(|(k, _)| k.trim_start_matches('\\') == top))
+        .map(|(_, m)| m)
+}
+
 /// The source location Yosys recorded for a cell of a JSON netlist (`file.v:12.3-14.9`),
 /// looked up by the name a tool reports (nextpnr's packing suffix after `$` ignored).
 pub fn cell_sources(netlist_json: &str, top: &str, cells: &[&str]) -> Vec<Option<String>> {
     let Ok(v) = serde_json::from_str::<serde_json::Value>(netlist_json) else {
         return vec![None; cells.len()];
     };
-    let module = v["modules"]
-        .as_object()
-        .and_then(|m| m.iter().find(|(k, _)| k.trim_start_matches('\\') == top))
-        .map(|(_, m)| m);
+    let module = netlist_module(&v, top);
     cells
         .iter()
         .map(|c| {
@@ -388,11 +393,7 @@ pub fn flop_registers(netlist_json: &str, top: &str, cells: &[&str]) -> Vec<Opti
     let Ok(v) = serde_json::from_str::<serde_json::Value>(netlist_json) else {
         return vec![None; cells.len()];
     };
-    let module = v["modules"]
-        .as_object()
-        .and_then(|m| m.iter().find(|(k, _)| k.trim_start_matches('\\') == top))
-        .map(|(_, m)| m);
-    let Some(module) = module else {
+    let Some(module) = netlist_module(&v, top) else {
         return vec![None; cells.len()];
     };
     // Output bit -> the registers' names on it: `name[i]`, or `name` for one bit.
@@ -451,11 +452,7 @@ pub fn logic_depth(
 ) -> Result<u32, String> {
     let v: serde_json::Value =
         serde_json::from_str(netlist_json).map_err(|e| format!("netlist json: {e}"))?;
-    let module = v["modules"]
-        .as_object()
-        .and_then(|m| m.iter().find(|(k, _)| k.trim_start_matches('\\') == top))
-        .map(|(_, m)| m)
-        .ok_or_else(|| format!("netlist has no module {top}"))?;
+    let module = netlist_module(&v, top).ok_or_else(|| format!("netlist has no module {top}"))?;
     let cells = module["cells"].as_object().ok_or("netlist has no cells")?;
     // bit -> combinational cell index driving it; cell -> its input bits.
     let mut comb_cells: Vec<Vec<u64>> = Vec::new();
