@@ -366,7 +366,7 @@ fn broken_tag_forwarding_and_ages_are_caught() {
     assert_broken_module_caught(
         &cfg,
         "tex_cache_tags",
-        "l2_on_m_q[i] <= l2_load ? look_line[i] == m_line_q : l2_line_q[i] == m_line_q;",
+        "l2_on_m_q[i] <= adv[AdvL2] ? look_line[i] == m_line_q : l2_line_q[i] == m_line_q;",
         "l2_on_m_q[i] <= l2_line_q[i] == m_line_q;",
         &runs,
     );
@@ -384,6 +384,23 @@ fn broken_tag_forwarding_and_ages_are_caught() {
         "tex_cache_tags",
         "la_tag_q <= rd_fix ? tag_of(m_line_q) : way_tag_q[set_of(rd_line)];",
         "la_tag_q <= way_tag_q[set_of(rd_line)];",
+        &runs,
+    );
+    // The load enables' own flag copies: L2's data loading only into an empty L2, not as
+    // its request moves into an empty RUN, and no stage's data moving up when M_ACT lets
+    // its request go (the control's flags still do, so the stages hold stale requests).
+    assert_broken_module_caught(
+        &cfg,
+        "tex_cache_tags",
+        "adv_room_d[AdvL2]   = l2_room_d;",
+        "adv_room_d[AdvL2]   = !l2_valid_d;",
+        &runs,
+    );
+    assert_broken_module_caught(
+        &cfg,
+        "tex_cache_tags",
+        "adv_leave_d = {AdvCopies{vict_ok && rest_hit_d}};",
+        "adv_leave_d = {AdvCopies{1'b0}};",
         &runs,
     );
     // RUN's all-hit flag not updated by an allocation: the request goes back to M_VICT.

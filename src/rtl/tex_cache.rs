@@ -107,6 +107,17 @@ fn fill_banks(c: &TexCache, bank_w: u32) -> Vec<FillBank> {
 /// Responses the output queue holds; stage 1 issues a completing read only with a credit.
 const OUT_DEPTH: u32 = 4;
 
+/// The groups of loads the tag unit's advance enables, each with its own copies of the
+/// flags behind it, and how many copies each takes: L1's output register, L2, RUN, and
+/// with the lookup's tag copies LA's request and each texel's tag copies.
+fn adv_groups(tag_copies: bool, ports: u32) -> Vec<(&'static str, u32)> {
+    let mut g = vec![("AdvL1", 1), ("AdvL2", 1), ("AdvRun", 1)];
+    if tag_copies {
+        g.extend([("AdvLa", 1), ("AdvLaTag", ports)]);
+    }
+    g
+}
+
 fn clog2(x: u32) -> u32 {
     32 - (x.max(1) - 1).leading_zeros()
 }
@@ -176,6 +187,10 @@ pub struct TexCacheTags {
     /// whose request L2 compares.
     pub tag_copies: bool,
     pub look_src: &'static str,
+    /// Copies of the tag unit's advance flags, one per group of loads it enables, and
+    /// each group's index (`adv_groups`).
+    pub adv_copies: u32,
+    pub adv_groups: Vec<(String, u32)>,
 }
 
 /// The read plan of a pass: which bank round reads each texel's word, worked out in two
@@ -451,6 +466,20 @@ impl TexCacheTop {
                 .collect(),
             tag_copies: self.tag_copies,
             look_src: if self.tag_copies { "LA" } else { "L1" },
+            adv_copies: adv_groups(self.tag_copies, self.ports)
+                .iter()
+                .map(|g| g.1)
+                .sum(),
+            adv_groups: {
+                let mut at = 0;
+                adv_groups(self.tag_copies, self.ports)
+                    .into_iter()
+                    .map(|(name, n)| {
+                        at += n;
+                        (name.to_string(), at - n)
+                    })
+                    .collect()
+            },
         }
     }
 

@@ -471,8 +471,8 @@ module {{ name }} #(
   // Fills to complete. avail_q counts completed fills less those of the passes loaded.
   reg [AvailW-1:0] avail_q;
   wire lines_ready = !avail_q[AvailW-1];
-  // avail_q + done - (the loaded pass's fills) in one carry chain, its carry-in
-  // (s1_load || done): -f is ~f + 1, and -f + 1 is ~(f - 1), where f - 1 on the few
+  // As a pass loads, avail_q + done - (its fills) in one carry chain, its carry-in 1:
+  // -f is ~f + 1, and -f + 1 is ~(f - 1), where f - 1 on the few
   // fill bits is LUTs (two chains in a row, fill_last_q to avail_q, were the default
   // TMU's path, 10.3 ns).
   wire fill_done = fill_valid_q && fill_last_q;
@@ -569,8 +569,12 @@ module {{ name }} #(
     credit_d = credit_q - {{ "{" }}{(CreditW-1){1'b0}}, issue && complete} + {{ "{" }}{(CreditW-1){1'b0}}, out_pop};
   end
 
-  wire [AvailW-1:0] avail_step = !s1_load ? {AvailW{1'b0}} : (fill_done ? neg_fills_p1 : neg_fills);
-  wire [AvailW-1:0] avail_d = avail_q + avail_step + {{ "{" }}{(AvailW-1){1'b0}}, s1_load || fill_done};
+  // Both sums from flops, the pass's load picking one after the chains: s1_load comes
+  // out of the read plan's issue decision, too late for a carry chain behind it.
+  wire [AvailW-1:0] avail_step = fill_done ? neg_fills_p1 : neg_fills;
+  wire [AvailW-1:0] avail_pop = avail_q + avail_step + {{ "{" }}{(AvailW-1){1'b0}}, 1'b1};
+  wire [AvailW-1:0] avail_keep = avail_q + {{ "{" }}{(AvailW-1){1'b0}}, fill_done};
+  wire [AvailW-1:0] avail_d = s1_load ? avail_pop : avail_keep;
 
   wire [WordW-1:0] bank_rdata [0:Banks-1];
 

@@ -77,6 +77,11 @@ module {{ name }} #(
 {%- if ways > 1 %}
   localparam integer PairW = {{ pair_w }};  // age bits of a set
 {%- endif %}
+  // Copies of the advance flags: one per group of loads (g_adv).
+  localparam integer AdvCopies = {{ adv_copies }};
+{%- for g in adv_groups %}
+  localparam integer {{ g.0 }} = {{ g.1 }};
+{%- endfor %}
   // Tag unit states.
 {%- for s in states %}
   localparam [1:0] {{ s.0 }} = 2'd{{ s.1 }};
@@ -231,7 +236,11 @@ module {{ name }} #(
   reg [Ports-1:0] l2_line_eq_q [0:Ports-1];  // texels that share texel i's line
   reg [Ports-1:0] l2_set_eq_q [0:Ports-1];  // and its set
   wire l2_take;
-  wire l2_load = l2_take || !l2_valid_q;
+  // L2 loads when it is empty or its request moves on: either RUN is empty (l2_room_q,
+  // with L2 empty, registered from the next state) or RUN's request leaves (done).
+  reg l2_room_q;
+  wire done;
+  wire l2_load = l2_room_q || done;
   wire src_valid;  // the request L2 loads, and its tag compare's inputs
   wire [ReqW-1:0] src_data;
 {%- if tag_copies %}
@@ -242,14 +251,15 @@ module {{ name }} #(
   // the copy as it writes the RAM). The RAM read and the compare are so a clock apart.
   reg la_valid_q;
   reg [ReqW-1:0] la_data_q;
-  wire la_load = l2_load || !la_valid_q;
+  reg la_room_q;  // LA, L2 or RUN is empty (from the next state)
+  wire la_load = la_room_q || done;
 
-  assign l1_take   = la_load;
+  assign l1_take   = adv[AdvL1];
   assign src_valid = la_valid_q;
   assign src_data  = la_data_q;
 {%- else %}
 
-  assign l1_take   = l2_load;
+  assign l1_take   = adv[AdvL1];
   assign src_valid = l1_valid;
   assign src_data  = l1_data;
 {%- endif %}
@@ -328,7 +338,7 @@ module {{ name }} #(
         reg la_vld_q;
 
         always @(posedge clk_i) begin
-          if (la_load) begin
+          if (adv[AdvLaTag + gt]) begin
             la_tag_q <= rd_fix ? tag_of(m_line_q) : way_tag_q[set_of(rd_line)];
             la_vld_q <= !inv_now && (rd_fix || valid_q[slot_of(set_of(rd_line), Way)]);
           end else begin
@@ -388,7 +398,7 @@ module {{ name }} #(
     // loaded in RUN, M_SET and M_VICT, and the clock before this one was M_ACT).
     for (i = 0; i < Ports; i = i + 1) begin
       l2_way_now[i] = fwd_way(l2_way_q[i], l2_on_m_q[i], l2_in_m_q[i], alloc_q, inv_q, v_q);
-      l2_way_d[i]   = l2_load ? look_way[i] : l2_way_now[i];
+      l2_way_d[i]   = adv[AdvL2] ? look_way[i] : l2_way_now[i];
     end
   end
 
@@ -406,7 +416,6 @@ module {{ name }} #(
   // ---------------------------------------------------------------------------------
   // RUN: the request being committed.
   reg t_valid_q;
-  reg t_inv_q;
   reg [Ports-1:0] t_pend_q;  // active texels not yet in a pass
   reg [Ways-1:0] t_way_q [0:Ports-1];
   reg [Ports-1:0] t_hit_q;  // t_way_q is not none: kept with it, off RUN's paths
@@ -440,7 +449,13 @@ module {{ name }} #(
   reg [Ports-1:0] commit;  // pending hits before it
   reg run;  // RUN acts this clock
   reg act_done;  // M_ACT allocates and the request leaves
-  reg done;  // the request leaves this clock
+  // The request leaves this clock when it has room for its pass and RUN holds it with
+  // every texel hitting (fin_q; an invalidate has none to miss) or M_ACT may let it go
+  // (leave_ok_q). fin_q is registered from the next state, so that done, and the loads
+  // of L1, LA and L2 behind it, are one gate after flops. The same for an invalidate
+  // leaving RUN (inv_fin_q).
+  reg fin_q;
+  reg inv_fin_q;
   reg emit;  // a pass leaves this clock
   reg emit_last;
   reg [Ports-1:0] pass_mask;
@@ -460,7 +475,6 @@ module {{ name }} #(
     // M_ACT finishes the request itself when every texel left is on the miss's line or
     // hits in another set (leave_ok_q): none of them depends on the victim.
     act_done  = leave_ok_q && pass_ready_i;
-    done      = (run && t_all_hit_q) || act_done;
     emit_last = done;
     emit      = done || (state_q == MAct && v_none_q && pass_ready_i);
     pass_mask = p_mask_q | (run ? commit : {Ports{1'b0}}) | (act_done ? t_pend_q : {Ports{1'b0}});
@@ -489,8 +503,113 @@ module {{ name }} #(
 
   // An invalidate has no active texels, so nothing misses: it is done when RUN acts,
   // which needs no lookup (this keeps the ways' hit logic off the forwarding path).
-  assign inv_now = t_valid_q && t_inv_q && state_q == MRun && pass_ready_i;
+  assign done    = (fin_q || leave_ok_q) && pass_ready_i;
+  assign inv_now = inv_fin_q && pass_ready_i;
   assign l2_take = l2_valid_q && (!t_valid_q || done);
+
+  // The next state of RUN's request and of the stages in front of it, for the flags
+  // above. A request loads into RUN (l2_take) only when RUN is empty or its request
+  // leaves, and RUN is in MRun then; so a loading request finishes when all its texels
+  // hit, and one that stays finishes as it did or as an allocation leaves it.
+  reg [1:0] state_d;
+  reg t_valid_d;
+  reg l2_valid_d;
+  reg fin_d;
+  reg inv_fin_d;
+  reg l2_room_d;
+{%- if tag_copies %}
+  reg la_room_d;
+{%- endif %}
+  reg [AdvCopies-1:0] adv_room_d;
+  reg [AdvCopies-1:0] adv_go_d;
+  reg [AdvCopies-1:0] adv_leave_d;
+
+  always @(*) begin : b_next
+    case (state_q)
+      MRun: state_d = (run && !t_all_hit_q) ? MSet : MRun;
+      MSet: state_d = MVict;
+      MVict: state_d = MAct;
+      // M_ACT that neither allocates nor closes its pass reads the set again.
+      default: state_d = (alloc || (v_none_q && pass_ready_i)) ? MRun : MSet;
+    endcase
+    t_valid_d  = l2_take || (t_valid_q && !done);
+    l2_valid_d = l2_load ? src_valid : l2_valid_q;
+    if (l2_take) begin
+      fin_d     = all_hit_load;
+      inv_fin_d = l2_inv_q;
+    end else begin
+      fin_d     = t_valid_d && state_d == MRun && (alloc ? all_hit_alloc : t_all_hit_q);
+      inv_fin_d = inv_fin_q && !done;
+    end
+    // The groups' copies: L2 and the stages in front load on room or done; RUN loads
+    // when L2 holds a request and RUN is empty or its request leaves.
+    l2_room_d = !l2_valid_d || !t_valid_d;
+{%- if tag_copies %}
+    la_room_d = !(la_load ? l1_valid : la_valid_q) || l2_room_d;
+{%- endif %}
+{%- if tag_copies %}
+    adv_room_d = {AdvCopies{la_room_d}};
+{%- else %}
+    adv_room_d = {AdvCopies{l2_room_d}};
+{%- endif %}
+    adv_go_d    = {AdvCopies{fin_d}};
+    adv_leave_d = {AdvCopies{vict_ok && rest_hit_d}};
+    adv_room_d[AdvL2]   = l2_room_d;
+    adv_room_d[AdvRun]  = l2_valid_d && !t_valid_d;
+    adv_go_d[AdvRun]    = l2_valid_d && fin_d;
+    adv_leave_d[AdvRun] = l2_valid_d && vict_ok && rest_hit_d;
+  end
+
+  // The control's own flags, kept apart from the copies below like them.
+  (* keep *)
+  always @(posedge clk_i{{ rst.edge }}) begin : b_fin
+    if ({{ rst.active }}) begin
+      fin_q     <= 1'b0;
+      inv_fin_q <= 1'b0;
+      l2_room_q <= 1'b1;
+{%- if tag_copies %}
+      la_room_q <= 1'b1;
+{%- endif %}
+    end else begin
+      fin_q     <= fin_d;
+      inv_fin_q <= inv_fin_d;
+      l2_room_q <= l2_room_d;
+{%- if tag_copies %}
+      la_room_q <= la_room_d;
+{%- endif %}
+    end
+  end
+
+  // Each group of loads reads its own copies of those flags (synthesis would merge
+  // copies with the same input, so each copy's block is kept): L1's output register,
+  // L2, RUN{% if tag_copies %}, LA's request and each texel's LA tag copies{% endif %}. Each load enable is
+  // then one LUT after flops and drives its own group; with one enable for all (about a
+  // thousand flops), its LUTs and nets crossed the die.
+  wire [AdvCopies-1:0] adv;
+
+  genvar gc;
+  generate
+    for (gc = 0; gc < AdvCopies; gc = gc + 1) begin : g_adv
+      reg room_q;
+      reg go_q;
+      reg leave_q;
+
+      (* keep *)
+      always @(posedge clk_i{{ rst.edge }}) begin
+        if ({{ rst.active }}) begin
+          room_q  <= 1'b1;
+          go_q    <= 1'b0;
+          leave_q <= 1'b0;
+        end else begin
+          room_q  <= adv_room_d[gc];
+          go_q    <= adv_go_d[gc];
+          leave_q <= adv_leave_d[gc];
+        end
+      end
+
+      assign adv[gc] = room_q || ((go_q || leave_q) && pass_ready_i);
+    end
+  endgenerate
 
   assign pass_valid_o = emit;
   assign pass_data_o[PassLastLsb] = emit_last;
@@ -789,14 +908,8 @@ module {{ name }} #(
         la_valid_q <= l1_valid;
       end
 {%- endif %}
-      if (l2_load) begin
-        l2_valid_q <= src_valid;
-      end
-      if (l2_take) begin
-        t_valid_q <= 1'b1;
-      end else if (done) begin
-        t_valid_q <= 1'b0;
-      end
+      l2_valid_q <= l2_valid_d;
+      t_valid_q <= t_valid_d;
       // Pending texels: loaded with the request, cleared as they join a pass. RUN's
       // commits keep t_all_hit_q: it stays clear while a miss is pending, and a request
       // whose texels all hit leaves.
@@ -825,23 +938,7 @@ module {{ name }} #(
 {%- if lru %}
       c_touch_q <= run ? commit : (act_done ? t_pend_q : {Ports{1'b0}});
 {%- endif %}
-      // M_ACT that neither allocates nor closes its pass reads the set again.
-      case (state_q)
-        MRun: begin
-          if (run && !t_all_hit_q) begin
-            state_q <= MSet;
-          end
-        end
-        MSet: state_q <= MVict;
-        MVict: state_q <= MAct;
-        default: begin
-          if (alloc || (v_none_q && pass_ready_i)) begin
-            state_q <= MRun;
-          end else begin
-            state_q <= MSet;
-          end
-        end
-      endcase
+      state_q <= state_d;
     end
   end
 
@@ -852,11 +949,11 @@ module {{ name }} #(
       m_sdec_q[i] <= m_set_q == i[SetW-1:0];
     end
 {%- if tag_copies %}
-    if (la_load) begin
+    if (adv[AdvLa]) begin
       la_data_q <= l1_data;
     end
 {%- endif %}
-    if (l2_load) begin
+    if (adv[AdvL2]) begin
       l2_inv_q  <= src_data[ReqInvLsb];
       l2_act_q  <= src_data[ReqInvLsb] ? {Ports{1'b0}} : src_data[ReqActLsb +: Ports];
       l2_nact_q <= look_nact;
@@ -869,12 +966,12 @@ module {{ name }} #(
     end
     for (i = 0; i < Ports; i = i + 1) begin
       l2_way_q[i]  <= l2_way_d[i];
-      l2_on_m_q[i] <= l2_load ? look_line[i] == m_line_q : l2_line_q[i] == m_line_q;
-      l2_in_m_q[i] <= l2_load ? set_of(look_line[i]) == m_set_q : set_of(l2_line_q[i]) == m_set_q;
+      l2_on_m_q[i] <= adv[AdvL2] ? look_line[i] == m_line_q : l2_line_q[i] == m_line_q;
+      l2_in_m_q[i] <= adv[AdvL2] ? set_of(look_line[i]) == m_set_q : set_of(l2_line_q[i]) == m_set_q;
     end
     // The request being committed: loaded from L2, its lookups kept current.
     for (i = 0; i < Ports; i = i + 1) begin
-      if (l2_take) begin
+      if (adv[AdvRun]) begin
         t_way_q[i]     <= inv_now ? {Ways{1'b0}} : load_way[i];
         t_hit_q[i]     <= !inv_now && load_way[i] != {Ways{1'b0}};
         // The slot is the way in its set, worked out here rather than behind the lookup.
@@ -895,8 +992,7 @@ module {{ name }} #(
       c_way_q[i]  <= (alloc && m_line_eq_q[i]) ? v_q : t_way_q[i];
 {%- endif %}
     end
-    if (l2_take) begin
-      t_inv_q  <= l2_inv_q;
+    if (adv[AdvRun]) begin
       hits_q   <= l2_nact_q;
       misses_q <= {CountW{1'b0}};
     end else if (alloc) begin
