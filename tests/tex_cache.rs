@@ -267,7 +267,7 @@ fn broken_line_generations_are_caught() {
     // An allocation whose count of old readers is written as none.
     assert_broken_cache_caught(
         &cfg,
-        "mshr_free_q[i] <= new_ref_q == {{(RefW-1){1'b0}}, new_dec_q} + {{(RefW-1){1'b0}}, new_rd_q};",
+        "mshr_free_q[i] <= new_ref_q == {{(RefW-1){1'b0}}, new_dec_q} + {{(RefW-1){1'b0}}, new_rd};",
         "mshr_free_q[i] <= 1'b1;",
         &runs,
     );
@@ -290,8 +290,8 @@ fn broken_line_generations_are_caught() {
     // finishing in the clock after the allocation.
     assert_broken_cache_caught(
         &cfg,
-        "new_rd_q  <= new_match && s1_done;",
-        "new_rd_q  <= 1'b0;",
+        "wire new_rd = new_m_q && s1_done_q;",
+        "wire new_rd = 1'b0;",
         &runs,
     );
     // A reader that does not wait for its own lines' fills.

@@ -383,7 +383,10 @@ module {{ name }} #(
   reg [SlotW-1:0] new_slot_q;
   reg [RefW-1:0] new_ref_q;  // the slot's count a clock after the allocation
   reg new_dec_q;  // and its reads that clock
-  reg new_rd_q;  // and its reads the clock after (the pass in s1 at the new slot, done)
+  // and its reads the clock after: the pass in s1 read the new slot (new_m_q) and was
+  // done then (s1_done_q), an AND of two flops where it is used rather than a flop
+  // behind the slot's 64:1 select and the issue decision.
+  reg s1_done_q;
   // Per entry: a pass that reads the entry's slot finished reading last clock (ref_dec_q
   // of the entry's slot, compared here rather than selected from all slots).
   reg [MshrEntries-1:0] mshr_dec_q;
@@ -499,6 +502,7 @@ module {{ name }} #(
   reg [MshrEntries-1:0] new_at_q;  // that entry, one-hot (new_idx_q when new_q)
   reg [MshrEntries-1:0] new_fix_q;  // ... a clock later, when s1 did not load
   reg new_m_q;  // the pass in s1 reads the new slot
+  wire new_rd = new_m_q && s1_done_q;
   wire new_match = s1_dec_q[new_slot_q];
   wire [SlotW-1:0] load_slot [0:Ports-1];
   wire [SlotW-1:0] dec_slot [0:Ports-1];  // the decode's copy
@@ -684,6 +688,7 @@ module {{ name }} #(
       ref_dec_q  <= {Lines{1'b0}};
       beat_q     <= {BeatW{1'b0}};
       s1_valid_q <= 1'b0;
+      s1_done_q  <= 1'b0;
       avail_q    <= {AvailW{1'b0}};
       round_q    <= {RoundW{1'b0}};
       more_q     <= {Ports{1'b0}};
@@ -737,8 +742,8 @@ module {{ name }} #(
           // (RUN stopping at the miss, M_SET, M_VICT), and one pushed before them counts
           // by the allocation's clock. So the slot's count a clock after the allocation,
           // less the reads of that clock and this one, is the allocation's count by now.
-          mshr_old_q[i]  <= new_ref_q - {{ "{" }}{(RefW-1){1'b0}}, new_dec_q} - {{ "{" }}{(RefW-1){1'b0}}, new_rd_q};
-          mshr_free_q[i] <= new_ref_q == {{ "{" }}{(RefW-1){1'b0}}, new_dec_q} + {{ "{" }}{(RefW-1){1'b0}}, new_rd_q};
+          mshr_old_q[i]  <= new_ref_q - {{ "{" }}{(RefW-1){1'b0}}, new_dec_q} - {{ "{" }}{(RefW-1){1'b0}}, new_rd};
+          mshr_free_q[i] <= new_ref_q == {{ "{" }}{(RefW-1){1'b0}}, new_dec_q} + {{ "{" }}{(RefW-1){1'b0}}, new_rd};
         end else if (new_q && new_idx_q == i[MshrPtrW-1:0]) begin
           mshr_old_q[i]  <= OldCounting;
           mshr_free_q[i] <= 1'b0;
@@ -749,6 +754,7 @@ module {{ name }} #(
       end
       beat_q     <= beat_d;
       s1_valid_q <= s1_load | (s1_valid_q & ~s1_done);
+      s1_done_q  <= s1_done;
       avail_q    <= avail_d;
       if (s1_load) begin
         round_q <= {RoundW{1'b0}};
@@ -805,7 +811,6 @@ module {{ name }} #(
       new_ref_q <= ref_q[new_slot_q*RefW +: RefW];
       new_dec_q <= ref_dec_q[new_slot_q];
       new_m_q   <= new_match;
-      new_rd_q  <= new_match && s1_done;
     end
     if (issue) begin
       s2_complete_q <= complete;
