@@ -174,6 +174,7 @@ module {{ name }} #(
   wire [Lines-1:0] slot_full_d;
 
   genvar gl;
+  genvar gs;
   generate
     for (gl = 0; gl < Lines; gl = gl + 1) begin : g_slot
       assign slot_full_d[gl] = gen_all[gl*GenW +: GenW] - wr_q[gl*GenW +: GenW] == MaxPending;
@@ -208,19 +209,23 @@ module {{ name }} #(
   // before it comes down.
   reg push_q;
   reg [PassW-1:0] push_data_q;
-  reg [Lines-1:0] ref_inc;
+  wire [Lines-1:0] ref_inc;
   reg [Lines-1:0] ref_inc_q;
   reg [Lines*RefW-1:0] ref_q;  // queued passes that read each slot
 
-  always @(*) begin : b_ref_inc
-    integer i;
-    ref_inc = {Lines{1'b0}};
-    for (i = 0; i < Ports; i = i + 1) begin
-      if (push_q && push_data_q[PassMaskLsb + i]) begin
-        ref_inc[push_data_q[PassTexelsLsb + (Ports - 1 - i) * TexW + TexSlotLsb +: SlotW]] = 1'b1;
+  // Per slot, a compare with its constant (an indexed write in a loop builds the bit
+  // offsets with carry chains).
+  generate
+    for (gl = 0; gl < Lines; gl = gl + 1) begin : g_ref_inc
+      localparam [SlotW-1:0] Line = gl;
+      wire [Ports-1:0] at;
+      for (gs = 0; gs < Ports; gs = gs + 1) begin : g_port
+        assign at[gs] = push_data_q[PassMaskLsb + gs] &&
+                        push_data_q[PassTexelsLsb + (Ports - 1 - gs) * TexW + TexSlotLsb +: SlotW] == Line;
       end
+      assign ref_inc[gl] = push_q && (|at);
     end
-  end
+  endgenerate
 
   // ---------------------------------------------------------------------------------
   // Pass queue: tags run up to QueueDepth passes ahead of the data reads. A skid on
@@ -294,7 +299,6 @@ module {{ name }} #(
     .out_data_o  (qr_data)
   );
 
-  genvar gs;
   generate
     for (gs = 0; gs < Ports; gs = gs + 1) begin : g_slot_copy
       assign qr_slots_n[gs*SlotW +: SlotW] = ~qr_data[PlanPassLsb + PassTexelsLsb + (Ports - 1 - gs) * TexW + TexSlotLsb +: SlotW];
@@ -323,7 +327,7 @@ module {{ name }} #(
   wire [LineAddrW-1:0] mreq_line;
   reg [BeatW-1:0] beat_q;
   reg [BeatW-1:0] beat_d;
-  reg [Lines-1:0] wr_inc;  // a fill completes: its slot's generation is written
+  wire [Lines-1:0] wr_inc;  // a fill completes: its slot's generation is written
   reg trk_pop;
   wire beat_in;
   // A beat is written to the banks a clock after it is taken, from these registers, so
@@ -417,7 +421,6 @@ module {{ name }} #(
   always @(*) begin : b_fill
     beat_d    = beat_q;
     trk_pop   = 1'b0;
-    wr_inc    = {Lines{1'b0}};
     if (beat_in) begin
       beat_d = beat_q + 1'b1;
       if (beat_q == LastBeat) begin
@@ -430,10 +433,16 @@ module {{ name }} #(
     bank_waddr[{{ f.bank }}] = bank_addr(bank_slot, {{ f.off }});
     bank_wdata[{{ f.bank }}] = fill_data_q[{{ f.word }}*WordW +: WordW];
 {%- endfor %}
-    if (fill_valid_q && fill_last_q) begin
-      wr_inc[fill_slot_q] = 1'b1;
-    end
   end
+
+  // Per slot, a compare with its constant (wr_inc[fill_slot_q] as an indexed write builds
+  // the bit offset with a carry chain, which a placed path ran through).
+  generate
+    for (gl = 0; gl < Lines; gl = gl + 1) begin : g_wr_inc
+      localparam [SlotW-1:0] Line = gl;
+      assign wr_inc[gl] = fill_valid_q && fill_last_q && fill_slot_q == Line;
+    end
+  endgenerate
 
   // ---------------------------------------------------------------------------------
   // Data stage 1: the head pass waits for its lines, then reads them, one word per bank
