@@ -546,8 +546,6 @@ module {{ name }} #(
     l2_room_d = !l2_valid_d || !t_valid_d;
 {%- if tag_copies %}
     la_room_d = !(la_load ? l1_valid : la_valid_q) || l2_room_d;
-{%- endif %}
-{%- if tag_copies %}
     adv_room_d = {AdvCopies{la_room_d}};
 {%- else %}
     adv_room_d = {AdvCopies{l2_room_d}};
