@@ -175,6 +175,7 @@ module {{ name }} #(
 {%- endif %}
   reg [Ways-1:0] v_d;  // M_VICT's victim (one-hot)
   reg v_none_d;  // every way is pinned: close the pass
+  reg rest_hit_d;  // every texel left hits, whichever way the miss takes
   reg [Ways-1:0] v_q;  // registered for M_ACT, and held for the lookups behind it
   reg v_none_q;
   // M_VICT decides for M_ACT, into flops: whether it allocates (a victim, its slot free
@@ -240,6 +241,7 @@ module {{ name }} #(
   // with L2 empty, registered from the next state) or RUN's request leaves (done).
   reg l2_room_q;
   wire done;
+  wire [AdvCopies-1:0] adv;  // the loads' enables, from their own flag copies (g_adv)
   wire l2_load = l2_room_q || done;
   wire src_valid;  // the request L2 loads, and its tag compare's inputs
   wire [ReqW-1:0] src_data;
@@ -583,7 +585,6 @@ module {{ name }} #(
   // L2, RUN{% if tag_copies %}, LA's request and each texel's LA tag copies{% endif %}. Each load enable is
   // then one LUT after flops and drives its own group; with one enable for all (about a
   // thousand flops), its LUTs and nets crossed the die.
-  wire [AdvCopies-1:0] adv;
 
   genvar gc;
   generate
@@ -637,7 +638,6 @@ module {{ name }} #(
   reg [Ways-1:0] set_pin;
   reg [Ways-1:0] set_full;
   reg [Ways-1:0] s_pin_d;  // the row's pins with RUN's hits in the set
-  reg rest_hit_d;  // every texel left hits, whichever way the miss takes
 
   // The oldest unpinned way: one whose every other way is pinned or younger (a row of
   // the age matrix, reduced by an AND), elaborated per way.
