@@ -132,10 +132,14 @@ fn a_slow_target_merges_the_front_stages_and_stays_exact() {
     };
     let (name, fast) = skids(&default, "tmu_addr");
     assert_eq!(
-        fast, 7,
-        "{name} at 200 MHz: a register after each of seven stages"
+        fast, 8,
+        "{name} at 200 MHz: a register after each of eight stages"
     );
-    assert_eq!(skids(&cfg, "tmu_addr").1, 2, "{name} at 50 MHz: two clocks");
+    assert_eq!(
+        skids(&cfg, "tmu_addr").1,
+        3,
+        "{name} at 50 MHz: three clocks"
+    );
     // The input's, the descriptor's and the six selection stages' registers at 200 MHz;
     // at 50 the input's and three.
     let (name, fast) = skids(&default, "tmu_lod");
@@ -283,10 +287,10 @@ fn rendered_word_layouts_match_the_tables() {
     use gpurtl::iface::tmu::{DIFF_W, TmuLayout, desc_fields};
     use gpurtl::rtl::align::localparams;
     use gpurtl::rtl::tmu::{
-        carry_fields, conv_fields, conv_lane_fields, coord_fields, coord_lane_fields, diff_fields,
-        fixed_lane_fields, level_fields, lod_class_fields, lod_cmp_fields, lod_pick_fields,
-        log_quad_fields, mid_fields, pass_fields, pass_lane_fields, plan_fields, pre_fields,
-        side_fields, word_fields,
+        K_TERMS_W, carry_fields, conv_fields, conv_lane_fields, coord_fields, coord_lane_fields,
+        diff_fields, fixed_lane_fields, level_fields, level_word_fields, lod_class_fields,
+        lod_cmp_fields, lod_pick_fields, log_quad_fields, mid_fields, pass_fields,
+        pass_lane_fields, plan_fields, pre_fields, side_fields, word_fields,
     };
     // Four lanes (LOD from the quad's differences) and eight (two quads).
     for cfg in [
@@ -344,17 +348,24 @@ fn rendered_word_layouts_match_the_tables() {
         let s_lane = pass_lane_fields(tmu.weight_bits, fl.sub_w);
         let side = side_fields(tmu.lanes, quads, tmu.weight_bits, fl.sub_w);
         let pass = pass_fields(tmu.lanes, quads, tmu.weight_bits, fl.sub_w);
-        // The conversion's three clocks: exponent (E), shift (M, whose head passes on
-        // whole: only its lanes are named), sum (F).
+        // The pass's level (Lv), then the conversion's three clocks: exponent (E) and
+        // shift (M), whose heads pass on whole (only their lanes are named), sum (F).
         let w = tmu.weight_bits;
+        let lv_word = level_word_fields(tmu.lanes, quads);
+        let lv_lane = conv_lane_fields(32);
         let e_lane = conv_lane_fields(width(&pre_fields()));
         let m_lane = conv_lane_fields(width(&mid_fields(w)));
         let f_lane = fixed_lane_fields(w);
-        let e_word = conv_fields(tmu.lanes, quads, width(&e_lane));
+        let e_word: Vec<Field> = conv_fields(tmu.lanes, quads, width(&e_lane))
+            .into_iter()
+            .filter(|f| f.name == "Lanes")
+            .collect();
         let f_word = conv_fields(tmu.lanes, quads, width(&f_lane));
         let pre = pre_fields();
         let mid = mid_fields(w);
         for (p, word, fields) in [
+            (&addr, "Lv", &lv_word),
+            (&addr, "LvLane", &lv_lane),
             (&addr, "E", &e_word),
             (&addr, "ELane", &e_lane),
             (&addr, "Pre", &pre),
@@ -409,6 +420,9 @@ fn rendered_word_layouts_match_the_tables() {
             (&lod, "LevelW", width(&level_fields())),
             (&lod, "PlanW", width(&plan)),
             (&addr, "LevelW", width(&level_fields())),
+            (&addr, "LvW", width(&lv_word)),
+            (&addr, "LvLaneW", width(&lv_lane)),
+            (&addr, "KTermsW", K_TERMS_W),
             (&addr, "C1W", width(&coord)),
             (&addr, "CLaneW", width(&c_lane)),
             (&addr, "SLaneW", width(&s_lane)),

@@ -379,16 +379,26 @@ pub fn narrow_bits(wbits: u32) -> u32 {
 /// `tmu_addr`'s stages, in order: each is the logic between two of its skid registers as
 /// hand-written for a fast clock, and ends at the register after it unless
 /// [`AddrPipe`] merges it with the next.
-pub const ADDR_STAGES: [&str; 7] = ["exp", "shift", "sum", "fixed", "coord", "word", "addr"];
+pub const ADDR_STAGES: [&str; 8] = [
+    "level", "exp", "shift", "sum", "fixed", "coord", "word", "addr",
+];
 
 /// The logic of each of [`ADDR_STAGES`] as the schedule sees it (ECP5: nextpnr's paths in
 /// fpga_small's and the default's TMU, 2026-12-05, where every stage has its register).
-fn addr_stage_ops(wbits: u32) -> [Vec<Op>; 7] {
+fn addr_stage_ops(wbits: u32) -> [Vec<Op>; 8] {
     let nb = narrow_bits(wbits);
+    // What the pass's level select drives in a quad: both coordinates' k terms (11 + 11
+    // bits each) and the level's fields (lw, lh, base, the tile shift, grouped).
+    let level_fanout = 44 + 3 * LOG_W + WORD_ADDR_BITS + 1;
     [
-        // Both levels' k terms (a table), the exponent's 11-bit sums of each, then the
-        // pass's level pick.
-        vec![Op::Lut(1), Op::Carry(11), Op::Lut(1)],
+        // The pass: which level (the second of a trilinear plan, a flop and the quad's
+        // flag), its net to every term and field of the quad, and the pick between both
+        // levels' k terms and fields (tables of each level's log2 size, beside it). The
+        // default TMU's path while it shared the exponent's clock: the flag's net 3.2 ns,
+        // the plan's 3.0 (2026-12-06).
+        vec![Op::Lut(1), Op::Fanout(level_fanout), Op::Lut(1)],
+        // The exponent's 11-bit sums with the pass's k terms.
+        vec![Op::Lut(1), Op::Carry(11)],
         // The mantissa shifted by up to NB + 24 places, then the zero select.
         vec![Op::Mux(64), Op::Lut(1)],
         // The addend's select and the sum (NB bits, sign and carry); the clamp's compares
@@ -414,14 +424,14 @@ fn addr_stage_ops(wbits: u32) -> [Vec<Op>; 7] {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct AddrPipe {
     /// Entry `i`: a register after stage `ADDR_STAGES[i]` (the last: the output's, always).
-    pub regs: [bool; 7],
+    pub regs: [bool; 8],
 }
 
 impl AddrPipe {
     pub fn new(timing: &Timing, tmu: &Tmu) -> Self {
         let ops = addr_stage_ops(tmu.weight_bits);
         let blocks: Vec<&[Op]> = ops.iter().map(Vec::as_slice).collect();
-        let mut regs = [true; 7];
+        let mut regs = [true; 8];
         for (r, cut) in regs.iter_mut().zip(timing.cut_blocks(&blocks)) {
             *r = cut;
         }
@@ -501,25 +511,31 @@ mod tests {
             .expect("embedded default")
             .tmu
             .expect("tmu");
-        // The fast presets' clocks keep every register; at fpga_small's 100 MHz the sums
-        // and their selects share one.
+        // The fast presets' clocks keep every register; at fpga_small's 100 MHz the level
+        // and the exponent share one, and the sums and their selects another.
         for mhz in [150.0, 200.0, 270.0] {
             let p = AddrPipe::new(&at(mhz), &tmu);
-            assert_eq!(p.regs, [true; 7], "{mhz} MHz");
-            assert_eq!(p.latency(), 7);
+            assert_eq!(p.regs, [true; 8], "{mhz} MHz");
+            assert_eq!(p.latency(), 8);
         }
         let p = AddrPipe::new(&at(100.0), &tmu);
-        assert_eq!(p.regs, [true, true, false, true, true, true, true]);
+        assert_eq!(p.regs, [false, true, true, false, true, true, true, true]);
         assert_eq!(
             p.describe(),
-            "exp | shift | sum+fixed | coord | word | addr"
+            "level+exp | shift | sum+fixed | coord | word | addr"
         );
         let p = AddrPipe::new(&at(75.0), &tmu);
-        assert_eq!(p.regs, [false, true, false, true, true, false, true]);
-        assert_eq!(p.describe(), "exp+shift | sum+fixed | coord | word+addr");
+        assert_eq!(p.regs, [false, true, false, true, false, true, false, true]);
+        assert_eq!(
+            p.describe(),
+            "level+exp | shift+sum | fixed+coord | word+addr"
+        );
         let p = AddrPipe::new(&at(50.0), &tmu);
-        assert_eq!(p.latency(), 2);
-        assert_eq!(p.describe(), "exp+shift+sum+fixed | coord+word+addr");
+        assert_eq!(p.latency(), 3);
+        assert_eq!(
+            p.describe(),
+            "level+exp+shift+sum | fixed+coord+word | addr"
+        );
         assert!(AddrPipe::new(&at(10.0), &tmu).latency() == 1);
     }
 

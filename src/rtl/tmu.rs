@@ -13,7 +13,7 @@ use super::tex_cache::TexCacheTop;
 use super::tex_filter::{FilterLayout, TexFilter};
 use super::{Ctx, MemPort, Module, RenderError, Rst, Unit, render};
 use crate::config::{Filter, StageKind, TexFormat, TexLayout, TexOutput, Tmu, Wrap};
-use crate::iface::field::{Field, describe, lsb_params, pack, width};
+use crate::iface::field::{Field, describe, get, lsb_params, pack, width};
 use crate::iface::fifo::FifoStorage;
 use crate::iface::mem_mgr::upper_camel;
 use crate::iface::tex_cache::{CacheLayout, WORD_ADDR_BITS};
@@ -276,6 +276,25 @@ pub fn mid_fields(wbits: u32) -> Vec<Field> {
 /// and `MLane<Field>Lsb`).
 pub fn conv_lane_fields(coord_w: u32) -> Vec<Field> {
     pack(&[("Active", 1), ("S", coord_w), ("T", coord_w)])
+}
+
+/// The k terms of a quad's pass level that the exponent's sums take, per coordinate:
+/// {150 - k, k - 150}, 11 bits each (the RTL's `k_terms`).
+pub const K_TERMS_W: u32 = 22;
+
+/// A word after `tmu_addr`'s level clock, lowest first: the head and the wraps as
+/// [`conv_fields`] has them (so the exponent's word takes them whole), the quads' k terms
+/// of the pass's level, s then t, and the lanes as the plan has them (the RTL's
+/// `Lv<Field>Lsb`).
+pub fn level_word_fields(lanes: u32, quads: u32) -> Vec<Field> {
+    let mut f = pass_head(quads);
+    f.extend([
+        ("WrapS", WRAP_W),
+        ("WrapT", WRAP_W),
+        ("Ks", quads * 2 * K_TERMS_W),
+        ("Lanes", lanes * width(&conv_lane_fields(32))),
+    ]);
+    pack(&f)
 }
 
 /// A word between `tmu_addr`'s clocks before the wraps, lowest first: pair, pass,
@@ -555,6 +574,9 @@ pub struct TmuAddr {
     pub level_w: u32,
     /// Widths of the conversion's first and second clocks' lanes and words and of a
     /// coordinate in each, and the narrow value's bits (`narrow_bits`).
+    pub k_terms_w: u32,
+    pub lv_lane_w: u32,
+    pub lv_w: u32,
     pub e_lane_w: u32,
     pub e_w: u32,
     pub pre_w: u32,
@@ -593,8 +615,9 @@ pub struct TmuAddr {
     /// The formats of one texel a word and of four (log2 texels a word 0 and 2).
     pub one_per_word: String,
     pub four_per_word: String,
-    /// A skid register after the exponent, shift, sum, select, wrap and word stages (`AddrPipe`);
-    /// the stages that share each clock, and the clock.
+    /// A skid register after the level, exponent, shift, sum, select, wrap and word stages
+    /// (`AddrPipe`); the stages that share each clock, and the clock.
+    pub reg_level: bool,
     pub reg_exp: bool,
     pub reg_shift: bool,
     pub reg_sum: bool,
@@ -998,11 +1021,22 @@ impl<'a> TmuUnit<'a> {
         let e_lane = conv_lane_fields(width(&pre_fields()));
         let m_lane = conv_lane_fields(width(&mid_fields(wbits)));
         let exp_word = conv_fields(tmu.lanes, quads, width(&e_lane));
+        let lv_lane = conv_lane_fields(32);
+        let lv_word = level_word_fields(tmu.lanes, quads);
+        // The exponent's word takes the level word's head and wraps whole.
+        assert_eq!(get(&lv_word, "Ks").lsb, get(&exp_word, "Lanes").lsb);
         let shift_word = conv_fields(tmu.lanes, quads, width(&m_lane));
         let u_lane = conv_lane_fields(width(&sum_fields(wbits)));
         let sum_word = conv_fields(tmu.lanes, quads, width(&u_lane));
         let fixed_word = conv_fields(tmu.lanes, quads, width(&fixed_lane_fields(wbits)));
-        word_lsbs.extend(lsb_params("E", &exp_word));
+        word_lsbs.extend(lsb_params("Lv", &lv_word));
+        word_lsbs.extend(lsb_params("LvLane", &lv_lane));
+        // The exponent's stage, and the shift's after it, pass the head on whole.
+        word_lsbs.extend(
+            lsb_params("E", &exp_word)
+                .into_iter()
+                .filter(|(n, _)| n == "ELanesLsb"),
+        );
         word_lsbs.extend(lsb_params("ELane", &e_lane));
         word_lsbs.extend(lsb_params("Pre", &pre_fields()));
         // The shift stage passes the head on whole: it names only what it reads.
@@ -1061,6 +1095,9 @@ impl<'a> TmuUnit<'a> {
             wrap_list,
             word_lsbs,
             level_w: width(&level_fields()),
+            k_terms_w: K_TERMS_W,
+            lv_lane_w: width(&lv_lane),
+            lv_w: width(&lv_word),
             e_lane_w: width(&e_lane),
             e_w: width(&exp_word),
             pre_w: width(&pre_fields()),
@@ -1099,12 +1136,13 @@ impl<'a> TmuUnit<'a> {
             side_w: width(&side),
             one_per_word: formats_with_texels_per_word(1),
             four_per_word: formats_with_texels_per_word(4),
-            reg_exp: pipe.regs[0],
-            reg_shift: pipe.regs[1],
-            reg_sum: pipe.regs[2],
-            reg_fixed: pipe.regs[3],
-            reg_coord: pipe.regs[4],
-            reg_word: pipe.regs[5],
+            reg_level: pipe.regs[0],
+            reg_exp: pipe.regs[1],
+            reg_shift: pipe.regs[2],
+            reg_sum: pipe.regs[3],
+            reg_fixed: pipe.regs[4],
+            reg_coord: pipe.regs[5],
+            reg_word: pipe.regs[6],
             addr_clocks: pipe.describe(),
             target_mhz: format!("{}", ctx.timing.target_mhz),
         }

@@ -15,7 +15,8 @@
 // Texel layout in memory: {{ layout }}; DXT1: 4x4 blocks of two words, in 2x2 groups of
 // blocks (row-major in a group, groups row-major; a level one block wide or tall is a row),
 // so a footprint's blocks fall in distinct cache banks.
-// Stages: the coordinates' exponents, their shifts, their sums (narrow fixed point, the
+// Stages: the pass's level (its fields and the terms of its log2 size), the
+// coordinates' exponents, their shifts, their sums (narrow fixed point, the
 // index and the index + 1 from two carry chains side by side), the signs' and clamps'
 // selects after them (the texel index, the index + 1, the weight), wrapped texel pairs,
 // the texels' indices in their levels, the addresses (the indices shifted to words, plus
@@ -54,6 +55,9 @@ module {{ name }} #(
   localparam integer LevelW = {{ level_w }};  // a level of the plan: {base, lh, lw}
   localparam integer NB = {{ nb }};  // the narrow coordinate: CoordW + 2 + WBits bits
   localparam integer PreW = {{ pre_w }};  // a coordinate's exponent: sh, mant, neg, zero, inf, sat
+  localparam integer KTermsW = {{ k_terms_w }};  // a coordinate's k terms: {150 - k, k - 150}
+  localparam integer LvLaneW = {{ lv_lane_w }};  // active, s, t as fp32
+  localparam integer LvW = {{ lv_w }};
   localparam integer ELaneW = {{ e_lane_w }};  // active, s, t
   localparam integer E1W = {{ e_w }};
   localparam integer MidW = {{ mid_w }};  // a shifted coordinate: mag, inexact, neg, huge
@@ -90,6 +94,30 @@ module {{ name }} #(
 {%- endif %}
   localparam integer TilePad = AddrW - (CoordW - 2);
 
+  // A quad's fields for a pass at one of its levels: the level's log2 sizes and base,
+  // and for the address stage log2 of the level's tiles in a row and whether the pass
+  // reads DXT1 blocks in 2x2 groups (a level at least two blocks each way).
+  function automatic [CQuadW-1:0] quad_level;
+    input [LevelW-1:0] level;
+    input linear;
+    input pair;
+    input skip;
+    reg [LgW-1:0] lw;
+    reg [LgW-1:0] lh;
+    begin
+      lw = level[LevelLwLsb +: LgW];
+      lh = level[LevelLhLsb +: LgW];
+      quad_level = {CQuadW{1'b0}};
+      quad_level[PassQuadLwLsb +: LgW]     = lw;
+      quad_level[PassQuadLhLsb +: LgW]     = lh;
+      quad_level[PassQuadBaseLsb +: AddrW] = level[LevelBaseLsb +: AddrW];
+      quad_level[PassQuadLinearLsb]        = linear;
+      quad_level[PassQuadSkipLsb]          = skip;
+      quad_level[PassQuadTileShLsb +: LgW] = (lw > TileLog2) ? lw - TileLog2 : {LgW{1'b0}};
+      quad_level[PassQuadGroupedLsb]       = pair & (lw > TileLog2) & (lh > TileLog2);
+    end
+  endfunction
+
   // ---------------------------------------------------------------------------------
   // Passes: level 1, and level 2 of a trilinear plan. A request is trilinear when any of
   // its quads is; in the second pass a quad that is not reads nothing (skip) and blends
@@ -103,9 +131,7 @@ module {{ name }} #(
   wire [Quads-1:0] tris;
   wire [Quads*BlendW-1:0] blends;
   wire [Quads*CQuadW-1:0] c_quads;  // the quads of this pass
-  wire [Quads*44-1:0] quad_k1;  // per quad {t's, s's} k_terms of its first level
-  wire [Quads*44-1:0] quad_k2;  // ... and of its second
-  wire [Quads-1:0] quad_sel2;  // the pass reads the quad's second level
+  wire [Quads*2*KTermsW-1:0] quad_ks;  // per quad {t's, s's} k_terms of its pass's level
   genvar gq;
   generate
     for (gq = 0; gq < Quads; gq = gq + 1) begin : g_pass
@@ -115,26 +141,18 @@ module {{ name }} #(
       wire [LevelW-1:0] level1 = pq[PlanQuadLevel1Lsb +: LevelW];
       wire [LevelW-1:0] level2 = pq[PlanQuadLevel2Lsb +: LevelW];
       wire sel2 = second_q & is_tri;
-      wire [LevelW-1:0] level = sel2 ? level2 : level1;
-      // Both levels' terms: the exponent's sums are worked out for both and the pass's
-      // level picks between them after the carry chains (sel2 fans out to every term;
-      // in front of the chains it was the default TMU's path, 9.5 ns).
-      assign quad_k1[gq*44 +: 44] = {k_terms(level1[LevelLhLsb +: LgW], linear), k_terms(level1[LevelLwLsb +: LgW], linear)};
-      assign quad_k2[gq*44 +: 44] = {k_terms(level2[LevelLhLsb +: LgW], linear), k_terms(level2[LevelLwLsb +: LgW], linear)};
-      assign quad_sel2[gq] = sel2;
-      wire [CQuadW-1:0] cq;
-      assign cq[PassQuadLwLsb +: LgW]     = level[LevelLwLsb +: LgW];
-      assign cq[PassQuadLhLsb +: LgW]     = level[LevelLhLsb +: LgW];
-      assign cq[PassQuadBaseLsb +: AddrW]  = level[LevelBaseLsb +: AddrW];
-      assign cq[PassQuadLinearLsb]         = linear;
-      assign cq[PassQuadSkipLsb]           = second_q & ~is_tri;
-      // For the address stage: log2 of the level's tiles in a row, and whether the pass
-      // reads DXT1 blocks in 2x2 groups (a level at least two blocks each way).
-      assign cq[PassQuadTileShLsb +: LgW] = (level[LevelLwLsb +: LgW] > TileLog2) ? level[LevelLwLsb +: LgW] - TileLog2 : {LgW{1'b0}};
-      assign cq[PassQuadGroupedLsb]       = pair & (level[LevelLwLsb +: LgW] > TileLog2) & (level[LevelLhLsb +: LgW] > TileLog2);
+      // Each level's terms and fields are worked out beside the select, which picks
+      // between them last (sel2 fans out to all of them).
+      // In the second pass a quad that is not trilinear reads nothing.
+      wire skip = second_q & ~is_tri;
+      wire [CQuadW-1:0] cq1 = quad_level(level1, linear, pair, skip);
+      wire [CQuadW-1:0] cq2 = quad_level(level2, linear, pair, skip);
+      wire [2*KTermsW-1:0] k1 = {k_terms(level1[LevelLhLsb +: LgW], linear), k_terms(level1[LevelLwLsb +: LgW], linear)};
+      wire [2*KTermsW-1:0] k2 = {k_terms(level2[LevelLhLsb +: LgW], linear), k_terms(level2[LevelLwLsb +: LgW], linear)};
+      assign quad_ks[gq*2*KTermsW +: 2*KTermsW] = sel2 ? k2 : k1;
       assign tris[gq]                      = is_tri;
       assign blends[gq*BlendW +: BlendW]   = pq[PlanQuadBlendLsb +: BlendW];
-      assign c_quads[gq*CQuadW +: CQuadW]  = cq;
+      assign c_quads[gq*CQuadW +: CQuadW]  = sel2 ? cq2 : cq1;
     end
   endgenerate
   wire trilin = |tris;
@@ -211,14 +229,14 @@ module {{ name }} #(
   // The terms of a level's k (its log2 size lg, plus WBits when linear) that the
   // exponent's sums take: {150 - k, k - 150}, 11 bits each. A table of lg and linear
   // (constants a case), so that LUTs rather than a carry chain work them out.
-  function automatic [21:0] k_terms;
+  function automatic [KTermsW-1:0] k_terms;
     input [LgW-1:0] lg;
     input linear;
     integer i;
     reg [10:0] k_near;
     reg [10:0] k_lin;
     begin
-      k_terms = 22'd0;
+      k_terms = {KTermsW{1'b0}};
       for (i = 0; i < (1 << LgW); i = i + 1) begin
         k_near = i[10:0];
         k_lin = i[10:0] + WBits[10:0];
@@ -234,7 +252,7 @@ module {{ name }} #(
   // infinity when not clamping, convert as 0. terms: k_terms of k.
   function automatic [PreW-1:0] coord_pre;
     input [31:0] s;
-    input [21:0] terms;
+    input [KTermsW-1:0] terms;
     input sat;
     reg [7:0] e;
     reg [7:0] e1;
@@ -391,24 +409,51 @@ module {{ name }} #(
   endfunction
 
   // ---------------------------------------------------------------------------------
-  // Stage 1: per lane, the exponents of the texel column and row.
-  wire [Lanes*ELaneW-1:0] e_lanes;
+  // Stage 1: the pass's level: its fields and k terms per quad, the lanes as they came.
+  wire [Lanes*LvLaneW-1:0] lv_lanes;
   genvar gi;
   generate
+    for (gi = 0; gi < Lanes; gi = gi + 1) begin : g_level
+      wire [LvLaneW-1:0] ll;
+      assign ll[LvLaneActiveLsb] = in_data_i[PlanLanesLsb + gi*LaneW + 64];
+      assign ll[LvLaneSLsb +: 32] = in_data_i[PlanLanesLsb + gi*LaneW +: 32];
+      assign ll[LvLaneTLsb +: 32] = in_data_i[PlanLanesLsb + gi*LaneW + 32 +: 32];
+      assign lv_lanes[gi*LvLaneW +: LvLaneW] = ll;
+    end
+  endgenerate
+
+  wire lv_valid;
+  wire lv_out_ready;
+  wire [LvW-1:0] lv_data;
+  wire [LvW-1:0] lv_in;
+  assign lv_in[LvPairLsb]                   = pair;
+  assign lv_in[LvPassLsb +: PassCodeW]      = pass;
+  assign lv_in[LvFormatLsb +: FormatW]      = format;
+  assign lv_in[LvPerShLsb +: 2]             = per_sh;
+  assign lv_in[LvDxtLsb]                    = format == FmtDxt1;
+  assign lv_in[LvBlendsLsb +: Quads*BlendW] = blends;
+  assign lv_in[LvQuadsLsb +: Quads*CQuadW]  = c_quads;
+  assign lv_in[LvWrapSLsb +: WrapW]         = wrap_s;
+  assign lv_in[LvWrapTLsb +: WrapW]         = wrap_t;
+  assign lv_in[LvKsLsb +: Quads*2*KTermsW]  = quad_ks;
+  assign lv_in[LvLanesLsb +: Lanes*LvLaneW] = lv_lanes;
+
+{%- call hs::stage(reg_level, "u_level", "LvW", "in_valid_i", "c_ready", "lv_in", "lv_valid", "lv_out_ready", "lv_data") %}{% endcall %}
+
+  // ---------------------------------------------------------------------------------
+  // Stage 2: per lane, the exponents of the texel column and row.
+  wire [WrapW-1:0] lv_wrap_s = lv_data[LvWrapSLsb +: WrapW];
+  wire [WrapW-1:0] lv_wrap_t = lv_data[LvWrapTLsb +: WrapW];
+  wire [Lanes*ELaneW-1:0] e_lanes;
+  generate
     for (gi = 0; gi < Lanes; gi = gi + 1) begin : g_exp
-      wire [31:0] s = in_data_i[PlanLanesLsb + gi*LaneW +: 32];
-      wire [31:0] t = in_data_i[PlanLanesLsb + gi*LaneW + 32 +: 32];
-      // The lane's quad's k at both its levels; the pass's level picks the sums.
-      wire [43:0] k1 = quad_k1[(gi / 4)*44 +: 44];
-      wire [43:0] k2 = quad_k2[(gi / 4)*44 +: 44];
-      wire [PreW-1:0] pre_s1 = coord_pre(s, k1[21:0], wrap_s == Clamp);
-      wire [PreW-1:0] pre_t1 = coord_pre(t, k1[43:22], wrap_t == Clamp);
-      wire [PreW-1:0] pre_s2 = coord_pre(s, k2[21:0], wrap_s == Clamp);
-      wire [PreW-1:0] pre_t2 = coord_pre(t, k2[43:22], wrap_t == Clamp);
+      wire [LvLaneW-1:0] ll = lv_data[LvLanesLsb + gi*LvLaneW +: LvLaneW];
+      // The lane's quad's k terms at the pass's level.
+      wire [2*KTermsW-1:0] k = lv_data[LvKsLsb + (gi / 4)*2*KTermsW +: 2*KTermsW];
       wire [ELaneW-1:0] el;
-      assign el[ELaneActiveLsb]    = in_data_i[PlanLanesLsb + gi*LaneW + 64];
-      assign el[ELaneSLsb +: PreW] = quad_sel2[gi / 4] ? pre_s2 : pre_s1;
-      assign el[ELaneTLsb +: PreW] = quad_sel2[gi / 4] ? pre_t2 : pre_t1;
+      assign el[ELaneActiveLsb]    = ll[LvLaneActiveLsb];
+      assign el[ELaneSLsb +: PreW] = coord_pre(ll[LvLaneSLsb +: 32], k[0 +: KTermsW], lv_wrap_s == Clamp);
+      assign el[ELaneTLsb +: PreW] = coord_pre(ll[LvLaneTLsb +: 32], k[KTermsW +: KTermsW], lv_wrap_t == Clamp);
       assign e_lanes[gi*ELaneW +: ELaneW] = el;
     end
   endgenerate
@@ -417,21 +462,15 @@ module {{ name }} #(
   wire e_out_ready;
   wire [E1W-1:0] e_data;
   wire [E1W-1:0] e_in;
-  assign e_in[EPairLsb]                   = pair;
-  assign e_in[EPassLsb +: PassCodeW]      = pass;
-  assign e_in[EFormatLsb +: FormatW]      = format;
-  assign e_in[EPerShLsb +: 2]             = per_sh;
-  assign e_in[EDxtLsb]                    = format == FmtDxt1;
-  assign e_in[EBlendsLsb +: Quads*BlendW] = blends;
-  assign e_in[EQuadsLsb +: Quads*CQuadW]  = c_quads;
-  assign e_in[EWrapSLsb +: WrapW]         = wrap_s;
-  assign e_in[EWrapTLsb +: WrapW]         = wrap_t;
-  assign e_in[ELanesLsb +: Lanes*ELaneW]  = e_lanes;
+  // Everything but the lanes passes on as it came (rtl::tmu::level_word_fields: the
+  // exponent's word's layout up to its lanes).
+  assign e_in[0 +: ELanesLsb]            = lv_data[0 +: LvKsLsb];
+  assign e_in[ELanesLsb +: Lanes*ELaneW] = e_lanes;
 
-{%- call hs::stage(reg_exp, "u_exp", "E1W", "in_valid_i", "c_ready", "e_in", "e_valid", "e_out_ready", "e_data") %}{% endcall %}
+{%- call hs::stage(reg_exp, "u_exp", "E1W", "lv_valid", "lv_out_ready", "e_in", "e_valid", "e_out_ready", "e_data") %}{% endcall %}
 
   // ---------------------------------------------------------------------------------
-  // Stage 2: per lane, the shifts.
+  // Stage 3: per lane, the shifts.
   wire [Lanes*MLaneW-1:0] m_lanes;
   generate
     for (gi = 0; gi < Lanes; gi = gi + 1) begin : g_shift
@@ -456,7 +495,7 @@ module {{ name }} #(
 {%- call hs::stage(reg_shift, "u_shift", "M1W", "e_valid", "e_out_ready", "m_in", "m_valid", "m_out_ready", "m_data") %}{% endcall %}
 
   // ---------------------------------------------------------------------------------
-  // Stage 3: per lane, the sums of the narrow texel column and row.
+  // Stage 4: per lane, the sums of the narrow texel column and row.
   wire [Quads*CQuadW-1:0] m_quads = m_data[MQuadsLsb +: Quads*CQuadW];
   wire [Lanes*ULaneW-1:0] u_lanes;
   generate
@@ -481,7 +520,7 @@ module {{ name }} #(
 {%- call hs::stage(reg_sum, "u_sum", "U1W", "m_valid", "m_out_ready", "u_in", "u_valid", "u_out_ready", "u_data") %}{% endcall %}
 
   // ---------------------------------------------------------------------------------
-  // Stage 4: per lane, the narrow texel column and row and the weights, from the sums.
+  // Stage 5: per lane, the narrow texel column and row and the weights, from the sums.
   wire [WrapW-1:0] u_wrap_s = u_data[UWrapSLsb +: WrapW];
   wire [WrapW-1:0] u_wrap_t = u_data[UWrapTLsb +: WrapW];
   wire [Quads*CQuadW-1:0] u_quads = u_data[UQuadsLsb +: Quads*CQuadW];
@@ -514,7 +553,7 @@ module {{ name }} #(
 {%- call hs::stage(reg_fixed, "u_fixed", "F1W", "u_valid", "u_out_ready", "f_in", "f_valid", "f_out_ready", "f_data") %}{% endcall %}
 
   // ---------------------------------------------------------------------------------
-  // Stage 5: per lane, the texel pair along each axis, wrapped.
+  // Stage 6: per lane, the texel pair along each axis, wrapped.
   wire [WrapW-1:0] f_wrap_s = f_data[FWrapSLsb +: WrapW];
   wire [WrapW-1:0] f_wrap_t = f_data[FWrapTLsb +: WrapW];
   wire [Quads*CQuadW-1:0] f_quads = f_data[FQuadsLsb +: Quads*CQuadW];
@@ -557,7 +596,7 @@ module {{ name }} #(
 {%- call hs::stage(reg_coord, "u_coord", "C1W", "f_valid", "f_out_ready", "c_in", "c_valid", "c_out_ready", "c_data") %}{% endcall %}
 
   // ---------------------------------------------------------------------------------
-  // Stage 6: word addresses and the texels' indices in their words.
+  // Stage 7: word addresses and the texels' indices in their words.
   wire [FormatW-1:0] c_format = c_data[CFormatLsb +: FormatW];
   // log2 of the texels in a word and DXT1, decoded from the format in the first clock.
   wire [1:0] c_per_sh = c_data[CPerShLsb +: 2];
@@ -651,7 +690,7 @@ module {{ name }} #(
 {%- call hs::stage(reg_word, "u_word", "WW", "c_valid", "c_out_ready", "w_in", "w_valid", "w_out_ready", "w_data") %}{% endcall %}
 
   // ---------------------------------------------------------------------------------
-  // Stage 7: each texel's word address, its level's base plus its word (the texel index
+  // Stage 8: each texel's word address, its level's base plus its word (the texel index
   // shifted to words, unless DXT1, whose block index already counts words).
   wire [1:0] w_shift = w_data[WShiftLsb +: 2];
   wire [Ports*AddrW-1:0] o_addr;
