@@ -116,6 +116,11 @@ fn broken_converters_and_filters_are_caught() {
         ("5'd3: w5 = 8'd25;", "5'd3: w5 = 8'd24;"),
         // DXT1's mode test inverted at equality.
         ("word[15:0] > word[31:16];", "word[15:0] >= word[31:16];"),
+        // DXT1's endpoint swap (its own flop beside the index) not inverted.
+        (
+            "select_d[SelSwapNLsb]         = ~idx[0];",
+            "select_d[SelSwapNLsb]         = idx[0];",
+        ),
         // The trilinear blend rounded before blending is lost: weight of the first level.
         ("tdiff_second ? acc_q : v_sum}", "v_sum}"),
         // Half-texel weights: the vertical blend ignores b's low bit.

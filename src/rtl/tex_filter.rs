@@ -57,8 +57,9 @@ fn req_port_w(l: &FilterLayout) -> String {
 }
 
 /// The DXT1 converter's select step word, lowest first: the colour word, the 16-bit and
-/// 8-bit texels when a format needs them, the texel's 2-bit index and the block's mode
-/// (the RTL's `Sel<Field>Lsb`).
+/// 8-bit texels when a format needs them, the texel's 2-bit index, the block's mode and
+/// the index's low bit again, inverted (the endpoints' swap, so that the pick's two
+/// selects each have a flop of their own; the RTL's `Sel<Field>Lsb`).
 fn select_fields(need_h: bool, need_l: bool) -> Vec<Field> {
     let mut f = vec![("Word", WORD_W)];
     if need_h {
@@ -67,7 +68,7 @@ fn select_fields(need_h: bool, need_l: bool) -> Vec<Field> {
     if need_l {
         f.push(("L", 8));
     }
-    f.extend([("Idx", 2), ("Four", 1)]);
+    f.extend([("Idx", 2), ("Four", 1), ("SwapN", 1)]);
     pack(&f)
 }
 
