@@ -141,10 +141,10 @@ module {{ name }} #(
       wire [LevelW-1:0] level1 = pq[PlanQuadLevel1Lsb +: LevelW];
       wire [LevelW-1:0] level2 = pq[PlanQuadLevel2Lsb +: LevelW];
       wire sel2 = second_q & is_tri;
-      // Each level's terms and fields are worked out beside the select, which picks
-      // between them last (sel2 fans out to all of them).
       // In the second pass a quad that is not trilinear reads nothing.
       wire skip = second_q & ~is_tri;
+      // Each level's terms and fields are worked out beside the select, which picks
+      // between them last (sel2 fans out to all of them).
       wire [CQuadW-1:0] cq1 = quad_level(level1, linear, pair, skip);
       wire [CQuadW-1:0] cq2 = quad_level(level2, linear, pair, skip);
       wire [2*KTermsW-1:0] k1 = {k_terms(level1[LevelLhLsb +: LgW], linear), k_terms(level1[LevelLwLsb +: LgW], linear)};
