@@ -116,6 +116,11 @@ fn broken_converters_and_filters_are_caught() {
         ("5'd3: w5 = 8'd25;", "5'd3: w5 = 8'd24;"),
         // DXT1's mode test inverted at equality.
         ("word[15:0] > word[31:16];", "word[15:0] >= word[31:16];"),
+        // DXT1's index row (picked as the request loads) always the block's first.
+        (
+            "row_q <= in_iw[{in_row, 3'b000} +: 8];",
+            "row_q <= in_iw[{2'b00, 3'b000} +: 8];",
+        ),
         // DXT1's endpoint swap (its own flop beside the index) not inverted.
         (
             "select_d[SelSwapNLsb]         = ~idx[0];",

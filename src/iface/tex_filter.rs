@@ -178,9 +178,10 @@ impl FilterPipe {
             }
         };
         if l.dxt1 {
-            // The texel's index bits and DXT1's mode compare; the format choice and the
-            // colours a third or half blends; their sums; x * 683 for the thirds.
-            steps.push(("select".into(), vec![Op::Mux(16)]));
+            // The texel's index bits (one of four: the input register's load picks the
+            // row) and DXT1's mode compare; the format choice and the colours a third or
+            // half blends; their sums; x * 683 for the thirds.
+            steps.push(("select".into(), vec![Op::Mux(4)]));
             steps.push(("pick".into(), vec![Op::Lut(2)]));
             steps.push(("sum".into(), vec![Op::Carry(10), Op::Lut(1)]));
             tree(&mut steps, "third", THIRD_ROWS.len() as u32, THIRD_W);

@@ -309,10 +309,23 @@ module {{ name }} #(
 {%- endif %}
 {%- if dxt1 %}
 
+        // The texel's row of the block's index word (four 2-bit indices), picked by the
+        // sub's high bits as the request loads, beside the input register: the select
+        // step then picks one of four. (A 16:1 select from the input register, most of it
+        // routing, bounded seed001's four-lane filter.)
+        localparam integer InTex = ReqLanesLsb + gl*LaneW + LaneTexelsLsb + gt*TexW;
+        wire [WordW-1:0] in_iw = req_data_i[InTex + TexAuxLsb +: WordW];
+        wire [1:0] in_row = req_data_i[InTex + TexSubLsb + 2 +: 2];
+        reg [7:0] row_q;
+        always @(posedge clk_i) begin
+          row_q <= in_iw[{in_row, 3'b000} +: 8];
+        end
+        // Read as the request loads, into row_q.
+        wire unused_row = ^{tex[TexAuxLsb +: WordW], sub[3:2]};
+
         // Step select: the texel's index bits and the block's mode (colour 0 > colour 1:
         // four opaque colours).
-        wire [WordW-1:0] iw = tex[TexAuxLsb +: WordW];
-        wire [1:0] idx = iw[{sub, 1'b0} +: 2];
+        wire [1:0] idx = row_q[{sub[1:0], 1'b0} +: 2];
         wire four = word[15:0] > word[31:16];
         wire [{{ select_w - 1 }}:0] select_d;
         assign select_d[SelWordLsb +: WordW] = word;
