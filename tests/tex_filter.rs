@@ -116,11 +116,6 @@ fn broken_converters_and_filters_are_caught() {
         ("5'd3: w5 = 8'd25;", "5'd3: w5 = 8'd24;"),
         // DXT1's mode test inverted at equality.
         ("word[15:0] > word[31:16];", "word[15:0] >= word[31:16];"),
-        // DXT1's index row (picked as the request loads) always the block's first.
-        (
-            "row_q <= in_iw[{in_row, 3'b000} +: 8];",
-            "row_q <= in_iw[{2'b00, 3'b000} +: 8];",
-        ),
         // DXT1's endpoint swap (its own flop beside the index) not inverted.
         (
             "select_d[SelSwapNLsb]         = ~idx[0];",
@@ -139,6 +134,17 @@ fn broken_converters_and_filters_are_caught() {
             "the broken filter ({from} -> {to}) passed"
         );
     }
+    // With two lanes DXT1's index row is picked as the request loads: always the block's
+    // first row instead.
+    let cfg = filter_config("fltbad3", 2, r#""rgba8888", "dxt1""#, 10, "rgba8");
+    let (from, to) = (
+        "row_q <= in_iw[{in_row, 3'b000} +: 8];",
+        "row_q <= in_iw[{2'b00, 3'b000} +: 8];",
+    );
+    assert!(
+        !run(&cfg, Some((from, to)), 1500, &runs),
+        "the broken filter ({from} -> {to}) passed"
+    );
     // With two lanes each channel has its own copy of the accumulator's enable and of the
     // second-pass select.
     let cfg = filter_config("fltbad2", 2, r#""rgba8888", "rgb565""#, 10, "rgba8");

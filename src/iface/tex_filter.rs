@@ -158,6 +158,13 @@ pub struct FilterPipe {
     /// critical path, 6.95 ns). Not where it fits: on the one-lane filter the spare entry
     /// measured 8 MHz slower.
     pub fifo_write_always: bool,
+    /// DXT1's index row (four of a block's sixteen 2-bit indices) is picked by the texel's
+    /// sub as the request loads, beside the input register, so that the select step picks
+    /// one of four: with more than one lane, where the input register's texel fields
+    /// spread over the lanes' datapaths and a 16:1 select from it took most of a clock
+    /// (seed001, 2026-12-07). One lane keeps the 16:1 select in its step: with the row
+    /// picked at the load it placed about 5 MHz slower over seven seeds.
+    pub row_at_load: bool,
     pub target_mhz: f64,
 }
 
@@ -177,11 +184,13 @@ impl FilterPipe {
                 ));
             }
         };
+        let row_at_load = l.dxt1 && tmu.lanes > 1;
         if l.dxt1 {
-            // The texel's index bits (one of four: the input register's load picks the
-            // row) and DXT1's mode compare; the format choice and the colours a third or
-            // half blends; their sums; x * 683 for the thirds.
-            steps.push(("select".into(), vec![Op::Mux(4)]));
+            // The texel's index bits (one of four where the input register's load picks
+            // the row, else one of sixteen) and DXT1's mode compare; the format choice and
+            // the colours a third or half blends; their sums; x * 683 for the thirds.
+            let per_block = if row_at_load { 4 } else { 16 };
+            steps.push(("select".into(), vec![Op::Mux(per_block)]));
             steps.push(("pick".into(), vec![Op::Lut(2)]));
             steps.push(("sum".into(), vec![Op::Carry(10), Op::Lut(1)]));
             tree(&mut steps, "third", THIRD_ROWS.len() as u32, THIRD_W);
@@ -245,6 +254,7 @@ impl FilterPipe {
                 Op::Lut(1),
                 Op::Fanout(l.rsp_w * (stage + 3).div_ceil(16) * tmu.lanes),
             ]),
+            row_at_load,
             target_mhz: 1000.0 / timing.period_ns,
         }
     }

@@ -178,6 +178,8 @@ pub struct TexFilter {
     pub tdiff_en_src: Option<(String, String)>,
     /// More than one lane: the pick step's format register is copied into each texel.
     pub lane_copies: bool,
+    /// DXT1's index row picked as the request loads (`FilterPipe::row_at_load`).
+    pub row_at_load: bool,
     /// More than one lane, and a stage before each of the h, v and t blends: each channel
     /// registers its own copy of its lane's weights a, b and f from those stages' control
     /// words (`ctl_pre_h`, `ctl_pre_v`, `ctl_pre_t`).
@@ -485,6 +487,7 @@ impl TexFilter {
                 .filter(|_| l.lanes > 1)
                 .map(|s| (valid_at(s), ctl_at(s))),
             lane_copies: l.lanes > 1,
+            row_at_load: pipe.row_at_load,
             chan_copies: chan_srcs.is_some(),
             valid_last: valid_at(pipe.stages),
             select_w: width(&select_fields(need_h, need_l)),

@@ -309,6 +309,7 @@ module {{ name }} #(
 {%- endif %}
 {%- if dxt1 %}
 
+{%- if row_at_load %}
         // The texel's row of the block's index word (four 2-bit indices), picked by the
         // sub's high bits as the request loads, beside the input register: the select
         // step then picks one of four. (A 16:1 select from the input register, most of it
@@ -326,6 +327,13 @@ module {{ name }} #(
         // Step select: the texel's index bits and the block's mode (colour 0 > colour 1:
         // four opaque colours).
         wire [1:0] idx = row_q[{sub[1:0], 1'b0} +: 2];
+{%- else %}
+
+        // Step select: the texel's index bits and the block's mode (colour 0 > colour 1:
+        // four opaque colours).
+        wire [WordW-1:0] iw = tex[TexAuxLsb +: WordW];
+        wire [1:0] idx = iw[{sub, 1'b0} +: 2];
+{%- endif %}
         wire four = word[15:0] > word[31:16];
         wire [{{ select_w - 1 }}:0] select_d;
         assign select_d[SelWordLsb +: WordW] = word;
