@@ -572,11 +572,12 @@ pub struct TmuAddr {
     /// words' widths.
     pub word_lsbs: Vec<(String, u32)>,
     pub level_w: u32,
-    /// Widths of the conversion's first and second clocks' lanes and words and of a
-    /// coordinate in each, and the narrow value's bits (`narrow_bits`).
+    /// Widths of a coordinate's k terms, and of the level clock's lanes and word.
     pub k_terms_w: u32,
     pub lv_lane_w: u32,
     pub lv_w: u32,
+    /// Widths of the conversion's first and second clocks' lanes and words and of a
+    /// coordinate in each, and the narrow value's bits (`narrow_bits`).
     pub e_lane_w: u32,
     pub e_w: u32,
     pub pre_w: u32,
