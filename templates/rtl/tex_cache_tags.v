@@ -188,7 +188,11 @@ module {{ name }} #(
   reg leave_ok_q;
   wire alloc = alloc_ok_q;
   wire vict_ok = (state_q == MVict) && !v_none_d && (v_d & s_full_q) == {Ways{1'b0}} && fill_room_i;
-  wire [SlotW-1:0] alloc_slot = slot_of(m_set_q, way_index(v_q));
+  // The allocated slot, from M_VICT's victim as v_q loads (m_set_q holds from M_SET on):
+  // a register of its own, so that the pass's texel slots and the fill side's slot start
+  // at a flop, not at v_q's encoder behind its fan-out to every texel's forwarding.
+  reg [SlotW-1:0] alloc_slot_q;
+  wire [SlotW-1:0] alloc_slot = alloc_slot_q;
   // The miss's set, one-hot, a clock behind m_set_q: m_set_q holds from M_SET to the
   // allocation in M_ACT, so by then this is a flop, and the allocated slot, one-hot, is
   // one AND of it with the one-hot victim (slot = set * Ways + way).
@@ -1011,8 +1015,9 @@ module {{ name }} #(
       s_full_q  <= set_full;
     end
     if (state_q == MVict) begin
-      v_q      <= v_d;
-      v_none_q <= v_none_d;
+      v_q          <= v_d;
+      v_none_q     <= v_none_d;
+      alloc_slot_q <= slot_of(m_set_q, way_index(v_d));
     end
   end
 
