@@ -564,11 +564,31 @@ module {{ name }} #(
                                   : b_sum[17:1];
     end
   endgenerate
-  localparam integer SelBW = P0W + Quads*17;  // {lambda, sample}
+  // The sample's filter class and last level, and the switch-over, beside the clamp: C1's
+  // compares then start at flops (the last level's saturation in front of the compare's
+  // carry chain was the default TMU's path, 8.5 ns).
+  wire [2:0] min_code = sa_p[P0CtrlLsb + CtrlMinFilterLsb +: 3];
+  wire [2:0] mag_code = {2'd0, sa_p[P0CtrlLsb + CtrlMagLinearLsb]};
+  wire [2:0] min_f = FilterMask[min_code] ? min_code : FilterFallback;
+  wire [2:0] mag_f = FilterMask[mag_code] ? mag_code : FilterFallback;
+  wire [LgW-1:0] sa_last = sat_log2(sa_p[P0CtrlLsb + CtrlLastLevelLsb +: LgW]);
+  // GL's switch-over point c: 1/2 for LINEAR magnification with a NEAREST_MIPMAP minifier.
+  wire sa_c_half = (mag_f == FilterLinear) & ((min_f == FilterNearestMipmapNearest) | (min_f == FilterNearestMipmapLinear));
+  // The minifier's class: one level rounded, two levels blended, or level 0 (bit 0 of a
+  // filter code: linear within a level).
+  wire mip_near = (min_f == FilterNearestMipmapNearest) | (min_f == FilterLinearMipmapNearest);
+  wire mip_lin = (min_f == FilterNearestMipmapLinear) | (min_f == FilterLinearMipmapLinear);
+  wire [ClassW-1:0] sa_class;
+  assign sa_class[ClassMipNearLsb]     = mip_near;
+  assign sa_class[ClassMipLinLsb]      = mip_lin;
+  assign sa_class[ClassMinLinLsb]      = min_f[0];
+  assign sa_class[ClassMagLinLsb]      = mag_f[0];
+  assign sa_class[ClassLastLsb +: LgW] = sa_last;
+  localparam integer SelBW = P0W + Quads*17 + ClassW + 1;  // {c_half, class, lambda, sample}
   wire pick_valid;
   wire pick_ready;
   wire [SelBW-1:0] sb_data;
-{%- call hs::stage(lod_regs[2], "u_sel_lambda", "SelBW", "sa_valid", "sa_ready", "{lambdas, sa_p}", "pick_valid", "pick_ready", "sb_data") %}{% endcall %}
+{%- call hs::stage(lod_regs[2], "u_sel_lambda", "SelBW", "sa_valid", "sa_ready", "{sa_c_half, sa_class, lambdas, sa_p}", "pick_valid", "pick_ready", "sb_data") %}{% endcall %}
   wire [P0W-1:0] pick_p = sb_data[P0W-1:0];
 {%- else %}
   wire pick_valid = sel_valid;
@@ -578,26 +598,12 @@ module {{ name }} #(
 {%- endif %}
 {%- if lod %}
   // Stage C1: per quad, lambda's compares (magnification's switch-over, the last level,
-  // the levels rounded and floored) and the filter codes' classes, into a register, so
-  // that C2 is selects only (the compares' carry chains then four selects in one clock
+  // the levels rounded and floored), with B's filter class, into a register, so that C2
+  // is selects only (the compares' carry chains then four selects in one clock
   // were the default TMU's path, 9.7-11.3 ns).
-  wire [2:0] min_code = pick_p[P0CtrlLsb + CtrlMinFilterLsb +: 3];
-  wire [2:0] mag_code = {2'd0, pick_p[P0CtrlLsb + CtrlMagLinearLsb]};
-  wire [2:0] min_f = FilterMask[min_code] ? min_code : FilterFallback;
-  wire [2:0] mag_f = FilterMask[mag_code] ? mag_code : FilterFallback;
-  wire [LgW-1:0] last = sat_log2(pick_p[P0CtrlLsb + CtrlLastLevelLsb +: LgW]);
-  // GL's switch-over point c: 1/2 for LINEAR magnification with a NEAREST_MIPMAP minifier.
-  wire c_half = (mag_f == FilterLinear) & ((min_f == FilterNearestMipmapNearest) | (min_f == FilterNearestMipmapLinear));
-  // The minifier's class: one level rounded, two levels blended, or level 0 (bit 0 of a
-  // filter code: linear within a level).
-  wire mip_near = (min_f == FilterNearestMipmapNearest) | (min_f == FilterLinearMipmapNearest);
-  wire mip_lin = (min_f == FilterNearestMipmapLinear) | (min_f == FilterLinearMipmapLinear);
-  wire [ClassW-1:0] pick_class;
-  assign pick_class[ClassMipNearLsb]     = mip_near;
-  assign pick_class[ClassMipLinLsb]      = mip_lin;
-  assign pick_class[ClassMinLinLsb]      = min_f[0];
-  assign pick_class[ClassMagLinLsb]      = mag_f[0];
-  assign pick_class[ClassLastLsb +: LgW] = last;
+  wire [ClassW-1:0] pick_class = sb_data[P0W + Quads*17 +: ClassW];
+  wire c_half = sb_data[P0W + Quads*17 + ClassW];
+  wire [LgW-1:0] last = pick_class[ClassLastLsb +: LgW];
   wire [Quads*CmpW-1:0] cmps;
   generate
     for (gp = 0; gp < Quads; gp = gp + 1) begin : g_cmp
