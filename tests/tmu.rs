@@ -114,8 +114,8 @@ fn embedded_default_one_lane_every_format_matches_the_model() {
     every_combination(&cfg);
 }
 
-/// The front's stages follow the clock: at 50 MHz the embedded default's seven address
-/// stages share two clocks (AddrPipe) and the LOD's six selection stages three
+/// The front's stages follow the clock: at 50 MHz the embedded default's nine address
+/// stages share three clocks (AddrPipe) and the LOD's six selection stages three
 /// (LodPipe), with the descriptor read in the first; the unit with the shorter pipeline
 /// still matches the model, under gaps, stalls and memory latency.
 #[test]
@@ -132,8 +132,8 @@ fn a_slow_target_merges_the_front_stages_and_stays_exact() {
     };
     let (name, fast) = skids(&default, "tmu_addr");
     assert_eq!(
-        fast, 8,
-        "{name} at 200 MHz: a register after each of eight stages"
+        fast, 9,
+        "{name} at 200 MHz: a register after each of nine stages"
     );
     assert_eq!(
         skids(&cfg, "tmu_addr").1,
@@ -504,11 +504,12 @@ fn module_of(design: &gpurtl::rtl::Design, kind: &str) -> (String, String) {
 }
 
 /// Proves (Yosys `sat`: every fp32 coordinate, every k, level size, wrap mode and filter)
-/// that tmu_addr's narrow conversion (its `coord_pre`, `coord_shift`, `coord_sum` and
-/// `coord_sel`, then `wrap` of the index and of the index + 1 it also gives) gives the texels and the weight that the 64-bit
+/// that tmu_addr's narrow conversion (its `coord_pre`, `coord_coarse`, `coord_align`,
+/// `coord_sum` and `coord_sel`, then `wrap` of the index and of the index + 1 it also gives) gives the texels and the weight that the 64-bit
 /// `tmu_fixed` gives with the wraps on 64-bit values (written out here as tmu_addr had
 /// them). Variants that saturate from half the largest level on, forget the bits shifted out past
-/// 2^NB, or step the second texel by less than a texel, are refuted, so the proof is not vacuous.
+/// 2^NB, shift right coarsely by a multiple of 4 (not 8), or step the second texel by less
+/// than a texel, are refuted, so the proof is not vacuous.
 #[test]
 fn narrow_coordinate_conversion_equals_the_64_bit_one() {
     let cfg = preset("seed001_tmu.toml");
@@ -530,7 +531,8 @@ fn narrow_coordinate_conversion_equals_the_64_bit_one() {
             "k_terms",
             "coord_pre",
             "at_least",
-            "coord_shift",
+            "coord_coarse",
+            "coord_align",
             "coord_sum",
             "coord_sel",
         ],
@@ -567,7 +569,7 @@ fn narrow_coordinate_conversion_equals_the_64_bit_one() {
                  wire signed [63:0] f_sh = $signed(f) >>> WBits;\n\
                  wire [63:0] i_ref = linear ? f_sh : f;\n\
                  wire [WBits-1:0] a_ref = linear ? f[WBits-1:0] : {{WBits{{1'b0}}}};\n\
-                 wire [2*(CoordW+2)+WBits-1:0] n = coord_sel(coord_sum(coord_shift(coord_pre(s, k_terms(lg, linear), sat)), linear), linear, sat);\n\
+                 wire [2*(CoordW+2)+WBits-1:0] n = coord_sel(coord_sum(coord_align(coord_coarse(coord_pre(s, k_terms(lg, linear), sat))), linear), linear, sat);\n\
                  wire [CoordW+1:0] i_n = n[WBits +: CoordW + 2];\n\
                  wire [CoordW+1:0] i_n1 = n[WBits + CoordW + 2 +: CoordW + 2];\n\
                  assign ok = (n[0 +: WBits] == a_ref)\n\
@@ -596,9 +598,14 @@ fn narrow_coordinate_conversion_equals_the_64_bit_one() {
             "saturating from half the largest level on",
         ),
         (
-            "(p[PreInfLsb] | (~sh[10] & ((mant & high) != 24'd0)))",
-            "p[PreInfLsb]",
+            "(c[CoarseInfLsb] | (c[CoarseHiLsb +: 24] != 24'd0))",
+            "c[CoarseInfLsb]",
             "ignoring the bits shifted past 2^NB",
+        ),
+        (
+            "mant >> {nsh[4:3], 3'b000}",
+            "mant >> {nsh[4:3], 2'b00}",
+            "a coarse right shift by a multiple of 4, not 8",
         ),
         (
             "~HalfV + StepV",

@@ -379,13 +379,13 @@ pub fn narrow_bits(wbits: u32) -> u32 {
 /// `tmu_addr`'s stages, in order: each is the logic between two of its skid registers as
 /// hand-written for a fast clock, and ends at the register after it unless
 /// [`AddrPipe`] merges it with the next.
-pub const ADDR_STAGES: [&str; 8] = [
-    "level", "exp", "shift", "sum", "fixed", "coord", "word", "addr",
+pub const ADDR_STAGES: [&str; 9] = [
+    "level", "exp", "shift", "align", "sum", "fixed", "coord", "word", "addr",
 ];
 
 /// The logic of each of [`ADDR_STAGES`] as the schedule sees it (ECP5: nextpnr's paths in
 /// fpga_small's and the default's TMU, 2026-12-05, where every stage has its register).
-fn addr_stage_ops(wbits: u32) -> [Vec<Op>; 8] {
+fn addr_stage_ops(wbits: u32) -> [Vec<Op>; 9] {
     let nb = narrow_bits(wbits);
     // What the pass's level select drives in a quad: both coordinates' k terms (11 + 11
     // bits each) and the level's fields (lw, lh, base, the tile shift, grouped).
@@ -399,8 +399,15 @@ fn addr_stage_ops(wbits: u32) -> [Vec<Op>; 8] {
         vec![Op::Lut(1), Op::Fanout(level_fanout), Op::Lut(1)],
         // The exponent's 11-bit sums with the pass's k terms.
         vec![Op::Lut(1), Op::Carry(11)],
-        // The mantissa shifted by up to NB + 24 places, then the zero select.
-        vec![Op::Mux(64), Op::Lut(1)],
+        // The shift's coarse half: the mantissa shifted by a multiple of 8 places (up to
+        // 56 left, 24 right) and the direction's select; beside it, the compares that
+        // mark the mantissa's bits shifted out below the binary point or past 2^NB. In
+        // one clock with the fine half (a 64:1 select, then the zero select and the
+        // flags' 24-bit ORs) it was the default TMU's path, 8.6 ns (2026-12-07).
+        vec![Op::Mux(8), Op::Lut(1)],
+        // The fine half: the rest of the shift (0..=7 places), the zero select, and the
+        // ORs of the bits shifted out.
+        vec![Op::Mux(8), Op::Lut(1)],
         // The addend's select and the sum (NB bits, sign and carry); the clamp's compares
         // beside it.
         vec![Op::Lut(1), Op::Carry(nb + 2)],
@@ -424,14 +431,14 @@ fn addr_stage_ops(wbits: u32) -> [Vec<Op>; 8] {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct AddrPipe {
     /// Entry `i`: a register after stage `ADDR_STAGES[i]` (the last: the output's, always).
-    pub regs: [bool; 8],
+    pub regs: [bool; 9],
 }
 
 impl AddrPipe {
     pub fn new(timing: &Timing, tmu: &Tmu) -> Self {
         let ops = addr_stage_ops(tmu.weight_bits);
         let blocks: Vec<&[Op]> = ops.iter().map(Vec::as_slice).collect();
-        let mut regs = [true; 8];
+        let mut regs = [true; 9];
         for (r, cut) in regs.iter_mut().zip(timing.cut_blocks(&blocks)) {
             *r = cut;
         }
@@ -512,29 +519,36 @@ mod tests {
             .tmu
             .expect("tmu");
         // The fast presets' clocks keep every register; at fpga_small's 100 MHz the level
-        // and the exponent share one, and the sums and their selects another.
+        // and the exponent share one, the shift's halves another, and the sums and their
+        // selects a third.
         for mhz in [150.0, 200.0, 270.0] {
             let p = AddrPipe::new(&at(mhz), &tmu);
-            assert_eq!(p.regs, [true; 8], "{mhz} MHz");
-            assert_eq!(p.latency(), 8);
+            assert_eq!(p.regs, [true; 9], "{mhz} MHz");
+            assert_eq!(p.latency(), 9);
         }
         let p = AddrPipe::new(&at(100.0), &tmu);
-        assert_eq!(p.regs, [false, true, true, false, true, true, true, true]);
+        assert_eq!(
+            p.regs,
+            [false, true, false, true, false, true, true, true, true]
+        );
         assert_eq!(
             p.describe(),
-            "level+exp | shift | sum+fixed | coord | word | addr"
+            "level+exp | shift+align | sum+fixed | coord | word | addr"
         );
         let p = AddrPipe::new(&at(75.0), &tmu);
-        assert_eq!(p.regs, [false, true, false, true, false, true, false, true]);
+        assert_eq!(
+            p.regs,
+            [false, false, true, false, false, true, true, false, true]
+        );
         assert_eq!(
             p.describe(),
-            "level+exp | shift+sum | fixed+coord | word+addr"
+            "level+exp+shift | align+sum+fixed | coord | word+addr"
         );
         let p = AddrPipe::new(&at(50.0), &tmu);
         assert_eq!(p.latency(), 3);
         assert_eq!(
             p.describe(),
-            "level+exp+shift+sum | fixed+coord+word | addr"
+            "level+exp+shift+align | sum+fixed+coord | word+addr"
         );
         assert!(AddrPipe::new(&at(10.0), &tmu).latency() == 1);
     }

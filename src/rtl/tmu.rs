@@ -258,7 +258,29 @@ pub fn pre_fields() -> Vec<Field> {
     ])
 }
 
-/// A coordinate after `tmu_addr`'s shift (its second clock), lowest first: the magnitude
+/// A coordinate after `tmu_addr`'s coarse shift, lowest first: the mantissa shifted by
+/// the shift's multiple of 8 (left: its low narrow_bits bits; right: all 24), the shift
+/// left over (0..=7), the direction, whether the magnitude is zero (a NaN or unclamped
+/// infinity, or every bit shifted out), the mantissa's bits that fall below the binary
+/// point (right shifts) and past 2^narrow_bits (left shifts), one bit each, and the
+/// sign, infinity and clamp flags as [`pre_fields`] has them. The RTL's
+/// `Coarse<Field>Lsb`.
+pub fn coarse_fields(wbits: u32) -> Vec<Field> {
+    pack(&[
+        ("Val", narrow_bits(wbits).max(24)),
+        ("Fine", 3),
+        ("Left", 1),
+        ("Kill", 1),
+        ("Lo", 24),
+        ("Hi", 24),
+        ("Neg", 1),
+        ("Zero", 1),
+        ("Inf", 1),
+        ("Sat", 1),
+    ])
+}
+
+/// A coordinate after `tmu_addr`'s shift (its fine half), lowest first: the magnitude
 /// modulo 2^narrow_bits, whether bits were shifted out below the binary point, the
 /// sign, and `huge` (clamp to edge of a magnitude beyond the narrow value or infinite:
 /// the sign alone decides the texel). The RTL's `Mid<Field>Lsb`.
@@ -581,6 +603,10 @@ pub struct TmuAddr {
     pub e_lane_w: u32,
     pub e_w: u32,
     pub pre_w: u32,
+    /// The coarse shift's coordinate, lane and word (`coarse_fields`).
+    pub coarse_w: u32,
+    pub h_lane_w: u32,
+    pub h_w: u32,
     pub m_lane_w: u32,
     pub m_w: u32,
     pub mid_w: u32,
@@ -616,11 +642,12 @@ pub struct TmuAddr {
     /// The formats of one texel a word and of four (log2 texels a word 0 and 2).
     pub one_per_word: String,
     pub four_per_word: String,
-    /// A skid register after the level, exponent, shift, sum, select, wrap and word stages
-    /// (`AddrPipe`); the stages that share each clock, and the clock.
+    /// A skid register after the level, exponent, coarse shift, fine shift, sum, select,
+    /// wrap and word stages (`AddrPipe`); the stages that share each clock, and the clock.
     pub reg_level: bool,
     pub reg_exp: bool,
     pub reg_shift: bool,
+    pub reg_align: bool,
     pub reg_sum: bool,
     pub reg_fixed: bool,
     pub reg_coord: bool,
@@ -1026,6 +1053,8 @@ impl<'a> TmuUnit<'a> {
         let lv_word = level_word_fields(tmu.lanes, quads);
         // The exponent's word takes the level word's head and wraps whole.
         assert_eq!(get(&lv_word, "Ks").lsb, get(&exp_word, "Lanes").lsb);
+        let h_lane = conv_lane_fields(width(&coarse_fields(wbits)));
+        let coarse_word = conv_fields(tmu.lanes, quads, width(&h_lane));
         let shift_word = conv_fields(tmu.lanes, quads, width(&m_lane));
         let u_lane = conv_lane_fields(width(&sum_fields(wbits)));
         let sum_word = conv_fields(tmu.lanes, quads, width(&u_lane));
@@ -1040,7 +1069,14 @@ impl<'a> TmuUnit<'a> {
         );
         word_lsbs.extend(lsb_params("ELane", &e_lane));
         word_lsbs.extend(lsb_params("Pre", &pre_fields()));
-        // The shift stage passes the head on whole: it names only what it reads.
+        // The shift's two halves pass the head on whole: they name only what they read.
+        word_lsbs.extend(
+            lsb_params("H", &coarse_word)
+                .into_iter()
+                .filter(|(n, _)| n == "HLanesLsb"),
+        );
+        word_lsbs.extend(lsb_params("HLane", &h_lane));
+        word_lsbs.extend(lsb_params("Coarse", &coarse_fields(wbits)));
         word_lsbs.extend(
             lsb_params("M", &shift_word)
                 .into_iter()
@@ -1102,6 +1138,9 @@ impl<'a> TmuUnit<'a> {
             e_lane_w: width(&e_lane),
             e_w: width(&exp_word),
             pre_w: width(&pre_fields()),
+            coarse_w: width(&coarse_fields(wbits)),
+            h_lane_w: width(&h_lane),
+            h_w: width(&coarse_word),
             m_lane_w: width(&m_lane),
             m_w: width(&shift_word),
             mid_w: width(&mid_fields(wbits)),
@@ -1140,10 +1179,11 @@ impl<'a> TmuUnit<'a> {
             reg_level: pipe.regs[0],
             reg_exp: pipe.regs[1],
             reg_shift: pipe.regs[2],
-            reg_sum: pipe.regs[3],
-            reg_fixed: pipe.regs[4],
-            reg_coord: pipe.regs[5],
-            reg_word: pipe.regs[6],
+            reg_align: pipe.regs[3],
+            reg_sum: pipe.regs[4],
+            reg_fixed: pipe.regs[5],
+            reg_coord: pipe.regs[6],
+            reg_word: pipe.regs[7],
             addr_clocks: pipe.describe(),
             target_mhz: format!("{}", ctx.timing.target_mhz),
         }

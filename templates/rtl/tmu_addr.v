@@ -16,7 +16,7 @@
 // blocks (row-major in a group, groups row-major; a level one block wide or tall is a row),
 // so a footprint's blocks fall in distinct cache banks.
 // Stages: the pass's level (its fields and the terms of its log2 size), the
-// coordinates' exponents, their shifts, their sums (narrow fixed point, the
+// coordinates' exponents, their shifts (by multiples of 8, then the rest), their sums (narrow fixed point, the
 // index and the index + 1 from two carry chains side by side), the signs' and clamps'
 // selects after them (the texel index, the index + 1, the weight), wrapped texel pairs,
 // the texels' indices in their levels, the addresses (the indices shifted to words, plus
@@ -60,6 +60,9 @@ module {{ name }} #(
   localparam integer LvW = {{ lv_w }};
   localparam integer ELaneW = {{ e_lane_w }};  // active, s, t
   localparam integer E1W = {{ e_w }};
+  localparam integer CoarseW = {{ coarse_w }};  // a coordinate half shifted (rtl::tmu::coarse_fields)
+  localparam integer HLaneW = {{ h_lane_w }};  // active, s, t half shifted
+  localparam integer H1W = {{ h_w }};
   localparam integer MidW = {{ mid_w }};  // a shifted coordinate: mag, inexact, neg, huge
   localparam integer MLaneW = {{ m_lane_w }};  // active, s, t shifted
   localparam integer M1W = {{ m_w }};
@@ -293,13 +296,15 @@ module {{ name }} #(
   // The shift: the magnitude modulo 2^NB, whether bits were shifted out below the binary
   // point (bit i when i < -sh) or past 2^NB (bit i when i + sh >= NB), each a compare a
   // bit with no carry (-sh comes from the first clock). A clamped infinity, or a
-  // magnitude past 2^NB, is huge: its sign alone picks the texel.
-  function automatic [MidW-1:0] coord_shift;
+  // magnitude past 2^NB, is huge: its sign alone picks the texel. In two halves, a clock
+  // apart where the clock needs it: coord_coarse shifts by the multiple of 8 and marks
+  // the bits shifted out; coord_align shifts the rest of the way and ORs the marks.
+  localparam integer ValW = (NB > 24) ? NB : 24;
+  function automatic [CoarseW-1:0] coord_coarse;
     input [PreW-1:0] p;
     reg signed [10:0] sh;
     reg signed [10:0] nsh;
     reg [23:0] mant;
-    reg zero;
     reg [NB+23:0] wide;
     reg [23:0] low;
     reg [23:0] high;
@@ -309,22 +314,51 @@ module {{ name }} #(
       sh = p[PreShLsb +: 11];
       nsh = p[PreNshLsb +: 11];
       mant = p[PreMantLsb +: 24];
-      zero = p[PreZeroLsb];
+      coord_coarse = {CoarseW{1'b0}};
       if (~sh[10]) begin
-        wide = at_least(sh, NbS) ? {(NB+24){1'b0}} : ({{ "{{" }}NB{1'b0}}, mant} << sh[5:0]);
+        wide = {{ "{{" }}NB{1'b0}}, mant} << {sh[5:3], 3'b000};
+        coord_coarse[CoarseValLsb +: ValW] = wide[ValW-1:0];
+        coord_coarse[CoarseFineLsb +: 3]   = sh[2:0];
+        coord_coarse[CoarseKillLsb]        = at_least(sh, NbS);
       end else begin
-        wide = at_least(nsh, 11'sd24) ? {(NB+24){1'b0}} : ({{ "{{" }}NB{1'b0}}, mant} >> nsh[4:0]);
+        wide = {{ "{{" }}NB{1'b0}}, mant >> {nsh[4:3], 3'b000}};
+        coord_coarse[CoarseValLsb +: ValW] = wide[ValW-1:0];
+        coord_coarse[CoarseFineLsb +: 3]   = nsh[2:0];
+        coord_coarse[CoarseKillLsb]        = at_least(nsh, 11'sd24);
       end
-      unused_wide = ^wide[NB+23:NB];
+      unused_wide = ^wide[NB+23:ValW];
       for (i = 0; i < 24; i = i + 1) begin
         low[i]  = at_least(nsh, i[10:0] + 11'd1);
         high[i] = at_least(sh, NbS - $signed(i[10:0]));
       end
-      coord_shift = {MidW{1'b0}};
-      coord_shift[MidMagLsb +: NB] = zero ? {NB{1'b0}} : wide[NB-1:0];
-      coord_shift[MidInexactLsb]   = ~zero & sh[10] & ((mant & low) != 24'd0);
-      coord_shift[MidNegLsb]       = ~zero & p[PreNegLsb];
-      coord_shift[MidHugeLsb]      = ~zero & p[PreSatLsb] & (p[PreInfLsb] | (~sh[10] & ((mant & high) != 24'd0)));
+      coord_coarse[CoarseLeftLsb]    = ~sh[10];
+      coord_coarse[CoarseLoLsb +: 24] = sh[10] ? (mant & low) : 24'd0;
+      coord_coarse[CoarseHiLsb +: 24] = sh[10] ? 24'd0 : (mant & high);
+      coord_coarse[CoarseNegLsb]     = p[PreNegLsb];
+      coord_coarse[CoarseZeroLsb]    = p[PreZeroLsb];
+      coord_coarse[CoarseInfLsb]     = p[PreInfLsb];
+      coord_coarse[CoarseSatLsb]     = p[PreSatLsb];
+    end
+  endfunction
+
+  function automatic [MidW-1:0] coord_align;
+    input [CoarseW-1:0] c;
+    reg [ValW-1:0] val;
+    reg [2:0] fine;
+    reg [ValW-1:0] wide;
+    reg zero;
+    reg unused_wide;
+    begin
+      val  = c[CoarseValLsb +: ValW];
+      fine = c[CoarseFineLsb +: 3];
+      zero = c[CoarseZeroLsb];
+      wide = c[CoarseLeftLsb] ? (val << fine) : (val >> fine);
+      unused_wide = ^wide;
+      coord_align = {MidW{1'b0}};
+      coord_align[MidMagLsb +: NB] = (zero | c[CoarseKillLsb]) ? {NB{1'b0}} : wide[NB-1:0];
+      coord_align[MidInexactLsb]   = ~zero & (c[CoarseLoLsb +: 24] != 24'd0);
+      coord_align[MidNegLsb]       = ~zero & c[CoarseNegLsb];
+      coord_align[MidHugeLsb]      = ~zero & c[CoarseSatLsb] & (c[CoarseInfLsb] | (c[CoarseHiLsb +: 24] != 24'd0));
     end
   endfunction
 
@@ -470,15 +504,40 @@ module {{ name }} #(
 {%- call hs::stage(reg_exp, "u_exp", "E1W", "lv_valid", "lv_out_ready", "e_in", "e_valid", "e_out_ready", "e_data") %}{% endcall %}
 
   // ---------------------------------------------------------------------------------
-  // Stage 3: per lane, the shifts.
+  // Stage 3: per lane, the shifts' coarse halves.
+  wire [Lanes*HLaneW-1:0] h_lanes;
+  generate
+    for (gi = 0; gi < Lanes; gi = gi + 1) begin : g_coarse
+      wire [ELaneW-1:0] el = e_data[ELanesLsb + gi*ELaneW +: ELaneW];
+      wire [HLaneW-1:0] hl;
+      assign hl[HLaneActiveLsb]       = el[ELaneActiveLsb];
+      assign hl[HLaneSLsb +: CoarseW] = coord_coarse(el[ELaneSLsb +: PreW]);
+      assign hl[HLaneTLsb +: CoarseW] = coord_coarse(el[ELaneTLsb +: PreW]);
+      assign h_lanes[gi*HLaneW +: HLaneW] = hl;
+    end
+  endgenerate
+
+  wire h_valid;
+  wire h_out_ready;
+  wire [H1W-1:0] h_data;
+  wire [H1W-1:0] h_in;
+  // Everything but the lanes passes on as it came (rtl::tmu::conv_fields: one layout up
+  // to the lanes).
+  assign h_in[0 +: HLanesLsb]            = e_data[0 +: ELanesLsb];
+  assign h_in[HLanesLsb +: Lanes*HLaneW] = h_lanes;
+
+{%- call hs::stage(reg_shift, "u_shift", "H1W", "e_valid", "e_out_ready", "h_in", "h_valid", "h_out_ready", "h_data") %}{% endcall %}
+
+  // ---------------------------------------------------------------------------------
+  // Stage 4: per lane, the shifts' fine halves.
   wire [Lanes*MLaneW-1:0] m_lanes;
   generate
     for (gi = 0; gi < Lanes; gi = gi + 1) begin : g_shift
-      wire [ELaneW-1:0] el = e_data[ELanesLsb + gi*ELaneW +: ELaneW];
+      wire [HLaneW-1:0] hl = h_data[HLanesLsb + gi*HLaneW +: HLaneW];
       wire [MLaneW-1:0] ml;
-      assign ml[MLaneActiveLsb]    = el[ELaneActiveLsb];
-      assign ml[MLaneSLsb +: MidW] = coord_shift(el[ELaneSLsb +: PreW]);
-      assign ml[MLaneTLsb +: MidW] = coord_shift(el[ELaneTLsb +: PreW]);
+      assign ml[MLaneActiveLsb]    = hl[HLaneActiveLsb];
+      assign ml[MLaneSLsb +: MidW] = coord_align(hl[HLaneSLsb +: CoarseW]);
+      assign ml[MLaneTLsb +: MidW] = coord_align(hl[HLaneTLsb +: CoarseW]);
       assign m_lanes[gi*MLaneW +: MLaneW] = ml;
     end
   endgenerate
@@ -487,15 +546,13 @@ module {{ name }} #(
   wire m_out_ready;
   wire [M1W-1:0] m_data;
   wire [M1W-1:0] m_in;
-  // Everything but the lanes passes on as it came (rtl::tmu::conv_fields: one layout up
-  // to the lanes).
-  assign m_in[0 +: MLanesLsb]            = e_data[0 +: ELanesLsb];
+  assign m_in[0 +: MLanesLsb]            = h_data[0 +: HLanesLsb];
   assign m_in[MLanesLsb +: Lanes*MLaneW] = m_lanes;
 
-{%- call hs::stage(reg_shift, "u_shift", "M1W", "e_valid", "e_out_ready", "m_in", "m_valid", "m_out_ready", "m_data") %}{% endcall %}
+{%- call hs::stage(reg_align, "u_align", "M1W", "h_valid", "h_out_ready", "m_in", "m_valid", "m_out_ready", "m_data") %}{% endcall %}
 
   // ---------------------------------------------------------------------------------
-  // Stage 4: per lane, the sums of the narrow texel column and row.
+  // Stage 5: per lane, the sums of the narrow texel column and row.
   wire [Quads*CQuadW-1:0] m_quads = m_data[MQuadsLsb +: Quads*CQuadW];
   wire [Lanes*ULaneW-1:0] u_lanes;
   generate
@@ -520,7 +577,7 @@ module {{ name }} #(
 {%- call hs::stage(reg_sum, "u_sum", "U1W", "m_valid", "m_out_ready", "u_in", "u_valid", "u_out_ready", "u_data") %}{% endcall %}
 
   // ---------------------------------------------------------------------------------
-  // Stage 5: per lane, the narrow texel column and row and the weights, from the sums.
+  // Stage 6: per lane, the narrow texel column and row and the weights, from the sums.
   wire [WrapW-1:0] u_wrap_s = u_data[UWrapSLsb +: WrapW];
   wire [WrapW-1:0] u_wrap_t = u_data[UWrapTLsb +: WrapW];
   wire [Quads*CQuadW-1:0] u_quads = u_data[UQuadsLsb +: Quads*CQuadW];
@@ -553,7 +610,7 @@ module {{ name }} #(
 {%- call hs::stage(reg_fixed, "u_fixed", "F1W", "u_valid", "u_out_ready", "f_in", "f_valid", "f_out_ready", "f_data") %}{% endcall %}
 
   // ---------------------------------------------------------------------------------
-  // Stage 6: per lane, the texel pair along each axis, wrapped.
+  // Stage 7: per lane, the texel pair along each axis, wrapped.
   wire [WrapW-1:0] f_wrap_s = f_data[FWrapSLsb +: WrapW];
   wire [WrapW-1:0] f_wrap_t = f_data[FWrapTLsb +: WrapW];
   wire [Quads*CQuadW-1:0] f_quads = f_data[FQuadsLsb +: Quads*CQuadW];
@@ -596,7 +653,7 @@ module {{ name }} #(
 {%- call hs::stage(reg_coord, "u_coord", "C1W", "f_valid", "f_out_ready", "c_in", "c_valid", "c_out_ready", "c_data") %}{% endcall %}
 
   // ---------------------------------------------------------------------------------
-  // Stage 7: word addresses and the texels' indices in their words.
+  // Stage 8: word addresses and the texels' indices in their words.
   wire [FormatW-1:0] c_format = c_data[CFormatLsb +: FormatW];
   // log2 of the texels in a word and DXT1, decoded from the format in the first clock.
   wire [1:0] c_per_sh = c_data[CPerShLsb +: 2];
@@ -690,7 +747,7 @@ module {{ name }} #(
 {%- call hs::stage(reg_word, "u_word", "WW", "c_valid", "c_out_ready", "w_in", "w_valid", "w_out_ready", "w_data") %}{% endcall %}
 
   // ---------------------------------------------------------------------------------
-  // Stage 8: each texel's word address, its level's base plus its word (the texel index
+  // Stage 9: each texel's word address, its level's base plus its word (the texel index
   // shifted to words, unless DXT1, whose block index already counts words).
   wire [1:0] w_shift = w_data[WShiftLsb +: 2];
   wire [Ports*AddrW-1:0] o_addr;
