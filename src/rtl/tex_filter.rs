@@ -196,6 +196,9 @@ pub struct TexFilter {
     pub hop_vdiff: String,
     pub hop_tdiff: String,
     pub hop_round: String,
+    /// The fp32 tables' index from a copy of the round register per quarter (fp32 output
+    /// and a register after round).
+    pub round_copies: bool,
     pub hop_fp32a: String,
     pub tree_third: String,
     pub delay_side: String,
@@ -530,6 +533,7 @@ impl TexFilter {
                 pipe.reg_after("tdiff"),
             ),
             hop_round: hop("        ", "round", 8, pipe.reg_after("round")),
+            round_copies: fp32 && pipe.reg_after("round"),
             hop_fp32a: hop("        ", "fp32a", 130, pipe.reg_after("fp32a")),
             tree_third: tree(
                 "          ",

@@ -279,6 +279,9 @@ module {{ name }} #(
   genvar gt;
   genvar gc;
   genvar gk;
+{%- if round_copies %}
+  genvar gq;
+{%- endif %}
   generate
     for (gl = 0; gl < Lanes; gl = gl + 1) begin : g_lane
       wire [LaneW-1:0] lane = s0_data[ReqLanesLsb + gl*LaneW +: LaneW];
@@ -535,8 +538,29 @@ module {{ name }} #(
         wire [7:0] round_d = active ? t_sum[TW-1 -: 8] : 8'd0;
 {{ hop_round }}
 {%- if fp32 %}
+{%- if round_copies %}
+        // Each quarter's table reads its own copy of the round register's index bits: one
+        // register driving all four tables (128 functions of six inputs) had a 5.2-5.5 ns
+        // net across the die on two of five default TMU seeds. Each copy's block is kept,
+        // or synthesis merges the copies.
+        wire [23:0] round_x;  // quarters 0..3's index copies
+        for (gq = 0; gq < 4; gq = gq + 1) begin : g_round_copy
+          reg [5:0] copy_q;
+
+          (* keep *)
+          always @(posedge clk_i) begin
+            copy_q <= round_d[5:0];
+          end
+
+          assign round_x[gq*6 +: 6] = copy_q;
+        end
+        wire unused_round = ^round[5:0];
+        wire [129:0] fp32a_d = {round[7:6], unorm8_f32_q3(round_x[18 +: 6]), unorm8_f32_q2(round_x[12 +: 6]),
+                                unorm8_f32_q1(round_x[6 +: 6]), unorm8_f32_q0(round_x[0 +: 6])};
+{%- else %}
         wire [129:0] fp32a_d = {round[7:6], unorm8_f32_q3(round[5:0]), unorm8_f32_q2(round[5:0]),
                                 unorm8_f32_q1(round[5:0]), unorm8_f32_q0(round[5:0])};
+{%- endif %}
 {{ hop_fp32a }}
         assign out_in[gl*OutLaneW + gc*32 +: 32] = fp32a[32*fp32a[129:128] +: 32];
 {%- else %}
