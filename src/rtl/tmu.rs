@@ -260,10 +260,10 @@ pub fn pre_fields() -> Vec<Field> {
 
 /// A coordinate after `tmu_addr`'s coarse shift, lowest first: the mantissa shifted by
 /// the shift's multiple of 8 (left: its low narrow_bits bits; right: all 24), the shift
-/// left over (0..=7), the direction, whether the magnitude is zero (a NaN or unclamped
-/// infinity, or every bit shifted out), the mantissa's bits that fall below the binary
-/// point (right shifts) and past 2^narrow_bits (left shifts), one bit each, and the
-/// sign, infinity and clamp flags as [`pre_fields`] has them. The RTL's
+/// left over (0..=7), the direction (left), whether the whole shift puts every bit out
+/// (kill), the mantissa's bits that it puts below the binary point (right shifts) and
+/// past 2^narrow_bits (left shifts), one flag a bit, and the sign, zero (NaN or an
+/// unclamped infinity), infinity and clamp flags as [`pre_fields`] has them. The RTL's
 /// `Coarse<Field>Lsb`.
 pub fn coarse_fields(wbits: u32) -> Vec<Field> {
     pack(&[

@@ -16,11 +16,11 @@
 // blocks (row-major in a group, groups row-major; a level one block wide or tall is a row),
 // so a footprint's blocks fall in distinct cache banks.
 // Stages: the pass's level (its fields and the terms of its log2 size), the
-// coordinates' exponents, their shifts (by multiples of 8, then the rest), their sums (narrow fixed point, the
-// index and the index + 1 from two carry chains side by side), the signs' and clamps'
-// selects after them (the texel index, the index + 1, the weight), wrapped texel pairs,
-// the texels' indices in their levels, the addresses (the indices shifted to words, plus
-// the levels' bases); one pass per clock. A skid register follows each stage where the
+// coordinates' exponents, their shifts (by multiples of 8, then the rest), their sums
+// (narrow fixed point, the index and the index + 1 from two carry chains side by side),
+// the signs' and clamps' selects after them (the texel index, the index + 1, the
+// weight), wrapped texel pairs, the texels' indices in their levels, the addresses (the
+// indices shifted to words, plus the levels' bases); one pass per clock. A skid register follows each stage where the
 // clock needs it, else neighbouring stages share a clock (src/iface/tmu.rs's AddrPipe);
 // the last ends at the output register. The clocks at {{ target_mhz }} MHz:
 //   {{ addr_clocks }}
