@@ -605,6 +605,8 @@ pub struct TmuAddr {
     pub pre_w: u32,
     /// The coarse shift's coordinate, lane and word (`coarse_fields`).
     pub coarse_w: u32,
+    /// Its `Val` field's width: the mantissa's bits the coarse shift keeps.
+    pub coarse_val_w: u32,
     pub h_lane_w: u32,
     pub h_w: u32,
     pub m_lane_w: u32,
@@ -1139,6 +1141,7 @@ impl<'a> TmuUnit<'a> {
             e_w: width(&exp_word),
             pre_w: width(&pre_fields()),
             coarse_w: width(&coarse_fields(wbits)),
+            coarse_val_w: get(&coarse_fields(wbits), "Val").width,
             h_lane_w: width(&h_lane),
             h_w: width(&coarse_word),
             m_lane_w: width(&m_lane),

@@ -20,9 +20,9 @@
 // (narrow fixed point, the index and the index + 1 from two carry chains side by side),
 // the signs' and clamps' selects after them (the texel index, the index + 1, the
 // weight), wrapped texel pairs, the texels' indices in their levels, the addresses (the
-// indices shifted to words, plus the levels' bases); one pass per clock. A skid register follows each stage where the
-// clock needs it, else neighbouring stages share a clock (src/iface/tmu.rs's AddrPipe);
-// the last ends at the output register. The clocks at {{ target_mhz }} MHz:
+// indices shifted to words, plus the levels' bases); one pass per clock. A skid register
+// follows each stage where the clock needs it, else neighbouring stages share a clock
+// (src/iface/tmu.rs's AddrPipe); the last ends at the output register. The clocks at {{ target_mhz }} MHz:
 //   {{ addr_clocks }}
 // Combinational paths: none between ports.
 {%- import "rtl/hs_stage.v" as hs %}
@@ -299,7 +299,7 @@ module {{ name }} #(
   // magnitude past 2^NB, is huge: its sign alone picks the texel. In two halves, a clock
   // apart where the clock needs it: coord_coarse shifts by the multiple of 8 and marks
   // the bits shifted out; coord_align shifts the rest of the way and ORs the marks.
-  localparam integer ValW = (NB > 24) ? NB : 24;
+  localparam integer ValW = {{ coarse_val_w }};  // the half-shifted mantissa's bits kept
   function automatic [CoarseW-1:0] coord_coarse;
     input [PreW-1:0] p;
     reg signed [10:0] sh;
@@ -317,15 +317,14 @@ module {{ name }} #(
       coord_coarse = {CoarseW{1'b0}};
       if (~sh[10]) begin
         wide = {{ "{{" }}NB{1'b0}}, mant} << {sh[5:3], 3'b000};
-        coord_coarse[CoarseValLsb +: ValW] = wide[ValW-1:0];
-        coord_coarse[CoarseFineLsb +: 3]   = sh[2:0];
-        coord_coarse[CoarseKillLsb]        = at_least(sh, NbS);
+        coord_coarse[CoarseFineLsb +: 3] = sh[2:0];
+        coord_coarse[CoarseKillLsb]      = at_least(sh, NbS);
       end else begin
         wide = {{ "{{" }}NB{1'b0}}, mant >> {nsh[4:3], 3'b000}};
-        coord_coarse[CoarseValLsb +: ValW] = wide[ValW-1:0];
-        coord_coarse[CoarseFineLsb +: 3]   = nsh[2:0];
-        coord_coarse[CoarseKillLsb]        = at_least(nsh, 11'sd24);
+        coord_coarse[CoarseFineLsb +: 3] = nsh[2:0];
+        coord_coarse[CoarseKillLsb]      = at_least(nsh, 11'sd24);
       end
+      coord_coarse[CoarseValLsb +: ValW] = wide[ValW-1:0];
       unused_wide = ^wide[NB+23:ValW];
       for (i = 0; i < 24; i = i + 1) begin
         low[i]  = at_least(nsh, i[10:0] + 11'd1);
