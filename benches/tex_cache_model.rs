@@ -20,6 +20,7 @@ fn section(size_bytes: u32, ways: u32, banks: u32, ports: u32) -> CacheSection {
         bus_bits: if banks == 4 { 64 } else { 128 },
         layout: TexLayout::Tiled4x4,
         queue_depth: 64,
+        tag_ports: None,
     }
 }
 

@@ -641,6 +641,22 @@ fn cases(many_stages: &str) -> Vec<Case> {
             "a 1024-bit bus fills a 64-byte line in under two beats",
             Some("at most half a line"),
         ),
+        case(
+            "cache_tag_ports_three",
+            &with_cache(&[(15, "layout = \"tiled4x4\"\ntag_ports = 3")]),
+            Some("tmu.cache.tag_ports"),
+            (16, 13),
+            "tag_ports 3 is not allowed",
+            Some("4, 8, 16 or 32 lines a clock, at most ports"),
+        ),
+        case(
+            "cache_tag_ports_past_the_texels",
+            &with_cache(&[(15, "layout = \"tiled4x4\"\ntag_ports = 32")]),
+            Some("tmu.cache.tag_ports"),
+            (16, 13),
+            "32 lines a clock but a request has 16 texels",
+            Some("at most ports"),
+        ),
         // --- [tmu]
         case(
             "tmu_no_magnification_filter",

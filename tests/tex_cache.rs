@@ -11,6 +11,25 @@ use gpurtl::sim::{self, MemTiming, SimOptions};
 use gpurtl::workload::Workload;
 
 #[allow(clippy::too_many_arguments)]
+fn cache_toml(
+    name: &str,
+    size: u32,
+    line: u32,
+    ways: u32,
+    banks: u32,
+    ports: u32,
+    repl: &str,
+    bus: u32,
+    layout: &str,
+) -> String {
+    format!(
+        "[design]\nname = \"{name}\"\nmodule_prefix = \"c_\"\n[hs_chain]\nwidth = 1\nstages = [\"bypass\"]\n\
+         [tmu.cache]\nsize_bytes = {size}\nline_bytes = {line}\nways = {ways}\nbanks = {banks}\nports = {ports}\n\
+         mshr_entries = 4\nreplacement = \"{repl}\"\nbus_bits = {bus}\nlayout = \"{layout}\"\nqueue_depth = 16\n"
+    )
+}
+
+#[allow(clippy::too_many_arguments)]
 fn cache_config(
     name: &str,
     size: u32,
@@ -23,13 +42,41 @@ fn cache_config(
     layout: &str,
 ) -> Config {
     parse(
-        &format!(
-            "[design]\nname = \"{name}\"\nmodule_prefix = \"c_\"\n[hs_chain]\nwidth = 1\nstages = [\"bypass\"]\n\
-             [tmu.cache]\nsize_bytes = {size}\nline_bytes = {line}\nways = {ways}\nbanks = {banks}\nports = {ports}\n\
-             mshr_entries = 4\nreplacement = \"{repl}\"\nbus_bits = {bus}\nlayout = \"{layout}\"\nqueue_depth = 16\n"
-        ),
+        &cache_toml(name, size, line, ways, banks, ports, repl, bus, layout),
         name,
     )
+}
+
+/// The same with a merge stage: the tag unit looks up `tag_ports` lines a clock, at
+/// `mhz`.
+#[allow(clippy::too_many_arguments)]
+fn merged_config(
+    name: &str,
+    size: u32,
+    line: u32,
+    ways: u32,
+    ports: u32,
+    tag_ports: u32,
+    repl: &str,
+    layout: &str,
+    mhz: f64,
+) -> Config {
+    let toml = cache_toml(
+        name,
+        size,
+        line,
+        ways,
+        16.min(ports * 2),
+        ports,
+        repl,
+        64,
+        layout,
+    )
+    .replace(
+        "[tmu.cache]",
+        &format!("[clock]\ntarget_mhz = {mhz:?}\n[tmu.cache]"),
+    );
+    parse(&format!("{toml}tag_ports = {tag_ports}\n"), name)
 }
 
 /// Builds the cache once and runs `runs` = (workload, seed, gap, stall, memory) on it.
@@ -88,6 +135,86 @@ fn every_workload_on_a_four_lane_fully_associative_cache() {
         })
         .collect();
     cosim(&cfg, 300, &runs);
+}
+
+#[test]
+fn a_merge_stage_folds_texels_onto_lines_for_a_narrow_tag_unit() {
+    // Four lines a clock for 16 texels: a request on more lines takes a clock a group,
+    // each group the tag unit's request. Fully associative LRU on every workload, where
+    // the groups' order decides the ages; direct mapped on 8 texels, where a group's
+    // lines collide in a set and split into passes; at 200 MHz (a register after every
+    // merge stage) and 50 (two stages a clock).
+    let fa = merged_config("mfa", 2048, 128, 16, 16, 4, "lru", "tiled4x4", 200.0);
+    let runs: Vec<_> = Workload::ALL
+        .iter()
+        .enumerate()
+        .map(|(k, w)| {
+            (
+                Some(w.name()),
+                k as u64 + 1,
+                0.3,
+                0.3,
+                mem(30, 10, 0.2, 0.2),
+            )
+        })
+        .collect();
+    cosim(&fa, 300, &runs);
+    for mhz in [200.0, 50.0] {
+        let dm = merged_config("mdm", 1024, 64, 1, 8, 4, "fifo", "linear", mhz);
+        cosim(
+            &dm,
+            500,
+            &[
+                (None, 1, 0.0, 0.0, mem(0, 0, 0.0, 0.0)),
+                (None, 2, 0.3, 0.3, mem(100, 20, 0.3, 0.3)),
+                (Some("thrash"), 3, 0.9, 0.0, mem(5, 5, 0.0, 0.5)),
+                (Some("random"), 4, 0.0, 0.9, mem(50, 0, 0.5, 0.0)),
+            ],
+        );
+    }
+}
+
+#[test]
+fn broken_merges_are_caught() {
+    let cfg = merged_config("mbrk", 2048, 64, 4, 16, 4, "lru", "tiled4x4", 200.0);
+    let runs = [
+        ("random", 1, 0.0, 2),
+        ("rot30_1024", 2, 0.3, 2),
+        ("min2x_256", 3, 0.3, 20),
+    ];
+    cosim_good(&cfg, &runs);
+    // A texel in every group of its request, not only its line's.
+    assert_broken_module_caught(
+        &cfg,
+        "tex_cache_merge",
+        "&& rank[RankW-1:LeadW] == group_q;",
+        ";",
+        &runs,
+    );
+    // A line's rank counting every earlier first use, not only those before the line's.
+    assert_broken_module_caught(
+        &cfg,
+        "tex_cache_merge",
+        "= lead[gj] && row[gj:0] == {(gj+1){1'b0}};",
+        "= lead[gj];",
+        &runs,
+    );
+    // A later group's counts starting again.
+    assert_broken_module_caught(
+        &cfg,
+        "tex_cache_tags",
+        "if (adv[AdvRun] && l2_first_q) begin",
+        "if (adv[AdvRun]) begin",
+        &runs,
+    );
+    // A request's response after its first group.
+    assert_broken_module_caught(
+        &cfg,
+        "tex_cache_expand",
+        "kpass_i[KPassLastLsb] && side_i[SideFinalLsb];",
+        "kpass_i[KPassLastLsb];",
+        &runs,
+    );
 }
 
 #[test]

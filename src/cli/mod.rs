@@ -605,6 +605,16 @@ fn depths(cfg: &Config, timing: &iface::timing::Timing) -> Vec<String> {
     if let Some(t) = &cfg.tmu {
         let pipe = iface::tex_cache::CachePipe::new(&t.cache, timing);
         out.push(format!("tex_cache: {}", pipe.describe()));
+        if t.cache.merges() {
+            let merge = iface::tex_cache::MergePipe::new(&t.cache, timing);
+            out.push(format!(
+                "tex_cache: {} texels folded onto their lines, {} lines a clock to the tags, in {} clock(s): {}",
+                t.cache.ports,
+                t.cache.tag_ports,
+                merge.latency(),
+                merge.describe()
+            ));
+        }
         // FilterPipe::describe names its unit.
         out.push(iface::tex_filter::FilterPipe::new(t, timing).describe());
         out.push(iface::tmu::describe_front(timing, t));

@@ -325,6 +325,7 @@ fn accepts(key: &str) -> Option<String> {
         "tmu.cache.bus_bits" => tmu::BUS_ALLOWED,
         "tmu.cache.layout" => tmu::LAYOUT_ALLOWED,
         "tmu.cache.queue_depth" => tmu::QUEUE_ALLOWED,
+        "tmu.cache.tag_ports" => tmu::TAG_PORTS_ALLOWED,
         "mem" => {
             "a [mem] table with data_bits, max_burst, policy, optional latency and outstanding_reads, [[mem.requesters]] and an optional [mem.map]"
         }

@@ -247,12 +247,18 @@ pub struct CacheSection {
     /// of data, which hides memory latency (Igehy et al.'s fragment FIFO).
     #[serde(default = "default_queue_depth")]
     pub queue_depth: u32,
+    /// Lines the tag unit looks up a clock; below `ports`, a merge stage first folds a
+    /// request's texels onto their distinct lines (default: `ports`, no merge).
+    #[serde(default)]
+    pub tag_ports: Option<u32>,
 }
 
 fn default_queue_depth() -> u32 {
     64
 }
 
+pub const TAG_PORTS_ALLOWED: &str =
+    "4, 8, 16 or 32 lines a clock, at most ports (default: ports, no merge stage)";
 pub const QUEUE_ALLOWED: &str = "a power of two in 2..=512 (default 64)";
 pub const SIZE_ALLOWED: &str = "a power of two in 256..=1048576 bytes";
 pub const LINE_ALLOWED: &str =
@@ -289,6 +295,9 @@ pub struct TexCache {
     pub words_per_bank_line: u32,
     pub layout: TexLayout,
     pub queue_depth: u32,
+    /// Distinct lines the tag unit looks up a clock (`ports` when texels are looked up
+    /// one a port, with no merge stage).
+    pub tag_ports: u32,
     /// Byte addresses are this wide.
     pub addr_bits: u32,
     /// 32-bit words per bus beat.
@@ -481,6 +490,13 @@ impl CacheSection {
             self.queue_depth,
             QUEUE_ALLOWED,
         );
+        let tag_ports = self.tag_ports.unwrap_or(self.ports);
+        check(
+            matches!(tag_ports, 4 | 8 | 16 | 32),
+            "tag_ports",
+            tag_ports,
+            TAG_PORTS_ALLOWED,
+        );
         if errs.len() > before {
             return None;
         }
@@ -537,6 +553,15 @@ impl CacheSection {
             ),
             BUS_ALLOWED,
         );
+        related(
+            tag_ports <= self.ports,
+            "tag_ports",
+            format!(
+                "{tag_ports} lines a clock but a request has {} texels",
+                self.ports
+            ),
+            TAG_PORTS_ALLOWED,
+        );
         if errs.len() > before {
             return None;
         }
@@ -557,6 +582,7 @@ impl CacheSection {
             words_per_bank_line: words_per_line / self.banks,
             layout: self.layout,
             queue_depth: self.queue_depth,
+            tag_ports,
             addr_bits: 32,
             words_per_beat: (self.bus_bits / 32).max(1),
         };
@@ -574,6 +600,12 @@ impl CacheSection {
 }
 
 impl TexCache {
+    /// Whether a merge stage folds each request's texels onto their distinct lines before
+    /// the tag unit, which then looks up `tag_ports` lines a clock.
+    pub fn merges(&self) -> bool {
+        self.tag_ports < self.ports
+    }
+
     /// The shape adversarial traffic aims at.
     pub fn shape(&self) -> CacheShape {
         CacheShape {

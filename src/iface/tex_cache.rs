@@ -142,6 +142,7 @@ mod tests {
             bus_bits: if banks == 4 { 64 } else { 128 },
             layout,
             queue_depth: 64,
+            tag_ports: None,
         };
         section.validate(&mut Vec::new()).expect("valid cache")
     }
@@ -197,9 +198,37 @@ mod tests {
         // Copies past the budget: 16 texels x 8 ways x 24 bits.
         let mut wide = default.clone();
         wide.ports = 16;
+        wide.tag_ports = 16;
         wide.ways = 8;
         wide.sets = 8;
         assert!(!CachePipe::new(&wide, &at(200.0)).tag_copies);
+        // The copies are per tag port: behind a merge stage, four lines a clock.
+        wide.tag_ports = 4;
+        assert!(CachePipe::new(&wide, &at(200.0)).tag_copies);
+    }
+
+    #[test]
+    fn the_merge_stage_takes_fewer_clocks_at_a_slow_clock() {
+        use crate::config::{ClockSection, Family};
+        let at = |mhz: f64| {
+            Timing::new(&ClockSection {
+                family: Family::Ecp5,
+                target_mhz: mhz,
+            })
+        };
+        let mut c = cache(16, 16, TexLayout::Tiled4x4);
+        c.tag_ports = 4;
+        assert!(c.merges());
+        let fast = MergePipe::new(&c, &at(200.0));
+        assert_eq!(fast.regs, [true; 4]);
+        assert_eq!(fast.describe(), "eq | lead | count | emit");
+        // At 50 MHz the compares and the first uses share a clock, and the counts share
+        // the emit's.
+        let slow = MergePipe::new(&c, &at(50.0));
+        assert_eq!(slow.regs, [false, true, false, true]);
+        assert_eq!(slow.latency(), 2);
+        assert_eq!(or_levels(15), 2);
+        assert_eq!(or_levels(3), 1);
     }
 
     #[test]
@@ -236,7 +265,7 @@ impl CachePipe {
         // A LUT-RAM read, the equality of two tags (a LUT per two bits, then an AND tree
         // of four-input LUTs), the valid bit and L2's select.
         let lookup = [Op::Lut(1), Op::Lut(eq_levels(tag_w)), Op::Lut(1)];
-        let copy_bits = cfg.ports * cfg.ways * (tag_w + 1);
+        let copy_bits = cfg.tag_ports * cfg.ways * (tag_w + 1);
         Self {
             ram_out_reg: !timing.fits(&after_read),
             tag_copies: cfg.sets > 1 && copy_bits <= TAG_COPY_BITS && !timing.fits(&lookup),
@@ -271,6 +300,73 @@ impl CachePipe {
             }
         )
     }
+}
+
+/// The merge stage's blocks of logic, in order (`tex_cache_merge`): the compares of every
+/// pair of texels' lines; each texel's first use of its line and the earlier first uses
+/// it counts; their counts (a texel's line's rank among the request's distinct lines);
+/// and the emit, which picks each tag port's line and ends at the output register.
+pub const MERGE_STAGES: [&str; 4] = ["eq", "lead", "count", "emit"];
+
+/// Where the merge stage holds registers at the design's clock (the emit always ends at
+/// its output register).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MergePipe {
+    /// Entry `i`: a register after `MERGE_STAGES[i]`.
+    pub regs: [bool; 4],
+}
+
+impl MergePipe {
+    pub fn new(cfg: &TexCache, timing: &Timing) -> Self {
+        let line_w = WORD_ADDR_BITS - log2(cfg.words_per_line);
+        let row_levels = or_levels(cfg.ports - 1);
+        let tree = log2(cfg.ports.next_power_of_two());
+        let blocks: [Vec<Op>; 4] = [
+            // A line compare and the earlier texel's active bit.
+            vec![Op::Lut(eq_levels(line_w)), Op::Lut(1)],
+            // A row of compares ORed (first use), then the same for each earlier texel's
+            // row, ANDed.
+            vec![Op::Lut(row_levels), Op::Lut(1), Op::Lut(row_levels)],
+            // A balanced adder tree of up to ports - 1 bits.
+            (1..=tree).map(|k| Op::Carry(k + 1)).collect(),
+            // A rank compare, then each tag port's line from the texels (an AND-OR).
+            vec![Op::Lut(1), Op::Mux(cfg.ports)],
+        ];
+        let slices: Vec<&[Op]> = blocks.iter().map(Vec::as_slice).collect();
+        let mut regs = [true; 4];
+        for (r, cut) in regs.iter_mut().zip(timing.cut_blocks(&slices)) {
+            *r = cut;
+        }
+        Self { regs }
+    }
+
+    /// Clocks from a request entering the merge stage to its first group at the output.
+    pub fn latency(&self) -> u32 {
+        self.regs.iter().filter(|&&r| r).count() as u32
+    }
+
+    /// The stages that share each clock, as `gpurtl check` prints them.
+    pub fn describe(&self) -> String {
+        let mut out = String::new();
+        for (i, (name, reg)) in MERGE_STAGES.iter().zip(self.regs).enumerate() {
+            out.push_str(name);
+            if i + 1 < MERGE_STAGES.len() {
+                out.push_str(if reg { " | " } else { "+" });
+            }
+        }
+        out
+    }
+}
+
+/// LUT levels of an OR of `bits` bits (four-input LUTs).
+fn or_levels(bits: u32) -> u32 {
+    let mut n = bits.max(1);
+    let mut levels = 0;
+    while n > 1 {
+        n = n.div_ceil(4);
+        levels += 1;
+    }
+    levels.max(1)
 }
 
 /// LUT levels of an equality compare of `bits` bits: two bits a LUT, then four-input ANDs.

@@ -328,9 +328,14 @@ fn describe_cuts(names: &[&str], regs: &[bool]) -> String {
 }
 
 /// Entries of the side FIFO beside the cache: every pass the cache can hold, plus its
-/// stages.
+/// stages (and the merge stage's skids, two requests each, where it has one).
 pub fn side_depth(tmu: &Tmu) -> u32 {
-    tmu.cache.queue_depth + 8
+    let merge = if tmu.cache.merges() {
+        2 * super::tex_cache::MERGE_STAGES.len() as u32
+    } else {
+        0
+    };
+    tmu.cache.queue_depth + 8 + merge
 }
 
 /// Levels of the filter's input control behind its request data (nextpnr's path from

@@ -65,8 +65,39 @@ impl TagModel {
         *self = Self::new(&self.cfg);
     }
 
-    /// Looks up one request: its texel byte addresses, `None` for masked texels.
+    /// Looks up one request: its texel byte addresses, `None` for masked texels. With a
+    /// merge stage (`TexCache::merges`) the tag unit sees the request's distinct lines in
+    /// order of first use, `tag_ports` at a time, each group a request of its own (its
+    /// own passes); every texel of a line but its first counts as a hit.
     pub fn access(&mut self, texels: &[Option<u64>]) -> Outcome {
+        if !self.cfg.merges() {
+            return self.lookup(texels);
+        }
+        let mut leaders: Vec<Option<u64>> = Vec::new();
+        let mut lines: Vec<u64> = Vec::new();
+        let mut active = 0;
+        for addr in texels.iter().flatten() {
+            active += 1;
+            let line = self.cfg.line_of(*addr);
+            if !lines.contains(&line) {
+                lines.push(line);
+                leaders.push(Some(*addr));
+            }
+        }
+        let mut out = Outcome::default();
+        for group in leaders.chunks(self.cfg.tag_ports as usize) {
+            let o = self.lookup(group);
+            out.misses += o.misses;
+            out.passes += o.passes;
+            out.fills.extend(o.fills);
+        }
+        out.passes = out.passes.max(1);
+        out.hits = active - out.misses;
+        out
+    }
+
+    /// Looks up texels one a port, in port order.
+    fn lookup(&mut self, texels: &[Option<u64>]) -> Outcome {
         let mut out = Outcome {
             passes: 1,
             ..Outcome::default()
@@ -129,17 +160,30 @@ mod tests {
     use crate::config::{CacheSection, TexLayout};
 
     fn cache(size: u32, line: u32, ways: u32, replacement: Replacement) -> TexCache {
+        merging(size, line, ways, replacement, 4, None)
+    }
+
+    /// A cache of `ports` texels a request whose tag unit looks up `tag_ports` lines.
+    fn merging(
+        size: u32,
+        line: u32,
+        ways: u32,
+        replacement: Replacement,
+        ports: u32,
+        tag_ports: Option<u32>,
+    ) -> TexCache {
         let section = CacheSection {
             size_bytes: size,
             line_bytes: line,
             ways,
             banks: 4,
-            ports: 4,
+            ports,
             mshr_entries: 4,
             replacement,
             bus_bits: 64,
             layout: TexLayout::Tiled4x4,
             queue_depth: 64,
+            tag_ports,
         };
         let mut errs = Vec::new();
         let c = section.validate(&mut errs);
@@ -206,6 +250,44 @@ mod tests {
         // Two lines of different sets need no split.
         let o = m.access(&req(&[64, 128, 68]));
         assert_eq!((o.passes, o.misses, o.hits), (1, 2, 1));
+    }
+
+    #[test]
+    fn a_merged_request_looks_up_each_line_once_in_groups() {
+        // 16 texels on 5 lines, 4 lines a clock: groups of 4 and 1 lines, two passes; the
+        // texels after a line's first are hits, misses are the lines.
+        let mut m = TagModel::new(&merging(4096, 64, 64, Replacement::Lru, 16, Some(4)));
+        let addrs: Vec<u64> = (0..16u64).map(|i| (i % 5) * 64 + 4 * (i / 5)).collect();
+        let o = m.access(&req(&addrs));
+        assert_eq!((o.hits, o.misses, o.passes), (11, 5, 2));
+        assert_eq!(o.fills, vec![0, 1, 2, 3, 4]);
+        let o = m.access(&req(&addrs));
+        assert_eq!((o.hits, o.misses, o.passes), (16, 0, 2));
+        // Without the merge: one pass, and the same counts (each texel once).
+        let mut m = TagModel::new(&merging(4096, 64, 64, Replacement::Lru, 16, None));
+        let o = m.access(&req(&addrs));
+        assert_eq!((o.hits, o.misses, o.passes), (11, 5, 1));
+    }
+
+    #[test]
+    fn a_merged_request_touches_its_lines_in_order_of_first_use() {
+        // Four ways, texels on lines A, B, A: merged, B is the most recently used; texel
+        // by texel, A is. Two new lines fill the ways; the next evicts A or B.
+        let l = 64u64;
+        for (tag_ports, evicted) in [(Some(4), 0u64), (None, 1)] {
+            let mut m = TagModel::new(&merging(256, 64, 4, Replacement::Lru, 8, tag_ports));
+            m.access(&req(&[0, l, 0]));
+            m.access(&req(&[2 * l, 3 * l]));
+            assert_eq!(m.access(&req(&[4 * l])).misses, 1);
+            for line in 0..2 {
+                let o = m.clone().access(&req(&[line * l]));
+                assert_eq!(
+                    o.misses,
+                    u32::from(line == evicted),
+                    "{tag_ports:?}: line {line}"
+                );
+            }
+        }
     }
 
     #[test]
@@ -322,6 +404,7 @@ mod traffic_tests {
             bus_bits: if banks == 4 { 64 } else { 128 },
             layout,
             queue_depth: 64,
+            tag_ports: None,
         };
         section.validate(&mut Vec::new()).expect("valid cache")
     }

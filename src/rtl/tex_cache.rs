@@ -12,7 +12,11 @@ use crate::config::{Replacement, StageKind, TexCache, TexLayout};
 use crate::iface::field::{Field, describe, get, lsb_params, pack, width};
 use crate::iface::fifo::FifoStorage;
 pub use crate::iface::tex_cache::WORD_ADDR_BITS;
-use crate::iface::tex_cache::{COUNT_W, CacheLayout, CachePipe, bank_check, log2};
+use crate::iface::tex_cache::{COUNT_W, CacheLayout, CachePipe, MergePipe, bank_check, log2};
+
+/// Groups of lines between the merge stage and the expand stage: the tag unit holds at
+/// most five requests (L1's two, LA, L2, RUN), so its input never waits on this FIFO.
+const SIDE_DEPTH: u32 = 8;
 
 /// A slot's line generation: 2 bits let three fills of one slot be in flight, so a miss
 /// whose victim is still being filled rarely waits (a wider count costs flops per slot).
@@ -31,6 +35,33 @@ pub fn pass_fields(ports: u32, tex_w: u32) -> Vec<Field> {
         ("Hits", COUNT_W),
         ("Last", 1),
     ])
+}
+
+/// The tag unit's request behind a merge stage, lowest field first: `tag_ports` word
+/// addresses (one per distinct line, any of its texels' words), their active bits and
+/// the invalidate bit, laid out as the cache's own request (`CacheLayout`); then whether
+/// this is the request's first group of lines, and the request's active texels, which
+/// the first group's hit count starts from.
+pub fn tag_req_fields(tag_ports: u32) -> Vec<Field> {
+    pack(&[
+        ("Addrs", tag_ports * WORD_ADDR_BITS),
+        ("Act", tag_ports),
+        ("Inv", 1),
+        ("First", 1),
+        ("Count", COUNT_W),
+    ])
+}
+
+/// What the merge stage tells the expand stage about a texel of a group: its word offset
+/// in its line, the tag port that looks its line up, and whether it is in the group.
+pub fn side_texel_fields(tag_ports: u32, off_w: u32) -> Vec<Field> {
+    pack(&[("Off", off_w), ("Lead", log2(tag_ports)), ("In", 1)])
+}
+
+/// The merge stage's side word for a group, texel `i` at `i * side_tex_w`; `Final`: the
+/// request's last group.
+pub fn side_fields(ports: u32, side_tex_w: u32) -> Vec<Field> {
+    pack(&[("Texels", ports * side_tex_w), ("Final", 1)])
 }
 
 /// Bits of a texel's bank round (0..ports-1) in a planned pass.
@@ -157,6 +188,11 @@ pub struct TexCacheTags {
     pub ports: u32,
     /// A way's tag array is flops, not RAM: every texel reads it (see `logic_array`).
     pub tag_logic: bool,
+    /// Behind a merge stage: the request says whether it is its request's first group
+    /// and how many texels the whole request has (`tag_req_fields`).
+    pub merged: bool,
+    pub req_first_lsb: u32,
+    pub req_count_lsb: u32,
     pub max_ram_reads: u32,
     pub replacement: &'static str,
     pub lru: bool,
@@ -220,11 +256,83 @@ pub struct TexCachePlan {
     pub round_sum: String,
 }
 
+/// The merge stage: a request's texels folded onto their distinct lines, which leave
+/// `tag_ports` at a time as the tag unit's requests, each with a side word for the
+/// expand stage.
+#[derive(Template)]
+#[template(path = "rtl/tex_cache_merge.v")]
+pub struct TexCacheMerge {
+    pub name: String,
+    pub skid: String,
+    pub stamp: String,
+    pub rst: Rst,
+    pub target_mhz: String,
+    pub ports: u32,
+    pub tag_ports: u32,
+    pub aw: u32,
+    pub off_w: u32,
+    pub line_addr_w: u32,
+    pub count_w: u32,
+    /// Bits of a line's rank among a request's lines (0..ports-1), of the tag port
+    /// within a group, and of the group.
+    pub rank_w: u32,
+    pub lead_w: u32,
+    pub group_w: u32,
+    pub req_w: u32,
+    pub req_act_lsb: u32,
+    pub req_inv_lsb: u32,
+    pub treq_w: u32,
+    pub treq_fields: Vec<(String, u32)>,
+    pub side_w: u32,
+    pub side_tex_w: u32,
+    pub side_fields: Vec<(String, u32)>,
+    pub side_tex_fields: Vec<(String, u32)>,
+    /// Pairs of texels (j < i): the compare words' width.
+    pub pair_w: u32,
+    /// Registers after the eq, lead and count stages (`MergePipe`).
+    pub reg_eq: bool,
+    pub reg_lead: bool,
+    pub reg_count: bool,
+    /// Per texel i > 0: i, the lsb of its row in the pair words, and the count of its
+    /// row's bits (`c`) as an adder tree.
+    pub rank_sums: Vec<(u32, u32, String)>,
+    /// The request's active texels and its distinct lines, counted.
+    pub nact_sum: String,
+    pub ndist_sum: String,
+}
+
+/// The expand stage: the tag unit's pass over a group's lines, back to the request's
+/// texels (each takes its line's slot and its own offset).
+#[derive(Template)]
+#[template(path = "rtl/tex_cache_expand.v")]
+pub struct TexCacheExpand {
+    pub name: String,
+    pub stamp: String,
+    pub ports: u32,
+    pub tag_ports: u32,
+    pub off_w: u32,
+    pub slot_w: u32,
+    pub lead_w: u32,
+    pub count_w: u32,
+    pub kpass_w: u32,
+    pub kpass_fields: Vec<(String, u32)>,
+    pub kfills_w: u32,
+    pub pass_w: u32,
+    pub pass_fields: Vec<(String, u32)>,
+    pub fills_w: u32,
+    pub side_w: u32,
+    pub side_tex_w: u32,
+    pub side_fields: Vec<(String, u32)>,
+    pub side_tex_fields: Vec<(String, u32)>,
+}
+
 #[derive(Template)]
 #[template(path = "rtl/tex_cache.v")]
 pub struct TexCacheTop {
     /// The design-wide naming and reset, for the handshake modules it renders.
     pub ctx: Ctx,
+    /// The validated cache, for the merge and expand stages.
+    pub cache: TexCache,
     pub name: String,
     pub stamp: String,
     pub rst: Rst,
@@ -235,6 +343,20 @@ pub struct TexCacheTop {
     pub bank_module: String,
     pub tags_module: String,
     pub plan_module: String,
+    /// A merge stage in front of the tag unit and an expand stage behind it
+    /// (`TexCache::merges`), the tag unit's ports, and the words between them.
+    pub merges: bool,
+    pub tag_ports: u32,
+    pub merge_module: String,
+    pub expand_module: String,
+    pub treq_w: u32,
+    pub kpass_w: u32,
+    pub side_w: u32,
+    /// Groups in flight between the merge and expand stages: the side FIFO's depth.
+    pub side_depth: u32,
+    pub kpass_last_lsb: u32,
+    /// Registers of the merge stage a request passes (none without one).
+    pub merge_regs: u32,
     /// Registers a request passes on hits, from its input to its response queue.
     pub hit_regs: u32,
     /// Bits of a texel's bank round; a planned pass's width and fields.
@@ -342,8 +464,13 @@ impl TexCacheTop {
         let check = bank_check(c);
         let io = CacheLayout::new(c);
         let pipe = CachePipe::new(c, &ctx.timing);
+        let merge = MergePipe::new(c, &ctx.timing);
+        let merge_regs = if c.merges() { merge.latency() } else { 0 };
+        let kpass = pass_fields(c.tag_ports, slot_w + off_w);
+        let side = side_fields(c.ports, width(&side_texel_fields(c.tag_ports, off_w)));
         Self {
             ctx: ctx.clone(),
+            cache: c.clone(),
             footprint_clocks: check.footprint_clocks,
             request_bound: check.request_bound,
             footprints_checked: check.footprints,
@@ -356,9 +483,19 @@ impl TexCacheTop {
             bank_module: ctx.module_name("tex_cache_bank"),
             tags_module: ctx.module_name("tex_cache_tags"),
             plan_module: ctx.module_name("tex_cache_plan"),
+            merges: c.merges(),
+            tag_ports: c.tag_ports,
+            merge_module: ctx.module_name("tex_cache_merge"),
+            expand_module: ctx.module_name("tex_cache_expand"),
+            treq_w: width(&tag_req_fields(c.tag_ports)),
+            kpass_w: width(&kpass),
+            side_w: width(&side),
+            side_depth: SIDE_DEPTH,
+            kpass_last_lsb: get(&kpass, "Last").lsb,
+            merge_regs,
             // input, L1, (LA,) L2, RUN, pass skid, plan A and B, queue, pass skid, s1, the
             // RAM's reads, the response queue.
-            hit_regs: 10 + pipe.tag_clocks() + pipe.ram_clocks(),
+            hit_regs: 10 + merge_regs + pipe.tag_clocks() + pipe.ram_clocks(),
             round_w: round_w(c.ports),
             plan_w: width(&plan),
             plan_fields: lsb_params("Plan", &plan),
@@ -423,8 +560,17 @@ impl TexCacheTop {
         }
     }
 
-    /// The tag unit of this cache.
+    /// The tag unit of this cache: `tag_ports` ports, behind the merge stage when there
+    /// is one.
     fn tags(&self) -> TexCacheTags {
+        let k = self.tag_ports;
+        let pass = pass_fields(k, self.slot_w + self.off_w);
+        let treq = tag_req_fields(k);
+        let (req_w, act_lsb, inv_lsb) = if self.merges {
+            (width(&treq), get(&treq, "Act").lsb, get(&treq, "Inv").lsb)
+        } else {
+            (self.req_w, self.req_act_lsb, self.req_inv_lsb)
+        };
         TexCacheTags {
             name: self.tags_module.clone(),
             skid: self.skid.clone(),
@@ -433,8 +579,11 @@ impl TexCacheTop {
             sets: self.sets,
             ways: self.ways,
             lines: self.lines,
-            ports: self.ports,
-            tag_logic: super::logic_array(self.ports),
+            ports: k,
+            tag_logic: super::logic_array(k),
+            merged: self.merges,
+            req_first_lsb: get(&treq, "First").lsb,
+            req_count_lsb: get(&treq, "Count").lsb,
             max_ram_reads: super::MAX_RAM_READS,
             replacement: self.replacement,
             // One way has no order to keep.
@@ -447,15 +596,15 @@ impl TexCacheTop {
             tag_w: self.tag_w,
             slot_w: self.slot_w,
             gen_w: self.gen_w,
-            req_w: self.req_w,
-            req_act_lsb: self.req_act_lsb,
-            req_inv_lsb: self.req_inv_lsb,
+            req_w,
+            req_act_lsb: act_lsb,
+            req_inv_lsb: inv_lsb,
             count_w: self.count_w,
-            fills_w: self.fills_w,
-            pass_w: self.pass_w,
-            pass_fields: self.pass_fields.clone(),
+            fills_w: get(&pass, "Fills").width,
+            pass_w: width(&pass),
+            pass_fields: lsb_params("Pass", &pass),
             nact_sum: {
-                let (sum, w) = sum_tree("src_data", self.req_act_lsb, self.ports);
+                let (sum, w) = sum_tree("src_data", act_lsb, k);
                 format!("{{{}'b0, {sum}}}", self.count_w - w)
             },
             pair_w: (self.ways * (self.ways - 1) / 2).max(1),
@@ -466,13 +615,10 @@ impl TexCacheTop {
                 .collect(),
             tag_copies: self.tag_copies,
             look_src: if self.tag_copies { "LA" } else { "L1" },
-            adv_copies: adv_groups(self.tag_copies, self.ports)
-                .iter()
-                .map(|g| g.1)
-                .sum(),
+            adv_copies: adv_groups(self.tag_copies, k).iter().map(|g| g.1).sum(),
             adv_groups: {
                 let mut at = 0;
-                adv_groups(self.tag_copies, self.ports)
+                adv_groups(self.tag_copies, k)
                     .into_iter()
                     .map(|(name, n)| {
                         at += n;
@@ -480,6 +626,85 @@ impl TexCacheTop {
                     })
                     .collect()
             },
+        }
+    }
+
+    /// The merge stage in front of the tag unit.
+    fn merge(&self, c: &TexCache, pipe: &MergePipe) -> TexCacheMerge {
+        let treq = tag_req_fields(c.tag_ports);
+        let stex = side_texel_fields(c.tag_ports, self.off_w);
+        let side = side_fields(c.ports, width(&stex));
+        let rank_w = log2(c.ports);
+        let lead_w = log2(c.tag_ports);
+        let sum = |var: &str, lo: u32, n: u32, w: u32| {
+            let (e, ew) = sum_tree(var, lo, n);
+            if ew < w {
+                format!("{{{}'b0, {e}}}", w - ew)
+            } else {
+                e
+            }
+        };
+        TexCacheMerge {
+            name: self.merge_module.clone(),
+            skid: self.skid.clone(),
+            stamp: self.stamp.clone(),
+            rst: self.rst.clone(),
+            target_mhz: self.target_mhz.clone(),
+            ports: c.ports,
+            tag_ports: c.tag_ports,
+            aw: self.aw,
+            off_w: self.off_w,
+            line_addr_w: self.line_addr_w,
+            count_w: self.count_w,
+            rank_w,
+            lead_w,
+            group_w: rank_w - lead_w,
+            req_w: self.req_w,
+            req_act_lsb: self.req_act_lsb,
+            req_inv_lsb: self.req_inv_lsb,
+            treq_w: width(&treq),
+            treq_fields: lsb_params("TReq", &treq),
+            side_w: width(&side),
+            side_tex_w: width(&stex),
+            side_fields: lsb_params("Side", &side),
+            side_tex_fields: lsb_params("SideTex", &stex),
+            pair_w: c.ports * (c.ports - 1) / 2,
+            reg_eq: pipe.regs[0],
+            reg_lead: pipe.regs[1],
+            reg_count: pipe.regs[2],
+            // Texel i's count has i bits (its row below the diagonal), as wide as a rank.
+            rank_sums: (1..c.ports)
+                .map(|i| (i, i * (i - 1) / 2, sum("c", 0, i, rank_w)))
+                .collect(),
+            nact_sum: sum("a", 0, c.ports, self.count_w),
+            ndist_sum: sum("l", 0, c.ports, rank_w + 1),
+        }
+    }
+
+    /// The expand stage behind the tag unit.
+    fn expand(&self, c: &TexCache) -> TexCacheExpand {
+        let kpass = pass_fields(c.tag_ports, self.slot_w + self.off_w);
+        let stex = side_texel_fields(c.tag_ports, self.off_w);
+        let side = side_fields(c.ports, width(&stex));
+        TexCacheExpand {
+            name: self.expand_module.clone(),
+            stamp: self.stamp.clone(),
+            ports: c.ports,
+            tag_ports: c.tag_ports,
+            off_w: self.off_w,
+            slot_w: self.slot_w,
+            lead_w: log2(c.tag_ports),
+            count_w: self.count_w,
+            kpass_w: width(&kpass),
+            kpass_fields: lsb_params("KPass", &kpass),
+            kfills_w: get(&kpass, "Fills").width,
+            pass_w: self.pass_w,
+            pass_fields: self.pass_fields.clone(),
+            fills_w: self.fills_w,
+            side_w: width(&side),
+            side_tex_w: width(&stex),
+            side_fields: lsb_params("Side", &side),
+            side_tex_fields: lsb_params("SideTex", &stex),
         }
     }
 
@@ -559,6 +784,24 @@ impl TexCacheTop {
             instantiates: Vec::new(),
             text: render(&tags.name, &tags)?,
         });
+        if self.merges {
+            let merge = self.merge(&self.cache, &MergePipe::new(&self.cache, &ctx.timing));
+            modules.push(Module {
+                name: merge.name.clone(),
+                kind: "tex_cache_merge",
+                parameters: BTreeMap::new(),
+                instantiates: Vec::new(),
+                text: render(&merge.name, &merge)?,
+            });
+            let expand = self.expand(&self.cache);
+            modules.push(Module {
+                name: expand.name.clone(),
+                kind: "tex_cache_expand",
+                parameters: BTreeMap::new(),
+                instantiates: Vec::new(),
+                text: render(&expand.name, &expand)?,
+            });
+        }
         let mut instantiates: Vec<String> = modules.iter().map(|m| m.name.clone()).collect();
         instantiates.sort();
         modules.push(Module {

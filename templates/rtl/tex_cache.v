@@ -13,6 +13,13 @@
 //              inv = 1 forgets every line (texture reload); its response is all zero.
 // rsp_data_o:  {misses[{{ count_w - 1 }}:0], hits[{{ count_w - 1 }}:0], texel word[{{ ports }}] x 32 bits}, in request order;
 //              inactive texels read as zero. hits and misses follow src/model/tex_cache.rs.
+{%- if merges %}
+// Merge ({{ merge_module }}): a request's texels are folded onto their distinct lines, and
+// the tag unit looks up {{ tag_ports }} lines a clock: a request on more lines takes a clock a
+// group of {{ tag_ports }}, in the order of each line's first texel. Every texel of a line after its
+// first counts as a hit. The expand stage ({{ expand_module }}) puts the texels back into
+// the tag unit's passes.
+{%- endif %}
 // Tag unit ({{ tags_module }}): a request whose texels all hit takes one clock; a miss takes
 // four (its set is read, its victim chosen, the line allocated). A miss takes the lowest
 // invalid way, else the least recently used (or oldest) way this pass does not use, at
@@ -23,7 +30,7 @@
 // request continues in a new pass.
 // Data stage: one clock per pass when no bank is asked for two words; the banks read in
 // {{ ram_clocks }} clock(s) at {{ target_mhz }} MHz. On hits a request passes {{ hit_regs }} registers to its response
-// (input, L1, {% if tag_copies %}LA (the tags read), {% endif %}L2, RUN, pass skid, plan A,
+// (input, {% if merges %}the merge stage's {{ merge_regs }}, {% endif %}L1, {% if tag_copies %}LA (the tags read), {% endif %}L2, RUN, pass skid, plan A,
 // plan B, pass queue, pass skid, s1, {{ data_stages }}, response queue), plus any queueing.
 // Bank check at elaboration: the worst of {{ footprints_checked }} 2x2 footprints (every position,
 // wrap mode and mip level) reads in {{ footprint_clocks }} clock(s); a full request in at most {{ request_bound }}.
@@ -181,17 +188,85 @@ module {{ name }} #(
     end
   endgenerate
 
+{%- if merges %}
+
+  // The merge stage folds each request onto its distinct lines and hands them to the
+  // tag unit {{ tag_ports }} at a time ({{ merge_module }}); a side FIFO carries each group's texels
+  // past the tag unit to the expand stage ({{ expand_module }}), which builds the pass at
+  // {{ ports }} texels from the tag unit's pass over the group's lines. The expand stage is
+  // combinational, so passes reach the queue in the clocks the MSHR bookkeeping below
+  // counts on. A group's side word leaves with the group's last pass.
+  localparam integer TReqW = {{ treq_w }};
+  localparam integer KPassW = {{ kpass_w }};
+  localparam integer SideW = {{ side_w }};
+  localparam integer SideDepth = {{ side_depth }};
+  localparam integer KPassLastLsb = {{ kpass_last_lsb }};
+  wire mg_valid;
+  wire mg_ready;
+  wire [TReqW-1:0] mg_tag;
+  wire [SideW-1:0] mg_side;
+  wire tq_ready;
+  wire sd_in_ready;
+  wire sd_valid;
+  wire [SideW-1:0] sd_data;
+  wire [KPassW-1:0] k_pass;
+  wire unused_sd_valid = sd_valid;  // a pass leaves only with its group's side word there
+
+  {{ merge_module }} u_merge (
+    .clk_i       (clk_i),
+    .{{ rst.port }}{{ rst.pad }} ({{ rst.port }}),
+    .in_valid_i  (cur_valid),
+    .in_ready_o  (cur_take),
+    .in_data_i   (cur_data),
+    .out_valid_o (mg_valid),
+    .out_ready_i (mg_ready),
+    .tag_data_o  (mg_tag),
+    .side_data_o (mg_side)
+  );
+
+  assign mg_ready = tq_ready && sd_in_ready;
+
+  {{ fifo }} #(
+    .Width (SideW),
+    .Depth (SideDepth)
+  ) u_side (
+    .clk_i       (clk_i),
+    .{{ rst.port }}{{ rst.pad }} ({{ rst.port }}),
+    .in_valid_i  (mg_valid && tq_ready),
+    .in_ready_o  (sd_in_ready),
+    .in_data_i   (mg_side),
+    .out_valid_o (sd_valid),
+    .out_ready_i (q_push && k_pass[KPassLastLsb]),
+    .out_data_o  (sd_data)
+  );
+
+  {{ expand_module }} u_expand (
+    .kpass_i (k_pass),
+    .side_i  (sd_data),
+    .pass_o  (q_in)
+  );
+{%- endif %}
+
   {{ tags_module }} #(
     .GenW (GenW)
   ) u_tags (
     .clk_i        (clk_i),
     .{{ rst.port }}{{ rst.pad }}       ({{ rst.port }}),
+{%- if merges %}
+    .req_valid_i  (mg_valid && sd_in_ready),
+    .req_ready_o  (tq_ready),
+    .req_data_i   (mg_tag),
+    .pass_valid_o (q_push),
+    .pass_ready_i (q_in_ready),
+    .pass_data_o  (k_pass),
+{%- else %}
     .req_valid_i  (cur_valid),
     .req_ready_o  (cur_take),
     .req_data_i   (cur_data),
     .pass_valid_o (q_push),
     .pass_ready_i (q_in_ready),
     .pass_data_o  (q_in),
+{%- endif %}
     .alloc_o      (alloc),
     .alloc_slot_o (alloc_slot),
     .alloc_line_o (alloc_line),

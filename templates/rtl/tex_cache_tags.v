@@ -4,7 +4,11 @@
 // rules are src/model/tex_cache.rs's, which this follows exactly).
 //
 // {{ sets }} set(s) x {{ ways }} way(s), {{ replacement }} replacement as an age matrix (one bit per pair
-// of ways: "a is older than b"), {{ ports }} texels per request.
+// of ways: "a is older than b"), {{ ports }} {% if merged %}lines per request: behind the merge stage, a request
+// is a group of its request's distinct lines (one port a line, any of its texels'
+// addresses), its first group starts the hit and miss counts from the request's active
+// texels, and a later group's counts go on from there; the expand stage puts the texels
+// back{% else %}texels per request{% endif %}.
 //
 // Pipeline, one request a clock when every texel hits:
 //   L1      the request, in a skid register (its ready is a flop).
@@ -68,6 +72,11 @@ module {{ name }} #(
   localparam integer ReqW = {{ req_w }};
   localparam integer ReqActLsb = {{ req_act_lsb }};
   localparam integer ReqInvLsb = {{ req_inv_lsb }};
+{%- if merged %}
+  // Behind the merge stage: the request's first group of lines, and its texels.
+  localparam integer ReqFirstLsb = {{ req_first_lsb }};
+  localparam integer ReqCountLsb = {{ req_count_lsb }};
+{%- endif %}
   localparam integer CountW = {{ count_w }};
 {%- for f in pass_fields %}
   localparam integer {{ f.0 }} = {{ f.1 }};
@@ -240,6 +249,9 @@ module {{ name }} #(
   reg l2_inv_q;
   reg [Ports-1:0] l2_act_q;
   reg [CountW-1:0] l2_nact_q;  // active texels
+{%- if merged %}
+  reg l2_first_q;  // the first group of its request: the counts start again
+{%- endif %}
   reg [Ways-1:0] l2_way_q [0:Ports-1];  // the way that holds the line, or none
   reg [LineAddrW-1:0] l2_line_q [0:Ports-1];
   reg [OffW-1:0] l2_off_q [0:Ports-1];
@@ -397,8 +409,14 @@ module {{ name }} #(
 
   always @(*) begin : b_lookup
     integer i;
+{%- if merged %}
+    // The whole request's active texels, counted by the merge stage (an invalidate has
+    // none): its hits are those less its misses, over all its groups.
+    look_nact = src_data[ReqCountLsb +: CountW];
+{%- else %}
     // Active texels, counted by a balanced adder tree; an invalidate has none.
     look_nact = src_data[ReqInvLsb] ? {CountW{1'b0}} : {{ nact_sum }};
+{%- endif %}
     for (i = 0; i < Ports; i = i + 1) begin
       look_line[i]    = src_data[i*AddrW + OffW +: LineAddrW];
       look_way[i]     = look_hit[i*Ways +: Ways];
@@ -966,6 +984,9 @@ module {{ name }} #(
       l2_inv_q  <= src_data[ReqInvLsb];
       l2_act_q  <= src_data[ReqInvLsb] ? {Ports{1'b0}} : src_data[ReqActLsb +: Ports];
       l2_nact_q <= look_nact;
+{%- if merged %}
+      l2_first_q <= src_data[ReqFirstLsb];
+{%- endif %}
       for (i = 0; i < Ports; i = i + 1) begin
         l2_line_q[i] <= look_line[i];
         l2_off_q[i]  <= src_data[i*AddrW +: OffW];
@@ -1001,7 +1022,13 @@ module {{ name }} #(
       c_way_q[i]  <= (alloc && m_line_eq_q[i]) ? v_q : t_way_q[i];
 {%- endif %}
     end
+{%- if merged %}
+    // A later group of a request goes on counting (an allocation that lets the group
+    // before it leave counts here too).
+    if (adv[AdvRun] && l2_first_q) begin
+{%- else %}
     if (adv[AdvRun]) begin
+{%- endif %}
       hits_q   <= l2_nact_q;
       misses_q <= {CountW{1'b0}};
     end else if (alloc) begin
