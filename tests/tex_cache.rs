@@ -794,6 +794,57 @@ fn rendered_pass_fields_match_the_table() {
     );
 }
 
+#[test]
+fn rendered_merge_words_match_their_tables() {
+    // The tag unit's request, the side word and the tag unit's pass at 4 ports: the same
+    // offsets in every module that reads or writes them.
+    use gpurtl::rtl::tex_cache::{pass_fields, side_fields, side_texel_fields, tag_req_fields};
+    let cfg = merged_config("mw", 2048, 128, 16, 16, 4, "lru", "tiled4x4", 200.0);
+    let design = elaborate(&cfg);
+    let text = |kind: &str| {
+        design
+            .modules
+            .iter()
+            .find(|m| m.kind == kind)
+            .unwrap_or_else(|| panic!("{kind} module"))
+            .text
+            .clone()
+    };
+    let (merge, expand, tags, top) = (
+        text("tex_cache_merge"),
+        text("tex_cache_expand"),
+        text("tex_cache_tags"),
+        text("tex_cache"),
+    );
+    let treq = tag_req_fields(4);
+    for f in &treq {
+        assert_eq!(localparam(&merge, &format!("TReq{}Lsb", f.name)), f.lsb);
+    }
+    for name in ["Act", "Inv", "First", "Count"] {
+        let f = gpurtl::iface::field::get(&treq, name);
+        assert_eq!(localparam(&tags, &format!("Req{name}Lsb")), f.lsb, "{name}");
+    }
+    let stex = side_texel_fields(4, localparam(&top, "OffW"));
+    let side = side_fields(16, stex.last().map_or(0, |f| f.lsb + f.width));
+    for t in [&merge, &expand] {
+        for f in &stex {
+            assert_eq!(localparam(t, &format!("SideTex{}Lsb", f.name)), f.lsb);
+        }
+        for f in &side {
+            assert_eq!(localparam(t, &format!("Side{}Lsb", f.name)), f.lsb);
+        }
+    }
+    let kpass = pass_fields(4, localparam(&top, "SlotW") + localparam(&top, "OffW"));
+    for f in &kpass {
+        assert_eq!(localparam(&expand, &format!("KPass{}Lsb", f.name)), f.lsb);
+        assert_eq!(localparam(&tags, &format!("Pass{}Lsb", f.name)), f.lsb);
+    }
+    assert_eq!(
+        localparam(&top, "KPassLastLsb"),
+        kpass.last().map_or(0, |f| f.lsb)
+    );
+}
+
 /// An array that many texels (or every MSHR entry) read is generated as flops
 /// (`ram_style = "logic"`): Yosys's RAM mapping tries every assignment of read ports to
 /// RAM copies and runs out of memory past about 16 reads. Checked on what Yosys itself
