@@ -355,7 +355,8 @@ pub struct TexCacheTop {
     /// Groups in flight between the merge and expand stages: the side FIFO's depth.
     pub side_depth: u32,
     pub kpass_last_lsb: u32,
-    /// Registers of the merge stage a request passes (none without one).
+    /// Registers of the merge stage a request passes (without one: 1, the input
+    /// register).
     pub merge_regs: u32,
     /// Registers a request passes on hits, from its input to its response queue.
     pub hit_regs: u32,
@@ -465,7 +466,8 @@ impl TexCacheTop {
         let io = CacheLayout::new(c);
         let pipe = CachePipe::new(c, &ctx.timing);
         let merge = MergePipe::new(c, &ctx.timing);
-        let merge_regs = if c.merges() { merge.latency() } else { 0 };
+        // With a merge stage its first register is the input register.
+        let merge_regs = if c.merges() { merge.latency() } else { 1 };
         let kpass = pass_fields(c.tag_ports, slot_w + off_w);
         let side = side_fields(c.ports, width(&side_texel_fields(c.tag_ports, off_w)));
         Self {
@@ -495,7 +497,7 @@ impl TexCacheTop {
             merge_regs,
             // input, L1, (LA,) L2, RUN, pass skid, plan A and B, queue, pass skid, s1, the
             // RAM's reads, the response queue.
-            hit_regs: 10 + merge_regs + pipe.tag_clocks() + pipe.ram_clocks(),
+            hit_regs: 9 + merge_regs + pipe.tag_clocks() + pipe.ram_clocks(),
             round_w: round_w(c.ports),
             plan_w: width(&plan),
             plan_fields: lsb_params("Plan", &plan),

@@ -30,7 +30,7 @@
 // request continues in a new pass.
 // Data stage: one clock per pass when no bank is asked for two words; the banks read in
 // {{ ram_clocks }} clock(s) at {{ target_mhz }} MHz. On hits a request passes {{ hit_regs }} registers to its response
-// (input, {% if merges %}the merge stage's {{ merge_regs }}, {% endif %}L1, {% if tag_copies %}LA (the tags read), {% endif %}L2, RUN, pass skid, plan A,
+// ({% if merges %}the merge stage's {{ merge_regs }}, the first its input register{% else %}input{% endif %}, L1, {% if tag_copies %}LA (the tags read), {% endif %}L2, RUN, pass skid, plan A,
 // plan B, pass queue, pass skid, s1, {{ data_stages }}, response queue), plus any queueing.
 // Bank check at elaboration: the worst of {{ footprints_checked }} 2x2 footprints (every position,
 // wrap mode and mip level) reads in {{ footprint_clocks }} clock(s); a full request in at most {{ request_bound }}.
@@ -145,6 +145,14 @@ module {{ name }} #(
   wire cur_valid;
   wire cur_take;
   wire [ReqW-1:0] cur_data;
+{%- if merges %}
+
+  // The merge stage's first register is the input register: its pair compares read the
+  // request as it comes, and its ready is a skid's flop.
+  assign cur_valid   = req_valid_i;
+  assign cur_data    = req_data_i;
+  assign req_ready_o = cur_take;
+{%- else %}
 
   {{ skid }} #(
     .Width (ReqW)
@@ -158,6 +166,7 @@ module {{ name }} #(
     .out_ready_i (cur_take),
     .out_data_o  (cur_data)
   );
+{%- endif %}
 
   // ---------------------------------------------------------------------------------
   // Tag unit: lookups, victims, allocations; it builds the passes.
