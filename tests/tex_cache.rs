@@ -161,16 +161,7 @@ fn a_merge_stage_folds_texels_onto_lines_for_a_narrow_tag_unit() {
     cosim(&fa, 300, &runs);
     for mhz in [200.0, 50.0] {
         let dm = merged_config("mdm", 1024, 64, 1, 8, 4, "fifo", "linear", mhz);
-        cosim(
-            &dm,
-            500,
-            &[
-                (None, 1, 0.0, 0.0, mem(0, 0, 0.0, 0.0)),
-                (None, 2, 0.3, 0.3, mem(100, 20, 0.3, 0.3)),
-                (Some("thrash"), 3, 0.9, 0.0, mem(5, 5, 0.0, 0.5)),
-                (Some("random"), 4, 0.0, 0.9, mem(50, 0, 0.5, 0.0)),
-            ],
-        );
+        cosim(&dm, 500, &direct_mapped_runs("random"));
     }
 }
 
@@ -221,16 +212,18 @@ fn broken_merges_are_caught() {
 fn direct_mapped_one_lane_linear_fifo() {
     // One way: requests whose lines collide in a set split into passes.
     let cfg = cache_config("dm1", 1024, 64, 1, 4, 4, "fifo", 32, "linear");
-    cosim(
-        &cfg,
-        600,
-        &[
-            (None, 1, 0.0, 0.0, mem(0, 0, 0.0, 0.0)),
-            (None, 2, 0.3, 0.3, mem(100, 20, 0.3, 0.3)),
-            (Some("thrash"), 3, 0.9, 0.0, mem(5, 5, 0.0, 0.5)),
-            (Some("rot30_1024"), 4, 0.0, 0.9, mem(50, 0, 0.5, 0.0)),
-        ],
-    );
+    cosim(&cfg, 600, &direct_mapped_runs("rot30_1024"));
+}
+
+/// Runs for a direct-mapped cache: the mixed stream with and without gaps, stalls and
+/// latency; thrashing with a stalled memory; `last` under a stalled output.
+fn direct_mapped_runs(last: &'static str) -> [(Option<&'static str>, u64, f64, f64, MemTiming); 4] {
+    [
+        (None, 1, 0.0, 0.0, mem(0, 0, 0.0, 0.0)),
+        (None, 2, 0.3, 0.3, mem(100, 20, 0.3, 0.3)),
+        (Some("thrash"), 3, 0.9, 0.0, mem(5, 5, 0.0, 0.5)),
+        (Some(last), 4, 0.0, 0.9, mem(50, 0, 0.5, 0.0)),
+    ]
 }
 
 #[test]

@@ -31,13 +31,8 @@ module {{ name }} (
   localparam integer {{ f.0 }} = {{ f.1 }};
 {%- endfor %}
   localparam integer FillsW = {{ fills_w }};
-{%- for f in side_fields %}
-  localparam integer {{ f.0 }} = {{ f.1 }};
-{%- endfor %}
-  localparam integer SideTexW = {{ side_tex_w }};
-{%- for f in side_tex_fields %}
-  localparam integer {{ f.0 }} = {{ f.1 }};
-{%- endfor %}
+  // The side word (rtl::tex_cache::side_fields and side_texel_fields).
+{%- include "rtl/tex_cache_side.v" %}
 
   // The tag unit's ports: each one's slot and whether it is in this pass. Its offsets
   // are the line's first texel's, which the texels do not need.

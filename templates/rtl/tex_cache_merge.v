@@ -55,13 +55,8 @@ module {{ name }} (
   localparam integer {{ f.0 }} = {{ f.1 }};
 {%- endfor %}
   localparam integer SideW = {{ side_w }};
-{%- for f in side_fields %}
-  localparam integer {{ f.0 }} = {{ f.1 }};
-{%- endfor %}
-  localparam integer SideTexW = {{ side_tex_w }};
-{%- for f in side_tex_fields %}
-  localparam integer {{ f.0 }} = {{ f.1 }};
-{%- endfor %}
+  // The side word (rtl::tex_cache::side_fields and side_texel_fields).
+{%- include "rtl/tex_cache_side.v" %}
   // The words between the stages, the request lowest: {eq, request}, {earlier, lead,
   // request}, {last group, active texels, ranks, lead, request}.
   localparam integer EW = PairW + ReqW;
