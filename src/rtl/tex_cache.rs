@@ -632,7 +632,8 @@ impl TexCacheTop {
     }
 
     /// The merge stage in front of the tag unit.
-    fn merge(&self, c: &TexCache, pipe: &MergePipe) -> TexCacheMerge {
+    fn merge(&self, pipe: &MergePipe) -> TexCacheMerge {
+        let c = &self.cache;
         let treq = tag_req_fields(c.tag_ports);
         let stex = side_texel_fields(c.tag_ports, self.off_w);
         let side = side_fields(c.ports, width(&stex));
@@ -684,7 +685,8 @@ impl TexCacheTop {
     }
 
     /// The expand stage behind the tag unit.
-    fn expand(&self, c: &TexCache) -> TexCacheExpand {
+    fn expand(&self) -> TexCacheExpand {
+        let c = &self.cache;
         let kpass = pass_fields(c.tag_ports, self.slot_w + self.off_w);
         let stex = side_texel_fields(c.tag_ports, self.off_w);
         let side = side_fields(c.ports, width(&stex));
@@ -787,7 +789,7 @@ impl TexCacheTop {
             text: render(&tags.name, &tags)?,
         });
         if self.merges {
-            let merge = self.merge(&self.cache, &MergePipe::new(&self.cache, &ctx.timing));
+            let merge = self.merge(&MergePipe::new(&self.cache, &ctx.timing));
             modules.push(Module {
                 name: merge.name.clone(),
                 kind: "tex_cache_merge",
@@ -795,7 +797,7 @@ impl TexCacheTop {
                 instantiates: Vec::new(),
                 text: render(&merge.name, &merge)?,
             });
-            let expand = self.expand(&self.cache);
+            let expand = self.expand();
             modules.push(Module {
                 name: expand.name.clone(),
                 kind: "tex_cache_expand",
