@@ -143,7 +143,7 @@ fn a_merge_stage_folds_texels_onto_lines_for_a_narrow_tag_unit() {
     // each group the tag unit's request. Fully associative LRU on every workload, where
     // the groups' order decides the ages; direct mapped on 8 texels, where a group's
     // lines collide in a set and split into passes; at 200 MHz (a register after every
-    // merge stage) and 50 (two stages a clock).
+    // merge stage) and 50 (the compares and first uses in one clock).
     let fa = merged_config("mfa", 2048, 128, 16, 16, 4, "lru", "tiled4x4", 200.0);
     let runs: Vec<_> = Workload::ALL
         .iter()

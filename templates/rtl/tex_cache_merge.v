@@ -22,8 +22,9 @@
 // tag_data_o: the tag unit's request (rtl::tex_cache::tag_req_fields): {count, first,
 //             inv, active[{{ tag_ports }}], word address[{{ tag_ports }}] x {{ aw }} bits}, port 0 lowest.
 // side_data_o: {final, texel[{{ ports }}] x {in, lead, off}}, texel 0 lowest (side_fields).
-// Combinational paths: in_ready_o depends on out_ready_i through the stages that share
-// a clock; out_valid_o and the data are flops (the emit's skid).
+// Combinational paths: none. in_ready_o is the first register's skid flop, the count
+// the group loop reads is always registered (the schedule keeps that register at every
+// clock), and out_valid_o and the data are the emit's skid's flops.
 {%- import "rtl/hs_stage.v" as hs %}
 module {{ name }} (
   input wire clk_i,
