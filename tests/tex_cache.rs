@@ -117,11 +117,10 @@ fn mem(latency: u64, jitter: u64, gap: f64, stall: f64) -> MemTiming {
     }
 }
 
-#[test]
-fn every_workload_on_a_four_lane_fully_associative_cache() {
-    // The seed's organisation, scaled down: fully associative, LRU, 16 texels a request.
-    let cfg = cache_config("fa4", 2048, 128, 16, 16, 16, "lru", 128, "tiled4x4");
-    let runs: Vec<_> = Workload::ALL
+/// Every workload once, each with its own seed, under gaps, stalls and a slow, jittery,
+/// stalling memory.
+fn every_workload_runs() -> Vec<(Option<&'static str>, u64, f64, f64, MemTiming)> {
+    Workload::ALL
         .iter()
         .enumerate()
         .map(|(k, w)| {
@@ -133,8 +132,14 @@ fn every_workload_on_a_four_lane_fully_associative_cache() {
                 mem(30, 10, 0.2, 0.2),
             )
         })
-        .collect();
-    cosim(&cfg, 300, &runs);
+        .collect()
+}
+
+#[test]
+fn every_workload_on_a_four_lane_fully_associative_cache() {
+    // The seed's organisation, scaled down: fully associative, LRU, 16 texels a request.
+    let cfg = cache_config("fa4", 2048, 128, 16, 16, 16, "lru", 128, "tiled4x4");
+    cosim(&cfg, 300, &every_workload_runs());
 }
 
 #[test]
@@ -145,20 +150,7 @@ fn a_merge_stage_folds_texels_onto_lines_for_a_narrow_tag_unit() {
     // lines collide in a set and split into passes; at 200 MHz (a register after every
     // merge stage) and 50 (the compares and first uses in one clock).
     let fa = merged_config("mfa", 2048, 128, 16, 16, 4, "lru", "tiled4x4", 200.0);
-    let runs: Vec<_> = Workload::ALL
-        .iter()
-        .enumerate()
-        .map(|(k, w)| {
-            (
-                Some(w.name()),
-                k as u64 + 1,
-                0.3,
-                0.3,
-                mem(30, 10, 0.2, 0.2),
-            )
-        })
-        .collect();
-    cosim(&fa, 300, &runs);
+    cosim(&fa, 300, &every_workload_runs());
     for mhz in [200.0, 50.0] {
         let dm = merged_config("mdm", 1024, 64, 1, 8, 4, "fifo", "linear", mhz);
         cosim(&dm, 500, &direct_mapped_runs("random"));
