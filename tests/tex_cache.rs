@@ -571,6 +571,63 @@ fn broken_tag_forwarding_and_ages_are_caught() {
 }
 
 #[test]
+fn every_workload_on_a_fully_associative_tree_plru_cache_behind_a_merge() {
+    // The seed's organisation with the replacement a 64-way set can afford, scaled down:
+    // one set of 16 ways, each a tree pseudo-LRU node's half, four lines looked up a clock.
+    let cfg = merged_config("pfa", 2048, 128, 16, 16, 4, "plru", "tiled4x4", 200.0);
+    cosim(&cfg, 300, &every_workload_runs());
+}
+
+#[test]
+fn broken_tree_plru_is_caught() {
+    // Four ways in 2 sets, 16 texels a request: a request's touches land in several
+    // nodes of a set in one clock, and its misses pick victims from trees its hits moved.
+    let cfg = cache_config("plru4", 512, 64, 4, 16, 16, "plru", 64, "tiled4x4");
+    let runs = [
+        ("rot30_256", 3, 0.0, 2),
+        ("min2x_256", 3, 0.3, 20),
+        ("random", 2, 0.3, 2),
+    ];
+    cosim_good(&cfg, &runs);
+    let broken = [
+        // Hits that do not move the tree: it then points as allocations alone leave it.
+        (
+            "c_touch_q <= run ? commit : (act_done ? t_pend_q : {Ports{1'b0}});",
+            "c_touch_q <= {Ports{1'b0}};",
+        ),
+        // The first of a clock's touches in a node decides, not the last.
+        (
+            "for (p = 0; p < Ports; p = p + 1) begin\n        if (thru[p]) begin",
+            "for (p = Ports - 1; p >= 0; p = p - 1) begin\n        if (thru[p]) begin",
+        ),
+        // M_SET's copy of the tree without the hits of the clock before.
+        (
+            "assign s_tree_d[gn] = tree_bit(m_tree[gn], thru, lo);",
+            "assign s_tree_d[gn] = m_tree[gn];",
+        ),
+    ];
+    for (from, to) in broken {
+        assert_broken_module_caught(&cfg, "tex_cache_tags", from, to, &runs);
+    }
+    // A root that sends the walk where it points even when the pass uses both ways
+    // there. One set of four lines, so that a request's lines share it and pin its ways.
+    let one = cache_config("plru1", 256, 64, 4, 4, 4, "plru", 64, "tiled4x4");
+    let one_runs = [
+        ("rot30_256", 3, 0.0, 2),
+        ("min2x_256", 1, 0.0, 2),
+        ("random", 2, 0.0, 2),
+    ];
+    cosim_good(&one, &one_runs);
+    assert_broken_module_caught(
+        &one,
+        "tex_cache_tags",
+        "assign go_hi[0] = s_tree[0] ? !(&s_pin_q[3:2])",
+        "assign go_hi[0] = s_tree[0] ? 1'b1",
+        &one_runs,
+    );
+}
+
+#[test]
 fn broken_lru_order_within_a_request_is_caught() {
     // One request's texels touch two ways in turn (a 2x2 footprint across lines: a b a b);
     // the way of the later texel is the younger. Broken: way b counts as the younger only

@@ -505,6 +505,7 @@ pub fn describe(cfg: &Config, design: &Design) -> String {
             "tmu.cache  {} bytes, {}-byte lines: {} sets x {} ways ({} lines), {:?} replacement\n",
             c.size_bytes, c.line_bytes, c.sets, c.ways, c.lines, c.replacement
         )
+        .replace("Plru", "plru")
         .replace("Lru", "lru")
         .replace("Fifo", "fifo");
         s += &format!(

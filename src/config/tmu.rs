@@ -213,6 +213,10 @@ pub enum Replacement {
     Lru,
     /// Oldest allocated way of the set.
     Fifo,
+    /// Tree pseudo-LRU: a set keeps ways - 1 bits, one per node of a binary tree over its
+    /// ways, each pointing at the half its next victim is in (a 64-way set keeps 63 bits
+    /// where LRU's age matrix keeps 2,016).
+    Plru,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -272,7 +276,7 @@ pub const PORTS_ALLOWED: &str =
 pub const MSHR_ALLOWED: &str = "an integer in 1..=64";
 pub const BUS_ALLOWED: &str =
     "a power of two in 32..=1024 bits, at most half a line (line_bytes * 4)";
-pub const REPLACEMENT_ALLOWED: &str = "\"lru\" or \"fifo\"";
+pub const REPLACEMENT_ALLOWED: &str = "\"lru\", \"plru\" or \"fifo\"";
 pub const LAYOUT_ALLOWED: &str = "\"linear\" or \"tiled4x4\"";
 
 /// The validated cache and what it derives.

@@ -9,7 +9,9 @@
 //!   request or still being filled, counts: its fill is already on its way). Under LRU the
 //!   way becomes the most recently used; under FIFO the order does not change.
 //! - A miss allocates a way: the lowest invalid way, else the first way in replacement
-//!   order that the request's current pass does not use. The victim does not depend on
+//!   order that the request's current pass does not use. Under tree pseudo-LRU that is
+//!   the way the tree's bits lead to from its root, turning at a node to its other half
+//!   when every way of the half it points at is in use by the pass. The victim does not depend on
 //!   timing (the RTL delays the new line's fill until the victim's queued readers have
 //!   read the old one, instead of picking another way), so this sequential model is exact.
 //! - When every way of the set is used by the current pass, the pass ends and a new one
@@ -37,8 +39,11 @@ pub struct Outcome {
 #[derive(Debug, Clone)]
 struct Set {
     tags: Vec<Option<u64>>,
-    /// Ways in replacement order: the front is the next victim.
+    /// Ways in replacement order: the front is the next victim (LRU and FIFO).
     order: VecDeque<usize>,
+    /// Tree pseudo-LRU: bit n - 1 is node n's (root 1, children 2n and 2n + 1), true
+    /// when its next victim is in its upper half of ways.
+    tree: Vec<bool>,
 }
 
 /// The tag state of the whole cache.
@@ -53,6 +58,7 @@ impl TagModel {
         let set = Set {
             tags: vec![None; cfg.ways as usize],
             order: (0..cfg.ways as usize).collect(),
+            tree: vec![false; cfg.ways as usize - 1],
         };
         Self {
             cfg: cfg.clone(),
@@ -109,35 +115,42 @@ impl TagModel {
             let set_idx = self.cfg.set_of(line);
             let tag = line / u64::from(self.cfg.sets);
             let set = &mut self.sets[set_idx as usize];
+            let repl = self.cfg.replacement;
             if let Some(way) = set.tags.iter().position(|t| *t == Some(tag)) {
                 out.hits += 1;
-                if self.cfg.replacement == Replacement::Lru {
-                    touch(&mut set.order, way);
+                match repl {
+                    Replacement::Lru => touch(&mut set.order, way),
+                    Replacement::Plru => plru_touch(&mut set.tree, way),
+                    Replacement::Fifo => {}
                 }
                 if !pinned.contains(&(set_idx, way)) {
                     pinned.push((set_idx, way));
                 }
                 continue;
             }
-            let free = |set: &Set, pinned: &[(u32, usize)]| {
-                set.tags.iter().position(Option::is_none).or_else(|| {
-                    set.order
-                        .iter()
-                        .copied()
-                        .find(|w| !pinned.contains(&(set_idx, *w)))
-                })
-            };
-            let way = match free(set, &pinned) {
-                Some(w) => w,
-                None => {
-                    // Every way serves this pass: the rest of the request is a new pass.
-                    out.passes += 1;
-                    pinned.clear();
-                    set.order[0]
+            let victim = |set: &Set, pinned: &[(u32, usize)]| {
+                let free = |w: usize| !pinned.contains(&(set_idx, w));
+                match repl {
+                    Replacement::Plru => plru_victim(&set.tree, free),
+                    _ => set.order.iter().copied().find(|w| free(*w)),
                 }
+            };
+            let way = match set.tags.iter().position(Option::is_none) {
+                Some(w) => w,
+                None => match victim(set, &pinned) {
+                    Some(w) => w,
+                    None => {
+                        // Every way serves this pass: the rest of the request is a new
+                        // pass, which uses none yet.
+                        out.passes += 1;
+                        pinned.clear();
+                        victim(set, &pinned).unwrap_or(0)
+                    }
+                },
             };
             set.tags[way] = Some(tag);
             touch(&mut set.order, way);
+            plru_touch(&mut set.tree, way);
             pinned.push((set_idx, way));
             out.misses += 1;
             out.fills.push(line);
@@ -152,6 +165,41 @@ fn touch(order: &mut VecDeque<usize>, way: usize) {
         order.remove(i);
     }
     order.push_back(way);
+}
+
+/// Points every node on `way`'s path at the other half: `way` becomes the last victim.
+fn plru_touch(tree: &mut [bool], way: usize) {
+    let (mut node, mut lo, mut size) = (1, 0, tree.len() + 1);
+    while size > 1 {
+        size /= 2;
+        let upper = way >= lo + size;
+        tree[node - 1] = !upper;
+        node = 2 * node + usize::from(upper);
+        lo += if upper { size } else { 0 };
+    }
+}
+
+/// The way the tree leads to among those `free` allows: at each node, the half it
+/// points at unless that half has no free way. None when no way is free.
+fn plru_victim(tree: &[bool], free: impl Fn(usize) -> bool) -> Option<usize> {
+    let ways = tree.len() + 1;
+    if !(0..ways).any(&free) {
+        return None;
+    }
+    let (mut node, mut lo, mut size) = (1, 0, ways);
+    while size > 1 {
+        size /= 2;
+        let upper_free = (lo + size..lo + 2 * size).any(&free);
+        let lower_free = (lo..lo + size).any(&free);
+        let upper = if tree[node - 1] {
+            upper_free
+        } else {
+            !lower_free
+        };
+        node = 2 * node + usize::from(upper);
+        lo += if upper { size } else { 0 };
+    }
+    Some(lo)
 }
 
 #[cfg(test)]
@@ -214,9 +262,15 @@ mod tests {
     #[test]
     fn lru_keeps_the_reused_line_fifo_does_not() {
         // Fully associative, 4 ways: lines 0..3, touch 0, then line 4 evicts line 1 (LRU)
-        // or line 0 (FIFO, the oldest allocation).
+        // or line 0 (FIFO, the oldest allocation). The tree (PLRU) has forgotten that
+        // line 1 is older than lines 2 and 3: touching 0 pointed its root at ways 2 and
+        // 3, and line 3's allocation pointed their node at way 2.
         let line = 64u64;
-        for (repl, evicted) in [(Replacement::Lru, 1u64), (Replacement::Fifo, 0)] {
+        for (repl, evicted) in [
+            (Replacement::Lru, 1u64),
+            (Replacement::Fifo, 0),
+            (Replacement::Plru, 2),
+        ] {
             let mut m = TagModel::new(&cache(256, 64, 4, repl));
             m.access(&req(&[0, line, 2 * line, 3 * line]));
             m.access(&req(&[0]));
@@ -226,6 +280,40 @@ mod tests {
                 assert_eq!(o.misses, u32::from(l == evicted), "{repl:?}: line {l}");
             }
         }
+    }
+
+    #[test]
+    fn plru_turns_away_from_a_half_the_pass_uses() {
+        // Lines 0..3 in ways 0..3; a request hits lines 2, 3 and 0, so the root points
+        // at ways 2 and 3, which its pass uses: the miss turns to ways 0 and 1, and the
+        // node there points away from way 0, to way 1.
+        let line = 64u64;
+        let mut m = TagModel::new(&cache(256, 64, 4, Replacement::Plru));
+        m.access(&req(&[0, line, 2 * line, 3 * line]));
+        let o = m.access(&req(&[2 * line, 3 * line, 0, 4 * line]));
+        assert_eq!((o.hits, o.misses, o.passes), (3, 1, 1));
+        for l in 0..5 {
+            let o = m.clone().access(&req(&[l * line]));
+            assert_eq!(o.misses, u32::from(l == 1), "line {l}");
+        }
+    }
+
+    #[test]
+    fn plru_touch_and_victim_walk_the_tree() {
+        let mut tree = vec![false; 7];
+        assert_eq!(plru_victim(&tree, |_| true), Some(0));
+        for w in 0..8 {
+            plru_touch(&mut tree, w);
+        }
+        // Every node points away from its last touch: the lower half each time.
+        assert_eq!(tree, vec![false; 7]);
+        plru_touch(&mut tree, 5);
+        assert_eq!(tree, [false, false, true, false, false, false, false]);
+        assert_eq!(plru_victim(&tree, |_| true), Some(0));
+        assert_eq!(plru_victim(&tree, |w| w >= 2), Some(2));
+        assert_eq!(plru_victim(&tree, |w| w == 5), Some(5));
+        assert_eq!(plru_victim(&tree, |_| false), None);
+        assert_eq!(plru_victim(&[], |_| true), Some(0));
     }
 
     #[test]

@@ -149,6 +149,58 @@ fn adv_groups(tag_copies: bool, ports: u32) -> Vec<(&'static str, u32)> {
     g
 }
 
+/// A node of a set's pseudo-LRU tree (`replacement = "plru"`; nodes numbered as the model
+/// numbers them: root 1, children 2n and 2n + 1): its bit, and the ways under its lower
+/// half (`lo..=mid_lo`) and its upper half (`mid..=hi`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PlruNode {
+    pub bit: u32,
+    pub lo: u32,
+    pub mid_lo: u32,
+    pub mid: u32,
+    pub hi: u32,
+}
+
+pub fn plru_nodes(ways: u32) -> Vec<PlruNode> {
+    (1..ways)
+        .map(|n| {
+            let depth = 31 - n.leading_zeros();
+            let size = ways >> depth;
+            let lo = (n - (1 << depth)) * size;
+            PlruNode {
+                bit: n - 1,
+                lo,
+                mid_lo: lo + size / 2 - 1,
+                mid: lo + size / 2,
+                hi: lo + size - 1,
+            }
+        })
+        .collect()
+}
+
+/// Per way, the victim walk's turns that lead to it from the root, ANDed (`go_hi[bit]`:
+/// the walk takes the node's upper half).
+pub fn plru_paths(ways: u32) -> Vec<(u32, String)> {
+    (0..ways)
+        .map(|w| {
+            let (mut node, mut lo, mut size) = (1, 0, ways);
+            let mut turns = Vec::new();
+            while size > 1 {
+                size /= 2;
+                let upper = w >= lo + size;
+                turns.push(format!(
+                    "{}go_hi[{}]",
+                    if upper { "" } else { "!" },
+                    node - 1
+                ));
+                node = 2 * node + u32::from(upper);
+                lo += if upper { size } else { 0 };
+            }
+            (w, turns.join(" && "))
+        })
+        .collect()
+}
+
 fn clog2(x: u32) -> u32 {
     32 - (x.max(1) - 1).leading_zeros()
 }
@@ -195,7 +247,13 @@ pub struct TexCacheTags {
     pub req_count_lsb: u32,
     pub max_ram_reads: u32,
     pub replacement: &'static str,
+    /// The age matrix's touches on hits (LRU), the tree's (PLRU), and hits that touch a
+    /// way under either.
     pub lru: bool,
+    pub plru: bool,
+    pub touch_hits: bool,
+    pub plru_nodes: Vec<PlruNode>,
+    pub plru_paths: Vec<(u32, String)>,
     pub aw: u32,
     pub off_w: u32,
     pub line_addr_w: u32,
@@ -216,8 +274,9 @@ pub struct TexCacheTags {
     pub pass_fields: Vec<(String, u32)>,
     /// The request's active bits summed as a balanced tree, `count_w` bits wide.
     pub nact_sum: String,
-    /// Age bits of a set: one per pair of ways.
+    /// Age bits of a set: one per pair of ways; tree bits (PLRU): one per node.
     pub pair_w: u32,
+    pub tree_w: u32,
     pub states: Vec<(String, u32)>,
     /// The lookup in two clocks through tag copies (`CachePipe::tag_copies`), and the stage
     /// whose request L2 compares.
@@ -388,6 +447,7 @@ pub struct TexCacheTop {
     pub replacement: &'static str,
     pub layout: &'static str,
     pub lru: bool,
+    pub plru: bool,
     pub aw: u32,
     pub off_w: u32,
     pub set_w: u32,
@@ -522,12 +582,14 @@ impl TexCacheTop {
             replacement: match c.replacement {
                 Replacement::Lru => "LRU",
                 Replacement::Fifo => "FIFO",
+                Replacement::Plru => "tree pseudo-LRU",
             },
             layout: match c.layout {
                 TexLayout::Linear => "linear",
                 TexLayout::Tiled4x4 => "4x4-tiled",
             },
             lru: c.replacement == Replacement::Lru,
+            plru: c.replacement == Replacement::Plru,
             aw: WORD_ADDR_BITS,
             off_w,
             set_w,
@@ -590,6 +652,10 @@ impl TexCacheTop {
             replacement: self.replacement,
             // One way has no order to keep.
             lru: self.lru && self.ways > 1,
+            plru: self.plru && self.ways > 1,
+            touch_hits: (self.lru || self.plru) && self.ways > 1,
+            plru_nodes: plru_nodes(self.ways),
+            plru_paths: plru_paths(self.ways),
             aw: self.aw,
             off_w: self.off_w,
             line_addr_w: self.line_addr_w,
@@ -610,6 +676,7 @@ impl TexCacheTop {
                 format!("{{{}'b0, {sum}}}", self.count_w - w)
             },
             pair_w: (self.ways * (self.ways - 1) / 2).max(1),
+            tree_w: (self.ways - 1).max(1),
             states: TAG_STATES
                 .iter()
                 .zip(0u32..)

@@ -3,8 +3,9 @@
 // victims, allocates lines and builds the passes that the data side reads (seed 001; the
 // rules are src/model/tex_cache.rs's, which this follows exactly).
 //
-// {{ sets }} set(s) x {{ ways }} way(s), {{ replacement }} replacement as an age matrix (one bit per pair
-// of ways: "a is older than b"), {{ ports }} {% if merged %}lines per request: behind the merge stage, a request
+// {{ sets }} set(s) x {{ ways }} way(s), {% if plru %}tree pseudo-LRU replacement (one bit per node of a
+// binary tree over a set's ways, pointing at the half its next victim is in){% else %}{{ replacement }} replacement as an age matrix (one bit per pair
+// of ways: "a is older than b"){% endif %}, {{ ports }} {% if merged %}lines per request: behind the merge stage, a request
 // is a group of its request's distinct lines (one port a line, any of its texels'
 // addresses), its first group starts the hit and miss counts from the request's active
 // texels, and a later group's counts go on from there; the expand stage puts the texels
@@ -83,7 +84,9 @@ module {{ name }} #(
 {%- endfor %}
   localparam integer TexW = SlotW + OffW;  // {slot, off}: a texel of a pass
   localparam integer FillsW = {{ fills_w }};  // fills allocated while a pass is built
-{%- if ways > 1 %}
+{%- if ways > 1 && plru %}
+  localparam integer TreeW = {{ tree_w }};  // tree bits of a set
+{%- elif ways > 1 %}
   localparam integer PairW = {{ pair_w }};  // age bits of a set
 {%- endif %}
   // Copies of the advance flags: one per group of loads (g_adv).
@@ -164,7 +167,9 @@ module {{ name }} #(
   // Generations are a packed vector: Verilator cannot schedule a non-blocking write to
   // an array element in a loop it does not unroll (over 64 iterations: 256 lines).
   reg [Lines*GenW-1:0] gen_q;
-{%- if ways > 1 %}
+{%- if ways > 1 && plru %}
+  wire [TreeW-1:0] tree_q [0:Sets-1];  // per-set registers in g_tree
+{%- elif ways > 1 %}
   wire [PairW-1:0] age_q [0:Sets-1];  // per-set registers in g_age
 {%- endif %}
   assign gen_o = gen_q;
@@ -179,7 +184,9 @@ module {{ name }} #(
   reg [Ways-1:0] s_valid_q;
   reg [Ways-1:0] s_pin_q;
   reg [Ways-1:0] s_full_q;
-{%- if ways > 1 %}
+{%- if ways > 1 && plru %}
+  wire [TreeW-1:0] s_tree;  // the set's tree in M_VICT
+{%- elif ways > 1 %}
   wire [PairW-1:0] s_age;  // the set's ages in M_VICT
 {%- endif %}
   reg [Ways-1:0] v_d;  // M_VICT's victim (one-hot)
@@ -464,11 +471,11 @@ module {{ name }} #(
   reg [CountW-1:0] misses_q;
   // Hits of the previous clock, for the pins and ages.
   reg [Ports-1:0] c_pin_q;  // committed to a pass that is still being built
-{%- if lru %}
-  reg [Ports-1:0] c_touch_q;  // committed (ages)
+{%- if touch_hits %}
+  reg [Ports-1:0] c_touch_q;  // committed ({% if plru %}tree{% else %}ages{% endif %})
 {%- endif %}
   reg [SlotW-1:0] c_slot_q [0:Ports-1];
-{%- if lru %}
+{%- if touch_hits %}
   reg [Ways-1:0] c_way_q [0:Ports-1];  // (each set keeps which of them are its own)
 {%- endif %}
 
@@ -669,7 +676,18 @@ module {{ name }} #(
   // The oldest unpinned way: one whose every other way is pinned or younger (a row of
   // the age matrix, reduced by an AND), elaborated per way.
   wire [Ways-1:0] oldest_way;
-{%- if ways > 1 %}
+{%- if ways > 1 && plru %}
+  // Under the tree: the way its nodes lead to from the root, each node's pointed-at half
+  // unless every way in it is pinned, then its other half (some way is unpinned when any
+  // is: v_none_d says when none is).
+  wire [TreeW-1:0] go_hi;  // the walk takes the node's upper half
+{%- for n in plru_nodes %}
+  assign go_hi[{{ n.bit }}] = s_tree[{{ n.bit }}] ? !(&s_pin_q[{{ n.hi }}:{{ n.mid }}]) : &s_pin_q[{{ n.mid_lo }}:{{ n.lo }}];
+{%- endfor %}
+{%- for p in plru_paths %}
+  assign oldest_way[{{ p.0 }}] = {{ p.1 }};
+{%- endfor %}
+{%- elif ways > 1 %}
   generate
     for (gw = 0; gw < Ways; gw = gw + 1) begin : g_oldest
       wire [Ways-1:0] beats;  // bit b: way b is pinned or younger (bit gw: gw is unpinned)
@@ -791,7 +809,120 @@ module {{ name }} #(
     end
     pin_d = emit ? {Lines{1'b0}} : pin_now;
   end
-{%- if ways > 1 %}
+{%- if ways > 1 && plru %}
+
+  // The tree: a node's bit is 1 when its set's next victim is in its upper half. A
+  // touch points every node on its way's path at the other half; of a clock's touches
+  // in a node, the last in port order decides, and an allocation comes after them all
+  // (as in the model, where the hits of a request's texels after a miss come a clock
+  // later). An invalidate points every node at its lower half: the reset order.
+  localparam [TreeW-1:0] TreeReset = {TreeW{1'b0}};
+
+  function tree_bit(input old, input [Ports-1:0] thru, input [Ports-1:0] lo);
+    integer p;
+    begin
+      tree_bit = old;
+      for (p = 0; p < Ports; p = p + 1) begin
+        if (thru[p]) begin
+          tree_bit = lo[p];
+        end
+      end
+    end
+  endfunction
+
+  // Per port, whether its touched way is under a node's lower or upper half; and the
+  // allocation's. The same for every set: decoded once (bit p * TreeW + node bit).
+  wire [Ports*TreeW-1:0] c_lo;
+  wire [Ports*TreeW-1:0] c_hi;
+  wire [TreeW-1:0] a_lo;
+  wire [TreeW-1:0] a_hi;
+
+  generate
+    for (gp = 0; gp < Ports; gp = gp + 1) begin : g_tree_port
+{%- for n in plru_nodes %}
+      assign c_lo[gp*TreeW + {{ n.bit }}] = |c_way_q[gp][{{ n.mid_lo }}:{{ n.lo }}];
+      assign c_hi[gp*TreeW + {{ n.bit }}] = |c_way_q[gp][{{ n.hi }}:{{ n.mid }}];
+{%- endfor %}
+    end
+  endgenerate
+{%- for n in plru_nodes %}
+  assign a_lo[{{ n.bit }}] = |v_q[{{ n.mid_lo }}:{{ n.lo }}];
+  assign a_hi[{{ n.bit }}] = |v_q[{{ n.hi }}:{{ n.mid }}];
+{%- endfor %}
+
+  genvar ga;
+  generate
+    for (ga = 0; ga < Sets; ga = ga + 1) begin : g_tree
+      reg [TreeW-1:0] set_tree_q;
+      wire [TreeW-1:0] tree_d;
+      // The texels of the clock before that are in this set, decoded as c_touch_q and
+      // c_way_q load.
+      reg [Ports-1:0] c_here_q;
+
+      always @(posedge clk_i) begin : b_here
+        integer p;
+        for (p = 0; p < Ports; p = p + 1) begin
+          c_here_q[p] <= set_of(t_line_q[p]) == ga;
+        end
+      end
+
+      for (gn = 0; gn < TreeW; gn = gn + 1) begin : g_node
+        wire [Ports-1:0] thru;  // port p touched a way under the node
+        wire [Ports-1:0] lo;  // ... under its lower half
+        wire alloc_here = alloc && m_sdec_q[ga] && (a_lo[gn] || a_hi[gn]);
+        for (gp = 0; gp < Ports; gp = gp + 1) begin : g_port
+          assign lo[gp]   = c_lo[gp*TreeW + gn];
+          assign thru[gp] = c_touch_q[gp] && c_here_q[gp] && (lo[gp] || c_hi[gp*TreeW + gn]);
+        end
+        assign tree_d[gn] = inv_now    ? 1'b0 :
+                            alloc_here ? a_lo[gn] : tree_bit(set_tree_q[gn], thru, lo);
+      end
+
+      always @(posedge clk_i{{ rst.edge }}) begin
+        if ({{ rst.active }}) begin
+          set_tree_q <= TreeReset;
+        end else begin
+          set_tree_q <= tree_d;
+        end
+      end
+
+      assign tree_q[ga] = set_tree_q;
+    end
+  endgenerate
+{%- if sets > 1 %}
+
+  // M_SET reads the miss's set's tree into a register for M_VICT, with RUN's hits in the
+  // set (c_touch_q in that clock, as for the pins) applied: unlike an age matrix's, a
+  // tree's victim among the unpinned ways moves when a pinned way is touched.
+  reg [TreeW-1:0] s_tree_q;
+  wire [TreeW-1:0] s_tree_d;
+  wire [TreeW-1:0] m_tree = tree_q[m_set_q];
+
+  generate
+    for (gn = 0; gn < TreeW; gn = gn + 1) begin : g_s_node
+      wire [Ports-1:0] thru;
+      wire [Ports-1:0] lo;
+      for (gp = 0; gp < Ports; gp = gp + 1) begin : g_port
+        assign lo[gp]   = c_lo[gp*TreeW + gn];
+        assign thru[gp] = c_touch_q[gp] && m_set_eq_q[gp] && (lo[gp] || c_hi[gp*TreeW + gn]);
+      end
+      assign s_tree_d[gn] = tree_bit(m_tree[gn], thru, lo);
+    end
+  endgenerate
+
+  always @(posedge clk_i) begin : b_s_tree
+    if (state_q == MSet) begin
+      s_tree_q <= s_tree_d;
+    end
+  end
+
+  assign s_tree = s_tree_q;
+{%- else %}
+
+  // One set: M_VICT reads its tree (RUN's touches have landed by then).
+  assign s_tree = tree_q[0];
+{%- endif %}
+{%- elif ways > 1 %}
 
   // Ages: a touched way becomes younger than every other (LRU: hits and allocations in
   // texel order; FIFO: allocations only). An invalidate restores the reset order, lower
@@ -913,7 +1044,7 @@ module {{ name }} #(
       p_mask_q   <= {Ports{1'b0}};
       p_fills_q  <= {FillsW{1'b0}};
       c_pin_q    <= {Ports{1'b0}};
-{%- if lru %}
+{%- if touch_hits %}
       c_touch_q  <= {Ports{1'b0}};
 {%- endif %}
       gen_q <= {Lines*GenW{1'b0}};
@@ -962,7 +1093,7 @@ module {{ name }} #(
         p_fills_q <= p_fills_q + 1'b1;
       end
       c_pin_q   <= (run && !emit) ? commit : {Ports{1'b0}};
-{%- if lru %}
+{%- if touch_hits %}
       c_touch_q <= run ? commit : (act_done ? t_pend_q : {Ports{1'b0}});
 {%- endif %}
       state_q <= state_d;
@@ -1018,7 +1149,7 @@ module {{ name }} #(
         end
       end
       c_slot_q[i] <= t_slot_q[i];
-{%- if lru %}
+{%- if touch_hits %}
       c_way_q[i]  <= (alloc && m_line_eq_q[i]) ? v_q : t_way_q[i];
 {%- endif %}
     end

@@ -96,7 +96,7 @@ fn random_cache(rng: &mut Rng, i: usize) -> Option<String> {
         pick(rng, &[4, 16]),
         pick(rng, &[4, 8, 16, 32]),
         pick(rng, &[1, 2, 3, 8]),
-        ["lru", "fifo"][(rng.next_u64() % 2) as usize],
+        ["lru", "fifo", "plru"][(rng.next_u64() % 3) as usize],
         pick(rng, &[32, 64, 128]),
         ["linear", "tiled4x4"][(rng.next_u64() % 2) as usize],
         pick(rng, &[2, 4, 16]),
