@@ -64,6 +64,14 @@ fn main() {
             TexLayout::Tiled4x4,
         ),
         cache(
+            "64-way tree pseudo-LRU, 4 lanes, tiled",
+            64,
+            16,
+            16,
+            Replacement::Plru,
+            TexLayout::Tiled4x4,
+        ),
+        cache(
             "4-way LRU, 4 lanes, tiled",
             4,
             16,
