@@ -190,6 +190,27 @@ pub fn quad_lod(tmu: &Tmu) -> bool {
     has_lod(tmu) && tmu.lanes >= 4
 }
 
+/// `tmu_lod`'s registers between its input and output skids, as its template renders
+/// them: the descriptor read's, the quads' (four lanes or more) and the selection's (with
+/// LOD hardware); and, like `AddrPipe`, whether they are pipeline registers with credits
+/// (two or more) and the credits then: the registers plus two.
+pub fn lod_inner_regs(timing: &Timing, tmu: &Tmu) -> u32 {
+    let quad = quad_lod(tmu);
+    let p = LodPipe::new(timing, tmu.textures, quad);
+    let sel = if has_lod(tmu) {
+        p.regs[..5].iter().filter(|&&r| r).count() as u32
+    } else {
+        0
+    };
+    let quads = if quad { p.quad_latency() } else { 0 };
+    u32::from(desc_stage(timing, tmu.textures)) + sel + quads
+}
+
+pub fn lod_credits(timing: &Timing, tmu: &Tmu) -> Option<u32> {
+    let inner = lod_inner_regs(timing, tmu);
+    (inner >= 2).then_some(inner + 2)
+}
+
 /// `tmu_lod`'s selection stages when it computes a LOD, in order: A0 takes the explicit
 /// LOD's exponent apart (and the clamp's upper end), A shifts it, B biases and clamps
 /// each quad's LOD, C1 compares it with magnification's switch-over and the last level,
@@ -450,9 +471,30 @@ impl AddrPipe {
         Self { regs }
     }
 
-    /// Clocks from a pass entering `tmu_addr` to its addresses at the output.
+    /// Clocks from a pass entering `tmu_addr` to its addresses at the output (with
+    /// credits, one more: the output queue).
     pub fn latency(&self) -> u32 {
-        self.regs.iter().filter(|&&r| r).count() as u32
+        self.regs.iter().filter(|&&r| r).count() as u32 + u32::from(self.credits())
+    }
+
+    /// Registers before the output's.
+    fn inner(&self) -> u32 {
+        self.regs[..8].iter().filter(|&&r| r).count() as u32
+    }
+
+    /// Whether the stages are plain registers that never stall, with credits at the entry
+    /// and a queue before the output register: a full-rate skid per stage is two
+    /// registers and a select a bit, with an enable from the stage after it, where a
+    /// pipeline register is one register and no enable. The queue (LUT RAM) and the count
+    /// cost less than the second register and the select of two stages or more.
+    pub fn credits(&self) -> bool {
+        self.inner() >= 2
+    }
+
+    /// Passes the credits let in: those in the registers, the one being written into the
+    /// queue and the one leaving it while its credit comes back, so one a clock flows.
+    pub fn queue_depth(&self) -> u32 {
+        self.inner() + 2
     }
 
     /// The stages that share each clock, as `gpurtl check` prints them ("exp+shift | ...").
@@ -482,13 +524,33 @@ pub fn describe_front(timing: &Timing, tmu: &Tmu) -> String {
     let lod = if has_lod(tmu) {
         let quad = quad_lod(tmu);
         let p = LodPipe::new(timing, tmu.textures, quad);
-        let clocks = p.latency() + if quad { p.quad_latency() } else { 0 };
-        format!("; the LOD in {clocks} clock(s): {}", p.describe_all(quad))
+        let credits = lod_credits(timing, tmu);
+        // The queue is a clock of its own.
+        let clocks =
+            p.latency() + if quad { p.quad_latency() } else { 0 } + u32::from(credits.is_some());
+        let queue = match credits {
+            Some(d) => {
+                format!(" (pipeline registers; credits for a queue of {d} before the output)")
+            }
+            None => String::new(),
+        };
+        format!(
+            "; the LOD in {clocks} clock(s): {}{queue}",
+            p.describe_all(quad)
+        )
+    } else {
+        String::new()
+    };
+    let queue = if addr.credits() {
+        format!(
+            " (pipeline registers; credits for a queue of {} before the output)",
+            addr.queue_depth()
+        )
     } else {
         String::new()
     };
     format!(
-        "tmu: {desc} ({} textures); {side} ({} entries){join}; tmu_addr in {} clock(s): {}{lod}",
+        "tmu: {desc} ({} textures); {side} ({} entries){join}; tmu_addr in {} clock(s): {}{queue}{lod}",
         tmu.textures,
         side_depth(tmu),
         addr.latency(),
@@ -529,7 +591,9 @@ mod tests {
         for mhz in [150.0, 200.0, 270.0] {
             let p = AddrPipe::new(&at(mhz), &tmu);
             assert_eq!(p.regs, [true; 9], "{mhz} MHz");
-            assert_eq!(p.latency(), 9);
+            // Eight pipeline registers, the queue and the output register.
+            assert!(p.credits());
+            assert_eq!((p.latency(), p.queue_depth()), (10, 10));
         }
         let p = AddrPipe::new(&at(100.0), &tmu);
         assert_eq!(
@@ -550,12 +614,40 @@ mod tests {
             "level+exp+shift | align+sum+fixed | coord | word+addr"
         );
         let p = AddrPipe::new(&at(50.0), &tmu);
-        assert_eq!(p.latency(), 3);
+        assert_eq!((p.credits(), p.latency(), p.queue_depth()), (true, 4, 4));
         assert_eq!(
             p.describe(),
             "level+exp+shift+align | sum+fixed+coord | word+addr"
         );
-        assert!(AddrPipe::new(&at(10.0), &tmu).latency() == 1);
+        // One register, the output's: skids, no queue.
+        let p = AddrPipe::new(&at(10.0), &tmu);
+        assert_eq!((p.credits(), p.latency()), (false, 1));
+    }
+
+    #[test]
+    fn the_lod_takes_credits_from_two_registers_on() {
+        let default = crate::config::load(None)
+            .expect("embedded default")
+            .tmu
+            .expect("tmu");
+        // 200 MHz: the descriptor read's register and five selection stages'.
+        assert_eq!(lod_inner_regs(&at(200.0), &default), 6);
+        assert_eq!(lod_credits(&at(200.0), &default), Some(8));
+        // 50 MHz: two selection registers, the descriptor read in the first clock.
+        assert_eq!(lod_inner_regs(&at(50.0), &default), 2);
+        assert_eq!(lod_credits(&at(50.0), &default), Some(4));
+        // One filter: no LOD, only the descriptor read's register, so skids.
+        let one = Tmu {
+            filters: vec![crate::config::Filter::Nearest],
+            ..default.clone()
+        };
+        assert_eq!(lod_credits(&at(200.0), &one), None);
+        // Four lanes: the quads' seven stages too.
+        let quad = Tmu {
+            lanes: 4,
+            ..default
+        };
+        assert_eq!(lod_credits(&at(200.0), &quad), Some(15));
     }
 
     #[test]

@@ -358,6 +358,8 @@ pub struct TexCacheMerge {
     /// The request's active texels and its distinct lines, counted.
     pub nact_sum: String,
     pub ndist_sum: String,
+    /// Never: the merge's stages are skids (the macro in `hs_stage.v` asks).
+    pub credits: bool,
 }
 
 /// The expand stage: the tag unit's pass over a group's lines, back to the request's
@@ -715,6 +717,7 @@ impl TexCacheTop {
             }
         };
         TexCacheMerge {
+            credits: false,
             name: self.merge_module.clone(),
             skid: self.skid.clone(),
             stamp: self.stamp.clone(),

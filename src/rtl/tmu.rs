@@ -473,6 +473,11 @@ pub struct TmuLod {
     pub sq_stages: Vec<SqStage>,
     pub quad_clocks: String,
     pub target_mhz: String,
+    /// Pipeline registers with credits and a queue before the output skid
+    /// (`iface::tmu::lod_credits`), the queue's module and its credits.
+    pub credits: bool,
+    pub fifo: String,
+    pub queue: CreditQueue,
     /// LOD hardware at all (more than one filter), and from the quad's differences.
     pub lod: bool,
     pub quad_lod: bool,
@@ -656,6 +661,36 @@ pub struct TmuAddr {
     pub reg_word: bool,
     pub addr_clocks: String,
     pub target_mhz: String,
+    /// Pipeline registers with credits and a queue (`AddrPipe::credits`): the queue's
+    /// module, the passes the credits let in (the queue holds one entry more, written
+    /// every clock), the count's width and the count one short of the credits.
+    pub credits: bool,
+    pub fifo: String,
+    pub queue: CreditQueue,
+}
+
+/// The queue at the end of a pipeline of registers that never stall, and its credits
+/// (`hs_stage.v`'s `queue`): the items the credits let in, the queue's entries (one more,
+/// so that it is written every clock), the count's width and the count one short of the
+/// credits, as a literal.
+#[derive(Debug, Clone, Default)]
+pub struct CreditQueue {
+    pub depth: u32,
+    pub entries: u32,
+    pub used_w: u32,
+    pub last_free: String,
+}
+
+impl CreditQueue {
+    pub fn new(depth: u32) -> Self {
+        let used_w = 32 - depth.leading_zeros();
+        Self {
+            depth,
+            entries: depth + 1,
+            used_w,
+            last_free: format!("{used_w}'d{}", depth.saturating_sub(1)),
+        }
+    }
 }
 
 #[derive(Template)]
@@ -815,6 +850,9 @@ impl<'a> TmuUnit<'a> {
         // The 64-bit converter serves only the LOD's differences (four lanes or more);
         // tmu_addr converts in its own narrow shift and sum.
         let mut lod_uses = vec![g.skid.clone()];
+        if lod_block.credits {
+            lod_uses.push(lod_block.fifo.clone());
+        }
         if lod_block.quad_lod {
             let fx = TmuFixed {
                 name: fixed.clone(),
@@ -841,7 +879,11 @@ impl<'a> TmuUnit<'a> {
                 render(&addr_block.name, &addr_block)?,
                 "tmu_addr",
                 vec![("WBits", tmu.weight_bits)],
-                vec![g.skid.clone()],
+                if addr_block.credits {
+                    vec![addr_block.fifo.clone(), g.skid.clone()]
+                } else {
+                    vec![g.skid.clone()]
+                },
             ),
         ] {
             modules.push(Module {
@@ -917,6 +959,7 @@ impl<'a> TmuUnit<'a> {
         let (skid, fixed, fallback, wrap_list) = (&g.skid, &g.fixed, g.fallback, &g.wrap_list);
         let quad_lod = crate::iface::tmu::quad_lod(tmu);
         let lod_pipe = LodPipe::new(&ctx.timing, tmu.textures, quad_lod);
+        let lod_credits = crate::iface::tmu::lod_credits(&ctx.timing, tmu);
         // Only what the body reads: Verilator warns of an unused localparam.
         let lod_only = ["Lod", "HasLod", "Bias", "MinLod", "MaxLod"];
         let mut lsbs = lsb_params("Write", &layout.write_fields());
@@ -976,6 +1019,9 @@ impl<'a> TmuUnit<'a> {
                 .collect(),
             quad_clocks: lod_pipe.describe_quad(),
             target_mhz: format!("{}", ctx.timing.target_mhz),
+            credits: lod_credits.is_some(),
+            fifo: ctx.module_name("hs_fifo"),
+            queue: CreditQueue::new(lod_credits.unwrap_or(0)),
             lod,
             quad_lod,
             lod_pre_w: width(&lod_pre_fields()),
@@ -1188,6 +1234,9 @@ impl<'a> TmuUnit<'a> {
             reg_coord: pipe.regs[6],
             reg_word: pipe.regs[7],
             addr_clocks: pipe.describe(),
+            credits: pipe.credits(),
+            fifo: ctx.module_name("hs_fifo"),
+            queue: CreditQueue::new(pipe.queue_depth()),
             target_mhz: format!("{}", ctx.timing.target_mhz),
         }
     }

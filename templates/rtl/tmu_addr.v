@@ -20,10 +20,16 @@
 // (narrow fixed point, the index and the index + 1 from two carry chains side by side),
 // the signs' and clamps' selects after them (the texel index, the index + 1, the
 // weight), wrapped texel pairs, the texels' indices in their levels, the addresses (the
-// indices shifted to words, plus the levels' bases); one pass per clock. A skid register
-// follows each stage where the clock needs it, else neighbouring stages share a clock
-// (src/iface/tmu.rs's AddrPipe); the last ends at the output register. The clocks at {{ target_mhz }} MHz:
+// indices shifted to words, plus the levels' bases); one pass per clock. A {% if credits %}pipeline
+// register{% else %}skid register{% endif %} follows each stage where the clock needs it, else neighbouring stages share a
+// clock (src/iface/tmu.rs's AddrPipe); the last ends at the output register. The clocks
+// at {{ target_mhz }} MHz:
 //   {{ addr_clocks }}
+{%- if credits %}
+// The pipeline registers never stall: a pass enters only with a credit, one of
+// {{ queue.depth }}, and its credit comes back as it leaves the queue in front of the
+// output register (a skid), so the queue never fills and one pass a clock flows.
+{%- endif %}
 // Combinational paths: none between ports.
 {%- import "rtl/hs_stage.v" as hs %}
 module {{ name }} #(
@@ -126,7 +132,7 @@ module {{ name }} #(
   // its quads is; in the second pass a quad that is not reads nothing (skip) and blends
   // its first pass with weight 0, which is that pass's result exactly.
   reg second_q;
-  wire c_ready;
+  wire c_ready;  // a pass may enter the stages this clock
   wire [FormatW-1:0] format = in_data_i[PlanFormatLsb +: FormatW];
   wire [WrapW-1:0] wrap_s = in_data_i[PlanWrapSLsb +: WrapW];
   wire [WrapW-1:0] wrap_t = in_data_i[PlanWrapTLsb +: WrapW];
@@ -165,6 +171,12 @@ module {{ name }} #(
                     : ({{ four_per_word }}) ? 2'd2 : 2'd1;
   wire last = ~trilin | second_q;
   wire take = in_valid_i & c_ready;
+  wire lv_in_ready;
+{%- if credits %}
+  wire unused_lv_in_ready = lv_in_ready;
+{%- else %}
+  assign c_ready = lv_in_ready;
+{%- endif %}
 
   assign in_ready_o = c_ready & last;
 
@@ -471,7 +483,11 @@ module {{ name }} #(
   assign lv_in[LvKsLsb +: Quads*2*KTermsW]  = quad_ks;
   assign lv_in[LvLanesLsb +: Lanes*LvLaneW] = lv_lanes;
 
-{%- call hs::stage(reg_level, "u_level", "LvW", "in_valid_i", "c_ready", "lv_in", "lv_valid", "lv_out_ready", "lv_data") %}{% endcall %}
+{%- if credits %}
+{%- call hs::stage(reg_level, "u_level", "LvW", "take", "lv_in_ready", "lv_in", "lv_valid", "lv_out_ready", "lv_data") %}{% endcall %}
+{%- else %}
+{%- call hs::stage(reg_level, "u_level", "LvW", "in_valid_i", "lv_in_ready", "lv_in", "lv_valid", "lv_out_ready", "lv_data") %}{% endcall %}
+{%- endif %}
 
   // ---------------------------------------------------------------------------------
   // Stage 2: per lane, the exponents of the texel column and row.
@@ -761,14 +777,27 @@ module {{ name }} #(
   assign o_word[PassActiveLsb +: Ports]      = w_data[WActiveLsb +: Ports];
   assign o_word[PassSideLsb +: SideW]        = w_data[WSideLsb +: SideW];
 
+{%- if credits %}
+  wire q_valid;
+  wire q_ready;
+  wire [OutW-1:0] q_data;
+{%- call hs::queue("OutW", "take", "c_ready", "w_valid", "w_out_ready", "o_word", "q_valid", "q_ready", "q_data") %}{% endcall %}
+{%- endif %}
+
   {{ skid }} #(
     .Width (OutW)
   ) u_addr (
     .clk_i       (clk_i),
     .{{ rst.port }}{{ rst.pad }} ({{ rst.port }}),
+{%- if credits %}
+    .in_valid_i  (q_valid),
+    .in_ready_o  (q_ready),
+    .in_data_i   (q_data),
+{%- else %}
     .in_valid_i  (w_valid),
     .in_ready_o  (w_out_ready),
     .in_data_i   (o_word),
+{%- endif %}
     .out_valid_o (out_valid_o),
     .out_ready_i (out_ready_i),
     .out_data_o  (out_data_o)

@@ -29,8 +29,10 @@
 {%- else %}
 // LOD: one filter is enabled, so no LOD is computed: every sample reads level 0.
 {%- endif %}
-// Stages: skid registers between them; a sample or a write per clock (a sample right
-// behind a write one clock later).
+// Stages: {% if credits %}pipeline registers between them that never stall: a sample enters
+// them only with a credit, one of {{ queue.depth }}, which comes back as it leaves the queue
+// in front of the output skid{% else %}skid registers between them{% endif %}; a sample or a write per clock (a sample
+// right behind a write one clock later).
 // Combinational paths: none between ports.
 {%- import "rtl/hs_stage.v" as hs %}
 module {{ name }} #(
@@ -222,29 +224,23 @@ module {{ name }} #(
   wire [P0W-1:0] s0_p = {s0_desc, s0_data[SampleW-1:0]};
   wire d_valid;
   wire d_ready;
-  wire d_in_ready;
+  wire d_in_ready;  // a sample may leave the input register
+  wire d_entry_ready;
   wire [P0W-1:0] d_p;
 {%- if desc_stage %}
   // The descriptor read gets a clock of its own: the texture id reaches every bit of
   // every descriptor, and that net with the select does not fit a {{ target_mhz }} MHz
   // clock together with the next stage's compares (decided in src/rtl/tmu.rs).
-  {{ skid }} #(
-    .Width (P0W)
-  ) u_desc (
-    .clk_i       (clk_i),
-    .{{ rst.port }}{{ rst.pad }} ({{ rst.port }}),
-    .in_valid_i  (s0_go),
-    .in_ready_o  (d_in_ready),
-    .in_data_i   (s0_p),
-    .out_valid_o (d_valid),
-    .out_ready_i (d_ready),
-    .out_data_o  (d_p)
-  );
 {%- else %}
   // At {{ target_mhz }} MHz the descriptor read fits with the next stage: no register.
-  assign d_valid    = s0_go;
-  assign d_in_ready = d_ready;
-  assign d_p        = s0_p;
+{%- endif %}
+{%- if credits %}
+  wire d_take = s0_go & d_in_ready;  // takes a credit
+  wire unused_d_entry_ready = d_entry_ready;
+{%- call hs::stage(desc_stage, "u_desc", "P0W", "d_take", "d_entry_ready", "s0_p", "d_valid", "d_ready", "d_p") %}{% endcall %}
+{%- else %}
+  assign d_in_ready = d_entry_ready;
+{%- call hs::stage(desc_stage, "u_desc", "P0W", "s0_go", "d_entry_ready", "s0_p", "d_valid", "d_ready", "d_p") %}{% endcall %}
 {%- endif %}
 {%- if quad_lod %}
 
@@ -791,14 +787,27 @@ module {{ name }} #(
     end
   endgenerate
 
+{%- if credits %}
+  wire q_valid;
+  wire q_ready;
+  wire [PlanW-1:0] q_data;
+{%- call hs::queue("PlanW", "d_take", "d_in_ready", "plan_valid", "plan_ready", "plan", "q_valid", "q_ready", "q_data") %}{% endcall %}
+{%- endif %}
+
   {{ skid }} #(
     .Width (PlanW)
   ) u_out (
     .clk_i       (clk_i),
     .{{ rst.port }}{{ rst.pad }} ({{ rst.port }}),
+{%- if credits %}
+    .in_valid_i  (q_valid),
+    .in_ready_o  (q_ready),
+    .in_data_i   (q_data),
+{%- else %}
     .in_valid_i  (plan_valid),
     .in_ready_o  (plan_ready),
     .in_data_i   (plan),
+{%- endif %}
     .out_valid_o (out_valid_o),
     .out_ready_i (out_ready_i),
     .out_data_o  (out_data_o)
