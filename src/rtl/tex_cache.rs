@@ -254,6 +254,11 @@ pub struct TexCacheTags {
     pub touch_hits: bool,
     pub plru_nodes: Vec<PlruNode>,
     pub plru_paths: Vec<(u32, String)>,
+    /// A set's replacement state: the tree's bits or the age matrix's (names and width
+    /// in the template: `<order>_q`, `s_<order>`, ...).
+    pub order: &'static str,
+    pub order_w: &'static str,
+    pub order_reset: &'static str,
     pub aw: u32,
     pub off_w: u32,
     pub line_addr_w: u32,
@@ -658,6 +663,9 @@ impl TexCacheTop {
             touch_hits: (self.lru || self.plru) && self.ways > 1,
             plru_nodes: plru_nodes(self.ways),
             plru_paths: plru_paths(self.ways),
+            order: if self.plru { "tree" } else { "age" },
+            order_w: if self.plru { "TreeW" } else { "PairW" },
+            order_reset: if self.plru { "TreeReset" } else { "AgeReset" },
             aw: self.aw,
             off_w: self.off_w,
             line_addr_w: self.line_addr_w,

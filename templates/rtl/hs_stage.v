@@ -3,6 +3,18 @@
    plain pipeline register where the including template's `credits` says that its
    pipeline never stalls inside, or wires where the schedule merges the stage with the
    next. -#}
+{#- A handshake block's port connections: clock, reset, valid/ready/data in and out. -#}
+{%- macro conn(in_valid, in_ready, in_data, out_valid, out_ready, out_data) %}
+    .clk_i       (clk_i),
+    .{{ rst.port }}{{ rst.pad }} ({{ rst.port }}),
+    .in_valid_i  ({{ in_valid }}),
+    .in_ready_o  ({{ in_ready }}),
+    .in_data_i   ({{ in_data }}),
+    .out_valid_o ({{ out_valid }}),
+    .out_ready_i ({{ out_ready }}),
+    .out_data_o  ({{ out_data }})
+{%- endmacro %}
+
 {%- macro stage(on, inst, w, in_valid, in_ready, in_data, out_valid, out_ready, out_data) %}
 {%- if on && credits %}
 
@@ -32,14 +44,7 @@
   {{ skid }} #(
     .Width ({{ w }})
   ) {{ inst }} (
-    .clk_i       (clk_i),
-    .{{ rst.port }}{{ rst.pad }} ({{ rst.port }}),
-    .in_valid_i  ({{ in_valid }}),
-    .in_ready_o  ({{ in_ready }}),
-    .in_data_i   ({{ in_data }}),
-    .out_valid_o ({{ out_valid }}),
-    .out_ready_i ({{ out_ready }}),
-    .out_data_o  ({{ out_data }})
+{%- call conn(in_valid, in_ready, in_data, out_valid, out_ready, out_data) %}{% endcall %}
   );
 {%- else %}
 
@@ -93,13 +98,6 @@
     .Depth       ({{ queue.entries }}),
     .WriteAlways (1)
   ) u_queue (
-    .clk_i       (clk_i),
-    .{{ rst.port }}{{ rst.pad }} ({{ rst.port }}),
-    .in_valid_i  ({{ in_valid }}),
-    .in_ready_o  ({{ in_ready }}),
-    .in_data_i   ({{ in_data }}),
-    .out_valid_o ({{ out_valid }}),
-    .out_ready_i ({{ out_ready }}),
-    .out_data_o  ({{ out_data }})
+{%- call conn(in_valid, in_ready, in_data, out_valid, out_ready, out_data) %}{% endcall %}
   );
 {%- endmacro %}

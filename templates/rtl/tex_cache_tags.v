@@ -809,7 +809,8 @@ module {{ name }} #(
     end
     pin_d = emit ? {Lines{1'b0}} : pin_now;
   end
-{%- if ways > 1 && plru %}
+{%- if ways > 1 %}
+{%- if plru %}
 
   // The tree: a node's bit is 1 when its set's next victim is in its upper half. A
   // touch points every node on its way's path at the other half; of a clock's touches
@@ -850,13 +851,26 @@ module {{ name }} #(
   assign a_hi[{{ n.bit }}] = |v_q[{{ n.hi }}:{{ n.mid }}];
 {%- endfor %}
 
+{%- else %}
+
+  // Ages: a touched way becomes younger than every other (LRU: hits and allocations in
+  // texel order; FIFO: allocations only). An invalidate restores the reset order, lower
+  // ways older.
+  // At 256 ways a set's age matrix is 32,640 bits: a replication that wide is meant.
+  /* verilator lint_off WIDTHCONCAT */
+  localparam [PairW-1:0] AgeReset = {PairW{1'b1}};
+  /* verilator lint_on WIDTHCONCAT */
+
+{%- endif %}
+
   genvar ga;
   generate
-    for (ga = 0; ga < Sets; ga = ga + 1) begin : g_tree
-      reg [TreeW-1:0] set_tree_q;
-      wire [TreeW-1:0] tree_d;
+    for (ga = 0; ga < Sets; ga = ga + 1) begin : g_{{ order }}
+      reg [{{ order_w }}-1:0] set_{{ order }}_q;
+      wire [{{ order_w }}-1:0] {{ order }}_d;
+{%- if touch_hits %}
       // The texels of the clock before that are in this set, decoded as c_touch_q and
-      // c_way_q load.
+      // c_way_q load, so a touch is one AND of flops.
       reg [Ports-1:0] c_here_q;
 
       always @(posedge clk_i) begin : b_here
@@ -865,6 +879,8 @@ module {{ name }} #(
           c_here_q[p] <= set_of(t_line_q[p]) == ga;
         end
       end
+{%- endif %}
+{%- if plru %}
 
       for (gn = 0; gn < TreeW; gn = gn + 1) begin : g_node
         wire [Ports-1:0] thru;  // port p touched a way under the node
@@ -877,82 +893,7 @@ module {{ name }} #(
         assign tree_d[gn] = inv_now    ? 1'b0 :
                             alloc_here ? a_lo[gn] : tree_bit(set_tree_q[gn], thru, lo);
       end
-
-      always @(posedge clk_i{{ rst.edge }}) begin
-        if ({{ rst.active }}) begin
-          set_tree_q <= TreeReset;
-        end else begin
-          set_tree_q <= tree_d;
-        end
-      end
-
-      assign tree_q[ga] = set_tree_q;
-    end
-  endgenerate
-{%- if sets > 1 %}
-
-  // M_SET reads the miss's set's tree into a register for M_VICT, with RUN's hits in the
-  // set (c_touch_q in that clock, as for the pins) applied: unlike an age matrix's, a
-  // tree's victim among the unpinned ways moves when a pinned way is touched.
-  reg [TreeW-1:0] s_tree_q;
-  wire [TreeW-1:0] s_tree_d;
-  wire [TreeW-1:0] m_tree = tree_q[m_set_q];
-
-  generate
-    for (gn = 0; gn < TreeW; gn = gn + 1) begin : g_s_node
-      wire [Ports-1:0] thru;
-      wire [Ports-1:0] lo;
-      for (gp = 0; gp < Ports; gp = gp + 1) begin : g_port
-        assign lo[gp]   = c_lo[gp*TreeW + gn];
-        assign thru[gp] = c_touch_q[gp] && m_set_eq_q[gp] && (lo[gp] || c_hi[gp*TreeW + gn]);
-      end
-      assign s_tree_d[gn] = tree_bit(m_tree[gn], thru, lo);
-    end
-  endgenerate
-
-  always @(posedge clk_i) begin : b_s_tree
-    if (state_q == MSet) begin
-      s_tree_q <= s_tree_d;
-    end
-  end
-
-  assign s_tree = s_tree_q;
 {%- else %}
-
-  // One set: M_VICT reads its tree (RUN's touches have landed by then).
-  assign s_tree = tree_q[0];
-{%- endif %}
-{%- elif ways > 1 %}
-
-  // Ages: a touched way becomes younger than every other (LRU: hits and allocations in
-  // texel order; FIFO: allocations only). An invalidate restores the reset order, lower
-  // ways older.
-  // At 256 ways a set's age matrix is 32,640 bits: a replication that wide is meant.
-  /* verilator lint_off WIDTHCONCAT */
-  localparam [PairW-1:0] AgeReset = {PairW{1'b1}};
-  /* verilator lint_on WIDTHCONCAT */
-
-  genvar ga;
-  generate
-    for (ga = 0; ga < Sets; ga = ga + 1) begin : g_age
-      reg [PairW-1:0] set_age_q;
-      wire [PairW-1:0] age_d;
-{%- if lru %}
-      // The texels of the clock before that are in this set, decoded as c_touch_q and
-      // c_way_q load, so a touch is one AND of flops.
-      reg [Ports-1:0] c_here_q;
-{%- endif %}
-
-{%- if lru %}
-
-      always @(posedge clk_i) begin : b_here
-        integer p;
-        for (p = 0; p < Ports; p = p + 1) begin
-          c_here_q[p] <= set_of(t_line_q[p]) == ga;
-        end
-      end
-{%- endif %}
-
 {%- if lru %}
       // The texels that touched each way of this set this clock (way-major), and each
       // way's mask smeared down from its highest bit. Of two ways, the one touched by
@@ -990,19 +931,48 @@ module {{ name }} #(
 {%- endif %}
         end
       end
+{%- endif %}
 
       always @(posedge clk_i{{ rst.edge }}) begin
         if ({{ rst.active }}) begin
-          set_age_q <= AgeReset;
+          set_{{ order }}_q <= {{ order_reset }};
         end else begin
-          set_age_q <= age_d;
+          set_{{ order }}_q <= {{ order }}_d;
         end
       end
 
-      assign age_q[ga] = set_age_q;
+      assign {{ order }}_q[ga] = set_{{ order }}_q;
     end
   endgenerate
-{%- if sets > 1 %}
+{%- if sets > 1 && plru %}
+
+  // M_SET reads the miss's set's tree into a register for M_VICT, with RUN's hits in the
+  // set (c_touch_q in that clock, as for the pins) applied: unlike an age matrix's, a
+  // tree's victim among the unpinned ways moves when a pinned way is touched.
+  reg [TreeW-1:0] s_tree_q;
+  wire [TreeW-1:0] s_tree_d;
+  wire [TreeW-1:0] m_tree = tree_q[m_set_q];
+
+  generate
+    for (gn = 0; gn < TreeW; gn = gn + 1) begin : g_s_node
+      wire [Ports-1:0] thru;
+      wire [Ports-1:0] lo;
+      for (gp = 0; gp < Ports; gp = gp + 1) begin : g_port
+        assign lo[gp]   = c_lo[gp*TreeW + gn];
+        assign thru[gp] = c_touch_q[gp] && m_set_eq_q[gp] && (lo[gp] || c_hi[gp*TreeW + gn]);
+      end
+      assign s_tree_d[gn] = tree_bit(m_tree[gn], thru, lo);
+    end
+  endgenerate
+
+  always @(posedge clk_i) begin : b_s_tree
+    if (state_q == MSet) begin
+      s_tree_q <= s_tree_d;
+    end
+  end
+
+  assign s_tree = s_tree_q;
+{%- elif sets > 1 %}
 
   // M_SET reads the miss's set's row of ages into a register for M_VICT.
   reg [PairW-1:0] s_age_q;
@@ -1016,8 +986,8 @@ module {{ name }} #(
   assign s_age = s_age_q;
 {%- else %}
 
-  // One set: M_VICT reads its ages.
-  assign s_age = age_q[0];
+  // One set: M_VICT reads its {% if plru %}tree (RUN's touches have landed by then){% else %}ages{% endif %}.
+  assign s_{{ order }} = {{ order }}_q[0];
 {%- endif %}
 {%- endif %}
 
