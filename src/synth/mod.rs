@@ -131,8 +131,10 @@ pub const ROUTER1_LIMIT_S: u64 = 1_500;
 
 /// Above this many LUTs (LUT4 on ECP5 and iCE40) router1 routes without its timing-driven
 /// rip-up: on the default TMU (20,500 LUT4) the rip-up's reroutes kept 1,000-6,500 wires
-/// overused through 29 minutes of routing, where plain router1 converged in 3 to 9.
-pub const RIPUP_LUTS: u64 = 20_000;
+/// overused through 29 minutes of routing, where plain router1 converged in 3 to 9. The
+/// TMU is 18,542 since its front's skids became pipeline registers; the largest unit the
+/// rip-up has helped is the default cache (8,755).
+pub const RIPUP_LUTS: u64 = 15_000;
 
 /// Whether router1 takes `--tmg-ripup` on a design of `luts` LUTs when the flow asks for
 /// it (`wanted`); router2 never does (on a 3,000-LUT IPU it had not finished after 15
