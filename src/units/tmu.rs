@@ -46,7 +46,8 @@ impl UnitDef for Tmu {
         Expectation {
             cycles: None,
             peak_rate: 1.0,
-            // The skids of the LOD and address stages, the side FIFO, the cache's queues and
+            // The skids and queues of the LOD and address stages (their pipeline registers
+            // hold no more than their queues' credits), the side FIFO, the cache's queues and
             // the filter's skids, and the cache's pipeline registers.
             capacity: unit.stage_capacity() + super::tex_cache::PIPELINE_PASSES,
             cache: None,
