@@ -623,7 +623,7 @@ fn cases(many_stages: &str) -> Vec<Case> {
             Some("tmu.cache.replacement"),
             (13, 15),
             "unknown variant `random`",
-            Some("\"lru\" or \"fifo\""),
+            Some("\"lru\", \"plru\" or \"fifo\""),
         ),
         case(
             "cache_layout_typo",
