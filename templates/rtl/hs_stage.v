@@ -20,25 +20,25 @@
 
   // Pipeline register ({{ inst }}): nothing holds it, since the credits at the pipeline's
   // entry keep its output queue from filling. Its data loads every clock, no enable.
-  reg {{ inst }}_valid_q;
-  reg [{{ w }}-1:0] {{ inst }}_data_q;
-  wire unused_{{ inst }}_ready = {{ out_ready }};
+  reg {{ out_valid }}_q;
+  reg [{{ w }}-1:0] {{ out_data }}_q;
+  wire unused_{{ out_ready }} = {{ out_ready }};
 
   always @(posedge clk_i{{ rst.edge }}) begin
     if ({{ rst.active }}) begin
-      {{ inst }}_valid_q <= 1'b0;
+      {{ out_valid }}_q <= 1'b0;
     end else begin
-      {{ inst }}_valid_q <= {{ in_valid }};
+      {{ out_valid }}_q <= {{ in_valid }};
     end
   end
 
   always @(posedge clk_i) begin
-    {{ inst }}_data_q <= {{ in_data }};
+    {{ out_data }}_q <= {{ in_data }};
   end
 
   assign {{ in_ready }} = 1'b1;
-  assign {{ out_valid }} = {{ inst }}_valid_q;
-  assign {{ out_data }} = {{ inst }}_data_q;
+  assign {{ out_valid }} = {{ out_valid }}_q;
+  assign {{ out_data }} = {{ out_data }}_q;
 {%- elif on %}
 
   {{ skid }} #(
