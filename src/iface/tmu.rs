@@ -207,8 +207,18 @@ pub fn lod_inner_regs(timing: &Timing, tmu: &Tmu) -> u32 {
 }
 
 pub fn lod_credits(timing: &Timing, tmu: &Tmu) -> Option<u32> {
-    let inner = lod_inner_regs(timing, tmu);
-    (inner >= 2).then_some(inner + 2)
+    pipeline_credits(lod_inner_regs(timing, tmu))
+}
+
+/// The credit rule that `tmu_addr` and `tmu_lod` share. With two registered stages or
+/// more they are plain pipeline registers (a full-rate skid per stage is two registers
+/// and a select a bit, with an enable from the stage after it; a pipeline register is one
+/// register and no enable, and the queue in LUT RAM and its count cost less than the
+/// second register and the select of two stages). The credits are the items in the
+/// registers, the one being written into the queue and the one leaving it while its
+/// credit comes back, so one item a clock flows. `None`: skids, no credits.
+pub fn pipeline_credits(inner_regs: u32) -> Option<u32> {
+    (inner_regs >= 2).then_some(inner_regs + 2)
 }
 
 /// `tmu_lod`'s selection stages when it computes a LOD, in order: A0 takes the explicit
@@ -483,24 +493,27 @@ impl AddrPipe {
     }
 
     /// Whether the stages are plain registers that never stall, with credits at the entry
-    /// and a queue before the output register: a full-rate skid per stage is two
-    /// registers and a select a bit, with an enable from the stage after it, where a
-    /// pipeline register is one register and no enable. The queue (LUT RAM) and the count
-    /// cost less than the second register and the select of two stages or more.
+    /// and a queue before the output register ([`pipeline_credits`]).
     pub fn credits(&self) -> bool {
-        self.inner() >= 2
+        pipeline_credits(self.inner()).is_some()
     }
 
-    /// Passes the credits let in: those in the registers, the one being written into the
-    /// queue and the one leaving it while its credit comes back, so one a clock flows.
+    /// The credits, and so the queue's depth ([`pipeline_credits`]); 0 without.
     pub fn queue_depth(&self) -> u32 {
-        self.inner() + 2
+        pipeline_credits(self.inner()).unwrap_or(0)
     }
 
     /// The stages that share each clock, as `gpurtl check` prints them ("exp+shift | ...").
     pub fn describe(&self) -> String {
         describe_cuts(&ADDR_STAGES, &self.regs)
     }
+}
+
+/// `gpurtl check`'s words for a unit's credits, if it has them.
+fn describe_queue(credits: Option<u32>) -> String {
+    credits.map_or_else(String::new, |d| {
+        format!(" (pipeline registers; credits for a queue of {d} before the output)")
+    })
 }
 
 /// `gpurtl check`'s line for the TMU's front.
@@ -528,27 +541,15 @@ pub fn describe_front(timing: &Timing, tmu: &Tmu) -> String {
         // The queue is a clock of its own.
         let clocks =
             p.latency() + if quad { p.quad_latency() } else { 0 } + u32::from(credits.is_some());
-        let queue = match credits {
-            Some(d) => {
-                format!(" (pipeline registers; credits for a queue of {d} before the output)")
-            }
-            None => String::new(),
-        };
         format!(
-            "; the LOD in {clocks} clock(s): {}{queue}",
-            p.describe_all(quad)
+            "; the LOD in {clocks} clock(s): {}{}",
+            p.describe_all(quad),
+            describe_queue(credits)
         )
     } else {
         String::new()
     };
-    let queue = if addr.credits() {
-        format!(
-            " (pipeline registers; credits for a queue of {} before the output)",
-            addr.queue_depth()
-        )
-    } else {
-        String::new()
-    };
+    let queue = describe_queue(pipeline_credits(addr.inner()));
     format!(
         "tmu: {desc} ({} textures); {side} ({} entries){join}; tmu_addr in {} clock(s): {}{queue}{lod}",
         tmu.textures,
