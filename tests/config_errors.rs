@@ -691,6 +691,22 @@ fn cases(many_stages: &str) -> Vec<Case> {
             Some("1..=16"),
         ),
         case(
+            "tmu_filter_products_unknown",
+            &with_tmu(&[r#"filter_products = "mult""#]),
+            Some("tmu.filter_products"),
+            (4, 19),
+            "unknown variant `mult`",
+            Some("\"logic\" (adder trees) or \"dsp\""),
+        ),
+        case(
+            "tmu_filter_products_dsp_too_wide",
+            &with_tmu(&[r#"filter_products = "dsp""#, "weight_bits = 12"]),
+            Some("tmu.filter_products"),
+            (4, 19),
+            "\"dsp\" needs weight_bits of at most 10 (a product of 18 x 11 bits), not 12",
+            Some("with weight_bits up to 10"),
+        ),
+        case(
             "tmu_three_lanes",
             &with_tmu(&["lanes = 3"]),
             Some("tmu.lanes"),

@@ -20,10 +20,23 @@ fn filter_config_at(
     bits: u32,
     output: &str,
 ) -> Config {
+    filter_config_products(name, mhz, lanes, formats, bits, output, "logic")
+}
+
+fn filter_config_products(
+    name: &str,
+    mhz: f64,
+    lanes: u32,
+    formats: &str,
+    bits: u32,
+    output: &str,
+    products: &str,
+) -> Config {
     parse(
         &format!(
             "[design]\nname = \"{name}\"\nmodule_prefix = \"f_\"\n[clock]\ntarget_mhz = {mhz}\n\
              [tmu]\nlanes = {lanes}\nformats = [{formats}]\nweight_bits = {bits}\noutput = \"{output}\"\n\
+             filter_products = \"{products}\"\n\
              [tmu.cache]\nsize_bytes = 1024\nline_bytes = 64\nways = 2\nbanks = 4\nports = {}\n\
              mshr_entries = 2\nreplacement = \"lru\"\nbus_bits = 32\nlayout = \"tiled4x4\"\nqueue_depth = 4\n",
             lanes * 4
@@ -105,6 +118,43 @@ fn slow_and_fast_targets_have_their_own_depths_and_stay_exact() {
         assert!(run(&cfg, None, 1500, &[(21, 0.0, 0.0), (22, 0.3, 0.4)]));
     }
     assert!(depths[0] < depths[1], "depths {depths:?}");
+}
+
+/// Multiplier blocks for the h and v blends: exact at one, two and four lanes, at a slow
+/// target (the blocks' stages and few others) and a fast one, with the weight widths at
+/// the ends of what a block takes; and three broken blocks are caught.
+#[test]
+fn multiplier_blocks_are_exact_at_every_depth() {
+    for (name, mhz, lanes, formats, bits, output) in [
+        ("fltdsp1", 200.0, 1, ALL, 10, "rgba8"),
+        ("fltdsp2", 50.0, 2, r#""l8", "rgb565", "dxt1""#, 4, "rgba8"),
+        (
+            "fltdsp4",
+            300.0,
+            4,
+            r#""rgba8888", "rgba4444", "dxt1""#,
+            10,
+            "fp32",
+        ),
+    ] {
+        let cfg = filter_config_products(name, mhz, lanes, formats, bits, output, "dsp");
+        assert!(run(&cfg, None, 1500, &[(31, 0.0, 0.0), (32, 0.3, 0.4)]));
+    }
+    // Four weight bits, so that dh[0] b (below 2^4) moves the rounding (at 2^8) often.
+    let cfg = filter_config_products("fltdspbad", 200.0, 1, ALL, 4, "rgba8", "dsp");
+    for (from, to) in [
+        // The weight taken as signed: a weight with its top bit set blends backwards.
+        ("a_in_q     <= {1'b0, a};", "a_in_q     <= {a[WBits-1], a};"),
+        // dh's low bit, taken out of the block's input, not added back.
+        ("dh[0] ? b : {WBits{1'b0}}", "{WBits{1'b0}}"),
+        // The block's product of dh >> 1 not doubled.
+        ("vpass_q + {v_p_q[VW-2:0], 1'b0}", "vpass_q + v_p_q[VW-1:0]"),
+    ] {
+        assert!(
+            !run(&cfg, Some((from, to)), 1500, &[(33, 0.2, 0.2)]),
+            "the broken filter ({from} -> {to}) passed"
+        );
+    }
 }
 
 #[test]

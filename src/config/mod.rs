@@ -32,8 +32,8 @@ pub use mem::{
 };
 pub use reset::{ResetActive, ResetKind, ResetSection};
 pub use tmu::{
-    CacheSection, CacheShape, Filter, MAX_LINES, Replacement, TexCache, TexFormat, TexLayout,
-    TexOutput, Tmu, TmuSection, Wrap,
+    CacheSection, CacheShape, Filter, FilterProducts, MAX_LINES, Replacement, TexCache, TexFormat,
+    TexLayout, TexOutput, Tmu, TmuSection, Wrap,
 };
 
 /// The preset compiled into the binary, used when no `--config` is given.
@@ -301,13 +301,14 @@ fn accepts(key: &str) -> Option<String> {
         "hs_chain.stages" => return Some(hs_chain::stages_allowed()),
         "hs_chain.stages[]" => STAGE_KINDS,
         "tmu" => {
-            "a [tmu] table with lanes, formats, weight_bits, output, textures, mip_levels, filters, wraps and a [tmu.cache] table"
+            "a [tmu] table with lanes, formats, weight_bits, output, filter_products, textures, mip_levels, filters, wraps and a [tmu.cache] table"
         }
         "tmu.lanes" => tmu::LANES_ALLOWED,
         "tmu.formats" => tmu::FORMATS_ALLOWED,
         "tmu.formats[]" => tmu::FORMAT_ALLOWED,
         "tmu.weight_bits" => tmu::WEIGHT_BITS_ALLOWED,
         "tmu.output" => tmu::OUTPUT_ALLOWED,
+        "tmu.filter_products" => tmu::FILTER_PRODUCTS_ALLOWED,
         "tmu.textures" => tmu::TEXTURES_ALLOWED,
         "tmu.mip_levels" => tmu::MIP_LEVELS_ALLOWED,
         "tmu.filters" | "tmu.filters[]" => tmu::FILTERS_ALLOWED,

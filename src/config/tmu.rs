@@ -21,6 +21,10 @@ pub struct TmuSection {
     /// Filtered colours as 8-bit channels or as fp32 (exactly c / 255).
     #[serde(default)]
     pub output: TexOutput,
+    /// Where the filter's bilinear products are: adder trees in logic, or multiplier
+    /// blocks with their input and output registers.
+    #[serde(default)]
+    pub filter_products: FilterProducts,
     /// Texture descriptors in the texture parameter memory (seed 001/002: 6).
     #[serde(default = "default_textures")]
     pub textures: u32,
@@ -133,6 +137,18 @@ pub enum TexOutput {
     Fp32,
 }
 
+/// Where the filter lanes' bilinear products are built.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum FilterProducts {
+    /// Sums of shifted rows in pipelined adder trees (carry chains), no multiplier blocks.
+    #[default]
+    Logic,
+    /// One multiplier (an 18 x 18 block, MULT18X18D on ECP5) per blend, registered at its
+    /// inputs and output, and a carry chain after it: three a channel.
+    Dsp,
+}
+
 /// GL texture filters (TEXTURE_MIN_FILTER takes all six, TEXTURE_MAG_FILTER the first two).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -205,6 +221,7 @@ pub const FORMAT_ALLOWED: &str =
 pub const WEIGHT_BITS_ALLOWED: &str =
     "an integer in 4..=12 (default 10: within 1 LSB of GL's real-valued filtering)";
 pub const OUTPUT_ALLOWED: &str = "\"rgba8\" or \"fp32\" (default \"rgba8\")";
+pub const FILTER_PRODUCTS_ALLOWED: &str = "\"logic\" (adder trees) or \"dsp\" (18 x 18 multiplier blocks, with weight_bits up to 10) (default \"logic\")";
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -323,6 +340,7 @@ pub struct Tmu {
     pub formats: Vec<TexFormat>,
     pub weight_bits: u32,
     pub output: TexOutput,
+    pub filter_products: FilterProducts,
     pub textures: u32,
     pub mip_levels: u32,
     /// Enabled filters and wraps, in code order.
@@ -373,6 +391,18 @@ impl TmuSection {
                 WEIGHT_BITS_ALLOWED,
             ));
         }
+        // The vertical blend's product is (8 + weight_bits) x (weight_bits + 1) bits, signed:
+        // one 18 x 18 block up to 10 weight bits.
+        if self.filter_products == FilterProducts::Dsp && self.weight_bits > 10 {
+            errs.push(Invalid::at(
+                &path(&["tmu", "filter_products"]),
+                format!(
+                    "\"dsp\" needs weight_bits of at most 10 (a product of 18 x 11 bits), not {}",
+                    self.weight_bits
+                ),
+                FILTER_PRODUCTS_ALLOWED,
+            ));
+        }
         let int_in = |errs: &mut Vec<Invalid>, key: &str, v: u32, hi: u32, allowed: &str| {
             if !(1..=hi).contains(&v) {
                 errs.push(Invalid::at(
@@ -401,6 +431,7 @@ impl TmuSection {
             formats,
             weight_bits: self.weight_bits,
             output: self.output,
+            filter_products: self.filter_products,
             textures: self.textures,
             mip_levels: self.mip_levels,
             filters,

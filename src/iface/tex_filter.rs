@@ -3,7 +3,7 @@
 
 use super::field::{Field, pack, width};
 use super::timing::{Op, Timing};
-use crate::config::{TexFormat, TexOutput, Tmu};
+use crate::config::{FilterProducts, TexFormat, TexOutput, Tmu};
 
 /// Pass codes: a single-level sample, the first level of a trilinear pair (no response),
 /// and the second (blended with the first).
@@ -140,9 +140,9 @@ pub struct PipeStep {
 }
 
 /// The filter's pipeline, scheduled against the config's clock. Products are sums of
-/// shifted rows in adder trees (no multiplier blocks: a pipelined tree runs faster than a
-/// DSP without its registers, and leaves the DSPs to the rest of the design); each tree
-/// level is a step, so a fast target registers every level and a slow one few.
+/// shifted rows in adder trees, each tree level a step, so a fast target registers every
+/// level and a slow one few; or (`filter_products = "dsp"`) multiplier blocks, each in a
+/// stage of its own between its input and output registers, with a carry chain after.
 /// The datapath never stalls: a response waits in the output FIFO, whose room the input
 /// reserves (a credit per item in flight), so every stage register is a plain flop.
 #[derive(Debug, Clone, PartialEq)]
@@ -199,9 +199,27 @@ impl FilterPipe {
             steps.push(("pick".into(), vec![Op::Mux(4), Op::Lut(2)]));
             steps.push(("hdiff".into(), vec![Op::Carry(9)]));
         }
-        tree(&mut steps, "h", w + 1, hw);
+        // With multiplier blocks a blend is the block (a stage of its own: its input and
+        // output registers) and a carry chain adding the rest.
+        let dsp = tmu.filter_products == FilterProducts::Dsp;
+        // Its inputs are a stage of their own too: the block's input registers take them
+        // from fabric flops, not from the logic before (the blocks sit in their own
+        // columns, and a carry chain's result there took a 2-3.5 ns net, seed001).
+        if dsp {
+            steps.push(("h_in".into(), Vec::new()));
+            steps.push(("h_mul".into(), vec![Op::Mult]));
+            steps.push(("h_add".into(), vec![Op::Carry(hw)]));
+        } else {
+            tree(&mut steps, "h", w + 1, hw);
+        }
         steps.push(("vdiff".into(), vec![Op::Carry(hw + 1)]));
-        tree(&mut steps, "v", w + 1, vw);
+        if dsp {
+            steps.push(("v_in".into(), Vec::new()));
+            steps.push(("v_mul".into(), vec![Op::Mult]));
+            steps.push(("v_add".into(), vec![Op::Carry(vw)]));
+        } else {
+            tree(&mut steps, "v", w + 1, vw);
+        }
         steps.push(("tdiff".into(), vec![Op::Lut(1), Op::Carry(vw + 1)]));
         tree(&mut steps, "t", 10, tw);
         steps.push(("round".into(), vec![Op::Lut(1)]));
@@ -215,9 +233,12 @@ impl FilterPipe {
         let mut used: Vec<Op> = Vec::new();
         let mut stage = 0;
         for (name, ops) in steps {
+            // A multiplier block's registers bound its stage on both sides, and so do the
+            // fabric registers before its input registers.
+            let block = dsp && (ops.is_empty() || ops == [Op::Mult]);
             let mut joined = used.clone();
             joined.extend(&ops);
-            if !used.is_empty() && !timing.fits(&joined) {
+            if !used.is_empty() && (block || !timing.fits(&joined)) {
                 if let Some(prev) = out.last_mut() {
                     prev.reg_after = true;
                 }
@@ -229,8 +250,12 @@ impl FilterPipe {
                 name,
                 ops,
                 stage,
-                reg_after: false,
+                reg_after: block,
             });
+            if block {
+                stage += 1;
+                used.clear();
+            }
         }
         // At least one register, so the datapath has a stage to put its valid bit in.
         if stage == 0 {
@@ -348,6 +373,32 @@ mod tests {
                 );
             }
         }
+    }
+
+    /// With multiplier blocks each block is a stage of its own, its input and output
+    /// registered, and its inputs come from fabric registers a stage before, at any
+    /// target; the trees of h and v are gone, t's stays.
+    #[test]
+    fn multiplier_blocks_have_their_registers_at_every_target() {
+        let cfg = crate::config::load(None).expect("embedded default");
+        let mut tmu = cfg.tmu.clone().expect("tmu");
+        tmu.filter_products = FilterProducts::Dsp;
+        for m in [20.0, 50.0, 100.0, 200.0, 300.0] {
+            let p = pipe(m, &tmu);
+            for [before, input, block, after] in [
+                ["hdiff", "h_in", "h_mul", "h_add"],
+                ["vdiff", "v_in", "v_mul", "v_add"],
+            ] {
+                assert!(p.reg_after(before) && p.reg_after(input) && p.reg_after(block));
+                assert_eq!(p.stage(input), p.stage(before) + 1, "{m} MHz {block}");
+                assert_eq!(p.stage(block), p.stage(input) + 1, "{m} MHz {block}");
+                assert_eq!(p.stage(after), p.stage(block) + 1, "{m} MHz {block}");
+            }
+            assert!(p.step("h_l1").is_none() && p.step("v_l1").is_none());
+            assert!(p.step("t_l1").is_some());
+        }
+        // A slow target packs what the blocks leave; a fast one registers more.
+        assert!(pipe(50.0, &tmu).stages < pipe(300.0, &tmu).stages);
     }
 
     /// The spare output entry only where the full flag's fan-out does not fit: seed001's

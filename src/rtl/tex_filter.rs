@@ -9,7 +9,7 @@ use askama::Template;
 
 use super::handshake::module_for;
 use super::{Ctx, Module, RenderError, Rst, StreamPort, Unit};
-use crate::config::{StageKind, TexFormat, TexOutput, Tmu};
+use crate::config::{FilterProducts, StageKind, TexFormat, TexOutput, Tmu};
 use crate::iface::field::{Field, describe, get, lsb_exprs, lsb_params, pack, width};
 use crate::iface::tex_filter::widen;
 use crate::iface::tex_filter::{
@@ -206,6 +206,12 @@ pub struct TexFilter {
     pub tree_h1: String,
     pub tree_v: String,
     pub tree_t: String,
+    /// The h and v blends in multiplier blocks (`filter_products = "dsp"`): the sums
+    /// after them, through a register where the schedule puts one; the trees are empty.
+    pub dsp: bool,
+    pub hop_h0_add: String,
+    pub hop_h1_add: String,
+    pub hop_v_add: String,
 }
 
 /// A step's output `name`: `name_d` through a register where the schedule puts one, the
@@ -299,6 +305,9 @@ impl TexFilter {
         let l = FilterLayout::new(tmu);
         let pipe = FilterPipe::new(tmu, timing);
         let w = l.wbits;
+        let dsp = tmu.filter_products == FilterProducts::Dsp;
+        // The first step of a blend: its block's input registers, or its tree's first level.
+        let blend = |name: &str| pipe.stage(&format!("{name}_{}", if dsp { "in" } else { "l1" }));
         let regs = |name: &str| -> Vec<bool> {
             (1..)
                 .map_while(|i| pipe.step(&format!("{name}_l{i}")).map(|s| s.reg_after))
@@ -324,6 +333,25 @@ impl TexFilter {
             || tmu.has_format(TexFormat::La88);
         let need_l = tmu.has_format(TexFormat::L8) || tmu.has_format(TexFormat::A8);
         let third_regs = regs("third");
+        let tree_or_none = |name: &str, width: u32, regs: &[bool]| {
+            if dsp {
+                String::new()
+            } else {
+                tree("        ", name, width, w + 1, regs)
+            }
+        };
+        let add_hop = |name: &str, width: u32, step: &str| {
+            if dsp {
+                hop(
+                    "        ",
+                    &format!("{name}_add"),
+                    width,
+                    pipe.reg_after(step),
+                )
+            } else {
+                String::new()
+            }
+        };
         let pipe_desc = {
             let mut groups: Vec<Vec<&str>> = vec![Vec::new()];
             for s in &pipe.steps {
@@ -344,8 +372,8 @@ impl TexFilter {
         // The stages before the h, v and t blends, when each has one and there is more
         // than one lane: the channels' copies of the weights load from them.
         let chan_srcs = match (
-            pipe.stage("h_l1").checked_sub(1),
-            pipe.stage("v_l1").checked_sub(1),
+            blend("h").checked_sub(1),
+            blend("v").checked_sub(1),
             pipe.stage("t_l1").checked_sub(1),
         ) {
             (Some(h), Some(v), Some(t)) if l.lanes > 1 => Some((h, v, t)),
@@ -461,8 +489,8 @@ impl TexFilter {
             pick_fmt_src: pipe.stage("pick").checked_sub(1).map(ctl_at),
             ctl_views: [
                 ("pick", ctl_at(pipe.stage("pick"))),
-                ("h", ctl_at(pipe.stage("h_l1"))),
-                ("v", ctl_at(pipe.stage("v_l1"))),
+                ("h", ctl_at(blend("h"))),
+                ("v", ctl_at(blend("v"))),
                 ("tdiff", ctl_at(pipe.stage("tdiff"))),
                 ("t", ctl_at(pipe.stage("t_l1"))),
                 ("round", ctl_at(pipe.stage("round"))),
@@ -543,10 +571,14 @@ impl TexFilter {
                 &third_regs,
             ),
             delay_side: delay("        ", "side", 33, &third_regs),
-            tree_h0: tree("        ", "h0", 8 + w, w + 1, &regs("h")),
-            tree_h1: tree("        ", "h1", 8 + w, w + 1, &regs("h")),
-            tree_v: tree("        ", "v", 8 + 2 * w, w + 1, &regs("v")),
+            tree_h0: tree_or_none("h0", 8 + w, &regs("h")),
+            tree_h1: tree_or_none("h1", 8 + w, &regs("h")),
+            tree_v: tree_or_none("v", 8 + 2 * w, &regs("v")),
             tree_t: tree("        ", "t", 16 + 2 * w, 10, &regs("t")),
+            dsp,
+            hop_h0_add: add_hop("h0", 8 + w, "h_add"),
+            hop_h1_add: add_hop("h1", 8 + w, "h_add"),
+            hop_v_add: add_hop("v", 8 + 2 * w, "v_add"),
             pipe,
         }
     }

@@ -24,9 +24,17 @@
 // Pipeline (iface::tex_filter::FilterPipe, scheduled for {{ target_mhz }} MHz): the input register,
 // {{ pipe_desc }} (a register at each "|": {{ stages }}),
 // then the output FIFO. Latency {{ latency }} clocks; throughput one request per clock.
+{%- if dsp %}
+// The h and v blends are multiplier blocks (three a channel), each in a stage of its own
+// between its input and output registers, its operands from fabric registers a stage
+// before, with a carry chain after; the level blend is a sum of shifted rows in an adder
+// tree, one tree level a step.
+{%- else %}
 // Every product is a sum of shifted rows in an adder tree, one tree level a step; no
-// multiplier blocks. The datapath never stalls: the input takes a request only while the
-// output FIFO ({{ fifo_depth }} entries) has room for every request in flight, so its registers are
+// multiplier blocks.
+{%- endif %}
+// The datapath never stalls: the input takes a request only while the output FIFO
+// ({{ fifo_depth }} entries) has room for every request in flight, so its registers are
 // plain flops with no enable. Combinational paths: none between ports.
 module {{ name }} #(
   parameter integer Lanes = {{ lanes }}
@@ -465,6 +473,35 @@ module {{ name }} #(
         wire [8:0] hd0 = hdiff[16 +: 9];
         wire [8:0] hd1 = hdiff[25 +: 9];
 
+{%- if dsp %}
+        // Steps h_in, h_mul and h_add: hd0 a and hd1 a in multiplier blocks, their
+        // operands and their products registered (gpurtl synth moves those registers into
+        // an ECP5 MULT18X18D; the operands come from fabric registers a clock before),
+        // then t00 W + hd0 a in a carry chain.
+        reg [8:0] hd0_in_q;
+        reg [8:0] hd1_in_q;
+        reg [WBits:0] a_in_q;
+        reg [15:0] hpass_in_q;  // t01, t00 beside the products
+        reg signed [WBits+9:0] h0_p_q;
+        reg signed [WBits+9:0] h1_p_q;
+        reg [15:0] hpass_q;
+        always @(posedge clk_i) begin
+          hd0_in_q   <= hd0;
+          hd1_in_q   <= hd1;
+          a_in_q     <= {1'b0, a};
+          hpass_in_q <= hdiff[0 +: 16];
+          h0_p_q     <= $signed(hd0_in_q) * $signed(a_in_q);
+          h1_p_q     <= $signed(hd1_in_q) * $signed(a_in_q);
+          hpass_q    <= hpass_in_q;
+        end
+        wire unused_h_p = ^{h0_p_q[WBits+9:HW], h1_p_q[WBits+9:HW]};
+        wire [HW-1:0] h0_add_d = {hpass_q[0 +: 8], {WBits{1'b0}}} + h0_p_q[HW-1:0];
+        wire [HW-1:0] h1_add_d = {hpass_q[8 +: 8], {WBits{1'b0}}} + h1_p_q[HW-1:0];
+{{ hop_h0_add }}
+{{ hop_h1_add }}
+        wire [HW-1:0] h0_sum = h0_add;
+        wire [HW-1:0] h1_sum = h1_add;
+{%- else %}
         // Steps h: the horizontal blends.
         wire [(WBits+1)*HW-1:0] h0_rows;
         wire [(WBits+1)*HW-1:0] h1_rows;
@@ -476,12 +513,35 @@ module {{ name }} #(
         end
 {{ tree_h0 }}
 {{ tree_h1 }}
+{%- endif %}
 
         // Step vdiff.
         wire [2*HW:0] vdiff_d = {{ "{" }}{1'b0, h1_sum} - {1'b0, h0_sum}, h0_sum};
 {{ hop_vdiff }}
         wire [HW:0] dh = vdiff[HW +: HW + 1];
 
+{%- if dsp %}
+        // Steps v_in, v_mul and v_add: dh b in a multiplier block (registered as the h
+        // blends'), with dh's low bit taken out (dh is a bit wider than the block's input:
+        // dh = 2 (dh >> 1) + dh[0]), then h0 W + dh[0] b + 2 (dh >> 1) b, where
+        // h0 W + dh[0] b is a concatenation (b < W).
+        reg [HW-1:0] dh_in_q;
+        reg [WBits:0] b_in_q;
+        reg [VW-1:0] vpass_in_q;
+        reg signed [HW+WBits:0] v_p_q;
+        reg [VW-1:0] vpass_q;
+        always @(posedge clk_i) begin
+          dh_in_q    <= dh[HW:1];
+          b_in_q     <= {1'b0, b};
+          vpass_in_q <= {vdiff[0 +: HW], dh[0] ? b : {WBits{1'b0}}};
+          v_p_q      <= $signed(dh_in_q) * $signed(b_in_q);
+          vpass_q    <= vpass_in_q;
+        end
+        wire unused_v_p = ^v_p_q[HW+WBits:VW-1];
+        wire [VW-1:0] v_add_d = vpass_q + {v_p_q[VW-2:0], 1'b0};
+{{ hop_v_add }}
+        wire [VW-1:0] v_sum = v_add;
+{%- else %}
         // Steps v: the vertical blend.
         wire [(WBits+1)*VW-1:0] v_rows;
         assign v_rows[0 +: VW] = {vdiff[0 +: HW], {WBits{1'b0}}};
@@ -489,6 +549,7 @@ module {{ name }} #(
           assign v_rows[(gk+1)*VW +: VW] = b[gk] ? ({{ "{" }}{(VW - HW - 1){dh[HW]}}, dh} << gk) : {VW{1'b0}};
         end
 {{ tree_v }}
+{%- endif %}
 
         // Step tdiff: a first pass fills the accumulator (reset: a lone second pass
         // blends with 0).
