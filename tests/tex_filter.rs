@@ -149,9 +149,31 @@ fn multiplier_blocks_are_exact_at_every_depth() {
         ("dh[0] ? b : {WBits{1'b0}}", "{WBits{1'b0}}"),
         // The block's product of dh >> 1 not doubled.
         ("vpass_q + {v_p_q[VW-2:0], 1'b0}", "vpass_q + v_p_q[VW-1:0]"),
+        // The level blend's difference taken as unsigned: a second level darker than the
+        // first blends the wrong way.
+        (
+            "$signed(td_in_q) * $signed(f_in_q)",
+            "$signed({1'b0, td_in_q[VW-1:0]}) * $signed(f_in_q)",
+        ),
     ] {
         assert!(
             !run(&cfg, Some((from, to)), 1500, &[(33, 0.2, 0.2)]),
+            "the broken filter ({from} -> {to}) passed"
+        );
+    }
+    // Ten weight bits: the level blend's difference is two products.
+    let cfg = filter_config_products("fltdspbad2", 200.0, 1, ALL, 10, "rgba8", "dsp");
+    for (from, to) in [
+        // Its upper half taken as unsigned.
+        (
+            "$signed(thi_in_q) * $signed(f_in_q)",
+            "$signed({1'b0, thi_in_q}) * $signed(f_in_q)",
+        ),
+        // The halves joined one bit apart.
+        ("{thi_p_q[TW-18:0], 17'd0}", "{thi_p_q[TW-19:0], 18'd0}"),
+    ] {
+        assert!(
+            !run(&cfg, Some((from, to)), 1500, &[(34, 0.2, 0.2)]),
             "the broken filter ({from} -> {to}) passed"
         );
     }

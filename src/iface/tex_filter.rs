@@ -127,6 +127,13 @@ pub fn tree_levels(rows: u32) -> Vec<(u32, u32)> {
     out
 }
 
+/// With multiplier blocks, whether the level blend's difference (`9 + 2 * weight_bits`
+/// bits, signed) is wider than a block's 18-bit input, and so is multiplied as its low 17
+/// bits and the rest.
+pub fn t_split(weight_bits: u32) -> bool {
+    9 + 2 * weight_bits > 18
+}
+
 /// One step of the filter's datapath: logic the RTL keeps within one clock, with a
 /// register after it where the schedule starts a new stage.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -221,7 +228,18 @@ impl FilterPipe {
             tree(&mut steps, "v", w + 1, vw);
         }
         steps.push(("tdiff".into(), vec![Op::Lut(1), Op::Carry(vw + 1)]));
-        tree(&mut steps, "t", 10, tw);
+        if dsp {
+            // A difference wider than a block's input is two products (`t_split`), added
+            // before base 256 and the rounding constant are.
+            steps.push(("t_in".into(), Vec::new()));
+            steps.push(("t_mul".into(), vec![Op::Mult]));
+            if t_split(w) {
+                steps.push(("t_add".into(), vec![Op::Carry(tw)]));
+            }
+            steps.push(("t_sum".into(), vec![Op::Carry(tw)]));
+        } else {
+            tree(&mut steps, "t", 10, tw);
+        }
         steps.push(("round".into(), vec![Op::Lut(1)]));
         if tmu.output == TexOutput::Fp32 {
             // A quarter of the table a 6-input function, then the choice of quarter.
@@ -377,7 +395,7 @@ mod tests {
 
     /// With multiplier blocks each block is a stage of its own, its input and output
     /// registered, and its inputs come from fabric registers a stage before, at any
-    /// target; the trees of h and v are gone, t's stays.
+    /// target; no trees are left. Ten weight bits split the level blend's product.
     #[test]
     fn multiplier_blocks_have_their_registers_at_every_target() {
         let cfg = crate::config::load(None).expect("embedded default");
@@ -394,8 +412,9 @@ mod tests {
                 assert_eq!(p.stage(block), p.stage(input) + 1, "{m} MHz {block}");
                 assert_eq!(p.stage(after), p.stage(block) + 1, "{m} MHz {block}");
             }
-            assert!(p.step("h_l1").is_none() && p.step("v_l1").is_none());
-            assert!(p.step("t_l1").is_some());
+            assert!(["h_l1", "v_l1", "t_l1"].iter().all(|n| p.step(n).is_none()));
+            assert!(p.reg_after("tdiff") && p.reg_after("t_in") && p.reg_after("t_mul"));
+            assert!(p.step("t_add").is_some() && p.step("t_sum").is_some());
         }
         // A slow target packs what the blocks leave; a fast one registers more.
         assert!(pipe(50.0, &tmu).stages < pipe(300.0, &tmu).stages);

@@ -13,8 +13,8 @@ use crate::config::{FilterProducts, StageKind, TexFormat, TexOutput, Tmu};
 use crate::iface::field::{Field, describe, get, lsb_exprs, lsb_params, pack, width};
 use crate::iface::tex_filter::widen;
 use crate::iface::tex_filter::{
-    BLEND_W, FORMAT_W, PASS_FIRST, PASS_SECOND, PASS_W, THIRD_ROWS, THIRD_W, WORD_W, tree_levels,
-    unorm8_to_f32,
+    BLEND_W, FORMAT_W, PASS_FIRST, PASS_SECOND, PASS_W, THIRD_ROWS, THIRD_W, WORD_W, t_split,
+    tree_levels, unorm8_to_f32,
 };
 pub use crate::iface::tex_filter::{FilterLayout, FilterPipe};
 use crate::iface::tmu::widths;
@@ -212,6 +212,11 @@ pub struct TexFilter {
     pub hop_h0_add: String,
     pub hop_h1_add: String,
     pub hop_v_add: String,
+    /// The level blend's product as two blocks (`iface::tex_filter::t_split`).
+    pub t_split: bool,
+    pub t_lo_ext: String,
+    pub hop_t_add: String,
+    pub hop_t_sum: String,
 }
 
 /// A step's output `name`: `name_d` through a register where the schedule puts one, the
@@ -374,7 +379,7 @@ impl TexFilter {
         let chan_srcs = match (
             blend("h").checked_sub(1),
             blend("v").checked_sub(1),
-            pipe.stage("t_l1").checked_sub(1),
+            blend("t").checked_sub(1),
         ) {
             (Some(h), Some(v), Some(t)) if l.lanes > 1 => Some((h, v, t)),
             _ => None,
@@ -492,7 +497,7 @@ impl TexFilter {
                 ("h", ctl_at(blend("h"))),
                 ("v", ctl_at(blend("v"))),
                 ("tdiff", ctl_at(pipe.stage("tdiff"))),
-                ("t", ctl_at(pipe.stage("t_l1"))),
+                ("t", ctl_at(blend("t"))),
                 ("round", ctl_at(pipe.stage("round"))),
                 ("last", ctl_at(pipe.stages)),
             ]
@@ -574,7 +579,24 @@ impl TexFilter {
             tree_h0: tree_or_none("h0", 8 + w, &regs("h")),
             tree_h1: tree_or_none("h1", 8 + w, &regs("h")),
             tree_v: tree_or_none("v", 8 + 2 * w, &regs("v")),
-            tree_t: tree("        ", "t", 16 + 2 * w, 10, &regs("t")),
+            tree_t: if dsp {
+                String::new()
+            } else {
+                tree("        ", "t", 16 + 2 * w, 10, &regs("t"))
+            },
+            t_split: t_split(w),
+            // The low product (17 x 8 bits, under 2^25) zero-extended to the sum's width.
+            t_lo_ext: if 16 + 2 * w > 26 {
+                format!("{{{}'d0, tlo_p_q}}", 16 + 2 * w - 26)
+            } else {
+                "tlo_p_q".into()
+            },
+            hop_t_add: add_hop("t", 2 * (16 + 2 * w), "t_add"),
+            hop_t_sum: if dsp {
+                hop("        ", "t_sum", 16 + 2 * w, pipe.reg_after("t_sum"))
+            } else {
+                String::new()
+            },
             dsp,
             hop_h0_add: add_hop("h0", 8 + w, "h_add"),
             hop_h1_add: add_hop("h1", 8 + w, "h_add"),

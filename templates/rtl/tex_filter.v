@@ -25,10 +25,9 @@
 // {{ pipe_desc }} (a register at each "|": {{ stages }}),
 // then the output FIFO. Latency {{ latency }} clocks; throughput one request per clock.
 {%- if dsp %}
-// The h and v blends are multiplier blocks (three a channel), each in a stage of its own
-// between its input and output registers, its operands from fabric registers a stage
-// before, with a carry chain after; the level blend is a sum of shifted rows in an adder
-// tree, one tree level a step.
+// Every blend is a multiplier block ({% if t_split %}five{% else %}four{% endif %} a channel: h0, h1, v and the level blend's
+// {% if t_split %}two halves{% else %}one{% endif %}), each in a stage of its own between its input and output registers,
+// its operands from fabric registers a stage before, with carry chains after.
 {%- else %}
 // Every product is a sum of shifted rows in an adder tree, one tree level a step; no
 // multiplier blocks.
@@ -286,7 +285,9 @@ module {{ name }} #(
   genvar gl;
   genvar gt;
   genvar gc;
-  genvar gk;
+{%- if !dsp %}
+  genvar gk;  // a tree's rows
+{%- endif %}
 {%- if round_copies %}
   genvar gq;
 {%- endif %}
@@ -585,6 +586,48 @@ module {{ name }} #(
 {{ hop_tdiff }}
         wire [VW:0] tdd = tdiff[VW +: VW + 1];
 
+{%- if dsp %}
+        // Steps t_in, t_mul{% if t_split %}, t_add{% endif %} and t_sum: the level blend, d f in multiplier
+        // blocks registered as the other blends'{% if t_split %}: d is wider than a block's input, so its
+        // low 17 bits and the rest are two products, added in t_add{% endif %}; base 256 and the
+        // rounding constant are added beside the blocks, and to the product in t_sum.
+        localparam [TW-1:0] Round = {{ "{" }}{(TW - 2*WBits - 8){1'b0}}, 1'b1, {(2*WBits + 7){1'b0}}};
+        reg [8:0] f_in_q;
+        reg [TW-1:0] tpass_in_q;
+        reg [TW-1:0] tpass_q;
+{%- if t_split %}
+        reg [16:0] tlo_in_q;
+        reg [VW-17:0] thi_in_q;
+        reg signed [25:0] tlo_p_q;  // under 2^25
+        reg signed [VW-8:0] thi_p_q;
+        always @(posedge clk_i) begin
+          tlo_in_q   <= tdd[16:0];
+          thi_in_q   <= tdd[VW:17];
+          f_in_q     <= {1'b0, f};
+          tpass_in_q <= {tdiff[0 +: VW], 8'd0} + Round;
+          tlo_p_q    <= $signed({1'b0, tlo_in_q}) * $signed(f_in_q);
+          thi_p_q    <= $signed(thi_in_q) * $signed(f_in_q);
+          tpass_q    <= tpass_in_q;
+        end
+        wire unused_t_p = ^{tlo_p_q[25], thi_p_q[VW-8:TW-17]};
+        wire [2*TW-1:0] t_add_d = {tpass_q, {thi_p_q[TW-18:0], 17'd0} + {{ t_lo_ext }}};
+{{ hop_t_add }}
+        wire [TW-1:0] t_sum_d = t_add[TW +: TW] + t_add[0 +: TW];
+{%- else %}
+        reg [VW:0] td_in_q;
+        reg signed [VW+9:0] t_p_q;
+        always @(posedge clk_i) begin
+          td_in_q    <= tdd;
+          f_in_q     <= {1'b0, f};
+          tpass_in_q <= {tdiff[0 +: VW], 8'd0} + Round;
+          t_p_q      <= $signed(td_in_q) * $signed(f_in_q);
+          tpass_q    <= tpass_in_q;
+        end
+        wire unused_t_p = ^t_p_q[VW+9:TW];
+        wire [TW-1:0] t_sum_d = tpass_q + t_p_q[TW-1:0];
+{%- endif %}
+{{ hop_t_sum }}
+{%- else %}
         // Steps t: the level blend and its rounding.
         wire [10*TW-1:0] t_rows;
         assign t_rows[0 +: TW] = {tdiff[0 +: VW], 8'd0};
@@ -593,6 +636,7 @@ module {{ name }} #(
         end
         assign t_rows[9*TW +: TW] = {{ "{" }}{(TW - 2*WBits - 8){1'b0}}, 1'b1, {(2*WBits + 7){1'b0}}};
 {{ tree_t }}
+{%- endif %}
         wire unused_t = ^t_sum[TW-9:0];
 
         // Step round{% if fp32 %}, then fp32a and fp32b: exactly c / 255 by table{% endif %}.
