@@ -144,8 +144,9 @@ pub enum FilterProducts {
     /// Sums of shifted rows in pipelined adder trees (carry chains), no multiplier blocks.
     #[default]
     Logic,
-    /// One multiplier (an 18 x 18 block, MULT18X18D on ECP5) per blend, registered at its
-    /// inputs and output, and a carry chain after it: three a channel.
+    /// 18 x 18 multiplier blocks (MULT18X18D on ECP5), registered at their inputs and
+    /// output, with carry chains after them: one for each of the two horizontal blends
+    /// and the vertical one, and two for the level blend (one up to 4 weight bits).
     Dsp,
 }
 
