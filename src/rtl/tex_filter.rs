@@ -585,11 +585,11 @@ impl TexFilter {
                 tree("        ", "t", 16 + 2 * w, 10, &regs("t"))
             },
             t_split: t_split(w),
-            // The low product (17 x 8 bits, under 2^25) zero-extended to the sum's width.
-            t_lo_ext: if 16 + 2 * w > 26 {
-                format!("{{{}'d0, tlo_p_q}}", 16 + 2 * w - 26)
+            // The low product (17 x 8 bits: 25) zero-extended to the sum's width.
+            t_lo_ext: if 16 + 2 * w > 25 {
+                format!("{{{}'d0, tlo_o_q}}", 16 + 2 * w - 25)
             } else {
-                "tlo_p_q".into()
+                "tlo_o_q".into()
             },
             hop_t_add: add_hop("t", 2 * (16 + 2 * w), "t_add"),
             hop_t_sum: if dsp {
