@@ -148,7 +148,7 @@ fn multiplier_blocks_are_exact_at_every_depth() {
         // dh's low bit, taken out of the block's input, not added back.
         ("dh[0] ? b : {WBits{1'b0}}", "{WBits{1'b0}}"),
         // The block's product of dh >> 1 not doubled.
-        ("vpass_q + {v_o_q, 1'b0}", "vpass_q + {1'b0, v_o_q}"),
+        ("vpass + {v_o, 1'b0}", "vpass + {1'b0, v_o}"),
         // The level blend's difference taken as unsigned: a second level darker than the
         // first blends the wrong way.
         (
@@ -170,7 +170,7 @@ fn multiplier_blocks_are_exact_at_every_depth() {
             "$signed({1'b0, thi_in_q}) * $signed(f_in_q)",
         ),
         // The halves joined one bit apart.
-        ("{thi_o_q, 17'd0}", "{thi_o_q[TW-19:0], 18'd0}"),
+        ("{thi_o, 17'd0}", "{thi_o[TW-19:0], 18'd0}"),
     ] {
         assert!(
             !run(&cfg, Some((from, to)), 1500, &[(34, 0.2, 0.2)]),

@@ -209,24 +209,29 @@ impl FilterPipe {
         // With multiplier blocks a blend is the block (a stage of its own: its input and
         // output registers) and a carry chain adding the rest.
         let dsp = tmu.filter_products == FilterProducts::Dsp;
-        // Its operands and its product are a stage of their own on each side too: the
-        // block's input registers take fabric registers, and a fabric register takes its
-        // output register, not logic (the blocks sit in their own columns: a carry
-        // chain's result into a block, or a product into a carry chain, took a 2.7-3.6 ns
-        // net on seed001's filter).
+        // Where a carry chain and a net to or from a block do not fit the clock, the
+        // block's operands come from fabric registers a stage before and its product goes
+        // into fabric registers a stage after (the `_out` step): the blocks sit in their
+        // own columns, and on seed001's filter at 200 MHz a carry chain's result into a
+        // block, or a product into a carry chain, took a 2.7-3.6 ns net, about two LUT
+        // levels of routing. A slow target takes neither.
+        let block_nets = dsp && !timing.fits(&[Op::Carry(hw + 1), Op::Lut(2)]);
+        let block = |steps: &mut Vec<(String, Vec<Op>)>, name: &str| {
+            steps.push((format!("{name}_in"), Vec::new()));
+            steps.push((format!("{name}_mul"), vec![Op::Mult]));
+            if block_nets {
+                steps.push((format!("{name}_out"), Vec::new()));
+            }
+        };
         if dsp {
-            steps.push(("h_in".into(), Vec::new()));
-            steps.push(("h_mul".into(), vec![Op::Mult]));
-            steps.push(("h_out".into(), Vec::new()));
+            block(&mut steps, "h");
             steps.push(("h_add".into(), vec![Op::Carry(hw)]));
         } else {
             tree(&mut steps, "h", w + 1, hw);
         }
         steps.push(("vdiff".into(), vec![Op::Carry(hw + 1)]));
         if dsp {
-            steps.push(("v_in".into(), Vec::new()));
-            steps.push(("v_mul".into(), vec![Op::Mult]));
-            steps.push(("v_out".into(), Vec::new()));
+            block(&mut steps, "v");
             steps.push(("v_add".into(), vec![Op::Carry(vw)]));
         } else {
             tree(&mut steps, "v", w + 1, vw);
@@ -235,9 +240,7 @@ impl FilterPipe {
         if dsp {
             // A difference wider than a block's input is two products (`t_split`), added
             // before base 256 and the rounding constant are.
-            steps.push(("t_in".into(), Vec::new()));
-            steps.push(("t_mul".into(), vec![Op::Mult]));
-            steps.push(("t_out".into(), Vec::new()));
+            block(&mut steps, "t");
             if t_split(w) {
                 steps.push(("t_add".into(), vec![Op::Carry(tw)]));
             }
@@ -256,12 +259,21 @@ impl FilterPipe {
         let mut used: Vec<Op> = Vec::new();
         let mut stage = 0;
         for (name, ops) in steps {
-            // A multiplier block's registers bound its stage on both sides, and so do the
-            // fabric registers before its input registers.
-            let block = dsp && (ops.is_empty() || ops == [Op::Mult]);
+            // A block's operand registers end a stage, and start one where `block_nets`
+            // asks for fabric registers before them; the block and the fabric registers
+            // after it are stages of their own.
+            let (before, after) = if !dsp {
+                (false, false)
+            } else if name.ends_with("_in") {
+                (block_nets, true)
+            } else if ops == [Op::Mult] || name.ends_with("_out") {
+                (true, true)
+            } else {
+                (false, false)
+            };
             let mut joined = used.clone();
             joined.extend(&ops);
-            if !used.is_empty() && (block || !timing.fits(&joined)) {
+            if !used.is_empty() && (before || !timing.fits(&joined)) {
                 if let Some(prev) = out.last_mut() {
                     prev.reg_after = true;
                 }
@@ -273,9 +285,9 @@ impl FilterPipe {
                 name,
                 ops,
                 stage,
-                reg_after: block,
+                reg_after: after,
             });
-            if block {
+            if after {
                 stage += 1;
                 used.clear();
             }
@@ -399,8 +411,9 @@ mod tests {
     }
 
     /// With multiplier blocks each block is a stage of its own, its input and output
-    /// registered, its operands from fabric registers a stage before and its product into
-    /// fabric registers a stage after, at any target; no trees are left. Ten weight bits split the level blend's product.
+    /// registered, at any target; at a fast one its operands come from fabric registers a
+    /// stage before and its product goes into fabric registers a stage after. No trees are
+    /// left. Ten weight bits split the level blend's product.
     #[test]
     fn multiplier_blocks_have_their_registers_at_every_target() {
         let cfg = crate::config::load(None).expect("embedded default");
@@ -408,12 +421,21 @@ mod tests {
         tmu.filter_products = FilterProducts::Dsp;
         for m in [20.0, 50.0, 100.0, 200.0, 300.0] {
             let p = pipe(m, &tmu);
+            // The fabric registers around the blocks at 150 MHz and up, not at 100 or below.
+            let nets = m > 120.0;
             for (before, blend) in [("hdiff", "h"), ("vdiff", "v"), ("tdiff", "t")] {
-                let mut at = p.stage(before);
-                assert!(p.reg_after(before), "{m} MHz {before}");
-                for n in ["in", "mul", "out"].map(|n| format!("{blend}_{n}")) {
-                    at += 1;
-                    assert!(p.reg_after(&n) && p.stage(&n) == at, "{m} MHz {n}");
+                let (input, mul, out) = (
+                    format!("{blend}_in"),
+                    format!("{blend}_mul"),
+                    format!("{blend}_out"),
+                );
+                assert_eq!(p.reg_after(before), nets, "{m} MHz {before}");
+                assert_eq!(p.stage(&input), p.stage(before) + u32::from(nets));
+                assert!(p.reg_after(&input) && p.reg_after(&mul), "{m} MHz {blend}");
+                assert_eq!(p.stage(&mul), p.stage(&input) + 1, "{m} MHz {blend}");
+                assert_eq!(p.step(&out).is_some(), nets, "{m} MHz {out}");
+                if nets {
+                    assert!(p.reg_after(&out) && p.stage(&out) == p.stage(&mul) + 1);
                 }
             }
             assert!(["h_l1", "v_l1", "t_l1"].iter().all(|n| p.step(n).is_none()));

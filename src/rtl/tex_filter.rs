@@ -212,6 +212,8 @@ pub struct TexFilter {
     pub hop_h0_add: String,
     pub hop_h1_add: String,
     pub hop_v_add: String,
+    /// Fabric registers after the blocks' products (`FilterPipe`'s `_out` steps).
+    pub block_nets: bool,
     /// The level blend's product as two blocks (`iface::tex_filter::t_split`).
     pub t_split: bool,
     pub t_lo_ext: String,
@@ -587,9 +589,9 @@ impl TexFilter {
             t_split: t_split(w),
             // The low product (17 x 8 bits: 25) zero-extended to the sum's width.
             t_lo_ext: if 16 + 2 * w > 25 {
-                format!("{{{}'d0, tlo_o_q}}", 16 + 2 * w - 25)
+                format!("{{{}'d0, tlo_o}}", 16 + 2 * w - 25)
             } else {
-                "tlo_o_q".into()
+                "tlo_o".into()
             },
             hop_t_add: add_hop("t", 2 * (16 + 2 * w), "t_add"),
             hop_t_sum: if dsp {
@@ -598,6 +600,7 @@ impl TexFilter {
                 String::new()
             },
             dsp,
+            block_nets: pipe.step("h_out").is_some(),
             hop_h0_add: add_hop("h0", 8 + w, "h_add"),
             hop_h1_add: add_hop("h1", 8 + w, "h_add"),
             hop_v_add: add_hop("v", 8 + 2 * w, "v_add"),

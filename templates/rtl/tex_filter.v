@@ -27,8 +27,12 @@
 {%- if dsp %}
 // Every blend is a multiplier block ({% if t_split %}five{% else %}four{% endif %} a channel: h0, h1, v and the level blend's
 // {% if t_split %}two halves{% else %}one{% endif %}), each in a stage of its own between its input and output registers,
+{%- if block_nets %}
 // its operands from fabric registers a stage before and its product into fabric registers
 // a stage after, then carry chains.
+{%- else %}
+// then carry chains (the clock leaves room for the nets to and from the blocks).
+{%- endif %}
 {%- else %}
 // Every product is a sum of shifted rows in an adder tree, one tree level a step; no
 // multiplier blocks.
@@ -476,10 +480,10 @@ module {{ name }} #(
         wire [8:0] hd1 = hdiff[25 +: 9];
 
 {%- if dsp %}
-        // Steps h_in, h_mul, h_out and h_add: hd0 a and hd1 a in multiplier blocks,
+        // Steps h_in, h_mul{% if block_nets %}, h_out{% endif %} and h_add: hd0 a and hd1 a in multiplier blocks,
         // their operands and products registered (gpurtl synth moves those registers into
-        // an ECP5 MULT18X18D), from fabric registers a clock before and into fabric
-        // registers a clock after; then t00 W + hd0 a in a carry chain.
+        // an ECP5 MULT18X18D){% if block_nets %}, from fabric registers a clock before and into fabric
+        // registers a clock after{% endif %}; then t00 W + hd0 a in a carry chain.
         reg [8:0] hd0_in_q;
         reg [8:0] hd1_in_q;
         reg [WBits:0] a_in_q;
@@ -487,9 +491,11 @@ module {{ name }} #(
         reg signed [WBits+9:0] h0_p_q;
         reg signed [WBits+9:0] h1_p_q;
         reg [15:0] hpass_p_q;
+{%- if block_nets %}
         reg [HW-1:0] h0_o_q;
         reg [HW-1:0] h1_o_q;
-        reg [15:0] hpass_q;
+        reg [15:0] hpass_o_q;
+{%- endif %}
         always @(posedge clk_i) begin
           hd0_in_q   <= hd0;
           hd1_in_q   <= hd1;
@@ -498,13 +504,24 @@ module {{ name }} #(
           h0_p_q     <= $signed(hd0_in_q) * $signed(a_in_q);
           h1_p_q     <= $signed(hd1_in_q) * $signed(a_in_q);
           hpass_p_q  <= hpass_in_q;
-          h0_o_q     <= h0_p_q[HW-1:0];
-          h1_o_q     <= h1_p_q[HW-1:0];
-          hpass_q    <= hpass_p_q;
         end
         wire unused_h_p = ^{h0_p_q[WBits+9:HW], h1_p_q[WBits+9:HW]};
-        wire [HW-1:0] h0_add_d = {hpass_q[0 +: 8], {WBits{1'b0}}} + h0_o_q;
-        wire [HW-1:0] h1_add_d = {hpass_q[8 +: 8], {WBits{1'b0}}} + h1_o_q;
+{%- if block_nets %}
+        always @(posedge clk_i) begin
+          h0_o_q    <= h0_p_q[HW-1:0];
+          h1_o_q    <= h1_p_q[HW-1:0];
+          hpass_o_q <= hpass_p_q;
+        end
+        wire [HW-1:0] h0_o = h0_o_q;
+        wire [HW-1:0] h1_o = h1_o_q;
+        wire [15:0] hpass = hpass_o_q;
+{%- else %}
+        wire [HW-1:0] h0_o = h0_p_q[HW-1:0];
+        wire [HW-1:0] h1_o = h1_p_q[HW-1:0];
+        wire [15:0] hpass = hpass_p_q;
+{%- endif %}
+        wire [HW-1:0] h0_add_d = {hpass[0 +: 8], {WBits{1'b0}}} + h0_o;
+        wire [HW-1:0] h1_add_d = {hpass[8 +: 8], {WBits{1'b0}}} + h1_o;
 {{ hop_h0_add }}
 {{ hop_h1_add }}
         wire [HW-1:0] h0_sum = h0_add;
@@ -529,8 +546,8 @@ module {{ name }} #(
         wire [HW:0] dh = vdiff[HW +: HW + 1];
 
 {%- if dsp %}
-        // Steps v_in, v_mul, v_out and v_add: dh b in a multiplier block (registered as
-        // the h blends'), with dh's low bit taken out (dh is a bit wider than the block's input:
+        // Steps v_in, v_mul{% if block_nets %}, v_out{% endif %} and v_add: dh b in a multiplier block (registered
+        // as the h blends'), with dh's low bit taken out (dh is a bit wider than the block's input:
         // dh = 2 (dh >> 1) + dh[0]), then h0 W + dh[0] b + 2 (dh >> 1) b, where
         // h0 W + dh[0] b is a concatenation (b < W).
         reg [HW-1:0] dh_in_q;
@@ -538,19 +555,30 @@ module {{ name }} #(
         reg [VW-1:0] vpass_in_q;
         reg signed [HW+WBits:0] v_p_q;
         reg [VW-1:0] vpass_p_q;
+{%- if block_nets %}
         reg [VW-2:0] v_o_q;
-        reg [VW-1:0] vpass_q;
+        reg [VW-1:0] vpass_o_q;
+{%- endif %}
         always @(posedge clk_i) begin
           dh_in_q    <= dh[HW:1];
           b_in_q     <= {1'b0, b};
           vpass_in_q <= {vdiff[0 +: HW], dh[0] ? b : {WBits{1'b0}}};
           v_p_q      <= $signed(dh_in_q) * $signed(b_in_q);
           vpass_p_q  <= vpass_in_q;
-          v_o_q      <= v_p_q[VW-2:0];
-          vpass_q    <= vpass_p_q;
         end
         wire unused_v_p = ^v_p_q[HW+WBits:VW-1];
-        wire [VW-1:0] v_add_d = vpass_q + {v_o_q, 1'b0};
+{%- if block_nets %}
+        always @(posedge clk_i) begin
+          v_o_q     <= v_p_q[VW-2:0];
+          vpass_o_q <= vpass_p_q;
+        end
+        wire [VW-2:0] v_o = v_o_q;
+        wire [VW-1:0] vpass = vpass_o_q;
+{%- else %}
+        wire [VW-2:0] v_o = v_p_q[VW-2:0];
+        wire [VW-1:0] vpass = vpass_p_q;
+{%- endif %}
+        wire [VW-1:0] v_add_d = vpass + {v_o, 1'b0};
 {{ hop_v_add }}
         wire [VW-1:0] v_sum = v_add;
 {%- else %}
@@ -598,7 +626,7 @@ module {{ name }} #(
         wire [VW:0] tdd = tdiff[VW +: VW + 1];
 
 {%- if dsp %}
-        // Steps t_in, t_mul, t_out{% if t_split %}, t_add{% endif %} and t_sum: the level blend, d f in
+        // Steps t_in, t_mul{% if block_nets %}, t_out{% endif %}{% if t_split %}, t_add{% endif %} and t_sum: the level blend, d f in
         // multiplier blocks registered as the other blends'{% if t_split %}: d is wider than a block's input, so its
         // low 17 bits and the rest are two products, added in t_add{% endif %}; base 256 and the
         // rounding constant are added beside the blocks, and to the product in t_sum.
@@ -606,14 +634,20 @@ module {{ name }} #(
         reg [8:0] f_in_q;
         reg [TW-1:0] tpass_in_q;
         reg [TW-1:0] tpass_p_q;
-        reg [TW-1:0] tpass_q;
+{%- if block_nets %}
+        reg [TW-1:0] tpass_o_q;
+        always @(posedge clk_i) begin
+          tpass_o_q <= tpass_p_q;
+        end
+        wire [TW-1:0] tpass = tpass_o_q;
+{%- else %}
+        wire [TW-1:0] tpass = tpass_p_q;
+{%- endif %}
 {%- if t_split %}
         reg [16:0] tlo_in_q;
         reg [VW-17:0] thi_in_q;
         reg signed [25:0] tlo_p_q;  // under 2^25
         reg signed [VW-8:0] thi_p_q;
-        reg [24:0] tlo_o_q;
-        reg [TW-18:0] thi_o_q;
         always @(posedge clk_i) begin
           tlo_in_q   <= tdd[16:0];
           thi_in_q   <= tdd[VW:17];
@@ -622,29 +656,45 @@ module {{ name }} #(
           tlo_p_q    <= $signed({1'b0, tlo_in_q}) * $signed(f_in_q);
           thi_p_q    <= $signed(thi_in_q) * $signed(f_in_q);
           tpass_p_q  <= tpass_in_q;
-          tlo_o_q    <= tlo_p_q[24:0];
-          thi_o_q    <= thi_p_q[TW-18:0];
-          tpass_q    <= tpass_p_q;
         end
         wire unused_t_p = ^{tlo_p_q[25], thi_p_q[VW-8:TW-17]};
-        wire [2*TW-1:0] t_add_d = {tpass_q, {thi_o_q, 17'd0} + {{ t_lo_ext }}};
+{%- if block_nets %}
+        reg [24:0] tlo_o_q;
+        reg [TW-18:0] thi_o_q;
+        always @(posedge clk_i) begin
+          tlo_o_q <= tlo_p_q[24:0];
+          thi_o_q <= thi_p_q[TW-18:0];
+        end
+        wire [24:0] tlo_o = tlo_o_q;
+        wire [TW-18:0] thi_o = thi_o_q;
+{%- else %}
+        wire [24:0] tlo_o = tlo_p_q[24:0];
+        wire [TW-18:0] thi_o = thi_p_q[TW-18:0];
+{%- endif %}
+        wire [2*TW-1:0] t_add_d = {tpass, {thi_o, 17'd0} + {{ t_lo_ext }}};
 {{ hop_t_add }}
         wire [TW-1:0] t_sum_d = t_add[TW +: TW] + t_add[0 +: TW];
 {%- else %}
         reg [VW:0] td_in_q;
         reg signed [VW+9:0] t_p_q;
-        reg [TW-1:0] t_o_q;
         always @(posedge clk_i) begin
           td_in_q    <= tdd;
           f_in_q     <= {1'b0, f};
           tpass_in_q <= {tdiff[0 +: VW], 8'd0} + Round;
           t_p_q      <= $signed(td_in_q) * $signed(f_in_q);
           tpass_p_q  <= tpass_in_q;
-          t_o_q      <= t_p_q[TW-1:0];
-          tpass_q    <= tpass_p_q;
         end
         wire unused_t_p = ^t_p_q[VW+9:TW];
-        wire [TW-1:0] t_sum_d = tpass_q + t_o_q;
+{%- if block_nets %}
+        reg [TW-1:0] t_o_q;
+        always @(posedge clk_i) begin
+          t_o_q <= t_p_q[TW-1:0];
+        end
+        wire [TW-1:0] t_o = t_o_q;
+{%- else %}
+        wire [TW-1:0] t_o = t_p_q[TW-1:0];
+{%- endif %}
+        wire [TW-1:0] t_sum_d = tpass + t_o;
 {%- endif %}
 {{ hop_t_sum }}
 {%- else %}
