@@ -9,21 +9,11 @@ use gpurtl::config::Config;
 use gpurtl::sim;
 
 fn filter_config(name: &str, lanes: u32, formats: &str, bits: u32, output: &str) -> Config {
-    filter_config_at(name, 200.0, lanes, formats, bits, output)
+    filter_config_at(name, 200.0, lanes, formats, bits, output, "logic")
 }
 
+/// `products`: `[tmu] filter_products`.
 fn filter_config_at(
-    name: &str,
-    mhz: f64,
-    lanes: u32,
-    formats: &str,
-    bits: u32,
-    output: &str,
-) -> Config {
-    filter_config_products(name, mhz, lanes, formats, bits, output, "logic")
-}
-
-fn filter_config_products(
     name: &str,
     mhz: f64,
     lanes: u32,
@@ -111,7 +101,7 @@ fn slow_and_fast_targets_have_their_own_depths_and_stay_exact() {
     // 50 MHz packs the datapath into a few stages, 300 MHz registers every tree level.
     let mut depths = Vec::new();
     for (name, mhz) in [("fltslow", 50.0), ("fltfast", 300.0)] {
-        let cfg = filter_config_at(name, mhz, 4, ALL, 10, "rgba8");
+        let cfg = filter_config_at(name, mhz, 4, ALL, 10, "rgba8", "logic");
         let timing = gpurtl::iface::timing::Timing::new(&cfg.clock);
         let tmu = cfg.tmu.as_ref().expect("tmu");
         depths.push(gpurtl::iface::tex_filter::FilterPipe::new(tmu, &timing).stages);
@@ -137,11 +127,11 @@ fn multiplier_blocks_are_exact_at_every_depth() {
             "fp32",
         ),
     ] {
-        let cfg = filter_config_products(name, mhz, lanes, formats, bits, output, "dsp");
+        let cfg = filter_config_at(name, mhz, lanes, formats, bits, output, "dsp");
         assert!(run(&cfg, None, 1500, &[(31, 0.0, 0.0), (32, 0.3, 0.4)]));
     }
     // Four weight bits, so that dh[0] b (below 2^4) moves the rounding (at 2^8) often.
-    let cfg = filter_config_products("fltdspbad", 200.0, 1, ALL, 4, "rgba8", "dsp");
+    let cfg = filter_config_at("fltdspbad", 200.0, 1, ALL, 4, "rgba8", "dsp");
     for (from, to) in [
         // The weight taken as signed: a weight with its top bit set blends backwards.
         ("a_in_q     <= {1'b0, a};", "a_in_q     <= {a[WBits-1], a};"),
@@ -162,7 +152,7 @@ fn multiplier_blocks_are_exact_at_every_depth() {
         );
     }
     // Ten weight bits: the level blend's difference is two products.
-    let cfg = filter_config_products("fltdspbad2", 200.0, 1, ALL, 10, "rgba8", "dsp");
+    let cfg = filter_config_at("fltdspbad2", 200.0, 1, ALL, 10, "rgba8", "dsp");
     for (from, to) in [
         // Its upper half taken as unsigned.
         (
