@@ -212,8 +212,12 @@ pub struct TexFilter {
     pub hop_h0_add: String,
     pub hop_h1_add: String,
     pub hop_v_add: String,
-    /// Fabric registers after the blocks' products (`FilterPipe`'s `_out` steps).
+    /// Fabric registers after the blocks' products (`FilterPipe`'s `_out` steps): the
+    /// products and what passes beside them, through a register or a wire.
     pub block_nets: bool,
+    pub hop_h_out: String,
+    pub hop_v_out: String,
+    pub hop_t_out: String,
     /// The level blend's product as two blocks (`iface::tex_filter::t_split`).
     pub t_split: bool,
     pub t_lo_ext: String,
@@ -601,6 +605,29 @@ impl TexFilter {
             },
             dsp,
             block_nets: pipe.step("h_out").is_some(),
+            hop_h_out: hop(
+                "        ",
+                "h_out",
+                2 * (8 + w) + 16,
+                pipe.reg_after("h_out"),
+            ),
+            hop_v_out: hop(
+                "        ",
+                "v_out",
+                2 * (8 + 2 * w) - 1,
+                pipe.reg_after("v_out"),
+            ),
+            // The level blend's products: its halves (25 and TW - 17 bits) or the whole.
+            hop_t_out: hop(
+                "        ",
+                "t_out",
+                if t_split(w) {
+                    2 * (16 + 2 * w) + 8
+                } else {
+                    2 * (16 + 2 * w)
+                },
+                pipe.reg_after("t_out"),
+            ),
             hop_h0_add: add_hop("h0", 8 + w, "h_add"),
             hop_h1_add: add_hop("h1", 8 + w, "h_add"),
             hop_v_add: add_hop("v", 8 + 2 * w, "v_add"),

@@ -491,11 +491,6 @@ module {{ name }} #(
         reg signed [WBits+9:0] h0_p_q;
         reg signed [WBits+9:0] h1_p_q;
         reg [15:0] hpass_p_q;
-{%- if block_nets %}
-        reg [HW-1:0] h0_o_q;
-        reg [HW-1:0] h1_o_q;
-        reg [15:0] hpass_o_q;
-{%- endif %}
         always @(posedge clk_i) begin
           hd0_in_q   <= hd0;
           hd1_in_q   <= hd1;
@@ -506,20 +501,11 @@ module {{ name }} #(
           hpass_p_q  <= hpass_in_q;
         end
         wire unused_h_p = ^{h0_p_q[WBits+9:HW], h1_p_q[WBits+9:HW]};
-{%- if block_nets %}
-        always @(posedge clk_i) begin
-          h0_o_q    <= h0_p_q[HW-1:0];
-          h1_o_q    <= h1_p_q[HW-1:0];
-          hpass_o_q <= hpass_p_q;
-        end
-        wire [HW-1:0] h0_o = h0_o_q;
-        wire [HW-1:0] h1_o = h1_o_q;
-        wire [15:0] hpass = hpass_o_q;
-{%- else %}
-        wire [HW-1:0] h0_o = h0_p_q[HW-1:0];
-        wire [HW-1:0] h1_o = h1_p_q[HW-1:0];
-        wire [15:0] hpass = hpass_p_q;
-{%- endif %}
+        wire [2*HW+15:0] h_out_d = {hpass_p_q, h1_p_q[HW-1:0], h0_p_q[HW-1:0]};
+{{ hop_h_out }}
+        wire [HW-1:0] h0_o = h_out[0 +: HW];
+        wire [HW-1:0] h1_o = h_out[HW +: HW];
+        wire [15:0] hpass = h_out[2*HW +: 16];
         wire [HW-1:0] h0_add_d = {hpass[0 +: 8], {WBits{1'b0}}} + h0_o;
         wire [HW-1:0] h1_add_d = {hpass[8 +: 8], {WBits{1'b0}}} + h1_o;
 {{ hop_h0_add }}
@@ -555,10 +541,6 @@ module {{ name }} #(
         reg [VW-1:0] vpass_in_q;
         reg signed [HW+WBits:0] v_p_q;
         reg [VW-1:0] vpass_p_q;
-{%- if block_nets %}
-        reg [VW-2:0] v_o_q;
-        reg [VW-1:0] vpass_o_q;
-{%- endif %}
         always @(posedge clk_i) begin
           dh_in_q    <= dh[HW:1];
           b_in_q     <= {1'b0, b};
@@ -567,17 +549,10 @@ module {{ name }} #(
           vpass_p_q  <= vpass_in_q;
         end
         wire unused_v_p = ^v_p_q[HW+WBits:VW-1];
-{%- if block_nets %}
-        always @(posedge clk_i) begin
-          v_o_q     <= v_p_q[VW-2:0];
-          vpass_o_q <= vpass_p_q;
-        end
-        wire [VW-2:0] v_o = v_o_q;
-        wire [VW-1:0] vpass = vpass_o_q;
-{%- else %}
-        wire [VW-2:0] v_o = v_p_q[VW-2:0];
-        wire [VW-1:0] vpass = vpass_p_q;
-{%- endif %}
+        wire [2*VW-2:0] v_out_d = {vpass_p_q, v_p_q[VW-2:0]};
+{{ hop_v_out }}
+        wire [VW-2:0] v_o = v_out[0 +: VW-1];
+        wire [VW-1:0] vpass = v_out[VW-1 +: VW];
         wire [VW-1:0] v_add_d = vpass + {v_o, 1'b0};
 {{ hop_v_add }}
         wire [VW-1:0] v_sum = v_add;
@@ -634,15 +609,6 @@ module {{ name }} #(
         reg [8:0] f_in_q;
         reg [TW-1:0] tpass_in_q;
         reg [TW-1:0] tpass_p_q;
-{%- if block_nets %}
-        reg [TW-1:0] tpass_o_q;
-        always @(posedge clk_i) begin
-          tpass_o_q <= tpass_p_q;
-        end
-        wire [TW-1:0] tpass = tpass_o_q;
-{%- else %}
-        wire [TW-1:0] tpass = tpass_p_q;
-{%- endif %}
 {%- if t_split %}
         reg [16:0] tlo_in_q;
         reg [VW-17:0] thi_in_q;
@@ -658,19 +624,11 @@ module {{ name }} #(
           tpass_p_q  <= tpass_in_q;
         end
         wire unused_t_p = ^{tlo_p_q[25], thi_p_q[VW-8:TW-17]};
-{%- if block_nets %}
-        reg [24:0] tlo_o_q;
-        reg [TW-18:0] thi_o_q;
-        always @(posedge clk_i) begin
-          tlo_o_q <= tlo_p_q[24:0];
-          thi_o_q <= thi_p_q[TW-18:0];
-        end
-        wire [24:0] tlo_o = tlo_o_q;
-        wire [TW-18:0] thi_o = thi_o_q;
-{%- else %}
-        wire [24:0] tlo_o = tlo_p_q[24:0];
-        wire [TW-18:0] thi_o = thi_p_q[TW-18:0];
-{%- endif %}
+        wire [2*TW+7:0] t_out_d = {tpass_p_q, thi_p_q[TW-18:0], tlo_p_q[24:0]};
+{{ hop_t_out }}
+        wire [24:0] tlo_o = t_out[0 +: 25];
+        wire [TW-18:0] thi_o = t_out[25 +: TW-17];
+        wire [TW-1:0] tpass = t_out[TW+8 +: TW];
         wire [2*TW-1:0] t_add_d = {tpass, {thi_o, 17'd0} + {{ t_lo_ext }}};
 {{ hop_t_add }}
         wire [TW-1:0] t_sum_d = t_add[TW +: TW] + t_add[0 +: TW];
@@ -685,15 +643,10 @@ module {{ name }} #(
           tpass_p_q  <= tpass_in_q;
         end
         wire unused_t_p = ^t_p_q[VW+9:TW];
-{%- if block_nets %}
-        reg [TW-1:0] t_o_q;
-        always @(posedge clk_i) begin
-          t_o_q <= t_p_q[TW-1:0];
-        end
-        wire [TW-1:0] t_o = t_o_q;
-{%- else %}
-        wire [TW-1:0] t_o = t_p_q[TW-1:0];
-{%- endif %}
+        wire [2*TW-1:0] t_out_d = {tpass_p_q, t_p_q[TW-1:0]};
+{{ hop_t_out }}
+        wire [TW-1:0] t_o = t_out[0 +: TW];
+        wire [TW-1:0] tpass = t_out[TW +: TW];
         wire [TW-1:0] t_sum_d = tpass + t_o;
 {%- endif %}
 {{ hop_t_sum }}
