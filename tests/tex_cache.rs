@@ -427,6 +427,8 @@ fn broken_line_generations_are_caught() {
 fn broken_read_plans_are_caught() {
     // Four lanes over 16 banks: random footprints ask some banks for two words, which
     // the plan puts in two rounds.
+    // The tiled layout's 16 banks are four parity classes, read through a port per lane
+    // and class; random texels put two banks of a class in one lane.
     let cfg = cache_config("plan4", 2048, 64, 4, 16, 16, "lru", 64, "tiled4x4");
     let runs = [("random", 2, 0.3, 2), ("rot30_1024", 3, 0.0, 20)];
     cosim_good(&cfg, &runs);
@@ -435,8 +437,17 @@ fn broken_read_plans_are_caught() {
     assert_broken_module_caught(
         &cfg,
         "tex_cache_plan",
-        "!seen && bank[gj] == bank[gi];",
+        "!seen && same_class && (same_index || by_class);",
         "!seen && word[gj] == word[gi];",
+        &runs,
+    );
+    // A plan that counts per bank when a lane asks two banks of one class: the lane's
+    // port for the class reads one of them.
+    assert_broken_module_caught(
+        &cfg,
+        "tex_cache_plan",
+        "(same_index || by_class);",
+        "same_index;",
         &runs,
     );
     // A data stage that serves every texel in the first round.
@@ -444,6 +455,31 @@ fn broken_read_plans_are_caught() {
         &cfg,
         "serve[i]    = s1_mask[i] && s1_round[i] == round_q;",
         "serve[i]    = s1_mask[i];",
+        &runs,
+    );
+    // Every lane's texels through lane 0's ports.
+    assert_broken_cache_caught(
+        &cfg,
+        "_class_q[i]}];",
+        "_class_q[i]}] | pt_data[{30'd0, s3_class_q[i]}];",
+        &runs,
+    );
+    // A port that reads the first bank of its class, whichever its texels ask.
+    assert_broken_cache_caught(
+        &cfg,
+        "pt_q[p]    = pt_q[p] | index_of(s1_bank[i]);",
+        "pt_q[p]    = pt_q[p];",
+        &runs,
+    );
+
+    // Without classes (the linear layout), the plan counts per bank.
+    let cfg = cache_config("plan4l", 2048, 64, 4, 16, 16, "lru", 64, "linear");
+    cosim_good(&cfg, &runs);
+    assert_broken_module_caught(
+        &cfg,
+        "tex_cache_plan",
+        "!seen && bank[gj] == bank[gi];",
+        "!seen && word[gj] == word[gi];",
         &runs,
     );
 }
@@ -748,6 +784,7 @@ fn check_bank_functions(cfg: &Config) {
         .map(|l| l.split(' ').map(|x| x.parse().expect("number")).collect())
         .collect();
     assert_eq!(rows.len() as u32, c.words_per_line, "{}", text(&out));
+    check_class_functions(cfg, t);
     let slot_bits = ((1u64 << slot_w) - 1) << (localparam(t, "BankAddrW") - slot_w);
     let mut seen = std::collections::BTreeSet::new();
     for r in &rows {
@@ -770,6 +807,66 @@ fn check_bank_functions(cfg: &Config) {
             seen.insert((bank, baddr)),
             "offset {off} shares a bank word"
         );
+    }
+}
+
+/// Runs the rendered class functions (class_of, index_of, bank_join) in Icarus over
+/// every bank and checks them against `TexCache::bank_class`; they are rendered exactly
+/// when the config has bank classes.
+fn check_class_functions(cfg: &Config, t: &str) {
+    let c = &cfg.tmu.as_ref().expect("tmu").cache;
+    let Some(start) = t.find("function [1:0] class_of") else {
+        assert!(
+            c.bank_classes().is_none(),
+            "{}: classes not rendered",
+            cfg.design.name
+        );
+        return;
+    };
+    assert!(
+        c.bank_classes().is_some(),
+        "{}: classes rendered",
+        cfg.design.name
+    );
+    let join = t[start..]
+        .find("function [BankW-1:0] bank_join")
+        .expect("bank_join")
+        + start;
+    let end = t[join..].find("endfunction").expect("its end") + join + "endfunction".len();
+    let params: String = ["BankW", "IndexW"]
+        .iter()
+        .map(|n| format!("  localparam integer {n} = {};\n", localparam(t, n)))
+        .collect();
+    let tb = format!(
+        "module tb;\n{params}  {}\n  integer b;\n  initial begin\n    \
+         for (b = 0; b < (1 << BankW); b = b + 1) begin\n      \
+         $display(\"%0d %0d %0d %0d\", b, class_of(b[BankW-1:0]), index_of(b[BankW-1:0]), \
+         bank_join(class_of(b[BankW-1:0]), index_of(b[BankW-1:0])));\n    \
+         end\n    $finish;\n  end\nendmodule\n",
+        &t[start..end]
+    );
+    let dir = scratch("class_fn");
+    std::fs::write(dir.join("tb.v"), tb).expect("writes tb");
+    let out = tool("iverilog", &["-g2005", "-o", "tb.vvp", "tb.v"], &dir);
+    assert!(out.status.success(), "iverilog: {}", text(&out));
+    let out = tool("vvp", &["-n", "tb.vvp"], &dir);
+    assert!(out.status.success(), "vvp: {}", text(&out));
+    let rows: Vec<Vec<u32>> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter(|l| !l.is_empty() && l.chars().all(|ch| ch.is_ascii_digit() || ch == ' '))
+        .map(|l| l.split(' ').map(|x| x.parse().expect("number")).collect())
+        .collect();
+    assert_eq!(rows.len() as u32, c.banks, "{}", text(&out));
+    // A word of each bank: its offset in the line is the bank's number spread over the
+    // bank bits.
+    for r in &rows {
+        let (bank, class, index, joined) = (r[0], r[1], r[2], r[3]);
+        let word = (0..c.banks.trailing_zeros()).fold(0u64, |w, k| {
+            w | (u64::from((bank >> k) & 1) << c.bank_bit(k))
+        });
+        assert_eq!(c.bank(word * 4), bank, "the word's bank");
+        assert_eq!(c.bank_class(word * 4), Some((class, index)), "bank {bank}");
+        assert_eq!(joined, bank, "bank_join of bank {bank}'s class and index");
     }
 }
 

@@ -297,6 +297,15 @@ pub const BUS_ALLOWED: &str =
 pub const REPLACEMENT_ALLOWED: &str = "\"lru\", \"plru\" or \"fifo\"";
 pub const LAYOUT_ALLOWED: &str = "\"linear\" or \"tiled4x4\"";
 
+/// How a bank number splits into a parity class and an index in the class: bit
+/// positions of the bank number, most significant first ([`TexCache::bank_classes`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BankClasses {
+    /// v's low bit, then u's: a class is the parity of (u, v).
+    pub class_bits: Vec<u32>,
+    pub index_bits: Vec<u32>,
+}
+
 /// The validated cache and what it derives.
 #[derive(Debug, Clone, Serialize)]
 pub struct TexCache {
@@ -675,6 +684,40 @@ impl TexCache {
             TexLayout::Tiled4x4 if k >= half => k - half + 2,
             _ => k,
         }
+    }
+
+    /// The banks' parity classes, where a class holds several banks. In the tiled layout
+    /// a 2x2 footprint's four texels have the four parities of (u, v), so with 16 banks
+    /// each lane of four texels asks each class of four banks for one word: the data
+    /// stage reads a class's banks through the lane's port for that class (a 4:1 select)
+    /// and puts the four ports back in texel order (another), not each texel from every
+    /// bank (16:1). A pass whose lane asks two banks of one class is read as if a class
+    /// were one bank. `None` where a class is a single bank (4 banks) or for the linear
+    /// layout (vertical neighbours share a bank).
+    pub fn bank_classes(&self) -> Option<BankClasses> {
+        let half = self.banks.trailing_zeros() / 2;
+        if self.layout != TexLayout::Tiled4x4 || half < 2 {
+            return None;
+        }
+        // Bank bit 0 is u's low bit and bit `half` v's (`bank_bit`).
+        let class_bits = vec![half, 0];
+        let index_bits = (0..self.banks.trailing_zeros())
+            .rev()
+            .filter(|k| !class_bits.contains(k))
+            .collect();
+        Some(BankClasses {
+            class_bits,
+            index_bits,
+        })
+    }
+
+    /// The parity class of a word's bank, and its index in the class (a bank number's
+    /// bits as [`TexCache::bank_classes`] splits them).
+    pub fn bank_class(&self, addr: u64) -> Option<(u32, u32)> {
+        let cl = self.bank_classes()?;
+        let bank = self.bank(addr);
+        let pick = |bits: &[u32]| bits.iter().fold(0, |v, k| (v << 1) | ((bank >> k) & 1));
+        Some((pick(&cl.class_bits), pick(&cl.index_bits)))
     }
 
     /// A bank that two words of one bus beat share, if any (a fill writes a beat at once).

@@ -63,16 +63,39 @@ impl CacheLayout {
 }
 
 /// Data-stage clocks for one request's texels: the most distinct words any bank holds
-/// (at least one clock).
+/// (at least one clock). With bank classes ([`TexCache::bank_classes`]) a request whose
+/// lane of four texels asks two banks of one class is read a class at a time: the most
+/// distinct words any class holds.
 pub fn bank_clocks(cfg: &TexCache, texels: &[Option<u64>]) -> u32 {
     let mut words: Vec<u64> = texels.iter().flatten().map(|a| a >> 2).collect();
     words.sort_unstable();
     words.dedup();
-    let mut per_bank = vec![0u32; cfg.banks as usize];
+    let by_class = class_conflict(cfg, texels);
+    let mut per_key = vec![0u32; cfg.banks as usize];
     for w in words {
-        per_bank[cfg.bank(w << 2) as usize] += 1;
+        let key = match cfg.bank_class(w << 2) {
+            Some((class, _)) if by_class => class,
+            _ => cfg.bank(w << 2),
+        };
+        per_key[key as usize] += 1;
     }
-    per_bank.into_iter().max().unwrap_or(0).max(1)
+    per_key.into_iter().max().unwrap_or(0).max(1)
+}
+
+/// Whether some lane of four texels asks two banks of one parity class (the RTL's plan
+/// then counts rounds per class, not per bank). Never without bank classes.
+pub fn class_conflict(cfg: &TexCache, texels: &[Option<u64>]) -> bool {
+    texels.chunks(4).any(|lane| {
+        let classes: Vec<(u32, u32)> = lane
+            .iter()
+            .flatten()
+            .filter_map(|a| cfg.bank_class(*a))
+            .collect();
+        classes
+            .iter()
+            .enumerate()
+            .any(|(i, a)| classes[..i].iter().any(|b| a.0 == b.0 && a.1 != b.1))
+    })
 }
 
 /// The result of checking the bank mapping against every 2x2 footprint.
@@ -168,6 +191,37 @@ mod tests {
         // Words 0 and 4 share bank 0 in the linear mapping; a repeated word costs nothing.
         assert_eq!(bank_clocks(&c, &[Some(0), Some(16), Some(0), None]), 2);
         assert_eq!(bank_clocks(&c, &[Some(0), Some(4), Some(8), Some(12)]), 1);
+    }
+
+    #[test]
+    fn a_lane_asking_two_banks_of_one_class_is_read_a_class_at_a_time() {
+        let c = cache(16, 8, TexLayout::Tiled4x4);
+        assert!(c.bank_classes().is_some());
+        assert!(cache(4, 8, TexLayout::Tiled4x4).bank_classes().is_none());
+        assert!(cache(16, 8, TexLayout::Linear).bank_classes().is_none());
+        // In a 4x4 tile, word v * 4 + u is bank v * 4 + u; its class is (v & 1, u & 1).
+        let w = |u: u64, v: u64| Some((v * 4 + u) * 4);
+        let foot = [w(1, 1), w(2, 1), w(1, 2), w(2, 2)];
+        assert_eq!(c.bank_class(6 * 4), Some((0b10, 0b01)));
+        assert!(!class_conflict(&c, &foot));
+        // Two footprints in two lanes: each bank holds one word, one clock.
+        let two = [foot, [w(0, 0), w(1, 0), w(0, 1), w(1, 1)]].concat();
+        assert!(!class_conflict(&c, &two));
+        assert_eq!(bank_clocks(&c, &two), 1);
+        // Lane 1 asks banks 0 and 2, both of class (0, 0): the pass is read a class at a
+        // time, and class (0, 0) holds three words (lane 0's (2, 2) and lane 1's two).
+        let split = [foot, [w(0, 0), w(2, 0), None, None]].concat();
+        assert!(class_conflict(&c, &split));
+        assert_eq!(bank_clocks(&c, &split), 3);
+        // The same texels in different lanes are no conflict: one word a bank.
+        let apart = [
+            foot,
+            [w(0, 0), None, None, None],
+            [w(2, 0), None, None, None],
+        ]
+        .concat();
+        assert!(!class_conflict(&c, &apart));
+        assert_eq!(bank_clocks(&c, &apart), 1);
     }
 
     #[test]

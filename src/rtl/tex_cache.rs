@@ -207,8 +207,56 @@ fn clog2(x: u32) -> u32 {
 
 /// `{off[a], off[b], ...}` for the given bit positions, most significant first.
 fn bits_expr(bits: &[u32]) -> String {
-    let parts: Vec<String> = bits.iter().map(|b| format!("off[{b}]")).collect();
+    named_bits_expr("off", bits)
+}
+
+/// `{v[a], v[b], ...}` for the given bit positions of `v`, most significant first.
+fn named_bits_expr(v: &str, bits: &[u32]) -> String {
+    let parts: Vec<String> = bits.iter().map(|b| format!("{v}[{b}]")).collect();
     format!("{{{}}}", parts.join(", "))
+}
+
+/// The bank classes as the templates use them (`tex_cache_class_of.v`): a bank number's
+/// class and index, and the bank of a class and an index.
+#[derive(Debug, Clone, Default)]
+pub struct ClassExprs {
+    pub on: bool,
+    pub class_expr: String,
+    pub index_expr: String,
+    pub index_w: u32,
+    /// `{...}` of `c` (the class) and `q` (the index) bits: the bank number.
+    pub join_expr: String,
+}
+
+impl ClassExprs {
+    fn new(c: &TexCache) -> Self {
+        let Some(cl) = c.bank_classes() else {
+            return Self::default();
+        };
+        let bank_w = log2(c.banks);
+        let n = cl.index_bits.len();
+        let join: Vec<String> = (0..bank_w)
+            .rev()
+            .map(|k| match cl.class_bits.iter().position(|b| *b == k) {
+                Some(pos) => format!("c[{}]", cl.class_bits.len() - 1 - pos),
+                None => {
+                    let pos = cl
+                        .index_bits
+                        .iter()
+                        .position(|b| *b == k)
+                        .expect("a bank bit is a class or an index bit");
+                    format!("q[{}]", n - 1 - pos)
+                }
+            })
+            .collect();
+        Self {
+            on: true,
+            class_expr: named_bits_expr("b", &cl.class_bits),
+            index_expr: named_bits_expr("b", &cl.index_bits),
+            index_w: n as u32,
+            join_expr: format!("{{{}}}", join.join(", ")),
+        }
+    }
 }
 
 #[derive(Template)]
@@ -318,6 +366,11 @@ pub struct TexCachePlan {
     pub plan_layout: String,
     /// A texel's round: its candidate bits summed as a balanced tree.
     pub round_sum: String,
+    /// The banks' parity classes, when a class holds several banks.
+    pub classes: bool,
+    pub class_expr: String,
+    pub index_expr: String,
+    pub index_w: u32,
 }
 
 /// The merge stage: a request's texels folded onto their distinct lines, which leave
@@ -485,6 +538,13 @@ pub struct TexCacheTop {
     pub pass_fields: Vec<(String, u32)>,
     pub bank_expr: String,
     pub idx_expr: String,
+    /// The banks' parity classes, when a class holds several banks: each lane reads a
+    /// class through a port of its own.
+    pub classes: bool,
+    pub class_expr: String,
+    pub index_expr: String,
+    pub index_w: u32,
+    pub join_expr: String,
     pub slot_base: String,
     pub slot_base_m: String,
     /// Which word of a beat each bank takes.
@@ -537,6 +597,7 @@ impl TexCacheTop {
         let merge_regs = if c.merges() { merge.latency() } else { 1 };
         let kpass = pass_fields(c.tag_ports, slot_w + off_w);
         let side = side_fields(c.ports, width(&side_texel_fields(c.tag_ports, off_w)));
+        let classes = ClassExprs::new(c);
         Self {
             ctx: ctx.clone(),
             cache: c.clone(),
@@ -621,6 +682,11 @@ impl TexCacheTop {
             pass_fields: lsb_params("Pass", &pass),
             bank_expr: bits_expr(&bank_bits),
             idx_expr: bits_expr(&idx_bits),
+            classes: classes.on,
+            class_expr: classes.class_expr,
+            index_expr: classes.index_expr,
+            index_w: classes.index_w,
+            join_expr: classes.join_expr,
             slot_base: slot_base("i"),
             slot_base_m: slot_base("m"),
             fill_banks: fill_banks(c, bank_w),
@@ -813,6 +879,10 @@ impl TexCacheTop {
             plan_layout: describe(&plan),
             cand_w: (self.ports - 1).max(1),
             round_sum: sum_tree("c", 0, (self.ports - 1).max(1)).0,
+            classes: self.classes,
+            class_expr: self.class_expr.clone(),
+            index_expr: self.index_expr.clone(),
+            index_w: self.index_w,
         }
     }
 

@@ -115,6 +115,22 @@ module {{ name }} #(
   // in src/config/tmu.rs). Each function takes the whole word offset and uses its share
   // of the bits; the rest go to a sink.
 {% include "rtl/tex_cache_bank_of.v" %}
+{%- if classes %}
+
+  // The banks' parity classes. A lane (a 2x2 footprint's four texels) reads each class
+  // through a port of its own, port (lane, class) at lane * 4 + class: a round's word of
+  // one bank of the class, which the plan makes sure is one bank. A port's address is
+  // the OR of its served texels' (they ask for one word), a bank's the OR of the ports
+  // that read it; a texel's word comes from its lane's port for its class, a port's
+  // from one of its class's banks. So each bank's data goes to a port of each lane (4:1
+  // selects), not to every texel (16:1).
+{% include "rtl/tex_cache_class_of.v" %}
+
+  // The bank of class c, index q.
+  function [BankW-1:0] bank_join(input [1:0] c, input [IndexW-1:0] q);
+    bank_join = {{ join_expr }};
+  endfunction
+{%- endif %}
 {%- if idx_w > 0 %}
 
   function [{{ idx_w - 1 }}:0] idx_of(input [OffW-1:0] off);
@@ -561,6 +577,12 @@ module {{ name }} #(
   reg [RoundW-1:0] s1_round [0:Ports-1];
   reg [Banks-1:0] rd_en;
   reg [BankAddrW-1:0] rd_addr [0:Banks-1];
+{%- if classes %}
+  reg [1:0] s1_class [0:Ports-1];
+  reg [Ports-1:0] pt_en;  // port (lane, class) reads this round
+  reg [IndexW-1:0] pt_q [0:Ports-1];  // ... the bank of its class it reads
+  reg [BankAddrW-1:0] pt_addr [0:Ports-1];  // ... and where
+{%- endif %}
   // Passes load into s1 in order and fills complete in allocation order, so the pass in
   // s1 may read its lines once every fill allocated before it left the tag unit is
   // written: the earlier passes' fills were (they have read), and its own are the next
@@ -636,6 +658,10 @@ module {{ name }} #(
   always @(*) begin : b_read
     integer i;
     integer b;
+{%- if classes %}
+    integer c;
+    integer p;
+{%- endif %}
     for (i = 0; i < Ports; i = i + 1) begin
       s1_slot[i]  = s1_pass[PassTexelsLsb + (Ports - 1 - i) * TexW + TexSlotLsb +: SlotW];
       s1_off[i]   = s1_pass[PassTexelsLsb + (Ports - 1 - i) * TexW +: OffW];
@@ -644,6 +670,38 @@ module {{ name }} #(
       s1_round[i] = s1_q[PlanRoundLsb + i * RoundW +: RoundW];
       serve[i]    = s1_mask[i] && s1_round[i] == round_q;
     end
+{%- if classes %}
+    // A port's served texels all ask for one word of one bank: its index and address
+    // are the OR of theirs.
+    for (p = 0; p < Ports; p = p + 1) begin
+      pt_en[p]   = 1'b0;
+      pt_q[p]    = {IndexW{1'b0}};
+      pt_addr[p] = {BankAddrW{1'b0}};
+    end
+    for (i = 0; i < Ports; i = i + 1) begin
+      s1_class[i] = class_of(s1_bank[i]);
+      for (c = 0; c < 4; c = c + 1) begin
+        p = {i[31:2], c[1:0]};
+        if (serve[i] && s1_class[i] == c[1:0]) begin
+          pt_en[p]   = 1'b1;
+          pt_q[p]    = pt_q[p] | index_of(s1_bank[i]);
+          pt_addr[p] = pt_addr[p] | s1_addr[i];
+        end
+      end
+    end
+    // One word per bank a round: the ports that read a bank all ask for one word, so its
+    // address is the OR of theirs.
+    rd_en = {Banks{1'b0}};
+    for (b = 0; b < Banks; b = b + 1) begin
+      rd_addr[b] = {BankAddrW{1'b0}};
+      for (p = 0; p < Ports; p = p + 1) begin
+        if (p[1:0] == class_of(b[BankW-1:0]) && pt_en[p] && pt_q[p] == index_of(b[BankW-1:0])) begin
+          rd_en[b]   = 1'b1;
+          rd_addr[b] = rd_addr[b] | pt_addr[p];
+        end
+      end
+    end
+{%- else %}
     // One word per bank a round: the texels served in a bank all ask for one word, so
     // its address is the OR of theirs.
     rd_en = {Banks{1'b0}};
@@ -656,6 +714,7 @@ module {{ name }} #(
         end
       end
     end
+{%- endif %}
     complete = s1_last && last_round;
     issue    = s1_valid_q && lines_ready && (!complete || credit_q != {CreditW{1'b0}});
     s1_done  = issue && last_round;
@@ -707,14 +766,24 @@ module {{ name }} #(
   reg s2_valid_q;
   reg s2_complete_q;
   reg [Ports-1:0] s2_serve_q;
+{%- if classes %}
+  reg [1:0] s2_class_q [0:Ports-1];
+  reg [IndexW-1:0] s2_pt_q [0:Ports-1];
+{%- else %}
   reg [BankW-1:0] s2_bank_q [0:Ports-1];
+{%- endif %}
   reg [CountW-1:0] s2_hits_q;
   reg [CountW-1:0] s2_misses_q;
 {%- if ram_out_reg %}
   reg s3_valid_q;
   reg s3_complete_q;
   reg [Ports-1:0] s3_serve_q;
+{%- if classes %}
+  reg [1:0] s3_class_q [0:Ports-1];
+  reg [IndexW-1:0] s3_pt_q [0:Ports-1];
+{%- else %}
   reg [BankW-1:0] s3_bank_q [0:Ports-1];
+{%- endif %}
   reg [CountW-1:0] s3_hits_q;
   reg [CountW-1:0] s3_misses_q;
 {%- endif %}
@@ -723,13 +792,27 @@ module {{ name }} #(
   reg [RspW-1:0] out_in;
   reg out_push;
 
+{%- if classes %}
+  reg [WordW-1:0] pt_data [0:Ports-1];  // port (lane, class): its bank's word
+{%- endif %}
+
   always @(*) begin : b_collect
     integer i;
+{%- if classes %}
+    integer p;
+    for (p = 0; p < Ports; p = p + 1) begin
+      pt_data[p] = bank_rdata[bank_join(p[1:0], {{ collect }}_pt_q[p])];
+    end
+{%- endif %}
     out_push = {{ collect }}_valid_q && {{ collect }}_complete_q;
     for (i = 0; i < Ports; i = i + 1) begin
       acc_d[i] = acc_q[i];
       if ({{ collect }}_valid_q && {{ collect }}_serve_q[i]) begin
+{%- if classes %}
+        acc_d[i] = pt_data[{i[31:2], {{ collect }}_class_q[i]}];
+{%- else %}
         acc_d[i] = bank_rdata[{{ collect }}_bank_q[i]];
+{%- endif %}
       end
     end
     out_in = {{ "{" }}{{ collect }}_misses_q, {{ collect }}_hits_q{% for i in port_list_rev %}, acc_d[{{ i }}]{% endfor %}};
@@ -911,7 +994,12 @@ module {{ name }} #(
       s2_hits_q     <= s1_hits;
       s2_misses_q   <= s1_misses;
       for (i = 0; i < Ports; i = i + 1) begin
+{%- if classes %}
+        s2_class_q[i] <= s1_class[i];
+        s2_pt_q[i]    <= pt_q[i];
+{%- else %}
         s2_bank_q[i] <= s1_bank[i];
+{%- endif %}
       end
     end
 {%- if ram_out_reg %}
@@ -921,7 +1009,12 @@ module {{ name }} #(
       s3_hits_q     <= s2_hits_q;
       s3_misses_q   <= s2_misses_q;
       for (i = 0; i < Ports; i = i + 1) begin
+{%- if classes %}
+        s3_class_q[i] <= s2_class_q[i];
+        s3_pt_q[i]    <= s2_pt_q[i];
+{%- else %}
         s3_bank_q[i] <= s2_bank_q[i];
+{%- endif %}
       end
     end
 {%- endif %}

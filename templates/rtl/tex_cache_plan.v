@@ -8,6 +8,12 @@
 // i's round counts the distinct words of its bank that first appear before its own word
 // does. A pass takes as many rounds as its busiest bank has distinct words; texels that
 // ask for one word share its round.
+{%- if classes %}
+// The data stage reads a lane's texels through one port per parity class of banks, so a
+// round may read only one bank of a class for a lane. A pass in which a lane asks two
+// banks of one class (not a footprint: a footprint's texels are in four classes) is
+// planned as if each class were one bank: its rounds count a class's distinct words.
+{%- endif %}
 //
 // Pipeline, valid/ready, one pass a clock, 2 clocks:
 //   A  per pair of texels j < i: same word, same bank; per texel, whether it is the
@@ -51,6 +57,11 @@ module {{ name }} #(
 
   // The bank of a word of a line (TexCache::bank_bit in src/config/tmu.rs).
 {% include "rtl/tex_cache_bank_of.v" %}
+{%- if classes %}
+
+{% include "rtl/tex_cache_class_of.v" %}
+  localparam integer LaneTexels = 4;  // a lane's texels: a 2x2 footprint
+{%- endif %}
 
   // A texel's round: the count of its candidate bits.
   function [RoundW-1:0] round_of(input [CandW-1:0] c);
@@ -75,6 +86,10 @@ module {{ name }} #(
   wire [Ports-1:0] first;               // the first active texel to ask for its word
   wire             unused_first = first[Ports-1];  // no texel after the last counts it
   wire [Ports*Ports-1:0] cand;          // bit i * Ports + j: j counts towards i's round
+{%- if classes %}
+  wire [Ports*Ports-1:0] split;         // bit i * Ports + j, j < i in i's lane: one class, two banks
+  wire by_class = |split;               // the pass's rounds count per class
+{%- endif %}
 
   genvar gi;
   genvar gj;
@@ -89,10 +104,20 @@ module {{ name }} #(
         if (gj < gi) begin : g_before
           wire seen = |same_word[gj:0];  // one of texels 0..j asks for texel i's word
           assign same_word[gj]       = act[gj] && word[gj] == word[gi];
+{%- if classes %}
+          wire same_class = class_of(bank[gj]) == class_of(bank[gi]);
+          wire same_index = index_of(bank[gj]) == index_of(bank[gi]);
+          assign cand[gi*Ports + gj]  = first[gj] && !seen && same_class && (same_index || by_class);
+          assign split[gi*Ports + gj] = (gj / LaneTexels == gi / LaneTexels) && act[gi] && act[gj] && same_class && !same_index;
+{%- else %}
           assign cand[gi*Ports + gj] = first[gj] && !seen && bank[gj] == bank[gi];
+{%- endif %}
         end else begin : g_after
           assign same_word[gj]       = 1'b0;
           assign cand[gi*Ports + gj] = 1'b0;
+{%- if classes %}
+          assign split[gi*Ports + gj] = 1'b0;
+{%- endif %}
         end
       end
       assign first[gi] = act[gi] && same_word == {Ports{1'b0}};
