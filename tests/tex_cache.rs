@@ -729,6 +729,61 @@ fn the_bank_read_and_tag_lookup_depths_follow_the_clock_target_and_match_the_mod
 }
 
 /// The rendered `localparam integer <name> = <value>;` of a module, as a number.
+#[test]
+fn the_victim_takes_a_clock_of_its_own_over_many_ways_at_a_fast_clock() {
+    // 16 ways in one set: at 200 MHz on ECP5 the victim (M_VICT) and its checks (M_PICK)
+    // take a clock each; at 50 MHz they share one, and 4 ways keep one at 200 MHz too.
+    let cfg_at = |ways: u32, mhz: f64| {
+        merged_config(
+            &format!("v{ways}_{}", mhz as u32),
+            2048,
+            128,
+            ways,
+            16,
+            4,
+            "plru",
+            "tiled4x4",
+            mhz,
+        )
+    };
+    for (ways, mhz, pick) in [(16, 200.0, true), (16, 50.0, false), (4, 200.0, false)] {
+        let cfg = cfg_at(ways, mhz);
+        let design = elaborate(&cfg);
+        let tags = design
+            .modules
+            .iter()
+            .find(|m| m.kind == "tex_cache_tags")
+            .expect("tag module");
+        assert_eq!(
+            tags.text.contains("MPick: state_d = MAct;"),
+            pick,
+            "{ways} ways at {mhz} MHz"
+        );
+        let c = &cfg.tmu.as_ref().expect("tmu").cache;
+        let pipe = gpurtl::iface::tex_cache::CachePipe::new(
+            c,
+            &gpurtl::iface::timing::Timing::new(&cfg.clock),
+        );
+        assert_eq!(pipe.victim_pick, pick, "{ways} ways at {mhz} MHz");
+        assert_eq!(pipe.miss_clocks(), 3 + u32::from(pick));
+    }
+    // The one-clock victim over 16 ways (the two-clock one is every_workload_on_a_fully_
+    // associative_tree_plru_cache_behind_a_merge's).
+    cosim(&cfg_at(16, 50.0), 300, &every_workload_runs());
+    // M_PICK's slot register taken from a fixed way: the fill and the pass read the
+    // wrong line.
+    let cfg = cfg_at(16, 200.0);
+    let runs = [("rot30_256", 3, 0.0, 2), ("random", 2, 0.3, 20)];
+    cosim_good(&cfg, &runs);
+    assert_broken_module_caught(
+        &cfg,
+        "tex_cache_tags",
+        "alloc_slot_q <= slot_of(m_set_q, way_index(v_q));",
+        "alloc_slot_q <= slot_of(m_set_q, {WayW{1'b0}});",
+        &runs,
+    );
+}
+
 fn localparam(text: &str, name: &str) -> u32 {
     text.lines()
         .map(str::trim)

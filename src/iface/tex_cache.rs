@@ -309,6 +309,20 @@ pub struct CachePipe {
     /// period. Only where there is a RAM to read (more than one set) and the copies stay
     /// small (`TAG_COPY_BITS`).
     pub tag_copies: bool,
+    /// The victim's checks in a clock of their own (M_PICK, between M_VICT and M_ACT):
+    /// where the victim and the checks on it do not fit one period and are longer than
+    /// the lookup (splitting a shorter path would not raise the clock), which is many
+    /// ways.
+    pub victim_pick: bool,
+}
+
+/// The tag unit's M_VICT, as one clock: the victim (the lowest invalid way, or the
+/// replacement's choice: an OR or AND tree over the ways, then a way's one-hot), the
+/// allocation's check on it (its slot not full: an AND-OR tree over the ways) and the
+/// flags it sets.
+fn victim_ops(ways: u32) -> [Op; 3] {
+    let tree = log2(ways).div_ceil(2);
+    [Op::Lut(tree + 1), Op::Lut(tree + 1), Op::Lut(1)]
 }
 
 /// Flops the tag unit may spend on copies of its tags (texels x ways x (tag + valid)): the
@@ -323,10 +337,17 @@ impl CachePipe {
         // of four-input LUTs), the valid bit and L2's select.
         let lookup = [Op::Lut(1), Op::Lut(eq_levels(tag_w)), Op::Lut(1)];
         let copy_bits = cfg.tag_ports * cfg.ways * (tag_w + 1);
+        let victim = victim_ops(cfg.ways);
         Self {
             ram_out_reg: !timing.fits(&after_read),
             tag_copies: cfg.sets > 1 && copy_bits <= TAG_COPY_BITS && !timing.fits(&lookup),
+            victim_pick: !timing.fits(&victim) && timing.path(&victim) > timing.path(&lookup),
         }
+    }
+
+    /// Clocks from a miss's first in RUN to its allocation in M_ACT.
+    pub fn miss_clocks(&self) -> u32 {
+        3 + u32::from(self.victim_pick)
     }
 
     /// Clocks from a request entering the tag unit to its lookup in L2.
@@ -342,10 +363,16 @@ impl CachePipe {
     /// What `gpurtl check` says about it.
     pub fn describe(&self) -> String {
         format!(
-            "tag lookup in {} clock(s){}; bank reads in {} clock(s){}",
+            "tag lookup in {} clock(s){}; a miss allocates {} clocks after RUN{}; bank reads in {} clock(s){}",
             self.tag_clocks(),
             if self.tag_copies {
                 " (tag RAMs read into copies, then compared)"
+            } else {
+                ""
+            },
+            self.miss_clocks(),
+            if self.victim_pick {
+                " (the victim's checks in M_PICK)"
             } else {
                 ""
             },

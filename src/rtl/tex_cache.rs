@@ -271,8 +271,9 @@ pub struct TexCacheBank {
     pub out_reg: bool,
 }
 
-/// The tag unit's states, in the order of their encodings.
-pub const TAG_STATES: [&str; 4] = ["MRun", "MSet", "MVict", "MAct"];
+/// The tag unit's states, in the order of their encodings; `MPick` only where the
+/// victim's checks take a clock of their own (`CachePipe::victim_pick`).
+pub const TAG_STATES: [&str; 5] = ["MRun", "MSet", "MVict", "MAct", "MPick"];
 
 #[derive(Template)]
 #[template(path = "rtl/tex_cache_tags.v")]
@@ -331,6 +332,9 @@ pub struct TexCacheTags {
     pub pair_w: u32,
     pub tree_w: u32,
     pub states: Vec<(String, u32)>,
+    pub state_w: u32,
+    /// M_PICK between M_VICT and M_ACT (`CachePipe::victim_pick`).
+    pub pick: bool,
     /// The lookup in two clocks through tag copies (`CachePipe::tag_copies`), and the stage
     /// whose request L2 compares.
     pub tag_copies: bool,
@@ -487,6 +491,8 @@ pub struct TexCacheTop {
     pub ram_out_reg: bool,
     /// The tag lookup's copies, from the clock schedule (`CachePipe::tag_copies`).
     pub tag_copies: bool,
+    /// The victim's checks in M_PICK (`CachePipe::victim_pick`).
+    pub victim_pick: bool,
     pub ram_clocks: u32,
     pub collect: &'static str,
     pub data_stages: &'static str,
@@ -631,6 +637,7 @@ impl TexCacheTop {
             plan_fields: lsb_params("Plan", &plan),
             ram_out_reg: pipe.ram_out_reg,
             tag_copies: pipe.tag_copies,
+            victim_pick: pipe.victim_pick,
             ram_clocks: pipe.ram_clocks(),
             collect: if pipe.ram_out_reg { "s3" } else { "s2" },
             data_stages: if pipe.ram_out_reg { "s2, s3" } else { "s2" },
@@ -756,8 +763,11 @@ impl TexCacheTop {
             states: TAG_STATES
                 .iter()
                 .zip(0u32..)
+                .filter(|(n, _)| self.victim_pick || **n != "MPick")
                 .map(|(n, v)| (n.to_string(), v))
                 .collect(),
+            state_w: clog2(TAG_STATES.len() as u32 - u32::from(!self.victim_pick)),
+            pick: self.victim_pick,
             tag_copies: self.tag_copies,
             look_src: if self.tag_copies { "LA" } else { "L1" },
             adv_copies: adv_groups(self.tag_copies, k).iter().map(|g| g.1).sum(),

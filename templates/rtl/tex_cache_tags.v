@@ -22,16 +22,21 @@
 //           registers (a row select by a flop's set index).
 //   M_VICT  the victim (the lowest invalid way, else the oldest way the pass does not
 //           use) is picked from those registers, and whether the texels left depend on it.
+{%- if pick %}
+//   M_PICK  the victim's checks (its slot may take a fill, the fill side has room) and
+//           its slot, from the victim's register: over {{ ways }} ways the victim and its
+//           checks take a clock each.
+{%- endif %}
 //   M_ACT   the victim is allocated, from registers; or the pass closes when every way
 //           is in use (the request then continues in a new pass). The allocation is
 //           forwarded into the lookups behind it, so the miss's texel and any texel of
 //           the same line hit from then on, and a texel that hit the evicted line misses.
 //           When no texel left depends on the victim (each is on the miss's line or hits
 //           in another set), the request leaves from M_ACT and the next one loads: a
-//           request with one miss takes four clocks.
+//           request with one miss takes {% if pick %}five{% else %}four{% endif %} clocks.
 //           When the victim may not be refilled yet (its slot's fills are all in flight,
 //           or the fill queue is full), or a closing pass cannot leave, M_SET reads the
-//           set again, then M_VICT and M_ACT again.
+//           set again, then M_VICT{% if pick %}, M_PICK{% endif %} and M_ACT again.
 // Pins and age updates of a clock's hits land one clock later. M_SET adds RUN's hits in
 // the set (c_pin_q) to the pins it reads. The ages M_SET reads lack only RUN's hits;
 // those are pinned, so no victim depends on them.
@@ -96,7 +101,7 @@ module {{ name }} #(
 {%- endfor %}
   // Tag unit states.
 {%- for s in states %}
-  localparam [1:0] {{ s.0 }} = 2'd{{ s.1 }};
+  localparam [{{ state_w - 1 }}:0] {{ s.0 }} = {{ state_w }}'d{{ s.1 }};
 {%- endfor %}
 
   // Where a line lives: its set, its tag, and the slot of a way of a set.
@@ -176,7 +181,7 @@ module {{ name }} #(
 
   // Control registers of the request being committed, and of the miss (its line and
   // set, and its set's bits, read in RUN and M_SET).
-  reg [1:0] state_q;
+  reg [{{ state_w - 1 }}:0] state_q;
   reg [SetW-1:0] m_set_q;
   reg [LineAddrW-1:0] m_line_q;
   reg [Ports-1:0] m_line_eq_q;  // texels of the miss's line
@@ -194,19 +199,38 @@ module {{ name }} #(
   reg rest_hit_d;  // every texel left hits, whichever way the miss takes
   reg [Ways-1:0] v_q;  // registered for M_ACT, and held for the lookups behind it
   reg v_none_q;
+{%- if pick %}
+  // M_PICK, a clock between M_VICT and M_ACT (the victim over {{ ways }} ways and the checks on
+  // it do not fit one clock: CachePipe::victim_pick), decides for M_ACT from v_q, into
+  // flops: whether it allocates (a victim, its slot free to take another fill, and room
+  // on the fill side), and whether the request then leaves (every texel left hits
+  // whatever the victim), so that M_ACT's handshakes start at flops. The fill side's
+  // room is read in M_PICK, a clock before the allocation that takes it: allocations
+  // are five clocks apart at the least, so that room is never one an allocation has
+  // used.
+{%- else %}
   // M_VICT decides for M_ACT, into flops: whether it allocates (a victim, its slot free
   // to take another fill, and room on the fill side), and whether the request then
   // leaves (every texel left hits whatever the victim), so that M_ACT's handshakes
   // start at flops. The fill side's room is read in M_VICT, a clock before the
   // allocation that takes it: allocations are four clocks apart at the least, so that
   // room is never one an allocation has used.
+{%- endif %}
   reg alloc_ok_q;
   reg leave_ok_q;
   wire alloc = alloc_ok_q;
+{%- if pick %}
+  wire vict_ok = (state_q == MPick) && !v_none_q && (v_q & s_full_q) == {Ways{1'b0}} && fill_room_i;
+  // The allocated slot, from M_VICT's victim in v_q as M_PICK ends (m_set_q holds from
+  // M_SET on): a register of its own, so that the pass's texel slots and the fill side's
+  // slot start at a flop, not at v_q's encoder behind its fan-out to every texel's
+  // forwarding.
+{%- else %}
   wire vict_ok = (state_q == MVict) && !v_none_d && (v_d & s_full_q) == {Ways{1'b0}} && fill_room_i;
   // The allocated slot, from M_VICT's victim as v_q loads (m_set_q holds from M_SET on):
   // a register of its own, so that the pass's texel slots and the fill side's slot start
   // at a flop, not at v_q's encoder behind its fan-out to every texel's forwarding.
+{%- endif %}
   reg [SlotW-1:0] alloc_slot_q;
   wire [SlotW-1:0] alloc_slot = alloc_slot_q;
   // The miss's set, one-hot, a clock behind m_set_q: m_set_q holds from M_SET to the
@@ -547,7 +571,7 @@ module {{ name }} #(
   // above. A request loads into RUN (l2_take) only when RUN is empty or its request
   // leaves, and RUN is in MRun then; so a loading request finishes when all its texels
   // hit, and one that stays finishes as it did or as an allocation leaves it.
-  reg [1:0] state_d;
+  reg [{{ state_w - 1 }}:0] state_d;
   reg t_valid_d;
   reg l2_valid_d;
   reg fin_d;
@@ -564,7 +588,12 @@ module {{ name }} #(
     case (state_q)
       MRun: state_d = (run && !t_all_hit_q) ? MSet : MRun;
       MSet: state_d = MVict;
+{%- if pick %}
+      MVict: state_d = MPick;
+      MPick: state_d = MAct;
+{%- else %}
       MVict: state_d = MAct;
+{%- endif %}
       // M_ACT that neither allocates nor closes its pass reads the set again.
       default: state_d = (alloc || (v_none_q && pass_ready_i)) ? MRun : MSet;
     endcase
@@ -1152,8 +1181,15 @@ module {{ name }} #(
     if (state_q == MVict) begin
       v_q          <= v_d;
       v_none_q     <= v_none_d;
+{%- if !pick %}
       alloc_slot_q <= slot_of(m_set_q, way_index(v_d));
+{%- endif %}
     end
+{%- if pick %}
+    if (state_q == MPick) begin
+      alloc_slot_q <= slot_of(m_set_q, way_index(v_q));
+    end
+{%- endif %}
   end
 
 endmodule
