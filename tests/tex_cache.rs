@@ -730,7 +730,7 @@ fn the_bank_read_and_tag_lookup_depths_follow_the_clock_target_and_match_the_mod
 
 /// The rendered `localparam integer <name> = <value>;` of a module, as a number.
 #[test]
-fn the_victim_takes_a_clock_of_its_own_over_many_ways_at_a_fast_clock() {
+fn the_victim_and_the_read_address_take_a_clock_of_their_own_at_a_fast_clock() {
     // 16 ways in one set: at 200 MHz on ECP5 the victim (M_VICT) and its checks (M_PICK)
     // take a clock each; at 50 MHz they share one, and 4 ways keep one at 200 MHz too.
     let cfg_at = |ways: u32, mhz: f64| {
@@ -766,6 +766,16 @@ fn the_victim_takes_a_clock_of_its_own_over_many_ways_at_a_fast_clock() {
         );
         assert_eq!(pipe.victim_pick, pick, "{ways} ways at {mhz} MHz");
         assert_eq!(pipe.miss_clocks(), 3 + u32::from(pick));
+        // With bank classes (16 tiled banks) a bank's address takes two selects after the
+        // round compare: registered at 200 MHz, not at 50.
+        let fast = mhz > 100.0;
+        assert_eq!(pipe.addr_reg, fast, "{ways} ways at {mhz} MHz");
+        let top = design
+            .modules
+            .iter()
+            .find(|m| m.kind == "tex_cache")
+            .expect("cache module");
+        assert_eq!(top.text.contains("sa_rd_addr_q[i] <= rd_addr[i];"), fast);
     }
     // The one-clock victim over 16 ways (the two-clock one is every_workload_on_a_fully_
     // associative_tree_plru_cache_behind_a_merge's).

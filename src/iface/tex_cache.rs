@@ -314,6 +314,11 @@ pub struct CachePipe {
     /// the lookup (splitting a shorter path would not raise the clock), which is many
     /// ways.
     pub victim_pick: bool,
+    /// The banks' read enables and addresses registered (the read's stage A, a clock of
+    /// latency): where the round compare and the selects of a bank's address from the
+    /// texels (through the ports with bank classes) do not fit one period and are longer
+    /// than the lookup.
+    pub addr_reg: bool,
 }
 
 /// The tag unit's M_VICT, as one clock: the victim (the lowest invalid way, or the
@@ -338,10 +343,20 @@ impl CachePipe {
         let lookup = [Op::Lut(1), Op::Lut(eq_levels(tag_w)), Op::Lut(1)];
         let copy_bits = cfg.tag_ports * cfg.ways * (tag_w + 1);
         let victim = victim_ops(cfg.ways);
+        // The round compare (serve), then a bank's address: with bank classes an AND-OR
+        // over a lane's texels into its ports, then over the lanes' ports; else over every
+        // texel.
+        let sel = if cfg.bank_classes().is_some() {
+            4
+        } else {
+            1 + log2(cfg.ports).div_ceil(2)
+        };
+        let read = [Op::Lut(eq_levels(log2(cfg.ports))), Op::Lut(sel)];
         Self {
             ram_out_reg: !timing.fits(&after_read),
             tag_copies: cfg.sets > 1 && copy_bits <= TAG_COPY_BITS && !timing.fits(&lookup),
             victim_pick: !timing.fits(&victim) && timing.path(&victim) > timing.path(&lookup),
+            addr_reg: !timing.fits(&read) && timing.path(&read) > timing.path(&lookup),
         }
     }
 
@@ -355,15 +370,15 @@ impl CachePipe {
         1 + u32::from(self.tag_copies)
     }
 
-    /// Clocks from a bank read to its data.
+    /// Clocks from a round's issue to its data.
     pub fn ram_clocks(&self) -> u32 {
-        1 + u32::from(self.ram_out_reg)
+        1 + u32::from(self.ram_out_reg) + u32::from(self.addr_reg)
     }
 
     /// What `gpurtl check` says about it.
     pub fn describe(&self) -> String {
         format!(
-            "tag lookup in {} clock(s){}; a miss allocates {} clocks after RUN{}; bank reads in {} clock(s){}",
+            "tag lookup in {} clock(s){}; a miss allocates {} clocks after RUN{}; bank reads in {} clock(s){}{}",
             self.tag_clocks(),
             if self.tag_copies {
                 " (tag RAMs read into copies, then compared)"
@@ -377,6 +392,11 @@ impl CachePipe {
                 ""
             },
             self.ram_clocks(),
+            if self.addr_reg {
+                " (addresses registered)"
+            } else {
+                ""
+            },
             if self.ram_out_reg {
                 " (RAM output register on)"
             } else {

@@ -216,6 +216,55 @@ fn named_bits_expr(v: &str, bits: &[u32]) -> String {
     format!("{{{}}}", parts.join(", "))
 }
 
+/// Where the read's stage 2 takes its enables, addresses and texel fields from: the
+/// stage A registers where the addresses are registered (`CachePipe::addr_reg`), else
+/// stage 1's logic as the round issues.
+#[derive(Debug, Clone)]
+pub struct ReadSrc {
+    pub valid: &'static str,
+    pub en: &'static str,
+    pub addr: &'static str,
+    pub complete: &'static str,
+    pub serve: &'static str,
+    pub hits: &'static str,
+    pub misses: &'static str,
+    pub class: &'static str,
+    pub pt: &'static str,
+    pub bank: &'static str,
+}
+
+impl ReadSrc {
+    fn new(addr_reg: bool) -> Self {
+        if addr_reg {
+            Self {
+                valid: "sa_valid_q",
+                en: "sa_rd_en_q",
+                addr: "sa_rd_addr_q",
+                complete: "sa_complete_q",
+                serve: "sa_serve_q",
+                hits: "sa_hits_q",
+                misses: "sa_misses_q",
+                class: "sa_class_q",
+                pt: "sa_pt_q",
+                bank: "sa_bank_q",
+            }
+        } else {
+            Self {
+                valid: "issue",
+                en: "rd_en",
+                addr: "rd_addr",
+                complete: "complete",
+                serve: "serve",
+                hits: "s1_hits",
+                misses: "s1_misses",
+                class: "s1_class",
+                pt: "pt_q",
+                bank: "s1_bank",
+            }
+        }
+    }
+}
+
 /// The bank classes as the templates use them (`tex_cache_class_of.v`): a bank number's
 /// class and index, and the bank of a class and an index.
 #[derive(Debug, Clone, Default)]
@@ -493,6 +542,10 @@ pub struct TexCacheTop {
     pub tag_copies: bool,
     /// The victim's checks in M_PICK (`CachePipe::victim_pick`).
     pub victim_pick: bool,
+    /// The banks' read addresses registered (`CachePipe::addr_reg`), and where stage 2
+    /// takes its fields from.
+    pub addr_reg: bool,
+    pub rd: ReadSrc,
     pub ram_clocks: u32,
     pub collect: &'static str,
     pub data_stages: &'static str,
@@ -638,9 +691,16 @@ impl TexCacheTop {
             ram_out_reg: pipe.ram_out_reg,
             tag_copies: pipe.tag_copies,
             victim_pick: pipe.victim_pick,
+            addr_reg: pipe.addr_reg,
+            rd: ReadSrc::new(pipe.addr_reg),
             ram_clocks: pipe.ram_clocks(),
             collect: if pipe.ram_out_reg { "s3" } else { "s2" },
-            data_stages: if pipe.ram_out_reg { "s2, s3" } else { "s2" },
+            data_stages: match (pipe.addr_reg, pipe.ram_out_reg) {
+                (true, true) => "sA, s2, s3",
+                (true, false) => "sA, s2",
+                (false, true) => "s2, s3",
+                (false, false) => "s2",
+            },
             target_mhz: format!("{}", ctx.timing.target_mhz),
             size_bytes: c.size_bytes,
             line_bytes: c.line_bytes,

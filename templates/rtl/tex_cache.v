@@ -746,8 +746,8 @@ module {{ name }} #(
         .we_i    (bank_we[gb]),
         .waddr_i (bank_waddr[gb]),
         .wdata_i (bank_wdata[gb]),
-        .re_i    (issue & rd_en[gb]),
-        .raddr_i (rd_addr[gb]),
+        .re_i    ({{ rd.valid }} & {{ rd.en }}[gb]),
+        .raddr_i ({{ rd.addr }}[gb]),
         .rdata_o (bank_rdata[gb])
       );
     end
@@ -762,6 +762,27 @@ module {{ name }} #(
   // Data stage 2: the banks read in one clock (the clock target leaves room for the RAM's
   // clock-to-out); bank outputs land in the response, and a complete one enters the
   // output queue, for which stage 1 holds a credit.
+{%- endif %}
+{%- if addr_reg %}
+  // The read's stage A: the banks' enables and addresses registered as the round
+  // issues (CachePipe::addr_reg: the round compare and the port and bank selects are
+  // longer than the tag lookup), the RAMs read a clock later. A pass's reads done count
+  // down at its issue, a clock before its last read; a fill of its slots writes the
+  // banks four clocks after the issue at the soonest (the MSHR's count, its free flag,
+  // the fill's go, a beat).
+  reg sa_valid_q;
+  reg sa_complete_q;
+  reg [Ports-1:0] sa_serve_q;
+{%- if classes %}
+  reg [1:0] sa_class_q [0:Ports-1];
+  reg [IndexW-1:0] sa_pt_q [0:Ports-1];
+{%- else %}
+  reg [BankW-1:0] sa_bank_q [0:Ports-1];
+{%- endif %}
+  reg [CountW-1:0] sa_hits_q;
+  reg [CountW-1:0] sa_misses_q;
+  reg [Banks-1:0] sa_rd_en_q;
+  reg [BankAddrW-1:0] sa_rd_addr_q [0:Banks-1];
 {%- endif %}
   reg s2_valid_q;
   reg s2_complete_q;
@@ -869,6 +890,9 @@ module {{ name }} #(
       round_q    <= {RoundW{1'b0}};
       more_q     <= {Ports{1'b0}};
       credit_q   <= OutCredits;
+{%- if addr_reg %}
+      sa_valid_q <= 1'b0;
+{%- endif %}
       s2_valid_q <= 1'b0;
 {%- if ram_out_reg %}
       s3_valid_q <= 1'b0;
@@ -940,7 +964,10 @@ module {{ name }} #(
         more_q  <= more_q >> 1;
       end
       credit_q   <= credit_d;
-      s2_valid_q <= issue;
+{%- if addr_reg %}
+      sa_valid_q <= issue;
+{%- endif %}
+      s2_valid_q <= {{ rd.valid }};
 {%- if ram_out_reg %}
       s3_valid_q <= s2_valid_q;
 {%- endif %}
@@ -988,17 +1015,37 @@ module {{ name }} #(
       new_dec_q <= ref_dec_q[new_slot_q];
       new_m_q   <= new_match;
     end
+{%- if addr_reg %}
     if (issue) begin
-      s2_complete_q <= complete;
-      s2_serve_q    <= serve;
-      s2_hits_q     <= s1_hits;
-      s2_misses_q   <= s1_misses;
+      sa_complete_q <= complete;
+      sa_serve_q    <= serve;
+      sa_hits_q     <= s1_hits;
+      sa_misses_q   <= s1_misses;
+      sa_rd_en_q    <= rd_en;
       for (i = 0; i < Ports; i = i + 1) begin
 {%- if classes %}
-        s2_class_q[i] <= s1_class[i];
-        s2_pt_q[i]    <= pt_q[i];
+        sa_class_q[i] <= s1_class[i];
+        sa_pt_q[i]    <= pt_q[i];
 {%- else %}
-        s2_bank_q[i] <= s1_bank[i];
+        sa_bank_q[i] <= s1_bank[i];
+{%- endif %}
+      end
+      for (i = 0; i < Banks; i = i + 1) begin
+        sa_rd_addr_q[i] <= rd_addr[i];
+      end
+    end
+{%- endif %}
+    if ({{ rd.valid }}) begin
+      s2_complete_q <= {{ rd.complete }};
+      s2_serve_q    <= {{ rd.serve }};
+      s2_hits_q     <= {{ rd.hits }};
+      s2_misses_q   <= {{ rd.misses }};
+      for (i = 0; i < Ports; i = i + 1) begin
+{%- if classes %}
+        s2_class_q[i] <= {{ rd.class }}[i];
+        s2_pt_q[i]    <= {{ rd.pt }}[i];
+{%- else %}
+        s2_bank_q[i] <= {{ rd.bank }}[i];
 {%- endif %}
       end
     end
