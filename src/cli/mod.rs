@@ -526,6 +526,14 @@ pub fn describe(cfg: &Config, design: &Design) -> String {
             "           bank check: worst 2x2 footprint {} clock(s) over {} footprints, a request at most {}\n",
             b.footprint_clocks, b.footprints, b.request_bound
         );
+        if let Some(cl) = c.bank_classes() {
+            s += &format!(
+                "           bank classes: 4 parity classes of {} banks (bank bits {:?}: class, {:?}: index), a port per lane and class\n",
+                1 << cl.index_bits.len(),
+                cl.class_bits,
+                cl.index_bits
+            );
+        }
     }
     if let Some(m) = &cfg.mem {
         s += &format!(

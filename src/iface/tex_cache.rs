@@ -377,31 +377,25 @@ impl CachePipe {
 
     /// What `gpurtl check` says about it.
     pub fn describe(&self) -> String {
-        format!(
-            "tag lookup in {} clock(s){}; a miss allocates {} clocks after RUN{}; bank reads in {} clock(s){}{}",
-            self.tag_clocks(),
-            if self.tag_copies {
-                " (tag RAMs read into copies, then compared)"
+        let note = |parts: &[(bool, &str)]| {
+            let on: Vec<&str> = parts.iter().filter(|p| p.0).map(|p| p.1).collect();
+            if on.is_empty() {
+                String::new()
             } else {
-                ""
-            },
-            self.miss_clocks(),
-            if self.victim_pick {
-                " (the victim's checks in M_PICK)"
-            } else {
-                ""
-            },
-            self.ram_clocks(),
-            if self.addr_reg {
-                " (addresses registered)"
-            } else {
-                ""
-            },
-            if self.ram_out_reg {
-                " (RAM output register on)"
-            } else {
-                ""
+                format!(" ({})", on.join(", "))
             }
+        };
+        format!(
+            "tag lookup in {} clock(s){}; a miss allocates {} clocks after RUN{}; bank reads in {} clock(s){}",
+            self.tag_clocks(),
+            note(&[(self.tag_copies, "tag RAMs read into copies, then compared"),]),
+            self.miss_clocks(),
+            note(&[(self.victim_pick, "the victim's checks in M_PICK")]),
+            self.ram_clocks(),
+            note(&[
+                (self.addr_reg, "addresses registered"),
+                (self.ram_out_reg, "RAM output register on"),
+            ]),
         )
     }
 }
