@@ -135,8 +135,16 @@ fn fill_banks(c: &TexCache, bank_w: u32) -> Vec<FillBank> {
         .collect()
 }
 
-/// Responses the output queue holds; stage 1 issues a completing read only with a credit.
+/// Responses the output queue holds at the least; stage 1 issues a completing read only
+/// with a credit.
 const OUT_DEPTH: u32 = 4;
+
+/// The output queue's depth: a credit is out from its issue to the clock after the
+/// response leaves the queue, two clocks more than the read takes (`ram_clocks`), so the
+/// queue holds that many for one request a clock.
+fn out_depth(pipe: &CachePipe) -> u32 {
+    OUT_DEPTH.max(2 + pipe.ram_clocks())
+}
 
 /// The groups of loads the tag unit's advance enables, each with its own copies of the
 /// flags behind it, and how many copies each takes: L1's output register, L2, RUN, and
@@ -757,8 +765,8 @@ impl TexCacheTop {
             slot_base: slot_base("i"),
             slot_base_m: slot_base("m"),
             fill_banks: fill_banks(c, bank_w),
-            out_depth: OUT_DEPTH,
-            credit_w: clog2(OUT_DEPTH + 1),
+            out_depth: out_depth(&pipe),
+            credit_w: clog2(out_depth(&pipe) + 1),
             port_list: (0..c.ports).collect(),
             port_list_rev: (0..c.ports).rev().collect(),
         }
