@@ -20,10 +20,8 @@
 
 use std::path::{Path, PathBuf};
 
-use gpurtl::config::{self, Config, Filter, TexFormat};
+use gpurtl::config::{self, Config};
 use gpurtl::model::ipu as m;
-use gpurtl::model::tmu::sampler::MipImage;
-use gpurtl::model::tmu::unit::{Lane, TmuCmd, load_texture};
 use gpurtl::rng::Rng;
 use gpurtl::sim::{self, SimOptions};
 use gpurtl::synth::{self, Options, Target};
@@ -63,55 +61,16 @@ fn ipu_run(cfg: &Config, draws: u32, work: &Path) -> (u64, u64) {
     (u64::from(draws * w * h), r.cycles)
 }
 
-/// `n` requests of the unit's lanes over an 8x8 rgba8888 texture magnified 16 times
-/// (bilinear, every lane active), ideal memory; texels read and clocks.
+/// `n` requests of the unit's lanes on hits (`sim::tmu::magnified_hits`): texels read
+/// and clocks.
 fn tmu_run(cfg: &Config, n: usize, work: &Path) -> (u64, u64) {
-    let tmu = cfg.tmu.clone().expect("tmu");
-    let log2 = 3;
-    let mut rng = Rng::stream(22, 0);
-    let img = MipImage {
-        format: TexFormat::Rgba8888,
-        layout: tmu.cache.layout,
-        log2_width: log2,
-        log2_height: log2,
-        levels: (0..=log2)
-            .map(|l| {
-                let words = MipImage::level_words(TexFormat::Rgba8888, log2 - l, log2 - l);
-                (0..words).map(|_| rng.next_u64() as u32).collect()
-            })
-            .collect(),
-    };
-    let sampler = shared::sampler(Filter::Linear, Filter::Linear, &tmu);
-    let (mut cmds, memory) = load_texture(0, &img, &sampler);
-    // Lanes walk a 128-pixel-wide picture of the texture in raster order (16 pixels a
-    // texel), a lane a pixel; the level of detail is given (magnified: bilinear).
-    let lanes = tmu.lanes as usize;
-    let side = 128.0f32;
-    for r in 0..n {
-        let lanes = (0..lanes)
-            .map(|k| {
-                let p = (r * lanes + k) as f32;
-                Lane {
-                    s: ((p % side) + 0.5) / side,
-                    t: (((p / side).floor() % side) + 0.5) / side,
-                    active: true,
-                }
-            })
-            .collect();
-        cmds.push(TmuCmd::Sample {
-            tex: 0,
-            lod: Some(-4.0),
-            lanes,
-        });
-    }
-    let opt = SimOptions::new(n, 1, work.to_path_buf());
-    let run = sim::tmu::run(cfg, &cmds, memory, &opt).expect("simulates");
+    let (texels, report) = sim::tmu::magnified_hits(cfg, n, work).expect("simulates");
     assert!(
-        run.report.passed,
+        report.passed,
         "{} tmu: {:?}",
-        cfg.design.name, run.report.errors
+        cfg.design.name, report.errors
     );
-    ((n * lanes * 4) as u64, run.report.cycles)
+    (texels, report.cycles)
 }
 
 fn main() {

@@ -756,3 +756,27 @@ fn fixed_point_conversion_with_the_half_texel_equals_convert_then_subtract() {
     let out = prove(&broken, "half-equiv-broken");
     assert!(!out.status.success(), "a flipped carry-in must be refuted");
 }
+
+#[test]
+fn hits_flow_at_the_units_full_rate() {
+    // A request a clock on hits, every lane's four texels (issue 20's throughput): the
+    // marginal rate of two runs over a magnified texture, at the default's one lane and
+    // the seed's four (whose cache reads its addresses a clock after the issue, so its
+    // response queue holds a credit's longer trip).
+    for name in ["default.toml", "seed001_tmu.toml"] {
+        let cfg = preset(name);
+        let full = 4.0 * f64::from(cfg.tmu.as_ref().expect("tmu").lanes);
+        let run = |n: usize| {
+            let (texels, report) =
+                gpurtl::sim::tmu::magnified_hits(&cfg, n, &work_dir()).expect("simulates");
+            assert!(report.passed, "{name}, {n} requests: {:?}", report.errors);
+            (texels, report.cycles)
+        };
+        let (short, long) = (run(96), run(192));
+        let rate = (long.0 - short.0) as f64 / (long.1 - short.1) as f64;
+        assert!(
+            (rate - full).abs() < 1e-9,
+            "{name}: {rate} texels a clock on hits, not {full} ({short:?}, {long:?})"
+        );
+    }
+}

@@ -66,3 +66,69 @@ pub fn run(
         fills,
     })
 }
+
+/// A throughput run on hits: `n` requests of every lane over an 8x8 rgba8888 texture
+/// magnified 16 times (bilinear, repeat wrap, every lane active, the level of detail
+/// given), ideal memory: after the texture's few lines are in, every texel hits. The
+/// lanes walk a 128-pixel-wide picture of the texture in raster order, a lane a pixel.
+/// Returns the texels read and the run's report (its clocks, and whether every response
+/// was the model's); two lengths give the marginal rate (`cargo bench --bench rate`, and
+/// tests/tmu.rs's check that it is the unit's full rate).
+pub fn magnified_hits(
+    cfg: &Config,
+    n: usize,
+    work: &std::path::Path,
+) -> Result<(u64, SimReport), SimError> {
+    use crate::config::{Filter, TexFormat, Wrap};
+    use crate::model::tmu::lod::LOD_FRAC;
+    use crate::model::tmu::sampler::{MipImage, Sampler};
+    use crate::model::tmu::unit::{Lane, load_texture};
+    let tmu = cfg.tmu.as_ref().expect("a throughput run needs [tmu]");
+    let log2 = 3;
+    let mut rng = crate::rng::Rng::stream(22, 0);
+    let img = MipImage {
+        format: TexFormat::Rgba8888,
+        layout: tmu.cache.layout,
+        log2_width: log2,
+        log2_height: log2,
+        levels: (0..=log2)
+            .map(|l| {
+                let words = MipImage::level_words(TexFormat::Rgba8888, log2 - l, log2 - l);
+                (0..words).map(|_| rng.next_u64() as u32).collect()
+            })
+            .collect(),
+    };
+    let sampler = Sampler {
+        min_filter: Filter::Linear,
+        mag_filter: Filter::Linear,
+        wrap_s: Wrap::Repeat,
+        wrap_t: Wrap::Repeat,
+        lod_bias: 0,
+        min_lod: -100 << LOD_FRAC,
+        max_lod: 100 << LOD_FRAC,
+        weight_bits: tmu.weight_bits,
+    };
+    let (mut cmds, memory) = load_texture(0, &img, &sampler);
+    let lanes = tmu.lanes as usize;
+    let side = 128.0f32;
+    for r in 0..n {
+        let lanes = (0..lanes)
+            .map(|k| {
+                let p = (r * lanes + k) as f32;
+                Lane {
+                    s: ((p % side) + 0.5) / side,
+                    t: (((p / side).floor() % side) + 0.5) / side,
+                    active: true,
+                }
+            })
+            .collect();
+        cmds.push(TmuCmd::Sample {
+            tex: 0,
+            lod: Some(-4.0),
+            lanes,
+        });
+    }
+    let opt = SimOptions::new(n, 1, work.to_path_buf());
+    let run = run(cfg, &cmds, memory, &opt)?;
+    Ok(((n * lanes * 4) as u64, run.report))
+}
