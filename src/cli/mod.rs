@@ -334,6 +334,7 @@ fn run(cli: Cli) -> Result<u8, Failure> {
             json,
         } => {
             let (cfg, design) = run.load()?;
+            let config_path = run.config.config.clone();
             let RunArgs {
                 unit,
                 count,
@@ -397,6 +398,12 @@ fn run(cli: Cli) -> Result<u8, Failure> {
                 println!("{}", serde_json::to_string(&report).unwrap_or_default());
             } else {
                 print!("{}", summary(&report));
+                if !report.passed {
+                    println!(
+                        "  reproduce: {}",
+                        reproduce(config_path.as_deref(), &report, &opt, rows)
+                    );
+                }
             }
             Ok(if report.passed { 0 } else { 1 })
         }
@@ -738,15 +745,43 @@ fn summary(r: &SimReport) -> String {
     if let Some(v) = &r.vectors_dir {
         s += &format!("  vectors kept in {v}\n");
     }
-    if !r.passed {
+    s
+}
+
+/// The command that runs a failed co-simulation again: the same config, unit, seed,
+/// count, gaps and stalls, workload and memory model.
+fn reproduce(
+    config: Option<&std::path::Path>,
+    r: &SimReport,
+    opt: &SimOptions,
+    rows: sim::MemRows,
+) -> String {
+    let mut s = String::from("gpurtl sim");
+    if let Some(c) = config {
+        s += &format!(" --config {}", c.display());
+    }
+    s += &format!(
+        " --unit {} --seed {} --count {} --gap {} --stall {}",
+        r.unit, r.seed, r.count, r.gap, r.stall
+    );
+    if let Some(a) = &r.mem_arb {
+        s += &a.reproduce_flags();
+        return s;
+    }
+    if let Some(w) = &opt.workload {
+        s += &format!(" --workload {w}");
+    }
+    if !r.memory.is_empty() {
         s += &format!(
-            "  reproduce: gpurtl sim --unit {} --seed {} --count {} --gap {} --stall {}",
-            r.unit, r.seed, r.count, r.gap, r.stall
+            " --mem-latency {} --mem-jitter {} --mem-gap {} --mem-stall {}",
+            opt.mem.latency, opt.mem.jitter, opt.mem.gap, opt.mem.stall
         );
-        if let Some(a) = &r.mem_arb {
-            s += &a.reproduce_flags();
+        if rows != sim::MemRows::default() {
+            s += &format!(
+                " --mem-row-bits {} --mem-row-penalty {}",
+                rows.bits, rows.penalty
+            );
         }
-        s += "\n";
     }
     s
 }

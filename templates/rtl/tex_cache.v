@@ -732,6 +732,27 @@ module {{ name }} #(
   wire [AvailW-1:0] avail_keep = avail_q + {{ "{" }}{(AvailW-1){1'b0}}, fill_done};
   wire [AvailW-1:0] avail_d = s1_load ? avail_pop : avail_keep;
 
+{%- if addr_reg %}
+  // The read's stage A: the banks' enables and addresses registered as the round
+  // issues (CachePipe::addr_reg: the round compare and the port and bank selects are
+  // longer than the tag lookup), the RAMs read a clock later. A pass's reads done count
+  // down at its issue, a clock before its last read; a fill of its slots writes the
+  // banks four clocks after the issue at the soonest (the MSHR's count, its free flag,
+  // the fill's go, a beat).
+  reg sa_valid_q;
+  reg sa_complete_q;
+  reg [Ports-1:0] sa_serve_q;
+{%- if classes %}
+  reg [1:0] sa_class_q [0:Ports-1];
+  reg [IndexW-1:0] sa_pt_q [0:Ports-1];
+{%- else %}
+  reg [BankW-1:0] sa_bank_q [0:Ports-1];
+{%- endif %}
+  reg [CountW-1:0] sa_hits_q;
+  reg [CountW-1:0] sa_misses_q;
+  reg [Banks-1:0] sa_rd_en_q;
+  reg [BankAddrW-1:0] sa_rd_addr_q [0:Banks-1];
+{%- endif %}
   wire [WordW-1:0] bank_rdata [0:Banks-1];
 
   genvar gb;
@@ -762,27 +783,6 @@ module {{ name }} #(
   // Data stage 2: the banks read in one clock (the clock target leaves room for the RAM's
   // clock-to-out); bank outputs land in the response, and a complete one enters the
   // output queue, for which stage 1 holds a credit.
-{%- endif %}
-{%- if addr_reg %}
-  // The read's stage A: the banks' enables and addresses registered as the round
-  // issues (CachePipe::addr_reg: the round compare and the port and bank selects are
-  // longer than the tag lookup), the RAMs read a clock later. A pass's reads done count
-  // down at its issue, a clock before its last read; a fill of its slots writes the
-  // banks four clocks after the issue at the soonest (the MSHR's count, its free flag,
-  // the fill's go, a beat).
-  reg sa_valid_q;
-  reg sa_complete_q;
-  reg [Ports-1:0] sa_serve_q;
-{%- if classes %}
-  reg [1:0] sa_class_q [0:Ports-1];
-  reg [IndexW-1:0] sa_pt_q [0:Ports-1];
-{%- else %}
-  reg [BankW-1:0] sa_bank_q [0:Ports-1];
-{%- endif %}
-  reg [CountW-1:0] sa_hits_q;
-  reg [CountW-1:0] sa_misses_q;
-  reg [Banks-1:0] sa_rd_en_q;
-  reg [BankAddrW-1:0] sa_rd_addr_q [0:Banks-1];
 {%- endif %}
   reg s2_valid_q;
   reg s2_complete_q;
