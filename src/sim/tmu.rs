@@ -79,8 +79,7 @@ pub fn magnified_hits(
     n: usize,
     work: &std::path::Path,
 ) -> Result<(u64, SimReport), SimError> {
-    use crate::config::{Filter, TexFormat, Wrap};
-    use crate::model::tmu::lod::LOD_FRAC;
+    use crate::config::{Filter, TexFormat};
     use crate::model::tmu::sampler::{MipImage, Sampler};
     use crate::model::tmu::unit::{Lane, load_texture};
     let tmu = cfg.tmu.as_ref().expect("a throughput run needs [tmu]");
@@ -98,16 +97,7 @@ pub fn magnified_hits(
             })
             .collect(),
     };
-    let sampler = Sampler {
-        min_filter: Filter::Linear,
-        mag_filter: Filter::Linear,
-        wrap_s: Wrap::Repeat,
-        wrap_t: Wrap::Repeat,
-        lod_bias: 0,
-        min_lod: -100 << LOD_FRAC,
-        max_lod: 100 << LOD_FRAC,
-        weight_bits: tmu.weight_bits,
-    };
+    let sampler = Sampler::repeat(Filter::Linear, Filter::Linear, tmu.weight_bits);
     let (mut cmds, memory) = load_texture(0, &img, &sampler);
     let lanes = tmu.lanes as usize;
     let side = 128.0f32;

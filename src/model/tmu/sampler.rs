@@ -142,6 +142,23 @@ pub struct Sampler {
     pub weight_bits: u32,
 }
 
+impl Sampler {
+    /// Repeat wrap, no LOD bias or clamp, the given filters and weight bits: the state
+    /// the benches and throughput runs sample with.
+    pub fn repeat(min_filter: Filter, mag_filter: Filter, weight_bits: u32) -> Self {
+        Self {
+            min_filter,
+            mag_filter,
+            wrap_s: Wrap::Repeat,
+            wrap_t: Wrap::Repeat,
+            lod_bias: 0,
+            min_lod: -100 << LOD_FRAC,
+            max_lod: 100 << LOD_FRAC,
+            weight_bits,
+        }
+    }
+}
+
 /// Fraction bits of the coordinates the LOD is computed from.
 pub const DERIV_FRAC: u32 = 12;
 
