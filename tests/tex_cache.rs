@@ -366,6 +366,10 @@ fn broken_line_generations_are_caught() {
         ("rot30_1024", 3, 0.8, 2),
         ("rot30_1024", 4, 0.5, 20),
         ("rot30_256", 1, 0.8, 2),
+        // With the read's address register (16 tiled banks at 200 MHz) the head pass
+        // waits through an allocation on these runs, not on the ones above.
+        ("rot30_256", 2, 0.8, 2),
+        ("rot30_256", 4, 0.8, 5),
     ];
     // The cache as generated passes the very same runs.
     cosim_good(&cfg, &runs);
@@ -791,6 +795,28 @@ fn the_victim_and_the_read_address_take_a_clock_of_their_own_at_a_fast_clock() {
         "alloc_slot_q <= slot_of(m_set_q, way_index(v_q));",
         "alloc_slot_q <= slot_of(m_set_q, {WayW{1'b0}});",
         &runs,
+    );
+}
+
+#[test]
+fn eight_lanes_register_the_read_address_without_classes() {
+    // 32 texels over 16 linear banks (no parity classes): a bank's address is an AND-OR
+    // over all 32 texels, registered at 200 MHz as with classes.
+    let cfg = cache_config("a32", 2048, 128, 4, 16, 32, "lru", 128, "linear");
+    let c = &cfg.tmu.as_ref().expect("tmu").cache;
+    assert!(c.bank_classes().is_none());
+    let pipe = gpurtl::iface::tex_cache::CachePipe::new(
+        c,
+        &gpurtl::iface::timing::Timing::new(&cfg.clock),
+    );
+    assert!(pipe.addr_reg);
+    cosim(
+        &cfg,
+        300,
+        &[
+            (Some("random"), 2, 0.2, 0.3, mem(20, 5, 0.1, 0.1)),
+            (Some("one2one_256"), 1, 0.0, 0.3, mem(2, 0, 0.0, 0.0)),
+        ],
     );
 }
 
