@@ -842,3 +842,133 @@ impl SimBar {
         self.0.finish_and_clear();
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The options `gpurtl sim` parses from `line` (a reproduce line, no quoting).
+    fn parse_sim(line: &str) -> (RunArgs, f64, f64, Option<u64>, u64, f64, f64, u64, u64) {
+        let cli = Cli::try_parse_from(line.split_whitespace()).expect("the line parses");
+        let Cmd::Sim {
+            run,
+            gap,
+            stall,
+            mem_latency,
+            mem_jitter,
+            mem_gap,
+            mem_stall,
+            mem_row_bits,
+            mem_row_penalty,
+            ..
+        } = cli.command
+        else {
+            panic!("not a sim command: {line}");
+        };
+        (
+            run,
+            gap,
+            stall,
+            mem_latency,
+            mem_jitter,
+            mem_gap,
+            mem_stall,
+            mem_row_bits,
+            mem_row_penalty,
+        )
+    }
+
+    fn options(workload: Option<&str>, mem: sim::MemTiming) -> SimOptions {
+        SimOptions {
+            count: 345,
+            seed: 9,
+            gap: 0.25,
+            stall: 0.5,
+            trace: None,
+            work_dir: PathBuf::from("unused"),
+            mem,
+            workload: workload.map(str::to_string),
+            progress: None,
+        }
+    }
+
+    fn report(unit: &str, opt: &SimOptions) -> SimReport {
+        SimReport {
+            unit: unit.to_string(),
+            seed: opt.seed,
+            count: opt.count,
+            gap: opt.gap,
+            stall: opt.stall,
+            ..SimReport::default()
+        }
+    }
+
+    #[test]
+    fn a_failed_cache_runs_reproduce_line_parses_back_to_the_same_run() {
+        let mem = sim::MemTiming {
+            latency: 37,
+            jitter: 5,
+            gap: 0.125,
+            stall: 0.375,
+        };
+        let rows = sim::MemRows {
+            bits: 11,
+            penalty: 6,
+        };
+        let opt = options(Some("rot30_256"), mem);
+        let mut r = report("tex_cache", &opt);
+        r.memory.push(sim::MemReport::default());
+        let config = Path::new("configs/seed001_tmu.toml");
+        let line = reproduce(Some(config), &r, &opt, rows);
+        let (run, gap, stall, lat, jit, mgap, mstall, bits, pen) = parse_sim(&line);
+        assert_eq!(run.unit, "tex_cache");
+        assert_eq!(run.config.config.as_deref(), Some(config));
+        assert_eq!((run.seed, run.count), (9, 345));
+        assert_eq!(run.workload.as_deref(), Some("rot30_256"));
+        assert_eq!((gap, stall), (0.25, 0.5));
+        assert_eq!((lat, jit, mgap, mstall), (Some(37), 5, 0.125, 0.375));
+        assert_eq!((bits, pen), (11, 6));
+    }
+
+    #[test]
+    fn a_failed_runs_reproduce_line_has_no_memory_flags_without_memory() {
+        let opt = options(None, sim::MemTiming::default());
+        let line = reproduce(
+            None,
+            &report("hs_chain", &opt),
+            &opt,
+            sim::MemRows::default(),
+        );
+        assert_eq!(
+            line,
+            "gpurtl sim --unit hs_chain --seed 9 --count 345 --gap 0.25 --stall 0.5"
+        );
+        let (run, ..) = parse_sim(&line);
+        assert!(run.config.config.is_none(), "the embedded default config");
+    }
+
+    #[test]
+    fn a_failed_arbiter_runs_reproduce_line_carries_its_memory_and_workload() {
+        let opt = options(None, sim::MemTiming::default());
+        let mut r = report("mem_arb", &opt);
+        r.mem_arb = Some(sim::mem_arb::MemArbReport {
+            workload: "saturate".to_string(),
+            mem: sim::MemTiming {
+                latency: 20,
+                jitter: 3,
+                gap: 0.0,
+                stall: 0.5,
+            },
+            rows: sim::MemRows {
+                bits: 10,
+                penalty: 4,
+            },
+            ..sim::mem_arb::MemArbReport::default()
+        });
+        let line = reproduce(None, &r, &opt, sim::MemRows::default());
+        let (run, _, _, lat, jit, mgap, mstall, bits, pen) = parse_sim(&line);
+        assert_eq!(run.workload.as_deref(), Some("saturate"));
+        assert_eq!((lat, jit, mgap, mstall), (Some(20), 3, 0.0, 0.5));
+        assert_eq!((bits, pen), (10, 4));
+    }
+}

@@ -8,7 +8,7 @@ use super::{MemRows, MemTiming, SimOptions, SimReport};
 use crate::config::{Config, Policy};
 use crate::rtl::mem_arb::{Pipe, Wait, worst_case_waits};
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Default, Serialize)]
 pub struct MemArbReport {
     pub workload: String,
     pub policy: &'static str,

@@ -223,7 +223,7 @@ impl ProbeReport {
 }
 
 /// What a memory port did.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct MemReport {
     pub name: String,
     /// Burst requests accepted.
@@ -292,7 +292,7 @@ pub struct CacheReport {
 }
 
 /// What `gpurtl sim --json` prints.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Default, Serialize)]
 pub struct SimReport {
     pub unit: String,
     pub seed: u64,
