@@ -428,10 +428,7 @@ pub struct TexCachePlan {
     /// A texel's round: its candidate bits summed as a balanced tree.
     pub round_sum: String,
     /// The banks' parity classes, when a class holds several banks.
-    pub classes: bool,
-    pub class_expr: String,
-    pub index_expr: String,
-    pub index_w: u32,
+    pub cls: ClassExprs,
 }
 
 /// The merge stage: a request's texels folded onto their distinct lines, which leave
@@ -607,11 +604,7 @@ pub struct TexCacheTop {
     pub idx_expr: String,
     /// The banks' parity classes, when a class holds several banks: each lane reads a
     /// class through a port of its own.
-    pub classes: bool,
-    pub class_expr: String,
-    pub index_expr: String,
-    pub index_w: u32,
-    pub join_expr: String,
+    pub cls: ClassExprs,
     pub slot_base: String,
     pub slot_base_m: String,
     /// Which word of a beat each bank takes.
@@ -664,7 +657,6 @@ impl TexCacheTop {
         let merge_regs = if c.merges() { merge.latency() } else { 1 };
         let kpass = pass_fields(c.tag_ports, slot_w + off_w);
         let side = side_fields(c.ports, width(&side_texel_fields(c.tag_ports, off_w)));
-        let classes = ClassExprs::new(c);
         Self {
             ctx: ctx.clone(),
             cache: c.clone(),
@@ -757,11 +749,7 @@ impl TexCacheTop {
             pass_fields: lsb_params("Pass", &pass),
             bank_expr: bits_expr(&bank_bits),
             idx_expr: bits_expr(&idx_bits),
-            classes: classes.on,
-            class_expr: classes.class_expr,
-            index_expr: classes.index_expr,
-            index_w: classes.index_w,
-            join_expr: classes.join_expr,
+            cls: ClassExprs::new(c),
             slot_base: slot_base("i"),
             slot_base_m: slot_base("m"),
             fill_banks: fill_banks(c, bank_w),
@@ -957,10 +945,7 @@ impl TexCacheTop {
             plan_layout: describe(&plan),
             cand_w: (self.ports - 1).max(1),
             round_sum: sum_tree("c", 0, (self.ports - 1).max(1)).0,
-            classes: self.classes,
-            class_expr: self.class_expr.clone(),
-            index_expr: self.index_expr.clone(),
-            index_w: self.index_w,
+            cls: self.cls.clone(),
         }
     }
 

@@ -115,7 +115,7 @@ module {{ name }} #(
   // in src/config/tmu.rs). Each function takes the whole word offset and uses its share
   // of the bits; the rest go to a sink.
 {% include "rtl/tex_cache_bank_of.v" %}
-{%- if classes %}
+{%- if cls.on %}
 
   // The banks' parity classes. A lane (a 2x2 footprint's four texels) reads each class
   // through a port of its own, port (lane, class) at lane * 4 + class: a round's word of
@@ -128,7 +128,7 @@ module {{ name }} #(
 
   // The bank of class c, index q.
   function [BankW-1:0] bank_join(input [1:0] c, input [IndexW-1:0] q);
-    bank_join = {{ join_expr }};
+    bank_join = {{ cls.join_expr }};
   endfunction
 {%- endif %}
 {%- if idx_w > 0 %}
@@ -577,7 +577,7 @@ module {{ name }} #(
   reg [RoundW-1:0] s1_round [0:Ports-1];
   reg [Banks-1:0] rd_en;
   reg [BankAddrW-1:0] rd_addr [0:Banks-1];
-{%- if classes %}
+{%- if cls.on %}
   reg [1:0] s1_class [0:Ports-1];
   reg [Ports-1:0] pt_en;  // port (lane, class) reads this round
   reg [IndexW-1:0] pt_q [0:Ports-1];  // ... the bank of its class it reads
@@ -658,7 +658,7 @@ module {{ name }} #(
   always @(*) begin : b_read
     integer i;
     integer b;
-{%- if classes %}
+{%- if cls.on %}
     integer c;
     integer p;
 {%- endif %}
@@ -670,7 +670,7 @@ module {{ name }} #(
       s1_round[i] = s1_q[PlanRoundLsb + i * RoundW +: RoundW];
       serve[i]    = s1_mask[i] && s1_round[i] == round_q;
     end
-{%- if classes %}
+{%- if cls.on %}
     // A port's served texels all ask for one word of one bank: its index and address
     // are the OR of theirs.
     for (p = 0; p < Ports; p = p + 1) begin
@@ -742,7 +742,7 @@ module {{ name }} #(
   reg sa_valid_q;
   reg sa_complete_q;
   reg [Ports-1:0] sa_serve_q;
-{%- if classes %}
+{%- if cls.on %}
   reg [1:0] sa_class_q [0:Ports-1];
   reg [IndexW-1:0] sa_pt_q [0:Ports-1];
 {%- else %}
@@ -787,7 +787,7 @@ module {{ name }} #(
   reg s2_valid_q;
   reg s2_complete_q;
   reg [Ports-1:0] s2_serve_q;
-{%- if classes %}
+{%- if cls.on %}
   reg [1:0] s2_class_q [0:Ports-1];
   reg [IndexW-1:0] s2_pt_q [0:Ports-1];
 {%- else %}
@@ -799,7 +799,7 @@ module {{ name }} #(
   reg s3_valid_q;
   reg s3_complete_q;
   reg [Ports-1:0] s3_serve_q;
-{%- if classes %}
+{%- if cls.on %}
   reg [1:0] s3_class_q [0:Ports-1];
   reg [IndexW-1:0] s3_pt_q [0:Ports-1];
 {%- else %}
@@ -813,13 +813,13 @@ module {{ name }} #(
   reg [RspW-1:0] out_in;
   reg out_push;
 
-{%- if classes %}
+{%- if cls.on %}
   reg [WordW-1:0] pt_data [0:Ports-1];  // port (lane, class): its bank's word
 {%- endif %}
 
   always @(*) begin : b_collect
     integer i;
-{%- if classes %}
+{%- if cls.on %}
     integer p;
     for (p = 0; p < Ports; p = p + 1) begin
       pt_data[p] = bank_rdata[bank_join(p[1:0], {{ collect }}_pt_q[p])];
@@ -829,7 +829,7 @@ module {{ name }} #(
     for (i = 0; i < Ports; i = i + 1) begin
       acc_d[i] = acc_q[i];
       if ({{ collect }}_valid_q && {{ collect }}_serve_q[i]) begin
-{%- if classes %}
+{%- if cls.on %}
         acc_d[i] = pt_data[{i[31:2], {{ collect }}_class_q[i]}];
 {%- else %}
         acc_d[i] = bank_rdata[{{ collect }}_bank_q[i]];
@@ -1023,7 +1023,7 @@ module {{ name }} #(
       sa_misses_q   <= s1_misses;
       sa_rd_en_q    <= rd_en;
       for (i = 0; i < Ports; i = i + 1) begin
-{%- if classes %}
+{%- if cls.on %}
         sa_class_q[i] <= s1_class[i];
         sa_pt_q[i]    <= pt_q[i];
 {%- else %}
@@ -1041,7 +1041,7 @@ module {{ name }} #(
       s2_hits_q     <= {{ rd.hits }};
       s2_misses_q   <= {{ rd.misses }};
       for (i = 0; i < Ports; i = i + 1) begin
-{%- if classes %}
+{%- if cls.on %}
         s2_class_q[i] <= {{ rd.class }}[i];
         s2_pt_q[i]    <= {{ rd.pt }}[i];
 {%- else %}
@@ -1056,7 +1056,7 @@ module {{ name }} #(
       s3_hits_q     <= s2_hits_q;
       s3_misses_q   <= s2_misses_q;
       for (i = 0; i < Ports; i = i + 1) begin
-{%- if classes %}
+{%- if cls.on %}
         s3_class_q[i] <= s2_class_q[i];
         s3_pt_q[i]    <= s2_pt_q[i];
 {%- else %}

@@ -8,7 +8,7 @@
 // i's round counts the distinct words of its bank that first appear before its own word
 // does. A pass takes as many rounds as its busiest bank has distinct words; texels that
 // ask for one word share its round.
-{%- if classes %}
+{%- if cls.on %}
 // The data stage reads a lane's texels through one port per parity class of banks, so a
 // round may read only one bank of a class for a lane. A pass in which a lane asks two
 // banks of one class (not a footprint: a footprint's texels are in four classes) is
@@ -57,7 +57,7 @@ module {{ name }} #(
 
   // The bank of a word of a line (TexCache::bank_bit in src/config/tmu.rs).
 {% include "rtl/tex_cache_bank_of.v" %}
-{%- if classes %}
+{%- if cls.on %}
 
 {% include "rtl/tex_cache_class_of.v" %}
   localparam integer LaneTexels = 4;  // a lane's texels: a 2x2 footprint
@@ -86,7 +86,7 @@ module {{ name }} #(
   wire [Ports-1:0] first;               // the first active texel to ask for its word
   wire             unused_first = first[Ports-1];  // no texel after the last counts it
   wire [Ports*Ports-1:0] cand;          // bit i * Ports + j: j counts towards i's round
-{%- if classes %}
+{%- if cls.on %}
   wire [Ports*Ports-1:0] split;         // bit i * Ports + j, j < i in i's lane: one class, two banks
   wire by_class = |split;               // the pass's rounds count per class
 {%- endif %}
@@ -104,7 +104,7 @@ module {{ name }} #(
         if (gj < gi) begin : g_before
           wire seen = |same_word[gj:0];  // one of texels 0..j asks for texel i's word
           assign same_word[gj]       = act[gj] && word[gj] == word[gi];
-{%- if classes %}
+{%- if cls.on %}
           wire same_class = class_of(bank[gj]) == class_of(bank[gi]);
           wire same_index = index_of(bank[gj]) == index_of(bank[gi]);
           assign cand[gi*Ports + gj]  = first[gj] && !seen && same_class && (same_index || by_class);
@@ -115,7 +115,7 @@ module {{ name }} #(
         end else begin : g_after
           assign same_word[gj]       = 1'b0;
           assign cand[gi*Ports + gj] = 1'b0;
-{%- if classes %}
+{%- if cls.on %}
           assign split[gi*Ports + gj] = 1'b0;
 {%- endif %}
         end
