@@ -457,7 +457,7 @@ fn broken_read_plans_are_caught() {
     // A data stage that serves every texel in the first round.
     assert_broken_cache_caught(
         &cfg,
-        "serve[i]    = s1_mask[i] && s1_round[i] == round_q;",
+        "serve[i]    = s1_mask[i] && srow_q[i][0];",
         "serve[i]    = s1_mask[i];",
         &runs,
     );
@@ -780,6 +780,8 @@ fn the_victim_and_the_read_address_take_a_clock_of_their_own_at_a_fast_clock() {
             .find(|m| m.kind == "tex_cache")
             .expect("cache module");
         assert_eq!(top.text.contains("sa_rd_addr_q[i] <= rd_addr[i];"), fast);
+        // ... and the texels' serve flags come from shifted one-hot rounds.
+        assert_eq!(top.text.contains("srow_q[i] <= srow_q[i] >> 1;"), fast);
     }
     // The one-clock victim over 16 ways (the two-clock one is every_workload_on_a_fully_
     // associative_tree_plru_cache_behind_a_merge's).
@@ -794,6 +796,22 @@ fn the_victim_and_the_read_address_take_a_clock_of_their_own_at_a_fast_clock() {
         "tex_cache_tags",
         "alloc_slot_q <= slot_of(m_set_q, way_index(v_q));",
         "alloc_slot_q <= slot_of(m_set_q, {WayW{1'b0}});",
+        &runs,
+    );
+    // The rounds' rows not shifted at an issue: a pass's later rounds read nothing.
+    assert_broken_module_caught(
+        &cfg,
+        "tex_cache",
+        "srow_q[i] <= srow_q[i] >> 1;",
+        "srow_q[i] <= srow_q[i];",
+        &runs,
+    );
+    // Every texel served in the first round: the banks asked for two words read one.
+    assert_broken_module_caught(
+        &cfg,
+        "tex_cache",
+        "srow_q[i] <= OneRound << q_out[PlanRoundLsb + i * RoundW +: RoundW];",
+        "srow_q[i] <= OneRound;",
         &runs,
     );
 }

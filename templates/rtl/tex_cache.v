@@ -549,8 +549,20 @@ module {{ name }} #(
   // per clock; a bank asked for two words takes more clocks. The plan says which round
   // reads each texel's word and how many rounds the pass takes.
   reg s1_valid_q;
+{%- if addr_reg %}
+  reg [PassW-1:0] s1_q;  // the pass alone: the rounds load srow_q, the counts more_q
+{%- else %}
   reg [PlanW-1:0] s1_q;
+{%- endif %}
+{%- if addr_reg %}
+  // Texel i's round, one-hot, shifted down a round at each issue: with the read's address
+  // registered (fast clocks), the texels' serve flags come from flops, not from a compare
+  // with a round count at the head of that clock's path.
+  reg [Ports-1:0] srow_q [0:Ports-1];
+  localparam [Ports-1:0] OneRound = 1;
+{%- else %}
   reg [RoundW-1:0] round_q;  // the round of the pass in s1
+{%- endif %}
   reg [Ports-1:0] more_q;  // bit k: more than k + 1 rounds left
   reg s1_load;
   reg s1_done;
@@ -574,7 +586,9 @@ module {{ name }} #(
   reg [OffW-1:0] s1_off [0:Ports-1];
   reg [BankW-1:0] s1_bank [0:Ports-1];
   reg [BankAddrW-1:0] s1_addr [0:Ports-1];
+{%- if !addr_reg %}
   reg [RoundW-1:0] s1_round [0:Ports-1];
+{%- endif %}
   reg [Banks-1:0] rd_en;
   reg [BankAddrW-1:0] rd_addr [0:Banks-1];
 {%- if cls.on %}
@@ -667,8 +681,12 @@ module {{ name }} #(
       s1_off[i]   = s1_pass[PassTexelsLsb + (Ports - 1 - i) * TexW +: OffW];
       s1_bank[i]  = bank_of(s1_off[i]);
       s1_addr[i]  = bank_addr(s1_slot[i], s1_off[i]);
+{%- if addr_reg %}
+      serve[i]    = s1_mask[i] && srow_q[i][0];
+{%- else %}
       s1_round[i] = s1_q[PlanRoundLsb + i * RoundW +: RoundW];
       serve[i]    = s1_mask[i] && s1_round[i] == round_q;
+{%- endif %}
     end
 {%- if cls.on %}
     // A port's served texels all ask for one word of one bank: its index and address
@@ -887,7 +905,13 @@ module {{ name }} #(
       s1_valid_q <= 1'b0;
       s1_done_q  <= 1'b0;
       avail_q    <= {AvailW{1'b0}};
+{%- if addr_reg %}
+      for (i = 0; i < Ports; i = i + 1) begin
+        srow_q[i] <= {Ports{1'b0}};
+      end
+{%- else %}
       round_q    <= {RoundW{1'b0}};
+{%- endif %}
       more_q     <= {Ports{1'b0}};
       credit_q   <= OutCredits;
 {%- if addr_reg %}
@@ -957,10 +981,22 @@ module {{ name }} #(
       s1_done_q  <= s1_done;
       avail_q    <= avail_d;
       if (s1_load) begin
+{%- if addr_reg %}
+        for (i = 0; i < Ports; i = i + 1) begin
+          srow_q[i] <= OneRound << q_out[PlanRoundLsb + i * RoundW +: RoundW];
+        end
+{%- else %}
         round_q <= {RoundW{1'b0}};
+{%- endif %}
         more_q  <= q_out[PlanMoreLsb +: Ports];
       end else if (issue) begin
+{%- if addr_reg %}
+        for (i = 0; i < Ports; i = i + 1) begin
+          srow_q[i] <= srow_q[i] >> 1;
+        end
+{%- else %}
         round_q <= round_q + 1'b1;
+{%- endif %}
         more_q  <= more_q >> 1;
       end
       credit_q   <= credit_d;
@@ -1003,7 +1039,11 @@ module {{ name }} #(
       fill_data_q <= mem_rsp_data_i;
     end
     if (s1_load) begin
+{%- if addr_reg %}
+      s1_q <= q_out[PlanPassLsb +: PassW];
+{%- else %}
       s1_q <= q_out;
+{%- endif %}
     end
     if (alloc) begin
       mshr_slot_q[mshr_tail_q] <= alloc_slot;
