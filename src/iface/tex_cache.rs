@@ -317,7 +317,8 @@ pub struct CachePipe {
     /// The banks' read enables and addresses registered (the read's stage A, a clock of
     /// latency): where the round compare and the selects of a bank's address from the
     /// texels (through the ports with bank classes) do not fit one period and are longer
-    /// than the lookup.
+    /// than the lookup. The texels' serve flags then come from shifted one-hot rounds, not
+    /// from the compare, so the registered clock starts at flops.
     pub addr_reg: bool,
 }
 

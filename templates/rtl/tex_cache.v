@@ -551,16 +551,13 @@ module {{ name }} #(
   reg s1_valid_q;
 {%- if addr_reg %}
   reg [PassW-1:0] s1_q;  // the pass alone: the rounds load srow_q, the counts more_q
-{%- else %}
-  reg [PlanW-1:0] s1_q;
-{%- endif %}
-{%- if addr_reg %}
   // Texel i's round, one-hot, shifted down a round at each issue: with the read's address
   // registered (fast clocks), the texels' serve flags come from flops, not from a compare
   // with a round count at the head of that clock's path.
   reg [Ports-1:0] srow_q [0:Ports-1];
   localparam [Ports-1:0] OneRound = 1;
 {%- else %}
+  reg [PlanW-1:0] s1_q;
   reg [RoundW-1:0] round_q;  // the round of the pass in s1
 {%- endif %}
   reg [Ports-1:0] more_q;  // bit k: more than k + 1 rounds left
